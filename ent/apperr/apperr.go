@@ -1,0 +1,68 @@
+// Package apperr is the service's one error type. Errors are created where a
+// problem is found, carry one of the codes of SPEC 7, and are mapped to an
+// HTTP status (REST) or an extensions.code (GraphQL) only at the edge.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Codes, as the REST envelope and GraphQL extensions spell them.
+const (
+	BadRequest           = "BAD_REQUEST"
+	Unauthorized         = "UNAUTHORIZED"
+	Forbidden            = "FORBIDDEN"
+	NotFound             = "NOT_FOUND"
+	Conflict             = "CONFLICT"
+	Validation           = "VALIDATION_ERROR"
+	IdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
+	IdempotencyKeyInUse  = "IDEMPOTENCY_KEY_IN_USE"
+	PayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	RateLimited          = "RATE_LIMITED"
+	Internal             = "INTERNAL_ERROR"
+	Unavailable          = "SERVICE_UNAVAILABLE"
+	MethodNotAllowed     = "METHOD_NOT_ALLOWED"
+)
+
+// Error is an error a caller can act on.
+type Error struct {
+	Code    string
+	Message string
+	// Field names the offending request field (API spelling) for validation errors.
+	Field string
+	// Detail holds any further machine-readable context.
+	Detail map[string]any
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s (field %s)", e.Code, e.Message, e.Field)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// New returns an error with code and a formatted message.
+func New(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a VALIDATION_ERROR naming field.
+func Invalid(field, format string, args ...any) *Error {
+	return &Error{Code: Validation, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// As returns the *Error in err's chain, if any.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// CodeOf returns the code of err, or INTERNAL_ERROR for errors of unknown kind.
+func CodeOf(err error) string {
+	if e, ok := As(err); ok {
+		return e.Code
+	}
+	return Internal
+}

@@ -1,0 +1,53 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/privacy"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+
+	"github.com/lendingpipe/svc/ent/rule"
+)
+
+// Organization is a tenant: a broker shop. Everything else belongs to one.
+type Organization struct{ ent.Schema }
+
+func (Organization) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+func (Organization) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TimeMixin{}}
+}
+
+func (Organization) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("name").Validate(runeLen(1, 200)),
+		// IANA zone used for "today" in dialer statistics.
+		field.String("timezone").Default("UTC"),
+		// SHA-256 of the dialer connector token; the token itself is shown once.
+		field.String("connector_token_hash").Unique().Sensitive(),
+	}
+}
+
+func (Organization) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("api_keys", APIKey.Type),
+		edge.To("users", User.Type),
+		edge.To("teams", Team.Type),
+		edge.To("stages", PipelineStage.Type),
+		edge.To("contacts", Contact.Type),
+		edge.To("leads", Lead.Type),
+	}
+}
+
+// Organizations are created and changed only by trusted code (the command
+// line, start-up); a viewer reads its own.
+func (Organization) Policy() ent.Policy {
+	return privacy.Policy{
+		Query:    privacy.QueryPolicy{rule.DenyIfNoViewer(), rule.FilterOwnOrg()},
+		Mutation: privacy.MutationPolicy{privacy.AlwaysDenyRule()},
+	}
+}

@@ -1,0 +1,36 @@
+package schema
+
+import (
+	"context"
+
+	"entgo.io/ent"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/team"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+func (User) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)}
+}
+
+// checkUserTeam keeps users in teams of their own organization.
+func checkUserTeam(next ent.Mutator) ent.Mutator {
+	return hook.UserFunc(func(ctx context.Context, m *gen.UserMutation) (gen.Value, error) {
+		teamID, ok := m.TeamID()
+		if !ok {
+			return next.Mutate(ctx, m)
+		}
+		orgID, ok := m.OrgID()
+		if v, isViewer := viewer.FromContext(ctx); !ok && isViewer {
+			orgID = v.OrgID
+		}
+		n, err := m.Client().Team.Query().Where(team.ID(teamID), team.OrgID(orgID)).Count(rule.SystemContext(ctx))
+		if err != nil || n == 0 {
+			return nil, refError(err, "teamId", "team")
+		}
+		return next.Mutate(ctx, m)
+	})
+}

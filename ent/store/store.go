@@ -1,0 +1,117 @@
+// Package store opens the database behind the ent client: embedded SQLite by
+// default, PostgreSQL when the URL says so. It migrates the schema, including
+// the full-text search objects ent does not model, on open.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/migrate"
+	_ "github.com/lendingpipe/svc/ent/runtime" // schema hooks and privacy policies
+)
+
+// DB is an open database: the ent client for the models, and the raw handle
+// for the few portable statements ent does not express (full-text search).
+type DB struct {
+	Client  *ent.Client
+	SQL     *sql.DB
+	Dialect string
+}
+
+// Options tune the connection pool.
+type Options struct {
+	MaxOpenConns int
+}
+
+// Open connects to databaseURL and migrates the schema. A postgres:// or
+// postgresql:// URL selects PostgreSQL; anything else is a SQLite file path
+// (optionally prefixed file:).
+func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
+	drv, dsn, dia := driverFor(databaseURL)
+	db, err := sql.Open(drv, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s database: %w", dia, err)
+	}
+	if opts.MaxOpenConns > 0 {
+		db.SetMaxOpenConns(opts.MaxOpenConns)
+		db.SetMaxIdleConns(opts.MaxOpenConns)
+	}
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connecting to %s database: %w", dia, err)
+	}
+	s := &DB{
+		Client:  ent.NewClient(ent.Driver(entsql.OpenDB(dia, db))),
+		SQL:     db,
+		Dialect: dia,
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the pool.
+func (s *DB) Close() error { return s.Client.Close() }
+
+// Ping reports whether the database answers.
+func (s *DB) Ping(ctx context.Context) error { return s.SQL.PingContext(ctx) }
+
+func driverFor(databaseURL string) (driver, dsn, dia string) {
+	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
+		return "pgx", databaseURL, dialect.Postgres
+	}
+	return "sqlite3", sqliteDSN(databaseURL), dialect.SQLite
+}
+
+// sqliteDSN turns a path into a DSN with the settings the service relies on:
+// WAL so readers never wait for the writer, a busy timeout instead of
+// immediate SQLITE_BUSY, foreign keys, and BEGIN IMMEDIATE so a transaction
+// takes the write lock up front rather than failing to upgrade mid-way.
+func sqliteDSN(path string) string {
+	path = strings.TrimPrefix(path, "file:")
+	q := url.Values{}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		q, _ = url.ParseQuery(path[i+1:])
+		path = path[:i]
+	}
+	set := func(k, v string) {
+		if q.Get(k) == "" {
+			q.Set(k, v)
+		}
+	}
+	set("_fk", "1")
+	set("_journal_mode", "WAL")
+	set("_busy_timeout", "10000")
+	set("_txlock", "immediate")
+	set("_synchronous", "NORMAL")
+	return "file:" + filepath.Clean(path) + "?" + q.Encode()
+}
+
+func (s *DB) migrate(ctx context.Context) error {
+	if err := s.Client.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
+		return fmt.Errorf("migrating the schema: %w", err)
+	}
+	for _, stmt := range searchDDL(s.Dialect) {
+		if _, err := s.SQL.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating the search index: %w", err)
+		}
+	}
+	return nil
+}

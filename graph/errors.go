@@ -1,0 +1,84 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode"
+
+	"entgo.io/ent/privacy"
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// AppError translates any error from the resolvers or ent into the service's
+// error type. Both surfaces call it: REST maps the code to a status, GraphQL
+// to extensions.code, so one failure reads the same on both.
+func AppError(err error) *apperr.Error {
+	if e, ok := apperr.As(err); ok {
+		return e
+	}
+	var ve *ent.ValidationError
+	var nf *ent.NotFoundError
+	switch {
+	case errors.As(err, &ve):
+		return apperr.Invalid(APIName(ve.Name), "%s", ve.Unwrap())
+	case errors.As(err, &nf):
+		return apperr.New(apperr.NotFound, "%s", strings.TrimPrefix(nf.Error(), "ent: "))
+	case errors.Is(err, privacy.Deny):
+		return apperr.New(apperr.Forbidden, "%s", denyMessage(err))
+	case ent.IsConstraintError(err):
+		return apperr.New(apperr.Conflict, "the change conflicts with existing data")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return apperr.New(apperr.Unavailable, "the request was cancelled or timed out")
+	}
+	return apperr.New(apperr.Internal, "internal error")
+}
+
+// denyMessage keeps the rule's reason and drops ent's prefix.
+func denyMessage(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ": ent/privacy"); i > 0 {
+		return msg[:i]
+	}
+	return "the API key lacks the permission for this operation"
+}
+
+// APIName turns an ent field name into its API spelling: business_name →
+// businessName, stage_id → stageId.
+func APIName(field string) string {
+	var b strings.Builder
+	upper := false
+	for _, r := range field {
+		switch {
+		case r == '_':
+			upper = true
+		case upper:
+			b.WriteRune(unicode.ToUpper(r))
+			upper = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// presentError renders a resolver error as a GraphQL error whose
+// extensions carry the service's code and, for validation errors, the field.
+func presentError(ctx context.Context, err error) *gqlerror.Error {
+	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+	var existing *gqlerror.Error
+	if errors.As(err, &existing) && existing.Extensions != nil {
+		return gqlErr // parser and validation errors already say what is wrong
+	}
+	e := AppError(err)
+	gqlErr.Message = e.Message
+	gqlErr.Extensions = map[string]any{"code": e.Code}
+	if e.Field != "" {
+		gqlErr.Extensions["field"] = e.Field
+	}
+	return gqlErr
+}

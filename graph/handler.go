@@ -1,0 +1,50 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"entgo.io/contrib/entgql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// MaxComplexity bounds what one query may ask for (each field costs 1,
+// a connection multiplies by its page size).
+const MaxComplexity = 2000
+
+// NewHandler serves GraphQL over POST (and GET for queries). Mutations run
+// in a transaction (entgql.Transactioner), which the ent hooks share.
+func NewHandler(r *Resolver, logger *slog.Logger) http.Handler {
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: r}))
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(entgql.Transactioner{TxOpener: r.db.Client})
+	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := presentError(ctx, err)
+		if gqlErr.Extensions["code"] == apperr.Internal {
+			logger.ErrorContext(ctx, "graphql resolver failed", "err", err, "path", gqlErr.Path.String())
+		}
+		return gqlErr
+	})
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		logger.ErrorContext(ctx, "graphql resolver panicked", "panic", fmt.Sprint(p))
+		return apperr.New(apperr.Internal, "internal error")
+	})
+	return srv
+}
+
+// Playground serves GraphiQL pointed at endpoint.
+func Playground(endpoint string) http.Handler {
+	return playground.Handler("Lending pipeline GraphQL", endpoint)
+}
+

@@ -1,0 +1,113 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// Paging limits (SPEC 4.1 and 8).
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+	// MaxPage keeps page*limit far from overflow and offsets sane.
+	MaxPage = 1_000_000
+)
+
+// leadsPage is the offset-paged lead list behind REST GET /v1/leads.
+func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search *string) (*LeadPage, error) {
+	page, limit := 1, DefaultLimit
+	if pageArg != nil {
+		page = *pageArg
+	}
+	if limitArg != nil {
+		limit = *limitArg
+	}
+	if page < 1 || page > MaxPage {
+		return nil, apperr.Invalid("page", "must be between 1 and %d", MaxPage)
+	}
+	if limit < 1 || limit > MaxLimit {
+		return nil, apperr.Invalid("limit", "must be between 1 and %d", MaxLimit)
+	}
+	offset := (page - 1) * limit
+	var (
+		nodes []*ent.Lead
+		total int
+		err   error
+	)
+	if search != nil && strings.TrimSpace(*search) != "" {
+		nodes, total, err = r.searchLeads(ctx, *search, limit, offset)
+	} else {
+		nodes, total, err = r.newestLeads(ctx, limit, offset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &LeadPage{Nodes: nodes, Total: total, Page: page, Limit: limit, HasMore: offset+len(nodes) < total}, nil
+}
+
+func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.Lead, int, error) {
+	q := r.client(ctx).Lead.Query()
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	nodes, err := q.Order(lead.ByCreatedAt(sql.OrderDesc()), lead.ByID(sql.OrderDesc())).
+		Limit(limit).Offset(offset).
+		WithStage().WithPrimaryAdvisor().
+		All(ctx)
+	return nodes, total, err
+}
+
+// searchLeads ranks with the database's full-text index, then loads the
+// page's leads through ent, so privacy rules still apply to what is returned.
+func (r *Resolver) searchLeads(ctx context.Context, search string, limit, offset int) ([]*ent.Lead, int, error) {
+	v, ok := viewer.FromContext(ctx)
+	if !ok || !v.Can(viewer.ScopeLeadsRead) {
+		return nil, 0, apperr.New(apperr.Forbidden, "API key lacks the %s scope", viewer.ScopeLeadsRead)
+	}
+	ids, total, err := r.db.SearchLeads(ctx, v.OrgID, store.SearchTerms(search), limit, offset)
+	if err != nil || len(ids) == 0 {
+		return []*ent.Lead{}, total, err
+	}
+	found, err := r.client(ctx).Lead.Query().Where(lead.IDIn(ids...)).
+		WithStage().WithPrimaryAdvisor().All(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[uuid.UUID]*ent.Lead, len(found))
+	for _, l := range found {
+		byID[l.ID] = l
+	}
+	nodes := make([]*ent.Lead, 0, len(ids))
+	for _, id := range ids {
+		if l, ok := byID[id]; ok {
+			nodes = append(nodes, l)
+		}
+	}
+	return nodes, total, nil
+}
+
+// advisorName is "First Last" of the lead's primary advisor, or nil.
+func advisorName(ctx context.Context, l *ent.Lead) (*string, error) {
+	if l.PrimaryAdvisorID == nil {
+		return nil, nil
+	}
+	u, err := l.Edges.PrimaryAdvisorOrErr()
+	if err != nil {
+		if u, err = l.QueryPrimaryAdvisor().Only(ctx); err != nil {
+			return nil, fmt.Errorf("loading the primary advisor: %w", err)
+		}
+	}
+	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
+	return &name, nil
+}

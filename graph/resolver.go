@@ -1,0 +1,33 @@
+// Package graph is the GraphQL API and the one place behaviour is reached
+// from: the REST adapter calls these same resolvers.
+package graph
+
+//go:generate sh -c "cd .. && go run github.com/99designs/gqlgen generate"
+
+import (
+	"context"
+	"time"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/store"
+)
+
+// Resolver holds the resolvers' dependencies.
+type Resolver struct {
+	db  *store.DB
+	now func() time.Time
+}
+
+// NewResolver returns the root resolver over db.
+func NewResolver(db *store.DB, now func() time.Time) *Resolver {
+	return &Resolver{db: db, now: now}
+}
+
+// client is the transaction's client when the request runs in one
+// (entgql.Transactioner on GraphQL, store.WithTx on REST), else the pool's.
+func (r *Resolver) client(ctx context.Context) *ent.Client {
+	if c := ent.FromContext(ctx); c != nil {
+		return c
+	}
+	return r.db.Client
+}

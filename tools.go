@@ -1,0 +1,10 @@
+//go:build tools
+
+// Package tools pins the code generators `go generate ./...` runs.
+package tools
+
+import (
+	_ "entgo.io/contrib/entgql"
+	_ "entgo.io/ent/cmd/ent"
+	_ "github.com/99designs/gqlgen"
+)
