@@ -83,6 +83,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldState:          {Type: field.TypeEnum, Column: idempotencyrecord.FieldState},
 			idempotencyrecord.FieldResponseStatus: {Type: field.TypeInt, Column: idempotencyrecord.FieldResponseStatus},
 			idempotencyrecord.FieldResponseBody:   {Type: field.TypeBytes, Column: idempotencyrecord.FieldResponseBody},
+			idempotencyrecord.FieldRequestID:      {Type: field.TypeString, Column: idempotencyrecord.FieldRequestID},
 			idempotencyrecord.FieldLockedUntil:    {Type: field.TypeTime, Column: idempotencyrecord.FieldLockedUntil},
 			idempotencyrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldCreatedAt},
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
@@ -737,6 +738,11 @@ func (f *IdempotencyRecordFilter) WhereResponseStatus(p entql.IntP) {
 // WhereResponseBody applies the entql []byte predicate on the response_body field.
 func (f *IdempotencyRecordFilter) WhereResponseBody(p entql.BytesP) {
 	f.Where(p.Field(idempotencyrecord.FieldResponseBody))
+}
+
+// WhereRequestID applies the entql string predicate on the request_id field.
+func (f *IdempotencyRecordFilter) WhereRequestID(p entql.StringP) {
+	f.Where(p.Field(idempotencyrecord.FieldRequestID))
 }
 
 // WhereLockedUntil applies the entql time.Time predicate on the locked_until field.

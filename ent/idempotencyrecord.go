@@ -30,6 +30,8 @@ type IdempotencyRecord struct {
 	ResponseStatus int `json:"response_status,omitempty"`
 	// ResponseBody holds the value of the "response_body" field.
 	ResponseBody []byte `json:"response_body,omitempty"`
+	// RequestID holds the value of the "request_id" field.
+	RequestID string `json:"request_id,omitempty"`
 	// LockedUntil holds the value of the "locked_until" field.
 	LockedUntil time.Time `json:"locked_until,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -48,7 +50,7 @@ func (*IdempotencyRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case idempotencyrecord.FieldResponseStatus:
 			values[i] = new(sql.NullInt64)
-		case idempotencyrecord.FieldKey, idempotencyrecord.FieldRequestHash, idempotencyrecord.FieldState:
+		case idempotencyrecord.FieldKey, idempotencyrecord.FieldRequestHash, idempotencyrecord.FieldState, idempotencyrecord.FieldRequestID:
 			values[i] = new(sql.NullString)
 		case idempotencyrecord.FieldLockedUntil, idempotencyrecord.FieldCreatedAt, idempotencyrecord.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -110,6 +112,12 @@ func (_m *IdempotencyRecord) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field response_body", values[i])
 			} else if value != nil {
 				_m.ResponseBody = *value
+			}
+		case idempotencyrecord.FieldRequestID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field request_id", values[i])
+			} else if value.Valid {
+				_m.RequestID = value.String
 			}
 		case idempotencyrecord.FieldLockedUntil:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -182,6 +190,9 @@ func (_m *IdempotencyRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("response_body=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ResponseBody))
+	builder.WriteString(", ")
+	builder.WriteString("request_id=")
+	builder.WriteString(_m.RequestID)
 	builder.WriteString(", ")
 	builder.WriteString("locked_until=")
 	builder.WriteString(_m.LockedUntil.Format(time.ANSIC))

@@ -76,6 +76,20 @@ func (_c *IdempotencyRecordCreate) SetResponseBody(v []byte) *IdempotencyRecordC
 	return _c
 }
 
+// SetRequestID sets the "request_id" field.
+func (_c *IdempotencyRecordCreate) SetRequestID(v string) *IdempotencyRecordCreate {
+	_c.mutation.SetRequestID(v)
+	return _c
+}
+
+// SetNillableRequestID sets the "request_id" field if the given value is not nil.
+func (_c *IdempotencyRecordCreate) SetNillableRequestID(v *string) *IdempotencyRecordCreate {
+	if v != nil {
+		_c.SetRequestID(*v)
+	}
+	return _c
+}
+
 // SetLockedUntil sets the "locked_until" field.
 func (_c *IdempotencyRecordCreate) SetLockedUntil(v time.Time) *IdempotencyRecordCreate {
 	_c.mutation.SetLockedUntil(v)
@@ -149,6 +163,10 @@ func (_c *IdempotencyRecordCreate) defaults() error {
 		v := idempotencyrecord.DefaultState
 		_c.mutation.SetState(v)
 	}
+	if _, ok := _c.mutation.RequestID(); !ok {
+		v := idempotencyrecord.DefaultRequestID
+		_c.mutation.SetRequestID(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if idempotencyrecord.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized idempotencyrecord.DefaultID (forgotten import ent/runtime?)")
@@ -177,6 +195,9 @@ func (_c *IdempotencyRecordCreate) check() error {
 		if err := idempotencyrecord.StateValidator(v); err != nil {
 			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "IdempotencyRecord.state": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.RequestID(); !ok {
+		return &ValidationError{Name: "request_id", err: errors.New(`ent: missing required field "IdempotencyRecord.request_id"`)}
 	}
 	if _, ok := _c.mutation.LockedUntil(); !ok {
 		return &ValidationError{Name: "locked_until", err: errors.New(`ent: missing required field "IdempotencyRecord.locked_until"`)}
@@ -246,6 +267,10 @@ func (_c *IdempotencyRecordCreate) createSpec() (*IdempotencyRecord, *sqlgraph.C
 	if value, ok := _c.mutation.ResponseBody(); ok {
 		_spec.SetField(idempotencyrecord.FieldResponseBody, field.TypeBytes, value)
 		_node.ResponseBody = value
+	}
+	if value, ok := _c.mutation.RequestID(); ok {
+		_spec.SetField(idempotencyrecord.FieldRequestID, field.TypeString, value)
+		_node.RequestID = value
 	}
 	if value, ok := _c.mutation.LockedUntil(); ok {
 		_spec.SetField(idempotencyrecord.FieldLockedUntil, field.TypeTime, value)
@@ -362,6 +387,18 @@ func (u *IdempotencyRecordUpsert) UpdateResponseBody() *IdempotencyRecordUpsert 
 // ClearResponseBody clears the value of the "response_body" field.
 func (u *IdempotencyRecordUpsert) ClearResponseBody() *IdempotencyRecordUpsert {
 	u.SetNull(idempotencyrecord.FieldResponseBody)
+	return u
+}
+
+// SetRequestID sets the "request_id" field.
+func (u *IdempotencyRecordUpsert) SetRequestID(v string) *IdempotencyRecordUpsert {
+	u.Set(idempotencyrecord.FieldRequestID, v)
+	return u
+}
+
+// UpdateRequestID sets the "request_id" field to the value that was provided on create.
+func (u *IdempotencyRecordUpsert) UpdateRequestID() *IdempotencyRecordUpsert {
+	u.SetExcluded(idempotencyrecord.FieldRequestID)
 	return u
 }
 
@@ -509,6 +546,20 @@ func (u *IdempotencyRecordUpsertOne) UpdateResponseBody() *IdempotencyRecordUpse
 func (u *IdempotencyRecordUpsertOne) ClearResponseBody() *IdempotencyRecordUpsertOne {
 	return u.Update(func(s *IdempotencyRecordUpsert) {
 		s.ClearResponseBody()
+	})
+}
+
+// SetRequestID sets the "request_id" field.
+func (u *IdempotencyRecordUpsertOne) SetRequestID(v string) *IdempotencyRecordUpsertOne {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.SetRequestID(v)
+	})
+}
+
+// UpdateRequestID sets the "request_id" field to the value that was provided on create.
+func (u *IdempotencyRecordUpsertOne) UpdateRequestID() *IdempotencyRecordUpsertOne {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.UpdateRequestID()
 	})
 }
 
@@ -827,6 +878,20 @@ func (u *IdempotencyRecordUpsertBulk) UpdateResponseBody() *IdempotencyRecordUps
 func (u *IdempotencyRecordUpsertBulk) ClearResponseBody() *IdempotencyRecordUpsertBulk {
 	return u.Update(func(s *IdempotencyRecordUpsert) {
 		s.ClearResponseBody()
+	})
+}
+
+// SetRequestID sets the "request_id" field.
+func (u *IdempotencyRecordUpsertBulk) SetRequestID(v string) *IdempotencyRecordUpsertBulk {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.SetRequestID(v)
+	})
+}
+
+// UpdateRequestID sets the "request_id" field to the value that was provided on create.
+func (u *IdempotencyRecordUpsertBulk) UpdateRequestID() *IdempotencyRecordUpsertBulk {
+	return u.Update(func(s *IdempotencyRecordUpsert) {
+		s.UpdateRequestID()
 	})
 }
 

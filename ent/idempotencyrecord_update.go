@@ -82,6 +82,20 @@ func (_u *IdempotencyRecordUpdate) ClearResponseBody() *IdempotencyRecordUpdate 
 	return _u
 }
 
+// SetRequestID sets the "request_id" field.
+func (_u *IdempotencyRecordUpdate) SetRequestID(v string) *IdempotencyRecordUpdate {
+	_u.mutation.SetRequestID(v)
+	return _u
+}
+
+// SetNillableRequestID sets the "request_id" field if the given value is not nil.
+func (_u *IdempotencyRecordUpdate) SetNillableRequestID(v *string) *IdempotencyRecordUpdate {
+	if v != nil {
+		_u.SetRequestID(*v)
+	}
+	return _u
+}
+
 // SetLockedUntil sets the "locked_until" field.
 func (_u *IdempotencyRecordUpdate) SetLockedUntil(v time.Time) *IdempotencyRecordUpdate {
 	_u.mutation.SetLockedUntil(v)
@@ -188,6 +202,9 @@ func (_u *IdempotencyRecordUpdate) sqlSave(ctx context.Context) (_node int, err 
 	if _u.mutation.ResponseBodyCleared() {
 		_spec.ClearField(idempotencyrecord.FieldResponseBody, field.TypeBytes)
 	}
+	if value, ok := _u.mutation.RequestID(); ok {
+		_spec.SetField(idempotencyrecord.FieldRequestID, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.LockedUntil(); ok {
 		_spec.SetField(idempotencyrecord.FieldLockedUntil, field.TypeTime, value)
 	}
@@ -266,6 +283,20 @@ func (_u *IdempotencyRecordUpdateOne) SetResponseBody(v []byte) *IdempotencyReco
 // ClearResponseBody clears the value of the "response_body" field.
 func (_u *IdempotencyRecordUpdateOne) ClearResponseBody() *IdempotencyRecordUpdateOne {
 	_u.mutation.ClearResponseBody()
+	return _u
+}
+
+// SetRequestID sets the "request_id" field.
+func (_u *IdempotencyRecordUpdateOne) SetRequestID(v string) *IdempotencyRecordUpdateOne {
+	_u.mutation.SetRequestID(v)
+	return _u
+}
+
+// SetNillableRequestID sets the "request_id" field if the given value is not nil.
+func (_u *IdempotencyRecordUpdateOne) SetNillableRequestID(v *string) *IdempotencyRecordUpdateOne {
+	if v != nil {
+		_u.SetRequestID(*v)
+	}
 	return _u
 }
 
@@ -404,6 +435,9 @@ func (_u *IdempotencyRecordUpdateOne) sqlSave(ctx context.Context) (_node *Idemp
 	}
 	if _u.mutation.ResponseBodyCleared() {
 		_spec.ClearField(idempotencyrecord.FieldResponseBody, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.RequestID(); ok {
+		_spec.SetField(idempotencyrecord.FieldRequestID, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.LockedUntil(); ok {
 		_spec.SetField(idempotencyrecord.FieldLockedUntil, field.TypeTime, value)

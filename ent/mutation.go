@@ -1957,6 +1957,7 @@ type IdempotencyRecordMutation struct {
 	response_status    *int
 	addresponse_status *int
 	response_body      *[]byte
+	request_id         *string
 	locked_until       *time.Time
 	created_at         *time.Time
 	expires_at         *time.Time
@@ -2333,6 +2334,42 @@ func (m *IdempotencyRecordMutation) ResetResponseBody() {
 	delete(m.clearedFields, idempotencyrecord.FieldResponseBody)
 }
 
+// SetRequestID sets the "request_id" field.
+func (m *IdempotencyRecordMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *IdempotencyRecordMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the IdempotencyRecord entity.
+// If the IdempotencyRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyRecordMutation) OldRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *IdempotencyRecordMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
 // SetLockedUntil sets the "locked_until" field.
 func (m *IdempotencyRecordMutation) SetLockedUntil(t time.Time) {
 	m.locked_until = &t
@@ -2475,7 +2512,7 @@ func (m *IdempotencyRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyRecordMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.api_key_id != nil {
 		fields = append(fields, idempotencyrecord.FieldAPIKeyID)
 	}
@@ -2493,6 +2530,9 @@ func (m *IdempotencyRecordMutation) Fields() []string {
 	}
 	if m.response_body != nil {
 		fields = append(fields, idempotencyrecord.FieldResponseBody)
+	}
+	if m.request_id != nil {
+		fields = append(fields, idempotencyrecord.FieldRequestID)
 	}
 	if m.locked_until != nil {
 		fields = append(fields, idempotencyrecord.FieldLockedUntil)
@@ -2523,6 +2563,8 @@ func (m *IdempotencyRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.ResponseStatus()
 	case idempotencyrecord.FieldResponseBody:
 		return m.ResponseBody()
+	case idempotencyrecord.FieldRequestID:
+		return m.RequestID()
 	case idempotencyrecord.FieldLockedUntil:
 		return m.LockedUntil()
 	case idempotencyrecord.FieldCreatedAt:
@@ -2550,6 +2592,8 @@ func (m *IdempotencyRecordMutation) OldField(ctx context.Context, name string) (
 		return m.OldResponseStatus(ctx)
 	case idempotencyrecord.FieldResponseBody:
 		return m.OldResponseBody(ctx)
+	case idempotencyrecord.FieldRequestID:
+		return m.OldRequestID(ctx)
 	case idempotencyrecord.FieldLockedUntil:
 		return m.OldLockedUntil(ctx)
 	case idempotencyrecord.FieldCreatedAt:
@@ -2606,6 +2650,13 @@ func (m *IdempotencyRecordMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetResponseBody(v)
+		return nil
+	case idempotencyrecord.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
 		return nil
 	case idempotencyrecord.FieldLockedUntil:
 		v, ok := value.(time.Time)
@@ -2724,6 +2775,9 @@ func (m *IdempotencyRecordMutation) ResetField(name string) error {
 		return nil
 	case idempotencyrecord.FieldResponseBody:
 		m.ResetResponseBody()
+		return nil
+	case idempotencyrecord.FieldRequestID:
+		m.ResetRequestID()
 		return nil
 	case idempotencyrecord.FieldLockedUntil:
 		m.ResetLockedUntil()

@@ -25,7 +25,7 @@ func AppError(err error) *apperr.Error {
 	var nf *ent.NotFoundError
 	switch {
 	case errors.As(err, &ve):
-		return apperr.Invalid(APIName(ve.Name), "%s", ve.Unwrap())
+		return apperr.Invalid(APIName(ve.Name), "%s", validatorReason(ve))
 	case errors.As(err, &nf):
 		return apperr.New(apperr.NotFound, "%s", strings.TrimPrefix(nf.Error(), "ent: "))
 	case errors.Is(err, privacy.Deny):
@@ -36,6 +36,16 @@ func AppError(err error) *apperr.Error {
 		return apperr.New(apperr.Unavailable, "the request was cancelled or timed out")
 	}
 	return apperr.New(apperr.Internal, "internal error")
+}
+
+// validatorReason is the validator's own words, without ent's
+// "validator failed for field" wrapping.
+func validatorReason(ve *ent.ValidationError) error {
+	err := ve.Unwrap()
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner
+	}
+	return err
 }
 
 // denyMessage keeps the rule's reason and drops ent's prefix.

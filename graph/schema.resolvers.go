@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/lead"
 )
 
 // PrimaryAdvisorName is the resolver for the primaryAdvisorName field.
@@ -84,6 +85,11 @@ func (r *mutationResolver) UpdateStage(ctx context.Context, id uuid.UUID, input 
 // LeadsPage is the resolver for the leadsPage field.
 func (r *queryResolver) LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error) {
 	return r.leadsPage(ctx, page, limit, search)
+}
+
+// Lead is the resolver for the lead field.
+func (r *queryResolver) Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
+	return r.client(ctx).Lead.Query().Where(lead.ID(id)).WithStage().WithPrimaryAdvisor().Only(ctx)
 }
 
 // Mutation returns MutationResolver implementation.

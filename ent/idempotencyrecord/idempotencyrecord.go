@@ -29,6 +29,8 @@ const (
 	FieldResponseStatus = "response_status"
 	// FieldResponseBody holds the string denoting the response_body field in the database.
 	FieldResponseBody = "response_body"
+	// FieldRequestID holds the string denoting the request_id field in the database.
+	FieldRequestID = "request_id"
 	// FieldLockedUntil holds the string denoting the locked_until field in the database.
 	FieldLockedUntil = "locked_until"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
@@ -48,6 +50,7 @@ var Columns = []string{
 	FieldState,
 	FieldResponseStatus,
 	FieldResponseBody,
+	FieldRequestID,
 	FieldLockedUntil,
 	FieldCreatedAt,
 	FieldExpiresAt,
@@ -71,6 +74,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks  [1]ent.Hook
 	Policy ent.Policy
+	// DefaultRequestID holds the default value on creation for the "request_id" field.
+	DefaultRequestID string
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -132,6 +137,11 @@ func ByState(opts ...sql.OrderTermOption) OrderOption {
 // ByResponseStatus orders the results by the response_status field.
 func ByResponseStatus(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldResponseStatus, opts...).ToFunc()
+}
+
+// ByRequestID orders the results by the request_id field.
+func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
 }
 
 // ByLockedUntil orders the results by the locked_until field.

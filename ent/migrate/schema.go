@@ -85,6 +85,7 @@ var (
 		{Name: "state", Type: field.TypeEnum, Enums: []string{"in_flight", "complete"}, Default: "in_flight"},
 		{Name: "response_status", Type: field.TypeInt, Nullable: true},
 		{Name: "response_body", Type: field.TypeBytes, Nullable: true},
+		{Name: "request_id", Type: field.TypeString, Default: ""},
 		{Name: "locked_until", Type: field.TypeTime},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "expires_at", Type: field.TypeTime},
@@ -103,7 +104,7 @@ var (
 			{
 				Name:    "idempotencyrecord_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{IdempotencyRecordsColumns[9]},
+				Columns: []*schema.Column{IdempotencyRecordsColumns[10]},
 			},
 		},
 	}

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/privacy"
 
+	"github.com/lendingpipe/svc/ent/intercept"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -47,7 +48,7 @@ func RequireScope(scope string) privacy.QueryMutationRule {
 	})
 }
 
-// wherer is implemented by every generated query and mutation.
+// wherer is implemented by every generated mutation and intercept.Query.
 type wherer interface {
 	WhereP(...func(*sql.Selector))
 }
@@ -62,7 +63,13 @@ func FilterOwnOrg() privacy.QueryMutationRule { return orgFilter{column: "id"} }
 
 type orgFilter struct{ column string }
 
-func (f orgFilter) EvalQuery(ctx context.Context, q ent.Query) error { return f.filter(ctx, q) }
+func (f orgFilter) EvalQuery(ctx context.Context, q ent.Query) error {
+	gq, err := intercept.NewQuery(q)
+	if err != nil {
+		return privacy.Denyf("unexpected query type %T: %v", q, err)
+	}
+	return f.filter(ctx, gq)
+}
 
 func (f orgFilter) EvalMutation(ctx context.Context, m ent.Mutation) error {
 	if m.Op().Is(ent.OpCreate) {

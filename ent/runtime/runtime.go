@@ -125,6 +125,10 @@ func init() {
 	_ = idempotencyrecordMixinFields0
 	idempotencyrecordFields := schema.IdempotencyRecord{}.Fields()
 	_ = idempotencyrecordFields
+	// idempotencyrecordDescRequestID is the schema descriptor for request_id field.
+	idempotencyrecordDescRequestID := idempotencyrecordFields[6].Descriptor()
+	// idempotencyrecord.DefaultRequestID holds the default value on creation for the request_id field.
+	idempotencyrecord.DefaultRequestID = idempotencyrecordDescRequestID.Default.(string)
 	// idempotencyrecordDescID is the schema descriptor for id field.
 	idempotencyrecordDescID := idempotencyrecordMixinFields0[0].Descriptor()
 	// idempotencyrecord.DefaultID holds the default value on creation for the id field.

@@ -32,6 +32,8 @@ func (IdempotencyRecord) Fields() []ent.Field {
 		field.Enum("state").Values("in_flight", "complete").Default("in_flight"),
 		field.Int("response_status").Optional(),
 		field.Bytes("response_body").Optional(),
+		// X-Request-Id of the first request, which a replay answers with.
+		field.String("request_id").Default(""),
 		// An in-flight record older than this was abandoned (a crash) and may be taken over.
 		field.Time("locked_until"),
 		field.Time("created_at").Immutable(),

@@ -19,6 +19,13 @@ func WithTx(ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx 
 	if err != nil {
 		return fmt.Errorf("starting transaction: %w", err)
 	}
+	defer func() {
+		// A panic must not leave the transaction (and SQLite's write lock) open.
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+	}()
 	txCtx := ent.NewTxContext(ctx, tx)
 	txCtx = ent.NewContext(txCtx, tx.Client())
 	if err := fn(txCtx, tx.Client()); err != nil {

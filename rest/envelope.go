@@ -1,0 +1,145 @@
+// Package rest is the /v1 adapter: it decodes each endpoint's body (names,
+// aliases, strictness), calls the GraphQL resolvers, and encodes the SPEC 2.1
+// envelopes. Business rules live below it, in the resolvers and ent.
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/graph"
+)
+
+// Resource is one {id, type, attributes} object (SPEC 2.1).
+type Resource struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	Attributes any    `json:"attributes"`
+}
+
+// Meta is the envelope's meta. Collection fields are omitted on single
+// resources and errors, where SPEC 2.1 shows only requestId.
+type Meta struct {
+	Total     *int   `json:"total,omitempty"`
+	Page      *int   `json:"page,omitempty"`
+	Limit     *int   `json:"limit,omitempty"`
+	HasMore   *bool  `json:"hasMore,omitempty"`
+	RequestID string `json:"requestId"`
+}
+
+type single struct {
+	Data any  `json:"data"`
+	Meta Meta `json:"meta"`
+}
+
+type collection struct {
+	Data []Resource `json:"data"`
+	Meta Meta       `json:"meta"`
+}
+
+// ErrorBody is one entry of the error envelope.
+type ErrorBody struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Detail  map[string]any `json:"detail"`
+}
+
+type errorEnvelope struct {
+	Errors []ErrorBody `json:"errors"`
+	Meta   Meta        `json:"meta"`
+}
+
+// Page is the paging part of a collection's meta.
+type Page struct {
+	Total, Page, Limit int
+	HasMore            bool
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client went away; nothing left to tell it
+}
+
+func writeResource(w http.ResponseWriter, r *http.Request, status int, res any) {
+	writeJSON(w, status, single{Data: res, Meta: Meta{RequestID: RequestID(r.Context())}})
+}
+
+func writeCollection(w http.ResponseWriter, r *http.Request, items []Resource, p Page) {
+	if items == nil {
+		items = []Resource{}
+	}
+	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{
+		Total: &p.Total, Page: &p.Page, Limit: &p.Limit, HasMore: &p.HasMore,
+		RequestID: RequestID(r.Context()),
+	}})
+}
+
+// statusOf maps each error code to its one HTTP status.
+var statusOf = map[string]int{
+	apperr.BadRequest:           http.StatusBadRequest,
+	apperr.Unauthorized:         http.StatusUnauthorized,
+	apperr.Forbidden:            http.StatusForbidden,
+	apperr.NotFound:             http.StatusNotFound,
+	apperr.MethodNotAllowed:     http.StatusMethodNotAllowed,
+	apperr.Conflict:             http.StatusConflict,
+	apperr.IdempotencyKeyInUse:  http.StatusConflict,
+	apperr.PayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	apperr.Validation:           http.StatusUnprocessableEntity,
+	apperr.IdempotencyKeyReused: http.StatusUnprocessableEntity,
+	apperr.RateLimited:          http.StatusTooManyRequests,
+	apperr.Internal:             http.StatusInternalServerError,
+	apperr.Unavailable:          http.StatusServiceUnavailable,
+}
+
+// writeError renders err in the error envelope. Errors of unknown kind are
+// logged and answered as a bare 500, never with their text.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := graph.AppError(err)
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status >= 500 {
+		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path)
+	}
+	detail := map[string]any{}
+	for k, v := range e.Detail {
+		detail[k] = v
+	}
+	if e.Field != "" {
+		detail["field"] = e.Field
+	}
+	writeJSON(w, status, errorEnvelope{
+		Errors: []ErrorBody{{Code: e.Code, Message: e.Message, Detail: detail}},
+		Meta:   Meta{RequestID: RequestID(r.Context())},
+	})
+}
+
+// errorHandler adapts an error-returning handler, so handlers end with
+// `return err` and errors are rendered in one place.
+type errorHandler func(w http.ResponseWriter, r *http.Request) error
+
+func (h errorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h(w, r); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			err = apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit)
+		}
+		writeError(w, r, err)
+	}
+}
+
+type loggerKey struct{}
+
+func logger(ctx interface{ Value(any) any }) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

@@ -1,0 +1,253 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+)
+
+// leadFields are the members POST /v1/leads accepts (SPEC 4.1).
+type leadFields struct {
+	BusinessName     Opt[string]         `json:"businessName"`
+	ContactFirstName Opt[string]         `json:"contactFirstName"`
+	ContactLastName  Opt[string]         `json:"contactLastName"`
+	Email            Opt[string]         `json:"email"`
+	Phone            Opt[string]         `json:"phone"`
+	Industry         Opt[string]         `json:"industry"`
+	MonthlyRevenue   Opt[string]         `json:"monthlyRevenue"`
+	RequestedAmount  Opt[string]         `json:"requestedAmount"`
+	Priority         Opt[lead.Priority]  `json:"priority"`
+	Tags             Opt[[]string]       `json:"tags"`
+	CustomFields     Opt[map[string]any] `json:"customFields"`
+}
+
+type createLeadBody struct {
+	leadFields
+	Source            Opt[lead.Source] `json:"source"`
+	StageID           Opt[uuid.UUID]   `json:"stageId"`
+	AssignToAdvisorID Opt[uuid.UUID]   `json:"assignToAdvisorId"`
+	ContactID         Opt[uuid.UUID]   `json:"contactId"`
+}
+
+// patchRefused names the create fields PATCH does not take (SPEC 4.1).
+var patchRefused = map[string]string{
+	"source":            "cannot be changed after the lead is created",
+	"stageId":           "cannot be changed with PATCH; use POST /v1/leads/{id}/stage",
+	"assignToAdvisorId": "cannot be changed with PATCH; use POST /v1/leads/{id}/assign",
+	"contactId":         "cannot be changed after the lead is created",
+}
+
+func (b createLeadBody) input() ent.CreateLeadInput {
+	f := b.leadFields
+	return ent.CreateLeadInput{
+		BusinessName: f.BusinessName.Ptr(), ContactFirstName: f.ContactFirstName.Ptr(),
+		ContactLastName: f.ContactLastName.Ptr(), Email: f.Email.Ptr(), Phone: f.Phone.Ptr(),
+		Industry: f.Industry.Ptr(), MonthlyRevenue: f.MonthlyRevenue.Ptr(), RequestedAmount: f.RequestedAmount.Ptr(),
+		Source: b.Source.Ptr(), Priority: f.Priority.Ptr(), Tags: f.Tags.Value, CustomFields: f.CustomFields.Value,
+		StageID: b.StageID.Ptr(), PrimaryAdvisorID: b.AssignToAdvisorID.Ptr(), ContactID: b.ContactID.Ptr(),
+	}
+}
+
+// updateInput maps PATCH members: absent leaves a value, null clears it.
+func (f leadFields) updateInput() ent.UpdateLeadInput {
+	in := ent.UpdateLeadInput{
+		BusinessName: f.BusinessName.Ptr(), ClearBusinessName: f.BusinessName.Null,
+		ContactFirstName: f.ContactFirstName.Ptr(), ClearContactFirstName: f.ContactFirstName.Null,
+		ContactLastName: f.ContactLastName.Ptr(), ClearContactLastName: f.ContactLastName.Null,
+		Email: f.Email.Ptr(), ClearEmail: f.Email.Null,
+		Phone: f.Phone.Ptr(), ClearPhone: f.Phone.Null,
+		Industry: f.Industry.Ptr(), ClearIndustry: f.Industry.Null,
+		MonthlyRevenue: f.MonthlyRevenue.Ptr(), ClearMonthlyRevenue: f.MonthlyRevenue.Null,
+		RequestedAmount: f.RequestedAmount.Ptr(), ClearRequestedAmount: f.RequestedAmount.Null,
+		Priority: f.Priority.Ptr(),
+	}
+	if f.Priority.Null {
+		normal := lead.PriorityNormal
+		in.Priority = &normal
+	}
+	if f.Tags.Set {
+		in.Tags = nonNilSlice(f.Tags.Value) // null clears: no tags
+	}
+	if f.CustomFields.Set {
+		in.CustomFields = nonNilMap(f.CustomFields.Value)
+	}
+	return in
+}
+
+// leadHandlers translates /v1/leads onto the GraphQL resolvers.
+type leadHandlers struct {
+	resolver *graph.Resolver
+	client   *ent.Client
+}
+
+func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	page, err := intParam(r, "page")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		return err
+	}
+	var search *string
+	if s, ok := r.URL.Query()["search"]; ok {
+		search = &s[0]
+	}
+	p, err := h.resolver.Query().LeadsPage(r.Context(), page, limit, search)
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(p.Nodes))
+	for i, l := range p.Nodes {
+		items[i] = leadResource(l)
+	}
+	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	return nil
+}
+
+// intParam reads an optional integer query parameter; nil when absent.
+func intParam(r *http.Request, name string) (*int, error) {
+	s, ok := r.URL.Query()[name]
+	if !ok {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(s[0], 10, 32)
+	if err != nil {
+		return nil, apperr.Invalid(name, "must be an integer")
+	}
+	v := int(n)
+	return &v, nil
+}
+
+func (h leadHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	l, err := h.resolver.Query().Lead(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, leadResource(l))
+	return nil
+}
+
+func (h leadHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var body createLeadBody
+	if err := decodeBody(r, &body, nil); err != nil {
+		return err
+	}
+	l, err := h.mutate(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
+		return m.CreateLead(ctx, body.input())
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusCreated, leadResource(l))
+	return nil
+}
+
+func (h leadHandlers) patch(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var body leadFields
+	if err := decodeBody(r, &body, patchRefused); err != nil {
+		return err
+	}
+	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
+		return m.UpdateLead(ctx, id, body.updateInput())
+	})
+}
+
+func (h leadHandlers) moveStage(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		StageID Opt[uuid.UUID] `json:"stageId"`
+	}
+	if err := decodeBody(r, &body, nil); err != nil {
+		return err
+	}
+	if body.StageID.Ptr() == nil {
+		return apperr.Invalid("stageId", "is required")
+	}
+	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
+		return m.MoveLeadToStage(ctx, id, body.StageID.Value)
+	})
+}
+
+func (h leadHandlers) assign(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		AdvisorID Opt[uuid.UUID] `json:"advisorId"`
+	}
+	if err := decodeBody(r, &body, nil); err != nil {
+		return err
+	}
+	if body.AdvisorID.Ptr() == nil {
+		return apperr.Invalid("advisorId", "is required")
+	}
+	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
+		return m.AssignLead(ctx, id, body.AdvisorID.Value)
+	})
+}
+
+// respond runs a lead mutation and answers 200 with the lead.
+func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) error {
+	l, err := h.mutate(r.Context(), fn)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, leadResource(l))
+	return nil
+}
+
+// mutate runs fn in a transaction (as GraphQL mutations run), then reads the
+// lead back with its stage and advisor inside the same transaction.
+func (h leadHandlers) mutate(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) (*ent.Lead, error) {
+	var out *ent.Lead
+	err := store.WithTx(ctx, h.client, func(ctx context.Context, _ *ent.Client) error {
+		l, err := fn(ctx, h.resolver.Mutation())
+		if err != nil {
+			return err
+		}
+		out, err = h.resolver.Query().Lead(ctx, l.ID)
+		return err
+	})
+	return out, err
+}
+
+// pathID parses the {id} path parameter. An id that is not a UUID names no
+// lead, so it is 404 like any other unknown id.
+func pathID(r *http.Request) (uuid.UUID, error) {
+	id, err := uuid.Parse(chi.URLParam(r, "id"))
+	if err != nil {
+		return uuid.Nil, apperr.New(apperr.NotFound, "lead not found")
+	}
+	return id, nil
+}
+
+// decodeBody reads the JSON object body into dst (see decodeFields).
+func decodeBody(r *http.Request, dst any, refused map[string]string) error {
+	obj, err := readObject(r)
+	if err != nil {
+		return err
+	}
+	return decodeFields(obj, dst, refused)
+}

@@ -1,0 +1,99 @@
+package rest
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+)
+
+// leadAttributes is the lead as SPEC 2.2 shows it. Optional values are
+// pointers so they render as null, never as an empty string.
+type leadAttributes struct {
+	BusinessName       *string        `json:"businessName"`
+	ContactFirstName   *string        `json:"contactFirstName"`
+	ContactLastName    *string        `json:"contactLastName"`
+	Email              *string        `json:"email"`
+	Phone              *string        `json:"phone"`
+	Industry           *string        `json:"industry"`
+	MonthlyRevenue     *string        `json:"monthlyRevenue"`
+	RequestedAmount    *string        `json:"requestedAmount"`
+	Source             string         `json:"source"`
+	Priority           string         `json:"priority"`
+	IsDoNotCall        bool           `json:"isDoNotCall"`
+	Tags               []string       `json:"tags"`
+	CustomFields       map[string]any `json:"customFields"`
+	ExternalIDs        map[string]any `json:"externalIds"`
+	LeadScore          *int           `json:"leadScore"`
+	Stage              *stageView     `json:"stage"`
+	PrimaryAdvisorID   *uuid.UUID     `json:"primaryAdvisorId"`
+	PrimaryAdvisorName *string        `json:"primaryAdvisorName"`
+	ContactID          *uuid.UUID     `json:"contactId"`
+	LastContactedAt    *time.Time     `json:"lastContactedAt"`
+	StageChangedAt     time.Time      `json:"stageChangedAt"`
+	CreatedAt          time.Time      `json:"createdAt"`
+	UpdatedAt          time.Time      `json:"updatedAt"`
+	DNCReason          *string        `json:"dncReason"`
+	DNCAt              *time.Time     `json:"dncAt"`
+	ConvertedAt        *time.Time     `json:"convertedAt"`
+	ConvertedAccountID *uuid.UUID     `json:"convertedAccountId"`
+	ConvertedContactID *uuid.UUID     `json:"convertedContactId"`
+	ImportJobID        *uuid.UUID     `json:"importJobId"`
+	CreatedBy          *string        `json:"createdBy"`
+}
+
+type stageView struct {
+	ID           uuid.UUID `json:"id"`
+	StageKey     string    `json:"stageKey"`
+	StageLabel   string    `json:"stageLabel"`
+	Color        string    `json:"color"`
+	SemanticSlot string    `json:"semanticSlot"`
+}
+
+// leadResource renders a lead loaded with its stage and advisor edges.
+func leadResource(l *ent.Lead) Resource {
+	a := leadAttributes{
+		BusinessName: l.BusinessName, ContactFirstName: l.ContactFirstName, ContactLastName: l.ContactLastName,
+		Email: l.Email, Phone: l.Phone, Industry: l.Industry,
+		MonthlyRevenue: l.MonthlyRevenue, RequestedAmount: l.RequestedAmount,
+		Source: l.Source.String(), Priority: l.Priority.String(), IsDoNotCall: l.IsDoNotCall,
+		Tags: nonNilSlice(l.Tags), CustomFields: nonNilMap(l.CustomFields), ExternalIDs: nonNilMap(l.ExternalIds),
+		LeadScore: l.LeadScore, PrimaryAdvisorID: l.PrimaryAdvisorID, ContactID: l.ContactID,
+		LastContactedAt: utcPtr(l.LastContactedAt), StageChangedAt: l.StageChangedAt.UTC(),
+		CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC(),
+		DNCReason: l.DncReason, DNCAt: utcPtr(l.DncAt), ConvertedAt: utcPtr(l.ConvertedAt),
+		ConvertedAccountID: l.ConvertedAccountID, ConvertedContactID: l.ConvertedContactID,
+		ImportJobID: l.ImportJobID, CreatedBy: l.CreatedBy,
+	}
+	if s := l.Edges.Stage; s != nil {
+		a.Stage = &stageView{ID: s.ID, StageKey: s.StageKey, StageLabel: s.StageLabel, Color: s.Color, SemanticSlot: s.SemanticSlot.String()}
+	}
+	if u := l.Edges.PrimaryAdvisor; u != nil {
+		name := u.FirstName + " " + u.LastName
+		a.PrimaryAdvisorName = &name
+	}
+	return Resource{ID: l.ID.String(), Type: "lead", Attributes: a}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func nonNilSlice(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

@@ -1,0 +1,219 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/httprate"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// API versions (SPEC 9). A client may pin one with the SVC-API-Version
+// request header; responses always name the version they follow.
+const (
+	APIVersion       = "2026-11-01"
+	APIVersionHeader = "SVC-API-Version"
+)
+
+// SupportedVersions lists every version this build serves, oldest first.
+var SupportedVersions = []string{APIVersion}
+
+type requestIDKey struct{}
+
+// RequestID is the correlation id of the request in ctx.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// withRequestID adopts the caller's X-Request-Id when it is a UUID (the
+// type SPEC 2.1 gives meta.requestId), else makes one, and echoes it.
+func withRequestID(base *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.Header.Get("X-Request-Id")
+			if u, err := uuid.Parse(id); err != nil || len(id) != 36 {
+				id = uuid.NewString()
+			} else {
+				id = u.String()
+			}
+			w.Header().Set("X-Request-Id", id)
+			ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+			ctx = context.WithValue(ctx, loggerKey{}, base.With("request_id", id))
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// withAPIVersion stamps SVC-API-Version on every response and refuses a
+// pinned version this build does not serve.
+func withAPIVersion(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(APIVersionHeader, APIVersion)
+		if v := r.Header.Get(APIVersionHeader); v != "" && !slices.Contains(SupportedVersions, v) {
+			writeError(w, r, &apperr.Error{
+				Code:    apperr.BadRequest,
+				Message: fmt.Sprintf("unsupported %s %q", APIVersionHeader, v),
+				Detail:  map[string]any{"field": APIVersionHeader, "supportedVersions": SupportedVersions},
+			})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withRecovery turns a panic into a logged 500 in the error envelope.
+func withRecovery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				writeError(w, r, fmt.Errorf("panic: %v", p))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withBodyLimit caps request bodies; reading past the cap fails with
+// *http.MaxBytesError, answered 413.
+func withBodyLimit(limit int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > limit {
+				writeError(w, r, apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", limit))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+type authKey struct{}
+
+// authResult is what withAuthentication learned of the caller.
+type authResult struct {
+	viewer viewer.Viewer
+	err    error // nil when authenticated
+}
+
+// withAuthentication resolves the bearer key, if any, but rejects nothing:
+// the rate limiter must first see who is calling (every response carries
+// the rate-limit headers, 401s included), and public routes need no key.
+func withAuthentication(client *ent.Client, now func() time.Time) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			res := authResult{err: apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header")}
+			if h := r.Header.Get("Authorization"); h != "" {
+				res = authenticate(r.Context(), client, h, now())
+			}
+			ctx := context.WithValue(r.Context(), authKey{}, res)
+			if res.err == nil {
+				ctx = viewer.NewContext(ctx, res.viewer)
+			}
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+func authenticate(ctx context.Context, client *ent.Client, header string, now time.Time) authResult {
+	scheme, key, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return authResult{err: apperr.New(apperr.Unauthorized, "the Authorization header must be: Bearer <API key>")}
+	}
+	v, err := store.Authenticate(ctx, client, strings.TrimSpace(key), now)
+	switch {
+	case errors.Is(err, store.ErrBadKey):
+		return authResult{err: apperr.New(apperr.Unauthorized, "the API key is invalid, revoked or expired")}
+	case err != nil:
+		return authResult{err: err}
+	}
+	return authResult{viewer: v}
+}
+
+// requireAuth answers 401 unless withAuthentication found a valid key.
+func requireAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res, ok := r.Context().Value(authKey{}).(authResult)
+		if !ok || res.err != nil {
+			err := res.err
+			if err == nil {
+				err = apperr.New(apperr.Unauthorized, "authentication required")
+			}
+			writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withRateLimit limits each API key (or, before authentication succeeds,
+// each client address) to limit requests per window, with the
+// X-RateLimit-* headers on every response.
+func withRateLimit(limit int, window time.Duration) func(http.Handler) http.Handler {
+	return httprate.Limit(limit, window,
+		httprate.WithKeyFuncs(rateKey),
+		httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, r, apperr.New(apperr.RateLimited, "rate limit of %d requests per %s exceeded; retry after %s seconds",
+				limit, window, w.Header().Get("Retry-After")))
+		}),
+	)
+}
+
+func rateKey(r *http.Request) (string, error) {
+	if v, ok := viewer.FromContext(r.Context()); ok {
+		return "key:" + v.KeyID.String(), nil
+	}
+	ip, err := httprate.KeyByIP(r)
+	return "ip:" + ip, err
+}
+
+// statusRecorder remembers the status for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// withAccessLog logs one line per request. It never logs headers or
+// bodies, so keys and secrets cannot reach the log.
+func withAccessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		logger(r.Context()).LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.String("duration", strconv.FormatFloat(time.Since(start).Seconds()*1000, 'f', 2, 64)+"ms"))
+	})
+}

@@ -1,0 +1,67 @@
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+)
+
+// Config is what the HTTP surface needs to know; it is read once at start-up.
+type Config struct {
+	RateLimit    int           // requests per RateWindow per API key
+	RateWindow   time.Duration //
+	MaxBodyBytes int64
+	Version      string // build version reported by /status
+	Now          func() time.Time
+}
+
+// NewServer returns the whole HTTP surface: REST /v1, GraphQL and health.
+func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	resolver := graph.NewResolver(db, cfg.Now)
+	leads := leadHandlers{resolver: resolver, client: db.Client}
+	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
+	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
+
+	r := chi.NewRouter()
+	// Outermost first: every response, errors and 404s included, carries
+	// the request id, the API version and the rate-limit headers.
+	r.Use(withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
+		withAuthentication(db.Client, cfg.Now), withRateLimit(cfg.RateLimit, cfg.RateWindow),
+		withBodyLimit(cfg.MaxBodyBytes))
+	r.NotFound(errorHandler(func(w http.ResponseWriter, r *http.Request) error {
+		return apperr.New(apperr.NotFound, "no route for %s %s", r.Method, r.URL.Path)
+	}).ServeHTTP)
+	r.MethodNotAllowed(errorHandler(func(w http.ResponseWriter, r *http.Request) error {
+		return apperr.New(apperr.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
+	}).ServeHTTP)
+
+	// Public.
+	r.Get("/status", errorHandler(health.status).ServeHTTP)
+	r.Get("/healthz", health.live)
+	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
+	r.Handle("/playground", graph.Playground("/graphql"))
+
+	// Bearer API key.
+	r.Group(func(r chi.Router) {
+		r.Use(requireAuth)
+		r.Handle("/graphql", graph.NewHandler(resolver, logger))
+		r.Route("/v1/leads", func(r chi.Router) {
+			r.Get("/", errorHandler(leads.list).ServeHTTP)
+			r.With(idem).Post("/", errorHandler(leads.create).ServeHTTP)
+			r.Get("/{id}", errorHandler(leads.get).ServeHTTP)
+			r.With(idem).Patch("/{id}", errorHandler(leads.patch).ServeHTTP)
+			r.Post("/{id}/stage", errorHandler(leads.moveStage).ServeHTTP)
+			r.Post("/{id}/assign", errorHandler(leads.assign).ServeHTTP)
+		})
+	})
+	return r
+}

@@ -1,0 +1,253 @@
+// Command svc is the lending-pipeline service: `svc serve` runs the HTTP
+// server (REST /v1 and GraphQL); `svc orgs|keys|users create` administer it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/term"
+
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/rest"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "svc:", err)
+		os.Exit(1)
+	}
+}
+
+// config is every setting, read once from the environment.
+type config struct {
+	Addr         string
+	DatabaseURL  string
+	RateLimit    int
+	RateWindow   time.Duration
+	MaxBodyBytes int64
+	MaxConns     int
+	LogLevel     slog.Level
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		Addr:         or(getenv("SVC_ADDR"), ":8080"),
+		DatabaseURL:  or(getenv("SVC_DATABASE_URL"), "svc.db"),
+		RateLimit:    600,
+		RateWindow:   time.Minute,
+		MaxBodyBytes: 1 << 20,
+	}
+	var err error
+	if v := getenv("SVC_RATE_LIMIT"); v != "" {
+		if c.RateLimit, err = strconv.Atoi(v); err != nil || c.RateLimit < 1 {
+			return c, fmt.Errorf("SVC_RATE_LIMIT must be a positive integer, got %q", v)
+		}
+	}
+	if v := getenv("SVC_RATE_WINDOW"); v != "" {
+		if c.RateWindow, err = time.ParseDuration(v); err != nil || c.RateWindow <= 0 {
+			return c, fmt.Errorf("SVC_RATE_WINDOW must be a positive duration such as 1m, got %q", v)
+		}
+	}
+	if v := getenv("SVC_DB_MAX_CONNS"); v != "" {
+		if c.MaxConns, err = strconv.Atoi(v); err != nil || c.MaxConns < 1 {
+			return c, fmt.Errorf("SVC_DB_MAX_CONNS must be a positive integer, got %q", v)
+		}
+	}
+	if v := getenv("SVC_LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
+		}
+	}
+	return c, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	if len(args) == 0 {
+		args = []string{"serve"}
+	}
+	switch cmd := strings.Join(args[:min(2, len(args))], " "); {
+	case args[0] == "serve":
+		return serve(ctx, cfg, logger, stdout)
+	case cmd == "orgs create":
+		return orgsCreate(ctx, cfg, args[2:], stdout)
+	case cmd == "keys create":
+		return keysCreate(ctx, cfg, args[2:], stdout)
+	case cmd == "users create":
+		return usersCreate(ctx, cfg, args[2:], stdout)
+	default:
+		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create", strings.Join(args, " "))
+	}
+}
+
+// newLogger logs JSON, or text on a terminal for people.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Writer) error {
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	demo, err := db.Bootstrap(ctx)
+	if err != nil {
+		return fmt.Errorf("creating the demo organization: %w", err)
+	}
+	if demo != nil {
+		fmt.Fprintf(stdout, "Created demo organization %s.\nAPI key (shown once): %s\nDialer connector token (shown once): %s\n",
+			demo.OrgID, demo.APIKey, demo.ConnectorToken)
+	}
+	srv := &http.Server{
+		Addr: cfg.Addr,
+		Handler: rest.NewServer(rest.Config{
+			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
+		}, db, logger),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
+	}
+	logger.Info("serving", "addr", ln.Addr().String(), "database", db.Dialect, "version", version)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func openDB(ctx context.Context, cfg config) (*store.DB, error) {
+	return store.Open(ctx, cfg.DatabaseURL, store.Options{})
+}
+
+func orgsCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("orgs create", flag.ContinueOnError)
+	name := fs.String("name", "", "organization name (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *name == "" {
+		return errors.New("orgs create: --name is required")
+	}
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	org, token, err := store.CreateOrganization(ctx, db.Client, *name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "connector token (shown once): %s\n%s\n", token, org.ID)
+	return nil
+}
+
+func keysCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	org := fs.String("org", "", "organization id (required)")
+	scopes := fs.String("scopes", "", "comma-separated scopes (required)")
+	kind := fs.String("kind", "live", "live (API key) or at (app token)")
+	name := fs.String("name", "", "a label for the key")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	orgID, err := uuid.Parse(*org)
+	if err != nil {
+		return fmt.Errorf("keys create: --org must be an organization id: %w", err)
+	}
+	if *scopes == "" {
+		return errors.New("keys create: --scopes is required")
+	}
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	key, _, err := store.CreateAPIKey(ctx, db.Client, orgID, *kind, *name, strings.Split(*scopes, ","))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, key)
+	return nil
+}
+
+func usersCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("users create", flag.ContinueOnError)
+	org := fs.String("org", "", "organization id (required)")
+	var s store.UserSpec
+	fs.StringVar(&s.First, "first", "", "first name")
+	fs.StringVar(&s.Last, "last", "", "last name")
+	fs.StringVar(&s.Email, "email", "", "email address")
+	fs.StringVar(&s.Role, "role", "advisor", "advisor, agent or admin")
+	fs.StringVar(&s.Team, "team", "", "team name (created when missing)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var err error
+	if s.OrgID, err = uuid.Parse(*org); err != nil {
+		return fmt.Errorf("users create: --org must be an organization id: %w", err)
+	}
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u, err := store.CreateUser(ctx, db.Client, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, u.ID)
+	return nil
+}
