@@ -47,4 +47,3 @@ func NewHandler(r *Resolver, logger *slog.Logger) http.Handler {
 func Playground(endpoint string) http.Handler {
 	return playground.Handler("Lending pipeline GraphQL", endpoint)
 }
-

@@ -203,9 +203,15 @@ func (h leadHandlers) assign(w http.ResponseWriter, r *http.Request) error {
 	if body.AdvisorID.Ptr() == nil {
 		return apperr.Invalid("advisorId", "is required")
 	}
-	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
+	err = h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
 		return m.AssignLead(ctx, id, body.AdvisorID.Value)
 	})
+	// The rule names the create field; this endpoint's body calls it advisorId.
+	if e := graph.AppError(err); err != nil && e.Field == "assignToAdvisorId" {
+		e.Field = "advisorId"
+		return e
+	}
+	return err
 }
 
 // respond runs a lead mutation and answers 200 with the lead.

@@ -30,9 +30,23 @@ type Viewer struct {
 	Scopes []string
 }
 
-// Can reports whether the viewer holds scope, directly or through admin.
+// implied lists the scopes that grant another: admin grants all, and
+// writing leads grants reading them (a write answers with the lead).
+var implied = map[string][]string{
+	ScopeLeadsRead: {ScopeLeadsWrite},
+}
+
+// Can reports whether the viewer holds scope, directly or by implication.
 func (v Viewer) Can(scope string) bool {
-	return slices.Contains(v.Scopes, scope) || slices.Contains(v.Scopes, ScopeAdmin)
+	if slices.Contains(v.Scopes, scope) || slices.Contains(v.Scopes, ScopeAdmin) {
+		return true
+	}
+	for _, s := range implied[scope] {
+		if slices.Contains(v.Scopes, s) {
+			return true
+		}
+	}
+	return false
 }
 
 type ctxKey struct{}

@@ -1,0 +1,168 @@
+package rest_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+// Every response, errors included, carries the SPEC 4 headers, and every
+// error uses the SPEC 2.1 envelope with meta.requestId.
+func TestHeadersOnEveryResponse(t *testing.T) {
+	e := resttest.New(t)
+	cases := map[string]resttest.Request{
+		"OK":               {Method: "GET", Path: "/v1/leads", Key: e.Key},
+		"Unauthorized":     {Method: "GET", Path: "/v1/leads"},
+		"NotFoundRoute":    {Method: "GET", Path: "/v1/nowhere", Key: e.Key},
+		"MethodNotAllowed": {Method: "DELETE", Path: "/v1/leads", Key: e.Key},
+		"Status":           {Method: "GET", Path: "/status"},
+		"Validation":       {Method: "GET", Path: "/v1/leads?limit=0", Key: e.Key},
+	}
+	for name, req := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := e.Do(req)
+			if got := r.Header.Get("SVC-API-Version"); got != rest.APIVersion {
+				t.Errorf("SVC-API-Version = %q", got)
+			}
+			for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+				if r.Header.Get(h) == "" {
+					t.Errorf("missing %s", h)
+				}
+			}
+			id := r.Header.Get("X-Request-Id")
+			if _, err := uuid.Parse(id); err != nil {
+				t.Errorf("X-Request-Id %q is not a UUID", id)
+			}
+			if r.Meta()["requestId"] != id {
+				t.Errorf("meta.requestId = %v, want %q", r.Meta()["requestId"], id)
+			}
+			if r.Status >= 400 {
+				if code, _ := r.Error(); code == "" {
+					t.Errorf("status %d without an error envelope: %s", r.Status, r.Raw)
+				}
+			}
+		})
+	}
+	t.Run("Codes", func(t *testing.T) {
+		mustError(t, e.Do(cases["NotFoundRoute"]), http.StatusNotFound, "NOT_FOUND", "")
+		mustError(t, e.Do(cases["MethodNotAllowed"]), http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "")
+	})
+}
+
+func TestRequestID(t *testing.T) {
+	e := resttest.New(t)
+	mine := uuid.NewString()
+	r := e.Do(resttest.Request{Method: "GET", Path: "/v1/leads", Key: e.Key, Header: map[string]string{"X-Request-Id": mine}})
+	if r.Header.Get("X-Request-Id") != mine || r.Meta()["requestId"] != mine {
+		t.Errorf("caller's UUID not kept: header %q meta %v", r.Header.Get("X-Request-Id"), r.Meta()["requestId"])
+	}
+	r = e.Do(resttest.Request{Method: "GET", Path: "/v1/leads", Key: e.Key, Header: map[string]string{"X-Request-Id": "<script>"}})
+	if got := r.Header.Get("X-Request-Id"); got == "<script>" || uuid.Validate(got) != nil {
+		t.Errorf("unsafe request id kept: %q", got)
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	e := resttest.New(t)
+	for name, header := range map[string]string{
+		"Missing":      "",
+		"Unknown":      "Bearer svc_live_" + "abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst",
+		"Malformed":    "Bearer not-a-key",
+		"WrongScheme":  "Basic " + e.Key,
+		"WrongPrefix":  "Bearer svc_test_abcdefghijklmnopqrstuvwxyz",
+		"KeyOfNothing": "Bearer ",
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := resttest.Request{Method: "GET", Path: "/v1/leads"}
+			if header != "" {
+				req.Header = map[string]string{"Authorization": header}
+			}
+			mustError(t, e.Do(req), http.StatusUnauthorized, "UNAUTHORIZED", "")
+		})
+	}
+	t.Run("GraphQL", func(t *testing.T) {
+		mustError(t, e.Post("/graphql", "", map[string]any{"query": "{ leadsPage { total } }"}), http.StatusUnauthorized, "UNAUTHORIZED", "")
+	})
+	t.Run("AppToken", func(t *testing.T) {
+		// svc_at_ keys (app tokens) authenticate like svc_live_ keys.
+		key, _, err := store.CreateAPIKey(context.Background(), e.DB.Client, e.Org.ID, "at", "app", []string{viewer.ScopeLeadsRead})
+		if err != nil || !strings.HasPrefix(key, "svc_at_") {
+			t.Fatalf("key %q, err %v", key, err)
+		}
+		mustStatus(t, e.Get("/v1/leads", key), http.StatusOK)
+	})
+}
+
+func TestScopes(t *testing.T) {
+	e := resttest.New(t)
+	id := createLead(t, e, e.Key, map[string]any{"businessName": "Acme"})
+	readOnly := e.NewKey(e.Org.ID, viewer.ScopeLeadsRead)
+	writeOnly := e.NewKey(e.Org.ID, viewer.ScopeLeadsWrite)
+	dialerOnly := e.NewKey(e.Org.ID, viewer.ScopeDialerWrite)
+	t.Run("ReadOnlyCannotCreate", func(t *testing.T) {
+		mustError(t, e.Post("/v1/leads", readOnly, map[string]any{"businessName": "X"}), http.StatusForbidden, "FORBIDDEN", "")
+	})
+	t.Run("ReadOnlyCanRead", func(t *testing.T) {
+		mustStatus(t, e.Get("/v1/leads/"+id, readOnly), http.StatusOK)
+		mustStatus(t, e.Get("/v1/leads?search=acme", readOnly), http.StatusOK)
+	})
+	t.Run("WriteOnlyCanCreate", func(t *testing.T) {
+		mustStatus(t, e.Post("/v1/leads", writeOnly, map[string]any{"businessName": "Y"}), http.StatusCreated)
+	})
+	t.Run("OtherScopeCannotRead", func(t *testing.T) {
+		mustError(t, e.Get("/v1/leads", dialerOnly), http.StatusForbidden, "FORBIDDEN", "")
+		mustError(t, e.Get("/v1/leads?search=acme", dialerOnly), http.StatusForbidden, "FORBIDDEN", "")
+		mustError(t, e.Get("/v1/leads/"+id, dialerOnly), http.StatusForbidden, "FORBIDDEN", "")
+	})
+}
+
+
+func TestRateLimit(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.RateLimit, c.RateWindow = 3, time.Minute })
+	for i := range 3 {
+		r := e.Get("/v1/leads", e.Key)
+		mustStatus(t, r, http.StatusOK)
+		if got, want := r.Header.Get("X-RateLimit-Remaining"), []string{"2", "1", "0"}[i]; got != want {
+			t.Errorf("request %d: X-RateLimit-Remaining = %q, want %q", i+1, got, want)
+		}
+	}
+	r := e.Get("/v1/leads", e.Key)
+	mustError(t, r, http.StatusTooManyRequests, "RATE_LIMITED", "")
+	if r.Header.Get("Retry-After") == "" || r.Header.Get("X-RateLimit-Limit") != "3" {
+		t.Errorf("headers = %v", r.Header)
+	}
+	// The limit is per key: another key of the same org is not limited.
+	mustStatus(t, e.Get("/v1/leads", e.NewKey(e.Org.ID, viewer.ScopeLeadsRead)), http.StatusOK)
+}
+
+func TestAPIVersionPin(t *testing.T) {
+	e := resttest.New(t)
+	r := e.Do(resttest.Request{Method: "GET", Path: "/v1/leads", Key: e.Key, Header: map[string]string{"SVC-API-Version": rest.APIVersion}})
+	mustStatus(t, r, http.StatusOK)
+	r = e.Do(resttest.Request{Method: "GET", Path: "/v1/leads", Key: e.Key, Header: map[string]string{"SVC-API-Version": "1999-01-01"}})
+	mustError(t, r, http.StatusBadRequest, "BAD_REQUEST", "SVC-API-Version")
+	detail := r.Body["errors"].([]any)[0].(map[string]any)["detail"].(map[string]any)
+	if versions, _ := detail["supportedVersions"].([]any); len(versions) == 0 || versions[0] != rest.APIVersion {
+		t.Errorf("supportedVersions = %v", detail["supportedVersions"])
+	}
+}
+
+func TestStatus(t *testing.T) {
+	e := resttest.New(t)
+	r := e.Get("/status", "")
+	mustStatus(t, r, http.StatusOK)
+	if r.Data()["type"] != "status" || r.Attr("status") != "ok" || r.Attr("apiVersion") != rest.APIVersion {
+		t.Errorf("got %s", r.Raw)
+	}
+	mustStatus(t, e.Get("/readyz", ""), http.StatusOK)
+	mustStatus(t, e.Get("/healthz", ""), http.StatusOK)
+}

@@ -1,0 +1,237 @@
+// Package resttest runs the whole HTTP surface on a real listener over a real
+// database for tests, with helpers to make organizations, keys and calls.
+package resttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/rest"
+)
+
+// Env is a running server and its database.
+type Env struct {
+	T      testing.TB
+	DB     *store.DB
+	Server *httptest.Server
+	Clock  *Clock
+	// Org is an organization with Key, a key holding every scope.
+	Org *ent.Organization
+	Key string
+}
+
+// Option adjusts the server's configuration.
+type Option func(*rest.Config)
+
+// New starts a server over a fresh database.
+func New(tb testing.TB, opts ...Option) *Env {
+	tb.Helper()
+	clock := &Clock{}
+	cfg := rest.Config{RateLimit: 100000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Version: "test", Now: clock.Now}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	db := storetest.Open(tb)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(rest.NewServer(cfg, db, logger))
+	tb.Cleanup(srv.Close)
+	e := &Env{T: tb, DB: db, Server: srv, Clock: clock}
+	e.Org, e.Key = e.NewOrg("Acme Brokers", viewer.AllScopes...)
+	return e
+}
+
+// NewOrg creates an organization and a key for it with scopes.
+func (e *Env) NewOrg(name string, scopes ...string) (*ent.Organization, string) {
+	e.T.Helper()
+	org, _, err := store.CreateOrganization(context.Background(), e.DB.Client, name)
+	if err != nil {
+		e.T.Fatalf("creating org: %v", err)
+	}
+	return org, e.NewKey(org.ID, scopes...)
+}
+
+// NewKey creates a key for orgID with scopes.
+func (e *Env) NewKey(orgID uuid.UUID, scopes ...string) string {
+	e.T.Helper()
+	key, _, err := store.CreateAPIKey(context.Background(), e.DB.Client, orgID, "live", "test", scopes)
+	if err != nil {
+		e.T.Fatalf("creating key: %v", err)
+	}
+	return key
+}
+
+// NewUser creates a user of orgID.
+func (e *Env) NewUser(orgID uuid.UUID, first, last, role, team string) *ent.User {
+	e.T.Helper()
+	u, err := store.CreateUser(context.Background(), e.DB.Client, store.UserSpec{
+		OrgID: orgID, First: first, Last: last, Email: strings.ToLower(first+"."+last+"@example.com"), Role: role, Team: team,
+	})
+	if err != nil {
+		e.T.Fatalf("creating user: %v", err)
+	}
+	return u
+}
+
+// Stages returns orgID's pipeline stages in order.
+func (e *Env) Stages(orgID uuid.UUID) []*ent.PipelineStage {
+	e.T.Helper()
+	stages, err := e.DB.Client.PipelineStage.Query().
+		Where(pipelinestage.OrgID(orgID)).Order(pipelinestage.ByPosition()).
+		All(rule.SystemContext(context.Background()))
+	if err != nil {
+		e.T.Fatalf("listing stages: %v", err)
+	}
+	return stages
+}
+
+// Response is a decoded response.
+type Response struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	Body   map[string]any
+}
+
+// Request describes a call.
+type Request struct {
+	Method, Path, Key string
+	Body              any // marshalled to JSON unless a string or []byte
+	Header            map[string]string
+}
+
+// Do makes a call and decodes its JSON body.
+func (e *Env) Do(req Request) *Response {
+	e.T.Helper()
+	var body io.Reader
+	switch b := req.Body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	case []byte:
+		body = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			e.T.Fatalf("encoding body: %v", err)
+		}
+		body = bytes.NewReader(raw)
+	}
+	r, err := http.NewRequest(req.Method, e.Server.URL+req.Path, body)
+	if err != nil {
+		e.T.Fatalf("building request: %v", err)
+	}
+	if body != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if req.Key != "" {
+		r.Header.Set("Authorization", "Bearer "+req.Key)
+	}
+	for k, v := range req.Header {
+		r.Header.Set(k, v)
+	}
+	resp, err := e.Server.Client().Do(r)
+	if err != nil {
+		e.T.Fatalf("%s %s: %v", req.Method, req.Path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.T.Fatalf("reading response: %v", err)
+	}
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out.Body); err != nil {
+			e.T.Fatalf("%s %s: response is not a JSON object: %v\n%s", req.Method, req.Path, err, raw)
+		}
+	}
+	return out
+}
+
+// Get, Post and Patch are shorthands for Do.
+func (e *Env) Get(path, key string) *Response { return e.Do(Request{Method: "GET", Path: path, Key: key}) }
+
+func (e *Env) Post(path, key string, body any) *Response {
+	return e.Do(Request{Method: "POST", Path: path, Key: key, Body: body})
+}
+
+func (e *Env) Patch(path, key string, body any) *Response {
+	return e.Do(Request{Method: "PATCH", Path: path, Key: key, Body: body})
+}
+
+// Data is the response's data object.
+func (r *Response) Data() map[string]any {
+	d, _ := r.Body["data"].(map[string]any)
+	return d
+}
+
+// Attr is one attribute of a single-resource response.
+func (r *Response) Attr(name string) any {
+	a, _ := r.Data()["attributes"].(map[string]any)
+	return a[name]
+}
+
+// Items is the data array of a collection response.
+func (r *Response) Items() []map[string]any {
+	list, _ := r.Body["data"].([]any)
+	out := make([]map[string]any, len(list))
+	for i, it := range list {
+		out[i], _ = it.(map[string]any)
+	}
+	return out
+}
+
+// Meta is the response's meta object.
+func (r *Response) Meta() map[string]any {
+	m, _ := r.Body["meta"].(map[string]any)
+	return m
+}
+
+// Error returns the code and detail.field of the first error.
+func (r *Response) Error() (code, field string) {
+	errs, _ := r.Body["errors"].([]any)
+	if len(errs) == 0 {
+		return "", ""
+	}
+	e, _ := errs[0].(map[string]any)
+	code, _ = e["code"].(string)
+	detail, _ := e["detail"].(map[string]any)
+	field, _ = detail["field"].(string)
+	return code, field
+}
+
+// Clock is a settable clock for the server.
+type Clock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+// Now is the real time plus the offset set by Advance.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off += d
+}
