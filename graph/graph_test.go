@@ -1,0 +1,189 @@
+package graph_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+// gql runs a GraphQL operation and returns data and the first error's code.
+func gql(t *testing.T, e *resttest.Env, key, query string, vars map[string]any) (map[string]any, string) {
+	t.Helper()
+	r := e.Post("/graphql", key, map[string]any{"query": query, "variables": vars})
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.Status, r.Raw)
+	}
+	data, _ := r.Body["data"].(map[string]any)
+	errs, _ := r.Body["errors"].([]any)
+	if len(errs) == 0 {
+		return data, ""
+	}
+	ext, _ := errs[0].(map[string]any)["extensions"].(map[string]any)
+	code, _ := ext["code"].(string)
+	return data, code
+}
+
+func TestLeadReadsTheSameOnBothSurfaces(t *testing.T) {
+	e := resttest.New(t)
+	adv := e.NewUser(e.Org.ID, "Ada", "Lovelace", "advisor", "")
+	created := e.Post("/v1/leads", e.Key, map[string]any{
+		"businessName": "Acme", "email": "jane@acme.com", "monthlyRevenue": "1200.50",
+		"tags": []string{"x"}, "assignToAdvisorId": adv.ID, "customFields": map[string]any{"k": "v"},
+	})
+	if created.Status != http.StatusCreated {
+		t.Fatalf("create: %s", created.Raw)
+	}
+	id := created.Data()["id"].(string)
+	data, code := gql(t, e, e.Key, `query($id: ID!) { lead(id: $id) {
+		id businessName email monthlyRevenue source priority tags customFields
+		primaryAdvisorID primaryAdvisorName stage { id stageKey stageLabel color semanticSlot } } }`,
+		map[string]any{"id": id})
+	if code != "" {
+		t.Fatalf("error %s", code)
+	}
+	l := data["lead"].(map[string]any)
+	for gqlField, restField := range map[string]string{
+		"id": "", "businessName": "businessName", "email": "email", "monthlyRevenue": "monthlyRevenue",
+		"source": "source", "priority": "priority", "primaryAdvisorID": "primaryAdvisorId",
+		"primaryAdvisorName": "primaryAdvisorName", "tags": "tags", "customFields": "customFields", "stage": "stage",
+	} {
+		want := created.Attr(restField)
+		if restField == "" {
+			want = id
+		}
+		if fmt.Sprint(l[gqlField]) != fmt.Sprint(want) {
+			t.Errorf("%s: graphql %v, rest %v", gqlField, l[gqlField], want)
+		}
+	}
+	data, _ = gql(t, e, e.Key, `{ leads(first: 10) { totalCount edges { node { id } } } }`, nil)
+	conn := data["leads"].(map[string]any)
+	if conn["totalCount"] != 1.0 {
+		t.Errorf("totalCount = %v", conn["totalCount"])
+	}
+	data, _ = gql(t, e, e.Key, `query($id: ID!) { node(id: $id) { id ... on Lead { businessName } } }`, map[string]any{"id": id})
+	if data["node"].(map[string]any)["businessName"] != "Acme" {
+		t.Errorf("node = %v", data["node"])
+	}
+}
+
+func TestGraphQLMutations(t *testing.T) {
+	e := resttest.New(t)
+	stages := e.Stages(e.Org.ID)
+	data, code := gql(t, e, e.Key, `mutation { createLead(input: {businessName: "Bolt", priority: high}) { id stage { stageKey } } }`, nil)
+	if code != "" {
+		t.Fatalf("createLead: %s", code)
+	}
+	l := data["createLead"].(map[string]any)
+	id := l["id"].(string)
+	if l["stage"].(map[string]any)["stageKey"] != stages[0].StageKey {
+		t.Errorf("stage = %v, want the first stage", l["stage"])
+	}
+	t.Run("Update", func(t *testing.T) {
+		data, code := gql(t, e, e.Key, `mutation($id: ID!) { updateLead(id: $id, input: {industry: "Freight", clearBusinessName: true}) { industry businessName } }`, map[string]any{"id": id})
+		if code != "" || data["updateLead"].(map[string]any)["industry"] != "Freight" || data["updateLead"].(map[string]any)["businessName"] != nil {
+			t.Fatalf("updateLead = %v %s", data, code)
+		}
+	})
+	t.Run("Move", func(t *testing.T) {
+		data, code := gql(t, e, e.Key, `mutation($id: ID!, $s: ID!) { moveLeadToStage(id: $id, stageId: $s) { stage { stageKey } } }`,
+			map[string]any{"id": id, "s": stages[2].ID})
+		if code != "" || data["moveLeadToStage"].(map[string]any)["stage"].(map[string]any)["stageKey"] != stages[2].StageKey {
+			t.Fatalf("moveLeadToStage = %v %s", data, code)
+		}
+	})
+	t.Run("Assign", func(t *testing.T) {
+		adv := e.NewUser(e.Org.ID, "Bea", "Broker", "advisor", "")
+		data, code := gql(t, e, e.Key, `mutation($id: ID!, $a: ID!) { assignLead(id: $id, advisorId: $a) { primaryAdvisorName } }`,
+			map[string]any{"id": id, "a": adv.ID})
+		if code != "" || data["assignLead"].(map[string]any)["primaryAdvisorName"] != "Bea Broker" {
+			t.Fatalf("assignLead = %v %s", data, code)
+		}
+	})
+	t.Run("ValidationCode", func(t *testing.T) {
+		_, code := gql(t, e, e.Key, `mutation { createLead(input: {email: "nope"}) { id } }`, nil)
+		if code != "VALIDATION_ERROR" {
+			t.Errorf("code = %q, want VALIDATION_ERROR", code)
+		}
+	})
+	t.Run("ForbiddenWithoutWrite", func(t *testing.T) {
+		ro := e.NewKey(e.Org.ID, viewer.ScopeLeadsRead)
+		_, code := gql(t, e, ro, `mutation { createLead(input: {businessName: "No"}) { id } }`, nil)
+		if code != "FORBIDDEN" {
+			t.Errorf("code = %q, want FORBIDDEN", code)
+		}
+	})
+	t.Run("RolledBackOnError", func(t *testing.T) {
+		// The second mutation fails, so the transaction around the whole
+		// operation rolls the first one back too.
+		_, code := gql(t, e, e.Key, `mutation { a: createLead(input: {businessName: "Kept?"}) { id } b: createLead(input: {email: "bad"}) { id } }`, nil)
+		if code != "VALIDATION_ERROR" {
+			t.Fatalf("code = %q", code)
+		}
+		data, _ := gql(t, e, e.Key, `{ leadsPage(search: "kept") { total } }`, nil)
+		if total := data["leadsPage"].(map[string]any)["total"]; total != 0.0 {
+			t.Errorf("a failed operation left %v leads behind", total)
+		}
+	})
+	t.Run("Dashboard", func(t *testing.T) {
+		data, code := gql(t, e, e.Key, `mutation { createTeam(input: {name: "Closers"}) { id } }`, nil)
+		if code != "" {
+			t.Fatalf("createTeam: %s", code)
+		}
+		team := data["createTeam"].(map[string]any)["id"]
+		_, code = gql(t, e, e.Key, `mutation($t: ID!) { createUser(input: {firstName: "Cy", lastName: "Closer", email: "cy@example.com", role: advisor, teamID: $t}) { id team { name } } }`,
+			map[string]any{"t": team})
+		if code != "" {
+			t.Fatalf("createUser: %s", code)
+		}
+		data, _ = gql(t, e, e.Key, `{ users(first: 10) { totalCount } teams { totalCount } stages { totalCount } }`, nil)
+		if data["stages"].(map[string]any)["totalCount"] != 7.0 || data["teams"].(map[string]any)["totalCount"] != 1.0 {
+			t.Errorf("dashboard = %v", data)
+		}
+	})
+}
+
+func TestGraphQLOrgIsolation(t *testing.T) {
+	e := resttest.New(t)
+	id := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret"}).Data()["id"].(string)
+	_, otherKey := e.NewOrg("Other", viewer.AllScopes...)
+	t.Run("Lead", func(t *testing.T) {
+		_, code := gql(t, e, otherKey, `query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": id})
+		if code != "NOT_FOUND" {
+			t.Errorf("code = %q, want NOT_FOUND", code)
+		}
+	})
+	t.Run("Node", func(t *testing.T) {
+		data, code := gql(t, e, otherKey, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id})
+		if code != "NOT_FOUND" || data["node"] != nil {
+			t.Errorf("node = %v, code %q", data["node"], code)
+		}
+	})
+	t.Run("Connection", func(t *testing.T) {
+		data, _ := gql(t, e, otherKey, `{ leads { totalCount } leadsPage(search: "secret") { total } }`, nil)
+		if data["leads"].(map[string]any)["totalCount"] != 0.0 || data["leadsPage"].(map[string]any)["total"] != 0.0 {
+			t.Errorf("other org sees %v", data)
+		}
+	})
+	t.Run("Update", func(t *testing.T) {
+		_, code := gql(t, e, otherKey, `mutation($id: ID!) { updateLead(id: $id, input: {industry: "x"}) { id } }`, map[string]any{"id": id})
+		if code != "NOT_FOUND" {
+			t.Errorf("code = %q, want NOT_FOUND", code)
+		}
+	})
+	t.Run("CrossOrgReference", func(t *testing.T) {
+		_, code := gql(t, e, otherKey, `mutation($s: ID!) { createLead(input: {stageID: $s}) { id } }`,
+			map[string]any{"s": e.Stages(e.Org.ID)[0].ID})
+		if code != "VALIDATION_ERROR" {
+			t.Errorf("code = %q, want VALIDATION_ERROR", code)
+		}
+		team := e.NewUser(e.Org.ID, "In", "Team", "agent", "Floor").TeamID
+		_, code = gql(t, e, otherKey, `mutation($t: ID!) { createUser(input: {firstName: "X", lastName: "Y", email: "x@y.com", teamID: $t}) { id } }`,
+			map[string]any{"t": team})
+		if code != "VALIDATION_ERROR" {
+			t.Errorf("user in another org's team: code = %q, want VALIDATION_ERROR", code)
+		}
+	})
+}

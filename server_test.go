@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lendingpipe/svc/ent/store/storetest"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while the server writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeAndCommands runs the program as main does: it serves on an empty
+// database, prints a working demo key, administers orgs, keys and users
+// from the command line, and shuts down gracefully when cancelled.
+func TestServeAndCommands(t *testing.T) {
+	addr := freeAddr(t)
+	env := map[string]string{"SVC_ADDR": addr, "SVC_DATABASE_URL": storetest.URL(t)}
+	getenv := func(k string) string { return env[k] }
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, getenv, &stdout, &stderr) }()
+	base := "http://" + addr
+	waitUp(t, base+"/status")
+
+	demoKey := lineAfter(t, stdout.String(), "API key (shown once): ")
+	if status := call(t, "GET", base+"/v1/leads", demoKey, ""); status != http.StatusOK {
+		t.Fatalf("demo key: status %d", status)
+	}
+
+	cmd := func(args ...string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := run(context.Background(), args, getenv, &out, &stderr); err != nil {
+			t.Fatalf("svc %s: %v", strings.Join(args, " "), err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		return lines[len(lines)-1]
+	}
+	orgID := cmd("orgs", "create", "--name", "Second Shop")
+	key := cmd("keys", "create", "--org", orgID, "--scopes", "leads:read,leads:write")
+	if !strings.HasPrefix(key, "svc_live_") {
+		t.Fatalf("key = %q", key)
+	}
+	userID := cmd("users", "create", "--org", orgID, "--first", "Ada", "--last", "Advisor", "--email", "ada@example.com", "--role", "advisor", "--team", "Closers")
+	body := `{"businessName": "From CLI key", "assignToAdvisorId": "` + userID + `"}`
+	if status := call(t, "POST", base+"/v1/leads", key, body); status != http.StatusCreated {
+		t.Fatalf("create with CLI key: status %d", status)
+	}
+	if err := run(context.Background(), []string{"keys", "create", "--org", orgID, "--scopes", "everything"}, getenv, &bytes.Buffer{}, &stderr); err == nil {
+		t.Errorf("an unknown scope was accepted")
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+	if strings.Contains(stderr.String(), demoKey) || strings.Contains(stderr.String(), key) {
+		t.Errorf("an API key reached the logs")
+	}
+}
+
+func waitUp(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered 200", url)
+}
+
+func lineAfter(t *testing.T, out, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatalf("no line starting %q in:\n%s", prefix, out)
+	return ""
+}
+
+func call(t *testing.T, method, url, key, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("%s %s: body is not JSON: %v", method, url, err)
+	}
+	return resp.StatusCode
+}
