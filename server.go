@@ -151,6 +151,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	logger.Info("serving", "addr", ln.Addr().String(), "database", db.Dialect, "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go optimizeHourly(ctx, db, logger)
 	select {
 	case err := <-errc:
 		return err
@@ -166,6 +167,22 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	return nil
+}
+
+// optimizeHourly keeps planner statistics fresh as the data grows.
+func optimizeHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := db.Optimize(ctx); err != nil {
+				logger.Warn("refreshing planner statistics", "err", err)
+			}
+		}
+	}
 }
 
 func openDB(ctx context.Context, cfg config) (*store.DB, error) {

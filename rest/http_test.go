@@ -125,7 +125,6 @@ func TestScopes(t *testing.T) {
 	})
 }
 
-
 func TestRateLimit(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.RateLimit, c.RateWindow = 3, time.Minute })
 	for i := range 3 {

@@ -164,4 +164,3 @@ func mutationOrg(ctx context.Context, m *gen.LeadMutation) (uuid.UUID, error) {
 	}
 	return l.OrgID, nil
 }
-

@@ -8,6 +8,8 @@ import (
 
 	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
 )
 
 // leadColumns are the columns full-text search covers (SPEC 4.1: business
@@ -26,24 +28,32 @@ func searchDDL(dia string) []string {
 	if dia == dialect.Postgres {
 		return []string{`CREATE INDEX IF NOT EXISTS leads_search ON leads USING GIN (` + pgDocument + `)`}
 	}
-	// An external-content FTS5 table over the leads' rowids, kept in step
-	// by triggers in the same transaction as every write. bm25 weights
-	// mirror the PostgreSQL ones. Note: VACUUM may renumber rowids of a
-	// table without an INTEGER PRIMARY KEY; run `svc reindex` after one.
-	return []string{
-		`CREATE VIRTUAL TABLE IF NOT EXISTS leads_fts USING fts5(` + leadColumns +
-			`, content='leads', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
-		`CREATE TRIGGER IF NOT EXISTS leads_fts_insert AFTER INSERT ON leads BEGIN
-			INSERT INTO leads_fts(rowid, ` + leadColumns + `) VALUES (new.rowid, new.business_name, new.contact_first_name, new.contact_last_name, new.email);
-		END`,
-		`CREATE TRIGGER IF NOT EXISTS leads_fts_delete AFTER DELETE ON leads BEGIN
-			INSERT INTO leads_fts(leads_fts, rowid, ` + leadColumns + `) VALUES ('delete', old.rowid, old.business_name, old.contact_first_name, old.contact_last_name, old.email);
-		END`,
-		`CREATE TRIGGER IF NOT EXISTS leads_fts_update AFTER UPDATE OF ` + leadColumns + ` ON leads BEGIN
-			INSERT INTO leads_fts(leads_fts, rowid, ` + leadColumns + `) VALUES ('delete', old.rowid, old.business_name, old.contact_first_name, old.contact_last_name, old.email);
-			INSERT INTO leads_fts(rowid, ` + leadColumns + `) VALUES (new.rowid, new.business_name, new.contact_first_name, new.contact_last_name, new.email);
-		END`,
+	// A contentless FTS5 index over the leads' rowids, kept in step by
+	// triggers in the same transaction as every write. Its first column holds
+	// the organization as a token (orgToken), so a search filters, ranks and
+	// counts inside the index without reading one lead row per match; only
+	// the page's rows are read. bm25 weights mirror the PostgreSQL ones.
+	// Note: VACUUM may renumber rowids of a table without an INTEGER PRIMARY
+	// KEY; call Reindex after one.
+	values := func(row string) string {
+		return row + `.rowid, 'o' || replace(` + row + `.org_id, '-', ''), ` + row + `.business_name, ` +
+			row + `.contact_first_name, ` + row + `.contact_last_name, ` + row + `.email`
 	}
+	insert := `INSERT INTO leads_fts(rowid, org, ` + leadColumns + `) VALUES (` + values("new") + `);`
+	remove := `INSERT INTO leads_fts(leads_fts, rowid, org, ` + leadColumns + `) VALUES ('delete', ` + values("old") + `);`
+	return []string{
+		`CREATE VIRTUAL TABLE IF NOT EXISTS leads_fts USING fts5(org, ` + leadColumns +
+			`, content='', tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+		`CREATE TRIGGER IF NOT EXISTS leads_fts_insert AFTER INSERT ON leads BEGIN ` + insert + ` END`,
+		`CREATE TRIGGER IF NOT EXISTS leads_fts_delete AFTER DELETE ON leads BEGIN ` + remove + ` END`,
+		`CREATE TRIGGER IF NOT EXISTS leads_fts_update AFTER UPDATE OF ` + leadColumns + ` ON leads BEGIN ` +
+			remove + ` ` + insert + ` END`,
+	}
+}
+
+// orgToken is how an organization appears in the SQLite search index.
+func orgToken(orgID uuid.UUID) string {
+	return "o" + strings.ReplaceAll(orgID.String(), "-", "")
 }
 
 // Reindex rebuilds the SQLite search index from the leads table.
@@ -51,8 +61,17 @@ func (s *DB) Reindex(ctx context.Context) error {
 	if s.Dialect != dialect.SQLite {
 		return nil // PostgreSQL's index is an expression index; it cannot drift.
 	}
-	_, err := s.SQL.ExecContext(ctx, `INSERT INTO leads_fts(leads_fts) VALUES ('rebuild')`)
-	return err
+	return WithTx(ctx, s.Client, func(ctx context.Context, tx *ent.Client) error {
+		for _, stmt := range []string{
+			`INSERT INTO leads_fts(leads_fts) VALUES ('delete-all')`,
+			`INSERT INTO leads_fts(rowid, org, ` + leadColumns + `) SELECT rowid, 'o' || replace(org_id, '-', ''), ` + leadColumns + ` FROM leads`,
+		} {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("rebuilding the search index: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // SearchTerms splits a search string into the words it matches on: runs of
@@ -65,46 +84,52 @@ func SearchTerms(q string) []string {
 }
 
 // SearchLeads returns one page of the ids of orgID's leads matching every
-// term (each as a prefix), best match first, and the number of matches.
+// term (each as a prefix), best match first (ties: newest first), and the
+// number of matches.
 func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, limit, offset int) ([]uuid.UUID, int, error) {
 	if len(terms) == 0 {
 		return nil, 0, nil
 	}
-	var match, page, count string
+	var page, count string
+	var pageArgs, countArgs []any
 	if s.Dialect == dialect.Postgres {
 		tsq := make([]string, len(terms))
 		for i, t := range terms {
 			tsq[i] = t + ":*"
 		}
-		match = strings.Join(tsq, " & ")
+		match := strings.Join(tsq, " & ")
 		where := `org_id = $1 AND ` + pgDocument + ` @@ to_tsquery('simple', $2)`
 		page = `SELECT id FROM leads WHERE ` + where +
 			` ORDER BY ts_rank(` + pgDocument + `, to_tsquery('simple', $2)) DESC, created_at DESC, id DESC LIMIT $3 OFFSET $4`
 		count = `SELECT count(*) FROM leads WHERE ` + where
+		pageArgs, countArgs = []any{orgID, match, limit, offset}, []any{orgID, match}
 	} else {
 		q := make([]string, len(terms))
 		for i, t := range terms {
 			q[i] = `"` + t + `"*`
 		}
-		match = strings.Join(q, " AND ")
-		from := ` FROM leads_fts JOIN leads ON leads.rowid = leads_fts.rowid WHERE leads.org_id = ? AND leads_fts MATCH ?`
-		page = `SELECT leads.id` + from +
-			` ORDER BY bm25(leads_fts, 10.0, 5.0, 5.0, 2.0), leads.created_at DESC, leads.id DESC LIMIT ? OFFSET ?`
-		count = `SELECT count(*)` + from
+		match := `org : "` + orgToken(orgID) + `" AND {` + strings.ReplaceAll(leadColumns, ",", "") + `} : (` + strings.Join(q, " AND ") + `)`
+		// CROSS JOIN keeps the index as the outer loop: SQLite must not start
+		// from the organization's leads and probe the index once per row.
+		page = `SELECT leads.id FROM (SELECT rowid, bm25(leads_fts, 0.0, 10.0, 5.0, 5.0, 2.0) AS score FROM leads_fts` +
+			` WHERE leads_fts MATCH ? ORDER BY score, rowid DESC LIMIT ? OFFSET ?) AS hit` +
+			` CROSS JOIN leads ON leads.rowid = hit.rowid ORDER BY hit.score, hit.rowid DESC`
+		count = `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ?`
+		pageArgs, countArgs = []any{match, limit, offset}, []any{match}
 	}
-	ids, err := s.searchPage(ctx, page, orgID, match, limit, offset)
+	ids, err := s.searchPage(ctx, page, pageArgs)
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
-	if err := s.SQL.QueryRowContext(ctx, count, orgID, match).Scan(&total); err != nil {
+	if err := s.SQL.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("counting search matches: %w", err)
 	}
 	return ids, total, nil
 }
 
-func (s *DB) searchPage(ctx context.Context, query string, orgID uuid.UUID, match string, limit, offset int) ([]uuid.UUID, error) {
-	rows, err := s.SQL.QueryContext(ctx, query, orgID, match, limit, offset)
+func (s *DB) searchPage(ctx context.Context, query string, args []any) ([]uuid.UUID, error) {
+	rows, err := s.SQL.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("searching leads: %w", err)
 	}

@@ -113,5 +113,20 @@ func (s *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("creating the search index: %w", err)
 		}
 	}
+	return s.Optimize(ctx)
+}
+
+// Optimize refreshes the query planner's statistics. Without them SQLite
+// guesses that org_id = ? is selective and may scan a whole organization
+// instead of using the primary key. PostgreSQL's autovacuum does this itself.
+func (s *DB) Optimize(ctx context.Context) error {
+	if s.Dialect != dialect.SQLite {
+		return nil
+	}
+	// 0x10002: analyze every table whose statistics are missing or stale,
+	// not only those this connection has queried.
+	if _, err := s.SQL.ExecContext(ctx, "PRAGMA optimize=0x10002"); err != nil {
+		return fmt.Errorf("refreshing planner statistics: %w", err)
+	}
 	return nil
 }

@@ -81,7 +81,7 @@ func (e *Env) NewKey(orgID uuid.UUID, scopes ...string) string {
 func (e *Env) NewUser(orgID uuid.UUID, first, last, role, team string) *ent.User {
 	e.T.Helper()
 	u, err := store.CreateUser(context.Background(), e.DB.Client, store.UserSpec{
-		OrgID: orgID, First: first, Last: last, Email: strings.ToLower(first+"."+last+"@example.com"), Role: role, Team: team,
+		OrgID: orgID, First: first, Last: last, Email: strings.ToLower(first + "." + last + "@example.com"), Role: role, Team: team,
 	})
 	if err != nil {
 		e.T.Fatalf("creating user: %v", err)
@@ -165,7 +165,9 @@ func (e *Env) Do(req Request) *Response {
 }
 
 // Get, Post and Patch are shorthands for Do.
-func (e *Env) Get(path, key string) *Response { return e.Do(Request{Method: "GET", Path: path, Key: key}) }
+func (e *Env) Get(path, key string) *Response {
+	return e.Do(Request{Method: "GET", Path: path, Key: key})
+}
 
 func (e *Env) Post(path, key string, body any) *Response {
 	return e.Do(Request{Method: "POST", Path: path, Key: key, Body: body})
