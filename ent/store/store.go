@@ -113,14 +113,28 @@ func (s *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("creating the search index: %w", err)
 		}
 	}
-	return s.Optimize(ctx)
+	if s.Dialect == dialect.SQLite {
+		// Cheap on SQLite; on PostgreSQL an ANALYZE at every start would cost
+		// seconds on a large database, and autovacuum keeps it current.
+		return s.Optimize(ctx)
+	}
+	return nil
 }
 
-// Optimize refreshes the query planner's statistics. Without them SQLite
-// guesses that org_id = ? is selective and may scan a whole organization
-// instead of using the primary key. PostgreSQL's autovacuum does this itself.
+// Optimize refreshes the query planner's statistics. Without them both
+// databases guess that org_id = ? is selective and may scan a whole
+// organization instead of using the primary key or the search index.
+// PostgreSQL's autovacuum analyzes too, but only some time after a bulk load.
 func (s *DB) Optimize(ctx context.Context) error {
-	if s.Dialect != dialect.SQLite {
+	if s.Dialect == dialect.Postgres {
+		names := make([]string, len(migrate.Tables))
+		for i, t := range migrate.Tables {
+			names[i] = t.Name
+		}
+		// Only this schema's tables: a bare ANALYZE would sample the whole database.
+		if _, err := s.SQL.ExecContext(ctx, "ANALYZE "+strings.Join(names, ", ")); err != nil {
+			return fmt.Errorf("refreshing planner statistics: %w", err)
+		}
 		return nil
 	}
 	// 0x10002: analyze every table whose statistics are missing or stale,
