@@ -105,8 +105,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return keysCreate(ctx, cfg, args[2:], stdout)
 	case cmd == "users create":
 		return usersCreate(ctx, cfg, args[2:], stdout)
+	case args[0] == "reindex":
+		return withDB(ctx, cfg, func(db *store.DB) error { return db.Reindex(ctx) })
 	default:
-		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create", strings.Join(args, " "))
+		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex", strings.Join(args, " "))
 	}
 }
 
@@ -185,8 +187,14 @@ func optimizeHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
 	}
 }
 
-func openDB(ctx context.Context, cfg config) (*store.DB, error) {
-	return store.Open(ctx, cfg.DatabaseURL, store.Options{})
+// withDB runs a command against the configured database.
+func withDB(ctx context.Context, cfg config, fn func(*store.DB) error) error {
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
 }
 
 func orgsCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
@@ -198,17 +206,14 @@ func orgsCreate(ctx context.Context, cfg config, args []string, stdout io.Writer
 	if *name == "" {
 		return errors.New("orgs create: --name is required")
 	}
-	db, err := openDB(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	org, token, err := store.CreateOrganization(ctx, db.Client, *name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "connector token (shown once): %s\n%s\n", token, org.ID)
-	return nil
+	return withDB(ctx, cfg, func(db *store.DB) error {
+		org, token, err := store.CreateOrganization(ctx, db.Client, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "connector token (shown once): %s\n%s\n", token, org.ID)
+		return nil
+	})
 }
 
 func keysCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
@@ -227,17 +232,14 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout io.Writer
 	if *scopes == "" {
 		return errors.New("keys create: --scopes is required")
 	}
-	db, err := openDB(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	key, _, err := store.CreateAPIKey(ctx, db.Client, orgID, *kind, *name, strings.Split(*scopes, ","))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, key)
-	return nil
+	return withDB(ctx, cfg, func(db *store.DB) error {
+		key, _, err := store.CreateAPIKey(ctx, db.Client, orgID, *kind, *name, strings.Split(*scopes, ","))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, key)
+		return nil
+	})
 }
 
 func usersCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
@@ -256,15 +258,12 @@ func usersCreate(ctx context.Context, cfg config, args []string, stdout io.Write
 	if s.OrgID, err = uuid.Parse(*org); err != nil {
 		return fmt.Errorf("users create: --org must be an organization id: %w", err)
 	}
-	db, err := openDB(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	u, err := store.CreateUser(ctx, db.Client, s)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, u.ID)
-	return nil
+	return withDB(ctx, cfg, func(db *store.DB) error {
+		u, err := store.CreateUser(ctx, db.Client, s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, u.ID)
+		return nil
+	})
 }

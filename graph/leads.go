@@ -108,6 +108,11 @@ func advisorName(ctx context.Context, l *ent.Lead) (*string, error) {
 			return nil, fmt.Errorf("loading the primary advisor: %w", err)
 		}
 	}
-	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
+	name := FullName(u)
 	return &name, nil
+}
+
+// FullName is how an advisor's name reads on a lead (primaryAdvisorName).
+func FullName(u *ent.User) string {
+	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }

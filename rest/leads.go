@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -171,40 +172,22 @@ func (h leadHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h leadHandlers) moveStage(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, stageID, err := pathAndBodyID(r, "stageId")
 	if err != nil {
 		return err
 	}
-	var body struct {
-		StageID Opt[uuid.UUID] `json:"stageId"`
-	}
-	if err := decodeBody(r, &body, nil); err != nil {
-		return err
-	}
-	if body.StageID.Ptr() == nil {
-		return apperr.Invalid("stageId", "is required")
-	}
 	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.MoveLeadToStage(ctx, id, body.StageID.Value)
+		return m.MoveLeadToStage(ctx, id, stageID)
 	})
 }
 
 func (h leadHandlers) assign(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, advisorID, err := pathAndBodyID(r, "advisorId")
 	if err != nil {
 		return err
 	}
-	var body struct {
-		AdvisorID Opt[uuid.UUID] `json:"advisorId"`
-	}
-	if err := decodeBody(r, &body, nil); err != nil {
-		return err
-	}
-	if body.AdvisorID.Ptr() == nil {
-		return apperr.Invalid("advisorId", "is required")
-	}
 	err = h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.AssignLead(ctx, id, body.AdvisorID.Value)
+		return m.AssignLead(ctx, id, advisorID)
 	})
 	// The rule names the create field; this endpoint's body calls it advisorId.
 	if e := graph.AppError(err); err != nil && e.Field == "assignToAdvisorId" {
@@ -212,6 +195,31 @@ func (h leadHandlers) assign(w http.ResponseWriter, r *http.Request) error {
 		return e
 	}
 	return err
+}
+
+// pathAndBodyID reads the {id} path parameter and a body holding exactly
+// one member, name, a required UUID.
+func pathAndBodyID(r *http.Request, name string) (id, value uuid.UUID, err error) {
+	if id, err = pathID(r); err != nil {
+		return id, value, err
+	}
+	obj, err := readObject(r)
+	if err != nil {
+		return id, value, err
+	}
+	for _, k := range sortedKeys(obj) {
+		if k != name {
+			return id, value, apperr.Invalid(k, "unknown field")
+		}
+	}
+	raw, ok := obj[name]
+	if !ok || string(raw) == "null" {
+		return id, value, apperr.Invalid(name, "is required")
+	}
+	if err := json.Unmarshal(raw, &value); err != nil {
+		return id, value, apperr.Invalid(name, "%s", typeProblem(err))
+	}
+	return id, value, nil
 }
 
 // respond runs a lead mutation and answers 200 with the lead.

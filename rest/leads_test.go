@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -402,6 +403,14 @@ func TestSearchLeads(t *testing.T) {
 			t.Fatalf("search cedar after rename = %v", got)
 		}
 	})
+	t.Run("SurvivesReindex", func(t *testing.T) {
+		if err := e.DB.Reindex(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := search(t, "acm"); len(got) != 2 || got[0] != acme {
+			t.Fatalf("search acm after reindex = %v", got)
+		}
+	})
 }
 
 func TestMoveAndAssign(t *testing.T) {
@@ -419,12 +428,24 @@ func TestMoveAndAssign(t *testing.T) {
 			t.Errorf("stageChangedAt did not move")
 		}
 	})
+	t.Run("MoveToCurrentStageChangesNothing", func(t *testing.T) {
+		before := e.Get("/v1/leads/"+id, e.Key)
+		r := e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{"stageId": stages[3].ID})
+		mustStatus(t, r, http.StatusOK)
+		if r.Attr("stageChangedAt") != before.Attr("stageChangedAt") || r.Attr("updatedAt") != before.Attr("updatedAt") {
+			t.Errorf("a move to the current stage changed the lead")
+		}
+	})
 	t.Run("MoveStageErrors", func(t *testing.T) {
 		other, _ := e.NewOrg("Other", viewer.AllScopes...)
 		mustError(t, e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{"stageId": e.Stages(other.ID)[1].ID}),
 			http.StatusUnprocessableEntity, "VALIDATION_ERROR", "stageId")
 		mustError(t, e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{}),
 			http.StatusUnprocessableEntity, "VALIDATION_ERROR", "stageId")
+		mustError(t, e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{"stageId": "first"}),
+			http.StatusUnprocessableEntity, "VALIDATION_ERROR", "stageId")
+		mustError(t, e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{"stageId": stages[1].ID, "note": "x"}),
+			http.StatusUnprocessableEntity, "VALIDATION_ERROR", "note")
 		mustError(t, e.Post("/v1/leads/"+uuid.NewString()+"/stage", e.Key, map[string]any{"stageId": stages[1].ID}),
 			http.StatusNotFound, "NOT_FOUND", "")
 	})

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/graph"
 )
 
 // leadAttributes is the lead as SPEC 2.2 shows it. Optional values are
@@ -70,7 +71,7 @@ func leadResource(l *ent.Lead) Resource {
 		a.Stage = &stageView{ID: s.ID, StageKey: s.StageKey, StageLabel: s.StageLabel, Color: s.Color, SemanticSlot: s.SemanticSlot.String()}
 	}
 	if u := l.Edges.PrimaryAdvisor; u != nil {
-		name := u.FirstName + " " + u.LastName
+		name := graph.FullName(u)
 		a.PrimaryAdvisorName = &name
 	}
 	return Resource{ID: l.ID.String(), Type: "lead", Attributes: a}

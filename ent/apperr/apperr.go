@@ -58,11 +58,3 @@ func As(err error) (*Error, bool) {
 	ok := errors.As(err, &e)
 	return e, ok
 }
-
-// CodeOf returns the code of err, or INTERNAL_ERROR for errors of unknown kind.
-func CodeOf(err error) string {
-	if e, ok := As(err); ok {
-		return e.Code
-	}
-	return Internal
-}

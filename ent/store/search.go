@@ -38,7 +38,7 @@ func searchDDL(dia string) []string {
 	// counts inside the index without reading one lead row per match; only
 	// the page's rows are read. bm25 weights mirror the PostgreSQL ones.
 	// Note: VACUUM may renumber rowids of a table without an INTEGER PRIMARY
-	// KEY; call Reindex after one.
+	// KEY; run `svc reindex` after one.
 	values := func(row string) string {
 		return row + `.rowid, 'o' || replace(` + row + `.org_id, '-', ''), ` + row + `.business_name, ` +
 			row + `.contact_first_name, ` + row + `.contact_last_name, ` + row + `.email`
