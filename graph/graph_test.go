@@ -102,6 +102,25 @@ func TestGraphQLMutations(t *testing.T) {
 			t.Fatalf("assignLead = %v %s", data, code)
 		}
 	})
+	t.Run("AppendTagsKeepsTheLimit", func(t *testing.T) {
+		data, code := gql(t, e, e.Key, `mutation($id: ID!) { a: updateLead(id: $id, input: {tags: ["x"]}) { id } b: updateLead(id: $id, input: {appendTags: ["y"]}) { tags } }`, map[string]any{"id": id})
+		if got := fmt.Sprint(data["b"].(map[string]any)["tags"]); code != "" || got != "[x y]" {
+			t.Fatalf("appendTags: tags %s, code %q", got, code)
+		}
+		many := make([]string, 50)
+		for i := range many {
+			many[i] = fmt.Sprintf("t%d", i)
+		}
+		_, code = gql(t, e, e.Key, `mutation($id: ID!, $tags: [String!]) { updateLead(id: $id, input: {tags: $tags}) { id } }`,
+			map[string]any{"id": id, "tags": many})
+		if code != "" {
+			t.Fatalf("50 tags: %s", code)
+		}
+		_, code = gql(t, e, e.Key, `mutation($id: ID!) { updateLead(id: $id, input: {appendTags: ["one-more"]}) { id } }`, map[string]any{"id": id})
+		if code != "VALIDATION_ERROR" {
+			t.Errorf("51st tag by append: code %q, want VALIDATION_ERROR", code)
+		}
+	})
 	t.Run("ValidationCode", func(t *testing.T) {
 		_, code := gql(t, e, e.Key, `mutation { createLead(input: {email: "nope"}) { id } }`, nil)
 		if code != "VALIDATION_ERROR" {

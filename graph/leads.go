@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -21,6 +22,8 @@ const (
 	MaxLimit     = 100
 	// MaxPage keeps page*limit far from overflow and offsets sane.
 	MaxPage = 1_000_000
+	// MaxSearch bounds the search string (and so the words matched).
+	MaxSearch = 200
 )
 
 // leadsPage is the offset-paged lead list behind REST GET /v1/leads.
@@ -37,6 +40,9 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 	}
 	if limit < 1 || limit > MaxLimit {
 		return nil, apperr.Invalid("limit", "must be between 1 and %d", MaxLimit)
+	}
+	if search != nil && utf8.RuneCountInString(*search) > MaxSearch {
+		return nil, apperr.Invalid("search", "must be at most %d characters", MaxSearch)
 	}
 	offset := (page - 1) * limit
 	var (

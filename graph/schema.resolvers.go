@@ -25,7 +25,15 @@ func (r *mutationResolver) CreateLead(ctx context.Context, input ent.CreateLeadI
 
 // UpdateLead is the resolver for the updateLead field.
 func (r *mutationResolver) UpdateLead(ctx context.Context, id uuid.UUID, input ent.UpdateLeadInput) (*ent.Lead, error) {
-	return r.client(ctx).Lead.UpdateOneID(id).SetInput(input).Save(ctx)
+	// entgql v0.7.0's generated Mutate appends input.Tags instead of
+	// input.AppendTags, so the append is applied here instead.
+	appendTags := input.AppendTags
+	input.AppendTags = nil
+	u := r.client(ctx).Lead.UpdateOneID(id).SetInput(input)
+	if len(appendTags) > 0 {
+		u.AppendTags(appendTags)
+	}
+	return u.Save(ctx)
 }
 
 // MoveLeadToStage is the resolver for the moveLeadToStage field.

@@ -387,6 +387,14 @@ func TestSearchLeads(t *testing.T) {
 			mustStatus(t, r, http.StatusOK)
 		}
 	})
+	t.Run("TooLong", func(t *testing.T) {
+		mustError(t, e.Get("/v1/leads?search="+strings.Repeat("a", 201), e.Key), http.StatusUnprocessableEntity, "VALIDATION_ERROR", "search")
+	})
+	t.Run("NoWords", func(t *testing.T) {
+		if got := search(t, "%40%40%40"); len(got) != 0 {
+			t.Fatalf("search @@@ = %v", got)
+		}
+	})
 	t.Run("Paging", func(t *testing.T) {
 		r := e.Get("/v1/leads?search=acme&limit=1&page=2", e.Key)
 		mustStatus(t, r, http.StatusOK)

@@ -58,7 +58,7 @@ func leadCreateDefaults(next ent.Mutator) ent.Mutator {
 // references that must point into the lead's own organization.
 func leadChecks(next ent.Mutator) ent.Mutator {
 	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
-		if err := checkTags(m); err != nil {
+		if err := checkTags(ctx, m); err != nil {
 			return nil, err
 		}
 		if err := checkCustomFields(m); err != nil {
@@ -75,15 +75,26 @@ func leadChecks(next ent.Mutator) ent.Mutator {
 	})
 }
 
-func checkTags(m *gen.LeadMutation) error {
-	tags, ok := m.Tags()
-	if !ok {
+func checkTags(ctx context.Context, m *gen.LeadMutation) error {
+	tags, set := m.Tags()
+	appended, appending := m.AppendedTags()
+	if !set && !appending {
 		return nil
 	}
-	if len(tags) > maxTags {
+	total := len(tags) + len(appended)
+	if appending && !set && m.Op().Is(ent.OpUpdateOne) {
+		// GraphQL's appendTags adds to what the lead already has.
+		id, _ := m.ID()
+		current, err := m.Client().Lead.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		total += len(current.Tags)
+	}
+	if total > maxTags {
 		return apperr.Invalid("tags", "at most %d tags are allowed", maxTags)
 	}
-	for _, t := range tags {
+	for _, t := range append(tags, appended...) {
 		if err := runeLen(1, maxTagLen)(t); err != nil {
 			return apperr.Invalid("tags", "each tag %s", err)
 		}
