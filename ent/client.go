@@ -16,7 +16,9 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -35,6 +37,10 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AgentPresence is the client for interacting with the AgentPresence builders.
+	AgentPresence *AgentPresenceClient
+	// CallEvent is the client for interacting with the CallEvent builders.
+	CallEvent *CallEventClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
@@ -61,6 +67,8 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.AgentPresence = NewAgentPresenceClient(c.config)
+	c.CallEvent = NewCallEventClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.Lead = NewLeadClient(c.config)
@@ -161,6 +169,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:               ctx,
 		config:            cfg,
 		APIKey:            NewAPIKeyClient(cfg),
+		AgentPresence:     NewAgentPresenceClient(cfg),
+		CallEvent:         NewCallEventClient(cfg),
 		Contact:           NewContactClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
 		Lead:              NewLeadClient(cfg),
@@ -188,6 +198,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:               ctx,
 		config:            cfg,
 		APIKey:            NewAPIKeyClient(cfg),
+		AgentPresence:     NewAgentPresenceClient(cfg),
+		CallEvent:         NewCallEventClient(cfg),
 		Contact:           NewContactClient(cfg),
 		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
 		Lead:              NewLeadClient(cfg),
@@ -224,8 +236,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Contact, c.IdempotencyRecord, c.Lead, c.Organization,
-		c.PipelineStage, c.Team, c.User,
+		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord, c.Lead,
+		c.Organization, c.PipelineStage, c.Team, c.User,
 	} {
 		n.Use(hooks...)
 	}
@@ -235,8 +247,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Contact, c.IdempotencyRecord, c.Lead, c.Organization,
-		c.PipelineStage, c.Team, c.User,
+		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord, c.Lead,
+		c.Organization, c.PipelineStage, c.Team, c.User,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -247,6 +259,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *AgentPresenceMutation:
+		return c.AgentPresence.mutate(ctx, m)
+	case *CallEventMutation:
+		return c.CallEvent.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
@@ -413,6 +429,370 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// AgentPresenceClient is a client for the AgentPresence schema.
+type AgentPresenceClient struct {
+	config
+}
+
+// NewAgentPresenceClient returns a client for the AgentPresence from the given config.
+func NewAgentPresenceClient(c config) *AgentPresenceClient {
+	return &AgentPresenceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `agentpresence.Hooks(f(g(h())))`.
+func (c *AgentPresenceClient) Use(hooks ...Hook) {
+	c.hooks.AgentPresence = append(c.hooks.AgentPresence, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `agentpresence.Intercept(f(g(h())))`.
+func (c *AgentPresenceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AgentPresence = append(c.inters.AgentPresence, interceptors...)
+}
+
+// Create returns a builder for creating a AgentPresence entity.
+func (c *AgentPresenceClient) Create() *AgentPresenceCreate {
+	mutation := newAgentPresenceMutation(c.config, OpCreate)
+	return &AgentPresenceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AgentPresence entities.
+func (c *AgentPresenceClient) CreateBulk(builders ...*AgentPresenceCreate) *AgentPresenceCreateBulk {
+	return &AgentPresenceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AgentPresenceClient) MapCreateBulk(slice any, setFunc func(*AgentPresenceCreate, int)) *AgentPresenceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AgentPresenceCreateBulk{err: fmt.Errorf("calling to AgentPresenceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AgentPresenceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AgentPresenceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AgentPresence.
+func (c *AgentPresenceClient) Update() *AgentPresenceUpdate {
+	mutation := newAgentPresenceMutation(c.config, OpUpdate)
+	return &AgentPresenceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AgentPresenceClient) UpdateOne(_m *AgentPresence) *AgentPresenceUpdateOne {
+	mutation := newAgentPresenceMutation(c.config, OpUpdateOne, withAgentPresence(_m))
+	return &AgentPresenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AgentPresenceClient) UpdateOneID(id uuid.UUID) *AgentPresenceUpdateOne {
+	mutation := newAgentPresenceMutation(c.config, OpUpdateOne, withAgentPresenceID(id))
+	return &AgentPresenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AgentPresence.
+func (c *AgentPresenceClient) Delete() *AgentPresenceDelete {
+	mutation := newAgentPresenceMutation(c.config, OpDelete)
+	return &AgentPresenceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AgentPresenceClient) DeleteOne(_m *AgentPresence) *AgentPresenceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AgentPresenceClient) DeleteOneID(id uuid.UUID) *AgentPresenceDeleteOne {
+	builder := c.Delete().Where(agentpresence.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AgentPresenceDeleteOne{builder}
+}
+
+// Query returns a query builder for AgentPresence.
+func (c *AgentPresenceClient) Query() *AgentPresenceQuery {
+	return &AgentPresenceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAgentPresence},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AgentPresence entity by its id.
+func (c *AgentPresenceClient) Get(ctx context.Context, id uuid.UUID) (*AgentPresence, error) {
+	return c.Query().Where(agentpresence.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AgentPresenceClient) GetX(ctx context.Context, id uuid.UUID) *AgentPresence {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a AgentPresence.
+func (c *AgentPresenceClient) QueryOrganization(_m *AgentPresence) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agentpresence.Table, agentpresence.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, agentpresence.OrganizationTable, agentpresence.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a AgentPresence.
+func (c *AgentPresenceClient) QueryUser(_m *AgentPresence) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agentpresence.Table, agentpresence.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, agentpresence.UserTable, agentpresence.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCurrentLead queries the current_lead edge of a AgentPresence.
+func (c *AgentPresenceClient) QueryCurrentLead(_m *AgentPresence) *LeadQuery {
+	query := (&LeadClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agentpresence.Table, agentpresence.FieldID, id),
+			sqlgraph.To(lead.Table, lead.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, agentpresence.CurrentLeadTable, agentpresence.CurrentLeadColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AgentPresenceClient) Hooks() []Hook {
+	hooks := c.hooks.AgentPresence
+	return append(hooks[:len(hooks):len(hooks)], agentpresence.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AgentPresenceClient) Interceptors() []Interceptor {
+	return c.inters.AgentPresence
+}
+
+func (c *AgentPresenceClient) mutate(ctx context.Context, m *AgentPresenceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AgentPresenceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AgentPresenceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AgentPresenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AgentPresenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AgentPresence mutation op: %q", m.Op())
+	}
+}
+
+// CallEventClient is a client for the CallEvent schema.
+type CallEventClient struct {
+	config
+}
+
+// NewCallEventClient returns a client for the CallEvent from the given config.
+func NewCallEventClient(c config) *CallEventClient {
+	return &CallEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `callevent.Hooks(f(g(h())))`.
+func (c *CallEventClient) Use(hooks ...Hook) {
+	c.hooks.CallEvent = append(c.hooks.CallEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `callevent.Intercept(f(g(h())))`.
+func (c *CallEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CallEvent = append(c.inters.CallEvent, interceptors...)
+}
+
+// Create returns a builder for creating a CallEvent entity.
+func (c *CallEventClient) Create() *CallEventCreate {
+	mutation := newCallEventMutation(c.config, OpCreate)
+	return &CallEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CallEvent entities.
+func (c *CallEventClient) CreateBulk(builders ...*CallEventCreate) *CallEventCreateBulk {
+	return &CallEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CallEventClient) MapCreateBulk(slice any, setFunc func(*CallEventCreate, int)) *CallEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CallEventCreateBulk{err: fmt.Errorf("calling to CallEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CallEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CallEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CallEvent.
+func (c *CallEventClient) Update() *CallEventUpdate {
+	mutation := newCallEventMutation(c.config, OpUpdate)
+	return &CallEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CallEventClient) UpdateOne(_m *CallEvent) *CallEventUpdateOne {
+	mutation := newCallEventMutation(c.config, OpUpdateOne, withCallEvent(_m))
+	return &CallEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CallEventClient) UpdateOneID(id uuid.UUID) *CallEventUpdateOne {
+	mutation := newCallEventMutation(c.config, OpUpdateOne, withCallEventID(id))
+	return &CallEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CallEvent.
+func (c *CallEventClient) Delete() *CallEventDelete {
+	mutation := newCallEventMutation(c.config, OpDelete)
+	return &CallEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CallEventClient) DeleteOne(_m *CallEvent) *CallEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CallEventClient) DeleteOneID(id uuid.UUID) *CallEventDeleteOne {
+	builder := c.Delete().Where(callevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CallEventDeleteOne{builder}
+}
+
+// Query returns a query builder for CallEvent.
+func (c *CallEventClient) Query() *CallEventQuery {
+	return &CallEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCallEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CallEvent entity by its id.
+func (c *CallEventClient) Get(ctx context.Context, id uuid.UUID) (*CallEvent, error) {
+	return c.Query().Where(callevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CallEventClient) GetX(ctx context.Context, id uuid.UUID) *CallEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a CallEvent.
+func (c *CallEventClient) QueryOrganization(_m *CallEvent) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(callevent.Table, callevent.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, callevent.OrganizationTable, callevent.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a CallEvent.
+func (c *CallEventClient) QueryUser(_m *CallEvent) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(callevent.Table, callevent.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, callevent.UserTable, callevent.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLead queries the lead edge of a CallEvent.
+func (c *CallEventClient) QueryLead(_m *CallEvent) *LeadQuery {
+	query := (&LeadClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(callevent.Table, callevent.FieldID, id),
+			sqlgraph.To(lead.Table, lead.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, callevent.LeadTable, callevent.LeadColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CallEventClient) Hooks() []Hook {
+	hooks := c.hooks.CallEvent
+	return append(hooks[:len(hooks):len(hooks)], callevent.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CallEventClient) Interceptors() []Interceptor {
+	return c.inters.CallEvent
+}
+
+func (c *CallEventClient) mutate(ctx context.Context, m *CallEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CallEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CallEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CallEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CallEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CallEvent mutation op: %q", m.Op())
 	}
 }
 
@@ -888,6 +1268,38 @@ func (c *LeadClient) QueryContact(_m *Lead) *ContactQuery {
 	return query
 }
 
+// QueryCallEvents queries the call_events edge of a Lead.
+func (c *LeadClient) QueryCallEvents(_m *Lead) *CallEventQuery {
+	query := (&CallEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, id),
+			sqlgraph.To(callevent.Table, callevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.CallEventsTable, lead.CallEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPresences queries the presences edge of a Lead.
+func (c *LeadClient) QueryPresences(_m *Lead) *AgentPresenceQuery {
+	query := (&AgentPresenceClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, id),
+			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.PresencesTable, lead.PresencesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *LeadClient) Hooks() []Hook {
 	hooks := c.hooks.Lead
@@ -1111,6 +1523,38 @@ func (c *OrganizationClient) QueryLeads(_m *Organization) *LeadQuery {
 			sqlgraph.From(organization.Table, organization.FieldID, id),
 			sqlgraph.To(lead.Table, lead.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, organization.LeadsTable, organization.LeadsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCallEvents queries the call_events edge of a Organization.
+func (c *OrganizationClient) QueryCallEvents(_m *Organization) *CallEventQuery {
+	query := (&CallEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(callevent.Table, callevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.CallEventsTable, organization.CallEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPresences queries the presences edge of a Organization.
+func (c *OrganizationClient) QueryPresences(_m *Organization) *AgentPresenceQuery {
+	query := (&AgentPresenceClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.PresencesTable, organization.PresencesColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -1632,6 +2076,38 @@ func (c *UserClient) QueryAdvisedLeads(_m *User) *LeadQuery {
 	return query
 }
 
+// QueryCallEvents queries the call_events edge of a User.
+func (c *UserClient) QueryCallEvents(_m *User) *CallEventQuery {
+	query := (&CallEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(callevent.Table, callevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CallEventsTable, user.CallEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPresence queries the presence edge of a User.
+func (c *UserClient) QueryPresence(_m *User) *AgentPresenceQuery {
+	query := (&AgentPresenceClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.PresenceTable, user.PresenceColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	hooks := c.hooks.User
@@ -1661,12 +2137,12 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Contact, IdempotencyRecord, Lead, Organization, PipelineStage, Team,
-		User []ent.Hook
+		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, Lead,
+		Organization, PipelineStage, Team, User []ent.Hook
 	}
 	inters struct {
-		APIKey, Contact, IdempotencyRecord, Lead, Organization, PipelineStage, Team,
-		User []ent.Interceptor
+		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, Lead,
+		Organization, PipelineStage, Team, User []ent.Interceptor
 	}
 )
 

@@ -12,7 +12,9 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -81,6 +83,8 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:            apikey.ValidColumn,
+			agentpresence.Table:     agentpresence.ValidColumn,
+			callevent.Table:         callevent.ValidColumn,
 			contact.Table:           contact.ValidColumn,
 			idempotencyrecord.Table: idempotencyrecord.ValidColumn,
 			lead.Table:              lead.ValidColumn,

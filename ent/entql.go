@@ -3,7 +3,9 @@
 package ent
 
 import (
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -21,7 +23,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 8)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 10)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -48,6 +50,56 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   agentpresence.Table,
+			Columns: agentpresence.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: agentpresence.FieldID,
+			},
+		},
+		Type: "AgentPresence",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			agentpresence.FieldCreatedAt:       {Type: field.TypeTime, Column: agentpresence.FieldCreatedAt},
+			agentpresence.FieldUpdatedAt:       {Type: field.TypeTime, Column: agentpresence.FieldUpdatedAt},
+			agentpresence.FieldOrgID:           {Type: field.TypeUUID, Column: agentpresence.FieldOrgID},
+			agentpresence.FieldUserID:          {Type: field.TypeUUID, Column: agentpresence.FieldUserID},
+			agentpresence.FieldStatus:          {Type: field.TypeEnum, Column: agentpresence.FieldStatus},
+			agentpresence.FieldCurrentCallID:   {Type: field.TypeString, Column: agentpresence.FieldCurrentCallID},
+			agentpresence.FieldCurrentLeadID:   {Type: field.TypeUUID, Column: agentpresence.FieldCurrentLeadID},
+			agentpresence.FieldCampaignName:    {Type: field.TypeString, Column: agentpresence.FieldCampaignName},
+			agentpresence.FieldMetadata:        {Type: field.TypeJSON, Column: agentpresence.FieldMetadata},
+			agentpresence.FieldStatusChangedAt: {Type: field.TypeTime, Column: agentpresence.FieldStatusChangedAt},
+			agentpresence.FieldCallStartedAt:   {Type: field.TypeTime, Column: agentpresence.FieldCallStartedAt},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   callevent.Table,
+			Columns: callevent.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: callevent.FieldID,
+			},
+		},
+		Type: "CallEvent",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			callevent.FieldCreatedAt:       {Type: field.TypeTime, Column: callevent.FieldCreatedAt},
+			callevent.FieldUpdatedAt:       {Type: field.TypeTime, Column: callevent.FieldUpdatedAt},
+			callevent.FieldOrgID:           {Type: field.TypeUUID, Column: callevent.FieldOrgID},
+			callevent.FieldExternalCallID:  {Type: field.TypeString, Column: callevent.FieldExternalCallID},
+			callevent.FieldUserID:          {Type: field.TypeUUID, Column: callevent.FieldUserID},
+			callevent.FieldLeadID:          {Type: field.TypeUUID, Column: callevent.FieldLeadID},
+			callevent.FieldEventType:       {Type: field.TypeEnum, Column: callevent.FieldEventType},
+			callevent.FieldDirection:       {Type: field.TypeEnum, Column: callevent.FieldDirection},
+			callevent.FieldDurationSeconds: {Type: field.TypeInt, Column: callevent.FieldDurationSeconds},
+			callevent.FieldDisposition:     {Type: field.TypeString, Column: callevent.FieldDisposition},
+			callevent.FieldNotes:           {Type: field.TypeString, Column: callevent.FieldNotes},
+			callevent.FieldMetadata:        {Type: field.TypeJSON, Column: callevent.FieldMetadata},
+			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -66,7 +118,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -89,7 +141,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -132,7 +184,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -150,7 +202,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -171,7 +223,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -188,7 +240,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -220,6 +272,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"APIKey",
 		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   agentpresence.OrganizationTable,
+			Columns: []string{agentpresence.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AgentPresence",
+		"Organization",
+	)
+	graph.MustAddE(
+		"user",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: true,
+			Table:   agentpresence.UserTable,
+			Columns: []string{agentpresence.UserColumn},
+			Bidi:    false,
+		},
+		"AgentPresence",
+		"User",
+	)
+	graph.MustAddE(
+		"current_lead",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   agentpresence.CurrentLeadTable,
+			Columns: []string{agentpresence.CurrentLeadColumn},
+			Bidi:    false,
+		},
+		"AgentPresence",
+		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   callevent.OrganizationTable,
+			Columns: []string{callevent.OrganizationColumn},
+			Bidi:    false,
+		},
+		"CallEvent",
+		"Organization",
+	)
+	graph.MustAddE(
+		"user",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   callevent.UserTable,
+			Columns: []string{callevent.UserColumn},
+			Bidi:    false,
+		},
+		"CallEvent",
+		"User",
+	)
+	graph.MustAddE(
+		"lead",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   callevent.LeadTable,
+			Columns: []string{callevent.LeadColumn},
+			Bidi:    false,
+		},
+		"CallEvent",
+		"Lead",
 	)
 	graph.MustAddE(
 		"organization",
@@ -294,6 +418,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Contact",
 	)
 	graph.MustAddE(
+		"call_events",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+		},
+		"Lead",
+		"CallEvent",
+	)
+	graph.MustAddE(
+		"presences",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+		},
+		"Lead",
+		"AgentPresence",
+	)
+	graph.MustAddE(
 		"api_keys",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -364,6 +512,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Organization",
 		"Lead",
+	)
+	graph.MustAddE(
+		"call_events",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"CallEvent",
+	)
+	graph.MustAddE(
+		"presences",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"AgentPresence",
 	)
 	graph.MustAddE(
 		"organization",
@@ -448,6 +620,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"User",
 		"Lead",
+	)
+	graph.MustAddE(
+		"call_events",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+		},
+		"User",
+		"CallEvent",
+	)
+	graph.MustAddE(
+		"presence",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.PresenceTable,
+			Columns: []string{user.PresenceColumn},
+			Bidi:    false,
+		},
+		"User",
+		"AgentPresence",
 	)
 	return graph
 }()
@@ -568,6 +764,290 @@ func (f *APIKeyFilter) WhereHasOrganizationWith(preds ...predicate.Organization)
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AgentPresenceQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AgentPresenceQuery builder.
+func (_q *AgentPresenceQuery) Filter() *AgentPresenceFilter {
+	return &AgentPresenceFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AgentPresenceMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AgentPresenceMutation builder.
+func (m *AgentPresenceMutation) Filter() *AgentPresenceFilter {
+	return &AgentPresenceFilter{config: m.config, predicateAdder: m}
+}
+
+// AgentPresenceFilter provides a generic filtering capability at runtime for AgentPresenceQuery.
+type AgentPresenceFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AgentPresenceFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AgentPresenceFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(agentpresence.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AgentPresenceFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(agentpresence.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AgentPresenceFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(agentpresence.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *AgentPresenceFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(agentpresence.FieldOrgID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *AgentPresenceFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(agentpresence.FieldUserID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *AgentPresenceFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(agentpresence.FieldStatus))
+}
+
+// WhereCurrentCallID applies the entql string predicate on the current_call_id field.
+func (f *AgentPresenceFilter) WhereCurrentCallID(p entql.StringP) {
+	f.Where(p.Field(agentpresence.FieldCurrentCallID))
+}
+
+// WhereCurrentLeadID applies the entql [16]byte predicate on the current_lead_id field.
+func (f *AgentPresenceFilter) WhereCurrentLeadID(p entql.ValueP) {
+	f.Where(p.Field(agentpresence.FieldCurrentLeadID))
+}
+
+// WhereCampaignName applies the entql string predicate on the campaign_name field.
+func (f *AgentPresenceFilter) WhereCampaignName(p entql.StringP) {
+	f.Where(p.Field(agentpresence.FieldCampaignName))
+}
+
+// WhereMetadata applies the entql json.RawMessage predicate on the metadata field.
+func (f *AgentPresenceFilter) WhereMetadata(p entql.BytesP) {
+	f.Where(p.Field(agentpresence.FieldMetadata))
+}
+
+// WhereStatusChangedAt applies the entql time.Time predicate on the status_changed_at field.
+func (f *AgentPresenceFilter) WhereStatusChangedAt(p entql.TimeP) {
+	f.Where(p.Field(agentpresence.FieldStatusChangedAt))
+}
+
+// WhereCallStartedAt applies the entql time.Time predicate on the call_started_at field.
+func (f *AgentPresenceFilter) WhereCallStartedAt(p entql.TimeP) {
+	f.Where(p.Field(agentpresence.FieldCallStartedAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AgentPresenceFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AgentPresenceFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasUser applies a predicate to check if query has an edge user.
+func (f *AgentPresenceFilter) WhereHasUser() {
+	f.Where(entql.HasEdge("user"))
+}
+
+// WhereHasUserWith applies a predicate to check if query has an edge user with a given conditions (other predicates).
+func (f *AgentPresenceFilter) WhereHasUserWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("user", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCurrentLead applies a predicate to check if query has an edge current_lead.
+func (f *AgentPresenceFilter) WhereHasCurrentLead() {
+	f.Where(entql.HasEdge("current_lead"))
+}
+
+// WhereHasCurrentLeadWith applies a predicate to check if query has an edge current_lead with a given conditions (other predicates).
+func (f *AgentPresenceFilter) WhereHasCurrentLeadWith(preds ...predicate.Lead) {
+	f.Where(entql.HasEdgeWith("current_lead", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *CallEventQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CallEventQuery builder.
+func (_q *CallEventQuery) Filter() *CallEventFilter {
+	return &CallEventFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CallEventMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CallEventMutation builder.
+func (m *CallEventMutation) Filter() *CallEventFilter {
+	return &CallEventFilter{config: m.config, predicateAdder: m}
+}
+
+// CallEventFilter provides a generic filtering capability at runtime for CallEventQuery.
+type CallEventFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CallEventFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CallEventFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(callevent.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CallEventFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(callevent.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CallEventFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(callevent.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *CallEventFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(callevent.FieldOrgID))
+}
+
+// WhereExternalCallID applies the entql string predicate on the external_call_id field.
+func (f *CallEventFilter) WhereExternalCallID(p entql.StringP) {
+	f.Where(p.Field(callevent.FieldExternalCallID))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *CallEventFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(callevent.FieldUserID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *CallEventFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(callevent.FieldLeadID))
+}
+
+// WhereEventType applies the entql string predicate on the event_type field.
+func (f *CallEventFilter) WhereEventType(p entql.StringP) {
+	f.Where(p.Field(callevent.FieldEventType))
+}
+
+// WhereDirection applies the entql string predicate on the direction field.
+func (f *CallEventFilter) WhereDirection(p entql.StringP) {
+	f.Where(p.Field(callevent.FieldDirection))
+}
+
+// WhereDurationSeconds applies the entql int predicate on the duration_seconds field.
+func (f *CallEventFilter) WhereDurationSeconds(p entql.IntP) {
+	f.Where(p.Field(callevent.FieldDurationSeconds))
+}
+
+// WhereDisposition applies the entql string predicate on the disposition field.
+func (f *CallEventFilter) WhereDisposition(p entql.StringP) {
+	f.Where(p.Field(callevent.FieldDisposition))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *CallEventFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(callevent.FieldNotes))
+}
+
+// WhereMetadata applies the entql json.RawMessage predicate on the metadata field.
+func (f *CallEventFilter) WhereMetadata(p entql.BytesP) {
+	f.Where(p.Field(callevent.FieldMetadata))
+}
+
+// WhereOccurredAt applies the entql time.Time predicate on the occurred_at field.
+func (f *CallEventFilter) WhereOccurredAt(p entql.TimeP) {
+	f.Where(p.Field(callevent.FieldOccurredAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *CallEventFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *CallEventFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasUser applies a predicate to check if query has an edge user.
+func (f *CallEventFilter) WhereHasUser() {
+	f.Where(entql.HasEdge("user"))
+}
+
+// WhereHasUserWith applies a predicate to check if query has an edge user with a given conditions (other predicates).
+func (f *CallEventFilter) WhereHasUserWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("user", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLead applies a predicate to check if query has an edge lead.
+func (f *CallEventFilter) WhereHasLead() {
+	f.Where(entql.HasEdge("lead"))
+}
+
+// WhereHasLeadWith applies a predicate to check if query has an edge lead with a given conditions (other predicates).
+func (f *CallEventFilter) WhereHasLeadWith(preds ...predicate.Lead) {
+	f.Where(entql.HasEdgeWith("lead", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ContactQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -596,7 +1076,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -699,7 +1179,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -789,7 +1269,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1006,6 +1486,34 @@ func (f *LeadFilter) WhereHasContactWith(preds ...predicate.Contact) {
 	})))
 }
 
+// WhereHasCallEvents applies a predicate to check if query has an edge call_events.
+func (f *LeadFilter) WhereHasCallEvents() {
+	f.Where(entql.HasEdge("call_events"))
+}
+
+// WhereHasCallEventsWith applies a predicate to check if query has an edge call_events with a given conditions (other predicates).
+func (f *LeadFilter) WhereHasCallEventsWith(preds ...predicate.CallEvent) {
+	f.Where(entql.HasEdgeWith("call_events", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPresences applies a predicate to check if query has an edge presences.
+func (f *LeadFilter) WhereHasPresences() {
+	f.Where(entql.HasEdge("presences"))
+}
+
+// WhereHasPresencesWith applies a predicate to check if query has an edge presences with a given conditions (other predicates).
+func (f *LeadFilter) WhereHasPresencesWith(preds ...predicate.AgentPresence) {
+	f.Where(entql.HasEdgeWith("presences", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *OrganizationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -1035,7 +1543,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1155,6 +1663,34 @@ func (f *OrganizationFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 	})))
 }
 
+// WhereHasCallEvents applies a predicate to check if query has an edge call_events.
+func (f *OrganizationFilter) WhereHasCallEvents() {
+	f.Where(entql.HasEdge("call_events"))
+}
+
+// WhereHasCallEventsWith applies a predicate to check if query has an edge call_events with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasCallEventsWith(preds ...predicate.CallEvent) {
+	f.Where(entql.HasEdgeWith("call_events", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPresences applies a predicate to check if query has an edge presences.
+func (f *OrganizationFilter) WhereHasPresences() {
+	f.Where(entql.HasEdge("presences"))
+}
+
+// WhereHasPresencesWith applies a predicate to check if query has an edge presences with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasPresencesWith(preds ...predicate.AgentPresence) {
+	f.Where(entql.HasEdgeWith("presences", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PipelineStageQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -1184,7 +1720,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1292,7 +1828,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1380,7 +1916,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1467,6 +2003,34 @@ func (f *UserFilter) WhereHasAdvisedLeads() {
 // WhereHasAdvisedLeadsWith applies a predicate to check if query has an edge advised_leads with a given conditions (other predicates).
 func (f *UserFilter) WhereHasAdvisedLeadsWith(preds ...predicate.Lead) {
 	f.Where(entql.HasEdgeWith("advised_leads", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCallEvents applies a predicate to check if query has an edge call_events.
+func (f *UserFilter) WhereHasCallEvents() {
+	f.Where(entql.HasEdge("call_events"))
+}
+
+// WhereHasCallEventsWith applies a predicate to check if query has an edge call_events with a given conditions (other predicates).
+func (f *UserFilter) WhereHasCallEventsWith(preds ...predicate.CallEvent) {
+	f.Where(entql.HasEdgeWith("call_events", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPresence applies a predicate to check if query has an edge presence.
+func (f *UserFilter) WhereHasPresence() {
+	f.Where(entql.HasEdge("presence"))
+}
+
+// WhereHasPresenceWith applies a predicate to check if query has an edge presence with a given conditions (other predicates).
+func (f *UserFilter) WhereHasPresenceWith(preds ...predicate.AgentPresence) {
+	f.Where(entql.HasEdgeWith("presence", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

@@ -4,15 +4,359 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
+	"fmt"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 )
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AgentPresenceQuery) CollectFields(ctx context.Context, satisfies ...string) (*AgentPresenceQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AgentPresenceQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(agentpresence.Columns))
+		selectedFields = []string{agentpresence.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "user":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&UserClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
+				return err
+			}
+			_q.withUser = query
+			if _, ok := fieldSeen[agentpresence.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldUserID)
+				fieldSeen[agentpresence.FieldUserID] = struct{}{}
+			}
+
+		case "currentLead":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&LeadClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, leadImplementors)...); err != nil {
+				return err
+			}
+			_q.withCurrentLead = query
+			if _, ok := fieldSeen[agentpresence.FieldCurrentLeadID]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldCurrentLeadID)
+				fieldSeen[agentpresence.FieldCurrentLeadID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[agentpresence.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldCreatedAt)
+				fieldSeen[agentpresence.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[agentpresence.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldUpdatedAt)
+				fieldSeen[agentpresence.FieldUpdatedAt] = struct{}{}
+			}
+		case "userID":
+			if _, ok := fieldSeen[agentpresence.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldUserID)
+				fieldSeen[agentpresence.FieldUserID] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[agentpresence.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldStatus)
+				fieldSeen[agentpresence.FieldStatus] = struct{}{}
+			}
+		case "currentCallID":
+			if _, ok := fieldSeen[agentpresence.FieldCurrentCallID]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldCurrentCallID)
+				fieldSeen[agentpresence.FieldCurrentCallID] = struct{}{}
+			}
+		case "currentLeadID":
+			if _, ok := fieldSeen[agentpresence.FieldCurrentLeadID]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldCurrentLeadID)
+				fieldSeen[agentpresence.FieldCurrentLeadID] = struct{}{}
+			}
+		case "campaignName":
+			if _, ok := fieldSeen[agentpresence.FieldCampaignName]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldCampaignName)
+				fieldSeen[agentpresence.FieldCampaignName] = struct{}{}
+			}
+		case "metadata":
+			if _, ok := fieldSeen[agentpresence.FieldMetadata]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldMetadata)
+				fieldSeen[agentpresence.FieldMetadata] = struct{}{}
+			}
+		case "statusChangedAt":
+			if _, ok := fieldSeen[agentpresence.FieldStatusChangedAt]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldStatusChangedAt)
+				fieldSeen[agentpresence.FieldStatusChangedAt] = struct{}{}
+			}
+		case "callStartedAt":
+			if _, ok := fieldSeen[agentpresence.FieldCallStartedAt]; !ok {
+				selectedFields = append(selectedFields, agentpresence.FieldCallStartedAt)
+				fieldSeen[agentpresence.FieldCallStartedAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type agentpresencePaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AgentPresencePaginateOption
+}
+
+func newAgentPresencePaginateArgs(rv map[string]any) *agentpresencePaginateArgs {
+	args := &agentpresencePaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AgentPresenceOrder{Field: &AgentPresenceOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAgentPresenceOrder(order))
+			}
+		case *AgentPresenceOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAgentPresenceOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*AgentPresenceWhereInput); ok {
+		args.opts = append(args.opts, WithAgentPresenceFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *CallEventQuery) CollectFields(ctx context.Context, satisfies ...string) (*CallEventQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *CallEventQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(callevent.Columns))
+		selectedFields = []string{callevent.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "user":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&UserClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
+				return err
+			}
+			_q.withUser = query
+			if _, ok := fieldSeen[callevent.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldUserID)
+				fieldSeen[callevent.FieldUserID] = struct{}{}
+			}
+
+		case "lead":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&LeadClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, leadImplementors)...); err != nil {
+				return err
+			}
+			_q.withLead = query
+			if _, ok := fieldSeen[callevent.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldLeadID)
+				fieldSeen[callevent.FieldLeadID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[callevent.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldCreatedAt)
+				fieldSeen[callevent.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[callevent.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldUpdatedAt)
+				fieldSeen[callevent.FieldUpdatedAt] = struct{}{}
+			}
+		case "externalCallID":
+			if _, ok := fieldSeen[callevent.FieldExternalCallID]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldExternalCallID)
+				fieldSeen[callevent.FieldExternalCallID] = struct{}{}
+			}
+		case "userID":
+			if _, ok := fieldSeen[callevent.FieldUserID]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldUserID)
+				fieldSeen[callevent.FieldUserID] = struct{}{}
+			}
+		case "leadID":
+			if _, ok := fieldSeen[callevent.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldLeadID)
+				fieldSeen[callevent.FieldLeadID] = struct{}{}
+			}
+		case "eventType":
+			if _, ok := fieldSeen[callevent.FieldEventType]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldEventType)
+				fieldSeen[callevent.FieldEventType] = struct{}{}
+			}
+		case "direction":
+			if _, ok := fieldSeen[callevent.FieldDirection]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldDirection)
+				fieldSeen[callevent.FieldDirection] = struct{}{}
+			}
+		case "durationSeconds":
+			if _, ok := fieldSeen[callevent.FieldDurationSeconds]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldDurationSeconds)
+				fieldSeen[callevent.FieldDurationSeconds] = struct{}{}
+			}
+		case "disposition":
+			if _, ok := fieldSeen[callevent.FieldDisposition]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldDisposition)
+				fieldSeen[callevent.FieldDisposition] = struct{}{}
+			}
+		case "notes":
+			if _, ok := fieldSeen[callevent.FieldNotes]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldNotes)
+				fieldSeen[callevent.FieldNotes] = struct{}{}
+			}
+		case "metadata":
+			if _, ok := fieldSeen[callevent.FieldMetadata]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldMetadata)
+				fieldSeen[callevent.FieldMetadata] = struct{}{}
+			}
+		case "occurredAt":
+			if _, ok := fieldSeen[callevent.FieldOccurredAt]; !ok {
+				selectedFields = append(selectedFields, callevent.FieldOccurredAt)
+				fieldSeen[callevent.FieldOccurredAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type calleventPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []CallEventPaginateOption
+}
+
+func newCallEventPaginateArgs(rv map[string]any) *calleventPaginateArgs {
+	args := &calleventPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &CallEventOrder{Field: &CallEventOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithCallEventOrder(order))
+			}
+		case *CallEventOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithCallEventOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*CallEventWhereInput); ok {
+		args.opts = append(args.opts, WithCallEventFilter(v.Filter))
+	}
+	return args
+}
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
 func (_q *ContactQuery) CollectFields(ctx context.Context, satisfies ...string) (*ContactQuery, error) {
@@ -207,6 +551,95 @@ func (_q *LeadQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, lead.FieldContactID)
 				fieldSeen[lead.FieldContactID] = struct{}{}
 			}
+
+		case "callEvents":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&CallEventClient{config: _q.config}).Query()
+			)
+			args := newCallEventPaginateArgs(fieldArgs(ctx, new(CallEventWhereInput), path...))
+			if err := validateFirstLast(args.first, args.last); err != nil {
+				return fmt.Errorf("validate first and last in path %q: %w", path, err)
+			}
+			pager, err := newCallEventPager(args.opts, args.last != nil)
+			if err != nil {
+				return fmt.Errorf("create new pager in path %q: %w", path, err)
+			}
+			if query, err = pager.applyFilter(query); err != nil {
+				return err
+			}
+			ignoredEdges := !hasCollectedField(ctx, append(path, edgesField)...)
+			if hasCollectedField(ctx, append(path, totalCountField)...) || hasCollectedField(ctx, append(path, pageInfoField)...) {
+				hasPagination := args.after != nil || args.first != nil || args.before != nil || args.last != nil
+				if hasPagination || ignoredEdges {
+					query := query.Clone()
+					_q.loadTotal = append(_q.loadTotal, func(ctx context.Context, nodes []*Lead) error {
+						ids := make([]driver.Value, len(nodes))
+						for i := range nodes {
+							ids[i] = nodes[i].ID
+						}
+						var v []struct {
+							NodeID uuid.UUID `sql:"lead_id"`
+							Count  int       `sql:"count"`
+						}
+						query.Where(func(s *sql.Selector) {
+							s.Where(sql.InValues(s.C(lead.CallEventsColumn), ids...))
+						})
+						if err := query.GroupBy(lead.CallEventsColumn).Aggregate(Count()).Scan(ctx, &v); err != nil {
+							return err
+						}
+						m := make(map[uuid.UUID]int, len(v))
+						for i := range v {
+							m[v[i].NodeID] = v[i].Count
+						}
+						for i := range nodes {
+							n := m[nodes[i].ID]
+							if nodes[i].Edges.totalCount[3] == nil {
+								nodes[i].Edges.totalCount[3] = make(map[string]int)
+							}
+							nodes[i].Edges.totalCount[3][alias] = n
+						}
+						return nil
+					})
+				} else {
+					_q.loadTotal = append(_q.loadTotal, func(_ context.Context, nodes []*Lead) error {
+						for i := range nodes {
+							n := len(nodes[i].Edges.CallEvents)
+							if nodes[i].Edges.totalCount[3] == nil {
+								nodes[i].Edges.totalCount[3] = make(map[string]int)
+							}
+							nodes[i].Edges.totalCount[3][alias] = n
+						}
+						return nil
+					})
+				}
+			}
+			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
+				continue
+			}
+			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+				return err
+			}
+			path = append(path, edgesField, nodeField)
+			if field := collectedField(ctx, path...); field != nil {
+				if err := query.collectField(ctx, false, opCtx, *field, path, mayAddCondition(satisfies, calleventImplementors)...); err != nil {
+					return err
+				}
+			}
+			if limit := paginateLimit(args.first, args.last); limit > 0 {
+				if oneNode {
+					pager.applyOrder(query.Limit(limit))
+				} else {
+					modify := entgql.LimitPerRow(lead.CallEventsColumn, limit, pager.orderExpr(query))
+					query.modifiers = append(query.modifiers, modify)
+				}
+			} else {
+				query = pager.applyOrder(query)
+			}
+			_q.WithNamedCallEvents(alias, func(wq *CallEventQuery) {
+				*wq = *query
+			})
 		case "createdAt":
 			if _, ok := fieldSeen[lead.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, lead.FieldCreatedAt)
@@ -706,6 +1139,19 @@ func (_q *UserQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				return err
 			}
 			_q.WithNamedAdvisedLeads(alias, func(wq *LeadQuery) {
+				*wq = *query
+			})
+
+		case "callEvents":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&CallEventClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, calleventImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedCallEvents(alias, func(wq *CallEventQuery) {
 				*wq = *query
 			})
 		case "createdAt":

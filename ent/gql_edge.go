@@ -8,6 +8,38 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+func (_m *AgentPresence) User(ctx context.Context) (*User, error) {
+	result, err := _m.Edges.UserOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryUser().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *AgentPresence) CurrentLead(ctx context.Context) (*Lead, error) {
+	result, err := _m.Edges.CurrentLeadOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryCurrentLead().Only(ctx)
+	}
+	return result, MaskNotFound(err)
+}
+
+func (_m *CallEvent) User(ctx context.Context) (*User, error) {
+	result, err := _m.Edges.UserOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryUser().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *CallEvent) Lead(ctx context.Context) (*Lead, error) {
+	result, err := _m.Edges.LeadOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryLead().Only(ctx)
+	}
+	return result, MaskNotFound(err)
+}
+
 func (_m *Contact) Leads(ctx context.Context) (result []*Lead, err error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
 		result, err = _m.NamedLeads(graphql.GetFieldContext(ctx).Field.Alias)
@@ -42,6 +74,27 @@ func (_m *Lead) Contact(ctx context.Context) (*Contact, error) {
 		result, err = _m.QueryContact().Only(ctx)
 	}
 	return result, MaskNotFound(err)
+}
+
+func (_m *Lead) CallEvents(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *CallEventOrder, where *CallEventWhereInput,
+) (*CallEventConnection, error) {
+	opts := []CallEventPaginateOption{
+		WithCallEventOrder(orderBy),
+		WithCallEventFilter(where.Filter),
+	}
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[3][alias]
+	if nodes, err := _m.NamedCallEvents(alias); err == nil || hasTotalCount {
+		pager, err := newCallEventPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &CallEventConnection{Edges: []*CallEventEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
+	}
+	return _m.QueryCallEvents().Paginate(ctx, after, first, before, last, opts...)
 }
 
 func (_m *PipelineStage) Leads(ctx context.Context) (result []*Lead, err error) {
@@ -84,6 +137,18 @@ func (_m *User) AdvisedLeads(ctx context.Context) (result []*Lead, err error) {
 	}
 	if IsNotLoaded(err) {
 		result, err = _m.QueryAdvisedLeads().All(ctx)
+	}
+	return result, err
+}
+
+func (_m *User) CallEvents(ctx context.Context) (result []*CallEvent, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedCallEvents(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.CallEventsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryCallEvents().All(ctx)
 	}
 	return result, err
 }

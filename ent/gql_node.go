@@ -10,6 +10,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -21,6 +23,16 @@ import (
 type Noder interface {
 	IsNode()
 }
+
+var agentpresenceImplementors = []string{"AgentPresence", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*AgentPresence) IsNode() {}
+
+var calleventImplementors = []string{"CallEvent", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*CallEvent) IsNode() {}
 
 var contactImplementors = []string{"Contact", "Node"}
 
@@ -105,6 +117,24 @@ func (c *Client) Noder(ctx context.Context, id uuid.UUID, opts ...NodeOption) (_
 
 func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, error) {
 	switch table {
+	case agentpresence.Table:
+		query := c.AgentPresence.Query().
+			Where(agentpresence.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, agentpresenceImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case callevent.Table:
+		query := c.CallEvent.Query().
+			Where(callevent.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, calleventImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case contact.Table:
 		query := c.Contact.Query().
 			Where(contact.ID(id))
@@ -223,6 +253,38 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		idmap[id] = append(idmap[id], &noders[i])
 	}
 	switch table {
+	case agentpresence.Table:
+		query := c.AgentPresence.Query().
+			Where(agentpresence.IDIn(ids...))
+		query, err := query.CollectFields(ctx, agentpresenceImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case callevent.Table:
+		query := c.CallEvent.Query().
+			Where(callevent.IDIn(ids...))
+		query, err := query.CollectFields(ctx, calleventImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case contact.Table:
 		query := c.Contact.Query().
 			Where(contact.IDIn(ids...))

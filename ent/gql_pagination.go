@@ -15,6 +15,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -101,6 +103,652 @@ func paginateLimit(first, last *int) int {
 		limit = *last + 1
 	}
 	return limit
+}
+
+// AgentPresenceEdge is the edge representation of AgentPresence.
+type AgentPresenceEdge struct {
+	Node   *AgentPresence `json:"node"`
+	Cursor Cursor         `json:"cursor"`
+}
+
+// AgentPresenceConnection is the connection containing edges to AgentPresence.
+type AgentPresenceConnection struct {
+	Edges      []*AgentPresenceEdge `json:"edges"`
+	PageInfo   PageInfo             `json:"pageInfo"`
+	TotalCount int                  `json:"totalCount"`
+}
+
+func (c *AgentPresenceConnection) build(nodes []*AgentPresence, pager *agentpresencePager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *AgentPresence
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *AgentPresence {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *AgentPresence {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*AgentPresenceEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &AgentPresenceEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// AgentPresencePaginateOption enables pagination customization.
+type AgentPresencePaginateOption func(*agentpresencePager) error
+
+// WithAgentPresenceOrder configures pagination ordering.
+func WithAgentPresenceOrder(order *AgentPresenceOrder) AgentPresencePaginateOption {
+	if order == nil {
+		order = DefaultAgentPresenceOrder
+	}
+	o := *order
+	return func(pager *agentpresencePager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultAgentPresenceOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithAgentPresenceFilter configures pagination filter.
+func WithAgentPresenceFilter(filter func(*AgentPresenceQuery) (*AgentPresenceQuery, error)) AgentPresencePaginateOption {
+	return func(pager *agentpresencePager) error {
+		if filter == nil {
+			return errors.New("AgentPresenceQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type agentpresencePager struct {
+	reverse bool
+	order   *AgentPresenceOrder
+	filter  func(*AgentPresenceQuery) (*AgentPresenceQuery, error)
+}
+
+func newAgentPresencePager(opts []AgentPresencePaginateOption, reverse bool) (*agentpresencePager, error) {
+	pager := &agentpresencePager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultAgentPresenceOrder
+	}
+	return pager, nil
+}
+
+func (p *agentpresencePager) applyFilter(query *AgentPresenceQuery) (*AgentPresenceQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *agentpresencePager) toCursor(_m *AgentPresence) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *agentpresencePager) applyCursors(query *AgentPresenceQuery, after, before *Cursor) (*AgentPresenceQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultAgentPresenceOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *agentpresencePager) applyOrder(query *AgentPresenceQuery) *AgentPresenceQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultAgentPresenceOrder.Field {
+		query = query.Order(DefaultAgentPresenceOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *agentpresencePager) orderExpr(query *AgentPresenceQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultAgentPresenceOrder.Field {
+			b.Comma().Ident(DefaultAgentPresenceOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to AgentPresence.
+func (_m *AgentPresenceQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...AgentPresencePaginateOption,
+) (*AgentPresenceConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newAgentPresencePager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AgentPresenceConnection{Edges: []*AgentPresenceEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// AgentPresenceOrderFieldCreatedAt orders AgentPresence by created_at.
+	AgentPresenceOrderFieldCreatedAt = &AgentPresenceOrderField{
+		Value: func(_m *AgentPresence) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: agentpresence.FieldCreatedAt,
+		toTerm: agentpresence.ByCreatedAt,
+		toCursor: func(_m *AgentPresence) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// AgentPresenceOrderFieldUpdatedAt orders AgentPresence by updated_at.
+	AgentPresenceOrderFieldUpdatedAt = &AgentPresenceOrderField{
+		Value: func(_m *AgentPresence) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: agentpresence.FieldUpdatedAt,
+		toTerm: agentpresence.ByUpdatedAt,
+		toCursor: func(_m *AgentPresence) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f AgentPresenceOrderField) String() string {
+	var str string
+	switch f.column {
+	case AgentPresenceOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case AgentPresenceOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f AgentPresenceOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *AgentPresenceOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("AgentPresenceOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *AgentPresenceOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *AgentPresenceOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid AgentPresenceOrderField", str)
+	}
+	return nil
+}
+
+// AgentPresenceOrderField defines the ordering field of AgentPresence.
+type AgentPresenceOrderField struct {
+	// Value extracts the ordering value from the given AgentPresence.
+	Value    func(*AgentPresence) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) agentpresence.OrderOption
+	toCursor func(*AgentPresence) Cursor
+}
+
+// AgentPresenceOrder defines the ordering of AgentPresence.
+type AgentPresenceOrder struct {
+	Direction OrderDirection           `json:"direction"`
+	Field     *AgentPresenceOrderField `json:"field"`
+}
+
+// DefaultAgentPresenceOrder is the default ordering of AgentPresence.
+var DefaultAgentPresenceOrder = &AgentPresenceOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &AgentPresenceOrderField{
+		Value: func(_m *AgentPresence) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: agentpresence.FieldID,
+		toTerm: agentpresence.ByID,
+		toCursor: func(_m *AgentPresence) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts AgentPresence into AgentPresenceEdge.
+func (_m *AgentPresence) ToEdge(order *AgentPresenceOrder) *AgentPresenceEdge {
+	if order == nil {
+		order = DefaultAgentPresenceOrder
+	}
+	return &AgentPresenceEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// CallEventEdge is the edge representation of CallEvent.
+type CallEventEdge struct {
+	Node   *CallEvent `json:"node"`
+	Cursor Cursor     `json:"cursor"`
+}
+
+// CallEventConnection is the connection containing edges to CallEvent.
+type CallEventConnection struct {
+	Edges      []*CallEventEdge `json:"edges"`
+	PageInfo   PageInfo         `json:"pageInfo"`
+	TotalCount int              `json:"totalCount"`
+}
+
+func (c *CallEventConnection) build(nodes []*CallEvent, pager *calleventPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *CallEvent
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *CallEvent {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *CallEvent {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*CallEventEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &CallEventEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// CallEventPaginateOption enables pagination customization.
+type CallEventPaginateOption func(*calleventPager) error
+
+// WithCallEventOrder configures pagination ordering.
+func WithCallEventOrder(order *CallEventOrder) CallEventPaginateOption {
+	if order == nil {
+		order = DefaultCallEventOrder
+	}
+	o := *order
+	return func(pager *calleventPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultCallEventOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithCallEventFilter configures pagination filter.
+func WithCallEventFilter(filter func(*CallEventQuery) (*CallEventQuery, error)) CallEventPaginateOption {
+	return func(pager *calleventPager) error {
+		if filter == nil {
+			return errors.New("CallEventQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type calleventPager struct {
+	reverse bool
+	order   *CallEventOrder
+	filter  func(*CallEventQuery) (*CallEventQuery, error)
+}
+
+func newCallEventPager(opts []CallEventPaginateOption, reverse bool) (*calleventPager, error) {
+	pager := &calleventPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultCallEventOrder
+	}
+	return pager, nil
+}
+
+func (p *calleventPager) applyFilter(query *CallEventQuery) (*CallEventQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *calleventPager) toCursor(_m *CallEvent) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *calleventPager) applyCursors(query *CallEventQuery, after, before *Cursor) (*CallEventQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultCallEventOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *calleventPager) applyOrder(query *CallEventQuery) *CallEventQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultCallEventOrder.Field {
+		query = query.Order(DefaultCallEventOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *calleventPager) orderExpr(query *CallEventQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultCallEventOrder.Field {
+			b.Comma().Ident(DefaultCallEventOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to CallEvent.
+func (_m *CallEventQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...CallEventPaginateOption,
+) (*CallEventConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newCallEventPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &CallEventConnection{Edges: []*CallEventEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// CallEventOrderFieldCreatedAt orders CallEvent by created_at.
+	CallEventOrderFieldCreatedAt = &CallEventOrderField{
+		Value: func(_m *CallEvent) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: callevent.FieldCreatedAt,
+		toTerm: callevent.ByCreatedAt,
+		toCursor: func(_m *CallEvent) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// CallEventOrderFieldUpdatedAt orders CallEvent by updated_at.
+	CallEventOrderFieldUpdatedAt = &CallEventOrderField{
+		Value: func(_m *CallEvent) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: callevent.FieldUpdatedAt,
+		toTerm: callevent.ByUpdatedAt,
+		toCursor: func(_m *CallEvent) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// CallEventOrderFieldOccurredAt orders CallEvent by occurred_at.
+	CallEventOrderFieldOccurredAt = &CallEventOrderField{
+		Value: func(_m *CallEvent) (ent.Value, error) {
+			return _m.OccurredAt, nil
+		},
+		column: callevent.FieldOccurredAt,
+		toTerm: callevent.ByOccurredAt,
+		toCursor: func(_m *CallEvent) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.OccurredAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f CallEventOrderField) String() string {
+	var str string
+	switch f.column {
+	case CallEventOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case CallEventOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case CallEventOrderFieldOccurredAt.column:
+		str = "OCCURRED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f CallEventOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *CallEventOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("CallEventOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *CallEventOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *CallEventOrderFieldUpdatedAt
+	case "OCCURRED_AT":
+		*f = *CallEventOrderFieldOccurredAt
+	default:
+		return fmt.Errorf("%s is not a valid CallEventOrderField", str)
+	}
+	return nil
+}
+
+// CallEventOrderField defines the ordering field of CallEvent.
+type CallEventOrderField struct {
+	// Value extracts the ordering value from the given CallEvent.
+	Value    func(*CallEvent) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) callevent.OrderOption
+	toCursor func(*CallEvent) Cursor
+}
+
+// CallEventOrder defines the ordering of CallEvent.
+type CallEventOrder struct {
+	Direction OrderDirection       `json:"direction"`
+	Field     *CallEventOrderField `json:"field"`
+}
+
+// DefaultCallEventOrder is the default ordering of CallEvent.
+var DefaultCallEventOrder = &CallEventOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &CallEventOrderField{
+		Value: func(_m *CallEvent) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: callevent.FieldID,
+		toTerm: callevent.ByID,
+		toCursor: func(_m *CallEvent) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts CallEvent into CallEventEdge.
+func (_m *CallEvent) ToEdge(order *CallEventOrder) *CallEventEdge {
+	if order == nil {
+		order = DefaultCallEventOrder
+	}
+	return &CallEventEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
 }
 
 // ContactEdge is the edge representation of Contact.

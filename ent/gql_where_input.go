@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -15,6 +17,1082 @@ import (
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 )
+
+// AgentPresenceWhereInput represents a where input for filtering AgentPresence queries.
+type AgentPresenceWhereInput struct {
+	Predicates []predicate.AgentPresence  `json:"-"`
+	Not        *AgentPresenceWhereInput   `json:"not,omitempty"`
+	Or         []*AgentPresenceWhereInput `json:"or,omitempty"`
+	And        []*AgentPresenceWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "user_id" field predicates.
+	UserID      *uuid.UUID  `json:"userID,omitempty"`
+	UserIDNEQ   *uuid.UUID  `json:"userIDNEQ,omitempty"`
+	UserIDIn    []uuid.UUID `json:"userIDIn,omitempty"`
+	UserIDNotIn []uuid.UUID `json:"userIDNotIn,omitempty"`
+
+	// "status" field predicates.
+	Status      *agentpresence.Status  `json:"status,omitempty"`
+	StatusNEQ   *agentpresence.Status  `json:"statusNEQ,omitempty"`
+	StatusIn    []agentpresence.Status `json:"statusIn,omitempty"`
+	StatusNotIn []agentpresence.Status `json:"statusNotIn,omitempty"`
+
+	// "current_call_id" field predicates.
+	CurrentCallID             *string  `json:"currentCallID,omitempty"`
+	CurrentCallIDNEQ          *string  `json:"currentCallIDNEQ,omitempty"`
+	CurrentCallIDIn           []string `json:"currentCallIDIn,omitempty"`
+	CurrentCallIDNotIn        []string `json:"currentCallIDNotIn,omitempty"`
+	CurrentCallIDGT           *string  `json:"currentCallIDGT,omitempty"`
+	CurrentCallIDGTE          *string  `json:"currentCallIDGTE,omitempty"`
+	CurrentCallIDLT           *string  `json:"currentCallIDLT,omitempty"`
+	CurrentCallIDLTE          *string  `json:"currentCallIDLTE,omitempty"`
+	CurrentCallIDContains     *string  `json:"currentCallIDContains,omitempty"`
+	CurrentCallIDHasPrefix    *string  `json:"currentCallIDHasPrefix,omitempty"`
+	CurrentCallIDHasSuffix    *string  `json:"currentCallIDHasSuffix,omitempty"`
+	CurrentCallIDIsNil        bool     `json:"currentCallIDIsNil,omitempty"`
+	CurrentCallIDNotNil       bool     `json:"currentCallIDNotNil,omitempty"`
+	CurrentCallIDEqualFold    *string  `json:"currentCallIDEqualFold,omitempty"`
+	CurrentCallIDContainsFold *string  `json:"currentCallIDContainsFold,omitempty"`
+
+	// "current_lead_id" field predicates.
+	CurrentLeadID       *uuid.UUID  `json:"currentLeadID,omitempty"`
+	CurrentLeadIDNEQ    *uuid.UUID  `json:"currentLeadIDNEQ,omitempty"`
+	CurrentLeadIDIn     []uuid.UUID `json:"currentLeadIDIn,omitempty"`
+	CurrentLeadIDNotIn  []uuid.UUID `json:"currentLeadIDNotIn,omitempty"`
+	CurrentLeadIDIsNil  bool        `json:"currentLeadIDIsNil,omitempty"`
+	CurrentLeadIDNotNil bool        `json:"currentLeadIDNotNil,omitempty"`
+
+	// "campaign_name" field predicates.
+	CampaignName             *string  `json:"campaignName,omitempty"`
+	CampaignNameNEQ          *string  `json:"campaignNameNEQ,omitempty"`
+	CampaignNameIn           []string `json:"campaignNameIn,omitempty"`
+	CampaignNameNotIn        []string `json:"campaignNameNotIn,omitempty"`
+	CampaignNameGT           *string  `json:"campaignNameGT,omitempty"`
+	CampaignNameGTE          *string  `json:"campaignNameGTE,omitempty"`
+	CampaignNameLT           *string  `json:"campaignNameLT,omitempty"`
+	CampaignNameLTE          *string  `json:"campaignNameLTE,omitempty"`
+	CampaignNameContains     *string  `json:"campaignNameContains,omitempty"`
+	CampaignNameHasPrefix    *string  `json:"campaignNameHasPrefix,omitempty"`
+	CampaignNameHasSuffix    *string  `json:"campaignNameHasSuffix,omitempty"`
+	CampaignNameIsNil        bool     `json:"campaignNameIsNil,omitempty"`
+	CampaignNameNotNil       bool     `json:"campaignNameNotNil,omitempty"`
+	CampaignNameEqualFold    *string  `json:"campaignNameEqualFold,omitempty"`
+	CampaignNameContainsFold *string  `json:"campaignNameContainsFold,omitempty"`
+
+	// "status_changed_at" field predicates.
+	StatusChangedAt      *time.Time  `json:"statusChangedAt,omitempty"`
+	StatusChangedAtNEQ   *time.Time  `json:"statusChangedAtNEQ,omitempty"`
+	StatusChangedAtIn    []time.Time `json:"statusChangedAtIn,omitempty"`
+	StatusChangedAtNotIn []time.Time `json:"statusChangedAtNotIn,omitempty"`
+	StatusChangedAtGT    *time.Time  `json:"statusChangedAtGT,omitempty"`
+	StatusChangedAtGTE   *time.Time  `json:"statusChangedAtGTE,omitempty"`
+	StatusChangedAtLT    *time.Time  `json:"statusChangedAtLT,omitempty"`
+	StatusChangedAtLTE   *time.Time  `json:"statusChangedAtLTE,omitempty"`
+
+	// "call_started_at" field predicates.
+	CallStartedAt       *time.Time  `json:"callStartedAt,omitempty"`
+	CallStartedAtNEQ    *time.Time  `json:"callStartedAtNEQ,omitempty"`
+	CallStartedAtIn     []time.Time `json:"callStartedAtIn,omitempty"`
+	CallStartedAtNotIn  []time.Time `json:"callStartedAtNotIn,omitempty"`
+	CallStartedAtGT     *time.Time  `json:"callStartedAtGT,omitempty"`
+	CallStartedAtGTE    *time.Time  `json:"callStartedAtGTE,omitempty"`
+	CallStartedAtLT     *time.Time  `json:"callStartedAtLT,omitempty"`
+	CallStartedAtLTE    *time.Time  `json:"callStartedAtLTE,omitempty"`
+	CallStartedAtIsNil  bool        `json:"callStartedAtIsNil,omitempty"`
+	CallStartedAtNotNil bool        `json:"callStartedAtNotNil,omitempty"`
+
+	// "user" edge predicates.
+	HasUser     *bool             `json:"hasUser,omitempty"`
+	HasUserWith []*UserWhereInput `json:"hasUserWith,omitempty"`
+
+	// "current_lead" edge predicates.
+	HasCurrentLead     *bool             `json:"hasCurrentLead,omitempty"`
+	HasCurrentLeadWith []*LeadWhereInput `json:"hasCurrentLeadWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *AgentPresenceWhereInput) AddPredicates(predicates ...predicate.AgentPresence) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the AgentPresenceWhereInput filter on the AgentPresenceQuery builder.
+func (i *AgentPresenceWhereInput) Filter(q *AgentPresenceQuery) (*AgentPresenceQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyAgentPresenceWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyAgentPresenceWhereInput is returned in case the AgentPresenceWhereInput is empty.
+var ErrEmptyAgentPresenceWhereInput = errors.New("ent: empty predicate AgentPresenceWhereInput")
+
+// P returns a predicate for filtering agentpresences.
+// An error is returned if the input is empty or invalid.
+func (i *AgentPresenceWhereInput) P() (predicate.AgentPresence, error) {
+	var predicates []predicate.AgentPresence
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, agentpresence.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.AgentPresence, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, agentpresence.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.AgentPresence, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, agentpresence.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, agentpresence.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, agentpresence.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, agentpresence.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, agentpresence.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, agentpresence.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, agentpresence.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, agentpresence.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, agentpresence.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, agentpresence.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, agentpresence.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, agentpresence.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, agentpresence.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, agentpresence.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, agentpresence.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, agentpresence.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, agentpresence.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, agentpresence.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, agentpresence.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, agentpresence.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, agentpresence.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, agentpresence.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, agentpresence.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, agentpresence.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, agentpresence.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.UserID != nil {
+		predicates = append(predicates, agentpresence.UserIDEQ(*i.UserID))
+	}
+	if i.UserIDNEQ != nil {
+		predicates = append(predicates, agentpresence.UserIDNEQ(*i.UserIDNEQ))
+	}
+	if len(i.UserIDIn) > 0 {
+		predicates = append(predicates, agentpresence.UserIDIn(i.UserIDIn...))
+	}
+	if len(i.UserIDNotIn) > 0 {
+		predicates = append(predicates, agentpresence.UserIDNotIn(i.UserIDNotIn...))
+	}
+	if i.Status != nil {
+		predicates = append(predicates, agentpresence.StatusEQ(*i.Status))
+	}
+	if i.StatusNEQ != nil {
+		predicates = append(predicates, agentpresence.StatusNEQ(*i.StatusNEQ))
+	}
+	if len(i.StatusIn) > 0 {
+		predicates = append(predicates, agentpresence.StatusIn(i.StatusIn...))
+	}
+	if len(i.StatusNotIn) > 0 {
+		predicates = append(predicates, agentpresence.StatusNotIn(i.StatusNotIn...))
+	}
+	if i.CurrentCallID != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDEQ(*i.CurrentCallID))
+	}
+	if i.CurrentCallIDNEQ != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDNEQ(*i.CurrentCallIDNEQ))
+	}
+	if len(i.CurrentCallIDIn) > 0 {
+		predicates = append(predicates, agentpresence.CurrentCallIDIn(i.CurrentCallIDIn...))
+	}
+	if len(i.CurrentCallIDNotIn) > 0 {
+		predicates = append(predicates, agentpresence.CurrentCallIDNotIn(i.CurrentCallIDNotIn...))
+	}
+	if i.CurrentCallIDGT != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDGT(*i.CurrentCallIDGT))
+	}
+	if i.CurrentCallIDGTE != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDGTE(*i.CurrentCallIDGTE))
+	}
+	if i.CurrentCallIDLT != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDLT(*i.CurrentCallIDLT))
+	}
+	if i.CurrentCallIDLTE != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDLTE(*i.CurrentCallIDLTE))
+	}
+	if i.CurrentCallIDContains != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDContains(*i.CurrentCallIDContains))
+	}
+	if i.CurrentCallIDHasPrefix != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDHasPrefix(*i.CurrentCallIDHasPrefix))
+	}
+	if i.CurrentCallIDHasSuffix != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDHasSuffix(*i.CurrentCallIDHasSuffix))
+	}
+	if i.CurrentCallIDIsNil {
+		predicates = append(predicates, agentpresence.CurrentCallIDIsNil())
+	}
+	if i.CurrentCallIDNotNil {
+		predicates = append(predicates, agentpresence.CurrentCallIDNotNil())
+	}
+	if i.CurrentCallIDEqualFold != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDEqualFold(*i.CurrentCallIDEqualFold))
+	}
+	if i.CurrentCallIDContainsFold != nil {
+		predicates = append(predicates, agentpresence.CurrentCallIDContainsFold(*i.CurrentCallIDContainsFold))
+	}
+	if i.CurrentLeadID != nil {
+		predicates = append(predicates, agentpresence.CurrentLeadIDEQ(*i.CurrentLeadID))
+	}
+	if i.CurrentLeadIDNEQ != nil {
+		predicates = append(predicates, agentpresence.CurrentLeadIDNEQ(*i.CurrentLeadIDNEQ))
+	}
+	if len(i.CurrentLeadIDIn) > 0 {
+		predicates = append(predicates, agentpresence.CurrentLeadIDIn(i.CurrentLeadIDIn...))
+	}
+	if len(i.CurrentLeadIDNotIn) > 0 {
+		predicates = append(predicates, agentpresence.CurrentLeadIDNotIn(i.CurrentLeadIDNotIn...))
+	}
+	if i.CurrentLeadIDIsNil {
+		predicates = append(predicates, agentpresence.CurrentLeadIDIsNil())
+	}
+	if i.CurrentLeadIDNotNil {
+		predicates = append(predicates, agentpresence.CurrentLeadIDNotNil())
+	}
+	if i.CampaignName != nil {
+		predicates = append(predicates, agentpresence.CampaignNameEQ(*i.CampaignName))
+	}
+	if i.CampaignNameNEQ != nil {
+		predicates = append(predicates, agentpresence.CampaignNameNEQ(*i.CampaignNameNEQ))
+	}
+	if len(i.CampaignNameIn) > 0 {
+		predicates = append(predicates, agentpresence.CampaignNameIn(i.CampaignNameIn...))
+	}
+	if len(i.CampaignNameNotIn) > 0 {
+		predicates = append(predicates, agentpresence.CampaignNameNotIn(i.CampaignNameNotIn...))
+	}
+	if i.CampaignNameGT != nil {
+		predicates = append(predicates, agentpresence.CampaignNameGT(*i.CampaignNameGT))
+	}
+	if i.CampaignNameGTE != nil {
+		predicates = append(predicates, agentpresence.CampaignNameGTE(*i.CampaignNameGTE))
+	}
+	if i.CampaignNameLT != nil {
+		predicates = append(predicates, agentpresence.CampaignNameLT(*i.CampaignNameLT))
+	}
+	if i.CampaignNameLTE != nil {
+		predicates = append(predicates, agentpresence.CampaignNameLTE(*i.CampaignNameLTE))
+	}
+	if i.CampaignNameContains != nil {
+		predicates = append(predicates, agentpresence.CampaignNameContains(*i.CampaignNameContains))
+	}
+	if i.CampaignNameHasPrefix != nil {
+		predicates = append(predicates, agentpresence.CampaignNameHasPrefix(*i.CampaignNameHasPrefix))
+	}
+	if i.CampaignNameHasSuffix != nil {
+		predicates = append(predicates, agentpresence.CampaignNameHasSuffix(*i.CampaignNameHasSuffix))
+	}
+	if i.CampaignNameIsNil {
+		predicates = append(predicates, agentpresence.CampaignNameIsNil())
+	}
+	if i.CampaignNameNotNil {
+		predicates = append(predicates, agentpresence.CampaignNameNotNil())
+	}
+	if i.CampaignNameEqualFold != nil {
+		predicates = append(predicates, agentpresence.CampaignNameEqualFold(*i.CampaignNameEqualFold))
+	}
+	if i.CampaignNameContainsFold != nil {
+		predicates = append(predicates, agentpresence.CampaignNameContainsFold(*i.CampaignNameContainsFold))
+	}
+	if i.StatusChangedAt != nil {
+		predicates = append(predicates, agentpresence.StatusChangedAtEQ(*i.StatusChangedAt))
+	}
+	if i.StatusChangedAtNEQ != nil {
+		predicates = append(predicates, agentpresence.StatusChangedAtNEQ(*i.StatusChangedAtNEQ))
+	}
+	if len(i.StatusChangedAtIn) > 0 {
+		predicates = append(predicates, agentpresence.StatusChangedAtIn(i.StatusChangedAtIn...))
+	}
+	if len(i.StatusChangedAtNotIn) > 0 {
+		predicates = append(predicates, agentpresence.StatusChangedAtNotIn(i.StatusChangedAtNotIn...))
+	}
+	if i.StatusChangedAtGT != nil {
+		predicates = append(predicates, agentpresence.StatusChangedAtGT(*i.StatusChangedAtGT))
+	}
+	if i.StatusChangedAtGTE != nil {
+		predicates = append(predicates, agentpresence.StatusChangedAtGTE(*i.StatusChangedAtGTE))
+	}
+	if i.StatusChangedAtLT != nil {
+		predicates = append(predicates, agentpresence.StatusChangedAtLT(*i.StatusChangedAtLT))
+	}
+	if i.StatusChangedAtLTE != nil {
+		predicates = append(predicates, agentpresence.StatusChangedAtLTE(*i.StatusChangedAtLTE))
+	}
+	if i.CallStartedAt != nil {
+		predicates = append(predicates, agentpresence.CallStartedAtEQ(*i.CallStartedAt))
+	}
+	if i.CallStartedAtNEQ != nil {
+		predicates = append(predicates, agentpresence.CallStartedAtNEQ(*i.CallStartedAtNEQ))
+	}
+	if len(i.CallStartedAtIn) > 0 {
+		predicates = append(predicates, agentpresence.CallStartedAtIn(i.CallStartedAtIn...))
+	}
+	if len(i.CallStartedAtNotIn) > 0 {
+		predicates = append(predicates, agentpresence.CallStartedAtNotIn(i.CallStartedAtNotIn...))
+	}
+	if i.CallStartedAtGT != nil {
+		predicates = append(predicates, agentpresence.CallStartedAtGT(*i.CallStartedAtGT))
+	}
+	if i.CallStartedAtGTE != nil {
+		predicates = append(predicates, agentpresence.CallStartedAtGTE(*i.CallStartedAtGTE))
+	}
+	if i.CallStartedAtLT != nil {
+		predicates = append(predicates, agentpresence.CallStartedAtLT(*i.CallStartedAtLT))
+	}
+	if i.CallStartedAtLTE != nil {
+		predicates = append(predicates, agentpresence.CallStartedAtLTE(*i.CallStartedAtLTE))
+	}
+	if i.CallStartedAtIsNil {
+		predicates = append(predicates, agentpresence.CallStartedAtIsNil())
+	}
+	if i.CallStartedAtNotNil {
+		predicates = append(predicates, agentpresence.CallStartedAtNotNil())
+	}
+
+	if i.HasUser != nil {
+		p := agentpresence.HasUser()
+		if !*i.HasUser {
+			p = agentpresence.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasUserWith) > 0 {
+		with := make([]predicate.User, 0, len(i.HasUserWith))
+		for _, w := range i.HasUserWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasUserWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, agentpresence.HasUserWith(with...))
+	}
+	if i.HasCurrentLead != nil {
+		p := agentpresence.HasCurrentLead()
+		if !*i.HasCurrentLead {
+			p = agentpresence.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasCurrentLeadWith) > 0 {
+		with := make([]predicate.Lead, 0, len(i.HasCurrentLeadWith))
+		for _, w := range i.HasCurrentLeadWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasCurrentLeadWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, agentpresence.HasCurrentLeadWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyAgentPresenceWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return agentpresence.And(predicates...), nil
+	}
+}
+
+// CallEventWhereInput represents a where input for filtering CallEvent queries.
+type CallEventWhereInput struct {
+	Predicates []predicate.CallEvent  `json:"-"`
+	Not        *CallEventWhereInput   `json:"not,omitempty"`
+	Or         []*CallEventWhereInput `json:"or,omitempty"`
+	And        []*CallEventWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "external_call_id" field predicates.
+	ExternalCallID             *string  `json:"externalCallID,omitempty"`
+	ExternalCallIDNEQ          *string  `json:"externalCallIDNEQ,omitempty"`
+	ExternalCallIDIn           []string `json:"externalCallIDIn,omitempty"`
+	ExternalCallIDNotIn        []string `json:"externalCallIDNotIn,omitempty"`
+	ExternalCallIDGT           *string  `json:"externalCallIDGT,omitempty"`
+	ExternalCallIDGTE          *string  `json:"externalCallIDGTE,omitempty"`
+	ExternalCallIDLT           *string  `json:"externalCallIDLT,omitempty"`
+	ExternalCallIDLTE          *string  `json:"externalCallIDLTE,omitempty"`
+	ExternalCallIDContains     *string  `json:"externalCallIDContains,omitempty"`
+	ExternalCallIDHasPrefix    *string  `json:"externalCallIDHasPrefix,omitempty"`
+	ExternalCallIDHasSuffix    *string  `json:"externalCallIDHasSuffix,omitempty"`
+	ExternalCallIDEqualFold    *string  `json:"externalCallIDEqualFold,omitempty"`
+	ExternalCallIDContainsFold *string  `json:"externalCallIDContainsFold,omitempty"`
+
+	// "user_id" field predicates.
+	UserID      *uuid.UUID  `json:"userID,omitempty"`
+	UserIDNEQ   *uuid.UUID  `json:"userIDNEQ,omitempty"`
+	UserIDIn    []uuid.UUID `json:"userIDIn,omitempty"`
+	UserIDNotIn []uuid.UUID `json:"userIDNotIn,omitempty"`
+
+	// "lead_id" field predicates.
+	LeadID       *uuid.UUID  `json:"leadID,omitempty"`
+	LeadIDNEQ    *uuid.UUID  `json:"leadIDNEQ,omitempty"`
+	LeadIDIn     []uuid.UUID `json:"leadIDIn,omitempty"`
+	LeadIDNotIn  []uuid.UUID `json:"leadIDNotIn,omitempty"`
+	LeadIDIsNil  bool        `json:"leadIDIsNil,omitempty"`
+	LeadIDNotNil bool        `json:"leadIDNotNil,omitempty"`
+
+	// "event_type" field predicates.
+	EventType      *callevent.EventType  `json:"eventType,omitempty"`
+	EventTypeNEQ   *callevent.EventType  `json:"eventTypeNEQ,omitempty"`
+	EventTypeIn    []callevent.EventType `json:"eventTypeIn,omitempty"`
+	EventTypeNotIn []callevent.EventType `json:"eventTypeNotIn,omitempty"`
+
+	// "direction" field predicates.
+	Direction       *callevent.Direction  `json:"direction,omitempty"`
+	DirectionNEQ    *callevent.Direction  `json:"directionNEQ,omitempty"`
+	DirectionIn     []callevent.Direction `json:"directionIn,omitempty"`
+	DirectionNotIn  []callevent.Direction `json:"directionNotIn,omitempty"`
+	DirectionIsNil  bool                  `json:"directionIsNil,omitempty"`
+	DirectionNotNil bool                  `json:"directionNotNil,omitempty"`
+
+	// "duration_seconds" field predicates.
+	DurationSeconds       *int  `json:"durationSeconds,omitempty"`
+	DurationSecondsNEQ    *int  `json:"durationSecondsNEQ,omitempty"`
+	DurationSecondsIn     []int `json:"durationSecondsIn,omitempty"`
+	DurationSecondsNotIn  []int `json:"durationSecondsNotIn,omitempty"`
+	DurationSecondsGT     *int  `json:"durationSecondsGT,omitempty"`
+	DurationSecondsGTE    *int  `json:"durationSecondsGTE,omitempty"`
+	DurationSecondsLT     *int  `json:"durationSecondsLT,omitempty"`
+	DurationSecondsLTE    *int  `json:"durationSecondsLTE,omitempty"`
+	DurationSecondsIsNil  bool  `json:"durationSecondsIsNil,omitempty"`
+	DurationSecondsNotNil bool  `json:"durationSecondsNotNil,omitempty"`
+
+	// "disposition" field predicates.
+	Disposition             *string  `json:"disposition,omitempty"`
+	DispositionNEQ          *string  `json:"dispositionNEQ,omitempty"`
+	DispositionIn           []string `json:"dispositionIn,omitempty"`
+	DispositionNotIn        []string `json:"dispositionNotIn,omitempty"`
+	DispositionGT           *string  `json:"dispositionGT,omitempty"`
+	DispositionGTE          *string  `json:"dispositionGTE,omitempty"`
+	DispositionLT           *string  `json:"dispositionLT,omitempty"`
+	DispositionLTE          *string  `json:"dispositionLTE,omitempty"`
+	DispositionContains     *string  `json:"dispositionContains,omitempty"`
+	DispositionHasPrefix    *string  `json:"dispositionHasPrefix,omitempty"`
+	DispositionHasSuffix    *string  `json:"dispositionHasSuffix,omitempty"`
+	DispositionIsNil        bool     `json:"dispositionIsNil,omitempty"`
+	DispositionNotNil       bool     `json:"dispositionNotNil,omitempty"`
+	DispositionEqualFold    *string  `json:"dispositionEqualFold,omitempty"`
+	DispositionContainsFold *string  `json:"dispositionContainsFold,omitempty"`
+
+	// "notes" field predicates.
+	Notes             *string  `json:"notes,omitempty"`
+	NotesNEQ          *string  `json:"notesNEQ,omitempty"`
+	NotesIn           []string `json:"notesIn,omitempty"`
+	NotesNotIn        []string `json:"notesNotIn,omitempty"`
+	NotesGT           *string  `json:"notesGT,omitempty"`
+	NotesGTE          *string  `json:"notesGTE,omitempty"`
+	NotesLT           *string  `json:"notesLT,omitempty"`
+	NotesLTE          *string  `json:"notesLTE,omitempty"`
+	NotesContains     *string  `json:"notesContains,omitempty"`
+	NotesHasPrefix    *string  `json:"notesHasPrefix,omitempty"`
+	NotesHasSuffix    *string  `json:"notesHasSuffix,omitempty"`
+	NotesIsNil        bool     `json:"notesIsNil,omitempty"`
+	NotesNotNil       bool     `json:"notesNotNil,omitempty"`
+	NotesEqualFold    *string  `json:"notesEqualFold,omitempty"`
+	NotesContainsFold *string  `json:"notesContainsFold,omitempty"`
+
+	// "occurred_at" field predicates.
+	OccurredAt      *time.Time  `json:"occurredAt,omitempty"`
+	OccurredAtNEQ   *time.Time  `json:"occurredAtNEQ,omitempty"`
+	OccurredAtIn    []time.Time `json:"occurredAtIn,omitempty"`
+	OccurredAtNotIn []time.Time `json:"occurredAtNotIn,omitempty"`
+	OccurredAtGT    *time.Time  `json:"occurredAtGT,omitempty"`
+	OccurredAtGTE   *time.Time  `json:"occurredAtGTE,omitempty"`
+	OccurredAtLT    *time.Time  `json:"occurredAtLT,omitempty"`
+	OccurredAtLTE   *time.Time  `json:"occurredAtLTE,omitempty"`
+
+	// "user" edge predicates.
+	HasUser     *bool             `json:"hasUser,omitempty"`
+	HasUserWith []*UserWhereInput `json:"hasUserWith,omitempty"`
+
+	// "lead" edge predicates.
+	HasLead     *bool             `json:"hasLead,omitempty"`
+	HasLeadWith []*LeadWhereInput `json:"hasLeadWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *CallEventWhereInput) AddPredicates(predicates ...predicate.CallEvent) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the CallEventWhereInput filter on the CallEventQuery builder.
+func (i *CallEventWhereInput) Filter(q *CallEventQuery) (*CallEventQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyCallEventWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyCallEventWhereInput is returned in case the CallEventWhereInput is empty.
+var ErrEmptyCallEventWhereInput = errors.New("ent: empty predicate CallEventWhereInput")
+
+// P returns a predicate for filtering callevents.
+// An error is returned if the input is empty or invalid.
+func (i *CallEventWhereInput) P() (predicate.CallEvent, error) {
+	var predicates []predicate.CallEvent
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, callevent.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.CallEvent, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, callevent.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.CallEvent, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, callevent.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, callevent.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, callevent.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, callevent.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, callevent.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, callevent.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, callevent.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, callevent.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, callevent.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, callevent.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, callevent.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, callevent.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, callevent.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, callevent.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, callevent.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, callevent.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, callevent.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, callevent.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, callevent.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, callevent.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, callevent.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, callevent.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, callevent.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, callevent.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, callevent.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.ExternalCallID != nil {
+		predicates = append(predicates, callevent.ExternalCallIDEQ(*i.ExternalCallID))
+	}
+	if i.ExternalCallIDNEQ != nil {
+		predicates = append(predicates, callevent.ExternalCallIDNEQ(*i.ExternalCallIDNEQ))
+	}
+	if len(i.ExternalCallIDIn) > 0 {
+		predicates = append(predicates, callevent.ExternalCallIDIn(i.ExternalCallIDIn...))
+	}
+	if len(i.ExternalCallIDNotIn) > 0 {
+		predicates = append(predicates, callevent.ExternalCallIDNotIn(i.ExternalCallIDNotIn...))
+	}
+	if i.ExternalCallIDGT != nil {
+		predicates = append(predicates, callevent.ExternalCallIDGT(*i.ExternalCallIDGT))
+	}
+	if i.ExternalCallIDGTE != nil {
+		predicates = append(predicates, callevent.ExternalCallIDGTE(*i.ExternalCallIDGTE))
+	}
+	if i.ExternalCallIDLT != nil {
+		predicates = append(predicates, callevent.ExternalCallIDLT(*i.ExternalCallIDLT))
+	}
+	if i.ExternalCallIDLTE != nil {
+		predicates = append(predicates, callevent.ExternalCallIDLTE(*i.ExternalCallIDLTE))
+	}
+	if i.ExternalCallIDContains != nil {
+		predicates = append(predicates, callevent.ExternalCallIDContains(*i.ExternalCallIDContains))
+	}
+	if i.ExternalCallIDHasPrefix != nil {
+		predicates = append(predicates, callevent.ExternalCallIDHasPrefix(*i.ExternalCallIDHasPrefix))
+	}
+	if i.ExternalCallIDHasSuffix != nil {
+		predicates = append(predicates, callevent.ExternalCallIDHasSuffix(*i.ExternalCallIDHasSuffix))
+	}
+	if i.ExternalCallIDEqualFold != nil {
+		predicates = append(predicates, callevent.ExternalCallIDEqualFold(*i.ExternalCallIDEqualFold))
+	}
+	if i.ExternalCallIDContainsFold != nil {
+		predicates = append(predicates, callevent.ExternalCallIDContainsFold(*i.ExternalCallIDContainsFold))
+	}
+	if i.UserID != nil {
+		predicates = append(predicates, callevent.UserIDEQ(*i.UserID))
+	}
+	if i.UserIDNEQ != nil {
+		predicates = append(predicates, callevent.UserIDNEQ(*i.UserIDNEQ))
+	}
+	if len(i.UserIDIn) > 0 {
+		predicates = append(predicates, callevent.UserIDIn(i.UserIDIn...))
+	}
+	if len(i.UserIDNotIn) > 0 {
+		predicates = append(predicates, callevent.UserIDNotIn(i.UserIDNotIn...))
+	}
+	if i.LeadID != nil {
+		predicates = append(predicates, callevent.LeadIDEQ(*i.LeadID))
+	}
+	if i.LeadIDNEQ != nil {
+		predicates = append(predicates, callevent.LeadIDNEQ(*i.LeadIDNEQ))
+	}
+	if len(i.LeadIDIn) > 0 {
+		predicates = append(predicates, callevent.LeadIDIn(i.LeadIDIn...))
+	}
+	if len(i.LeadIDNotIn) > 0 {
+		predicates = append(predicates, callevent.LeadIDNotIn(i.LeadIDNotIn...))
+	}
+	if i.LeadIDIsNil {
+		predicates = append(predicates, callevent.LeadIDIsNil())
+	}
+	if i.LeadIDNotNil {
+		predicates = append(predicates, callevent.LeadIDNotNil())
+	}
+	if i.EventType != nil {
+		predicates = append(predicates, callevent.EventTypeEQ(*i.EventType))
+	}
+	if i.EventTypeNEQ != nil {
+		predicates = append(predicates, callevent.EventTypeNEQ(*i.EventTypeNEQ))
+	}
+	if len(i.EventTypeIn) > 0 {
+		predicates = append(predicates, callevent.EventTypeIn(i.EventTypeIn...))
+	}
+	if len(i.EventTypeNotIn) > 0 {
+		predicates = append(predicates, callevent.EventTypeNotIn(i.EventTypeNotIn...))
+	}
+	if i.Direction != nil {
+		predicates = append(predicates, callevent.DirectionEQ(*i.Direction))
+	}
+	if i.DirectionNEQ != nil {
+		predicates = append(predicates, callevent.DirectionNEQ(*i.DirectionNEQ))
+	}
+	if len(i.DirectionIn) > 0 {
+		predicates = append(predicates, callevent.DirectionIn(i.DirectionIn...))
+	}
+	if len(i.DirectionNotIn) > 0 {
+		predicates = append(predicates, callevent.DirectionNotIn(i.DirectionNotIn...))
+	}
+	if i.DirectionIsNil {
+		predicates = append(predicates, callevent.DirectionIsNil())
+	}
+	if i.DirectionNotNil {
+		predicates = append(predicates, callevent.DirectionNotNil())
+	}
+	if i.DurationSeconds != nil {
+		predicates = append(predicates, callevent.DurationSecondsEQ(*i.DurationSeconds))
+	}
+	if i.DurationSecondsNEQ != nil {
+		predicates = append(predicates, callevent.DurationSecondsNEQ(*i.DurationSecondsNEQ))
+	}
+	if len(i.DurationSecondsIn) > 0 {
+		predicates = append(predicates, callevent.DurationSecondsIn(i.DurationSecondsIn...))
+	}
+	if len(i.DurationSecondsNotIn) > 0 {
+		predicates = append(predicates, callevent.DurationSecondsNotIn(i.DurationSecondsNotIn...))
+	}
+	if i.DurationSecondsGT != nil {
+		predicates = append(predicates, callevent.DurationSecondsGT(*i.DurationSecondsGT))
+	}
+	if i.DurationSecondsGTE != nil {
+		predicates = append(predicates, callevent.DurationSecondsGTE(*i.DurationSecondsGTE))
+	}
+	if i.DurationSecondsLT != nil {
+		predicates = append(predicates, callevent.DurationSecondsLT(*i.DurationSecondsLT))
+	}
+	if i.DurationSecondsLTE != nil {
+		predicates = append(predicates, callevent.DurationSecondsLTE(*i.DurationSecondsLTE))
+	}
+	if i.DurationSecondsIsNil {
+		predicates = append(predicates, callevent.DurationSecondsIsNil())
+	}
+	if i.DurationSecondsNotNil {
+		predicates = append(predicates, callevent.DurationSecondsNotNil())
+	}
+	if i.Disposition != nil {
+		predicates = append(predicates, callevent.DispositionEQ(*i.Disposition))
+	}
+	if i.DispositionNEQ != nil {
+		predicates = append(predicates, callevent.DispositionNEQ(*i.DispositionNEQ))
+	}
+	if len(i.DispositionIn) > 0 {
+		predicates = append(predicates, callevent.DispositionIn(i.DispositionIn...))
+	}
+	if len(i.DispositionNotIn) > 0 {
+		predicates = append(predicates, callevent.DispositionNotIn(i.DispositionNotIn...))
+	}
+	if i.DispositionGT != nil {
+		predicates = append(predicates, callevent.DispositionGT(*i.DispositionGT))
+	}
+	if i.DispositionGTE != nil {
+		predicates = append(predicates, callevent.DispositionGTE(*i.DispositionGTE))
+	}
+	if i.DispositionLT != nil {
+		predicates = append(predicates, callevent.DispositionLT(*i.DispositionLT))
+	}
+	if i.DispositionLTE != nil {
+		predicates = append(predicates, callevent.DispositionLTE(*i.DispositionLTE))
+	}
+	if i.DispositionContains != nil {
+		predicates = append(predicates, callevent.DispositionContains(*i.DispositionContains))
+	}
+	if i.DispositionHasPrefix != nil {
+		predicates = append(predicates, callevent.DispositionHasPrefix(*i.DispositionHasPrefix))
+	}
+	if i.DispositionHasSuffix != nil {
+		predicates = append(predicates, callevent.DispositionHasSuffix(*i.DispositionHasSuffix))
+	}
+	if i.DispositionIsNil {
+		predicates = append(predicates, callevent.DispositionIsNil())
+	}
+	if i.DispositionNotNil {
+		predicates = append(predicates, callevent.DispositionNotNil())
+	}
+	if i.DispositionEqualFold != nil {
+		predicates = append(predicates, callevent.DispositionEqualFold(*i.DispositionEqualFold))
+	}
+	if i.DispositionContainsFold != nil {
+		predicates = append(predicates, callevent.DispositionContainsFold(*i.DispositionContainsFold))
+	}
+	if i.Notes != nil {
+		predicates = append(predicates, callevent.NotesEQ(*i.Notes))
+	}
+	if i.NotesNEQ != nil {
+		predicates = append(predicates, callevent.NotesNEQ(*i.NotesNEQ))
+	}
+	if len(i.NotesIn) > 0 {
+		predicates = append(predicates, callevent.NotesIn(i.NotesIn...))
+	}
+	if len(i.NotesNotIn) > 0 {
+		predicates = append(predicates, callevent.NotesNotIn(i.NotesNotIn...))
+	}
+	if i.NotesGT != nil {
+		predicates = append(predicates, callevent.NotesGT(*i.NotesGT))
+	}
+	if i.NotesGTE != nil {
+		predicates = append(predicates, callevent.NotesGTE(*i.NotesGTE))
+	}
+	if i.NotesLT != nil {
+		predicates = append(predicates, callevent.NotesLT(*i.NotesLT))
+	}
+	if i.NotesLTE != nil {
+		predicates = append(predicates, callevent.NotesLTE(*i.NotesLTE))
+	}
+	if i.NotesContains != nil {
+		predicates = append(predicates, callevent.NotesContains(*i.NotesContains))
+	}
+	if i.NotesHasPrefix != nil {
+		predicates = append(predicates, callevent.NotesHasPrefix(*i.NotesHasPrefix))
+	}
+	if i.NotesHasSuffix != nil {
+		predicates = append(predicates, callevent.NotesHasSuffix(*i.NotesHasSuffix))
+	}
+	if i.NotesIsNil {
+		predicates = append(predicates, callevent.NotesIsNil())
+	}
+	if i.NotesNotNil {
+		predicates = append(predicates, callevent.NotesNotNil())
+	}
+	if i.NotesEqualFold != nil {
+		predicates = append(predicates, callevent.NotesEqualFold(*i.NotesEqualFold))
+	}
+	if i.NotesContainsFold != nil {
+		predicates = append(predicates, callevent.NotesContainsFold(*i.NotesContainsFold))
+	}
+	if i.OccurredAt != nil {
+		predicates = append(predicates, callevent.OccurredAtEQ(*i.OccurredAt))
+	}
+	if i.OccurredAtNEQ != nil {
+		predicates = append(predicates, callevent.OccurredAtNEQ(*i.OccurredAtNEQ))
+	}
+	if len(i.OccurredAtIn) > 0 {
+		predicates = append(predicates, callevent.OccurredAtIn(i.OccurredAtIn...))
+	}
+	if len(i.OccurredAtNotIn) > 0 {
+		predicates = append(predicates, callevent.OccurredAtNotIn(i.OccurredAtNotIn...))
+	}
+	if i.OccurredAtGT != nil {
+		predicates = append(predicates, callevent.OccurredAtGT(*i.OccurredAtGT))
+	}
+	if i.OccurredAtGTE != nil {
+		predicates = append(predicates, callevent.OccurredAtGTE(*i.OccurredAtGTE))
+	}
+	if i.OccurredAtLT != nil {
+		predicates = append(predicates, callevent.OccurredAtLT(*i.OccurredAtLT))
+	}
+	if i.OccurredAtLTE != nil {
+		predicates = append(predicates, callevent.OccurredAtLTE(*i.OccurredAtLTE))
+	}
+
+	if i.HasUser != nil {
+		p := callevent.HasUser()
+		if !*i.HasUser {
+			p = callevent.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasUserWith) > 0 {
+		with := make([]predicate.User, 0, len(i.HasUserWith))
+		for _, w := range i.HasUserWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasUserWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, callevent.HasUserWith(with...))
+	}
+	if i.HasLead != nil {
+		p := callevent.HasLead()
+		if !*i.HasLead {
+			p = callevent.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasLeadWith) > 0 {
+		with := make([]predicate.Lead, 0, len(i.HasLeadWith))
+		for _, w := range i.HasLeadWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasLeadWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, callevent.HasLeadWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyCallEventWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return callevent.And(predicates...), nil
+	}
+}
 
 // ContactWhereInput represents a where input for filtering Contact queries.
 type ContactWhereInput struct {
@@ -830,6 +1908,10 @@ type LeadWhereInput struct {
 	// "contact" edge predicates.
 	HasContact     *bool                `json:"hasContact,omitempty"`
 	HasContactWith []*ContactWhereInput `json:"hasContactWith,omitempty"`
+
+	// "call_events" edge predicates.
+	HasCallEvents     *bool                  `json:"hasCallEvents,omitempty"`
+	HasCallEventsWith []*CallEventWhereInput `json:"hasCallEventsWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -1798,6 +2880,24 @@ func (i *LeadWhereInput) P() (predicate.Lead, error) {
 		}
 		predicates = append(predicates, lead.HasContactWith(with...))
 	}
+	if i.HasCallEvents != nil {
+		p := lead.HasCallEvents()
+		if !*i.HasCallEvents {
+			p = lead.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasCallEventsWith) > 0 {
+		with := make([]predicate.CallEvent, 0, len(i.HasCallEventsWith))
+		for _, w := range i.HasCallEventsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasCallEventsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, lead.HasCallEventsWith(with...))
+	}
 	switch len(predicates) {
 	case 0:
 		return nil, ErrEmptyLeadWhereInput
@@ -2607,6 +3707,10 @@ type UserWhereInput struct {
 	// "advised_leads" edge predicates.
 	HasAdvisedLeads     *bool             `json:"hasAdvisedLeads,omitempty"`
 	HasAdvisedLeadsWith []*LeadWhereInput `json:"hasAdvisedLeadsWith,omitempty"`
+
+	// "call_events" edge predicates.
+	HasCallEvents     *bool                  `json:"hasCallEvents,omitempty"`
+	HasCallEventsWith []*CallEventWhereInput `json:"hasCallEventsWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -2935,6 +4039,24 @@ func (i *UserWhereInput) P() (predicate.User, error) {
 			with = append(with, p)
 		}
 		predicates = append(predicates, user.HasAdvisedLeadsWith(with...))
+	}
+	if i.HasCallEvents != nil {
+		p := user.HasCallEvents()
+		if !*i.HasCallEvents {
+			p = user.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasCallEventsWith) > 0 {
+		with := make([]predicate.CallEvent, 0, len(i.HasCallEventsWith))
+		for _, w := range i.HasCallEventsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasCallEventsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, user.HasCallEventsWith(with...))
 	}
 	switch len(predicates) {
 	case 0:

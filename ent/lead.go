@@ -99,11 +99,18 @@ type LeadEdges struct {
 	PrimaryAdvisor *User `json:"primary_advisor,omitempty"`
 	// Contact holds the value of the contact edge.
 	Contact *Contact `json:"contact,omitempty"`
+	// CallEvents holds the value of the call_events edge.
+	CallEvents []*CallEvent `json:"call_events,omitempty"`
+	// Presences holds the value of the presences edge.
+	Presences []*AgentPresence `json:"presences,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [6]bool
 	// totalCount holds the count of the edges above.
-	totalCount [3]map[string]int
+	totalCount [4]map[string]int
+
+	namedCallEvents map[string][]*CallEvent
+	namedPresences  map[string][]*AgentPresence
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -148,6 +155,24 @@ func (e LeadEdges) ContactOrErr() (*Contact, error) {
 		return nil, &NotFoundError{label: contact.Label}
 	}
 	return nil, &NotLoadedError{edge: "contact"}
+}
+
+// CallEventsOrErr returns the CallEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e LeadEdges) CallEventsOrErr() ([]*CallEvent, error) {
+	if e.loadedTypes[4] {
+		return e.CallEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "call_events"}
+}
+
+// PresencesOrErr returns the Presences value or an error if the edge
+// was not loaded in eager-loading.
+func (e LeadEdges) PresencesOrErr() ([]*AgentPresence, error) {
+	if e.loadedTypes[5] {
+		return e.Presences, nil
+	}
+	return nil, &NotLoadedError{edge: "presences"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -428,6 +453,16 @@ func (_m *Lead) QueryContact() *ContactQuery {
 	return NewLeadClient(_m.config).QueryContact(_m)
 }
 
+// QueryCallEvents queries the "call_events" edge of the Lead entity.
+func (_m *Lead) QueryCallEvents() *CallEventQuery {
+	return NewLeadClient(_m.config).QueryCallEvents(_m)
+}
+
+// QueryPresences queries the "presences" edge of the Lead entity.
+func (_m *Lead) QueryPresences() *AgentPresenceQuery {
+	return NewLeadClient(_m.config).QueryPresences(_m)
+}
+
 // Update returns a builder for updating this Lead.
 // Note that you need to call Lead.Unwrap() before calling this method if this Lead
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -580,6 +615,54 @@ func (_m *Lead) String() string {
 	}
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedCallEvents returns the CallEvents named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Lead) NamedCallEvents(name string) ([]*CallEvent, error) {
+	if _m.Edges.namedCallEvents == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedCallEvents[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Lead) appendNamedCallEvents(name string, edges ...*CallEvent) {
+	if _m.Edges.namedCallEvents == nil {
+		_m.Edges.namedCallEvents = make(map[string][]*CallEvent)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedCallEvents[name] = []*CallEvent{}
+	} else {
+		_m.Edges.namedCallEvents[name] = append(_m.Edges.namedCallEvents[name], edges...)
+	}
+}
+
+// NamedPresences returns the Presences named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Lead) NamedPresences(name string) ([]*AgentPresence, error) {
+	if _m.Edges.namedPresences == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedPresences[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Lead) appendNamedPresences(name string, edges ...*AgentPresence) {
+	if _m.Edges.namedPresences == nil {
+		_m.Edges.namedPresences = make(map[string][]*AgentPresence)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedPresences[name] = []*AgentPresence{}
+	} else {
+		_m.Edges.namedPresences[name] = append(_m.Edges.namedPresences[name], edges...)
+	}
 }
 
 // Leads is a parsable slice of Lead.

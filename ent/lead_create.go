@@ -13,6 +13,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -448,6 +450,36 @@ func (_c *LeadCreate) SetContact(v *Contact) *LeadCreate {
 	return _c.SetContactID(v.ID)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_c *LeadCreate) AddCallEventIDs(ids ...uuid.UUID) *LeadCreate {
+	_c.mutation.AddCallEventIDs(ids...)
+	return _c
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_c *LeadCreate) AddCallEvents(v ...*CallEvent) *LeadCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCallEventIDs(ids...)
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by IDs.
+func (_c *LeadCreate) AddPresenceIDs(ids ...uuid.UUID) *LeadCreate {
+	_c.mutation.AddPresenceIDs(ids...)
+	return _c
+}
+
+// AddPresences adds the "presences" edges to the AgentPresence entity.
+func (_c *LeadCreate) AddPresences(v ...*AgentPresence) *LeadCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddPresenceIDs(ids...)
+}
+
 // Mutation returns the LeadMutation object of the builder.
 func (_c *LeadCreate) Mutation() *LeadMutation {
 	return _c.mutation
@@ -834,6 +866,38 @@ func (_c *LeadCreate) createSpec() (*Lead, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.ContactID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PresencesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -25,16 +28,20 @@ import (
 // LeadQuery is the builder for querying Lead entities.
 type LeadQuery struct {
 	config
-	ctx                *QueryContext
-	order              []lead.OrderOption
-	inters             []Interceptor
-	predicates         []predicate.Lead
-	withOrganization   *OrganizationQuery
-	withStage          *PipelineStageQuery
-	withPrimaryAdvisor *UserQuery
-	withContact        *ContactQuery
-	loadTotal          []func(context.Context, []*Lead) error
-	modifiers          []func(*sql.Selector)
+	ctx                 *QueryContext
+	order               []lead.OrderOption
+	inters              []Interceptor
+	predicates          []predicate.Lead
+	withOrganization    *OrganizationQuery
+	withStage           *PipelineStageQuery
+	withPrimaryAdvisor  *UserQuery
+	withContact         *ContactQuery
+	withCallEvents      *CallEventQuery
+	withPresences       *AgentPresenceQuery
+	loadTotal           []func(context.Context, []*Lead) error
+	modifiers           []func(*sql.Selector)
+	withNamedCallEvents map[string]*CallEventQuery
+	withNamedPresences  map[string]*AgentPresenceQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -152,6 +159,50 @@ func (_q *LeadQuery) QueryContact() *ContactQuery {
 			sqlgraph.From(lead.Table, lead.FieldID, selector),
 			sqlgraph.To(contact.Table, contact.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, lead.ContactTable, lead.ContactColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCallEvents chains the current query on the "call_events" edge.
+func (_q *LeadQuery) QueryCallEvents() *CallEventQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, selector),
+			sqlgraph.To(callevent.Table, callevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.CallEventsTable, lead.CallEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPresences chains the current query on the "presences" edge.
+func (_q *LeadQuery) QueryPresences() *AgentPresenceQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, selector),
+			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.PresencesTable, lead.PresencesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -355,6 +406,8 @@ func (_q *LeadQuery) Clone() *LeadQuery {
 		withStage:          _q.withStage.Clone(),
 		withPrimaryAdvisor: _q.withPrimaryAdvisor.Clone(),
 		withContact:        _q.withContact.Clone(),
+		withCallEvents:     _q.withCallEvents.Clone(),
+		withPresences:      _q.withPresences.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -403,6 +456,28 @@ func (_q *LeadQuery) WithContact(opts ...func(*ContactQuery)) *LeadQuery {
 		opt(query)
 	}
 	_q.withContact = query
+	return _q
+}
+
+// WithCallEvents tells the query-builder to eager-load the nodes that are connected to
+// the "call_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithCallEvents(opts ...func(*CallEventQuery)) *LeadQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCallEvents = query
+	return _q
+}
+
+// WithPresences tells the query-builder to eager-load the nodes that are connected to
+// the "presences" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithPresences(opts ...func(*AgentPresenceQuery)) *LeadQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPresences = query
 	return _q
 }
 
@@ -490,11 +565,13 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 	var (
 		nodes       = []*Lead{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [6]bool{
 			_q.withOrganization != nil,
 			_q.withStage != nil,
 			_q.withPrimaryAdvisor != nil,
 			_q.withContact != nil,
+			_q.withCallEvents != nil,
+			_q.withPresences != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -539,6 +616,34 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 	if query := _q.withContact; query != nil {
 		if err := _q.loadContact(ctx, query, nodes, nil,
 			func(n *Lead, e *Contact) { n.Edges.Contact = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCallEvents; query != nil {
+		if err := _q.loadCallEvents(ctx, query, nodes,
+			func(n *Lead) { n.Edges.CallEvents = []*CallEvent{} },
+			func(n *Lead, e *CallEvent) { n.Edges.CallEvents = append(n.Edges.CallEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withPresences; query != nil {
+		if err := _q.loadPresences(ctx, query, nodes,
+			func(n *Lead) { n.Edges.Presences = []*AgentPresence{} },
+			func(n *Lead, e *AgentPresence) { n.Edges.Presences = append(n.Edges.Presences, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedCallEvents {
+		if err := _q.loadCallEvents(ctx, query, nodes,
+			func(n *Lead) { n.appendNamedCallEvents(name) },
+			func(n *Lead, e *CallEvent) { n.appendNamedCallEvents(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedPresences {
+		if err := _q.loadPresences(ctx, query, nodes,
+			func(n *Lead) { n.appendNamedPresences(name) },
+			func(n *Lead, e *AgentPresence) { n.appendNamedPresences(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -672,6 +777,72 @@ func (_q *LeadQuery) loadContact(ctx context.Context, query *ContactQuery, nodes
 	}
 	return nil
 }
+func (_q *LeadQuery) loadCallEvents(ctx context.Context, query *CallEventQuery, nodes []*Lead, init func(*Lead), assign func(*Lead, *CallEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Lead)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(callevent.FieldLeadID)
+	}
+	query.Where(predicate.CallEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(lead.CallEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.LeadID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "lead_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "lead_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *LeadQuery) loadPresences(ctx context.Context, query *AgentPresenceQuery, nodes []*Lead, init func(*Lead), assign func(*Lead, *AgentPresence)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Lead)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(agentpresence.FieldCurrentLeadID)
+	}
+	query.Where(predicate.AgentPresence(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(lead.PresencesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.CurrentLeadID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "current_lead_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "current_lead_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *LeadQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -802,6 +973,34 @@ func (_q *LeadQuery) ForShare(opts ...sql.LockOption) *LeadQuery {
 func (_q *LeadQuery) Modify(modifiers ...func(s *sql.Selector)) *LeadSelect {
 	_q.modifiers = append(_q.modifiers, modifiers...)
 	return _q.Select()
+}
+
+// WithNamedCallEvents tells the query-builder to eager-load the nodes that are connected to the "call_events"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithNamedCallEvents(name string, opts ...func(*CallEventQuery)) *LeadQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedCallEvents == nil {
+		_q.withNamedCallEvents = make(map[string]*CallEventQuery)
+	}
+	_q.withNamedCallEvents[name] = query
+	return _q
+}
+
+// WithNamedPresences tells the query-builder to eager-load the nodes that are connected to the "presences"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithNamedPresences(name string, opts ...func(*AgentPresenceQuery)) *LeadQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedPresences == nil {
+		_q.withNamedPresences = make(map[string]*AgentPresenceQuery)
+	}
+	_q.withNamedPresences[name] = query
+	return _q
 }
 
 // LeadGroupBy is the group-by builder for Lead entities.

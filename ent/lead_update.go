@@ -13,6 +13,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -488,6 +490,36 @@ func (_u *LeadUpdate) SetContact(v *Contact) *LeadUpdate {
 	return _u.SetContactID(v.ID)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_u *LeadUpdate) AddCallEventIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.AddCallEventIDs(ids...)
+	return _u
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_u *LeadUpdate) AddCallEvents(v ...*CallEvent) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCallEventIDs(ids...)
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by IDs.
+func (_u *LeadUpdate) AddPresenceIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.AddPresenceIDs(ids...)
+	return _u
+}
+
+// AddPresences adds the "presences" edges to the AgentPresence entity.
+func (_u *LeadUpdate) AddPresences(v ...*AgentPresence) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPresenceIDs(ids...)
+}
+
 // Mutation returns the LeadMutation object of the builder.
 func (_u *LeadUpdate) Mutation() *LeadMutation {
 	return _u.mutation
@@ -509,6 +541,48 @@ func (_u *LeadUpdate) ClearPrimaryAdvisor() *LeadUpdate {
 func (_u *LeadUpdate) ClearContact() *LeadUpdate {
 	_u.mutation.ClearContact()
 	return _u
+}
+
+// ClearCallEvents clears all "call_events" edges to the CallEvent entity.
+func (_u *LeadUpdate) ClearCallEvents() *LeadUpdate {
+	_u.mutation.ClearCallEvents()
+	return _u
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to CallEvent entities by IDs.
+func (_u *LeadUpdate) RemoveCallEventIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.RemoveCallEventIDs(ids...)
+	return _u
+}
+
+// RemoveCallEvents removes "call_events" edges to CallEvent entities.
+func (_u *LeadUpdate) RemoveCallEvents(v ...*CallEvent) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCallEventIDs(ids...)
+}
+
+// ClearPresences clears all "presences" edges to the AgentPresence entity.
+func (_u *LeadUpdate) ClearPresences() *LeadUpdate {
+	_u.mutation.ClearPresences()
+	return _u
+}
+
+// RemovePresenceIDs removes the "presences" edge to AgentPresence entities by IDs.
+func (_u *LeadUpdate) RemovePresenceIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.RemovePresenceIDs(ids...)
+	return _u
+}
+
+// RemovePresences removes "presences" edges to AgentPresence entities.
+func (_u *LeadUpdate) RemovePresences(v ...*AgentPresence) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePresenceIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -839,6 +913,96 @@ func (_u *LeadUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCallEventsIDs(); len(nodes) > 0 && !_u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPresencesIDs(); len(nodes) > 0 && !_u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PresencesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {
@@ -1322,6 +1486,36 @@ func (_u *LeadUpdateOne) SetContact(v *Contact) *LeadUpdateOne {
 	return _u.SetContactID(v.ID)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_u *LeadUpdateOne) AddCallEventIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.AddCallEventIDs(ids...)
+	return _u
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_u *LeadUpdateOne) AddCallEvents(v ...*CallEvent) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCallEventIDs(ids...)
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by IDs.
+func (_u *LeadUpdateOne) AddPresenceIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.AddPresenceIDs(ids...)
+	return _u
+}
+
+// AddPresences adds the "presences" edges to the AgentPresence entity.
+func (_u *LeadUpdateOne) AddPresences(v ...*AgentPresence) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPresenceIDs(ids...)
+}
+
 // Mutation returns the LeadMutation object of the builder.
 func (_u *LeadUpdateOne) Mutation() *LeadMutation {
 	return _u.mutation
@@ -1343,6 +1537,48 @@ func (_u *LeadUpdateOne) ClearPrimaryAdvisor() *LeadUpdateOne {
 func (_u *LeadUpdateOne) ClearContact() *LeadUpdateOne {
 	_u.mutation.ClearContact()
 	return _u
+}
+
+// ClearCallEvents clears all "call_events" edges to the CallEvent entity.
+func (_u *LeadUpdateOne) ClearCallEvents() *LeadUpdateOne {
+	_u.mutation.ClearCallEvents()
+	return _u
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to CallEvent entities by IDs.
+func (_u *LeadUpdateOne) RemoveCallEventIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.RemoveCallEventIDs(ids...)
+	return _u
+}
+
+// RemoveCallEvents removes "call_events" edges to CallEvent entities.
+func (_u *LeadUpdateOne) RemoveCallEvents(v ...*CallEvent) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCallEventIDs(ids...)
+}
+
+// ClearPresences clears all "presences" edges to the AgentPresence entity.
+func (_u *LeadUpdateOne) ClearPresences() *LeadUpdateOne {
+	_u.mutation.ClearPresences()
+	return _u
+}
+
+// RemovePresenceIDs removes the "presences" edge to AgentPresence entities by IDs.
+func (_u *LeadUpdateOne) RemovePresenceIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.RemovePresenceIDs(ids...)
+	return _u
+}
+
+// RemovePresences removes "presences" edges to AgentPresence entities.
+func (_u *LeadUpdateOne) RemovePresences(v ...*AgentPresence) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePresenceIDs(ids...)
 }
 
 // Where appends a list predicates to the LeadUpdate builder.
@@ -1703,6 +1939,96 @@ func (_u *LeadUpdateOne) sqlSave(ctx context.Context) (_node *Lead, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(contact.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCallEventsIDs(); len(nodes) > 0 && !_u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.CallEventsTable,
+			Columns: []string{lead.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPresencesIDs(); len(nodes) > 0 && !_u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PresencesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.PresencesTable,
+			Columns: []string{lead.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -12,7 +12,9 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -33,6 +35,8 @@ const (
 
 	// Node types.
 	TypeAPIKey            = "APIKey"
+	TypeAgentPresence     = "AgentPresence"
+	TypeCallEvent         = "CallEvent"
 	TypeContact           = "Contact"
 	TypeIdempotencyRecord = "IdempotencyRecord"
 	TypeLead              = "Lead"
@@ -1055,6 +1059,2390 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// AgentPresenceMutation represents an operation that mutates the AgentPresence nodes in the graph.
+type AgentPresenceMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	status              *agentpresence.Status
+	current_call_id     *string
+	campaign_name       *string
+	metadata            *map[string]interface{}
+	status_changed_at   *time.Time
+	call_started_at     *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	user                *uuid.UUID
+	cleareduser         bool
+	current_lead        *uuid.UUID
+	clearedcurrent_lead bool
+	done                bool
+	oldValue            func(context.Context) (*AgentPresence, error)
+	predicates          []predicate.AgentPresence
+}
+
+var _ ent.Mutation = (*AgentPresenceMutation)(nil)
+
+// agentpresenceOption allows management of the mutation configuration using functional options.
+type agentpresenceOption func(*AgentPresenceMutation)
+
+// newAgentPresenceMutation creates new mutation for the AgentPresence entity.
+func newAgentPresenceMutation(c config, op Op, opts ...agentpresenceOption) *AgentPresenceMutation {
+	m := &AgentPresenceMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAgentPresence,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAgentPresenceID sets the ID field of the mutation.
+func withAgentPresenceID(id uuid.UUID) agentpresenceOption {
+	return func(m *AgentPresenceMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AgentPresence
+		)
+		m.oldValue = func(ctx context.Context) (*AgentPresence, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AgentPresence.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAgentPresence sets the old AgentPresence of the mutation.
+func withAgentPresence(node *AgentPresence) agentpresenceOption {
+	return func(m *AgentPresenceMutation) {
+		m.oldValue = func(context.Context) (*AgentPresence, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AgentPresenceMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AgentPresenceMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AgentPresence entities.
+func (m *AgentPresenceMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AgentPresenceMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AgentPresenceMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AgentPresence.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AgentPresenceMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AgentPresenceMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AgentPresenceMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AgentPresenceMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AgentPresenceMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AgentPresenceMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *AgentPresenceMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *AgentPresenceMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *AgentPresenceMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *AgentPresenceMutation) SetUserID(u uuid.UUID) {
+	m.user = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *AgentPresenceMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *AgentPresenceMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *AgentPresenceMutation) SetStatus(a agentpresence.Status) {
+	m.status = &a
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *AgentPresenceMutation) Status() (r agentpresence.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldStatus(ctx context.Context) (v agentpresence.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *AgentPresenceMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetCurrentCallID sets the "current_call_id" field.
+func (m *AgentPresenceMutation) SetCurrentCallID(s string) {
+	m.current_call_id = &s
+}
+
+// CurrentCallID returns the value of the "current_call_id" field in the mutation.
+func (m *AgentPresenceMutation) CurrentCallID() (r string, exists bool) {
+	v := m.current_call_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrentCallID returns the old "current_call_id" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldCurrentCallID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrentCallID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrentCallID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrentCallID: %w", err)
+	}
+	return oldValue.CurrentCallID, nil
+}
+
+// ClearCurrentCallID clears the value of the "current_call_id" field.
+func (m *AgentPresenceMutation) ClearCurrentCallID() {
+	m.current_call_id = nil
+	m.clearedFields[agentpresence.FieldCurrentCallID] = struct{}{}
+}
+
+// CurrentCallIDCleared returns if the "current_call_id" field was cleared in this mutation.
+func (m *AgentPresenceMutation) CurrentCallIDCleared() bool {
+	_, ok := m.clearedFields[agentpresence.FieldCurrentCallID]
+	return ok
+}
+
+// ResetCurrentCallID resets all changes to the "current_call_id" field.
+func (m *AgentPresenceMutation) ResetCurrentCallID() {
+	m.current_call_id = nil
+	delete(m.clearedFields, agentpresence.FieldCurrentCallID)
+}
+
+// SetCurrentLeadID sets the "current_lead_id" field.
+func (m *AgentPresenceMutation) SetCurrentLeadID(u uuid.UUID) {
+	m.current_lead = &u
+}
+
+// CurrentLeadID returns the value of the "current_lead_id" field in the mutation.
+func (m *AgentPresenceMutation) CurrentLeadID() (r uuid.UUID, exists bool) {
+	v := m.current_lead
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrentLeadID returns the old "current_lead_id" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldCurrentLeadID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrentLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrentLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrentLeadID: %w", err)
+	}
+	return oldValue.CurrentLeadID, nil
+}
+
+// ClearCurrentLeadID clears the value of the "current_lead_id" field.
+func (m *AgentPresenceMutation) ClearCurrentLeadID() {
+	m.current_lead = nil
+	m.clearedFields[agentpresence.FieldCurrentLeadID] = struct{}{}
+}
+
+// CurrentLeadIDCleared returns if the "current_lead_id" field was cleared in this mutation.
+func (m *AgentPresenceMutation) CurrentLeadIDCleared() bool {
+	_, ok := m.clearedFields[agentpresence.FieldCurrentLeadID]
+	return ok
+}
+
+// ResetCurrentLeadID resets all changes to the "current_lead_id" field.
+func (m *AgentPresenceMutation) ResetCurrentLeadID() {
+	m.current_lead = nil
+	delete(m.clearedFields, agentpresence.FieldCurrentLeadID)
+}
+
+// SetCampaignName sets the "campaign_name" field.
+func (m *AgentPresenceMutation) SetCampaignName(s string) {
+	m.campaign_name = &s
+}
+
+// CampaignName returns the value of the "campaign_name" field in the mutation.
+func (m *AgentPresenceMutation) CampaignName() (r string, exists bool) {
+	v := m.campaign_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCampaignName returns the old "campaign_name" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldCampaignName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCampaignName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCampaignName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCampaignName: %w", err)
+	}
+	return oldValue.CampaignName, nil
+}
+
+// ClearCampaignName clears the value of the "campaign_name" field.
+func (m *AgentPresenceMutation) ClearCampaignName() {
+	m.campaign_name = nil
+	m.clearedFields[agentpresence.FieldCampaignName] = struct{}{}
+}
+
+// CampaignNameCleared returns if the "campaign_name" field was cleared in this mutation.
+func (m *AgentPresenceMutation) CampaignNameCleared() bool {
+	_, ok := m.clearedFields[agentpresence.FieldCampaignName]
+	return ok
+}
+
+// ResetCampaignName resets all changes to the "campaign_name" field.
+func (m *AgentPresenceMutation) ResetCampaignName() {
+	m.campaign_name = nil
+	delete(m.clearedFields, agentpresence.FieldCampaignName)
+}
+
+// SetMetadata sets the "metadata" field.
+func (m *AgentPresenceMutation) SetMetadata(value map[string]interface{}) {
+	m.metadata = &value
+}
+
+// Metadata returns the value of the "metadata" field in the mutation.
+func (m *AgentPresenceMutation) Metadata() (r map[string]interface{}, exists bool) {
+	v := m.metadata
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetadata returns the old "metadata" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldMetadata(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetadata is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetadata requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetadata: %w", err)
+	}
+	return oldValue.Metadata, nil
+}
+
+// ResetMetadata resets all changes to the "metadata" field.
+func (m *AgentPresenceMutation) ResetMetadata() {
+	m.metadata = nil
+}
+
+// SetStatusChangedAt sets the "status_changed_at" field.
+func (m *AgentPresenceMutation) SetStatusChangedAt(t time.Time) {
+	m.status_changed_at = &t
+}
+
+// StatusChangedAt returns the value of the "status_changed_at" field in the mutation.
+func (m *AgentPresenceMutation) StatusChangedAt() (r time.Time, exists bool) {
+	v := m.status_changed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusChangedAt returns the old "status_changed_at" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldStatusChangedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusChangedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusChangedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusChangedAt: %w", err)
+	}
+	return oldValue.StatusChangedAt, nil
+}
+
+// ResetStatusChangedAt resets all changes to the "status_changed_at" field.
+func (m *AgentPresenceMutation) ResetStatusChangedAt() {
+	m.status_changed_at = nil
+}
+
+// SetCallStartedAt sets the "call_started_at" field.
+func (m *AgentPresenceMutation) SetCallStartedAt(t time.Time) {
+	m.call_started_at = &t
+}
+
+// CallStartedAt returns the value of the "call_started_at" field in the mutation.
+func (m *AgentPresenceMutation) CallStartedAt() (r time.Time, exists bool) {
+	v := m.call_started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallStartedAt returns the old "call_started_at" field's value of the AgentPresence entity.
+// If the AgentPresence object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentPresenceMutation) OldCallStartedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallStartedAt: %w", err)
+	}
+	return oldValue.CallStartedAt, nil
+}
+
+// ClearCallStartedAt clears the value of the "call_started_at" field.
+func (m *AgentPresenceMutation) ClearCallStartedAt() {
+	m.call_started_at = nil
+	m.clearedFields[agentpresence.FieldCallStartedAt] = struct{}{}
+}
+
+// CallStartedAtCleared returns if the "call_started_at" field was cleared in this mutation.
+func (m *AgentPresenceMutation) CallStartedAtCleared() bool {
+	_, ok := m.clearedFields[agentpresence.FieldCallStartedAt]
+	return ok
+}
+
+// ResetCallStartedAt resets all changes to the "call_started_at" field.
+func (m *AgentPresenceMutation) ResetCallStartedAt() {
+	m.call_started_at = nil
+	delete(m.clearedFields, agentpresence.FieldCallStartedAt)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *AgentPresenceMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AgentPresenceMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[agentpresence.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AgentPresenceMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *AgentPresenceMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AgentPresenceMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AgentPresenceMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *AgentPresenceMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[agentpresence.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *AgentPresenceMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *AgentPresenceMutation) UserIDs() (ids []uuid.UUID) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *AgentPresenceMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// ClearCurrentLead clears the "current_lead" edge to the Lead entity.
+func (m *AgentPresenceMutation) ClearCurrentLead() {
+	m.clearedcurrent_lead = true
+	m.clearedFields[agentpresence.FieldCurrentLeadID] = struct{}{}
+}
+
+// CurrentLeadCleared reports if the "current_lead" edge to the Lead entity was cleared.
+func (m *AgentPresenceMutation) CurrentLeadCleared() bool {
+	return m.CurrentLeadIDCleared() || m.clearedcurrent_lead
+}
+
+// CurrentLeadIDs returns the "current_lead" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CurrentLeadID instead. It exists only for internal usage by the builders.
+func (m *AgentPresenceMutation) CurrentLeadIDs() (ids []uuid.UUID) {
+	if id := m.current_lead; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCurrentLead resets all changes to the "current_lead" edge.
+func (m *AgentPresenceMutation) ResetCurrentLead() {
+	m.current_lead = nil
+	m.clearedcurrent_lead = false
+}
+
+// Where appends a list predicates to the AgentPresenceMutation builder.
+func (m *AgentPresenceMutation) Where(ps ...predicate.AgentPresence) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AgentPresenceMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AgentPresenceMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AgentPresence, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AgentPresenceMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AgentPresenceMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AgentPresence).
+func (m *AgentPresenceMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AgentPresenceMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, agentpresence.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, agentpresence.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, agentpresence.FieldOrgID)
+	}
+	if m.user != nil {
+		fields = append(fields, agentpresence.FieldUserID)
+	}
+	if m.status != nil {
+		fields = append(fields, agentpresence.FieldStatus)
+	}
+	if m.current_call_id != nil {
+		fields = append(fields, agentpresence.FieldCurrentCallID)
+	}
+	if m.current_lead != nil {
+		fields = append(fields, agentpresence.FieldCurrentLeadID)
+	}
+	if m.campaign_name != nil {
+		fields = append(fields, agentpresence.FieldCampaignName)
+	}
+	if m.metadata != nil {
+		fields = append(fields, agentpresence.FieldMetadata)
+	}
+	if m.status_changed_at != nil {
+		fields = append(fields, agentpresence.FieldStatusChangedAt)
+	}
+	if m.call_started_at != nil {
+		fields = append(fields, agentpresence.FieldCallStartedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AgentPresenceMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case agentpresence.FieldCreatedAt:
+		return m.CreatedAt()
+	case agentpresence.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case agentpresence.FieldOrgID:
+		return m.OrgID()
+	case agentpresence.FieldUserID:
+		return m.UserID()
+	case agentpresence.FieldStatus:
+		return m.Status()
+	case agentpresence.FieldCurrentCallID:
+		return m.CurrentCallID()
+	case agentpresence.FieldCurrentLeadID:
+		return m.CurrentLeadID()
+	case agentpresence.FieldCampaignName:
+		return m.CampaignName()
+	case agentpresence.FieldMetadata:
+		return m.Metadata()
+	case agentpresence.FieldStatusChangedAt:
+		return m.StatusChangedAt()
+	case agentpresence.FieldCallStartedAt:
+		return m.CallStartedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AgentPresenceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case agentpresence.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case agentpresence.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case agentpresence.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case agentpresence.FieldUserID:
+		return m.OldUserID(ctx)
+	case agentpresence.FieldStatus:
+		return m.OldStatus(ctx)
+	case agentpresence.FieldCurrentCallID:
+		return m.OldCurrentCallID(ctx)
+	case agentpresence.FieldCurrentLeadID:
+		return m.OldCurrentLeadID(ctx)
+	case agentpresence.FieldCampaignName:
+		return m.OldCampaignName(ctx)
+	case agentpresence.FieldMetadata:
+		return m.OldMetadata(ctx)
+	case agentpresence.FieldStatusChangedAt:
+		return m.OldStatusChangedAt(ctx)
+	case agentpresence.FieldCallStartedAt:
+		return m.OldCallStartedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AgentPresence field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgentPresenceMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case agentpresence.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case agentpresence.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case agentpresence.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case agentpresence.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case agentpresence.FieldStatus:
+		v, ok := value.(agentpresence.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case agentpresence.FieldCurrentCallID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrentCallID(v)
+		return nil
+	case agentpresence.FieldCurrentLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrentLeadID(v)
+		return nil
+	case agentpresence.FieldCampaignName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCampaignName(v)
+		return nil
+	case agentpresence.FieldMetadata:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetadata(v)
+		return nil
+	case agentpresence.FieldStatusChangedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusChangedAt(v)
+		return nil
+	case agentpresence.FieldCallStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallStartedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgentPresence field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AgentPresenceMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AgentPresenceMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgentPresenceMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AgentPresence numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AgentPresenceMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(agentpresence.FieldCurrentCallID) {
+		fields = append(fields, agentpresence.FieldCurrentCallID)
+	}
+	if m.FieldCleared(agentpresence.FieldCurrentLeadID) {
+		fields = append(fields, agentpresence.FieldCurrentLeadID)
+	}
+	if m.FieldCleared(agentpresence.FieldCampaignName) {
+		fields = append(fields, agentpresence.FieldCampaignName)
+	}
+	if m.FieldCleared(agentpresence.FieldCallStartedAt) {
+		fields = append(fields, agentpresence.FieldCallStartedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AgentPresenceMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AgentPresenceMutation) ClearField(name string) error {
+	switch name {
+	case agentpresence.FieldCurrentCallID:
+		m.ClearCurrentCallID()
+		return nil
+	case agentpresence.FieldCurrentLeadID:
+		m.ClearCurrentLeadID()
+		return nil
+	case agentpresence.FieldCampaignName:
+		m.ClearCampaignName()
+		return nil
+	case agentpresence.FieldCallStartedAt:
+		m.ClearCallStartedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentPresence nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AgentPresenceMutation) ResetField(name string) error {
+	switch name {
+	case agentpresence.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case agentpresence.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case agentpresence.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case agentpresence.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case agentpresence.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case agentpresence.FieldCurrentCallID:
+		m.ResetCurrentCallID()
+		return nil
+	case agentpresence.FieldCurrentLeadID:
+		m.ResetCurrentLeadID()
+		return nil
+	case agentpresence.FieldCampaignName:
+		m.ResetCampaignName()
+		return nil
+	case agentpresence.FieldMetadata:
+		m.ResetMetadata()
+		return nil
+	case agentpresence.FieldStatusChangedAt:
+		m.ResetStatusChangedAt()
+		return nil
+	case agentpresence.FieldCallStartedAt:
+		m.ResetCallStartedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentPresence field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AgentPresenceMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, agentpresence.EdgeOrganization)
+	}
+	if m.user != nil {
+		edges = append(edges, agentpresence.EdgeUser)
+	}
+	if m.current_lead != nil {
+		edges = append(edges, agentpresence.EdgeCurrentLead)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AgentPresenceMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case agentpresence.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case agentpresence.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case agentpresence.EdgeCurrentLead:
+		if id := m.current_lead; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AgentPresenceMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AgentPresenceMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AgentPresenceMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, agentpresence.EdgeOrganization)
+	}
+	if m.cleareduser {
+		edges = append(edges, agentpresence.EdgeUser)
+	}
+	if m.clearedcurrent_lead {
+		edges = append(edges, agentpresence.EdgeCurrentLead)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AgentPresenceMutation) EdgeCleared(name string) bool {
+	switch name {
+	case agentpresence.EdgeOrganization:
+		return m.clearedorganization
+	case agentpresence.EdgeUser:
+		return m.cleareduser
+	case agentpresence.EdgeCurrentLead:
+		return m.clearedcurrent_lead
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AgentPresenceMutation) ClearEdge(name string) error {
+	switch name {
+	case agentpresence.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case agentpresence.EdgeUser:
+		m.ClearUser()
+		return nil
+	case agentpresence.EdgeCurrentLead:
+		m.ClearCurrentLead()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentPresence unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AgentPresenceMutation) ResetEdge(name string) error {
+	switch name {
+	case agentpresence.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case agentpresence.EdgeUser:
+		m.ResetUser()
+		return nil
+	case agentpresence.EdgeCurrentLead:
+		m.ResetCurrentLead()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentPresence edge %s", name)
+}
+
+// CallEventMutation represents an operation that mutates the CallEvent nodes in the graph.
+type CallEventMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	external_call_id    *string
+	event_type          *callevent.EventType
+	direction           *callevent.Direction
+	duration_seconds    *int
+	addduration_seconds *int
+	disposition         *string
+	notes               *string
+	metadata            *map[string]interface{}
+	occurred_at         *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	user                *uuid.UUID
+	cleareduser         bool
+	lead                *uuid.UUID
+	clearedlead         bool
+	done                bool
+	oldValue            func(context.Context) (*CallEvent, error)
+	predicates          []predicate.CallEvent
+}
+
+var _ ent.Mutation = (*CallEventMutation)(nil)
+
+// calleventOption allows management of the mutation configuration using functional options.
+type calleventOption func(*CallEventMutation)
+
+// newCallEventMutation creates new mutation for the CallEvent entity.
+func newCallEventMutation(c config, op Op, opts ...calleventOption) *CallEventMutation {
+	m := &CallEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCallEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCallEventID sets the ID field of the mutation.
+func withCallEventID(id uuid.UUID) calleventOption {
+	return func(m *CallEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CallEvent
+		)
+		m.oldValue = func(ctx context.Context) (*CallEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CallEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCallEvent sets the old CallEvent of the mutation.
+func withCallEvent(node *CallEvent) calleventOption {
+	return func(m *CallEventMutation) {
+		m.oldValue = func(context.Context) (*CallEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CallEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CallEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CallEvent entities.
+func (m *CallEventMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CallEventMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CallEventMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CallEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CallEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CallEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CallEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CallEventMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CallEventMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CallEventMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *CallEventMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *CallEventMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *CallEventMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetExternalCallID sets the "external_call_id" field.
+func (m *CallEventMutation) SetExternalCallID(s string) {
+	m.external_call_id = &s
+}
+
+// ExternalCallID returns the value of the "external_call_id" field in the mutation.
+func (m *CallEventMutation) ExternalCallID() (r string, exists bool) {
+	v := m.external_call_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalCallID returns the old "external_call_id" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldExternalCallID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalCallID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalCallID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalCallID: %w", err)
+	}
+	return oldValue.ExternalCallID, nil
+}
+
+// ResetExternalCallID resets all changes to the "external_call_id" field.
+func (m *CallEventMutation) ResetExternalCallID() {
+	m.external_call_id = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *CallEventMutation) SetUserID(u uuid.UUID) {
+	m.user = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *CallEventMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *CallEventMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *CallEventMutation) SetLeadID(u uuid.UUID) {
+	m.lead = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *CallEventMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldLeadID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (m *CallEventMutation) ClearLeadID() {
+	m.lead = nil
+	m.clearedFields[callevent.FieldLeadID] = struct{}{}
+}
+
+// LeadIDCleared returns if the "lead_id" field was cleared in this mutation.
+func (m *CallEventMutation) LeadIDCleared() bool {
+	_, ok := m.clearedFields[callevent.FieldLeadID]
+	return ok
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *CallEventMutation) ResetLeadID() {
+	m.lead = nil
+	delete(m.clearedFields, callevent.FieldLeadID)
+}
+
+// SetEventType sets the "event_type" field.
+func (m *CallEventMutation) SetEventType(ct callevent.EventType) {
+	m.event_type = &ct
+}
+
+// EventType returns the value of the "event_type" field in the mutation.
+func (m *CallEventMutation) EventType() (r callevent.EventType, exists bool) {
+	v := m.event_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventType returns the old "event_type" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldEventType(ctx context.Context) (v callevent.EventType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventType: %w", err)
+	}
+	return oldValue.EventType, nil
+}
+
+// ResetEventType resets all changes to the "event_type" field.
+func (m *CallEventMutation) ResetEventType() {
+	m.event_type = nil
+}
+
+// SetDirection sets the "direction" field.
+func (m *CallEventMutation) SetDirection(c callevent.Direction) {
+	m.direction = &c
+}
+
+// Direction returns the value of the "direction" field in the mutation.
+func (m *CallEventMutation) Direction() (r callevent.Direction, exists bool) {
+	v := m.direction
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDirection returns the old "direction" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldDirection(ctx context.Context) (v *callevent.Direction, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDirection is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDirection requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDirection: %w", err)
+	}
+	return oldValue.Direction, nil
+}
+
+// ClearDirection clears the value of the "direction" field.
+func (m *CallEventMutation) ClearDirection() {
+	m.direction = nil
+	m.clearedFields[callevent.FieldDirection] = struct{}{}
+}
+
+// DirectionCleared returns if the "direction" field was cleared in this mutation.
+func (m *CallEventMutation) DirectionCleared() bool {
+	_, ok := m.clearedFields[callevent.FieldDirection]
+	return ok
+}
+
+// ResetDirection resets all changes to the "direction" field.
+func (m *CallEventMutation) ResetDirection() {
+	m.direction = nil
+	delete(m.clearedFields, callevent.FieldDirection)
+}
+
+// SetDurationSeconds sets the "duration_seconds" field.
+func (m *CallEventMutation) SetDurationSeconds(i int) {
+	m.duration_seconds = &i
+	m.addduration_seconds = nil
+}
+
+// DurationSeconds returns the value of the "duration_seconds" field in the mutation.
+func (m *CallEventMutation) DurationSeconds() (r int, exists bool) {
+	v := m.duration_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationSeconds returns the old "duration_seconds" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldDurationSeconds(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationSeconds: %w", err)
+	}
+	return oldValue.DurationSeconds, nil
+}
+
+// AddDurationSeconds adds i to the "duration_seconds" field.
+func (m *CallEventMutation) AddDurationSeconds(i int) {
+	if m.addduration_seconds != nil {
+		*m.addduration_seconds += i
+	} else {
+		m.addduration_seconds = &i
+	}
+}
+
+// AddedDurationSeconds returns the value that was added to the "duration_seconds" field in this mutation.
+func (m *CallEventMutation) AddedDurationSeconds() (r int, exists bool) {
+	v := m.addduration_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDurationSeconds clears the value of the "duration_seconds" field.
+func (m *CallEventMutation) ClearDurationSeconds() {
+	m.duration_seconds = nil
+	m.addduration_seconds = nil
+	m.clearedFields[callevent.FieldDurationSeconds] = struct{}{}
+}
+
+// DurationSecondsCleared returns if the "duration_seconds" field was cleared in this mutation.
+func (m *CallEventMutation) DurationSecondsCleared() bool {
+	_, ok := m.clearedFields[callevent.FieldDurationSeconds]
+	return ok
+}
+
+// ResetDurationSeconds resets all changes to the "duration_seconds" field.
+func (m *CallEventMutation) ResetDurationSeconds() {
+	m.duration_seconds = nil
+	m.addduration_seconds = nil
+	delete(m.clearedFields, callevent.FieldDurationSeconds)
+}
+
+// SetDisposition sets the "disposition" field.
+func (m *CallEventMutation) SetDisposition(s string) {
+	m.disposition = &s
+}
+
+// Disposition returns the value of the "disposition" field in the mutation.
+func (m *CallEventMutation) Disposition() (r string, exists bool) {
+	v := m.disposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDisposition returns the old "disposition" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldDisposition(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDisposition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDisposition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDisposition: %w", err)
+	}
+	return oldValue.Disposition, nil
+}
+
+// ClearDisposition clears the value of the "disposition" field.
+func (m *CallEventMutation) ClearDisposition() {
+	m.disposition = nil
+	m.clearedFields[callevent.FieldDisposition] = struct{}{}
+}
+
+// DispositionCleared returns if the "disposition" field was cleared in this mutation.
+func (m *CallEventMutation) DispositionCleared() bool {
+	_, ok := m.clearedFields[callevent.FieldDisposition]
+	return ok
+}
+
+// ResetDisposition resets all changes to the "disposition" field.
+func (m *CallEventMutation) ResetDisposition() {
+	m.disposition = nil
+	delete(m.clearedFields, callevent.FieldDisposition)
+}
+
+// SetNotes sets the "notes" field.
+func (m *CallEventMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *CallEventMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldNotes(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ClearNotes clears the value of the "notes" field.
+func (m *CallEventMutation) ClearNotes() {
+	m.notes = nil
+	m.clearedFields[callevent.FieldNotes] = struct{}{}
+}
+
+// NotesCleared returns if the "notes" field was cleared in this mutation.
+func (m *CallEventMutation) NotesCleared() bool {
+	_, ok := m.clearedFields[callevent.FieldNotes]
+	return ok
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *CallEventMutation) ResetNotes() {
+	m.notes = nil
+	delete(m.clearedFields, callevent.FieldNotes)
+}
+
+// SetMetadata sets the "metadata" field.
+func (m *CallEventMutation) SetMetadata(value map[string]interface{}) {
+	m.metadata = &value
+}
+
+// Metadata returns the value of the "metadata" field in the mutation.
+func (m *CallEventMutation) Metadata() (r map[string]interface{}, exists bool) {
+	v := m.metadata
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetadata returns the old "metadata" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldMetadata(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetadata is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetadata requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetadata: %w", err)
+	}
+	return oldValue.Metadata, nil
+}
+
+// ResetMetadata resets all changes to the "metadata" field.
+func (m *CallEventMutation) ResetMetadata() {
+	m.metadata = nil
+}
+
+// SetOccurredAt sets the "occurred_at" field.
+func (m *CallEventMutation) SetOccurredAt(t time.Time) {
+	m.occurred_at = &t
+}
+
+// OccurredAt returns the value of the "occurred_at" field in the mutation.
+func (m *CallEventMutation) OccurredAt() (r time.Time, exists bool) {
+	v := m.occurred_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOccurredAt returns the old "occurred_at" field's value of the CallEvent entity.
+// If the CallEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallEventMutation) OldOccurredAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOccurredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOccurredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOccurredAt: %w", err)
+	}
+	return oldValue.OccurredAt, nil
+}
+
+// ResetOccurredAt resets all changes to the "occurred_at" field.
+func (m *CallEventMutation) ResetOccurredAt() {
+	m.occurred_at = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *CallEventMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *CallEventMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[callevent.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *CallEventMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *CallEventMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *CallEventMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *CallEventMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *CallEventMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[callevent.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *CallEventMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *CallEventMutation) UserIDs() (ids []uuid.UUID) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *CallEventMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// ClearLead clears the "lead" edge to the Lead entity.
+func (m *CallEventMutation) ClearLead() {
+	m.clearedlead = true
+	m.clearedFields[callevent.FieldLeadID] = struct{}{}
+}
+
+// LeadCleared reports if the "lead" edge to the Lead entity was cleared.
+func (m *CallEventMutation) LeadCleared() bool {
+	return m.LeadIDCleared() || m.clearedlead
+}
+
+// LeadIDs returns the "lead" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LeadID instead. It exists only for internal usage by the builders.
+func (m *CallEventMutation) LeadIDs() (ids []uuid.UUID) {
+	if id := m.lead; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLead resets all changes to the "lead" edge.
+func (m *CallEventMutation) ResetLead() {
+	m.lead = nil
+	m.clearedlead = false
+}
+
+// Where appends a list predicates to the CallEventMutation builder.
+func (m *CallEventMutation) Where(ps ...predicate.CallEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CallEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CallEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CallEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CallEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CallEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CallEvent).
+func (m *CallEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CallEventMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.created_at != nil {
+		fields = append(fields, callevent.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, callevent.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, callevent.FieldOrgID)
+	}
+	if m.external_call_id != nil {
+		fields = append(fields, callevent.FieldExternalCallID)
+	}
+	if m.user != nil {
+		fields = append(fields, callevent.FieldUserID)
+	}
+	if m.lead != nil {
+		fields = append(fields, callevent.FieldLeadID)
+	}
+	if m.event_type != nil {
+		fields = append(fields, callevent.FieldEventType)
+	}
+	if m.direction != nil {
+		fields = append(fields, callevent.FieldDirection)
+	}
+	if m.duration_seconds != nil {
+		fields = append(fields, callevent.FieldDurationSeconds)
+	}
+	if m.disposition != nil {
+		fields = append(fields, callevent.FieldDisposition)
+	}
+	if m.notes != nil {
+		fields = append(fields, callevent.FieldNotes)
+	}
+	if m.metadata != nil {
+		fields = append(fields, callevent.FieldMetadata)
+	}
+	if m.occurred_at != nil {
+		fields = append(fields, callevent.FieldOccurredAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CallEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case callevent.FieldCreatedAt:
+		return m.CreatedAt()
+	case callevent.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case callevent.FieldOrgID:
+		return m.OrgID()
+	case callevent.FieldExternalCallID:
+		return m.ExternalCallID()
+	case callevent.FieldUserID:
+		return m.UserID()
+	case callevent.FieldLeadID:
+		return m.LeadID()
+	case callevent.FieldEventType:
+		return m.EventType()
+	case callevent.FieldDirection:
+		return m.Direction()
+	case callevent.FieldDurationSeconds:
+		return m.DurationSeconds()
+	case callevent.FieldDisposition:
+		return m.Disposition()
+	case callevent.FieldNotes:
+		return m.Notes()
+	case callevent.FieldMetadata:
+		return m.Metadata()
+	case callevent.FieldOccurredAt:
+		return m.OccurredAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CallEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case callevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case callevent.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case callevent.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case callevent.FieldExternalCallID:
+		return m.OldExternalCallID(ctx)
+	case callevent.FieldUserID:
+		return m.OldUserID(ctx)
+	case callevent.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case callevent.FieldEventType:
+		return m.OldEventType(ctx)
+	case callevent.FieldDirection:
+		return m.OldDirection(ctx)
+	case callevent.FieldDurationSeconds:
+		return m.OldDurationSeconds(ctx)
+	case callevent.FieldDisposition:
+		return m.OldDisposition(ctx)
+	case callevent.FieldNotes:
+		return m.OldNotes(ctx)
+	case callevent.FieldMetadata:
+		return m.OldMetadata(ctx)
+	case callevent.FieldOccurredAt:
+		return m.OldOccurredAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown CallEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CallEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case callevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case callevent.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case callevent.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case callevent.FieldExternalCallID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalCallID(v)
+		return nil
+	case callevent.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case callevent.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case callevent.FieldEventType:
+		v, ok := value.(callevent.EventType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventType(v)
+		return nil
+	case callevent.FieldDirection:
+		v, ok := value.(callevent.Direction)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDirection(v)
+		return nil
+	case callevent.FieldDurationSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationSeconds(v)
+		return nil
+	case callevent.FieldDisposition:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDisposition(v)
+		return nil
+	case callevent.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case callevent.FieldMetadata:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetadata(v)
+		return nil
+	case callevent.FieldOccurredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOccurredAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CallEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CallEventMutation) AddedFields() []string {
+	var fields []string
+	if m.addduration_seconds != nil {
+		fields = append(fields, callevent.FieldDurationSeconds)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CallEventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case callevent.FieldDurationSeconds:
+		return m.AddedDurationSeconds()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CallEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case callevent.FieldDurationSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationSeconds(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CallEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CallEventMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(callevent.FieldLeadID) {
+		fields = append(fields, callevent.FieldLeadID)
+	}
+	if m.FieldCleared(callevent.FieldDirection) {
+		fields = append(fields, callevent.FieldDirection)
+	}
+	if m.FieldCleared(callevent.FieldDurationSeconds) {
+		fields = append(fields, callevent.FieldDurationSeconds)
+	}
+	if m.FieldCleared(callevent.FieldDisposition) {
+		fields = append(fields, callevent.FieldDisposition)
+	}
+	if m.FieldCleared(callevent.FieldNotes) {
+		fields = append(fields, callevent.FieldNotes)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CallEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CallEventMutation) ClearField(name string) error {
+	switch name {
+	case callevent.FieldLeadID:
+		m.ClearLeadID()
+		return nil
+	case callevent.FieldDirection:
+		m.ClearDirection()
+		return nil
+	case callevent.FieldDurationSeconds:
+		m.ClearDurationSeconds()
+		return nil
+	case callevent.FieldDisposition:
+		m.ClearDisposition()
+		return nil
+	case callevent.FieldNotes:
+		m.ClearNotes()
+		return nil
+	}
+	return fmt.Errorf("unknown CallEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CallEventMutation) ResetField(name string) error {
+	switch name {
+	case callevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case callevent.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case callevent.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case callevent.FieldExternalCallID:
+		m.ResetExternalCallID()
+		return nil
+	case callevent.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case callevent.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case callevent.FieldEventType:
+		m.ResetEventType()
+		return nil
+	case callevent.FieldDirection:
+		m.ResetDirection()
+		return nil
+	case callevent.FieldDurationSeconds:
+		m.ResetDurationSeconds()
+		return nil
+	case callevent.FieldDisposition:
+		m.ResetDisposition()
+		return nil
+	case callevent.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case callevent.FieldMetadata:
+		m.ResetMetadata()
+		return nil
+	case callevent.FieldOccurredAt:
+		m.ResetOccurredAt()
+		return nil
+	}
+	return fmt.Errorf("unknown CallEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CallEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, callevent.EdgeOrganization)
+	}
+	if m.user != nil {
+		edges = append(edges, callevent.EdgeUser)
+	}
+	if m.lead != nil {
+		edges = append(edges, callevent.EdgeLead)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CallEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case callevent.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case callevent.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case callevent.EdgeLead:
+		if id := m.lead; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CallEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CallEventMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CallEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, callevent.EdgeOrganization)
+	}
+	if m.cleareduser {
+		edges = append(edges, callevent.EdgeUser)
+	}
+	if m.clearedlead {
+		edges = append(edges, callevent.EdgeLead)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CallEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case callevent.EdgeOrganization:
+		return m.clearedorganization
+	case callevent.EdgeUser:
+		return m.cleareduser
+	case callevent.EdgeLead:
+		return m.clearedlead
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CallEventMutation) ClearEdge(name string) error {
+	switch name {
+	case callevent.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case callevent.EdgeUser:
+		m.ClearUser()
+		return nil
+	case callevent.EdgeLead:
+		m.ClearLead()
+		return nil
+	}
+	return fmt.Errorf("unknown CallEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CallEventMutation) ResetEdge(name string) error {
+	switch name {
+	case callevent.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case callevent.EdgeUser:
+		m.ResetUser()
+		return nil
+	case callevent.EdgeLead:
+		m.ResetLead()
+		return nil
+	}
+	return fmt.Errorf("unknown CallEvent edge %s", name)
 }
 
 // ContactMutation represents an operation that mutates the Contact nodes in the graph.
@@ -2883,6 +5271,12 @@ type LeadMutation struct {
 	clearedprimary_advisor bool
 	contact                *uuid.UUID
 	clearedcontact         bool
+	call_events            map[uuid.UUID]struct{}
+	removedcall_events     map[uuid.UUID]struct{}
+	clearedcall_events     bool
+	presences              map[uuid.UUID]struct{}
+	removedpresences       map[uuid.UUID]struct{}
+	clearedpresences       bool
 	done                   bool
 	oldValue               func(context.Context) (*Lead, error)
 	predicates             []predicate.Lead
@@ -4489,6 +6883,114 @@ func (m *LeadMutation) ResetContact() {
 	m.clearedcontact = false
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by ids.
+func (m *LeadMutation) AddCallEventIDs(ids ...uuid.UUID) {
+	if m.call_events == nil {
+		m.call_events = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.call_events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCallEvents clears the "call_events" edge to the CallEvent entity.
+func (m *LeadMutation) ClearCallEvents() {
+	m.clearedcall_events = true
+}
+
+// CallEventsCleared reports if the "call_events" edge to the CallEvent entity was cleared.
+func (m *LeadMutation) CallEventsCleared() bool {
+	return m.clearedcall_events
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to the CallEvent entity by IDs.
+func (m *LeadMutation) RemoveCallEventIDs(ids ...uuid.UUID) {
+	if m.removedcall_events == nil {
+		m.removedcall_events = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.call_events, ids[i])
+		m.removedcall_events[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCallEvents returns the removed IDs of the "call_events" edge to the CallEvent entity.
+func (m *LeadMutation) RemovedCallEventsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcall_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CallEventsIDs returns the "call_events" edge IDs in the mutation.
+func (m *LeadMutation) CallEventsIDs() (ids []uuid.UUID) {
+	for id := range m.call_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCallEvents resets all changes to the "call_events" edge.
+func (m *LeadMutation) ResetCallEvents() {
+	m.call_events = nil
+	m.clearedcall_events = false
+	m.removedcall_events = nil
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by ids.
+func (m *LeadMutation) AddPresenceIDs(ids ...uuid.UUID) {
+	if m.presences == nil {
+		m.presences = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.presences[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPresences clears the "presences" edge to the AgentPresence entity.
+func (m *LeadMutation) ClearPresences() {
+	m.clearedpresences = true
+}
+
+// PresencesCleared reports if the "presences" edge to the AgentPresence entity was cleared.
+func (m *LeadMutation) PresencesCleared() bool {
+	return m.clearedpresences
+}
+
+// RemovePresenceIDs removes the "presences" edge to the AgentPresence entity by IDs.
+func (m *LeadMutation) RemovePresenceIDs(ids ...uuid.UUID) {
+	if m.removedpresences == nil {
+		m.removedpresences = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.presences, ids[i])
+		m.removedpresences[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPresences returns the removed IDs of the "presences" edge to the AgentPresence entity.
+func (m *LeadMutation) RemovedPresencesIDs() (ids []uuid.UUID) {
+	for id := range m.removedpresences {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PresencesIDs returns the "presences" edge IDs in the mutation.
+func (m *LeadMutation) PresencesIDs() (ids []uuid.UUID) {
+	for id := range m.presences {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPresences resets all changes to the "presences" edge.
+func (m *LeadMutation) ResetPresences() {
+	m.presences = nil
+	m.clearedpresences = false
+	m.removedpresences = nil
+}
+
 // Where appends a list predicates to the LeadMutation builder.
 func (m *LeadMutation) Where(ps ...predicate.Lead) {
 	m.predicates = append(m.predicates, ps...)
@@ -5253,7 +7755,7 @@ func (m *LeadMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *LeadMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 6)
 	if m.organization != nil {
 		edges = append(edges, lead.EdgeOrganization)
 	}
@@ -5265,6 +7767,12 @@ func (m *LeadMutation) AddedEdges() []string {
 	}
 	if m.contact != nil {
 		edges = append(edges, lead.EdgeContact)
+	}
+	if m.call_events != nil {
+		edges = append(edges, lead.EdgeCallEvents)
+	}
+	if m.presences != nil {
+		edges = append(edges, lead.EdgePresences)
 	}
 	return edges
 }
@@ -5289,25 +7797,57 @@ func (m *LeadMutation) AddedIDs(name string) []ent.Value {
 		if id := m.contact; id != nil {
 			return []ent.Value{*id}
 		}
+	case lead.EdgeCallEvents:
+		ids := make([]ent.Value, 0, len(m.call_events))
+		for id := range m.call_events {
+			ids = append(ids, id)
+		}
+		return ids
+	case lead.EdgePresences:
+		ids := make([]ent.Value, 0, len(m.presences))
+		for id := range m.presences {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *LeadMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 6)
+	if m.removedcall_events != nil {
+		edges = append(edges, lead.EdgeCallEvents)
+	}
+	if m.removedpresences != nil {
+		edges = append(edges, lead.EdgePresences)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *LeadMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case lead.EdgeCallEvents:
+		ids := make([]ent.Value, 0, len(m.removedcall_events))
+		for id := range m.removedcall_events {
+			ids = append(ids, id)
+		}
+		return ids
+	case lead.EdgePresences:
+		ids := make([]ent.Value, 0, len(m.removedpresences))
+		for id := range m.removedpresences {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *LeadMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 6)
 	if m.clearedorganization {
 		edges = append(edges, lead.EdgeOrganization)
 	}
@@ -5319,6 +7859,12 @@ func (m *LeadMutation) ClearedEdges() []string {
 	}
 	if m.clearedcontact {
 		edges = append(edges, lead.EdgeContact)
+	}
+	if m.clearedcall_events {
+		edges = append(edges, lead.EdgeCallEvents)
+	}
+	if m.clearedpresences {
+		edges = append(edges, lead.EdgePresences)
 	}
 	return edges
 }
@@ -5335,6 +7881,10 @@ func (m *LeadMutation) EdgeCleared(name string) bool {
 		return m.clearedprimary_advisor
 	case lead.EdgeContact:
 		return m.clearedcontact
+	case lead.EdgeCallEvents:
+		return m.clearedcall_events
+	case lead.EdgePresences:
+		return m.clearedpresences
 	}
 	return false
 }
@@ -5375,6 +7925,12 @@ func (m *LeadMutation) ResetEdge(name string) error {
 	case lead.EdgeContact:
 		m.ResetContact()
 		return nil
+	case lead.EdgeCallEvents:
+		m.ResetCallEvents()
+		return nil
+	case lead.EdgePresences:
+		m.ResetPresences()
+		return nil
 	}
 	return fmt.Errorf("unknown Lead edge %s", name)
 }
@@ -5409,6 +7965,12 @@ type OrganizationMutation struct {
 	leads                map[uuid.UUID]struct{}
 	removedleads         map[uuid.UUID]struct{}
 	clearedleads         bool
+	call_events          map[uuid.UUID]struct{}
+	removedcall_events   map[uuid.UUID]struct{}
+	clearedcall_events   bool
+	presences            map[uuid.UUID]struct{}
+	removedpresences     map[uuid.UUID]struct{}
+	clearedpresences     bool
 	done                 bool
 	oldValue             func(context.Context) (*Organization, error)
 	predicates           []predicate.Organization
@@ -6022,6 +8584,114 @@ func (m *OrganizationMutation) ResetLeads() {
 	m.removedleads = nil
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by ids.
+func (m *OrganizationMutation) AddCallEventIDs(ids ...uuid.UUID) {
+	if m.call_events == nil {
+		m.call_events = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.call_events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCallEvents clears the "call_events" edge to the CallEvent entity.
+func (m *OrganizationMutation) ClearCallEvents() {
+	m.clearedcall_events = true
+}
+
+// CallEventsCleared reports if the "call_events" edge to the CallEvent entity was cleared.
+func (m *OrganizationMutation) CallEventsCleared() bool {
+	return m.clearedcall_events
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to the CallEvent entity by IDs.
+func (m *OrganizationMutation) RemoveCallEventIDs(ids ...uuid.UUID) {
+	if m.removedcall_events == nil {
+		m.removedcall_events = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.call_events, ids[i])
+		m.removedcall_events[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCallEvents returns the removed IDs of the "call_events" edge to the CallEvent entity.
+func (m *OrganizationMutation) RemovedCallEventsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcall_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CallEventsIDs returns the "call_events" edge IDs in the mutation.
+func (m *OrganizationMutation) CallEventsIDs() (ids []uuid.UUID) {
+	for id := range m.call_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCallEvents resets all changes to the "call_events" edge.
+func (m *OrganizationMutation) ResetCallEvents() {
+	m.call_events = nil
+	m.clearedcall_events = false
+	m.removedcall_events = nil
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by ids.
+func (m *OrganizationMutation) AddPresenceIDs(ids ...uuid.UUID) {
+	if m.presences == nil {
+		m.presences = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.presences[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPresences clears the "presences" edge to the AgentPresence entity.
+func (m *OrganizationMutation) ClearPresences() {
+	m.clearedpresences = true
+}
+
+// PresencesCleared reports if the "presences" edge to the AgentPresence entity was cleared.
+func (m *OrganizationMutation) PresencesCleared() bool {
+	return m.clearedpresences
+}
+
+// RemovePresenceIDs removes the "presences" edge to the AgentPresence entity by IDs.
+func (m *OrganizationMutation) RemovePresenceIDs(ids ...uuid.UUID) {
+	if m.removedpresences == nil {
+		m.removedpresences = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.presences, ids[i])
+		m.removedpresences[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPresences returns the removed IDs of the "presences" edge to the AgentPresence entity.
+func (m *OrganizationMutation) RemovedPresencesIDs() (ids []uuid.UUID) {
+	for id := range m.removedpresences {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PresencesIDs returns the "presences" edge IDs in the mutation.
+func (m *OrganizationMutation) PresencesIDs() (ids []uuid.UUID) {
+	for id := range m.presences {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPresences resets all changes to the "presences" edge.
+func (m *OrganizationMutation) ResetPresences() {
+	m.presences = nil
+	m.clearedpresences = false
+	m.removedpresences = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -6223,7 +8893,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 8)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -6241,6 +8911,12 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.leads != nil {
 		edges = append(edges, organization.EdgeLeads)
+	}
+	if m.call_events != nil {
+		edges = append(edges, organization.EdgeCallEvents)
+	}
+	if m.presences != nil {
+		edges = append(edges, organization.EdgePresences)
 	}
 	return edges
 }
@@ -6285,13 +8961,25 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeCallEvents:
+		ids := make([]ent.Value, 0, len(m.call_events))
+		for id := range m.call_events {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgePresences:
+		ids := make([]ent.Value, 0, len(m.presences))
+		for id := range m.presences {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 8)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -6309,6 +8997,12 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedleads != nil {
 		edges = append(edges, organization.EdgeLeads)
+	}
+	if m.removedcall_events != nil {
+		edges = append(edges, organization.EdgeCallEvents)
+	}
+	if m.removedpresences != nil {
+		edges = append(edges, organization.EdgePresences)
 	}
 	return edges
 }
@@ -6353,13 +9047,25 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeCallEvents:
+		ids := make([]ent.Value, 0, len(m.removedcall_events))
+		for id := range m.removedcall_events {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgePresences:
+		ids := make([]ent.Value, 0, len(m.removedpresences))
+		for id := range m.removedpresences {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 8)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -6377,6 +9083,12 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	}
 	if m.clearedleads {
 		edges = append(edges, organization.EdgeLeads)
+	}
+	if m.clearedcall_events {
+		edges = append(edges, organization.EdgeCallEvents)
+	}
+	if m.clearedpresences {
+		edges = append(edges, organization.EdgePresences)
 	}
 	return edges
 }
@@ -6397,6 +9109,10 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.clearedcontacts
 	case organization.EdgeLeads:
 		return m.clearedleads
+	case organization.EdgeCallEvents:
+		return m.clearedcall_events
+	case organization.EdgePresences:
+		return m.clearedpresences
 	}
 	return false
 }
@@ -6430,6 +9146,12 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeLeads:
 		m.ResetLeads()
+		return nil
+	case organization.EdgeCallEvents:
+		m.ResetCallEvents()
+		return nil
+	case organization.EdgePresences:
+		m.ResetPresences()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)
@@ -7999,6 +10721,11 @@ type UserMutation struct {
 	advised_leads        map[uuid.UUID]struct{}
 	removedadvised_leads map[uuid.UUID]struct{}
 	clearedadvised_leads bool
+	call_events          map[uuid.UUID]struct{}
+	removedcall_events   map[uuid.UUID]struct{}
+	clearedcall_events   bool
+	presence             *uuid.UUID
+	clearedpresence      bool
 	done                 bool
 	oldValue             func(context.Context) (*User, error)
 	predicates           []predicate.User
@@ -8530,6 +11257,99 @@ func (m *UserMutation) ResetAdvisedLeads() {
 	m.removedadvised_leads = nil
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by ids.
+func (m *UserMutation) AddCallEventIDs(ids ...uuid.UUID) {
+	if m.call_events == nil {
+		m.call_events = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.call_events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCallEvents clears the "call_events" edge to the CallEvent entity.
+func (m *UserMutation) ClearCallEvents() {
+	m.clearedcall_events = true
+}
+
+// CallEventsCleared reports if the "call_events" edge to the CallEvent entity was cleared.
+func (m *UserMutation) CallEventsCleared() bool {
+	return m.clearedcall_events
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to the CallEvent entity by IDs.
+func (m *UserMutation) RemoveCallEventIDs(ids ...uuid.UUID) {
+	if m.removedcall_events == nil {
+		m.removedcall_events = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.call_events, ids[i])
+		m.removedcall_events[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCallEvents returns the removed IDs of the "call_events" edge to the CallEvent entity.
+func (m *UserMutation) RemovedCallEventsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcall_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CallEventsIDs returns the "call_events" edge IDs in the mutation.
+func (m *UserMutation) CallEventsIDs() (ids []uuid.UUID) {
+	for id := range m.call_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCallEvents resets all changes to the "call_events" edge.
+func (m *UserMutation) ResetCallEvents() {
+	m.call_events = nil
+	m.clearedcall_events = false
+	m.removedcall_events = nil
+}
+
+// SetPresenceID sets the "presence" edge to the AgentPresence entity by id.
+func (m *UserMutation) SetPresenceID(id uuid.UUID) {
+	m.presence = &id
+}
+
+// ClearPresence clears the "presence" edge to the AgentPresence entity.
+func (m *UserMutation) ClearPresence() {
+	m.clearedpresence = true
+}
+
+// PresenceCleared reports if the "presence" edge to the AgentPresence entity was cleared.
+func (m *UserMutation) PresenceCleared() bool {
+	return m.clearedpresence
+}
+
+// PresenceID returns the "presence" edge ID in the mutation.
+func (m *UserMutation) PresenceID() (id uuid.UUID, exists bool) {
+	if m.presence != nil {
+		return *m.presence, true
+	}
+	return
+}
+
+// PresenceIDs returns the "presence" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// PresenceID instead. It exists only for internal usage by the builders.
+func (m *UserMutation) PresenceIDs() (ids []uuid.UUID) {
+	if id := m.presence; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetPresence resets all changes to the "presence" edge.
+func (m *UserMutation) ResetPresence() {
+	m.presence = nil
+	m.clearedpresence = false
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -8791,7 +11611,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 5)
 	if m.organization != nil {
 		edges = append(edges, user.EdgeOrganization)
 	}
@@ -8800,6 +11620,12 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.advised_leads != nil {
 		edges = append(edges, user.EdgeAdvisedLeads)
+	}
+	if m.call_events != nil {
+		edges = append(edges, user.EdgeCallEvents)
+	}
+	if m.presence != nil {
+		edges = append(edges, user.EdgePresence)
 	}
 	return edges
 }
@@ -8822,15 +11648,28 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeCallEvents:
+		ids := make([]ent.Value, 0, len(m.call_events))
+		for id := range m.call_events {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgePresence:
+		if id := m.presence; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 5)
 	if m.removedadvised_leads != nil {
 		edges = append(edges, user.EdgeAdvisedLeads)
+	}
+	if m.removedcall_events != nil {
+		edges = append(edges, user.EdgeCallEvents)
 	}
 	return edges
 }
@@ -8845,13 +11684,19 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeCallEvents:
+		ids := make([]ent.Value, 0, len(m.removedcall_events))
+		for id := range m.removedcall_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 5)
 	if m.clearedorganization {
 		edges = append(edges, user.EdgeOrganization)
 	}
@@ -8860,6 +11705,12 @@ func (m *UserMutation) ClearedEdges() []string {
 	}
 	if m.clearedadvised_leads {
 		edges = append(edges, user.EdgeAdvisedLeads)
+	}
+	if m.clearedcall_events {
+		edges = append(edges, user.EdgeCallEvents)
+	}
+	if m.clearedpresence {
+		edges = append(edges, user.EdgePresence)
 	}
 	return edges
 }
@@ -8874,6 +11725,10 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedteam
 	case user.EdgeAdvisedLeads:
 		return m.clearedadvised_leads
+	case user.EdgeCallEvents:
+		return m.clearedcall_events
+	case user.EdgePresence:
+		return m.clearedpresence
 	}
 	return false
 }
@@ -8887,6 +11742,9 @@ func (m *UserMutation) ClearEdge(name string) error {
 		return nil
 	case user.EdgeTeam:
 		m.ClearTeam()
+		return nil
+	case user.EdgePresence:
+		m.ClearPresence()
 		return nil
 	}
 	return fmt.Errorf("unknown User unique edge %s", name)
@@ -8904,6 +11762,12 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeAdvisedLeads:
 		m.ResetAdvisedLeads()
+		return nil
+	case user.EdgeCallEvents:
+		m.ResetCallEvents()
+		return nil
+	case user.EdgePresence:
+		m.ResetPresence()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

@@ -48,18 +48,24 @@ type OrganizationEdges struct {
 	Contacts []*Contact `json:"contacts,omitempty"`
 	// Leads holds the value of the leads edge.
 	Leads []*Lead `json:"leads,omitempty"`
+	// CallEvents holds the value of the call_events edge.
+	CallEvents []*CallEvent `json:"call_events,omitempty"`
+	// Presences holds the value of the presences edge.
+	Presences []*AgentPresence `json:"presences,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [8]bool
 	// totalCount holds the count of the edges above.
-	totalCount [5]map[string]int
+	totalCount [7]map[string]int
 
-	namedAPIKeys  map[string][]*APIKey
-	namedUsers    map[string][]*User
-	namedTeams    map[string][]*Team
-	namedStages   map[string][]*PipelineStage
-	namedContacts map[string][]*Contact
-	namedLeads    map[string][]*Lead
+	namedAPIKeys    map[string][]*APIKey
+	namedUsers      map[string][]*User
+	namedTeams      map[string][]*Team
+	namedStages     map[string][]*PipelineStage
+	namedContacts   map[string][]*Contact
+	namedLeads      map[string][]*Lead
+	namedCallEvents map[string][]*CallEvent
+	namedPresences  map[string][]*AgentPresence
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -114,6 +120,24 @@ func (e OrganizationEdges) LeadsOrErr() ([]*Lead, error) {
 		return e.Leads, nil
 	}
 	return nil, &NotLoadedError{edge: "leads"}
+}
+
+// CallEventsOrErr returns the CallEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) CallEventsOrErr() ([]*CallEvent, error) {
+	if e.loadedTypes[6] {
+		return e.CallEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "call_events"}
+}
+
+// PresencesOrErr returns the Presences value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) PresencesOrErr() ([]*AgentPresence, error) {
+	if e.loadedTypes[7] {
+		return e.Presences, nil
+	}
+	return nil, &NotLoadedError{edge: "presences"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -219,6 +243,16 @@ func (_m *Organization) QueryContacts() *ContactQuery {
 // QueryLeads queries the "leads" edge of the Organization entity.
 func (_m *Organization) QueryLeads() *LeadQuery {
 	return NewOrganizationClient(_m.config).QueryLeads(_m)
+}
+
+// QueryCallEvents queries the "call_events" edge of the Organization entity.
+func (_m *Organization) QueryCallEvents() *CallEventQuery {
+	return NewOrganizationClient(_m.config).QueryCallEvents(_m)
+}
+
+// QueryPresences queries the "presences" edge of the Organization entity.
+func (_m *Organization) QueryPresences() *AgentPresenceQuery {
+	return NewOrganizationClient(_m.config).QueryPresences(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -402,6 +436,54 @@ func (_m *Organization) appendNamedLeads(name string, edges ...*Lead) {
 		_m.Edges.namedLeads[name] = []*Lead{}
 	} else {
 		_m.Edges.namedLeads[name] = append(_m.Edges.namedLeads[name], edges...)
+	}
+}
+
+// NamedCallEvents returns the CallEvents named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedCallEvents(name string) ([]*CallEvent, error) {
+	if _m.Edges.namedCallEvents == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedCallEvents[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedCallEvents(name string, edges ...*CallEvent) {
+	if _m.Edges.namedCallEvents == nil {
+		_m.Edges.namedCallEvents = make(map[string][]*CallEvent)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedCallEvents[name] = []*CallEvent{}
+	} else {
+		_m.Edges.namedCallEvents[name] = append(_m.Edges.namedCallEvents[name], edges...)
+	}
+}
+
+// NamedPresences returns the Presences named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedPresences(name string) ([]*AgentPresence, error) {
+	if _m.Edges.namedPresences == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedPresences[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedPresences(name string, edges ...*AgentPresence) {
+	if _m.Edges.namedPresences == nil {
+		_m.Edges.namedPresences = make(map[string][]*AgentPresence)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedPresences[name] = []*AgentPresence{}
+	} else {
+		_m.Edges.namedPresences[name] = append(_m.Edges.namedPresences[name], edges...)
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -186,6 +188,36 @@ func (_c *OrganizationCreate) AddLeads(v ...*Lead) *OrganizationCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddLeadIDs(ids...)
+}
+
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_c *OrganizationCreate) AddCallEventIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddCallEventIDs(ids...)
+	return _c
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_c *OrganizationCreate) AddCallEvents(v ...*CallEvent) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCallEventIDs(ids...)
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by IDs.
+func (_c *OrganizationCreate) AddPresenceIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddPresenceIDs(ids...)
+	return _c
+}
+
+// AddPresences adds the "presences" edges to the AgentPresence entity.
+func (_c *OrganizationCreate) AddPresences(v ...*AgentPresence) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddPresenceIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -420,6 +452,38 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PresencesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -15,7 +15,9 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -28,24 +30,28 @@ import (
 // OrganizationQuery is the builder for querying Organization entities.
 type OrganizationQuery struct {
 	config
-	ctx               *QueryContext
-	order             []organization.OrderOption
-	inters            []Interceptor
-	predicates        []predicate.Organization
-	withAPIKeys       *APIKeyQuery
-	withUsers         *UserQuery
-	withTeams         *TeamQuery
-	withStages        *PipelineStageQuery
-	withContacts      *ContactQuery
-	withLeads         *LeadQuery
-	loadTotal         []func(context.Context, []*Organization) error
-	modifiers         []func(*sql.Selector)
-	withNamedAPIKeys  map[string]*APIKeyQuery
-	withNamedUsers    map[string]*UserQuery
-	withNamedTeams    map[string]*TeamQuery
-	withNamedStages   map[string]*PipelineStageQuery
-	withNamedContacts map[string]*ContactQuery
-	withNamedLeads    map[string]*LeadQuery
+	ctx                 *QueryContext
+	order               []organization.OrderOption
+	inters              []Interceptor
+	predicates          []predicate.Organization
+	withAPIKeys         *APIKeyQuery
+	withUsers           *UserQuery
+	withTeams           *TeamQuery
+	withStages          *PipelineStageQuery
+	withContacts        *ContactQuery
+	withLeads           *LeadQuery
+	withCallEvents      *CallEventQuery
+	withPresences       *AgentPresenceQuery
+	loadTotal           []func(context.Context, []*Organization) error
+	modifiers           []func(*sql.Selector)
+	withNamedAPIKeys    map[string]*APIKeyQuery
+	withNamedUsers      map[string]*UserQuery
+	withNamedTeams      map[string]*TeamQuery
+	withNamedStages     map[string]*PipelineStageQuery
+	withNamedContacts   map[string]*ContactQuery
+	withNamedLeads      map[string]*LeadQuery
+	withNamedCallEvents map[string]*CallEventQuery
+	withNamedPresences  map[string]*AgentPresenceQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -207,6 +213,50 @@ func (_q *OrganizationQuery) QueryLeads() *LeadQuery {
 			sqlgraph.From(organization.Table, organization.FieldID, selector),
 			sqlgraph.To(lead.Table, lead.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, organization.LeadsTable, organization.LeadsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCallEvents chains the current query on the "call_events" edge.
+func (_q *OrganizationQuery) QueryCallEvents() *CallEventQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(callevent.Table, callevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.CallEventsTable, organization.CallEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPresences chains the current query on the "presences" edge.
+func (_q *OrganizationQuery) QueryPresences() *AgentPresenceQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.PresencesTable, organization.PresencesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -401,17 +451,19 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		return nil
 	}
 	return &OrganizationQuery{
-		config:       _q.config,
-		ctx:          _q.ctx.Clone(),
-		order:        append([]organization.OrderOption{}, _q.order...),
-		inters:       append([]Interceptor{}, _q.inters...),
-		predicates:   append([]predicate.Organization{}, _q.predicates...),
-		withAPIKeys:  _q.withAPIKeys.Clone(),
-		withUsers:    _q.withUsers.Clone(),
-		withTeams:    _q.withTeams.Clone(),
-		withStages:   _q.withStages.Clone(),
-		withContacts: _q.withContacts.Clone(),
-		withLeads:    _q.withLeads.Clone(),
+		config:         _q.config,
+		ctx:            _q.ctx.Clone(),
+		order:          append([]organization.OrderOption{}, _q.order...),
+		inters:         append([]Interceptor{}, _q.inters...),
+		predicates:     append([]predicate.Organization{}, _q.predicates...),
+		withAPIKeys:    _q.withAPIKeys.Clone(),
+		withUsers:      _q.withUsers.Clone(),
+		withTeams:      _q.withTeams.Clone(),
+		withStages:     _q.withStages.Clone(),
+		withContacts:   _q.withContacts.Clone(),
+		withLeads:      _q.withLeads.Clone(),
+		withCallEvents: _q.withCallEvents.Clone(),
+		withPresences:  _q.withPresences.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -482,6 +534,28 @@ func (_q *OrganizationQuery) WithLeads(opts ...func(*LeadQuery)) *OrganizationQu
 		opt(query)
 	}
 	_q.withLeads = query
+	return _q
+}
+
+// WithCallEvents tells the query-builder to eager-load the nodes that are connected to
+// the "call_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithCallEvents(opts ...func(*CallEventQuery)) *OrganizationQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCallEvents = query
+	return _q
+}
+
+// WithPresences tells the query-builder to eager-load the nodes that are connected to
+// the "presences" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithPresences(opts ...func(*AgentPresenceQuery)) *OrganizationQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPresences = query
 	return _q
 }
 
@@ -569,13 +643,15 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [8]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
 			_q.withStages != nil,
 			_q.withContacts != nil,
 			_q.withLeads != nil,
+			_q.withCallEvents != nil,
+			_q.withPresences != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -641,6 +717,20 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withCallEvents; query != nil {
+		if err := _q.loadCallEvents(ctx, query, nodes,
+			func(n *Organization) { n.Edges.CallEvents = []*CallEvent{} },
+			func(n *Organization, e *CallEvent) { n.Edges.CallEvents = append(n.Edges.CallEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withPresences; query != nil {
+		if err := _q.loadPresences(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Presences = []*AgentPresence{} },
+			func(n *Organization, e *AgentPresence) { n.Edges.Presences = append(n.Edges.Presences, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -680,6 +770,20 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadLeads(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedLeads(name) },
 			func(n *Organization, e *Lead) { n.appendNamedLeads(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedCallEvents {
+		if err := _q.loadCallEvents(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedCallEvents(name) },
+			func(n *Organization, e *CallEvent) { n.appendNamedCallEvents(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedPresences {
+		if err := _q.loadPresences(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedPresences(name) },
+			func(n *Organization, e *AgentPresence) { n.appendNamedPresences(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -856,6 +960,66 @@ func (_q *OrganizationQuery) loadLeads(ctx context.Context, query *LeadQuery, no
 	}
 	query.Where(predicate.Lead(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(organization.LeadsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadCallEvents(ctx context.Context, query *CallEventQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *CallEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(callevent.FieldOrgID)
+	}
+	query.Where(predicate.CallEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.CallEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadPresences(ctx context.Context, query *AgentPresenceQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *AgentPresence)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(agentpresence.FieldOrgID)
+	}
+	query.Where(predicate.AgentPresence(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.PresencesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {
@@ -1072,6 +1236,34 @@ func (_q *OrganizationQuery) WithNamedLeads(name string, opts ...func(*LeadQuery
 		_q.withNamedLeads = make(map[string]*LeadQuery)
 	}
 	_q.withNamedLeads[name] = query
+	return _q
+}
+
+// WithNamedCallEvents tells the query-builder to eager-load the nodes that are connected to the "call_events"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedCallEvents(name string, opts ...func(*CallEventQuery)) *OrganizationQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedCallEvents == nil {
+		_q.withNamedCallEvents = make(map[string]*CallEventQuery)
+	}
+	_q.withNamedCallEvents[name] = query
+	return _q
+}
+
+// WithNamedPresences tells the query-builder to eager-load the nodes that are connected to the "presences"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedPresences(name string, opts ...func(*AgentPresenceQuery)) *OrganizationQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedPresences == nil {
+		_q.withNamedPresences = make(map[string]*AgentPresenceQuery)
+	}
+	_q.withNamedPresences[name] = query
 	return _q
 }
 

@@ -12,7 +12,9 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -174,6 +176,36 @@ func (_u *OrganizationUpdate) AddLeads(v ...*Lead) *OrganizationUpdate {
 	return _u.AddLeadIDs(ids...)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_u *OrganizationUpdate) AddCallEventIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddCallEventIDs(ids...)
+	return _u
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_u *OrganizationUpdate) AddCallEvents(v ...*CallEvent) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCallEventIDs(ids...)
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by IDs.
+func (_u *OrganizationUpdate) AddPresenceIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddPresenceIDs(ids...)
+	return _u
+}
+
+// AddPresences adds the "presences" edges to the AgentPresence entity.
+func (_u *OrganizationUpdate) AddPresences(v ...*AgentPresence) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPresenceIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdate) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -303,6 +335,48 @@ func (_u *OrganizationUpdate) RemoveLeads(v ...*Lead) *OrganizationUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLeadIDs(ids...)
+}
+
+// ClearCallEvents clears all "call_events" edges to the CallEvent entity.
+func (_u *OrganizationUpdate) ClearCallEvents() *OrganizationUpdate {
+	_u.mutation.ClearCallEvents()
+	return _u
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to CallEvent entities by IDs.
+func (_u *OrganizationUpdate) RemoveCallEventIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveCallEventIDs(ids...)
+	return _u
+}
+
+// RemoveCallEvents removes "call_events" edges to CallEvent entities.
+func (_u *OrganizationUpdate) RemoveCallEvents(v ...*CallEvent) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCallEventIDs(ids...)
+}
+
+// ClearPresences clears all "presences" edges to the AgentPresence entity.
+func (_u *OrganizationUpdate) ClearPresences() *OrganizationUpdate {
+	_u.mutation.ClearPresences()
+	return _u
+}
+
+// RemovePresenceIDs removes the "presences" edge to AgentPresence entities by IDs.
+func (_u *OrganizationUpdate) RemovePresenceIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemovePresenceIDs(ids...)
+	return _u
+}
+
+// RemovePresences removes "presences" edges to AgentPresence entities.
+func (_u *OrganizationUpdate) RemovePresences(v ...*AgentPresence) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePresenceIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -657,6 +731,96 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCallEventsIDs(); len(nodes) > 0 && !_u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPresencesIDs(); len(nodes) > 0 && !_u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PresencesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -817,6 +981,36 @@ func (_u *OrganizationUpdateOne) AddLeads(v ...*Lead) *OrganizationUpdateOne {
 	return _u.AddLeadIDs(ids...)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_u *OrganizationUpdateOne) AddCallEventIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddCallEventIDs(ids...)
+	return _u
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_u *OrganizationUpdateOne) AddCallEvents(v ...*CallEvent) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCallEventIDs(ids...)
+}
+
+// AddPresenceIDs adds the "presences" edge to the AgentPresence entity by IDs.
+func (_u *OrganizationUpdateOne) AddPresenceIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddPresenceIDs(ids...)
+	return _u
+}
+
+// AddPresences adds the "presences" edges to the AgentPresence entity.
+func (_u *OrganizationUpdateOne) AddPresences(v ...*AgentPresence) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPresenceIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdateOne) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -946,6 +1140,48 @@ func (_u *OrganizationUpdateOne) RemoveLeads(v ...*Lead) *OrganizationUpdateOne 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLeadIDs(ids...)
+}
+
+// ClearCallEvents clears all "call_events" edges to the CallEvent entity.
+func (_u *OrganizationUpdateOne) ClearCallEvents() *OrganizationUpdateOne {
+	_u.mutation.ClearCallEvents()
+	return _u
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to CallEvent entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveCallEventIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveCallEventIDs(ids...)
+	return _u
+}
+
+// RemoveCallEvents removes "call_events" edges to CallEvent entities.
+func (_u *OrganizationUpdateOne) RemoveCallEvents(v ...*CallEvent) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCallEventIDs(ids...)
+}
+
+// ClearPresences clears all "presences" edges to the AgentPresence entity.
+func (_u *OrganizationUpdateOne) ClearPresences() *OrganizationUpdateOne {
+	_u.mutation.ClearPresences()
+	return _u
+}
+
+// RemovePresenceIDs removes the "presences" edge to AgentPresence entities by IDs.
+func (_u *OrganizationUpdateOne) RemovePresenceIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemovePresenceIDs(ids...)
+	return _u
+}
+
+// RemovePresences removes "presences" edges to AgentPresence entities.
+func (_u *OrganizationUpdateOne) RemovePresences(v ...*AgentPresence) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePresenceIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -1323,6 +1559,96 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCallEventsIDs(); len(nodes) > 0 && !_u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CallEventsTable,
+			Columns: []string{organization.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPresencesIDs(); len(nodes) > 0 && !_u.mutation.PresencesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PresencesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.PresencesTable,
+			Columns: []string{organization.PresencesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -16,6 +16,10 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// AgentPresence is the client for interacting with the AgentPresence builders.
+	AgentPresence *AgentPresenceClient
+	// CallEvent is the client for interacting with the CallEvent builders.
+	CallEvent *CallEventClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
@@ -162,6 +166,8 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.AgentPresence = NewAgentPresenceClient(tx.config)
+	tx.CallEvent = NewCallEventClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -50,13 +51,18 @@ type UserEdges struct {
 	Team *Team `json:"team,omitempty"`
 	// AdvisedLeads holds the value of the advised_leads edge.
 	AdvisedLeads []*Lead `json:"advised_leads,omitempty"`
+	// CallEvents holds the value of the call_events edge.
+	CallEvents []*CallEvent `json:"call_events,omitempty"`
+	// Presence holds the value of the presence edge.
+	Presence *AgentPresence `json:"presence,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
+	loadedTypes [5]bool
 	// totalCount holds the count of the edges above.
-	totalCount [2]map[string]int
+	totalCount [3]map[string]int
 
 	namedAdvisedLeads map[string][]*Lead
+	namedCallEvents   map[string][]*CallEvent
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -88,6 +94,26 @@ func (e UserEdges) AdvisedLeadsOrErr() ([]*Lead, error) {
 		return e.AdvisedLeads, nil
 	}
 	return nil, &NotLoadedError{edge: "advised_leads"}
+}
+
+// CallEventsOrErr returns the CallEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) CallEventsOrErr() ([]*CallEvent, error) {
+	if e.loadedTypes[3] {
+		return e.CallEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "call_events"}
+}
+
+// PresenceOrErr returns the Presence value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e UserEdges) PresenceOrErr() (*AgentPresence, error) {
+	if e.Presence != nil {
+		return e.Presence, nil
+	} else if e.loadedTypes[4] {
+		return nil, &NotFoundError{label: agentpresence.Label}
+	}
+	return nil, &NotLoadedError{edge: "presence"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -201,6 +227,16 @@ func (_m *User) QueryAdvisedLeads() *LeadQuery {
 	return NewUserClient(_m.config).QueryAdvisedLeads(_m)
 }
 
+// QueryCallEvents queries the "call_events" edge of the User entity.
+func (_m *User) QueryCallEvents() *CallEventQuery {
+	return NewUserClient(_m.config).QueryCallEvents(_m)
+}
+
+// QueryPresence queries the "presence" edge of the User entity.
+func (_m *User) QueryPresence() *AgentPresenceQuery {
+	return NewUserClient(_m.config).QueryPresence(_m)
+}
+
 // Update returns a builder for updating this User.
 // Note that you need to call User.Unwrap() before calling this method if this User
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -274,6 +310,30 @@ func (_m *User) appendNamedAdvisedLeads(name string, edges ...*Lead) {
 		_m.Edges.namedAdvisedLeads[name] = []*Lead{}
 	} else {
 		_m.Edges.namedAdvisedLeads[name] = append(_m.Edges.namedAdvisedLeads[name], edges...)
+	}
+}
+
+// NamedCallEvents returns the CallEvents named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *User) NamedCallEvents(name string) ([]*CallEvent, error) {
+	if _m.Edges.namedCallEvents == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedCallEvents[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *User) appendNamedCallEvents(name string, edges ...*CallEvent) {
+	if _m.Edges.namedCallEvents == nil {
+		_m.Edges.namedCallEvents = make(map[string][]*CallEvent)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedCallEvents[name] = []*CallEvent{}
+	} else {
+		_m.Edges.namedCallEvents[name] = append(_m.Edges.namedCallEvents[name], edges...)
 	}
 }
 

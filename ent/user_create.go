@@ -13,6 +13,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/team"
@@ -150,6 +152,40 @@ func (_c *UserCreate) AddAdvisedLeads(v ...*Lead) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddAdvisedLeadIDs(ids...)
+}
+
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_c *UserCreate) AddCallEventIDs(ids ...uuid.UUID) *UserCreate {
+	_c.mutation.AddCallEventIDs(ids...)
+	return _c
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_c *UserCreate) AddCallEvents(v ...*CallEvent) *UserCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCallEventIDs(ids...)
+}
+
+// SetPresenceID sets the "presence" edge to the AgentPresence entity by ID.
+func (_c *UserCreate) SetPresenceID(id uuid.UUID) *UserCreate {
+	_c.mutation.SetPresenceID(id)
+	return _c
+}
+
+// SetNillablePresenceID sets the "presence" edge to the AgentPresence entity by ID if the given value is not nil.
+func (_c *UserCreate) SetNillablePresenceID(id *uuid.UUID) *UserCreate {
+	if id != nil {
+		_c = _c.SetPresenceID(*id)
+	}
+	return _c
+}
+
+// SetPresence sets the "presence" edge to the AgentPresence entity.
+func (_c *UserCreate) SetPresence(v *AgentPresence) *UserCreate {
+	return _c.SetPresenceID(v.ID)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -366,6 +402,38 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PresenceIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.PresenceTable,
+			Columns: []string{user.PresenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -15,6 +15,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -32,9 +34,12 @@ type UserQuery struct {
 	withOrganization      *OrganizationQuery
 	withTeam              *TeamQuery
 	withAdvisedLeads      *LeadQuery
+	withCallEvents        *CallEventQuery
+	withPresence          *AgentPresenceQuery
 	loadTotal             []func(context.Context, []*User) error
 	modifiers             []func(*sql.Selector)
 	withNamedAdvisedLeads map[string]*LeadQuery
+	withNamedCallEvents   map[string]*CallEventQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -130,6 +135,50 @@ func (_q *UserQuery) QueryAdvisedLeads() *LeadQuery {
 			sqlgraph.From(user.Table, user.FieldID, selector),
 			sqlgraph.To(lead.Table, lead.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, user.AdvisedLeadsTable, user.AdvisedLeadsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCallEvents chains the current query on the "call_events" edge.
+func (_q *UserQuery) QueryCallEvents() *CallEventQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(callevent.Table, callevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CallEventsTable, user.CallEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPresence chains the current query on the "presence" edge.
+func (_q *UserQuery) QueryPresence() *AgentPresenceQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.PresenceTable, user.PresenceColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -332,6 +381,8 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withOrganization: _q.withOrganization.Clone(),
 		withTeam:         _q.withTeam.Clone(),
 		withAdvisedLeads: _q.withAdvisedLeads.Clone(),
+		withCallEvents:   _q.withCallEvents.Clone(),
+		withPresence:     _q.withPresence.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -369,6 +420,28 @@ func (_q *UserQuery) WithAdvisedLeads(opts ...func(*LeadQuery)) *UserQuery {
 		opt(query)
 	}
 	_q.withAdvisedLeads = query
+	return _q
+}
+
+// WithCallEvents tells the query-builder to eager-load the nodes that are connected to
+// the "call_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithCallEvents(opts ...func(*CallEventQuery)) *UserQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCallEvents = query
+	return _q
+}
+
+// WithPresence tells the query-builder to eager-load the nodes that are connected to
+// the "presence" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithPresence(opts ...func(*AgentPresenceQuery)) *UserQuery {
+	query := (&AgentPresenceClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPresence = query
 	return _q
 }
 
@@ -456,10 +529,12 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [5]bool{
 			_q.withOrganization != nil,
 			_q.withTeam != nil,
 			_q.withAdvisedLeads != nil,
+			_q.withCallEvents != nil,
+			_q.withPresence != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -502,10 +577,30 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			return nil, err
 		}
 	}
+	if query := _q.withCallEvents; query != nil {
+		if err := _q.loadCallEvents(ctx, query, nodes,
+			func(n *User) { n.Edges.CallEvents = []*CallEvent{} },
+			func(n *User, e *CallEvent) { n.Edges.CallEvents = append(n.Edges.CallEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withPresence; query != nil {
+		if err := _q.loadPresence(ctx, query, nodes, nil,
+			func(n *User, e *AgentPresence) { n.Edges.Presence = e }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAdvisedLeads {
 		if err := _q.loadAdvisedLeads(ctx, query, nodes,
 			func(n *User) { n.appendNamedAdvisedLeads(name) },
 			func(n *User, e *Lead) { n.appendNamedAdvisedLeads(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedCallEvents {
+		if err := _q.loadCallEvents(ctx, query, nodes,
+			func(n *User) { n.appendNamedCallEvents(name) },
+			func(n *User, e *CallEvent) { n.appendNamedCallEvents(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -606,6 +701,63 @@ func (_q *UserQuery) loadAdvisedLeads(ctx context.Context, query *LeadQuery, nod
 		node, ok := nodeids[*fk]
 		if !ok {
 			return fmt.Errorf(`unexpected referenced foreign-key "primary_advisor_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadCallEvents(ctx context.Context, query *CallEventQuery, nodes []*User, init func(*User), assign func(*User, *CallEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(callevent.FieldUserID)
+	}
+	query.Where(predicate.CallEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.CallEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadPresence(ctx context.Context, query *AgentPresenceQuery, nodes []*User, init func(*User), assign func(*User, *AgentPresence)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(agentpresence.FieldUserID)
+	}
+	query.Where(predicate.AgentPresence(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.PresenceColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
 		}
 		assign(node, n)
 	}
@@ -748,6 +900,20 @@ func (_q *UserQuery) WithNamedAdvisedLeads(name string, opts ...func(*LeadQuery)
 		_q.withNamedAdvisedLeads = make(map[string]*LeadQuery)
 	}
 	_q.withNamedAdvisedLeads[name] = query
+	return _q
+}
+
+// WithNamedCallEvents tells the query-builder to eager-load the nodes that are connected to the "call_events"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNamedCallEvents(name string, opts ...func(*CallEventQuery)) *UserQuery {
+	query := (&CallEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedCallEvents == nil {
+		_q.withNamedCallEvents = make(map[string]*CallEventQuery)
+	}
+	_q.withNamedCallEvents[name] = query
 	return _q
 }
 

@@ -12,6 +12,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
@@ -134,6 +136,40 @@ func (_u *UserUpdate) AddAdvisedLeads(v ...*Lead) *UserUpdate {
 	return _u.AddAdvisedLeadIDs(ids...)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_u *UserUpdate) AddCallEventIDs(ids ...uuid.UUID) *UserUpdate {
+	_u.mutation.AddCallEventIDs(ids...)
+	return _u
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_u *UserUpdate) AddCallEvents(v ...*CallEvent) *UserUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCallEventIDs(ids...)
+}
+
+// SetPresenceID sets the "presence" edge to the AgentPresence entity by ID.
+func (_u *UserUpdate) SetPresenceID(id uuid.UUID) *UserUpdate {
+	_u.mutation.SetPresenceID(id)
+	return _u
+}
+
+// SetNillablePresenceID sets the "presence" edge to the AgentPresence entity by ID if the given value is not nil.
+func (_u *UserUpdate) SetNillablePresenceID(id *uuid.UUID) *UserUpdate {
+	if id != nil {
+		_u = _u.SetPresenceID(*id)
+	}
+	return _u
+}
+
+// SetPresence sets the "presence" edge to the AgentPresence entity.
+func (_u *UserUpdate) SetPresence(v *AgentPresence) *UserUpdate {
+	return _u.SetPresenceID(v.ID)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -164,6 +200,33 @@ func (_u *UserUpdate) RemoveAdvisedLeads(v ...*Lead) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAdvisedLeadIDs(ids...)
+}
+
+// ClearCallEvents clears all "call_events" edges to the CallEvent entity.
+func (_u *UserUpdate) ClearCallEvents() *UserUpdate {
+	_u.mutation.ClearCallEvents()
+	return _u
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to CallEvent entities by IDs.
+func (_u *UserUpdate) RemoveCallEventIDs(ids ...uuid.UUID) *UserUpdate {
+	_u.mutation.RemoveCallEventIDs(ids...)
+	return _u
+}
+
+// RemoveCallEvents removes "call_events" edges to CallEvent entities.
+func (_u *UserUpdate) RemoveCallEvents(v ...*CallEvent) *UserUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCallEventIDs(ids...)
+}
+
+// ClearPresence clears the "presence" edge to the AgentPresence entity.
+func (_u *UserUpdate) ClearPresence() *UserUpdate {
+	_u.mutation.ClearPresence()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -343,6 +406,80 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCallEventsIDs(); len(nodes) > 0 && !_u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PresenceCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.PresenceTable,
+			Columns: []string{user.PresenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PresenceIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.PresenceTable,
+			Columns: []string{user.PresenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -467,6 +604,40 @@ func (_u *UserUpdateOne) AddAdvisedLeads(v ...*Lead) *UserUpdateOne {
 	return _u.AddAdvisedLeadIDs(ids...)
 }
 
+// AddCallEventIDs adds the "call_events" edge to the CallEvent entity by IDs.
+func (_u *UserUpdateOne) AddCallEventIDs(ids ...uuid.UUID) *UserUpdateOne {
+	_u.mutation.AddCallEventIDs(ids...)
+	return _u
+}
+
+// AddCallEvents adds the "call_events" edges to the CallEvent entity.
+func (_u *UserUpdateOne) AddCallEvents(v ...*CallEvent) *UserUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCallEventIDs(ids...)
+}
+
+// SetPresenceID sets the "presence" edge to the AgentPresence entity by ID.
+func (_u *UserUpdateOne) SetPresenceID(id uuid.UUID) *UserUpdateOne {
+	_u.mutation.SetPresenceID(id)
+	return _u
+}
+
+// SetNillablePresenceID sets the "presence" edge to the AgentPresence entity by ID if the given value is not nil.
+func (_u *UserUpdateOne) SetNillablePresenceID(id *uuid.UUID) *UserUpdateOne {
+	if id != nil {
+		_u = _u.SetPresenceID(*id)
+	}
+	return _u
+}
+
+// SetPresence sets the "presence" edge to the AgentPresence entity.
+func (_u *UserUpdateOne) SetPresence(v *AgentPresence) *UserUpdateOne {
+	return _u.SetPresenceID(v.ID)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -497,6 +668,33 @@ func (_u *UserUpdateOne) RemoveAdvisedLeads(v ...*Lead) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAdvisedLeadIDs(ids...)
+}
+
+// ClearCallEvents clears all "call_events" edges to the CallEvent entity.
+func (_u *UserUpdateOne) ClearCallEvents() *UserUpdateOne {
+	_u.mutation.ClearCallEvents()
+	return _u
+}
+
+// RemoveCallEventIDs removes the "call_events" edge to CallEvent entities by IDs.
+func (_u *UserUpdateOne) RemoveCallEventIDs(ids ...uuid.UUID) *UserUpdateOne {
+	_u.mutation.RemoveCallEventIDs(ids...)
+	return _u
+}
+
+// RemoveCallEvents removes "call_events" edges to CallEvent entities.
+func (_u *UserUpdateOne) RemoveCallEvents(v ...*CallEvent) *UserUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCallEventIDs(ids...)
+}
+
+// ClearPresence clears the "presence" edge to the AgentPresence entity.
+func (_u *UserUpdateOne) ClearPresence() *UserUpdateOne {
+	_u.mutation.ClearPresence()
+	return _u
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -699,6 +897,80 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(lead.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCallEventsIDs(); len(nodes) > 0 && !_u.mutation.CallEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CallEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CallEventsTable,
+			Columns: []string{user.CallEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(callevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PresenceCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.PresenceTable,
+			Columns: []string{user.PresenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PresenceIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.PresenceTable,
+			Columns: []string{user.PresenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

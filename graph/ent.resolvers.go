@@ -23,6 +23,12 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.client(ctx).Noders(ctx, ids, ent.WithNodeType(r.nodeType))
 }
 
+// CallEvents is the resolver for the callEvents field.
+func (r *queryResolver) CallEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) (*ent.CallEventConnection, error) {
+	return r.client(ctx).CallEvent.Query().Paginate(ctx, after, first, before, last,
+		ent.WithCallEventOrder(orderBy), ent.WithCallEventFilter(where.Filter))
+}
+
 // Contacts is the resolver for the contacts field.
 func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
 	return r.client(ctx).Contact.Query().Paginate(ctx, after, first, before, last,

@@ -17,7 +17,10 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
@@ -39,12 +42,84 @@ type ResolverRoot interface {
 	Lead() LeadResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AgentBoard struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	AgentPresence struct {
+		CallStartedAt   func(childComplexity int) int
+		CampaignName    func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		CurrentCallID   func(childComplexity int) int
+		CurrentLead     func(childComplexity int) int
+		CurrentLeadID   func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Metadata        func(childComplexity int) int
+		Status          func(childComplexity int) int
+		StatusChangedAt func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+		User            func(childComplexity int) int
+		UserID          func(childComplexity int) int
+	}
+
+	AgentStatus struct {
+		CallStartedAt    func(childComplexity int) int
+		CallsToday       func(childComplexity int) int
+		CampaignName     func(childComplexity int) int
+		CurrentCallID    func(childComplexity int) int
+		CurrentLeadID    func(childComplexity int) int
+		CurrentLeadName  func(childComplexity int) int
+		DispositionCount func(childComplexity int) int
+		Email            func(childComplexity int) int
+		FirstName        func(childComplexity int) int
+		ID               func(childComplexity int) int
+		LastName         func(childComplexity int) int
+		Status           func(childComplexity int) int
+		StatusChangedAt  func(childComplexity int) int
+		StatusTimeSec    func(childComplexity int) int
+		UserID           func(childComplexity int) int
+	}
+
+	CallEvent struct {
+		CreatedAt       func(childComplexity int) int
+		Direction       func(childComplexity int) int
+		Disposition     func(childComplexity int) int
+		DurationSeconds func(childComplexity int) int
+		EventType       func(childComplexity int) int
+		ExternalCallID  func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Lead            func(childComplexity int) int
+		LeadID          func(childComplexity int) int
+		Metadata        func(childComplexity int) int
+		Notes           func(childComplexity int) int
+		OccurredAt      func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+		User            func(childComplexity int) int
+		UserID          func(childComplexity int) int
+	}
+
+	CallEventConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CallEventEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Contact struct {
 		CreatedAt func(childComplexity int) int
 		Email     func(childComplexity int) int
@@ -69,6 +144,7 @@ type ComplexityRoot struct {
 
 	Lead struct {
 		BusinessName       func(childComplexity int) int
+		CallEvents         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
 		Contact            func(childComplexity int) int
 		ContactFirstName   func(childComplexity int) int
 		ContactID          func(childComplexity int) int
@@ -124,18 +200,21 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AssignLead      func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
-		CreateContact   func(childComplexity int, input ent.CreateContactInput) int
-		CreateLead      func(childComplexity int, input ent.CreateLeadInput) int
-		CreateStage     func(childComplexity int, input ent.CreatePipelineStageInput) int
-		CreateTeam      func(childComplexity int, input ent.CreateTeamInput) int
-		CreateUser      func(childComplexity int, input ent.CreateUserInput) int
-		MoveLeadToStage func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
-		UpdateContact   func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
-		UpdateLead      func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
-		UpdateStage     func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
-		UpdateTeam      func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
-		UpdateUser      func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
+		AssignLead        func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
+		CreateContact     func(childComplexity int, input ent.CreateContactInput) int
+		CreateLead        func(childComplexity int, input ent.CreateLeadInput) int
+		CreateStage       func(childComplexity int, input ent.CreatePipelineStageInput) int
+		CreateTeam        func(childComplexity int, input ent.CreateTeamInput) int
+		CreateUser        func(childComplexity int, input ent.CreateUserInput) int
+		MoveLeadToStage   func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
+		RecordCallEvent   func(childComplexity int, input dialer.CallEventInput) int
+		RecordDisposition func(childComplexity int, input dialer.DispositionInput) int
+		UpdateContact     func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
+		UpdateLead        func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
+		UpdatePresence    func(childComplexity int, input dialer.PresenceInput) int
+		UpdateStage       func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
+		UpdateTeam        func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
+		UpdateUser        func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
 	}
 
 	PageInfo struct {
@@ -169,15 +248,21 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Contacts  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
-		Lead      func(childComplexity int, id uuid.UUID) int
-		Leads     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
-		LeadsPage func(childComplexity int, page *int, limit *int, search *string) int
-		Node      func(childComplexity int, id uuid.UUID) int
-		Nodes     func(childComplexity int, ids []uuid.UUID) int
-		Stages    func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
-		Teams     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
-		Users     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+		AgentsBoard func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		CallEvents  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
+		Contacts    func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		Lead        func(childComplexity int, id uuid.UUID) int
+		Leads       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
+		LeadsPage   func(childComplexity int, page *int, limit *int, search *string) int
+		Node        func(childComplexity int, id uuid.UUID) int
+		Nodes       func(childComplexity int, ids []uuid.UUID) int
+		Stages      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
+		Teams       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
+		Users       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+	}
+
+	Subscription struct {
+		AgentPresenceChanged func(childComplexity int) int
 	}
 
 	Team struct {
@@ -201,6 +286,7 @@ type ComplexityRoot struct {
 
 	User struct {
 		AdvisedLeads func(childComplexity int) int
+		CallEvents   func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
 		Email        func(childComplexity int) int
 		FirstName    func(childComplexity int) int
@@ -240,10 +326,14 @@ type MutationResolver interface {
 	UpdateTeam(ctx context.Context, id uuid.UUID, input ent.UpdateTeamInput) (*ent.Team, error)
 	CreateStage(ctx context.Context, input ent.CreatePipelineStageInput) (*ent.PipelineStage, error)
 	UpdateStage(ctx context.Context, id uuid.UUID, input ent.UpdatePipelineStageInput) (*ent.PipelineStage, error)
+	RecordCallEvent(ctx context.Context, input dialer.CallEventInput) (*ent.CallEvent, error)
+	RecordDisposition(ctx context.Context, input dialer.DispositionInput) (*ent.CallEvent, error)
+	UpdatePresence(ctx context.Context, input dialer.PresenceInput) (*dialer.AgentStatus, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
+	CallEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) (*ent.CallEventConnection, error)
 	Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
 	Leads(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error)
 	Stages(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) (*ent.PipelineStageConnection, error)
@@ -251,6 +341,10 @@ type QueryResolver interface {
 	Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error)
 	LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error)
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
+	AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error)
+}
+type SubscriptionResolver interface {
+	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
 }
 
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
@@ -266,6 +360,330 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AgentBoard.hasMore":
+		if e.ComplexityRoot.AgentBoard.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentBoard.HasMore(childComplexity), true
+	case "AgentBoard.limit":
+		if e.ComplexityRoot.AgentBoard.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentBoard.Limit(childComplexity), true
+	case "AgentBoard.nodes":
+		if e.ComplexityRoot.AgentBoard.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentBoard.Nodes(childComplexity), true
+	case "AgentBoard.page":
+		if e.ComplexityRoot.AgentBoard.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentBoard.Page(childComplexity), true
+	case "AgentBoard.total":
+		if e.ComplexityRoot.AgentBoard.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentBoard.Total(childComplexity), true
+
+	case "AgentPresence.callStartedAt":
+		if e.ComplexityRoot.AgentPresence.CallStartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.CallStartedAt(childComplexity), true
+	case "AgentPresence.campaignName":
+		if e.ComplexityRoot.AgentPresence.CampaignName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.CampaignName(childComplexity), true
+	case "AgentPresence.createdAt":
+		if e.ComplexityRoot.AgentPresence.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.CreatedAt(childComplexity), true
+	case "AgentPresence.currentCallID":
+		if e.ComplexityRoot.AgentPresence.CurrentCallID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.CurrentCallID(childComplexity), true
+	case "AgentPresence.currentLead":
+		if e.ComplexityRoot.AgentPresence.CurrentLead == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.CurrentLead(childComplexity), true
+	case "AgentPresence.currentLeadID":
+		if e.ComplexityRoot.AgentPresence.CurrentLeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.CurrentLeadID(childComplexity), true
+	case "AgentPresence.id":
+		if e.ComplexityRoot.AgentPresence.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.ID(childComplexity), true
+	case "AgentPresence.metadata":
+		if e.ComplexityRoot.AgentPresence.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.Metadata(childComplexity), true
+	case "AgentPresence.status":
+		if e.ComplexityRoot.AgentPresence.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.Status(childComplexity), true
+	case "AgentPresence.statusChangedAt":
+		if e.ComplexityRoot.AgentPresence.StatusChangedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.StatusChangedAt(childComplexity), true
+	case "AgentPresence.updatedAt":
+		if e.ComplexityRoot.AgentPresence.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.UpdatedAt(childComplexity), true
+	case "AgentPresence.user":
+		if e.ComplexityRoot.AgentPresence.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.User(childComplexity), true
+	case "AgentPresence.userID":
+		if e.ComplexityRoot.AgentPresence.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentPresence.UserID(childComplexity), true
+
+	case "AgentStatus.callStartedAt":
+		if e.ComplexityRoot.AgentStatus.CallStartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.CallStartedAt(childComplexity), true
+	case "AgentStatus.callsToday":
+		if e.ComplexityRoot.AgentStatus.CallsToday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.CallsToday(childComplexity), true
+	case "AgentStatus.campaignName":
+		if e.ComplexityRoot.AgentStatus.CampaignName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.CampaignName(childComplexity), true
+	case "AgentStatus.currentCallId":
+		if e.ComplexityRoot.AgentStatus.CurrentCallID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.CurrentCallID(childComplexity), true
+	case "AgentStatus.currentLeadId":
+		if e.ComplexityRoot.AgentStatus.CurrentLeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.CurrentLeadID(childComplexity), true
+	case "AgentStatus.currentLeadName":
+		if e.ComplexityRoot.AgentStatus.CurrentLeadName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.CurrentLeadName(childComplexity), true
+	case "AgentStatus.dispositionCount":
+		if e.ComplexityRoot.AgentStatus.DispositionCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.DispositionCount(childComplexity), true
+	case "AgentStatus.email":
+		if e.ComplexityRoot.AgentStatus.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.Email(childComplexity), true
+	case "AgentStatus.firstName":
+		if e.ComplexityRoot.AgentStatus.FirstName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.FirstName(childComplexity), true
+	case "AgentStatus.id":
+		if e.ComplexityRoot.AgentStatus.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.ID(childComplexity), true
+	case "AgentStatus.lastName":
+		if e.ComplexityRoot.AgentStatus.LastName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.LastName(childComplexity), true
+	case "AgentStatus.status":
+		if e.ComplexityRoot.AgentStatus.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.Status(childComplexity), true
+	case "AgentStatus.statusChangedAt":
+		if e.ComplexityRoot.AgentStatus.StatusChangedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.StatusChangedAt(childComplexity), true
+	case "AgentStatus.statusTimeSec":
+		if e.ComplexityRoot.AgentStatus.StatusTimeSec == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.StatusTimeSec(childComplexity), true
+	case "AgentStatus.userId":
+		if e.ComplexityRoot.AgentStatus.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatus.UserID(childComplexity), true
+
+	case "CallEvent.createdAt":
+		if e.ComplexityRoot.CallEvent.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.CreatedAt(childComplexity), true
+	case "CallEvent.direction":
+		if e.ComplexityRoot.CallEvent.Direction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.Direction(childComplexity), true
+	case "CallEvent.disposition":
+		if e.ComplexityRoot.CallEvent.Disposition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.Disposition(childComplexity), true
+	case "CallEvent.durationSeconds":
+		if e.ComplexityRoot.CallEvent.DurationSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.DurationSeconds(childComplexity), true
+	case "CallEvent.eventType":
+		if e.ComplexityRoot.CallEvent.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.EventType(childComplexity), true
+	case "CallEvent.externalCallID":
+		if e.ComplexityRoot.CallEvent.ExternalCallID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.ExternalCallID(childComplexity), true
+	case "CallEvent.id":
+		if e.ComplexityRoot.CallEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.ID(childComplexity), true
+	case "CallEvent.lead":
+		if e.ComplexityRoot.CallEvent.Lead == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.Lead(childComplexity), true
+	case "CallEvent.leadID":
+		if e.ComplexityRoot.CallEvent.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.LeadID(childComplexity), true
+	case "CallEvent.metadata":
+		if e.ComplexityRoot.CallEvent.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.Metadata(childComplexity), true
+	case "CallEvent.notes":
+		if e.ComplexityRoot.CallEvent.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.Notes(childComplexity), true
+	case "CallEvent.occurredAt":
+		if e.ComplexityRoot.CallEvent.OccurredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.OccurredAt(childComplexity), true
+	case "CallEvent.updatedAt":
+		if e.ComplexityRoot.CallEvent.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.UpdatedAt(childComplexity), true
+	case "CallEvent.user":
+		if e.ComplexityRoot.CallEvent.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.User(childComplexity), true
+	case "CallEvent.userID":
+		if e.ComplexityRoot.CallEvent.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEvent.UserID(childComplexity), true
+
+	case "CallEventConnection.edges":
+		if e.ComplexityRoot.CallEventConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEventConnection.Edges(childComplexity), true
+	case "CallEventConnection.pageInfo":
+		if e.ComplexityRoot.CallEventConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEventConnection.PageInfo(childComplexity), true
+	case "CallEventConnection.totalCount":
+		if e.ComplexityRoot.CallEventConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEventConnection.TotalCount(childComplexity), true
+
+	case "CallEventEdge.cursor":
+		if e.ComplexityRoot.CallEventEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEventEdge.Cursor(childComplexity), true
+	case "CallEventEdge.node":
+		if e.ComplexityRoot.CallEventEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallEventEdge.Node(childComplexity), true
 
 	case "Contact.createdAt":
 		if e.ComplexityRoot.Contact.CreatedAt == nil {
@@ -354,6 +772,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.BusinessName(childComplexity), true
+	case "Lead.callEvents":
+		if e.ComplexityRoot.Lead.CallEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Lead_callEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Lead.CallEvents(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.CallEventOrder), args["where"].(*ent.CallEventWhereInput)), true
 	case "Lead.contact":
 		if e.ComplexityRoot.Lead.Contact == nil {
 			break
@@ -693,6 +1122,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MoveLeadToStage(childComplexity, args["id"].(uuid.UUID), args["stageId"].(uuid.UUID)), true
+	case "Mutation.recordCallEvent":
+		if e.ComplexityRoot.Mutation.RecordCallEvent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordCallEvent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordCallEvent(childComplexity, args["input"].(dialer.CallEventInput)), true
+	case "Mutation.recordDisposition":
+		if e.ComplexityRoot.Mutation.RecordDisposition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordDisposition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordDisposition(childComplexity, args["input"].(dialer.DispositionInput)), true
 	case "Mutation.updateContact":
 		if e.ComplexityRoot.Mutation.UpdateContact == nil {
 			break
@@ -715,6 +1166,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateLead(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateLeadInput)), true
+	case "Mutation.updatePresence":
+		if e.ComplexityRoot.Mutation.UpdatePresence == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updatePresence_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdatePresence(childComplexity, args["input"].(dialer.PresenceInput)), true
 	case "Mutation.updateStage":
 		if e.ComplexityRoot.Mutation.UpdateStage == nil {
 			break
@@ -861,6 +1323,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PipelineStageEdge.Node(childComplexity), true
 
+	case "Query.agentsBoard":
+		if e.ComplexityRoot.Query.AgentsBoard == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agentsBoard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AgentsBoard(childComplexity, args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.callEvents":
+		if e.ComplexityRoot.Query.CallEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Query_callEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CallEvents(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.CallEventOrder), args["where"].(*ent.CallEventWhereInput)), true
 	case "Query.contacts":
 		if e.ComplexityRoot.Query.Contacts == nil {
 			break
@@ -962,6 +1446,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Users(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.UserOrder), args["where"].(*ent.UserWhereInput)), true
 
+	case "Subscription.agentPresenceChanged":
+		if e.ComplexityRoot.Subscription.AgentPresenceChanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.AgentPresenceChanged(childComplexity), true
+
 	case "Team.createdAt":
 		if e.ComplexityRoot.Team.CreatedAt == nil {
 			break
@@ -1031,6 +1522,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.AdvisedLeads(childComplexity), true
+	case "User.callEvents":
+		if e.ComplexityRoot.User.CallEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.CallEvents(childComplexity), true
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -1126,6 +1623,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAgentPresenceOrder,
+		ec.unmarshalInputAgentPresenceWhereInput,
+		ec.unmarshalInputCallEventInput,
+		ec.unmarshalInputCallEventOrder,
+		ec.unmarshalInputCallEventWhereInput,
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateContactInput,
@@ -1133,10 +1635,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreatePipelineStageInput,
 		ec.unmarshalInputCreateTeamInput,
 		ec.unmarshalInputCreateUserInput,
+		ec.unmarshalInputDispositionInput,
 		ec.unmarshalInputLeadOrder,
 		ec.unmarshalInputLeadWhereInput,
 		ec.unmarshalInputPipelineStageOrder,
 		ec.unmarshalInputPipelineStageWhereInput,
+		ec.unmarshalInputPresenceInput,
 		ec.unmarshalInputTeamOrder,
 		ec.unmarshalInputTeamWhereInput,
 		ec.unmarshalInputUpdateContactInput,
@@ -1195,6 +1699,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -1220,7 +1741,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1234,12 +1755,123 @@ func sourceData(filename string) string {
 var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "schema.graphql", Input: sourceData("schema.graphql"), BuiltIn: false},
+	{Name: "dialer.graphql", Input: sourceData("dialer.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AgentBoard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AgentBoard_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_AgentBoard_total(ctx, field)
+	case "page":
+		return ec.fieldContext_AgentBoard_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_AgentBoard_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AgentBoard_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentBoard", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AgentStatus_id(ctx, field)
+	case "userId":
+		return ec.fieldContext_AgentStatus_userId(ctx, field)
+	case "firstName":
+		return ec.fieldContext_AgentStatus_firstName(ctx, field)
+	case "lastName":
+		return ec.fieldContext_AgentStatus_lastName(ctx, field)
+	case "email":
+		return ec.fieldContext_AgentStatus_email(ctx, field)
+	case "status":
+		return ec.fieldContext_AgentStatus_status(ctx, field)
+	case "currentCallId":
+		return ec.fieldContext_AgentStatus_currentCallId(ctx, field)
+	case "currentLeadId":
+		return ec.fieldContext_AgentStatus_currentLeadId(ctx, field)
+	case "currentLeadName":
+		return ec.fieldContext_AgentStatus_currentLeadName(ctx, field)
+	case "callStartedAt":
+		return ec.fieldContext_AgentStatus_callStartedAt(ctx, field)
+	case "statusChangedAt":
+		return ec.fieldContext_AgentStatus_statusChangedAt(ctx, field)
+	case "callsToday":
+		return ec.fieldContext_AgentStatus_callsToday(ctx, field)
+	case "dispositionCount":
+		return ec.fieldContext_AgentStatus_dispositionCount(ctx, field)
+	case "campaignName":
+		return ec.fieldContext_AgentStatus_campaignName(ctx, field)
+	case "statusTimeSec":
+		return ec.fieldContext_AgentStatus_statusTimeSec(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_CallEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CallEvent_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CallEvent_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CallEvent_updatedAt(ctx, field)
+	case "externalCallID":
+		return ec.fieldContext_CallEvent_externalCallID(ctx, field)
+	case "userID":
+		return ec.fieldContext_CallEvent_userID(ctx, field)
+	case "leadID":
+		return ec.fieldContext_CallEvent_leadID(ctx, field)
+	case "eventType":
+		return ec.fieldContext_CallEvent_eventType(ctx, field)
+	case "direction":
+		return ec.fieldContext_CallEvent_direction(ctx, field)
+	case "durationSeconds":
+		return ec.fieldContext_CallEvent_durationSeconds(ctx, field)
+	case "disposition":
+		return ec.fieldContext_CallEvent_disposition(ctx, field)
+	case "notes":
+		return ec.fieldContext_CallEvent_notes(ctx, field)
+	case "metadata":
+		return ec.fieldContext_CallEvent_metadata(ctx, field)
+	case "occurredAt":
+		return ec.fieldContext_CallEvent_occurredAt(ctx, field)
+	case "user":
+		return ec.fieldContext_CallEvent_user(ctx, field)
+	case "lead":
+		return ec.fieldContext_CallEvent_lead(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CallEventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CallEventConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CallEventConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CallEventConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallEventConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CallEventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CallEventEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CallEventEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallEventEdge", field.Name)
+}
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -1353,6 +1985,8 @@ func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.
 		return ec.fieldContext_Lead_primaryAdvisor(ctx, field)
 	case "contact":
 		return ec.fieldContext_Lead_contact(ctx, field)
+	case "callEvents":
+		return ec.fieldContext_Lead_callEvents(ctx, field)
 	case "primaryAdvisorName":
 		return ec.fieldContext_Lead_primaryAdvisorName(ctx, field)
 	}
@@ -1517,6 +2151,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_team(ctx, field)
 	case "advisedLeads":
 		return ec.fieldContext_User_advisedLeads(ctx, field)
+	case "callEvents":
+		return ec.fieldContext_User_callEvents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -1659,6 +2295,60 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Lead_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.CallEventOrder, error) {
+			return ec.unmarshalOCallEventOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.CallEventWhereInput, error) {
+			return ec.unmarshalOCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_assignLead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1773,6 +2463,34 @@ func (ec *executionContext) field_Mutation_moveLeadToStage_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_recordCallEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (dialer.CallEventInput, error) {
+			return ec.unmarshalNCallEventInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐCallEventInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordDisposition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (dialer.DispositionInput, error) {
+			return ec.unmarshalNDispositionInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐDispositionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1814,6 +2532,20 @@ func (ec *executionContext) field_Mutation_updateLead_args(ctx context.Context, 
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updatePresence_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (dialer.PresenceInput, error) {
+			return ec.unmarshalNPresenceInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐPresenceInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -1894,6 +2626,90 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["teamId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.CallEventOrder, error) {
+			return ec.unmarshalOCallEventOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.CallEventWhereInput, error) {
+			return ec.unmarshalOCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -2302,6 +3118,1297 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ************************** directives.gotpl **************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AgentBoard_nodes(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentBoard_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*dialer.AgentStatus) graphql.Marshaler {
+			return ec.marshalNAgentStatus2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatusᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentBoard_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentBoard",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentBoard_total(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentBoard_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentBoard_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentBoard_page(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentBoard_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentBoard_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentBoard_limit(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentBoard_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentBoard_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentBoard_hasMore(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentBoard_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentBoard_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_id(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_userID(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_userID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_status(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v agentpresence.Status) graphql.Marshaler {
+			return ec.marshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type AgentPresenceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_currentCallID(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_currentCallID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentCallID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_currentCallID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_currentLeadID(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_currentLeadID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentLeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_currentLeadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_campaignName(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_campaignName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CampaignName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_campaignName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_metadata(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_statusChangedAt(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_statusChangedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusChangedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_statusChangedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_callStartedAt(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_callStartedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallStartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_callStartedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentPresence_user(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentPresence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentPresence_currentLead(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentPresence_currentLead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentLead(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lead) graphql.Marshaler {
+			return ec.marshalOLead2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLead(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentPresence_currentLead(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentPresence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentStatus_id(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_userId(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_firstName(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_firstName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_firstName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_lastName(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_lastName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_lastName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_email(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_status(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v agentpresence.Status) graphql.Marshaler {
+			return ec.marshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type AgentPresenceStatus does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_currentCallId(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_currentCallId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentCallID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_currentCallId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_currentLeadId(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_currentLeadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentLeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_currentLeadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_currentLeadName(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_currentLeadName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentLeadName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_currentLeadName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_callStartedAt(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_callStartedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallStartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_callStartedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_statusChangedAt(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_statusChangedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusChangedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_statusChangedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_callsToday(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_callsToday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallsToday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_callsToday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_dispositionCount(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_dispositionCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DispositionCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_dispositionCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_campaignName(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_campaignName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CampaignName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_campaignName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatus_statusTimeSec(ctx context.Context, field graphql.CollectedField, obj *dialer.AgentStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatus_statusTimeSec(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusTimeSec, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatus_statusTimeSec(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_externalCallID(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_externalCallID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalCallID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_externalCallID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_userID(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_userID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_leadID(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_leadID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_leadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v callevent.EventType) graphql.Marshaler {
+			return ec.marshalNCallEventEventType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type CallEventEventType does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_direction(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_direction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Direction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *callevent.Direction) graphql.Marshaler {
+			return ec.marshalOCallEventDirection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_direction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type CallEventDirection does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_durationSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_durationSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_disposition(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_disposition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Disposition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_disposition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_notes(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_metadata(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_occurredAt(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_occurredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OccurredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_occurredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CallEvent_user(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallEvent_lead(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEvent_lead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lead(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lead) graphql.Marshaler {
+			return ec.marshalOLead2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLead(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEvent_lead(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.CallEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEventConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CallEventEdge) graphql.Marshaler {
+			return ec.marshalOCallEventEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEventConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEventEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallEventConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.CallEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEventConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEventConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallEventConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.CallEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEventConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEventConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEventConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CallEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.CallEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEventEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
+			return ec.marshalOCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CallEventEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CallEventEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CallEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.CallEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallEventEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallEventEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
 
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -3424,6 +5531,50 @@ func (ec *executionContext) fieldContext_Lead_contact(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Lead_callEvents(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_callEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.CallEvents(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.CallEventOrder), fc.Args["where"].(*ent.CallEventWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEventConnection) graphql.Marshaler {
+			return ec.marshalNCallEventConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_callEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEventConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Lead_callEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Lead_primaryAdvisorName(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4241,6 +6392,138 @@ func (ec *executionContext) fieldContext_Mutation_updateStage(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_recordCallEvent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordCallEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordCallEvent(ctx, fc.Args["input"].(dialer.CallEventInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
+			return ec.marshalNCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordCallEvent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordCallEvent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordDisposition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordDisposition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordDisposition(ctx, fc.Args["input"].(dialer.DispositionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
+			return ec.marshalNCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordDisposition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordDisposition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updatePresence(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updatePresence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdatePresence(ctx, fc.Args["input"].(dialer.PresenceInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *dialer.AgentStatus) graphql.Marshaler {
+			return ec.marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updatePresence(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStatus(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updatePresence_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4779,6 +7062,50 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_callEvents(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_callEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CallEvents(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.CallEventOrder), fc.Args["where"].(*ent.CallEventWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEventConnection) graphql.Marshaler {
+			return ec.marshalNCallEventConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_callEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEventConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_callEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_contacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5087,6 +7414,50 @@ func (ec *executionContext) fieldContext_Query_lead(ctx context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_agentsBoard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_agentsBoard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AgentsBoard(ctx, fc.Args["teamId"].(*uuid.UUID), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AgentBoard) graphql.Marshaler {
+			return ec.marshalNAgentBoard2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoard(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_agentsBoard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentBoard(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agentsBoard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5158,6 +7529,38 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_agentPresenceChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_agentPresenceChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().AgentPresenceChanged(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *dialer.AgentStatus) graphql.Marshaler {
+			return ec.marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_agentPresenceChanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStatus(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5672,6 +8075,38 @@ func (ec *executionContext) fieldContext_User_advisedLeads(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _User_callEvents(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_callEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallEvents(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CallEvent) graphql.Marshaler {
+			return ec.marshalOCallEvent2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_callEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEvent(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6878,6 +9313,1662 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAgentPresenceOrder(ctx context.Context, obj any) (ent.AgentPresenceOrder, error) {
+	var it ent.AgentPresenceOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNAgentPresenceOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAgentPresenceWhereInput(ctx context.Context, obj any) (ent.AgentPresenceWhereInput, error) {
+	var it ent.AgentPresenceWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "currentCallID", "currentCallIDNEQ", "currentCallIDIn", "currentCallIDNotIn", "currentCallIDGT", "currentCallIDGTE", "currentCallIDLT", "currentCallIDLTE", "currentCallIDContains", "currentCallIDHasPrefix", "currentCallIDHasSuffix", "currentCallIDIsNil", "currentCallIDNotNil", "currentCallIDEqualFold", "currentCallIDContainsFold", "currentLeadID", "currentLeadIDNEQ", "currentLeadIDIn", "currentLeadIDNotIn", "currentLeadIDIsNil", "currentLeadIDNotNil", "campaignName", "campaignNameNEQ", "campaignNameIn", "campaignNameNotIn", "campaignNameGT", "campaignNameGTE", "campaignNameLT", "campaignNameLTE", "campaignNameContains", "campaignNameHasPrefix", "campaignNameHasSuffix", "campaignNameIsNil", "campaignNameNotNil", "campaignNameEqualFold", "campaignNameContainsFold", "statusChangedAt", "statusChangedAtNEQ", "statusChangedAtIn", "statusChangedAtNotIn", "statusChangedAtGT", "statusChangedAtGTE", "statusChangedAtLT", "statusChangedAtLTE", "callStartedAt", "callStartedAtNEQ", "callStartedAtIn", "callStartedAtNotIn", "callStartedAtGT", "callStartedAtGTE", "callStartedAtLT", "callStartedAtLTE", "callStartedAtIsNil", "callStartedAtNotNil", "hasUser", "hasUserWith", "hasCurrentLead", "hasCurrentLeadWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOAgentPresenceWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOAgentPresenceWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOAgentPresenceWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "userID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "userIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserIDNEQ = data
+		case "userIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserIDIn = data
+		case "userIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserIDNotIn = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOAgentPresenceStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "statusNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNEQ"))
+			data, err := ec.unmarshalOAgentPresenceStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNEQ = data
+		case "statusIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusIn"))
+			data, err := ec.unmarshalOAgentPresenceStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusIn = data
+		case "statusNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNotIn"))
+			data, err := ec.unmarshalOAgentPresenceStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNotIn = data
+		case "currentCallID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallID = data
+		case "currentCallIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDNEQ = data
+		case "currentCallIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDIn = data
+		case "currentCallIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDNotIn = data
+		case "currentCallIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDGT = data
+		case "currentCallIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDGTE = data
+		case "currentCallIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDLT = data
+		case "currentCallIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDLTE = data
+		case "currentCallIDContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDContains = data
+		case "currentCallIDHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDHasPrefix = data
+		case "currentCallIDHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDHasSuffix = data
+		case "currentCallIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDIsNil = data
+		case "currentCallIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDNotNil = data
+		case "currentCallIDEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDEqualFold = data
+		case "currentCallIDContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallIDContainsFold = data
+		case "currentLeadID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadID = data
+		case "currentLeadIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadIDNEQ = data
+		case "currentLeadIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadIDIn = data
+		case "currentLeadIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadIDNotIn = data
+		case "currentLeadIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadIDIsNil = data
+		case "currentLeadIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadIDNotNil = data
+		case "campaignName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignName = data
+		case "campaignNameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameNEQ = data
+		case "campaignNameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameIn = data
+		case "campaignNameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameNotIn = data
+		case "campaignNameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameGT = data
+		case "campaignNameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameGTE = data
+		case "campaignNameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameLT = data
+		case "campaignNameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameLTE = data
+		case "campaignNameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameContains = data
+		case "campaignNameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameHasPrefix = data
+		case "campaignNameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameHasSuffix = data
+		case "campaignNameIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameIsNil = data
+		case "campaignNameNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameNotNil = data
+		case "campaignNameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameEqualFold = data
+		case "campaignNameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignNameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignNameContainsFold = data
+		case "statusChangedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAt = data
+		case "statusChangedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtNEQ = data
+		case "statusChangedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtIn = data
+		case "statusChangedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtNotIn = data
+		case "statusChangedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtGT = data
+		case "statusChangedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtGTE = data
+		case "statusChangedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtLT = data
+		case "statusChangedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusChangedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusChangedAtLTE = data
+		case "callStartedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAt = data
+		case "callStartedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtNEQ = data
+		case "callStartedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtIn = data
+		case "callStartedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtNotIn = data
+		case "callStartedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtGT = data
+		case "callStartedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtGTE = data
+		case "callStartedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtLT = data
+		case "callStartedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtLTE = data
+		case "callStartedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtIsNil = data
+		case "callStartedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("callStartedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CallStartedAtNotNil = data
+		case "hasUser":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasUser"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasUser = data
+		case "hasUserWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasUserWith"))
+			data, err := ec.unmarshalOUserWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasUserWith = data
+		case "hasCurrentLead":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasCurrentLead"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasCurrentLead = data
+		case "hasCurrentLeadWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasCurrentLeadWith"))
+			data, err := ec.unmarshalOLeadWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasCurrentLeadWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCallEventInput(ctx context.Context, obj any) (dialer.CallEventInput, error) {
+	var it dialer.CallEventInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"externalCallId", "userId", "leadId", "eventType", "direction", "durationSeconds", "disposition", "notes", "metadata", "occurredAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "externalCallId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallID = data
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "eventType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventType"))
+			data, err := ec.unmarshalNCallEventEventType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventType = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOCallEventDirection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "durationSeconds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSeconds"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSeconds = data
+		case "disposition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("disposition"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Disposition = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "occurredAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAt = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCallEventOrder(ctx context.Context, obj any) (ent.CallEventOrder, error) {
+	var it ent.CallEventOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNCallEventOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCallEventWhereInput(ctx context.Context, obj any) (ent.CallEventWhereInput, error) {
+	var it ent.CallEventWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "externalCallID", "externalCallIDNEQ", "externalCallIDIn", "externalCallIDNotIn", "externalCallIDGT", "externalCallIDGTE", "externalCallIDLT", "externalCallIDLTE", "externalCallIDContains", "externalCallIDHasPrefix", "externalCallIDHasSuffix", "externalCallIDEqualFold", "externalCallIDContainsFold", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "leadID", "leadIDNEQ", "leadIDIn", "leadIDNotIn", "leadIDIsNil", "leadIDNotNil", "eventType", "eventTypeNEQ", "eventTypeIn", "eventTypeNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "directionIsNil", "directionNotNil", "durationSeconds", "durationSecondsNEQ", "durationSecondsIn", "durationSecondsNotIn", "durationSecondsGT", "durationSecondsGTE", "durationSecondsLT", "durationSecondsLTE", "durationSecondsIsNil", "durationSecondsNotNil", "disposition", "dispositionNEQ", "dispositionIn", "dispositionNotIn", "dispositionGT", "dispositionGTE", "dispositionLT", "dispositionLTE", "dispositionContains", "dispositionHasPrefix", "dispositionHasSuffix", "dispositionIsNil", "dispositionNotNil", "dispositionEqualFold", "dispositionContainsFold", "notes", "notesNEQ", "notesIn", "notesNotIn", "notesGT", "notesGTE", "notesLT", "notesLTE", "notesContains", "notesHasPrefix", "notesHasSuffix", "notesIsNil", "notesNotNil", "notesEqualFold", "notesContainsFold", "occurredAt", "occurredAtNEQ", "occurredAtIn", "occurredAtNotIn", "occurredAtGT", "occurredAtGTE", "occurredAtLT", "occurredAtLTE", "hasUser", "hasUserWith", "hasLead", "hasLeadWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOCallEventWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOCallEventWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "externalCallID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallID"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallID = data
+		case "externalCallIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDNEQ = data
+		case "externalCallIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDIn = data
+		case "externalCallIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDNotIn = data
+		case "externalCallIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDGT = data
+		case "externalCallIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDGTE = data
+		case "externalCallIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDLT = data
+		case "externalCallIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDLTE = data
+		case "externalCallIDContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDContains = data
+		case "externalCallIDHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDHasPrefix = data
+		case "externalCallIDHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDHasSuffix = data
+		case "externalCallIDEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDEqualFold = data
+		case "externalCallIDContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallIDContainsFold = data
+		case "userID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "userIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserIDNEQ = data
+		case "userIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserIDIn = data
+		case "userIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserIDNotIn = data
+		case "leadID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "leadIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNEQ = data
+		case "leadIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDIn = data
+		case "leadIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNotIn = data
+		case "leadIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDIsNil = data
+		case "leadIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNotNil = data
+		case "eventType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventType"))
+			data, err := ec.unmarshalOCallEventEventType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventType = data
+		case "eventTypeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypeNEQ"))
+			data, err := ec.unmarshalOCallEventEventType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventTypeNEQ = data
+		case "eventTypeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypeIn"))
+			data, err := ec.unmarshalOCallEventEventType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventTypeIn = data
+		case "eventTypeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypeNotIn"))
+			data, err := ec.unmarshalOCallEventEventType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventTypeNotIn = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOCallEventDirection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "directionNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("directionNEQ"))
+			data, err := ec.unmarshalOCallEventDirection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DirectionNEQ = data
+		case "directionIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("directionIn"))
+			data, err := ec.unmarshalOCallEventDirection2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirectionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DirectionIn = data
+		case "directionNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("directionNotIn"))
+			data, err := ec.unmarshalOCallEventDirection2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirectionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DirectionNotIn = data
+		case "directionIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("directionIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DirectionIsNil = data
+		case "directionNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("directionNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DirectionNotNil = data
+		case "durationSeconds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSeconds"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSeconds = data
+		case "durationSecondsNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsNEQ = data
+		case "durationSecondsIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsIn = data
+		case "durationSecondsNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsNotIn = data
+		case "durationSecondsGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsGT = data
+		case "durationSecondsGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsGTE = data
+		case "durationSecondsLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsLT = data
+		case "durationSecondsLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsLTE = data
+		case "durationSecondsIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsIsNil = data
+		case "durationSecondsNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("durationSecondsNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DurationSecondsNotNil = data
+		case "disposition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("disposition"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Disposition = data
+		case "dispositionNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionNEQ = data
+		case "dispositionIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionIn = data
+		case "dispositionNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionNotIn = data
+		case "dispositionGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionGT = data
+		case "dispositionGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionGTE = data
+		case "dispositionLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionLT = data
+		case "dispositionLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionLTE = data
+		case "dispositionContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionContains = data
+		case "dispositionHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionHasPrefix = data
+		case "dispositionHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionHasSuffix = data
+		case "dispositionIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionIsNil = data
+		case "dispositionNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionNotNil = data
+		case "dispositionEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionEqualFold = data
+		case "dispositionContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dispositionContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DispositionContainsFold = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
+		case "notesNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesNEQ = data
+		case "notesIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesIn = data
+		case "notesNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesNotIn = data
+		case "notesGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesGT = data
+		case "notesGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesGTE = data
+		case "notesLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesLT = data
+		case "notesLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesLTE = data
+		case "notesContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesContains = data
+		case "notesHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesHasPrefix = data
+		case "notesHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesHasSuffix = data
+		case "notesIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesIsNil = data
+		case "notesNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesNotNil = data
+		case "notesEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesEqualFold = data
+		case "notesContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesContainsFold = data
+		case "occurredAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAt = data
+		case "occurredAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtNEQ = data
+		case "occurredAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtIn = data
+		case "occurredAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtNotIn = data
+		case "occurredAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtGT = data
+		case "occurredAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtGTE = data
+		case "occurredAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtLT = data
+		case "occurredAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAtLTE = data
+		case "hasUser":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasUser"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasUser = data
+		case "hasUserWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasUserWith"))
+			data, err := ec.unmarshalOUserWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasUserWith = data
+		case "hasLead":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLead"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLead = data
+		case "hasLeadWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLeadWith"))
+			data, err := ec.unmarshalOLeadWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLeadWith = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContactOrder(ctx context.Context, obj any) (ent.ContactOrder, error) {
 	var it ent.ContactOrder
 	if obj == nil {
@@ -7890,6 +11981,71 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDispositionInput(ctx context.Context, obj any) (dialer.DispositionInput, error) {
+	var it dialer.DispositionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"externalCallId", "userId", "leadId", "disposition", "notes", "occurredAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "externalCallId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalCallID = data
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "disposition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("disposition"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Disposition = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
+		case "occurredAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("occurredAt"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OccurredAt = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputLeadOrder(ctx context.Context, obj any) (ent.LeadOrder, error) {
 	var it ent.LeadOrder
 	if obj == nil {
@@ -7942,7 +12098,7 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageID", "stageIDNEQ", "stageIDIn", "stageIDNotIn", "stageIDIsNil", "stageIDNotNil", "primaryAdvisorID", "primaryAdvisorIDNEQ", "primaryAdvisorIDIn", "primaryAdvisorIDNotIn", "primaryAdvisorIDIsNil", "primaryAdvisorIDNotNil", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "contactIDIsNil", "contactIDNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountID", "convertedAccountIDNEQ", "convertedAccountIDIn", "convertedAccountIDNotIn", "convertedAccountIDGT", "convertedAccountIDGTE", "convertedAccountIDLT", "convertedAccountIDLTE", "convertedAccountIDIsNil", "convertedAccountIDNotNil", "convertedContactID", "convertedContactIDNEQ", "convertedContactIDIn", "convertedContactIDNotIn", "convertedContactIDGT", "convertedContactIDGTE", "convertedContactIDLT", "convertedContactIDLTE", "convertedContactIDIsNil", "convertedContactIDNotNil", "importJobID", "importJobIDNEQ", "importJobIDIn", "importJobIDNotIn", "importJobIDGT", "importJobIDGTE", "importJobIDLT", "importJobIDLTE", "importJobIDIsNil", "importJobIDNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageID", "stageIDNEQ", "stageIDIn", "stageIDNotIn", "stageIDIsNil", "stageIDNotNil", "primaryAdvisorID", "primaryAdvisorIDNEQ", "primaryAdvisorIDIn", "primaryAdvisorIDNotIn", "primaryAdvisorIDIsNil", "primaryAdvisorIDNotNil", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "contactIDIsNil", "contactIDNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountID", "convertedAccountIDNEQ", "convertedAccountIDIn", "convertedAccountIDNotIn", "convertedAccountIDGT", "convertedAccountIDGTE", "convertedAccountIDLT", "convertedAccountIDLTE", "convertedAccountIDIsNil", "convertedAccountIDNotNil", "convertedContactID", "convertedContactIDNEQ", "convertedContactIDIn", "convertedContactIDNotIn", "convertedContactIDGT", "convertedContactIDGTE", "convertedContactIDLT", "convertedContactIDLTE", "convertedContactIDIsNil", "convertedContactIDNotNil", "importJobID", "importJobIDNEQ", "importJobIDIn", "importJobIDNotIn", "importJobIDGT", "importJobIDGTE", "importJobIDLT", "importJobIDLTE", "importJobIDIsNil", "importJobIDNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9972,6 +14128,20 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasContactWith = data
+		case "hasCallEvents":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasCallEvents"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasCallEvents = data
+		case "hasCallEventsWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasCallEventsWith"))
+			data, err := ec.unmarshalOCallEventWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasCallEventsWith = data
 		}
 	}
 	return it, nil
@@ -10596,6 +14766,71 @@ func (ec *executionContext) unmarshalInputPipelineStageWhereInput(ctx context.Co
 				return it, err
 			}
 			it.HasLeadsWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputPresenceInput(ctx context.Context, obj any) (dialer.PresenceInput, error) {
+	var it dialer.PresenceInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "status", "currentCallId", "currentLeadId", "campaignName", "metadata"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "currentCallId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentCallID = data
+		case "currentLeadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CurrentLeadID = data
+		case "campaignName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaignName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CampaignName = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
 		}
 	}
 	return it, nil
@@ -11406,7 +15641,7 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "firstName", "firstNameNEQ", "firstNameIn", "firstNameNotIn", "firstNameGT", "firstNameGTE", "firstNameLT", "firstNameLTE", "firstNameContains", "firstNameHasPrefix", "firstNameHasSuffix", "firstNameEqualFold", "firstNameContainsFold", "lastName", "lastNameNEQ", "lastNameIn", "lastNameNotIn", "lastNameGT", "lastNameGTE", "lastNameLT", "lastNameLTE", "lastNameContains", "lastNameHasPrefix", "lastNameHasSuffix", "lastNameEqualFold", "lastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailEqualFold", "emailContainsFold", "role", "roleNEQ", "roleIn", "roleNotIn", "teamID", "teamIDNEQ", "teamIDIn", "teamIDNotIn", "teamIDIsNil", "teamIDNotNil", "hasTeam", "hasTeamWith", "hasAdvisedLeads", "hasAdvisedLeadsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "firstName", "firstNameNEQ", "firstNameIn", "firstNameNotIn", "firstNameGT", "firstNameGTE", "firstNameLT", "firstNameLTE", "firstNameContains", "firstNameHasPrefix", "firstNameHasSuffix", "firstNameEqualFold", "firstNameContainsFold", "lastName", "lastNameNEQ", "lastNameIn", "lastNameNotIn", "lastNameGT", "lastNameGTE", "lastNameLT", "lastNameLTE", "lastNameContains", "lastNameHasPrefix", "lastNameHasSuffix", "lastNameEqualFold", "lastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailEqualFold", "emailContainsFold", "role", "roleNEQ", "roleIn", "roleNotIn", "teamID", "teamIDNEQ", "teamIDIn", "teamIDNotIn", "teamIDIsNil", "teamIDNotNil", "hasTeam", "hasTeamWith", "hasAdvisedLeads", "hasAdvisedLeadsWith", "hasCallEvents", "hasCallEventsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11973,6 +16208,20 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasAdvisedLeadsWith = data
+		case "hasCallEvents":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasCallEvents"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasCallEvents = data
+		case "hasCallEventsWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasCallEventsWith"))
+			data, err := ec.unmarshalOCallEventWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasCallEventsWith = data
 		}
 	}
 	return it, nil
@@ -12011,6 +16260,16 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Contact(ctx, sel, obj)
+	case *ent.CallEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CallEvent(ctx, sel, obj)
+	case *ent.AgentPresence:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AgentPresence(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -12023,6 +16282,542 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var agentBoardImplementors = []string{"AgentBoard"}
+
+func (ec *executionContext) _AgentBoard(ctx context.Context, sel ast.SelectionSet, obj *AgentBoard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentBoardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentBoard")
+		case "nodes":
+			out.Values[i] = ec._AgentBoard_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._AgentBoard_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._AgentBoard_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._AgentBoard_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AgentBoard_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var agentPresenceImplementors = []string{"AgentPresence", "Node"}
+
+func (ec *executionContext) _AgentPresence(ctx context.Context, sel ast.SelectionSet, obj *ent.AgentPresence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentPresenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentPresence")
+		case "id":
+			out.Values[i] = ec._AgentPresence_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._AgentPresence_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AgentPresence_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "userID":
+			out.Values[i] = ec._AgentPresence_userID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._AgentPresence_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "currentCallID":
+			out.Values[i] = ec._AgentPresence_currentCallID(ctx, field, obj)
+		case "currentLeadID":
+			out.Values[i] = ec._AgentPresence_currentLeadID(ctx, field, obj)
+		case "campaignName":
+			out.Values[i] = ec._AgentPresence_campaignName(ctx, field, obj)
+		case "metadata":
+			out.Values[i] = ec._AgentPresence_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statusChangedAt":
+			out.Values[i] = ec._AgentPresence_statusChangedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "callStartedAt":
+			out.Values[i] = ec._AgentPresence_callStartedAt(ctx, field, obj)
+		case "user":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AgentPresence_user(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "currentLead":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AgentPresence_currentLead(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var agentStatusImplementors = []string{"AgentStatus"}
+
+func (ec *executionContext) _AgentStatus(ctx context.Context, sel ast.SelectionSet, obj *dialer.AgentStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentStatus")
+		case "id":
+			out.Values[i] = ec._AgentStatus_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userId":
+			out.Values[i] = ec._AgentStatus_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstName":
+			out.Values[i] = ec._AgentStatus_firstName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastName":
+			out.Values[i] = ec._AgentStatus_lastName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._AgentStatus_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._AgentStatus_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "currentCallId":
+			out.Values[i] = ec._AgentStatus_currentCallId(ctx, field, obj)
+		case "currentLeadId":
+			out.Values[i] = ec._AgentStatus_currentLeadId(ctx, field, obj)
+		case "currentLeadName":
+			out.Values[i] = ec._AgentStatus_currentLeadName(ctx, field, obj)
+		case "callStartedAt":
+			out.Values[i] = ec._AgentStatus_callStartedAt(ctx, field, obj)
+		case "statusChangedAt":
+			out.Values[i] = ec._AgentStatus_statusChangedAt(ctx, field, obj)
+		case "callsToday":
+			out.Values[i] = ec._AgentStatus_callsToday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dispositionCount":
+			out.Values[i] = ec._AgentStatus_dispositionCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaignName":
+			out.Values[i] = ec._AgentStatus_campaignName(ctx, field, obj)
+		case "statusTimeSec":
+			out.Values[i] = ec._AgentStatus_statusTimeSec(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var callEventImplementors = []string{"CallEvent", "Node"}
+
+func (ec *executionContext) _CallEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.CallEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallEvent")
+		case "id":
+			out.Values[i] = ec._CallEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._CallEvent_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CallEvent_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalCallID":
+			out.Values[i] = ec._CallEvent_externalCallID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "userID":
+			out.Values[i] = ec._CallEvent_userID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "leadID":
+			out.Values[i] = ec._CallEvent_leadID(ctx, field, obj)
+		case "eventType":
+			out.Values[i] = ec._CallEvent_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "direction":
+			out.Values[i] = ec._CallEvent_direction(ctx, field, obj)
+		case "durationSeconds":
+			out.Values[i] = ec._CallEvent_durationSeconds(ctx, field, obj)
+		case "disposition":
+			out.Values[i] = ec._CallEvent_disposition(ctx, field, obj)
+		case "notes":
+			out.Values[i] = ec._CallEvent_notes(ctx, field, obj)
+		case "metadata":
+			out.Values[i] = ec._CallEvent_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "occurredAt":
+			out.Values[i] = ec._CallEvent_occurredAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "user":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CallEvent_user(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lead":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CallEvent_lead(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var callEventConnectionImplementors = []string{"CallEventConnection"}
+
+func (ec *executionContext) _CallEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.CallEventConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callEventConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallEventConnection")
+		case "edges":
+			out.Values[i] = ec._CallEventConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._CallEventConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CallEventConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var callEventEdgeImplementors = []string{"CallEventEdge"}
+
+func (ec *executionContext) _CallEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.CallEventEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callEventEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallEventEdge")
+		case "node":
+			out.Values[i] = ec._CallEventEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._CallEventEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
 
 var contactImplementors = []string{"Contact", "Node"}
 
@@ -12401,6 +17196,42 @@ func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "callEvents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_callEvents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "primaryAdvisorName":
 			field := field
 
@@ -12702,6 +17533,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateStage":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateStage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordCallEvent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordCallEvent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordDisposition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordDisposition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatePresence":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updatePresence(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -13031,6 +17883,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "callEvents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_callEvents(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "contacts":
 			field := field
 
@@ -13185,6 +18059,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agentsBoard":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agentsBoard(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -13214,6 +18110,26 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	}
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "agentPresenceChanged":
+		return ec._Subscription_agentPresenceChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var teamImplementors = []string{"Team", "Node"}
@@ -13481,6 +18397,39 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._User_advisedLeads(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "callEvents":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_callEvents(ctx, field, obj)
 				return res
 			}
 
@@ -13949,6 +18898,81 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAgentBoard2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoard(ctx context.Context, sel ast.SelectionSet, v AgentBoard) graphql.Marshaler {
+	return ec._AgentBoard(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgentBoard2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoard(ctx context.Context, sel ast.SelectionSet, v *AgentBoard) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentBoard(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAgentPresenceOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceOrderField(ctx context.Context, v any) (*ent.AgentPresenceOrderField, error) {
+	var res = new(ent.AgentPresenceOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgentPresenceOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.AgentPresenceOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx context.Context, v any) (agentpresence.Status, error) {
+	var res agentpresence.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx context.Context, sel ast.SelectionSet, v agentpresence.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNAgentPresenceWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInput(ctx context.Context, v any) (*ent.AgentPresenceWhereInput, error) {
+	res, err := ec.unmarshalInputAgentPresenceWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAgentStatus2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatus(ctx context.Context, sel ast.SelectionSet, v dialer.AgentStatus) graphql.Marshaler {
+	return ec._AgentStatus(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgentStatus2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []*dialer.AgentStatus) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatus(ctx context.Context, sel ast.SelectionSet, v *dialer.AgentStatus) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentStatus(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13963,6 +18987,80 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCallEvent2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx context.Context, sel ast.SelectionSet, v ent.CallEvent) graphql.Marshaler {
+	return ec._CallEvent(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx context.Context, sel ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CallEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCallEventConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventConnection(ctx context.Context, sel ast.SelectionSet, v ent.CallEventConnection) graphql.Marshaler {
+	return ec._CallEventConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCallEventConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventConnection(ctx context.Context, sel ast.SelectionSet, v *ent.CallEventConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CallEventConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCallEventDirection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx context.Context, v any) (callevent.Direction, error) {
+	var res callevent.Direction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCallEventDirection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx context.Context, sel ast.SelectionSet, v callevent.Direction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCallEventEventType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx context.Context, v any) (callevent.EventType, error) {
+	var res callevent.EventType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCallEventEventType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx context.Context, sel ast.SelectionSet, v callevent.EventType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCallEventInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐCallEventInput(ctx context.Context, v any) (dialer.CallEventInput, error) {
+	res, err := ec.unmarshalInputCallEventInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCallEventOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrderField(ctx context.Context, v any) (*ent.CallEventOrderField, error) {
+	var res = new(ent.CallEventOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCallEventOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.CallEventOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx context.Context, v any) (*ent.CallEventWhereInput, error) {
+	res, err := ec.unmarshalInputCallEventWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNContact2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v ent.Contact) graphql.Marshaler {
@@ -14047,6 +19145,11 @@ func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCur
 
 func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNDispositionInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐDispositionInput(ctx context.Context, v any) (dialer.DispositionInput, error) {
+	res, err := ec.unmarshalInputDispositionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
@@ -14313,6 +19416,11 @@ func (ec *executionContext) marshalNPipelineStageSemanticSlot2githubᚗcomᚋlen
 func (ec *executionContext) unmarshalNPipelineStageWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐPipelineStageWhereInput(ctx context.Context, v any) (*ent.PipelineStageWhereInput, error) {
 	res, err := ec.unmarshalInputPipelineStageWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNPresenceInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐPresenceInput(ctx context.Context, v any) (dialer.PresenceInput, error) {
+	res, err := ec.unmarshalInputPresenceInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -14667,6 +19775,85 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOAgentPresenceStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatusᚄ(ctx context.Context, v any) ([]agentpresence.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]agentpresence.Status, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOAgentPresenceStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []agentpresence.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentPresenceStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOAgentPresenceStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx context.Context, v any) (*agentpresence.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(agentpresence.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAgentPresenceStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋagentpresenceᚐStatus(ctx context.Context, sel ast.SelectionSet, v *agentpresence.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOAgentPresenceWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInputᚄ(ctx context.Context, v any) ([]*ent.AgentPresenceWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.AgentPresenceWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAgentPresenceWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOAgentPresenceWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceWhereInput(ctx context.Context, v any) (*ent.AgentPresenceWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAgentPresenceWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -14695,6 +19882,192 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOCallEvent2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CallEvent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx context.Context, sel ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CallEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCallEventDirection2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirectionᚄ(ctx context.Context, v any) ([]callevent.Direction, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]callevent.Direction, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCallEventDirection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOCallEventDirection2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirectionᚄ(ctx context.Context, sel ast.SelectionSet, v []callevent.Direction) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCallEventDirection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOCallEventDirection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx context.Context, v any) (*callevent.Direction, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(callevent.Direction)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCallEventDirection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐDirection(ctx context.Context, sel ast.SelectionSet, v *callevent.Direction) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOCallEventEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.CallEventEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOCallEventEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOCallEventEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventEdge(ctx context.Context, sel ast.SelectionSet, v *ent.CallEventEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CallEventEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCallEventEventType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventTypeᚄ(ctx context.Context, v any) ([]callevent.EventType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]callevent.EventType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCallEventEventType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOCallEventEventType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []callevent.EventType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCallEventEventType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOCallEventEventType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx context.Context, v any) (*callevent.EventType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(callevent.EventType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCallEventEventType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcalleventᚐEventType(ctx context.Context, sel ast.SelectionSet, v *callevent.EventType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCallEventOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrder(ctx context.Context, v any) (*ent.CallEventOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCallEventOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCallEventWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInputᚄ(ctx context.Context, v any) ([]*ent.CallEventWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.CallEventWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx context.Context, v any) (*ent.CallEventWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCallEventWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOContact2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v *ent.Contact) graphql.Marshaler {

@@ -26,9 +26,9 @@ const (
 	MaxSearch = 200
 )
 
-// leadsPage is the offset-paged lead list behind REST GET /v1/leads.
-func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search *string) (*LeadPage, error) {
-	page, limit := 1, DefaultLimit
+// pageArgs applies the defaults and bounds of offset paging (SPEC 4.1).
+func pageArgs(pageArg, limitArg *int) (page, limit int, err error) {
+	page, limit = 1, DefaultLimit
 	if pageArg != nil {
 		page = *pageArg
 	}
@@ -36,10 +36,19 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 		limit = *limitArg
 	}
 	if page < 1 || page > MaxPage {
-		return nil, apperr.Invalid("page", "must be between 1 and %d", MaxPage)
+		return 0, 0, apperr.Invalid("page", "must be between 1 and %d", MaxPage)
 	}
 	if limit < 1 || limit > MaxLimit {
-		return nil, apperr.Invalid("limit", "must be between 1 and %d", MaxLimit)
+		return 0, 0, apperr.Invalid("limit", "must be between 1 and %d", MaxLimit)
+	}
+	return page, limit, nil
+}
+
+// leadsPage is the offset-paged lead list behind REST GET /v1/leads.
+func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search *string) (*LeadPage, error) {
+	page, limit, err := pageArgs(pageArg, limitArg)
+	if err != nil {
+		return nil, err
 	}
 	if search != nil && utf8.RuneCountInString(*search) > MaxSearch {
 		return nil, apperr.Invalid("search", "must be at most %d characters", MaxSearch)
@@ -48,7 +57,6 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 	var (
 		nodes []*ent.Lead
 		total int
-		err   error
 	)
 	if search != nil && strings.TrimSpace(*search) != "" {
 		nodes, total, err = r.searchLeads(ctx, *search, limit, offset)

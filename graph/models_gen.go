@@ -3,8 +3,18 @@
 package graph
 
 import (
+	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 )
+
+// One page of the agents board: every user with the agent role.
+type AgentBoard struct {
+	Nodes   []*dialer.AgentStatus `json:"nodes"`
+	Total   int                   `json:"total"`
+	Page    int                   `json:"page"`
+	Limit   int                   `json:"limit"`
+	HasMore bool                  `json:"hasMore"`
+}
 
 // One offset page of leads: newest first, or best match first with a search.
 // This is the query behind REST GET /v1/leads.
@@ -15,4 +25,7 @@ type LeadPage struct {
 	Page    int  `json:"page"`
 	Limit   int  `json:"limit"`
 	HasMore bool `json:"hasMore"`
+}
+
+type Subscription struct {
 }

@@ -8,19 +8,21 @@ import (
 	"context"
 	"time"
 
+	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/store"
 )
 
 // Resolver holds the resolvers' dependencies.
 type Resolver struct {
-	db  *store.DB
-	now func() time.Time
+	db       *store.DB
+	now      func() time.Time
+	presence *dialer.Broker
 }
 
 // NewResolver returns the root resolver over db.
 func NewResolver(db *store.DB, now func() time.Time) *Resolver {
-	return &Resolver{db: db, now: now}
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker()}
 }
 
 // client is the transaction's client when the request runs in one

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph"
 )
 
 // API versions (SPEC 9). A client may pin one with the SVC-API-Version
@@ -144,6 +145,33 @@ func authenticate(ctx context.Context, client *ent.Client, header string, now ti
 		return authResult{err: err}
 	}
 	return authResult{viewer: v}
+}
+
+// requireAuthOrWebsocket is requireAuth, except that a websocket upgrade
+// without an Authorization header may authenticate inside the protocol.
+func requireAuthOrWebsocket(next http.Handler) http.Handler {
+	guarded := requireAuth(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+// graphqlAuth authenticates a websocket's connection_init payload.
+func graphqlAuth(client *ent.Client, now func() time.Time) graph.Authenticator {
+	return func(ctx context.Context, header string) (context.Context, error) {
+		if header == "" {
+			return ctx, apperr.New(apperr.Unauthorized, "missing Authorization in the connection_init payload")
+		}
+		res := authenticate(ctx, client, header, now())
+		if res.err != nil {
+			return ctx, res.err
+		}
+		return viewer.NewContext(ctx, res.viewer), nil
+	}
 }
 
 // requireAuth answers 401 unless withAuthentication found a valid key.

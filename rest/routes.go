@@ -28,6 +28,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	}
 	resolver := graph.NewResolver(db, cfg.Now)
 	leads := leadHandlers{resolver: resolver, client: db.Client}
+	dialerH := dialerHandlers{resolver: resolver, client: db.Client}
 	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
 
@@ -50,10 +51,11 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
 	r.Handle("/playground", graph.Playground("/graphql"))
 
+	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, logger, graphqlAuth(db.Client, cfg.Now)))
+
 	// Bearer API key.
 	r.Group(func(r chi.Router) {
 		r.Use(requireAuth)
-		r.Handle("/graphql", graph.NewHandler(resolver, logger))
 		r.Route("/v1/leads", func(r chi.Router) {
 			r.Get("/", errorHandler(leads.list).ServeHTTP)
 			r.With(idem).Post("/", errorHandler(leads.create).ServeHTTP)
@@ -61,6 +63,12 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 			r.With(idem).Patch("/{id}", errorHandler(leads.patch).ServeHTTP)
 			r.Post("/{id}/stage", errorHandler(leads.moveStage).ServeHTTP)
 			r.Post("/{id}/assign", errorHandler(leads.assign).ServeHTTP)
+		})
+		r.Route("/v1/dialer", func(r chi.Router) {
+			r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
+			r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)
+			r.Post("/presence", errorHandler(dialerH.presence).ServeHTTP)
+			r.Get("/agents", errorHandler(dialerH.agents).ServeHTTP)
 		})
 	})
 	return r

@@ -21,6 +21,30 @@ func (f APIKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIKeyMutation", m)
 }
 
+// The AgentPresenceFunc type is an adapter to allow the use of ordinary
+// function as AgentPresence mutator.
+type AgentPresenceFunc func(context.Context, *ent.AgentPresenceMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AgentPresenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AgentPresenceMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentPresenceMutation", m)
+}
+
+// The CallEventFunc type is an adapter to allow the use of ordinary
+// function as CallEvent mutator.
+type CallEventFunc func(context.Context, *ent.CallEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CallEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CallEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CallEventMutation", m)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary
 // function as Contact mutator.
 type ContactFunc func(context.Context, *ent.ContactMutation) (ent.Value, error)

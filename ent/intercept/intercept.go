@@ -8,7 +8,9 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -100,6 +102,60 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The AgentPresenceFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AgentPresenceFunc func(context.Context, *ent.AgentPresenceQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AgentPresenceFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AgentPresenceQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AgentPresenceQuery", q)
+}
+
+// The TraverseAgentPresence type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAgentPresence func(context.Context, *ent.AgentPresenceQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAgentPresence) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAgentPresence) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AgentPresenceQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AgentPresenceQuery", q)
+}
+
+// The CallEventFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CallEventFunc func(context.Context, *ent.CallEventQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CallEventFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CallEventQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CallEventQuery", q)
+}
+
+// The TraverseCallEvent type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCallEvent func(context.Context, *ent.CallEventQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCallEvent) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCallEvent) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CallEventQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CallEventQuery", q)
 }
 
 // The ContactFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -296,6 +352,10 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.AgentPresenceQuery:
+		return &query[*ent.AgentPresenceQuery, predicate.AgentPresence, agentpresence.OrderOption]{typ: ent.TypeAgentPresence, tq: q}, nil
+	case *ent.CallEventQuery:
+		return &query[*ent.CallEventQuery, predicate.CallEvent, callevent.OrderOption]{typ: ent.TypeCallEvent, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:

@@ -87,6 +87,10 @@ const (
 	EdgePrimaryAdvisor = "primary_advisor"
 	// EdgeContact holds the string denoting the contact edge name in mutations.
 	EdgeContact = "contact"
+	// EdgeCallEvents holds the string denoting the call_events edge name in mutations.
+	EdgeCallEvents = "call_events"
+	// EdgePresences holds the string denoting the presences edge name in mutations.
+	EdgePresences = "presences"
 	// Table holds the table name of the lead in the database.
 	Table = "leads"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -117,6 +121,20 @@ const (
 	ContactInverseTable = "contacts"
 	// ContactColumn is the table column denoting the contact relation/edge.
 	ContactColumn = "contact_id"
+	// CallEventsTable is the table that holds the call_events relation/edge.
+	CallEventsTable = "call_events"
+	// CallEventsInverseTable is the table name for the CallEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "callevent" package.
+	CallEventsInverseTable = "call_events"
+	// CallEventsColumn is the table column denoting the call_events relation/edge.
+	CallEventsColumn = "lead_id"
+	// PresencesTable is the table that holds the presences relation/edge.
+	PresencesTable = "agent_presences"
+	// PresencesInverseTable is the table name for the AgentPresence entity.
+	// It exists in this package in order to avoid circular dependency with the "agentpresence" package.
+	PresencesInverseTable = "agent_presences"
+	// PresencesColumn is the table column denoting the presences relation/edge.
+	PresencesColumn = "current_lead_id"
 )
 
 // Columns holds all SQL columns for lead fields.
@@ -438,6 +456,34 @@ func ByContactField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newContactStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByCallEventsCount orders the results by call_events count.
+func ByCallEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCallEventsStep(), opts...)
+	}
+}
+
+// ByCallEvents orders the results by call_events terms.
+func ByCallEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCallEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByPresencesCount orders the results by presences count.
+func ByPresencesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newPresencesStep(), opts...)
+	}
+}
+
+// ByPresences orders the results by presences terms.
+func ByPresences(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPresencesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -464,6 +510,20 @@ func newContactStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ContactInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, true, ContactTable, ContactColumn),
+	)
+}
+func newCallEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CallEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CallEventsTable, CallEventsColumn),
+	)
+}
+func newPresencesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PresencesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, PresencesTable, PresencesColumn),
 	)
 }
 

@@ -1653,6 +1653,52 @@ func HasContactWith(preds ...predicate.Contact) predicate.Lead {
 	})
 }
 
+// HasCallEvents applies the HasEdge predicate on the "call_events" edge.
+func HasCallEvents() predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CallEventsTable, CallEventsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCallEventsWith applies the HasEdge predicate on the "call_events" edge with a given conditions (other predicates).
+func HasCallEventsWith(preds ...predicate.CallEvent) predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := newCallEventsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasPresences applies the HasEdge predicate on the "presences" edge.
+func HasPresences() predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, PresencesTable, PresencesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasPresencesWith applies the HasEdge predicate on the "presences" edge with a given conditions (other predicates).
+func HasPresencesWith(preds ...predicate.AgentPresence) predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := newPresencesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Lead) predicate.Lead {
 	return predicate.Lead(sql.AndPredicates(predicates...))

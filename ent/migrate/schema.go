@@ -44,6 +44,119 @@ var (
 			},
 		},
 	}
+	// AgentPresencesColumns holds the columns for the "agent_presences" table.
+	AgentPresencesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"online", "on_call", "break", "offline"}},
+		{Name: "current_call_id", Type: field.TypeString, Nullable: true},
+		{Name: "campaign_name", Type: field.TypeString, Nullable: true},
+		{Name: "metadata", Type: field.TypeJSON},
+		{Name: "status_changed_at", Type: field.TypeTime},
+		{Name: "call_started_at", Type: field.TypeTime, Nullable: true},
+		{Name: "current_lead_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID, Unique: true},
+	}
+	// AgentPresencesTable holds the schema information for the "agent_presences" table.
+	AgentPresencesTable = &schema.Table{
+		Name:       "agent_presences",
+		Columns:    AgentPresencesColumns,
+		PrimaryKey: []*schema.Column{AgentPresencesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "agent_presences_leads_presences",
+				Columns:    []*schema.Column{AgentPresencesColumns[9]},
+				RefColumns: []*schema.Column{LeadsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "agent_presences_organizations_presences",
+				Columns:    []*schema.Column{AgentPresencesColumns[10]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "agent_presences_users_presence",
+				Columns:    []*schema.Column{AgentPresencesColumns[11]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "agentpresence_org_id",
+				Unique:  false,
+				Columns: []*schema.Column{AgentPresencesColumns[10]},
+			},
+		},
+	}
+	// CallEventsColumns holds the columns for the "call_events" table.
+	CallEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "external_call_id", Type: field.TypeString},
+		{Name: "event_type", Type: field.TypeEnum, Enums: []string{"call_started", "call_answered", "call_ended", "disposition", "transfer", "hold", "resume"}},
+		{Name: "direction", Type: field.TypeEnum, Nullable: true, Enums: []string{"inbound", "outbound"}},
+		{Name: "duration_seconds", Type: field.TypeInt, Nullable: true},
+		{Name: "disposition", Type: field.TypeString, Nullable: true},
+		{Name: "notes", Type: field.TypeString, Nullable: true},
+		{Name: "metadata", Type: field.TypeJSON},
+		{Name: "occurred_at", Type: field.TypeTime},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "user_id", Type: field.TypeUUID},
+	}
+	// CallEventsTable holds the schema information for the "call_events" table.
+	CallEventsTable = &schema.Table{
+		Name:       "call_events",
+		Columns:    CallEventsColumns,
+		PrimaryKey: []*schema.Column{CallEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "call_events_leads_call_events",
+				Columns:    []*schema.Column{CallEventsColumns[11]},
+				RefColumns: []*schema.Column{LeadsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "call_events_organizations_call_events",
+				Columns:    []*schema.Column{CallEventsColumns[12]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "call_events_users_call_events",
+				Columns:    []*schema.Column{CallEventsColumns[13]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "callevent_org_id",
+				Unique:  false,
+				Columns: []*schema.Column{CallEventsColumns[12]},
+			},
+			{
+				Name:    "callevent_org_id_occurred_at_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{CallEventsColumns[12], CallEventsColumns[10], CallEventsColumns[13]},
+			},
+			{
+				Name:    "callevent_lead_id_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{CallEventsColumns[11], CallEventsColumns[10]},
+			},
+			{
+				Name:    "callevent_org_id_external_call_id",
+				Unique:  false,
+				Columns: []*schema.Column{CallEventsColumns[12], CallEventsColumns[3]},
+			},
+		},
+	}
 	// ContactsColumns holds the columns for the "contacts" table.
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -330,6 +443,8 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		AgentPresencesTable,
+		CallEventsTable,
 		ContactsTable,
 		IdempotencyRecordsTable,
 		LeadsTable,
@@ -342,6 +457,12 @@ var (
 
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = OrganizationsTable
+	AgentPresencesTable.ForeignKeys[0].RefTable = LeadsTable
+	AgentPresencesTable.ForeignKeys[1].RefTable = OrganizationsTable
+	AgentPresencesTable.ForeignKeys[2].RefTable = UsersTable
+	CallEventsTable.ForeignKeys[0].RefTable = LeadsTable
+	CallEventsTable.ForeignKeys[1].RefTable = OrganizationsTable
+	CallEventsTable.ForeignKeys[2].RefTable = UsersTable
 	ContactsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	LeadsTable.ForeignKeys[0].RefTable = ContactsTable
 	LeadsTable.ForeignKeys[1].RefTable = OrganizationsTable

@@ -38,6 +38,10 @@ const (
 	EdgeContacts = "contacts"
 	// EdgeLeads holds the string denoting the leads edge name in mutations.
 	EdgeLeads = "leads"
+	// EdgeCallEvents holds the string denoting the call_events edge name in mutations.
+	EdgeCallEvents = "call_events"
+	// EdgePresences holds the string denoting the presences edge name in mutations.
+	EdgePresences = "presences"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -82,6 +86,20 @@ const (
 	LeadsInverseTable = "leads"
 	// LeadsColumn is the table column denoting the leads relation/edge.
 	LeadsColumn = "org_id"
+	// CallEventsTable is the table that holds the call_events relation/edge.
+	CallEventsTable = "call_events"
+	// CallEventsInverseTable is the table name for the CallEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "callevent" package.
+	CallEventsInverseTable = "call_events"
+	// CallEventsColumn is the table column denoting the call_events relation/edge.
+	CallEventsColumn = "org_id"
+	// PresencesTable is the table that holds the presences relation/edge.
+	PresencesTable = "agent_presences"
+	// PresencesInverseTable is the table name for the AgentPresence entity.
+	// It exists in this package in order to avoid circular dependency with the "agentpresence" package.
+	PresencesInverseTable = "agent_presences"
+	// PresencesColumn is the table column denoting the presences relation/edge.
+	PresencesColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -242,6 +260,34 @@ func ByLeads(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newLeadsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByCallEventsCount orders the results by call_events count.
+func ByCallEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCallEventsStep(), opts...)
+	}
+}
+
+// ByCallEvents orders the results by call_events terms.
+func ByCallEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCallEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByPresencesCount orders the results by presences count.
+func ByPresencesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newPresencesStep(), opts...)
+	}
+}
+
+// ByPresences orders the results by presences terms.
+func ByPresences(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPresencesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -282,5 +328,19 @@ func newLeadsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(LeadsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, LeadsTable, LeadsColumn),
+	)
+}
+func newCallEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CallEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CallEventsTable, CallEventsColumn),
+	)
+}
+func newPresencesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PresencesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, PresencesTable, PresencesColumn),
 	)
 }

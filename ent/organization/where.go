@@ -494,6 +494,52 @@ func HasLeadsWith(preds ...predicate.Lead) predicate.Organization {
 	})
 }
 
+// HasCallEvents applies the HasEdge predicate on the "call_events" edge.
+func HasCallEvents() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CallEventsTable, CallEventsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCallEventsWith applies the HasEdge predicate on the "call_events" edge with a given conditions (other predicates).
+func HasCallEventsWith(preds ...predicate.CallEvent) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newCallEventsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasPresences applies the HasEdge predicate on the "presences" edge.
+func HasPresences() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, PresencesTable, PresencesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasPresencesWith applies the HasEdge predicate on the "presences" edge with a given conditions (other predicates).
+func HasPresencesWith(preds ...predicate.AgentPresence) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newPresencesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Organization) predicate.Organization {
 	return predicate.Organization(sql.AndPredicates(predicates...))

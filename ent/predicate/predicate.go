@@ -9,6 +9,12 @@ import (
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 
+// AgentPresence is the predicate function for agentpresence builders.
+type AgentPresence func(*sql.Selector)
+
+// CallEvent is the predicate function for callevent builders.
+type CallEvent func(*sql.Selector)
+
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 

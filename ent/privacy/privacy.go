@@ -135,6 +135,54 @@ func (f APIKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIKeyMutation", m)
 }
 
+// The AgentPresenceQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AgentPresenceQueryRuleFunc func(context.Context, *ent.AgentPresenceQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AgentPresenceQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AgentPresenceQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AgentPresenceQuery", q)
+}
+
+// The AgentPresenceMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AgentPresenceMutationRuleFunc func(context.Context, *ent.AgentPresenceMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AgentPresenceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AgentPresenceMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AgentPresenceMutation", m)
+}
+
+// The CallEventQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CallEventQueryRuleFunc func(context.Context, *ent.CallEventQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CallEventQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CallEventQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CallEventQuery", q)
+}
+
+// The CallEventMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CallEventMutationRuleFunc func(context.Context, *ent.CallEventMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CallEventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CallEventMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CallEventMutation", m)
+}
+
 // The ContactQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ContactQueryRuleFunc func(context.Context, *ent.ContactQuery) error
@@ -340,6 +388,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return q.Filter(), nil
+	case *ent.AgentPresenceQuery:
+		return q.Filter(), nil
+	case *ent.CallEventQuery:
+		return q.Filter(), nil
 	case *ent.ContactQuery:
 		return q.Filter(), nil
 	case *ent.IdempotencyRecordQuery:
@@ -362,6 +414,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.APIKeyMutation:
+		return m.Filter(), nil
+	case *ent.AgentPresenceMutation:
+		return m.Filter(), nil
+	case *ent.CallEventMutation:
 		return m.Filter(), nil
 	case *ent.ContactMutation:
 		return m.Filter(), nil

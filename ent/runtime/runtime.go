@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -62,6 +64,110 @@ func init() {
 	apikeyDescID := apikeyMixinFields0[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.
 	apikey.DefaultID = apikeyDescID.Default.(func() uuid.UUID)
+	agentpresenceMixin := schema.AgentPresence{}.Mixin()
+	agentpresence.Policy = privacy.NewPolicies(schema.AgentPresence{})
+	agentpresence.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := agentpresence.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	agentpresenceMixinHooks2 := agentpresenceMixin[2].Hooks()
+	agentpresenceHooks := schema.AgentPresence{}.Hooks()
+
+	agentpresence.Hooks[1] = agentpresenceMixinHooks2[0]
+
+	agentpresence.Hooks[2] = agentpresenceHooks[0]
+	agentpresenceMixinFields0 := agentpresenceMixin[0].Fields()
+	_ = agentpresenceMixinFields0
+	agentpresenceMixinFields1 := agentpresenceMixin[1].Fields()
+	_ = agentpresenceMixinFields1
+	agentpresenceFields := schema.AgentPresence{}.Fields()
+	_ = agentpresenceFields
+	// agentpresenceDescCreatedAt is the schema descriptor for created_at field.
+	agentpresenceDescCreatedAt := agentpresenceMixinFields1[0].Descriptor()
+	// agentpresence.DefaultCreatedAt holds the default value on creation for the created_at field.
+	agentpresence.DefaultCreatedAt = agentpresenceDescCreatedAt.Default.(func() time.Time)
+	// agentpresenceDescUpdatedAt is the schema descriptor for updated_at field.
+	agentpresenceDescUpdatedAt := agentpresenceMixinFields1[1].Descriptor()
+	// agentpresence.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	agentpresence.DefaultUpdatedAt = agentpresenceDescUpdatedAt.Default.(func() time.Time)
+	// agentpresence.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	agentpresence.UpdateDefaultUpdatedAt = agentpresenceDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// agentpresenceDescCurrentCallID is the schema descriptor for current_call_id field.
+	agentpresenceDescCurrentCallID := agentpresenceFields[2].Descriptor()
+	// agentpresence.CurrentCallIDValidator is a validator for the "current_call_id" field. It is called by the builders before save.
+	agentpresence.CurrentCallIDValidator = agentpresenceDescCurrentCallID.Validators[0].(func(string) error)
+	// agentpresenceDescCampaignName is the schema descriptor for campaign_name field.
+	agentpresenceDescCampaignName := agentpresenceFields[4].Descriptor()
+	// agentpresence.CampaignNameValidator is a validator for the "campaign_name" field. It is called by the builders before save.
+	agentpresence.CampaignNameValidator = agentpresenceDescCampaignName.Validators[0].(func(string) error)
+	// agentpresenceDescMetadata is the schema descriptor for metadata field.
+	agentpresenceDescMetadata := agentpresenceFields[5].Descriptor()
+	// agentpresence.DefaultMetadata holds the default value on creation for the metadata field.
+	agentpresence.DefaultMetadata = agentpresenceDescMetadata.Default.(map[string]interface{})
+	// agentpresenceDescID is the schema descriptor for id field.
+	agentpresenceDescID := agentpresenceMixinFields0[0].Descriptor()
+	// agentpresence.DefaultID holds the default value on creation for the id field.
+	agentpresence.DefaultID = agentpresenceDescID.Default.(func() uuid.UUID)
+	calleventMixin := schema.CallEvent{}.Mixin()
+	callevent.Policy = privacy.NewPolicies(schema.CallEvent{})
+	callevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := callevent.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	calleventMixinHooks2 := calleventMixin[2].Hooks()
+	calleventHooks := schema.CallEvent{}.Hooks()
+
+	callevent.Hooks[1] = calleventMixinHooks2[0]
+
+	callevent.Hooks[2] = calleventHooks[0]
+	calleventMixinFields0 := calleventMixin[0].Fields()
+	_ = calleventMixinFields0
+	calleventMixinFields1 := calleventMixin[1].Fields()
+	_ = calleventMixinFields1
+	calleventFields := schema.CallEvent{}.Fields()
+	_ = calleventFields
+	// calleventDescCreatedAt is the schema descriptor for created_at field.
+	calleventDescCreatedAt := calleventMixinFields1[0].Descriptor()
+	// callevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	callevent.DefaultCreatedAt = calleventDescCreatedAt.Default.(func() time.Time)
+	// calleventDescUpdatedAt is the schema descriptor for updated_at field.
+	calleventDescUpdatedAt := calleventMixinFields1[1].Descriptor()
+	// callevent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	callevent.DefaultUpdatedAt = calleventDescUpdatedAt.Default.(func() time.Time)
+	// callevent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	callevent.UpdateDefaultUpdatedAt = calleventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// calleventDescExternalCallID is the schema descriptor for external_call_id field.
+	calleventDescExternalCallID := calleventFields[0].Descriptor()
+	// callevent.ExternalCallIDValidator is a validator for the "external_call_id" field. It is called by the builders before save.
+	callevent.ExternalCallIDValidator = calleventDescExternalCallID.Validators[0].(func(string) error)
+	// calleventDescDurationSeconds is the schema descriptor for duration_seconds field.
+	calleventDescDurationSeconds := calleventFields[5].Descriptor()
+	// callevent.DurationSecondsValidator is a validator for the "duration_seconds" field. It is called by the builders before save.
+	callevent.DurationSecondsValidator = calleventDescDurationSeconds.Validators[0].(func(int) error)
+	// calleventDescDisposition is the schema descriptor for disposition field.
+	calleventDescDisposition := calleventFields[6].Descriptor()
+	// callevent.DispositionValidator is a validator for the "disposition" field. It is called by the builders before save.
+	callevent.DispositionValidator = calleventDescDisposition.Validators[0].(func(string) error)
+	// calleventDescNotes is the schema descriptor for notes field.
+	calleventDescNotes := calleventFields[7].Descriptor()
+	// callevent.NotesValidator is a validator for the "notes" field. It is called by the builders before save.
+	callevent.NotesValidator = calleventDescNotes.Validators[0].(func(string) error)
+	// calleventDescMetadata is the schema descriptor for metadata field.
+	calleventDescMetadata := calleventFields[8].Descriptor()
+	// callevent.DefaultMetadata holds the default value on creation for the metadata field.
+	callevent.DefaultMetadata = calleventDescMetadata.Default.(map[string]interface{})
+	// calleventDescID is the schema descriptor for id field.
+	calleventDescID := calleventMixinFields0[0].Descriptor()
+	// callevent.DefaultID holds the default value on creation for the id field.
+	callevent.DefaultID = calleventDescID.Default.(func() uuid.UUID)
 	contactMixin := schema.Contact{}.Mixin()
 	contact.Policy = privacy.NewPolicies(schema.Contact{})
 	contact.Hooks[0] = func(next ent.Mutator) ent.Mutator {

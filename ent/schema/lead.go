@@ -84,6 +84,8 @@ func (Lead) Edges() []ent.Edge {
 			Annotations(entgql.Skip(entgql.SkipMutationUpdateInput)),
 		edge.From("contact", Contact.Type).Ref("leads").Field("contact_id").Unique().
 			Annotations(entgql.Skip(entgql.SkipMutationUpdateInput)),
+		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.To("presences", AgentPresence.Type).Annotations(noInput, entgql.Skip()),
 	}
 }
 

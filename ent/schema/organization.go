@@ -40,6 +40,8 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("stages", PipelineStage.Type),
 		edge.To("contacts", Contact.Type),
 		edge.To("leads", Lead.Type),
+		edge.To("call_events", CallEvent.Type),
+		edge.To("presences", AgentPresence.Type),
 	}
 }
 

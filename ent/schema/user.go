@@ -41,6 +41,8 @@ func (User) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("team", Team.Type).Ref("members").Field("team_id").Unique(),
 		edge.To("advised_leads", Lead.Type).Annotations(noInput),
+		edge.To("call_events", CallEvent.Type).Annotations(noInput),
+		edge.To("presence", AgentPresence.Type).Unique().Annotations(noInput, entgql.Skip()),
 	}
 }
 

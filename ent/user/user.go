@@ -41,6 +41,10 @@ const (
 	EdgeTeam = "team"
 	// EdgeAdvisedLeads holds the string denoting the advised_leads edge name in mutations.
 	EdgeAdvisedLeads = "advised_leads"
+	// EdgeCallEvents holds the string denoting the call_events edge name in mutations.
+	EdgeCallEvents = "call_events"
+	// EdgePresence holds the string denoting the presence edge name in mutations.
+	EdgePresence = "presence"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -64,6 +68,20 @@ const (
 	AdvisedLeadsInverseTable = "leads"
 	// AdvisedLeadsColumn is the table column denoting the advised_leads relation/edge.
 	AdvisedLeadsColumn = "primary_advisor_id"
+	// CallEventsTable is the table that holds the call_events relation/edge.
+	CallEventsTable = "call_events"
+	// CallEventsInverseTable is the table name for the CallEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "callevent" package.
+	CallEventsInverseTable = "call_events"
+	// CallEventsColumn is the table column denoting the call_events relation/edge.
+	CallEventsColumn = "user_id"
+	// PresenceTable is the table that holds the presence relation/edge.
+	PresenceTable = "agent_presences"
+	// PresenceInverseTable is the table name for the AgentPresence entity.
+	// It exists in this package in order to avoid circular dependency with the "agentpresence" package.
+	PresenceInverseTable = "agent_presences"
+	// PresenceColumn is the table column denoting the presence relation/edge.
+	PresenceColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -215,6 +233,27 @@ func ByAdvisedLeads(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAdvisedLeadsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByCallEventsCount orders the results by call_events count.
+func ByCallEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCallEventsStep(), opts...)
+	}
+}
+
+// ByCallEvents orders the results by call_events terms.
+func ByCallEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCallEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByPresenceField orders the results by presence field.
+func ByPresenceField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPresenceStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -234,6 +273,20 @@ func newAdvisedLeadsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AdvisedLeadsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, AdvisedLeadsTable, AdvisedLeadsColumn),
+	)
+}
+func newCallEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CallEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CallEventsTable, CallEventsColumn),
+	)
+}
+func newPresenceStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PresenceInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, PresenceTable, PresenceColumn),
 	)
 }
 

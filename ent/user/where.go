@@ -505,6 +505,52 @@ func HasAdvisedLeadsWith(preds ...predicate.Lead) predicate.User {
 	})
 }
 
+// HasCallEvents applies the HasEdge predicate on the "call_events" edge.
+func HasCallEvents() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CallEventsTable, CallEventsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCallEventsWith applies the HasEdge predicate on the "call_events" edge with a given conditions (other predicates).
+func HasCallEventsWith(preds ...predicate.CallEvent) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newCallEventsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasPresence applies the HasEdge predicate on the "presence" edge.
+func HasPresence() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, PresenceTable, PresenceColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasPresenceWith applies the HasEdge predicate on the "presence" edge with a given conditions (other predicates).
+func HasPresenceWith(preds ...predicate.AgentPresence) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newPresenceStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

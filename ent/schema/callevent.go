@@ -1,0 +1,66 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// CallEvent is one event a dialer reports about a call (SPEC 2.3).
+// REST renders its id as evt_<uuid>.
+type CallEvent struct{ ent.Schema }
+
+// Call event types and directions (SPEC 4.2).
+var (
+	CallEventTypes = []string{"call_started", "call_answered", "call_ended", "disposition", "transfer", "hold", "resume"}
+	CallDirections = []string{"inbound", "outbound"}
+)
+
+func (CallEvent) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		entgql.QueryField(),
+		entgql.RelayConnection(),
+	}
+}
+
+func (CallEvent) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "call_events"}}
+}
+
+func (CallEvent) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("external_call_id").Validate(runeLen(1, 255)),
+		field.UUID("user_id", uuidType),
+		field.UUID("lead_id", uuidType).Optional().Nillable(),
+		field.Enum("event_type").Values(CallEventTypes...),
+		field.Enum("direction").Values(CallDirections...).Optional().Nillable(),
+		field.Int("duration_seconds").Optional().Nillable().Min(0),
+		field.String("disposition").Optional().Nillable().Validate(runeLen(1, 100)),
+		field.String("notes").Optional().Nillable().Validate(runeLen(0, 5000)),
+		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),
+		field.Time("occurred_at").Annotations(entgql.OrderField("OCCURRED_AT")),
+	}
+}
+
+func (CallEvent) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("user", User.Type).Ref("call_events").Field("user_id").Unique().Required(),
+		edge.From("lead", Lead.Type).Ref("call_events").Field("lead_id").Unique(),
+	}
+}
+
+func (CallEvent) Indexes() []ent.Index {
+	return []ent.Index{
+		// The agents board counts today's events per agent.
+		index.Fields("org_id", "occurred_at", "user_id"),
+		index.Fields("lead_id", "occurred_at"),
+		index.Fields("org_id", "external_call_id"),
+	}
+}
+
+func (CallEvent) Policy() ent.Policy { return orgPolicy("", viewer.ScopeDialerWrite) }

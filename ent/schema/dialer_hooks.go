@@ -1,0 +1,141 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+
+	"entgo.io/ent"
+	"github.com/google/uuid"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// DNCDispositions mark the lead do-not-call when a call ends with them.
+var DNCDispositions = []string{"do_not_call", "dnc"}
+
+func (CallEvent) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(callEventEffects, ent.OpCreate)}
+}
+
+func (AgentPresence) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(checkPresenceRefs, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)}
+}
+
+// callEventEffects checks that agent and lead belong to the caller's
+// organization, then applies the call to the lead in the same transaction:
+// lastContactedAt, and do-not-call for a DNC disposition. The lead changes
+// through its own mutation, so its hooks (and the outbox's lead.updated)
+// see it like any other update.
+func callEventEffects(next ent.Mutator) ent.Mutator {
+	return hook.CallEventFunc(func(ctx context.Context, m *gen.CallEventMutation) (gen.Value, error) {
+		orgID, _ := m.OrgID()
+		userID, _ := m.UserID()
+		if err := userInOrg(ctx, m.Client(), orgID, userID, "userId"); err != nil {
+			return nil, err
+		}
+		leadID, hasLead := m.LeadID()
+		if hasLead {
+			if err := leadInOrg(ctx, m.Client(), orgID, leadID, "leadId"); err != nil {
+				return nil, err
+			}
+		}
+		v, err := next.Mutate(ctx, m)
+		if err != nil || !hasLead {
+			return v, err
+		}
+		ev := v.(*gen.CallEvent)
+		if err := applyCallToLead(ctx, m.Client(), ev); err != nil {
+			return nil, err
+		}
+		return ev, nil
+	})
+}
+
+func applyCallToLead(ctx context.Context, c *gen.Client, ev *gen.CallEvent) error {
+	sys := rule.SystemContext(ctx)
+	l, err := c.Lead.Query().Where(lead.ID(*ev.LeadID), lead.OrgID(ev.OrgID)).Only(sys)
+	if err != nil {
+		return fmt.Errorf("loading the called lead: %w", err)
+	}
+	u := c.Lead.UpdateOne(l)
+	changed := false
+	if l.LastContactedAt == nil || ev.OccurredAt.After(*l.LastContactedAt) {
+		u.SetLastContactedAt(ev.OccurredAt)
+		changed = true
+	}
+	if ev.Disposition != nil && isDNC(*ev.Disposition) && !l.IsDoNotCall {
+		reason := *ev.Disposition
+		if ev.Notes != nil && *ev.Notes != "" {
+			reason = *ev.Notes
+		}
+		u.SetIsDoNotCall(true).SetDncReason(truncate(reason, 500)).SetDncAt(ev.OccurredAt)
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	if err := u.Exec(sys); err != nil {
+		return fmt.Errorf("updating the called lead: %w", err)
+	}
+	return nil
+}
+
+func isDNC(disposition string) bool {
+	for _, d := range DNCDispositions {
+		if disposition == d {
+			return true
+		}
+	}
+	return false
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// checkPresenceRefs keeps presence within the caller's organization.
+func checkPresenceRefs(next ent.Mutator) ent.Mutator {
+	return hook.AgentPresenceFunc(func(ctx context.Context, m *gen.AgentPresenceMutation) (gen.Value, error) {
+		orgID, ok := m.OrgID()
+		if v, isViewer := viewer.FromContext(ctx); !ok && isViewer {
+			orgID = v.OrgID
+		}
+		if userID, ok := m.UserID(); ok {
+			if err := userInOrg(ctx, m.Client(), orgID, userID, "userId"); err != nil {
+				return nil, err
+			}
+		}
+		if leadID, ok := m.CurrentLeadID(); ok {
+			if err := leadInOrg(ctx, m.Client(), orgID, leadID, "currentLeadId"); err != nil {
+				return nil, err
+			}
+		}
+		return next.Mutate(ctx, m)
+	})
+}
+
+func userInOrg(ctx context.Context, c *gen.Client, orgID, id uuid.UUID, field string) error {
+	n, err := c.User.Query().Where(user.ID(id), user.OrgID(orgID)).Count(rule.SystemContext(ctx))
+	if err != nil || n == 0 {
+		return refError(err, field, "user")
+	}
+	return nil
+}
+
+func leadInOrg(ctx context.Context, c *gen.Client, orgID, id uuid.UUID, field string) error {
+	n, err := c.Lead.Query().Where(lead.ID(id), lead.OrgID(orgID)).Count(rule.SystemContext(ctx))
+	if err != nil || n == 0 {
+		return refError(err, field, "lead")
+	}
+	return nil
+}
+

@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/dialer"
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// recordCall stores a call event; its hook applies it to the lead.
+func (r *Resolver) recordCall(ctx context.Context, in dialer.CallEventInput) (*ent.CallEvent, error) {
+	c := r.client(ctx).CallEvent.Create().
+		SetExternalCallID(in.ExternalCallID).SetUserID(in.UserID).SetNillableLeadID(in.LeadID).
+		SetEventType(in.EventType).SetNillableDirection(in.Direction).
+		SetNillableDurationSeconds(in.DurationSeconds).SetNillableDisposition(in.Disposition).
+		SetNillableNotes(in.Notes).SetOccurredAt(in.OccurredAt.UTC())
+	if in.Metadata != nil {
+		c.SetMetadata(in.Metadata)
+	}
+	return c.Save(ctx)
+}
+
+// updatePresence sets an agent's status (one record per agent, keyed by the
+// agent's user id), answers the enriched row, and tells subscribers once
+// the change has committed.
+func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) (*dialer.AgentStatus, error) {
+	c := r.client(ctx)
+	prev, err := c.AgentPresence.Query().Where(agentpresence.UserID(in.UserID)).Only(ctx)
+	if err != nil && !ent.IsNotFound(err) {
+		return nil, err
+	}
+	now := r.now().UTC()
+	next := dialer.NextPresence(prev, in, now)
+	if prev == nil {
+		err = c.AgentPresence.Create().SetID(in.UserID).SetUserID(in.UserID).
+			SetStatus(next.Status).SetNillableCurrentCallID(next.CurrentCallID).
+			SetNillableCurrentLeadID(onCallOnly(next, in.CurrentLeadID)).SetNillableCampaignName(in.CampaignName).
+			SetStatusChangedAt(next.StatusChangedAt).SetNillableCallStartedAt(next.CallStartedAt).
+			SetMetadata(orEmpty(in.Metadata)).Exec(ctx)
+	} else {
+		u := c.AgentPresence.UpdateOne(prev).
+			SetStatus(next.Status).SetStatusChangedAt(next.StatusChangedAt).
+			ClearCurrentCallID().SetNillableCurrentCallID(next.CurrentCallID).
+			ClearCallStartedAt().SetNillableCallStartedAt(next.CallStartedAt).
+			ClearCurrentLeadID().SetNillableCurrentLeadID(onCallOnly(next, keepLead(prev, in, next)))
+		if in.CampaignName != nil {
+			u.SetCampaignName(*in.CampaignName)
+		}
+		if in.Metadata != nil {
+			u.SetMetadata(in.Metadata)
+		}
+		err = u.Exec(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	status, err := r.agentStatus(ctx, in.UserID)
+	if err != nil {
+		return nil, err
+	}
+	r.afterCommit(ctx, func() { r.presence.Publish(status) })
+	return status, nil
+}
+
+// onCallOnly keeps a current lead only while the agent is on a call.
+func onCallOnly(next dialer.PresenceState, lead *uuid.UUID) *uuid.UUID {
+	if next.Status != agentpresence.StatusOnCall {
+		return nil
+	}
+	return lead
+}
+
+// keepLead is the lead of the call: the one sent, or the one of the call
+// already in progress.
+func keepLead(prev *ent.AgentPresence, in dialer.PresenceInput, next dialer.PresenceState) *uuid.UUID {
+	if in.CurrentLeadID != nil || prev.Status != agentpresence.StatusOnCall {
+		return in.CurrentLeadID
+	}
+	if next.CurrentCallID != nil && prev.CurrentCallID != nil && *next.CurrentCallID == *prev.CurrentCallID {
+		return prev.CurrentLeadID
+	}
+	return nil
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// afterCommit runs fn once the request's transaction commits, or now when
+// there is none, so subscribers never see a change that was rolled back.
+func (r *Resolver) afterCommit(ctx context.Context, fn func()) {
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		fn()
+		return
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				fn()
+			}
+			return err
+		})
+	})
+}
+
+// agentStatus is one agent's board row.
+func (r *Resolver) agentStatus(ctx context.Context, userID uuid.UUID) (*dialer.AgentStatus, error) {
+	u, err := r.client(ctx).User.Get(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := dialer.Enrich(ctx, r.client(ctx), u.OrgID, []*ent.User{u}, r.now())
+	if err != nil {
+		return nil, err
+	}
+	return rows[0], nil
+}
+
+// agentsBoard pages through the organization's agents (users with the
+// agent role), ordered by name.
+func (r *Resolver) agentsBoard(ctx context.Context, teamID *uuid.UUID, pageArg, limitArg *int) (*AgentBoard, error) {
+	v, ok := viewer.FromContext(ctx)
+	if !ok {
+		return nil, apperr.New(apperr.Unauthorized, "authentication required")
+	}
+	page, limit, err := pageArgs(pageArg, limitArg)
+	if err != nil {
+		return nil, err
+	}
+	q := r.client(ctx).User.Query().Where(user.RoleEQ(user.RoleAgent))
+	if teamID != nil {
+		q = q.Where(user.TeamID(*teamID))
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	users, err := q.Order(user.ByLastName(), user.ByFirstName(), user.ByID()).
+		Limit(limit).Offset((page - 1) * limit).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := dialer.Enrich(ctx, r.client(ctx), v.OrgID, users, r.now())
+	if err != nil {
+		return nil, err
+	}
+	offset := (page - 1) * limit
+	return &AgentBoard{Nodes: rows, Total: total, Page: page, Limit: limit, HasMore: offset+len(rows) < total}, nil
+}
+
+// presenceChanges streams the viewer's organization's presence changes
+// until the subscription ends.
+func (r *Resolver) presenceChanges(ctx context.Context) (<-chan *dialer.AgentStatus, error) {
+	v, ok := viewer.FromContext(ctx)
+	if !ok {
+		return nil, apperr.New(apperr.Unauthorized, "authentication required")
+	}
+	ch, cancel := r.presence.Subscribe(v.OrgID)
+	go func() {
+		<-ctx.Done()
+		cancel()
+	}()
+	return ch, nil
+}

@@ -1,0 +1,175 @@
+package rest
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/dialer"
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+)
+
+// callEventAttributes is a call event as SPEC 2.3 shows it, plus notes.
+type callEventAttributes struct {
+	ExternalCallID  string         `json:"externalCallId"`
+	UserID          uuid.UUID      `json:"userId"`
+	LeadID          *uuid.UUID     `json:"leadId"`
+	EventType       string         `json:"eventType"`
+	Direction       *string        `json:"direction"`
+	DurationSeconds *int           `json:"durationSeconds"`
+	Disposition     *string        `json:"disposition"`
+	Notes           *string        `json:"notes"`
+	Metadata        map[string]any `json:"metadata"`
+	OccurredAt      time.Time      `json:"occurredAt"`
+	CreatedAt       time.Time      `json:"createdAt"`
+	UpdatedAt       time.Time      `json:"updatedAt"`
+}
+
+// Resource id prefixes (SPEC 2.3, 2.4).
+const (
+	callEventPrefix = "evt_"
+	presencePrefix  = "pres_"
+)
+
+func callEventResource(e *ent.CallEvent) Resource {
+	a := callEventAttributes{
+		ExternalCallID: e.ExternalCallID, UserID: e.UserID, LeadID: e.LeadID, EventType: e.EventType.String(),
+		DurationSeconds: e.DurationSeconds, Disposition: e.Disposition, Notes: e.Notes,
+		Metadata: nonNilMap(e.Metadata), OccurredAt: e.OccurredAt.UTC(), CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(),
+	}
+	if e.Direction != nil {
+		d := e.Direction.String()
+		a.Direction = &d
+	}
+	return Resource{ID: callEventPrefix + e.ID.String(), Type: "call_event", Attributes: a}
+}
+
+// presenceAttributes is AgentStatus without its id, which the resource carries.
+type presenceAttributes struct {
+	*dialer.AgentStatus
+	ID any `json:"id,omitempty"`
+}
+
+func presenceResource(s *dialer.AgentStatus) Resource {
+	return Resource{ID: presencePrefix + s.ID.String(), Type: "agent_presence", Attributes: presenceAttributes{AgentStatus: s}}
+}
+
+// dialerHandlers translates /v1/dialer onto the GraphQL resolvers.
+type dialerHandlers struct {
+	resolver *graph.Resolver
+	client   *ent.Client
+}
+
+// payload reads a JSON body and normalises its aliases (strictly: a field
+// the endpoint does not know is 422).
+func payload(r *http.Request, fields []string) (*dialer.Payload, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := dialer.ParseJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	p, _, err := dialer.Normalize(obj, fields, true, false)
+	return p, err
+}
+
+func (h dialerHandlers) event(w http.ResponseWriter, r *http.Request) error {
+	p, err := payload(r, dialer.EventFields)
+	if err != nil {
+		return err
+	}
+	in, err := p.EventInput()
+	if err != nil {
+		return err
+	}
+	return h.recordCall(w, r, http.StatusCreated, func(ctx context.Context) (*ent.CallEvent, error) {
+		return h.resolver.Mutation().RecordCallEvent(ctx, in)
+	})
+}
+
+func (h dialerHandlers) disposition(w http.ResponseWriter, r *http.Request) error {
+	p, err := payload(r, dialer.DispositionFields)
+	if err != nil {
+		return err
+	}
+	in, err := p.DispositionInput()
+	if err != nil {
+		return err
+	}
+	return h.recordCall(w, r, http.StatusCreated, func(ctx context.Context) (*ent.CallEvent, error) {
+		return h.resolver.Mutation().RecordDisposition(ctx, in)
+	})
+}
+
+// recordCall runs a call-event mutation in a transaction and answers with it.
+func (h dialerHandlers) recordCall(w http.ResponseWriter, r *http.Request, status int, fn func(context.Context) (*ent.CallEvent, error)) error {
+	var ev *ent.CallEvent
+	err := store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		var err error
+		ev, err = fn(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, status, callEventResource(ev))
+	return nil
+}
+
+func (h dialerHandlers) presence(w http.ResponseWriter, r *http.Request) error {
+	p, err := payload(r, dialer.PresenceFields)
+	if err != nil {
+		return err
+	}
+	in, err := p.PresenceInput()
+	if err != nil {
+		return err
+	}
+	var s *dialer.AgentStatus
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		s, err = h.resolver.Mutation().UpdatePresence(ctx, in)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, presenceResource(s))
+	return nil
+}
+
+func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
+	page, err := intParam(r, "page")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		return err
+	}
+	var teamID *uuid.UUID
+	if s := r.URL.Query().Get("teamId"); s != "" {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return apperr.Invalid("teamId", "must be a UUID")
+		}
+		teamID = &id
+	}
+	board, err := h.resolver.Query().AgentsBoard(r.Context(), teamID, page, limit)
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(board.Nodes))
+	for i, s := range board.Nodes {
+		items[i] = presenceResource(s)
+	}
+	writeCollection(w, r, items, Page{Total: board.Total, Page: board.Page, Limit: board.Limit, HasMore: board.HasMore})
+	return nil
+}
