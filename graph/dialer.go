@@ -44,11 +44,23 @@ func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) 
 			SetStatusChangedAt(next.StatusChangedAt).SetNillableCallStartedAt(next.CallStartedAt).
 			SetMetadata(orEmpty(in.Metadata)).Exec(ctx)
 	} else {
-		u := c.AgentPresence.UpdateOne(prev).
-			SetStatus(next.Status).SetStatusChangedAt(next.StatusChangedAt).
-			ClearCurrentCallID().SetNillableCurrentCallID(next.CurrentCallID).
-			ClearCallStartedAt().SetNillableCallStartedAt(next.CallStartedAt).
-			ClearCurrentLeadID().SetNillableCurrentLeadID(onCallOnly(next, keepLead(prev, in, next)))
+		u := c.AgentPresence.UpdateOne(prev).SetStatus(next.Status).SetStatusChangedAt(next.StatusChangedAt)
+		// Set or clear, never both: PostgreSQL rejects two assignments to a column.
+		if next.CurrentCallID == nil {
+			u.ClearCurrentCallID()
+		} else {
+			u.SetCurrentCallID(*next.CurrentCallID)
+		}
+		if next.CallStartedAt == nil {
+			u.ClearCallStartedAt()
+		} else {
+			u.SetCallStartedAt(*next.CallStartedAt)
+		}
+		if lead := onCallOnly(next, keepLead(prev, in, next)); lead == nil {
+			u.ClearCurrentLeadID()
+		} else {
+			u.SetCurrentLeadID(*lead)
+		}
 		if in.CampaignName != nil {
 			u.SetCampaignName(*in.CampaignName)
 		}

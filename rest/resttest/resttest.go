@@ -49,7 +49,8 @@ func New(tb testing.TB, opts ...Option) *Env {
 		o(&cfg)
 	}
 	db := storetest.Open(tb)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Warnings and errors (500s with their cause) go to the test's log.
+	logger := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := httptest.NewServer(rest.NewServer(cfg, db, logger))
 	tb.Cleanup(srv.Close)
 	e := &Env{T: tb, DB: db, Server: srv, Clock: clock}
@@ -236,4 +237,12 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.off += d
+}
+
+// testLog writes server logs into the test's output.
+type testLog struct{ tb testing.TB }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.tb.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
