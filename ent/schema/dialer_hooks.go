@@ -138,4 +138,3 @@ func leadInOrg(ctx context.Context, c *gen.Client, orgID, id uuid.UUID, field st
 	}
 	return nil
 }
-
