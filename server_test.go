@@ -70,7 +70,13 @@ func TestServeAndCommands(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		return lines[len(lines)-1]
 	}
-	orgID := cmd("orgs", "create", "--name", "Second Shop")
+	var orgOut bytes.Buffer
+	if err := run(context.Background(), []string{"orgs", "create", "--name", "Second Shop"}, getenv, &orgOut, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	connector := lineAfter(t, orgOut.String(), "connector token (shown once): ")
+	lines := strings.Split(strings.TrimSpace(orgOut.String()), "\n")
+	orgID := lines[len(lines)-1]
 	key := cmd("keys", "create", "--org", orgID, "--scopes", "leads:read,leads:write")
 	if !strings.HasPrefix(key, "svc_live_") {
 		t.Fatalf("key = %q", key)
@@ -79,6 +85,11 @@ func TestServeAndCommands(t *testing.T) {
 	body := `{"businessName": "From CLI key", "assignToAdvisorId": "` + userID + `"}`
 	if status := call(t, "POST", base+"/v1/leads", key, body); status != http.StatusCreated {
 		t.Fatalf("create with CLI key: status %d", status)
+	}
+	agentID := cmd("users", "create", "--org", orgID, "--first", "Al", "--last", "Agent", "--email", "al@example.com", "--role", "agent")
+	event := `{"type":"call_event","call_id":"c1","agent_id":"` + agentID + `","event_type":"call_started","timestamp":"2026-11-22T09:00:00Z"}`
+	if status := call(t, "POST", base+"/v1/dialer/connect/"+connector, "", event); status != http.StatusOK {
+		t.Fatalf("connector: status %d", status)
 	}
 	if err := run(context.Background(), []string{"keys", "create", "--org", orgID, "--scopes", "everything"}, getenv, &bytes.Buffer{}, &stderr); err == nil {
 		t.Errorf("an unknown scope was accepted")
@@ -93,8 +104,13 @@ func TestServeAndCommands(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not shut down")
 	}
-	if strings.Contains(stderr.String(), demoKey) || strings.Contains(stderr.String(), key) {
-		t.Errorf("an API key reached the logs")
+	for _, secret := range []string{demoKey, key, connector} {
+		if strings.Contains(stderr.String(), secret) {
+			t.Errorf("a secret reached the logs: %s…", secret[:12])
+		}
+	}
+	if !strings.Contains(stderr.String(), "/v1/dialer/connect/{orgToken}") {
+		t.Errorf("the connector request was not logged by its route pattern")
 	}
 }
 

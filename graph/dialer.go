@@ -2,6 +2,10 @@ package graph
 
 import (
 	"context"
+	"maps"
+	"strings"
+
+	"entgo.io/ent/dialect/sql"
 
 	"github.com/google/uuid"
 
@@ -9,6 +13,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -184,4 +190,59 @@ func (r *Resolver) presenceChanges(ctx context.Context) (<-chan *dialer.AgentSta
 		cancel()
 	}()
 	return ch, nil
+}
+
+// attachRecording stores a recording URL on the latest event of a call.
+func (r *Resolver) attachRecording(ctx context.Context, externalCallID, url string) (*ent.CallEvent, error) {
+	if !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") {
+		return nil, apperr.Invalid("recordingUrl", "must be an http(s) URL")
+	}
+	c := r.client(ctx)
+	ev, err := c.CallEvent.Query().Where(callevent.ExternalCallID(externalCallID)).
+		Order(callevent.ByOccurredAt(sql.OrderDesc()), callevent.ByCreatedAt(sql.OrderDesc())).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.Invalid("externalCallId", "no call event with this externalCallId")
+	}
+	if err != nil {
+		return nil, err
+	}
+	meta := orEmpty(maps.Clone(ev.Metadata))
+	meta["recordingUrl"] = url
+	return c.CallEvent.UpdateOne(ev).SetMetadata(meta).Save(ctx)
+}
+
+// markDoNotCall marks one lead, or every lead of the organization with the
+// phone number, do-not-call.
+func (r *Resolver) markDoNotCall(ctx context.Context, leadID *uuid.UUID, phone, reason *string) (*DoNotCallResult, error) {
+	if leadID == nil && (phone == nil || *phone == "") {
+		return nil, apperr.Invalid("leadId", "leadId or phone is required")
+	}
+	c := r.client(ctx)
+	q := c.Lead.Query()
+	if leadID != nil {
+		q = q.Where(lead.ID(*leadID))
+	} else {
+		q = q.Where(lead.Phone(*phone))
+	}
+	leads, err := q.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if leadID != nil && len(leads) == 0 {
+		return nil, apperr.Invalid("leadId", "no lead with this id exists in your organization")
+	}
+	now := r.now().UTC()
+	for i, l := range leads {
+		if l.IsDoNotCall {
+			continue
+		}
+		u := c.Lead.UpdateOne(l).SetIsDoNotCall(true).SetDncAt(now)
+		if reason != nil {
+			u.SetDncReason(*reason)
+		}
+		if leads[i], err = u.Save(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return &DoNotCallResult{Phone: phone, Reason: reason, Leads: leads}, nil
 }

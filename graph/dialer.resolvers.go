@@ -28,6 +28,16 @@ func (r *mutationResolver) UpdatePresence(ctx context.Context, input dialer.Pres
 	return r.updatePresence(ctx, input)
 }
 
+// AttachRecording is the resolver for the attachRecording field.
+func (r *mutationResolver) AttachRecording(ctx context.Context, externalCallID string, recordingURL string) (*ent.CallEvent, error) {
+	return r.attachRecording(ctx, externalCallID, recordingURL)
+}
+
+// MarkDoNotCall is the resolver for the markDoNotCall field.
+func (r *mutationResolver) MarkDoNotCall(ctx context.Context, leadID *uuid.UUID, phone *string, reason *string) (*DoNotCallResult, error) {
+	return r.markDoNotCall(ctx, leadID, phone, reason)
+}
+
 // AgentsBoard is the resolver for the agentsBoard field.
 func (r *queryResolver) AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error) {
 	return r.agentsBoard(ctx, teamID, page, limit)

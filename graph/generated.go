@@ -142,6 +142,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	DoNotCallResult struct {
+		Leads  func(childComplexity int) int
+		Phone  func(childComplexity int) int
+		Reason func(childComplexity int) int
+	}
+
 	Lead struct {
 		BusinessName       func(childComplexity int) int
 		CallEvents         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
@@ -201,11 +207,13 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AssignLead        func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
+		AttachRecording   func(childComplexity int, externalCallID string, recordingURL string) int
 		CreateContact     func(childComplexity int, input ent.CreateContactInput) int
 		CreateLead        func(childComplexity int, input ent.CreateLeadInput) int
 		CreateStage       func(childComplexity int, input ent.CreatePipelineStageInput) int
 		CreateTeam        func(childComplexity int, input ent.CreateTeamInput) int
 		CreateUser        func(childComplexity int, input ent.CreateUserInput) int
+		MarkDoNotCall     func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
 		MoveLeadToStage   func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
 		RecordCallEvent   func(childComplexity int, input dialer.CallEventInput) int
 		RecordDisposition func(childComplexity int, input dialer.DispositionInput) int
@@ -329,6 +337,8 @@ type MutationResolver interface {
 	RecordCallEvent(ctx context.Context, input dialer.CallEventInput) (*ent.CallEvent, error)
 	RecordDisposition(ctx context.Context, input dialer.DispositionInput) (*ent.CallEvent, error)
 	UpdatePresence(ctx context.Context, input dialer.PresenceInput) (*dialer.AgentStatus, error)
+	AttachRecording(ctx context.Context, externalCallID string, recordingURL string) (*ent.CallEvent, error)
+	MarkDoNotCall(ctx context.Context, leadID *uuid.UUID, phone *string, reason *string) (*DoNotCallResult, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -766,6 +776,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
 
+	case "DoNotCallResult.leads":
+		if e.ComplexityRoot.DoNotCallResult.Leads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoNotCallResult.Leads(childComplexity), true
+	case "DoNotCallResult.phone":
+		if e.ComplexityRoot.DoNotCallResult.Phone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoNotCallResult.Phone(childComplexity), true
+	case "DoNotCallResult.reason":
+		if e.ComplexityRoot.DoNotCallResult.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoNotCallResult.Reason(childComplexity), true
+
 	case "Lead.businessName":
 		if e.ComplexityRoot.Lead.BusinessName == nil {
 			break
@@ -1056,6 +1085,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AssignLead(childComplexity, args["id"].(uuid.UUID), args["advisorId"].(uuid.UUID)), true
+	case "Mutation.attachRecording":
+		if e.ComplexityRoot.Mutation.AttachRecording == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_attachRecording_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AttachRecording(childComplexity, args["externalCallId"].(string), args["recordingUrl"].(string)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -1111,6 +1151,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateUser(childComplexity, args["input"].(ent.CreateUserInput)), true
+	case "Mutation.markDoNotCall":
+		if e.ComplexityRoot.Mutation.MarkDoNotCall == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markDoNotCall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkDoNotCall(childComplexity, args["leadId"].(*uuid.UUID), args["phone"].(*string), args["reason"].(*string)), true
 	case "Mutation.moveLeadToStage":
 		if e.ComplexityRoot.Mutation.MoveLeadToStage == nil {
 			break
@@ -1917,6 +1968,18 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "phone":
+		return ec.fieldContext_DoNotCallResult_phone(ctx, field)
+	case "reason":
+		return ec.fieldContext_DoNotCallResult_reason(ctx, field)
+	case "leads":
+		return ec.fieldContext_DoNotCallResult_leads(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoNotCallResult", field.Name)
+}
+
 func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2371,6 +2434,28 @@ func (ec *executionContext) field_Mutation_assignLead_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_attachRecording_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "externalCallId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["externalCallId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "recordingUrl",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["recordingUrl"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2438,6 +2523,36 @@ func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, 
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_markDoNotCall_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "leadId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["leadId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "phone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["phone"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg2
 	return args, nil
 }
 
@@ -4745,6 +4860,84 @@ func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _DoNotCallResult_phone(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoNotCallResult_phone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Phone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DoNotCallResult_phone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DoNotCallResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DoNotCallResult_reason(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoNotCallResult_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DoNotCallResult_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DoNotCallResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DoNotCallResult_leads(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoNotCallResult_leads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Leads, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
+			return ec.marshalNLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DoNotCallResult_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DoNotCallResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Lead_id(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6518,6 +6711,94 @@ func (ec *executionContext) fieldContext_Mutation_updatePresence(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updatePresence_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_attachRecording(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_attachRecording(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AttachRecording(ctx, fc.Args["externalCallId"].(string), fc.Args["recordingUrl"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
+			return ec.marshalNCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_attachRecording(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_attachRecording_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markDoNotCall(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markDoNotCall(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkDoNotCall(ctx, fc.Args["leadId"].(*uuid.UUID), fc.Args["phone"].(*string), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DoNotCallResult) graphql.Marshaler {
+			return ec.marshalNDoNotCallResult2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDoNotCallResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markDoNotCall(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DoNotCallResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markDoNotCall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16996,6 +17277,49 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var doNotCallResultImplementors = []string{"DoNotCallResult"}
+
+func (ec *executionContext) _DoNotCallResult(ctx context.Context, sel ast.SelectionSet, obj *DoNotCallResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, doNotCallResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DoNotCallResult")
+		case "phone":
+			out.Values[i] = ec._DoNotCallResult_phone(ctx, field, obj)
+		case "reason":
+			out.Values[i] = ec._DoNotCallResult_reason(ctx, field, obj)
+		case "leads":
+			out.Values[i] = ec._DoNotCallResult_leads(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var leadImplementors = []string{"Lead", "Node"}
 
 func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj *ent.Lead) graphql.Marshaler {
@@ -17554,6 +17878,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updatePresence":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updatePresence(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachRecording":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_attachRecording(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markDoNotCall":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markDoNotCall(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -19150,6 +19488,20 @@ func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCurso
 func (ec *executionContext) unmarshalNDispositionInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐDispositionInput(ctx context.Context, v any) (dialer.DispositionInput, error) {
 	res, err := ec.unmarshalInputDispositionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDoNotCallResult2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDoNotCallResult(ctx context.Context, sel ast.SelectionSet, v DoNotCallResult) graphql.Marshaler {
+	return ec._DoNotCallResult(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDoNotCallResult2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDoNotCallResult(ctx context.Context, sel ast.SelectionSet, v *DoNotCallResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DoNotCallResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {

@@ -16,6 +16,15 @@ type AgentBoard struct {
 	HasMore bool                  `json:"hasMore"`
 }
 
+// What a do-not-call request marked.
+type DoNotCallResult struct {
+	// The phone number marked, when the request named one.
+	Phone  *string `json:"phone,omitempty"`
+	Reason *string `json:"reason,omitempty"`
+	// The leads now marked do-not-call.
+	Leads []*ent.Lead `json:"leads"`
+}
+
 // One offset page of leads: newest first, or best match first with a search.
 // This is the query behind REST GET /v1/leads.
 type LeadPage struct {

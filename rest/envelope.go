@@ -106,7 +106,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusInternalServerError
 	}
 	if status >= 500 {
-		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path)
+		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", logPath(r))
 	}
 	detail := map[string]any{}
 	for k, v := range e.Detail {

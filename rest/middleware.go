@@ -1,16 +1,19 @@
 package rest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/httprate"
 	"github.com/google/uuid"
 
@@ -233,6 +236,27 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// Hijack lets websocket upgrades (GraphQL subscriptions) through the log.
+func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := s.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	s.status = http.StatusSwitchingProtocols
+	return h.Hijack()
+}
+
+// logPath is the request's route pattern once routed (so secrets in the
+// path, such as a connector token, never reach the log), else its path.
+func logPath(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+	}
+	return r.URL.Path
+}
+
 // withAccessLog logs one line per request. It never logs headers or
 // bodies, so keys and secrets cannot reach the log.
 func withAccessLog(next http.Handler) http.Handler {
@@ -241,7 +265,7 @@ func withAccessLog(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		logger(r.Context()).LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("method", r.Method), slog.String("path", logPath(r)),
 			slog.Int("status", rec.status), slog.String("duration", strconv.FormatFloat(time.Since(start).Seconds()*1000, 'f', 2, 64)+"ms"))
 	})
 }

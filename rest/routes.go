@@ -50,6 +50,8 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/healthz", health.live)
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
 	r.Handle("/playground", graph.Playground("/graphql"))
+	// Authenticated by the organization's connector token in the path.
+	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
 
 	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, logger, graphqlAuth(db.Client, cfg.Now)))
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -139,4 +141,24 @@ func CreateUser(ctx context.Context, c *ent.Client, s UserSpec) (*ent.User, erro
 		return nil, fmt.Errorf("creating user: %w", err)
 	}
 	return u, nil
+}
+
+// ErrUnknownConnector is returned for a connector token no organization has.
+var ErrUnknownConnector = errors.New("unknown connector token")
+
+// OrgByConnectorToken finds the organization a dialer connector token
+// belongs to. The lookup is by the token's hash, so its timing says nothing
+// about how much of a guess was right; the final compare is constant-time.
+func OrgByConnectorToken(ctx context.Context, c *ent.Client, token string) (*ent.Organization, error) {
+	h := Hash(token)
+	org, err := c.Organization.Query().Where(organization.ConnectorTokenHash(h)).Only(rule.SystemContext(ctx))
+	switch {
+	case ent.IsNotFound(err):
+		return nil, ErrUnknownConnector
+	case err != nil:
+		return nil, fmt.Errorf("looking up connector token: %w", err)
+	case subtle.ConstantTimeCompare([]byte(org.ConnectorTokenHash), []byte(h)) != 1:
+		return nil, ErrUnknownConnector
+	}
+	return org, nil
 }
