@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
@@ -267,5 +269,25 @@ func TestBoardCountsToday(t *testing.T) {
 	if a["callsToday"] != 2.0 || a["dispositionCount"] != 1.0 {
 		t.Errorf("callsToday = %v, dispositionCount = %v; want 2 and 1", a["callsToday"], a["dispositionCount"])
 	}
-	_ = fmt.Sprint
+}
+
+// "Today" is the organization's calendar day, not UTC's.
+func TestBoardCountsInOrgTimezone(t *testing.T) {
+	f := newDialerFixture(t)
+	e := f.e
+	sys := rule.SystemContext(context.Background())
+	if err := e.DB.Client.Organization.UpdateOneID(e.Org.ID).SetTimezone("America/New_York").Exec(sys); err != nil {
+		t.Fatal(err)
+	}
+	ny, _ := time.LoadLocation("America/New_York")
+	local := e.Clock.Now().In(ny)
+	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, ny)
+	for i, at := range []time.Time{midnight.Add(-time.Minute), midnight.Add(time.Minute)} {
+		mustStatus(t, e.Post("/v1/dialer/events", f.dialer, map[string]any{"externalCallId": fmt.Sprintf("tz%d", i),
+			"userId": f.agent, "eventType": "call_started", "occurredAt": at.Format(time.RFC3339)}), http.StatusCreated)
+	}
+	a := e.Get("/v1/dialer/agents", f.dialer).Items()[0]["attributes"].(map[string]any)
+	if a["callsToday"] != 1.0 {
+		t.Errorf("callsToday = %v, want 1 (only the call after New York's midnight)", a["callsToday"])
+	}
 }

@@ -141,9 +141,9 @@ var (
 				Columns: []*schema.Column{CallEventsColumns[12]},
 			},
 			{
-				Name:    "callevent_org_id_occurred_at_user_id",
+				Name:    "callevent_user_id_occurred_at",
 				Unique:  false,
-				Columns: []*schema.Column{CallEventsColumns[12], CallEventsColumns[10], CallEventsColumns[13]},
+				Columns: []*schema.Column{CallEventsColumns[13], CallEventsColumns[10]},
 			},
 			{
 				Name:    "callevent_lead_id_occurred_at",

@@ -56,8 +56,8 @@ func (CallEvent) Edges() []ent.Edge {
 
 func (CallEvent) Indexes() []ent.Index {
 	return []ent.Index{
-		// The agents board counts today's events per agent.
-		index.Fields("org_id", "occurred_at", "user_id"),
+		// The agents board counts today's events of a page of agents.
+		index.Fields("user_id", "occurred_at"),
 		index.Fields("lead_id", "occurred_at"),
 		index.Fields("org_id", "external_call_id"),
 	}

@@ -26,8 +26,9 @@ import (
 // for the few portable statements ent does not express (full-text search).
 type DB struct {
 	Client  *ent.Client
-	SQL     *sql.DB
+	SQL     *sql.DB // reads (on SQLite, the read pool)
 	Dialect string
+	write   *sql.DB // on SQLite, the one writer connection; else SQL
 }
 
 // Options tune the connection pool.
@@ -40,13 +41,35 @@ type Options struct {
 // (optionally prefixed file:).
 func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	drv, dsn, dia := driverFor(databaseURL)
+	read, err := openPool(ctx, drv, dsn, dia, opts.MaxOpenConns)
+	if err != nil {
+		return nil, err
+	}
+	s := &DB{SQL: read, write: read, Dialect: dia}
+	var driver dialect.Driver = entsql.OpenDB(dia, read)
+	if dia == dialect.SQLite {
+		if s.write, err = openPool(ctx, drv, dsn, dia, 1); err != nil {
+			read.Close()
+			return nil, err
+		}
+		driver = splitDriver{read: entsql.OpenDB(dia, read), write: entsql.OpenDB(dia, s.write)}
+	}
+	s.Client = ent.NewClient(ent.Driver(driver))
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openPool(ctx context.Context, drv, dsn, dia string, maxConns int) (*sql.DB, error) {
 	db, err := sql.Open(drv, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s database: %w", dia, err)
 	}
-	if opts.MaxOpenConns > 0 {
-		db.SetMaxOpenConns(opts.MaxOpenConns)
-		db.SetMaxIdleConns(opts.MaxOpenConns)
+	if maxConns > 0 {
+		db.SetMaxOpenConns(maxConns)
+		db.SetMaxIdleConns(maxConns)
 	}
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -55,16 +78,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("connecting to %s database: %w", dia, err)
 	}
-	s := &DB{
-		Client:  ent.NewClient(ent.Driver(entsql.OpenDB(dia, db))),
-		SQL:     db,
-		Dialect: dia,
-	}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return db, nil
 }
 
 // Close releases the pool.
@@ -109,7 +123,7 @@ func (s *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrating the schema: %w", err)
 	}
 	for _, stmt := range searchDDL(s.Dialect) {
-		if _, err := s.SQL.ExecContext(ctx, stmt); err != nil {
+		if _, err := s.write.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("creating the search index: %w", err)
 		}
 	}
@@ -139,7 +153,7 @@ func (s *DB) Optimize(ctx context.Context) error {
 	}
 	// 0x10002: analyze every table whose statistics are missing or stale,
 	// not only those this connection has queried.
-	if _, err := s.SQL.ExecContext(ctx, "PRAGMA optimize=0x10002"); err != nil {
+	if _, err := s.write.ExecContext(ctx, "PRAGMA optimize=0x10002"); err != nil {
 		return fmt.Errorf("refreshing planner statistics: %w", err)
 	}
 	return nil
