@@ -29,7 +29,14 @@ type DB struct {
 	SQL     *sql.DB // reads (on SQLite, the read pool)
 	Dialect string
 	write   *sql.DB // on SQLite, the one writer connection; else SQL
+	// readIdle is the read pool's idle-connection limit, restored after
+	// Optimize recycles it.
+	readIdle int
 }
+
+// readConnLifetime bounds how long a pooled connection lives, so every
+// connection picks up refreshed planner statistics before long.
+const readConnLifetime = 30 * time.Minute
 
 // Options tune the connection pool.
 type Options struct {
@@ -45,7 +52,10 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DB{SQL: read, write: read, Dialect: dia}
+	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: 2}
+	if opts.MaxOpenConns > 0 {
+		s.readIdle = opts.MaxOpenConns
+	}
 	var driver dialect.Driver = entsql.OpenDB(dia, read)
 	if dia == dialect.SQLite {
 		if s.write, err = openPool(ctx, drv, dsn, dia, 1); err != nil {
@@ -72,6 +82,7 @@ func openPool(ctx context.Context, drv, dsn, dia string, maxConns int) (*sql.DB,
 		db.SetMaxIdleConns(maxConns)
 	}
 	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(readConnLifetime)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -156,5 +167,10 @@ func (s *DB) Optimize(ctx context.Context) error {
 	if _, err := s.write.ExecContext(ctx, "PRAGMA optimize=0x10002"); err != nil {
 		return fmt.Errorf("refreshing planner statistics: %w", err)
 	}
+	// A SQLite connection reads the statistics when it loads the schema and
+	// keeps them, so the read pool's idle connections are closed here; the
+	// ones in use retire within readConnLifetime.
+	s.SQL.SetMaxIdleConns(0)
+	s.SQL.SetMaxIdleConns(s.readIdle)
 	return nil
 }
