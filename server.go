@@ -23,6 +23,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...".
@@ -46,6 +47,7 @@ type config struct {
 	MaxBodyBytes int64
 	MaxConns     int
 	LogLevel     slog.Level
+	Webhooks     webhooks.Config
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -55,6 +57,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateLimit:    600,
 		RateWindow:   time.Minute,
 		MaxBodyBytes: 1 << 20,
+		Webhooks:     webhooks.DefaultConfig(),
 	}
 	var err error
 	if v := getenv("SVC_RATE_LIMIT"); v != "" {
@@ -72,12 +75,43 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("SVC_DB_MAX_CONNS must be a positive integer, got %q", v)
 		}
 	}
+	if err := loadWebhookConfig(&c.Webhooks, getenv); err != nil {
+		return c, err
+	}
 	if v := getenv("SVC_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
 		}
 	}
 	return c, nil
+}
+
+// loadWebhookConfig reads the SVC_WEBHOOK_* settings over the SPEC defaults.
+func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
+	var err error
+	if v := getenv("SVC_WEBHOOK_RETRY_SCHEDULE"); v != "" {
+		if w.Schedule, err = webhooks.ParseSchedule(v); err != nil {
+			return fmt.Errorf("SVC_WEBHOOK_RETRY_SCHEDULE: %w", err)
+		}
+	}
+	if v := getenv("SVC_WEBHOOK_TIMEOUT"); v != "" {
+		if w.Timeout, err = time.ParseDuration(v); err != nil || w.Timeout <= 0 {
+			return fmt.Errorf("SVC_WEBHOOK_TIMEOUT must be a positive duration, got %q", v)
+		}
+	}
+	if v := getenv("SVC_WEBHOOK_PAUSE_AFTER"); v != "" {
+		if w.PauseAfter, err = strconv.Atoi(v); err != nil || w.PauseAfter < 1 {
+			return fmt.Errorf("SVC_WEBHOOK_PAUSE_AFTER must be a positive integer, got %q", v)
+		}
+	}
+	if v := getenv("SVC_WEBHOOK_POLL"); v != "" {
+		if w.Poll, err = time.ParseDuration(v); err != nil || w.Poll <= 0 {
+			return fmt.Errorf("SVC_WEBHOOK_POLL must be a positive duration, got %q", v)
+		}
+	}
+	w.AllowPrivate = getenv("SVC_WEBHOOK_ALLOW_PRIVATE") == "true"
+	w.AllowHTTP = getenv("SVC_WEBHOOK_ALLOW_HTTP") == "true"
+	return nil
 }
 
 func or(v, def string) string {
@@ -139,6 +173,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		Addr: cfg.Addr,
 		Handler: rest.NewServer(rest.Config{
 			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
+			Webhooks: cfg.Webhooks,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -154,6 +189,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go optimizeHourly(ctx, db, logger)
+	if cfg.Webhooks.AllowPrivate || cfg.Webhooks.AllowHTTP {
+		logger.Warn("webhook deliveries may reach private addresses or use plain http: for development only",
+			"allow_private", cfg.Webhooks.AllowPrivate, "allow_http", cfg.Webhooks.AllowHTTP)
+	}
+	worker := webhooks.NewWorker(db.Client, db.Dialect, cfg.Webhooks, time.Now, logger)
+	workerDone := make(chan struct{})
+	go func() { worker.Run(ctx); close(workerDone) }()
+	defer func() { <-workerDone }()
 	select {
 	case err := <-errc:
 		return err

@@ -26,6 +26,10 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhookattempt"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 
 	stdsql "database/sql"
 )
@@ -55,6 +59,14 @@ type Client struct {
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
+	WebhookAttempt *WebhookAttemptClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEvent is the client for interacting with the WebhookEvent builders.
+	WebhookEvent *WebhookEventClient
+	// WebhookSubscription is the client for interacting with the WebhookSubscription builders.
+	WebhookSubscription *WebhookSubscriptionClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -76,6 +88,10 @@ func (c *Client) init() {
 	c.PipelineStage = NewPipelineStageClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.User = NewUserClient(c.config)
+	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
+	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
+	c.WebhookEvent = NewWebhookEventClient(c.config)
+	c.WebhookSubscription = NewWebhookSubscriptionClient(c.config)
 }
 
 type (
@@ -166,18 +182,22 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:               ctx,
-		config:            cfg,
-		APIKey:            NewAPIKeyClient(cfg),
-		AgentPresence:     NewAgentPresenceClient(cfg),
-		CallEvent:         NewCallEventClient(cfg),
-		Contact:           NewContactClient(cfg),
-		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
-		Lead:              NewLeadClient(cfg),
-		Organization:      NewOrganizationClient(cfg),
-		PipelineStage:     NewPipelineStageClient(cfg),
-		Team:              NewTeamClient(cfg),
-		User:              NewUserClient(cfg),
+		ctx:                 ctx,
+		config:              cfg,
+		APIKey:              NewAPIKeyClient(cfg),
+		AgentPresence:       NewAgentPresenceClient(cfg),
+		CallEvent:           NewCallEventClient(cfg),
+		Contact:             NewContactClient(cfg),
+		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
+		Lead:                NewLeadClient(cfg),
+		Organization:        NewOrganizationClient(cfg),
+		PipelineStage:       NewPipelineStageClient(cfg),
+		Team:                NewTeamClient(cfg),
+		User:                NewUserClient(cfg),
+		WebhookAttempt:      NewWebhookAttemptClient(cfg),
+		WebhookDelivery:     NewWebhookDeliveryClient(cfg),
+		WebhookEvent:        NewWebhookEventClient(cfg),
+		WebhookSubscription: NewWebhookSubscriptionClient(cfg),
 	}, nil
 }
 
@@ -195,18 +215,22 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:               ctx,
-		config:            cfg,
-		APIKey:            NewAPIKeyClient(cfg),
-		AgentPresence:     NewAgentPresenceClient(cfg),
-		CallEvent:         NewCallEventClient(cfg),
-		Contact:           NewContactClient(cfg),
-		IdempotencyRecord: NewIdempotencyRecordClient(cfg),
-		Lead:              NewLeadClient(cfg),
-		Organization:      NewOrganizationClient(cfg),
-		PipelineStage:     NewPipelineStageClient(cfg),
-		Team:              NewTeamClient(cfg),
-		User:              NewUserClient(cfg),
+		ctx:                 ctx,
+		config:              cfg,
+		APIKey:              NewAPIKeyClient(cfg),
+		AgentPresence:       NewAgentPresenceClient(cfg),
+		CallEvent:           NewCallEventClient(cfg),
+		Contact:             NewContactClient(cfg),
+		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
+		Lead:                NewLeadClient(cfg),
+		Organization:        NewOrganizationClient(cfg),
+		PipelineStage:       NewPipelineStageClient(cfg),
+		Team:                NewTeamClient(cfg),
+		User:                NewUserClient(cfg),
+		WebhookAttempt:      NewWebhookAttemptClient(cfg),
+		WebhookDelivery:     NewWebhookDeliveryClient(cfg),
+		WebhookEvent:        NewWebhookEventClient(cfg),
+		WebhookSubscription: NewWebhookSubscriptionClient(cfg),
 	}, nil
 }
 
@@ -237,7 +261,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord, c.Lead,
-		c.Organization, c.PipelineStage, c.Team, c.User,
+		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -248,7 +273,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord, c.Lead,
-		c.Organization, c.PipelineStage, c.Team, c.User,
+		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -277,6 +303,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Team.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
+	case *WebhookAttemptMutation:
+		return c.WebhookAttempt.mutate(ctx, m)
+	case *WebhookDeliveryMutation:
+		return c.WebhookDelivery.mutate(ctx, m)
+	case *WebhookEventMutation:
+		return c.WebhookEvent.mutate(ctx, m)
+	case *WebhookSubscriptionMutation:
+		return c.WebhookSubscription.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -1562,6 +1596,22 @@ func (c *OrganizationClient) QueryPresences(_m *Organization) *AgentPresenceQuer
 	return query
 }
 
+// QueryWebhookSubscriptions queries the webhook_subscriptions edge of a Organization.
+func (c *OrganizationClient) QueryWebhookSubscriptions(_m *Organization) *WebhookSubscriptionQuery {
+	query := (&WebhookSubscriptionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(webhooksubscription.Table, webhooksubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.WebhookSubscriptionsTable, organization.WebhookSubscriptionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *OrganizationClient) Hooks() []Hook {
 	hooks := c.hooks.Organization
@@ -2134,15 +2184,665 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 	}
 }
 
+// WebhookAttemptClient is a client for the WebhookAttempt schema.
+type WebhookAttemptClient struct {
+	config
+}
+
+// NewWebhookAttemptClient returns a client for the WebhookAttempt from the given config.
+func NewWebhookAttemptClient(c config) *WebhookAttemptClient {
+	return &WebhookAttemptClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookattempt.Hooks(f(g(h())))`.
+func (c *WebhookAttemptClient) Use(hooks ...Hook) {
+	c.hooks.WebhookAttempt = append(c.hooks.WebhookAttempt, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookattempt.Intercept(f(g(h())))`.
+func (c *WebhookAttemptClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookAttempt = append(c.inters.WebhookAttempt, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookAttempt entity.
+func (c *WebhookAttemptClient) Create() *WebhookAttemptCreate {
+	mutation := newWebhookAttemptMutation(c.config, OpCreate)
+	return &WebhookAttemptCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookAttempt entities.
+func (c *WebhookAttemptClient) CreateBulk(builders ...*WebhookAttemptCreate) *WebhookAttemptCreateBulk {
+	return &WebhookAttemptCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookAttemptClient) MapCreateBulk(slice any, setFunc func(*WebhookAttemptCreate, int)) *WebhookAttemptCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookAttemptCreateBulk{err: fmt.Errorf("calling to WebhookAttemptClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookAttemptCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookAttemptCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookAttempt.
+func (c *WebhookAttemptClient) Update() *WebhookAttemptUpdate {
+	mutation := newWebhookAttemptMutation(c.config, OpUpdate)
+	return &WebhookAttemptUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookAttemptClient) UpdateOne(_m *WebhookAttempt) *WebhookAttemptUpdateOne {
+	mutation := newWebhookAttemptMutation(c.config, OpUpdateOne, withWebhookAttempt(_m))
+	return &WebhookAttemptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookAttemptClient) UpdateOneID(id uuid.UUID) *WebhookAttemptUpdateOne {
+	mutation := newWebhookAttemptMutation(c.config, OpUpdateOne, withWebhookAttemptID(id))
+	return &WebhookAttemptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookAttempt.
+func (c *WebhookAttemptClient) Delete() *WebhookAttemptDelete {
+	mutation := newWebhookAttemptMutation(c.config, OpDelete)
+	return &WebhookAttemptDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookAttemptClient) DeleteOne(_m *WebhookAttempt) *WebhookAttemptDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookAttemptClient) DeleteOneID(id uuid.UUID) *WebhookAttemptDeleteOne {
+	builder := c.Delete().Where(webhookattempt.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookAttemptDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookAttempt.
+func (c *WebhookAttemptClient) Query() *WebhookAttemptQuery {
+	return &WebhookAttemptQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookAttempt},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookAttempt entity by its id.
+func (c *WebhookAttemptClient) Get(ctx context.Context, id uuid.UUID) (*WebhookAttempt, error) {
+	return c.Query().Where(webhookattempt.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookAttemptClient) GetX(ctx context.Context, id uuid.UUID) *WebhookAttempt {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDelivery queries the delivery edge of a WebhookAttempt.
+func (c *WebhookAttemptClient) QueryDelivery(_m *WebhookAttempt) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookattempt.Table, webhookattempt.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookattempt.DeliveryTable, webhookattempt.DeliveryColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookAttemptClient) Hooks() []Hook {
+	hooks := c.hooks.WebhookAttempt
+	return append(hooks[:len(hooks):len(hooks)], webhookattempt.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookAttemptClient) Interceptors() []Interceptor {
+	return c.inters.WebhookAttempt
+}
+
+func (c *WebhookAttemptClient) mutate(ctx context.Context, m *WebhookAttemptMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookAttemptCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookAttemptUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookAttemptUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookAttemptDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookAttempt mutation op: %q", m.Op())
+	}
+}
+
+// WebhookDeliveryClient is a client for the WebhookDelivery schema.
+type WebhookDeliveryClient struct {
+	config
+}
+
+// NewWebhookDeliveryClient returns a client for the WebhookDelivery from the given config.
+func NewWebhookDeliveryClient(c config) *WebhookDeliveryClient {
+	return &WebhookDeliveryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookdelivery.Hooks(f(g(h())))`.
+func (c *WebhookDeliveryClient) Use(hooks ...Hook) {
+	c.hooks.WebhookDelivery = append(c.hooks.WebhookDelivery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookdelivery.Intercept(f(g(h())))`.
+func (c *WebhookDeliveryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookDelivery = append(c.inters.WebhookDelivery, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookDelivery entity.
+func (c *WebhookDeliveryClient) Create() *WebhookDeliveryCreate {
+	mutation := newWebhookDeliveryMutation(c.config, OpCreate)
+	return &WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookDelivery entities.
+func (c *WebhookDeliveryClient) CreateBulk(builders ...*WebhookDeliveryCreate) *WebhookDeliveryCreateBulk {
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookDeliveryClient) MapCreateBulk(slice any, setFunc func(*WebhookDeliveryCreate, int)) *WebhookDeliveryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookDeliveryCreateBulk{err: fmt.Errorf("calling to WebhookDeliveryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookDeliveryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Update() *WebhookDeliveryUpdate {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdate)
+	return &WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookDeliveryClient) UpdateOne(_m *WebhookDelivery) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDelivery(_m))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookDeliveryClient) UpdateOneID(id uuid.UUID) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDeliveryID(id))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Delete() *WebhookDeliveryDelete {
+	mutation := newWebhookDeliveryMutation(c.config, OpDelete)
+	return &WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookDeliveryClient) DeleteOne(_m *WebhookDelivery) *WebhookDeliveryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookDeliveryClient) DeleteOneID(id uuid.UUID) *WebhookDeliveryDeleteOne {
+	builder := c.Delete().Where(webhookdelivery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookDeliveryDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Query() *WebhookDeliveryQuery {
+	return &WebhookDeliveryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookDelivery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookDelivery entity by its id.
+func (c *WebhookDeliveryClient) Get(ctx context.Context, id uuid.UUID) (*WebhookDelivery, error) {
+	return c.Query().Where(webhookdelivery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookDeliveryClient) GetX(ctx context.Context, id uuid.UUID) *WebhookDelivery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEvent queries the event edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryEvent(_m *WebhookDelivery) *WebhookEventQuery {
+	query := (&WebhookEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(webhookevent.Table, webhookevent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.EventTable, webhookdelivery.EventColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySubscription queries the subscription edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QuerySubscription(_m *WebhookDelivery) *WebhookSubscriptionQuery {
+	query := (&WebhookSubscriptionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(webhooksubscription.Table, webhooksubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.SubscriptionTable, webhookdelivery.SubscriptionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAttemptLog queries the attempt_log edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryAttemptLog(_m *WebhookDelivery) *WebhookAttemptQuery {
+	query := (&WebhookAttemptClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(webhookattempt.Table, webhookattempt.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, webhookdelivery.AttemptLogTable, webhookdelivery.AttemptLogColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookDeliveryClient) Hooks() []Hook {
+	hooks := c.hooks.WebhookDelivery
+	return append(hooks[:len(hooks):len(hooks)], webhookdelivery.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookDeliveryClient) Interceptors() []Interceptor {
+	return c.inters.WebhookDelivery
+}
+
+func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookDelivery mutation op: %q", m.Op())
+	}
+}
+
+// WebhookEventClient is a client for the WebhookEvent schema.
+type WebhookEventClient struct {
+	config
+}
+
+// NewWebhookEventClient returns a client for the WebhookEvent from the given config.
+func NewWebhookEventClient(c config) *WebhookEventClient {
+	return &WebhookEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookevent.Hooks(f(g(h())))`.
+func (c *WebhookEventClient) Use(hooks ...Hook) {
+	c.hooks.WebhookEvent = append(c.hooks.WebhookEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookevent.Intercept(f(g(h())))`.
+func (c *WebhookEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookEvent = append(c.inters.WebhookEvent, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookEvent entity.
+func (c *WebhookEventClient) Create() *WebhookEventCreate {
+	mutation := newWebhookEventMutation(c.config, OpCreate)
+	return &WebhookEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookEvent entities.
+func (c *WebhookEventClient) CreateBulk(builders ...*WebhookEventCreate) *WebhookEventCreateBulk {
+	return &WebhookEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookEventClient) MapCreateBulk(slice any, setFunc func(*WebhookEventCreate, int)) *WebhookEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookEventCreateBulk{err: fmt.Errorf("calling to WebhookEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookEvent.
+func (c *WebhookEventClient) Update() *WebhookEventUpdate {
+	mutation := newWebhookEventMutation(c.config, OpUpdate)
+	return &WebhookEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookEventClient) UpdateOne(_m *WebhookEvent) *WebhookEventUpdateOne {
+	mutation := newWebhookEventMutation(c.config, OpUpdateOne, withWebhookEvent(_m))
+	return &WebhookEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookEventClient) UpdateOneID(id uuid.UUID) *WebhookEventUpdateOne {
+	mutation := newWebhookEventMutation(c.config, OpUpdateOne, withWebhookEventID(id))
+	return &WebhookEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookEvent.
+func (c *WebhookEventClient) Delete() *WebhookEventDelete {
+	mutation := newWebhookEventMutation(c.config, OpDelete)
+	return &WebhookEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookEventClient) DeleteOne(_m *WebhookEvent) *WebhookEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookEventClient) DeleteOneID(id uuid.UUID) *WebhookEventDeleteOne {
+	builder := c.Delete().Where(webhookevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookEventDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookEvent.
+func (c *WebhookEventClient) Query() *WebhookEventQuery {
+	return &WebhookEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookEvent entity by its id.
+func (c *WebhookEventClient) Get(ctx context.Context, id uuid.UUID) (*WebhookEvent, error) {
+	return c.Query().Where(webhookevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookEventClient) GetX(ctx context.Context, id uuid.UUID) *WebhookEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryDeliveries queries the deliveries edge of a WebhookEvent.
+func (c *WebhookEventClient) QueryDeliveries(_m *WebhookEvent) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookevent.Table, webhookevent.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, webhookevent.DeliveriesTable, webhookevent.DeliveriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookEventClient) Hooks() []Hook {
+	hooks := c.hooks.WebhookEvent
+	return append(hooks[:len(hooks):len(hooks)], webhookevent.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookEventClient) Interceptors() []Interceptor {
+	return c.inters.WebhookEvent
+}
+
+func (c *WebhookEventClient) mutate(ctx context.Context, m *WebhookEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookEvent mutation op: %q", m.Op())
+	}
+}
+
+// WebhookSubscriptionClient is a client for the WebhookSubscription schema.
+type WebhookSubscriptionClient struct {
+	config
+}
+
+// NewWebhookSubscriptionClient returns a client for the WebhookSubscription from the given config.
+func NewWebhookSubscriptionClient(c config) *WebhookSubscriptionClient {
+	return &WebhookSubscriptionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhooksubscription.Hooks(f(g(h())))`.
+func (c *WebhookSubscriptionClient) Use(hooks ...Hook) {
+	c.hooks.WebhookSubscription = append(c.hooks.WebhookSubscription, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhooksubscription.Intercept(f(g(h())))`.
+func (c *WebhookSubscriptionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookSubscription = append(c.inters.WebhookSubscription, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookSubscription entity.
+func (c *WebhookSubscriptionClient) Create() *WebhookSubscriptionCreate {
+	mutation := newWebhookSubscriptionMutation(c.config, OpCreate)
+	return &WebhookSubscriptionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookSubscription entities.
+func (c *WebhookSubscriptionClient) CreateBulk(builders ...*WebhookSubscriptionCreate) *WebhookSubscriptionCreateBulk {
+	return &WebhookSubscriptionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookSubscriptionClient) MapCreateBulk(slice any, setFunc func(*WebhookSubscriptionCreate, int)) *WebhookSubscriptionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookSubscriptionCreateBulk{err: fmt.Errorf("calling to WebhookSubscriptionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookSubscriptionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookSubscriptionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookSubscription.
+func (c *WebhookSubscriptionClient) Update() *WebhookSubscriptionUpdate {
+	mutation := newWebhookSubscriptionMutation(c.config, OpUpdate)
+	return &WebhookSubscriptionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookSubscriptionClient) UpdateOne(_m *WebhookSubscription) *WebhookSubscriptionUpdateOne {
+	mutation := newWebhookSubscriptionMutation(c.config, OpUpdateOne, withWebhookSubscription(_m))
+	return &WebhookSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookSubscriptionClient) UpdateOneID(id uuid.UUID) *WebhookSubscriptionUpdateOne {
+	mutation := newWebhookSubscriptionMutation(c.config, OpUpdateOne, withWebhookSubscriptionID(id))
+	return &WebhookSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookSubscription.
+func (c *WebhookSubscriptionClient) Delete() *WebhookSubscriptionDelete {
+	mutation := newWebhookSubscriptionMutation(c.config, OpDelete)
+	return &WebhookSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookSubscriptionClient) DeleteOne(_m *WebhookSubscription) *WebhookSubscriptionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookSubscriptionClient) DeleteOneID(id uuid.UUID) *WebhookSubscriptionDeleteOne {
+	builder := c.Delete().Where(webhooksubscription.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookSubscriptionDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookSubscription.
+func (c *WebhookSubscriptionClient) Query() *WebhookSubscriptionQuery {
+	return &WebhookSubscriptionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookSubscription},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookSubscription entity by its id.
+func (c *WebhookSubscriptionClient) Get(ctx context.Context, id uuid.UUID) (*WebhookSubscription, error) {
+	return c.Query().Where(webhooksubscription.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookSubscriptionClient) GetX(ctx context.Context, id uuid.UUID) *WebhookSubscription {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a WebhookSubscription.
+func (c *WebhookSubscriptionClient) QueryOrganization(_m *WebhookSubscription) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhooksubscription.Table, webhooksubscription.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhooksubscription.OrganizationTable, webhooksubscription.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDeliveries queries the deliveries edge of a WebhookSubscription.
+func (c *WebhookSubscriptionClient) QueryDeliveries(_m *WebhookSubscription) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhooksubscription.Table, webhooksubscription.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, webhooksubscription.DeliveriesTable, webhooksubscription.DeliveriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookSubscriptionClient) Hooks() []Hook {
+	hooks := c.hooks.WebhookSubscription
+	return append(hooks[:len(hooks):len(hooks)], webhooksubscription.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookSubscriptionClient) Interceptors() []Interceptor {
+	return c.inters.WebhookSubscription
+}
+
+func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscriptionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookSubscriptionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookSubscriptionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookSubscription mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, Lead,
-		Organization, PipelineStage, Team, User []ent.Hook
+		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, Lead,
-		Organization, PipelineStage, Team, User []ent.Interceptor
+		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

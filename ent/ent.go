@@ -22,6 +22,10 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhookattempt"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -82,16 +86,20 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:            apikey.ValidColumn,
-			agentpresence.Table:     agentpresence.ValidColumn,
-			callevent.Table:         callevent.ValidColumn,
-			contact.Table:           contact.ValidColumn,
-			idempotencyrecord.Table: idempotencyrecord.ValidColumn,
-			lead.Table:              lead.ValidColumn,
-			organization.Table:      organization.ValidColumn,
-			pipelinestage.Table:     pipelinestage.ValidColumn,
-			team.Table:              team.ValidColumn,
-			user.Table:              user.ValidColumn,
+			apikey.Table:              apikey.ValidColumn,
+			agentpresence.Table:       agentpresence.ValidColumn,
+			callevent.Table:           callevent.ValidColumn,
+			contact.Table:             contact.ValidColumn,
+			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
+			lead.Table:                lead.ValidColumn,
+			organization.Table:        organization.ValidColumn,
+			pipelinestage.Table:       pipelinestage.ValidColumn,
+			team.Table:                team.ValidColumn,
+			user.Table:                user.ValidColumn,
+			webhookattempt.Table:      webhookattempt.ValidColumn,
+			webhookdelivery.Table:     webhookdelivery.ValidColumn,
+			webhookevent.Table:        webhookevent.ValidColumn,
+			webhooksubscription.Table: webhooksubscription.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -14,6 +14,10 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhookattempt"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -23,7 +27,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 10)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 14)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -259,6 +263,92 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldEmail:     {Type: field.TypeString, Column: user.FieldEmail},
 			user.FieldRole:      {Type: field.TypeEnum, Column: user.FieldRole},
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookattempt.Table,
+			Columns: webhookattempt.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhookattempt.FieldID,
+			},
+		},
+		Type: "WebhookAttempt",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookattempt.FieldDeliveryID:      {Type: field.TypeUUID, Column: webhookattempt.FieldDeliveryID},
+			webhookattempt.FieldAttemptedAt:     {Type: field.TypeTime, Column: webhookattempt.FieldAttemptedAt},
+			webhookattempt.FieldStatusCode:      {Type: field.TypeInt, Column: webhookattempt.FieldStatusCode},
+			webhookattempt.FieldLatencyMs:       {Type: field.TypeInt, Column: webhookattempt.FieldLatencyMs},
+			webhookattempt.FieldError:           {Type: field.TypeString, Column: webhookattempt.FieldError},
+			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
+		},
+	}
+	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookdelivery.Table,
+			Columns: webhookdelivery.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhookdelivery.FieldID,
+			},
+		},
+		Type: "WebhookDelivery",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookdelivery.FieldCreatedAt:      {Type: field.TypeTime, Column: webhookdelivery.FieldCreatedAt},
+			webhookdelivery.FieldUpdatedAt:      {Type: field.TypeTime, Column: webhookdelivery.FieldUpdatedAt},
+			webhookdelivery.FieldOrgID:          {Type: field.TypeUUID, Column: webhookdelivery.FieldOrgID},
+			webhookdelivery.FieldEventID:        {Type: field.TypeUUID, Column: webhookdelivery.FieldEventID},
+			webhookdelivery.FieldSubscriptionID: {Type: field.TypeUUID, Column: webhookdelivery.FieldSubscriptionID},
+			webhookdelivery.FieldStatus:         {Type: field.TypeEnum, Column: webhookdelivery.FieldStatus},
+			webhookdelivery.FieldAttempts:       {Type: field.TypeInt, Column: webhookdelivery.FieldAttempts},
+			webhookdelivery.FieldNextAttemptAt:  {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
+			webhookdelivery.FieldLastStatusCode: {Type: field.TypeInt, Column: webhookdelivery.FieldLastStatusCode},
+			webhookdelivery.FieldLastError:      {Type: field.TypeString, Column: webhookdelivery.FieldLastError},
+			webhookdelivery.FieldDeliveredAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldDeliveredAt},
+			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookevent.Table,
+			Columns: webhookevent.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhookevent.FieldID,
+			},
+		},
+		Type: "WebhookEvent",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookevent.FieldOrgID:                 {Type: field.TypeUUID, Column: webhookevent.FieldOrgID},
+			webhookevent.FieldEventType:             {Type: field.TypeString, Column: webhookevent.FieldEventType},
+			webhookevent.FieldData:                  {Type: field.TypeJSON, Column: webhookevent.FieldData},
+			webhookevent.FieldOccurredAt:            {Type: field.TypeTime, Column: webhookevent.FieldOccurredAt},
+			webhookevent.FieldDispatched:            {Type: field.TypeBool, Column: webhookevent.FieldDispatched},
+			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhooksubscription.Table,
+			Columns: webhooksubscription.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: webhooksubscription.FieldID,
+			},
+		},
+		Type: "WebhookSubscription",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhooksubscription.FieldCreatedAt:           {Type: field.TypeTime, Column: webhooksubscription.FieldCreatedAt},
+			webhooksubscription.FieldUpdatedAt:           {Type: field.TypeTime, Column: webhooksubscription.FieldUpdatedAt},
+			webhooksubscription.FieldOrgID:               {Type: field.TypeUUID, Column: webhooksubscription.FieldOrgID},
+			webhooksubscription.FieldURL:                 {Type: field.TypeString, Column: webhooksubscription.FieldURL},
+			webhooksubscription.FieldEvents:              {Type: field.TypeJSON, Column: webhooksubscription.FieldEvents},
+			webhooksubscription.FieldSecret:              {Type: field.TypeString, Column: webhooksubscription.FieldSecret},
+			webhooksubscription.FieldIsActive:            {Type: field.TypeBool, Column: webhooksubscription.FieldIsActive},
+			webhooksubscription.FieldPausedReason:        {Type: field.TypeString, Column: webhooksubscription.FieldPausedReason},
+			webhooksubscription.FieldPausedAt:            {Type: field.TypeTime, Column: webhooksubscription.FieldPausedAt},
+			webhooksubscription.FieldConsecutiveFailures: {Type: field.TypeInt, Column: webhooksubscription.FieldConsecutiveFailures},
 		},
 	}
 	graph.MustAddE(
@@ -538,6 +628,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"AgentPresence",
 	)
 	graph.MustAddE(
+		"webhook_subscriptions",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"WebhookSubscription",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -644,6 +746,90 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"User",
 		"AgentPresence",
+	)
+	graph.MustAddE(
+		"delivery",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhookattempt.DeliveryTable,
+			Columns: []string{webhookattempt.DeliveryColumn},
+			Bidi:    false,
+		},
+		"WebhookAttempt",
+		"WebhookDelivery",
+	)
+	graph.MustAddE(
+		"event",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhookdelivery.EventTable,
+			Columns: []string{webhookdelivery.EventColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"WebhookEvent",
+	)
+	graph.MustAddE(
+		"subscription",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhookdelivery.SubscriptionTable,
+			Columns: []string{webhookdelivery.SubscriptionColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"WebhookSubscription",
+	)
+	graph.MustAddE(
+		"attempt_log",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   webhookdelivery.AttemptLogTable,
+			Columns: []string{webhookdelivery.AttemptLogColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"WebhookAttempt",
+	)
+	graph.MustAddE(
+		"deliveries",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   webhookevent.DeliveriesTable,
+			Columns: []string{webhookevent.DeliveriesColumn},
+			Bidi:    false,
+		},
+		"WebhookEvent",
+		"WebhookDelivery",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhooksubscription.OrganizationTable,
+			Columns: []string{webhooksubscription.OrganizationColumn},
+			Bidi:    false,
+		},
+		"WebhookSubscription",
+		"Organization",
+	)
+	graph.MustAddE(
+		"deliveries",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   webhooksubscription.DeliveriesTable,
+			Columns: []string{webhooksubscription.DeliveriesColumn},
+			Bidi:    false,
+		},
+		"WebhookSubscription",
+		"WebhookDelivery",
 	)
 	return graph
 }()
@@ -1691,6 +1877,20 @@ func (f *OrganizationFilter) WhereHasPresencesWith(preds ...predicate.AgentPrese
 	})))
 }
 
+// WhereHasWebhookSubscriptions applies a predicate to check if query has an edge webhook_subscriptions.
+func (f *OrganizationFilter) WhereHasWebhookSubscriptions() {
+	f.Where(entql.HasEdge("webhook_subscriptions"))
+}
+
+// WhereHasWebhookSubscriptionsWith applies a predicate to check if query has an edge webhook_subscriptions with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasWebhookSubscriptionsWith(preds ...predicate.WebhookSubscription) {
+	f.Where(entql.HasEdgeWith("webhook_subscriptions", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PipelineStageQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -2031,6 +2231,434 @@ func (f *UserFilter) WhereHasPresence() {
 // WhereHasPresenceWith applies a predicate to check if query has an edge presence with a given conditions (other predicates).
 func (f *UserFilter) WhereHasPresenceWith(preds ...predicate.AgentPresence) {
 	f.Where(entql.HasEdgeWith("presence", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookAttemptQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookAttemptQuery builder.
+func (_q *WebhookAttemptQuery) Filter() *WebhookAttemptFilter {
+	return &WebhookAttemptFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookAttemptMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookAttemptMutation builder.
+func (m *WebhookAttemptMutation) Filter() *WebhookAttemptFilter {
+	return &WebhookAttemptFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookAttemptFilter provides a generic filtering capability at runtime for WebhookAttemptQuery.
+type WebhookAttemptFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookAttemptFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookAttemptFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhookattempt.FieldID))
+}
+
+// WhereDeliveryID applies the entql [16]byte predicate on the delivery_id field.
+func (f *WebhookAttemptFilter) WhereDeliveryID(p entql.ValueP) {
+	f.Where(p.Field(webhookattempt.FieldDeliveryID))
+}
+
+// WhereAttemptedAt applies the entql time.Time predicate on the attempted_at field.
+func (f *WebhookAttemptFilter) WhereAttemptedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookattempt.FieldAttemptedAt))
+}
+
+// WhereStatusCode applies the entql int predicate on the status_code field.
+func (f *WebhookAttemptFilter) WhereStatusCode(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldStatusCode))
+}
+
+// WhereLatencyMs applies the entql int predicate on the latency_ms field.
+func (f *WebhookAttemptFilter) WhereLatencyMs(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldLatencyMs))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *WebhookAttemptFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(webhookattempt.FieldError))
+}
+
+// WhereResponseExcerpt applies the entql string predicate on the response_excerpt field.
+func (f *WebhookAttemptFilter) WhereResponseExcerpt(p entql.StringP) {
+	f.Where(p.Field(webhookattempt.FieldResponseExcerpt))
+}
+
+// WhereHasDelivery applies a predicate to check if query has an edge delivery.
+func (f *WebhookAttemptFilter) WhereHasDelivery() {
+	f.Where(entql.HasEdge("delivery"))
+}
+
+// WhereHasDeliveryWith applies a predicate to check if query has an edge delivery with a given conditions (other predicates).
+func (f *WebhookAttemptFilter) WhereHasDeliveryWith(preds ...predicate.WebhookDelivery) {
+	f.Where(entql.HasEdgeWith("delivery", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookDeliveryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookDeliveryQuery builder.
+func (_q *WebhookDeliveryQuery) Filter() *WebhookDeliveryFilter {
+	return &WebhookDeliveryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookDeliveryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookDeliveryMutation builder.
+func (m *WebhookDeliveryMutation) Filter() *WebhookDeliveryFilter {
+	return &WebhookDeliveryFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookDeliveryFilter provides a generic filtering capability at runtime for WebhookDeliveryQuery.
+type WebhookDeliveryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookDeliveryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookDeliveryFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *WebhookDeliveryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *WebhookDeliveryFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *WebhookDeliveryFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldOrgID))
+}
+
+// WhereEventID applies the entql [16]byte predicate on the event_id field.
+func (f *WebhookDeliveryFilter) WhereEventID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldEventID))
+}
+
+// WhereSubscriptionID applies the entql [16]byte predicate on the subscription_id field.
+func (f *WebhookDeliveryFilter) WhereSubscriptionID(p entql.ValueP) {
+	f.Where(p.Field(webhookdelivery.FieldSubscriptionID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *WebhookDeliveryFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldStatus))
+}
+
+// WhereAttempts applies the entql int predicate on the attempts field.
+func (f *WebhookDeliveryFilter) WhereAttempts(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldAttempts))
+}
+
+// WhereNextAttemptAt applies the entql time.Time predicate on the next_attempt_at field.
+func (f *WebhookDeliveryFilter) WhereNextAttemptAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldNextAttemptAt))
+}
+
+// WhereLastStatusCode applies the entql int predicate on the last_status_code field.
+func (f *WebhookDeliveryFilter) WhereLastStatusCode(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldLastStatusCode))
+}
+
+// WhereLastError applies the entql string predicate on the last_error field.
+func (f *WebhookDeliveryFilter) WhereLastError(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldLastError))
+}
+
+// WhereDeliveredAt applies the entql time.Time predicate on the delivered_at field.
+func (f *WebhookDeliveryFilter) WhereDeliveredAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldDeliveredAt))
+}
+
+// WhereDeadAt applies the entql time.Time predicate on the dead_at field.
+func (f *WebhookDeliveryFilter) WhereDeadAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldDeadAt))
+}
+
+// WhereHasEvent applies a predicate to check if query has an edge event.
+func (f *WebhookDeliveryFilter) WhereHasEvent() {
+	f.Where(entql.HasEdge("event"))
+}
+
+// WhereHasEventWith applies a predicate to check if query has an edge event with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasEventWith(preds ...predicate.WebhookEvent) {
+	f.Where(entql.HasEdgeWith("event", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSubscription applies a predicate to check if query has an edge subscription.
+func (f *WebhookDeliveryFilter) WhereHasSubscription() {
+	f.Where(entql.HasEdge("subscription"))
+}
+
+// WhereHasSubscriptionWith applies a predicate to check if query has an edge subscription with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasSubscriptionWith(preds ...predicate.WebhookSubscription) {
+	f.Where(entql.HasEdgeWith("subscription", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAttemptLog applies a predicate to check if query has an edge attempt_log.
+func (f *WebhookDeliveryFilter) WhereHasAttemptLog() {
+	f.Where(entql.HasEdge("attempt_log"))
+}
+
+// WhereHasAttemptLogWith applies a predicate to check if query has an edge attempt_log with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasAttemptLogWith(preds ...predicate.WebhookAttempt) {
+	f.Where(entql.HasEdgeWith("attempt_log", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookEventQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookEventQuery builder.
+func (_q *WebhookEventQuery) Filter() *WebhookEventFilter {
+	return &WebhookEventFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookEventMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookEventMutation builder.
+func (m *WebhookEventMutation) Filter() *WebhookEventFilter {
+	return &WebhookEventFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookEventFilter provides a generic filtering capability at runtime for WebhookEventQuery.
+type WebhookEventFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookEventFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookEventFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhookevent.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *WebhookEventFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(webhookevent.FieldOrgID))
+}
+
+// WhereEventType applies the entql string predicate on the event_type field.
+func (f *WebhookEventFilter) WhereEventType(p entql.StringP) {
+	f.Where(p.Field(webhookevent.FieldEventType))
+}
+
+// WhereData applies the entql json.RawMessage predicate on the data field.
+func (f *WebhookEventFilter) WhereData(p entql.BytesP) {
+	f.Where(p.Field(webhookevent.FieldData))
+}
+
+// WhereOccurredAt applies the entql time.Time predicate on the occurred_at field.
+func (f *WebhookEventFilter) WhereOccurredAt(p entql.TimeP) {
+	f.Where(p.Field(webhookevent.FieldOccurredAt))
+}
+
+// WhereDispatched applies the entql bool predicate on the dispatched field.
+func (f *WebhookEventFilter) WhereDispatched(p entql.BoolP) {
+	f.Where(p.Field(webhookevent.FieldDispatched))
+}
+
+// WhereExcludeSubscriptionID applies the entql [16]byte predicate on the exclude_subscription_id field.
+func (f *WebhookEventFilter) WhereExcludeSubscriptionID(p entql.ValueP) {
+	f.Where(p.Field(webhookevent.FieldExcludeSubscriptionID))
+}
+
+// WhereHasDeliveries applies a predicate to check if query has an edge deliveries.
+func (f *WebhookEventFilter) WhereHasDeliveries() {
+	f.Where(entql.HasEdge("deliveries"))
+}
+
+// WhereHasDeliveriesWith applies a predicate to check if query has an edge deliveries with a given conditions (other predicates).
+func (f *WebhookEventFilter) WhereHasDeliveriesWith(preds ...predicate.WebhookDelivery) {
+	f.Where(entql.HasEdgeWith("deliveries", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookSubscriptionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookSubscriptionQuery builder.
+func (_q *WebhookSubscriptionQuery) Filter() *WebhookSubscriptionFilter {
+	return &WebhookSubscriptionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookSubscriptionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookSubscriptionMutation builder.
+func (m *WebhookSubscriptionMutation) Filter() *WebhookSubscriptionFilter {
+	return &WebhookSubscriptionFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookSubscriptionFilter provides a generic filtering capability at runtime for WebhookSubscriptionQuery.
+type WebhookSubscriptionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookSubscriptionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *WebhookSubscriptionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(webhooksubscription.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *WebhookSubscriptionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhooksubscription.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *WebhookSubscriptionFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhooksubscription.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *WebhookSubscriptionFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(webhooksubscription.FieldOrgID))
+}
+
+// WhereURL applies the entql string predicate on the url field.
+func (f *WebhookSubscriptionFilter) WhereURL(p entql.StringP) {
+	f.Where(p.Field(webhooksubscription.FieldURL))
+}
+
+// WhereEvents applies the entql json.RawMessage predicate on the events field.
+func (f *WebhookSubscriptionFilter) WhereEvents(p entql.BytesP) {
+	f.Where(p.Field(webhooksubscription.FieldEvents))
+}
+
+// WhereSecret applies the entql string predicate on the secret field.
+func (f *WebhookSubscriptionFilter) WhereSecret(p entql.StringP) {
+	f.Where(p.Field(webhooksubscription.FieldSecret))
+}
+
+// WhereIsActive applies the entql bool predicate on the is_active field.
+func (f *WebhookSubscriptionFilter) WhereIsActive(p entql.BoolP) {
+	f.Where(p.Field(webhooksubscription.FieldIsActive))
+}
+
+// WherePausedReason applies the entql string predicate on the paused_reason field.
+func (f *WebhookSubscriptionFilter) WherePausedReason(p entql.StringP) {
+	f.Where(p.Field(webhooksubscription.FieldPausedReason))
+}
+
+// WherePausedAt applies the entql time.Time predicate on the paused_at field.
+func (f *WebhookSubscriptionFilter) WherePausedAt(p entql.TimeP) {
+	f.Where(p.Field(webhooksubscription.FieldPausedAt))
+}
+
+// WhereConsecutiveFailures applies the entql int predicate on the consecutive_failures field.
+func (f *WebhookSubscriptionFilter) WhereConsecutiveFailures(p entql.IntP) {
+	f.Where(p.Field(webhooksubscription.FieldConsecutiveFailures))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *WebhookSubscriptionFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *WebhookSubscriptionFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasDeliveries applies a predicate to check if query has an edge deliveries.
+func (f *WebhookSubscriptionFilter) WhereHasDeliveries() {
+	f.Where(entql.HasEdge("deliveries"))
+}
+
+// WhereHasDeliveriesWith applies a predicate to check if query has an edge deliveries with a given conditions (other predicates).
+func (f *WebhookSubscriptionFilter) WhereHasDeliveriesWith(preds ...predicate.WebhookDelivery) {
+	f.Where(entql.HasEdgeWith("deliveries", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
@@ -1248,6 +1249,130 @@ func newUserPaginateArgs(rv map[string]any) *userPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*UserWhereInput); ok {
 		args.opts = append(args.opts, WithUserFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *WebhookSubscriptionQuery) CollectFields(ctx context.Context, satisfies ...string) (*WebhookSubscriptionQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *WebhookSubscriptionQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(webhooksubscription.Columns))
+		selectedFields = []string{webhooksubscription.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[webhooksubscription.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldCreatedAt)
+				fieldSeen[webhooksubscription.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[webhooksubscription.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldUpdatedAt)
+				fieldSeen[webhooksubscription.FieldUpdatedAt] = struct{}{}
+			}
+		case "url":
+			if _, ok := fieldSeen[webhooksubscription.FieldURL]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldURL)
+				fieldSeen[webhooksubscription.FieldURL] = struct{}{}
+			}
+		case "events":
+			if _, ok := fieldSeen[webhooksubscription.FieldEvents]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldEvents)
+				fieldSeen[webhooksubscription.FieldEvents] = struct{}{}
+			}
+		case "isActive":
+			if _, ok := fieldSeen[webhooksubscription.FieldIsActive]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldIsActive)
+				fieldSeen[webhooksubscription.FieldIsActive] = struct{}{}
+			}
+		case "pausedReason":
+			if _, ok := fieldSeen[webhooksubscription.FieldPausedReason]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldPausedReason)
+				fieldSeen[webhooksubscription.FieldPausedReason] = struct{}{}
+			}
+		case "pausedAt":
+			if _, ok := fieldSeen[webhooksubscription.FieldPausedAt]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldPausedAt)
+				fieldSeen[webhooksubscription.FieldPausedAt] = struct{}{}
+			}
+		case "consecutiveFailures":
+			if _, ok := fieldSeen[webhooksubscription.FieldConsecutiveFailures]; !ok {
+				selectedFields = append(selectedFields, webhooksubscription.FieldConsecutiveFailures)
+				fieldSeen[webhooksubscription.FieldConsecutiveFailures] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type webhooksubscriptionPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []WebhookSubscriptionPaginateOption
+}
+
+func newWebhookSubscriptionPaginateArgs(rv map[string]any) *webhooksubscriptionPaginateArgs {
+	args := &webhooksubscriptionPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &WebhookSubscriptionOrder{Field: &WebhookSubscriptionOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithWebhookSubscriptionOrder(order))
+			}
+		case *WebhookSubscriptionOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithWebhookSubscriptionOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*WebhookSubscriptionWhereInput); ok {
+		args.opts = append(args.opts, WithWebhookSubscriptionFilter(v.Filter))
 	}
 	return args
 }

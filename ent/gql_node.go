@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // Noder wraps the basic Node method.
@@ -58,6 +59,11 @@ var userImplementors = []string{"User", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*User) IsNode() {}
+
+var webhooksubscriptionImplementors = []string{"WebhookSubscription", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*WebhookSubscription) IsNode() {}
 
 var errNodeInvalidID = &NotFoundError{"node"}
 
@@ -176,6 +182,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(user.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, userImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case webhooksubscription.Table:
+		query := c.WebhookSubscription.Query().
+			Where(webhooksubscription.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, webhooksubscriptionImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -353,6 +368,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.User.Query().
 			Where(user.IDIn(ids...))
 		query, err := query.CollectFields(ctx, userImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case webhooksubscription.Table:
+		query := c.WebhookSubscription.Query().
+			Where(webhooksubscription.IDIn(ids...))
+		query, err := query.CollectFields(ctx, webhooksubscriptionImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -2424,6 +2425,320 @@ func (_m *User) ToEdge(order *UserOrder) *UserEdge {
 		order = DefaultUserOrder
 	}
 	return &UserEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// WebhookSubscriptionEdge is the edge representation of WebhookSubscription.
+type WebhookSubscriptionEdge struct {
+	Node   *WebhookSubscription `json:"node"`
+	Cursor Cursor               `json:"cursor"`
+}
+
+// WebhookSubscriptionConnection is the connection containing edges to WebhookSubscription.
+type WebhookSubscriptionConnection struct {
+	Edges      []*WebhookSubscriptionEdge `json:"edges"`
+	PageInfo   PageInfo                   `json:"pageInfo"`
+	TotalCount int                        `json:"totalCount"`
+}
+
+func (c *WebhookSubscriptionConnection) build(nodes []*WebhookSubscription, pager *webhooksubscriptionPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *WebhookSubscription
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *WebhookSubscription {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *WebhookSubscription {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*WebhookSubscriptionEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &WebhookSubscriptionEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// WebhookSubscriptionPaginateOption enables pagination customization.
+type WebhookSubscriptionPaginateOption func(*webhooksubscriptionPager) error
+
+// WithWebhookSubscriptionOrder configures pagination ordering.
+func WithWebhookSubscriptionOrder(order *WebhookSubscriptionOrder) WebhookSubscriptionPaginateOption {
+	if order == nil {
+		order = DefaultWebhookSubscriptionOrder
+	}
+	o := *order
+	return func(pager *webhooksubscriptionPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultWebhookSubscriptionOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithWebhookSubscriptionFilter configures pagination filter.
+func WithWebhookSubscriptionFilter(filter func(*WebhookSubscriptionQuery) (*WebhookSubscriptionQuery, error)) WebhookSubscriptionPaginateOption {
+	return func(pager *webhooksubscriptionPager) error {
+		if filter == nil {
+			return errors.New("WebhookSubscriptionQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type webhooksubscriptionPager struct {
+	reverse bool
+	order   *WebhookSubscriptionOrder
+	filter  func(*WebhookSubscriptionQuery) (*WebhookSubscriptionQuery, error)
+}
+
+func newWebhookSubscriptionPager(opts []WebhookSubscriptionPaginateOption, reverse bool) (*webhooksubscriptionPager, error) {
+	pager := &webhooksubscriptionPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultWebhookSubscriptionOrder
+	}
+	return pager, nil
+}
+
+func (p *webhooksubscriptionPager) applyFilter(query *WebhookSubscriptionQuery) (*WebhookSubscriptionQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *webhooksubscriptionPager) toCursor(_m *WebhookSubscription) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *webhooksubscriptionPager) applyCursors(query *WebhookSubscriptionQuery, after, before *Cursor) (*WebhookSubscriptionQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultWebhookSubscriptionOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *webhooksubscriptionPager) applyOrder(query *WebhookSubscriptionQuery) *WebhookSubscriptionQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultWebhookSubscriptionOrder.Field {
+		query = query.Order(DefaultWebhookSubscriptionOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *webhooksubscriptionPager) orderExpr(query *WebhookSubscriptionQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultWebhookSubscriptionOrder.Field {
+			b.Comma().Ident(DefaultWebhookSubscriptionOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to WebhookSubscription.
+func (_m *WebhookSubscriptionQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...WebhookSubscriptionPaginateOption,
+) (*WebhookSubscriptionConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newWebhookSubscriptionPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &WebhookSubscriptionConnection{Edges: []*WebhookSubscriptionEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// WebhookSubscriptionOrderFieldCreatedAt orders WebhookSubscription by created_at.
+	WebhookSubscriptionOrderFieldCreatedAt = &WebhookSubscriptionOrderField{
+		Value: func(_m *WebhookSubscription) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: webhooksubscription.FieldCreatedAt,
+		toTerm: webhooksubscription.ByCreatedAt,
+		toCursor: func(_m *WebhookSubscription) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// WebhookSubscriptionOrderFieldUpdatedAt orders WebhookSubscription by updated_at.
+	WebhookSubscriptionOrderFieldUpdatedAt = &WebhookSubscriptionOrderField{
+		Value: func(_m *WebhookSubscription) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: webhooksubscription.FieldUpdatedAt,
+		toTerm: webhooksubscription.ByUpdatedAt,
+		toCursor: func(_m *WebhookSubscription) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f WebhookSubscriptionOrderField) String() string {
+	var str string
+	switch f.column {
+	case WebhookSubscriptionOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case WebhookSubscriptionOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f WebhookSubscriptionOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *WebhookSubscriptionOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("WebhookSubscriptionOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *WebhookSubscriptionOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *WebhookSubscriptionOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid WebhookSubscriptionOrderField", str)
+	}
+	return nil
+}
+
+// WebhookSubscriptionOrderField defines the ordering field of WebhookSubscription.
+type WebhookSubscriptionOrderField struct {
+	// Value extracts the ordering value from the given WebhookSubscription.
+	Value    func(*WebhookSubscription) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) webhooksubscription.OrderOption
+	toCursor func(*WebhookSubscription) Cursor
+}
+
+// WebhookSubscriptionOrder defines the ordering of WebhookSubscription.
+type WebhookSubscriptionOrder struct {
+	Direction OrderDirection                 `json:"direction"`
+	Field     *WebhookSubscriptionOrderField `json:"field"`
+}
+
+// DefaultWebhookSubscriptionOrder is the default ordering of WebhookSubscription.
+var DefaultWebhookSubscriptionOrder = &WebhookSubscriptionOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &WebhookSubscriptionOrderField{
+		Value: func(_m *WebhookSubscription) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: webhooksubscription.FieldID,
+		toTerm: webhooksubscription.ByID,
+		toCursor: func(_m *WebhookSubscription) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts WebhookSubscription into WebhookSubscriptionEdge.
+func (_m *WebhookSubscription) ToEdge(order *WebhookSubscriptionOrder) *WebhookSubscriptionEdge {
+	if order == nil {
+		order = DefaultWebhookSubscriptionOrder
+	}
+	return &WebhookSubscriptionEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // AgentPresenceWhereInput represents a where input for filtering AgentPresence queries.
@@ -4065,5 +4066,399 @@ func (i *UserWhereInput) P() (predicate.User, error) {
 		return predicates[0], nil
 	default:
 		return user.And(predicates...), nil
+	}
+}
+
+// WebhookSubscriptionWhereInput represents a where input for filtering WebhookSubscription queries.
+type WebhookSubscriptionWhereInput struct {
+	Predicates []predicate.WebhookSubscription  `json:"-"`
+	Not        *WebhookSubscriptionWhereInput   `json:"not,omitempty"`
+	Or         []*WebhookSubscriptionWhereInput `json:"or,omitempty"`
+	And        []*WebhookSubscriptionWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "url" field predicates.
+	URL             *string  `json:"url,omitempty"`
+	URLNEQ          *string  `json:"urlNEQ,omitempty"`
+	URLIn           []string `json:"urlIn,omitempty"`
+	URLNotIn        []string `json:"urlNotIn,omitempty"`
+	URLGT           *string  `json:"urlGT,omitempty"`
+	URLGTE          *string  `json:"urlGTE,omitempty"`
+	URLLT           *string  `json:"urlLT,omitempty"`
+	URLLTE          *string  `json:"urlLTE,omitempty"`
+	URLContains     *string  `json:"urlContains,omitempty"`
+	URLHasPrefix    *string  `json:"urlHasPrefix,omitempty"`
+	URLHasSuffix    *string  `json:"urlHasSuffix,omitempty"`
+	URLEqualFold    *string  `json:"urlEqualFold,omitempty"`
+	URLContainsFold *string  `json:"urlContainsFold,omitempty"`
+
+	// "is_active" field predicates.
+	IsActive    *bool `json:"isActive,omitempty"`
+	IsActiveNEQ *bool `json:"isActiveNEQ,omitempty"`
+
+	// "paused_reason" field predicates.
+	PausedReason             *string  `json:"pausedReason,omitempty"`
+	PausedReasonNEQ          *string  `json:"pausedReasonNEQ,omitempty"`
+	PausedReasonIn           []string `json:"pausedReasonIn,omitempty"`
+	PausedReasonNotIn        []string `json:"pausedReasonNotIn,omitempty"`
+	PausedReasonGT           *string  `json:"pausedReasonGT,omitempty"`
+	PausedReasonGTE          *string  `json:"pausedReasonGTE,omitempty"`
+	PausedReasonLT           *string  `json:"pausedReasonLT,omitempty"`
+	PausedReasonLTE          *string  `json:"pausedReasonLTE,omitempty"`
+	PausedReasonContains     *string  `json:"pausedReasonContains,omitempty"`
+	PausedReasonHasPrefix    *string  `json:"pausedReasonHasPrefix,omitempty"`
+	PausedReasonHasSuffix    *string  `json:"pausedReasonHasSuffix,omitempty"`
+	PausedReasonIsNil        bool     `json:"pausedReasonIsNil,omitempty"`
+	PausedReasonNotNil       bool     `json:"pausedReasonNotNil,omitempty"`
+	PausedReasonEqualFold    *string  `json:"pausedReasonEqualFold,omitempty"`
+	PausedReasonContainsFold *string  `json:"pausedReasonContainsFold,omitempty"`
+
+	// "paused_at" field predicates.
+	PausedAt       *time.Time  `json:"pausedAt,omitempty"`
+	PausedAtNEQ    *time.Time  `json:"pausedAtNEQ,omitempty"`
+	PausedAtIn     []time.Time `json:"pausedAtIn,omitempty"`
+	PausedAtNotIn  []time.Time `json:"pausedAtNotIn,omitempty"`
+	PausedAtGT     *time.Time  `json:"pausedAtGT,omitempty"`
+	PausedAtGTE    *time.Time  `json:"pausedAtGTE,omitempty"`
+	PausedAtLT     *time.Time  `json:"pausedAtLT,omitempty"`
+	PausedAtLTE    *time.Time  `json:"pausedAtLTE,omitempty"`
+	PausedAtIsNil  bool        `json:"pausedAtIsNil,omitempty"`
+	PausedAtNotNil bool        `json:"pausedAtNotNil,omitempty"`
+
+	// "consecutive_failures" field predicates.
+	ConsecutiveFailures      *int  `json:"consecutiveFailures,omitempty"`
+	ConsecutiveFailuresNEQ   *int  `json:"consecutiveFailuresNEQ,omitempty"`
+	ConsecutiveFailuresIn    []int `json:"consecutiveFailuresIn,omitempty"`
+	ConsecutiveFailuresNotIn []int `json:"consecutiveFailuresNotIn,omitempty"`
+	ConsecutiveFailuresGT    *int  `json:"consecutiveFailuresGT,omitempty"`
+	ConsecutiveFailuresGTE   *int  `json:"consecutiveFailuresGTE,omitempty"`
+	ConsecutiveFailuresLT    *int  `json:"consecutiveFailuresLT,omitempty"`
+	ConsecutiveFailuresLTE   *int  `json:"consecutiveFailuresLTE,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *WebhookSubscriptionWhereInput) AddPredicates(predicates ...predicate.WebhookSubscription) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the WebhookSubscriptionWhereInput filter on the WebhookSubscriptionQuery builder.
+func (i *WebhookSubscriptionWhereInput) Filter(q *WebhookSubscriptionQuery) (*WebhookSubscriptionQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyWebhookSubscriptionWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyWebhookSubscriptionWhereInput is returned in case the WebhookSubscriptionWhereInput is empty.
+var ErrEmptyWebhookSubscriptionWhereInput = errors.New("ent: empty predicate WebhookSubscriptionWhereInput")
+
+// P returns a predicate for filtering webhooksubscriptions.
+// An error is returned if the input is empty or invalid.
+func (i *WebhookSubscriptionWhereInput) P() (predicate.WebhookSubscription, error) {
+	var predicates []predicate.WebhookSubscription
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, webhooksubscription.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.WebhookSubscription, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, webhooksubscription.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.WebhookSubscription, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, webhooksubscription.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, webhooksubscription.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, webhooksubscription.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, webhooksubscription.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, webhooksubscription.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, webhooksubscription.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, webhooksubscription.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, webhooksubscription.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, webhooksubscription.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, webhooksubscription.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, webhooksubscription.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, webhooksubscription.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, webhooksubscription.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, webhooksubscription.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, webhooksubscription.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, webhooksubscription.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, webhooksubscription.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, webhooksubscription.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, webhooksubscription.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, webhooksubscription.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, webhooksubscription.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, webhooksubscription.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.URL != nil {
+		predicates = append(predicates, webhooksubscription.URLEQ(*i.URL))
+	}
+	if i.URLNEQ != nil {
+		predicates = append(predicates, webhooksubscription.URLNEQ(*i.URLNEQ))
+	}
+	if len(i.URLIn) > 0 {
+		predicates = append(predicates, webhooksubscription.URLIn(i.URLIn...))
+	}
+	if len(i.URLNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.URLNotIn(i.URLNotIn...))
+	}
+	if i.URLGT != nil {
+		predicates = append(predicates, webhooksubscription.URLGT(*i.URLGT))
+	}
+	if i.URLGTE != nil {
+		predicates = append(predicates, webhooksubscription.URLGTE(*i.URLGTE))
+	}
+	if i.URLLT != nil {
+		predicates = append(predicates, webhooksubscription.URLLT(*i.URLLT))
+	}
+	if i.URLLTE != nil {
+		predicates = append(predicates, webhooksubscription.URLLTE(*i.URLLTE))
+	}
+	if i.URLContains != nil {
+		predicates = append(predicates, webhooksubscription.URLContains(*i.URLContains))
+	}
+	if i.URLHasPrefix != nil {
+		predicates = append(predicates, webhooksubscription.URLHasPrefix(*i.URLHasPrefix))
+	}
+	if i.URLHasSuffix != nil {
+		predicates = append(predicates, webhooksubscription.URLHasSuffix(*i.URLHasSuffix))
+	}
+	if i.URLEqualFold != nil {
+		predicates = append(predicates, webhooksubscription.URLEqualFold(*i.URLEqualFold))
+	}
+	if i.URLContainsFold != nil {
+		predicates = append(predicates, webhooksubscription.URLContainsFold(*i.URLContainsFold))
+	}
+	if i.IsActive != nil {
+		predicates = append(predicates, webhooksubscription.IsActiveEQ(*i.IsActive))
+	}
+	if i.IsActiveNEQ != nil {
+		predicates = append(predicates, webhooksubscription.IsActiveNEQ(*i.IsActiveNEQ))
+	}
+	if i.PausedReason != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonEQ(*i.PausedReason))
+	}
+	if i.PausedReasonNEQ != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonNEQ(*i.PausedReasonNEQ))
+	}
+	if len(i.PausedReasonIn) > 0 {
+		predicates = append(predicates, webhooksubscription.PausedReasonIn(i.PausedReasonIn...))
+	}
+	if len(i.PausedReasonNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.PausedReasonNotIn(i.PausedReasonNotIn...))
+	}
+	if i.PausedReasonGT != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonGT(*i.PausedReasonGT))
+	}
+	if i.PausedReasonGTE != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonGTE(*i.PausedReasonGTE))
+	}
+	if i.PausedReasonLT != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonLT(*i.PausedReasonLT))
+	}
+	if i.PausedReasonLTE != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonLTE(*i.PausedReasonLTE))
+	}
+	if i.PausedReasonContains != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonContains(*i.PausedReasonContains))
+	}
+	if i.PausedReasonHasPrefix != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonHasPrefix(*i.PausedReasonHasPrefix))
+	}
+	if i.PausedReasonHasSuffix != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonHasSuffix(*i.PausedReasonHasSuffix))
+	}
+	if i.PausedReasonIsNil {
+		predicates = append(predicates, webhooksubscription.PausedReasonIsNil())
+	}
+	if i.PausedReasonNotNil {
+		predicates = append(predicates, webhooksubscription.PausedReasonNotNil())
+	}
+	if i.PausedReasonEqualFold != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonEqualFold(*i.PausedReasonEqualFold))
+	}
+	if i.PausedReasonContainsFold != nil {
+		predicates = append(predicates, webhooksubscription.PausedReasonContainsFold(*i.PausedReasonContainsFold))
+	}
+	if i.PausedAt != nil {
+		predicates = append(predicates, webhooksubscription.PausedAtEQ(*i.PausedAt))
+	}
+	if i.PausedAtNEQ != nil {
+		predicates = append(predicates, webhooksubscription.PausedAtNEQ(*i.PausedAtNEQ))
+	}
+	if len(i.PausedAtIn) > 0 {
+		predicates = append(predicates, webhooksubscription.PausedAtIn(i.PausedAtIn...))
+	}
+	if len(i.PausedAtNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.PausedAtNotIn(i.PausedAtNotIn...))
+	}
+	if i.PausedAtGT != nil {
+		predicates = append(predicates, webhooksubscription.PausedAtGT(*i.PausedAtGT))
+	}
+	if i.PausedAtGTE != nil {
+		predicates = append(predicates, webhooksubscription.PausedAtGTE(*i.PausedAtGTE))
+	}
+	if i.PausedAtLT != nil {
+		predicates = append(predicates, webhooksubscription.PausedAtLT(*i.PausedAtLT))
+	}
+	if i.PausedAtLTE != nil {
+		predicates = append(predicates, webhooksubscription.PausedAtLTE(*i.PausedAtLTE))
+	}
+	if i.PausedAtIsNil {
+		predicates = append(predicates, webhooksubscription.PausedAtIsNil())
+	}
+	if i.PausedAtNotNil {
+		predicates = append(predicates, webhooksubscription.PausedAtNotNil())
+	}
+	if i.ConsecutiveFailures != nil {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresEQ(*i.ConsecutiveFailures))
+	}
+	if i.ConsecutiveFailuresNEQ != nil {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresNEQ(*i.ConsecutiveFailuresNEQ))
+	}
+	if len(i.ConsecutiveFailuresIn) > 0 {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresIn(i.ConsecutiveFailuresIn...))
+	}
+	if len(i.ConsecutiveFailuresNotIn) > 0 {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresNotIn(i.ConsecutiveFailuresNotIn...))
+	}
+	if i.ConsecutiveFailuresGT != nil {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresGT(*i.ConsecutiveFailuresGT))
+	}
+	if i.ConsecutiveFailuresGTE != nil {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresGTE(*i.ConsecutiveFailuresGTE))
+	}
+	if i.ConsecutiveFailuresLT != nil {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresLT(*i.ConsecutiveFailuresLT))
+	}
+	if i.ConsecutiveFailuresLTE != nil {
+		predicates = append(predicates, webhooksubscription.ConsecutiveFailuresLTE(*i.ConsecutiveFailuresLTE))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyWebhookSubscriptionWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return webhooksubscription.And(predicates...), nil
 	}
 }

@@ -52,20 +52,23 @@ type OrganizationEdges struct {
 	CallEvents []*CallEvent `json:"call_events,omitempty"`
 	// Presences holds the value of the presences edge.
 	Presences []*AgentPresence `json:"presences,omitempty"`
+	// WebhookSubscriptions holds the value of the webhook_subscriptions edge.
+	WebhookSubscriptions []*WebhookSubscription `json:"webhook_subscriptions,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [8]bool
+	loadedTypes [9]bool
 	// totalCount holds the count of the edges above.
-	totalCount [7]map[string]int
+	totalCount [8]map[string]int
 
-	namedAPIKeys    map[string][]*APIKey
-	namedUsers      map[string][]*User
-	namedTeams      map[string][]*Team
-	namedStages     map[string][]*PipelineStage
-	namedContacts   map[string][]*Contact
-	namedLeads      map[string][]*Lead
-	namedCallEvents map[string][]*CallEvent
-	namedPresences  map[string][]*AgentPresence
+	namedAPIKeys              map[string][]*APIKey
+	namedUsers                map[string][]*User
+	namedTeams                map[string][]*Team
+	namedStages               map[string][]*PipelineStage
+	namedContacts             map[string][]*Contact
+	namedLeads                map[string][]*Lead
+	namedCallEvents           map[string][]*CallEvent
+	namedPresences            map[string][]*AgentPresence
+	namedWebhookSubscriptions map[string][]*WebhookSubscription
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -138,6 +141,15 @@ func (e OrganizationEdges) PresencesOrErr() ([]*AgentPresence, error) {
 		return e.Presences, nil
 	}
 	return nil, &NotLoadedError{edge: "presences"}
+}
+
+// WebhookSubscriptionsOrErr returns the WebhookSubscriptions value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) WebhookSubscriptionsOrErr() ([]*WebhookSubscription, error) {
+	if e.loadedTypes[8] {
+		return e.WebhookSubscriptions, nil
+	}
+	return nil, &NotLoadedError{edge: "webhook_subscriptions"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -253,6 +265,11 @@ func (_m *Organization) QueryCallEvents() *CallEventQuery {
 // QueryPresences queries the "presences" edge of the Organization entity.
 func (_m *Organization) QueryPresences() *AgentPresenceQuery {
 	return NewOrganizationClient(_m.config).QueryPresences(_m)
+}
+
+// QueryWebhookSubscriptions queries the "webhook_subscriptions" edge of the Organization entity.
+func (_m *Organization) QueryWebhookSubscriptions() *WebhookSubscriptionQuery {
+	return NewOrganizationClient(_m.config).QueryWebhookSubscriptions(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -484,6 +501,30 @@ func (_m *Organization) appendNamedPresences(name string, edges ...*AgentPresenc
 		_m.Edges.namedPresences[name] = []*AgentPresence{}
 	} else {
 		_m.Edges.namedPresences[name] = append(_m.Edges.namedPresences[name], edges...)
+	}
+}
+
+// NamedWebhookSubscriptions returns the WebhookSubscriptions named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedWebhookSubscriptions(name string) ([]*WebhookSubscription, error) {
+	if _m.Edges.namedWebhookSubscriptions == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedWebhookSubscriptions[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedWebhookSubscriptions(name string, edges ...*WebhookSubscription) {
+	if _m.Edges.namedWebhookSubscriptions == nil {
+		_m.Edges.namedWebhookSubscriptions = make(map[string][]*WebhookSubscription)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedWebhookSubscriptions[name] = []*WebhookSubscription{}
+	} else {
+		_m.Edges.namedWebhookSubscriptions[name] = append(_m.Edges.namedWebhookSubscriptions[name], edges...)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // OrganizationCreate is the builder for creating a Organization entity.
@@ -218,6 +219,21 @@ func (_c *OrganizationCreate) AddPresences(v ...*AgentPresence) *OrganizationCre
 		ids[i] = v[i].ID
 	}
 	return _c.AddPresenceIDs(ids...)
+}
+
+// AddWebhookSubscriptionIDs adds the "webhook_subscriptions" edge to the WebhookSubscription entity by IDs.
+func (_c *OrganizationCreate) AddWebhookSubscriptionIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddWebhookSubscriptionIDs(ids...)
+	return _c
+}
+
+// AddWebhookSubscriptions adds the "webhook_subscriptions" edges to the WebhookSubscription entity.
+func (_c *OrganizationCreate) AddWebhookSubscriptions(v ...*WebhookSubscription) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddWebhookSubscriptionIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -484,6 +500,22 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.WebhookSubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

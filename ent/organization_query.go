@@ -25,33 +25,36 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // OrganizationQuery is the builder for querying Organization entities.
 type OrganizationQuery struct {
 	config
-	ctx                 *QueryContext
-	order               []organization.OrderOption
-	inters              []Interceptor
-	predicates          []predicate.Organization
-	withAPIKeys         *APIKeyQuery
-	withUsers           *UserQuery
-	withTeams           *TeamQuery
-	withStages          *PipelineStageQuery
-	withContacts        *ContactQuery
-	withLeads           *LeadQuery
-	withCallEvents      *CallEventQuery
-	withPresences       *AgentPresenceQuery
-	loadTotal           []func(context.Context, []*Organization) error
-	modifiers           []func(*sql.Selector)
-	withNamedAPIKeys    map[string]*APIKeyQuery
-	withNamedUsers      map[string]*UserQuery
-	withNamedTeams      map[string]*TeamQuery
-	withNamedStages     map[string]*PipelineStageQuery
-	withNamedContacts   map[string]*ContactQuery
-	withNamedLeads      map[string]*LeadQuery
-	withNamedCallEvents map[string]*CallEventQuery
-	withNamedPresences  map[string]*AgentPresenceQuery
+	ctx                           *QueryContext
+	order                         []organization.OrderOption
+	inters                        []Interceptor
+	predicates                    []predicate.Organization
+	withAPIKeys                   *APIKeyQuery
+	withUsers                     *UserQuery
+	withTeams                     *TeamQuery
+	withStages                    *PipelineStageQuery
+	withContacts                  *ContactQuery
+	withLeads                     *LeadQuery
+	withCallEvents                *CallEventQuery
+	withPresences                 *AgentPresenceQuery
+	withWebhookSubscriptions      *WebhookSubscriptionQuery
+	loadTotal                     []func(context.Context, []*Organization) error
+	modifiers                     []func(*sql.Selector)
+	withNamedAPIKeys              map[string]*APIKeyQuery
+	withNamedUsers                map[string]*UserQuery
+	withNamedTeams                map[string]*TeamQuery
+	withNamedStages               map[string]*PipelineStageQuery
+	withNamedContacts             map[string]*ContactQuery
+	withNamedLeads                map[string]*LeadQuery
+	withNamedCallEvents           map[string]*CallEventQuery
+	withNamedPresences            map[string]*AgentPresenceQuery
+	withNamedWebhookSubscriptions map[string]*WebhookSubscriptionQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -264,6 +267,28 @@ func (_q *OrganizationQuery) QueryPresences() *AgentPresenceQuery {
 	return query
 }
 
+// QueryWebhookSubscriptions chains the current query on the "webhook_subscriptions" edge.
+func (_q *OrganizationQuery) QueryWebhookSubscriptions() *WebhookSubscriptionQuery {
+	query := (&WebhookSubscriptionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(webhooksubscription.Table, webhooksubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.WebhookSubscriptionsTable, organization.WebhookSubscriptionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -451,19 +476,20 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		return nil
 	}
 	return &OrganizationQuery{
-		config:         _q.config,
-		ctx:            _q.ctx.Clone(),
-		order:          append([]organization.OrderOption{}, _q.order...),
-		inters:         append([]Interceptor{}, _q.inters...),
-		predicates:     append([]predicate.Organization{}, _q.predicates...),
-		withAPIKeys:    _q.withAPIKeys.Clone(),
-		withUsers:      _q.withUsers.Clone(),
-		withTeams:      _q.withTeams.Clone(),
-		withStages:     _q.withStages.Clone(),
-		withContacts:   _q.withContacts.Clone(),
-		withLeads:      _q.withLeads.Clone(),
-		withCallEvents: _q.withCallEvents.Clone(),
-		withPresences:  _q.withPresences.Clone(),
+		config:                   _q.config,
+		ctx:                      _q.ctx.Clone(),
+		order:                    append([]organization.OrderOption{}, _q.order...),
+		inters:                   append([]Interceptor{}, _q.inters...),
+		predicates:               append([]predicate.Organization{}, _q.predicates...),
+		withAPIKeys:              _q.withAPIKeys.Clone(),
+		withUsers:                _q.withUsers.Clone(),
+		withTeams:                _q.withTeams.Clone(),
+		withStages:               _q.withStages.Clone(),
+		withContacts:             _q.withContacts.Clone(),
+		withLeads:                _q.withLeads.Clone(),
+		withCallEvents:           _q.withCallEvents.Clone(),
+		withPresences:            _q.withPresences.Clone(),
+		withWebhookSubscriptions: _q.withWebhookSubscriptions.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -559,6 +585,17 @@ func (_q *OrganizationQuery) WithPresences(opts ...func(*AgentPresenceQuery)) *O
 	return _q
 }
 
+// WithWebhookSubscriptions tells the query-builder to eager-load the nodes that are connected to
+// the "webhook_subscriptions" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithWebhookSubscriptions(opts ...func(*WebhookSubscriptionQuery)) *OrganizationQuery {
+	query := (&WebhookSubscriptionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withWebhookSubscriptions = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -643,7 +680,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [8]bool{
+		loadedTypes = [9]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -652,6 +689,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withLeads != nil,
 			_q.withCallEvents != nil,
 			_q.withPresences != nil,
+			_q.withWebhookSubscriptions != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -731,6 +769,15 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withWebhookSubscriptions; query != nil {
+		if err := _q.loadWebhookSubscriptions(ctx, query, nodes,
+			func(n *Organization) { n.Edges.WebhookSubscriptions = []*WebhookSubscription{} },
+			func(n *Organization, e *WebhookSubscription) {
+				n.Edges.WebhookSubscriptions = append(n.Edges.WebhookSubscriptions, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -784,6 +831,13 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadPresences(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedPresences(name) },
 			func(n *Organization, e *AgentPresence) { n.appendNamedPresences(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedWebhookSubscriptions {
+		if err := _q.loadWebhookSubscriptions(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedWebhookSubscriptions(name) },
+			func(n *Organization, e *WebhookSubscription) { n.appendNamedWebhookSubscriptions(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1035,6 +1089,36 @@ func (_q *OrganizationQuery) loadPresences(ctx context.Context, query *AgentPres
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadWebhookSubscriptions(ctx context.Context, query *WebhookSubscriptionQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *WebhookSubscription)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(webhooksubscription.FieldOrgID)
+	}
+	query.Where(predicate.WebhookSubscription(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.WebhookSubscriptionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -1264,6 +1348,20 @@ func (_q *OrganizationQuery) WithNamedPresences(name string, opts ...func(*Agent
 		_q.withNamedPresences = make(map[string]*AgentPresenceQuery)
 	}
 	_q.withNamedPresences[name] = query
+	return _q
+}
+
+// WithNamedWebhookSubscriptions tells the query-builder to eager-load the nodes that are connected to the "webhook_subscriptions"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedWebhookSubscriptions(name string, opts ...func(*WebhookSubscriptionQuery)) *OrganizationQuery {
+	query := (&WebhookSubscriptionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedWebhookSubscriptions == nil {
+		_q.withNamedWebhookSubscriptions = make(map[string]*WebhookSubscriptionQuery)
+	}
+	_q.withNamedWebhookSubscriptions[name] = query
 	return _q
 }
 

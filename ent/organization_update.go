@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // OrganizationUpdate is the builder for updating Organization entities.
@@ -206,6 +207,21 @@ func (_u *OrganizationUpdate) AddPresences(v ...*AgentPresence) *OrganizationUpd
 	return _u.AddPresenceIDs(ids...)
 }
 
+// AddWebhookSubscriptionIDs adds the "webhook_subscriptions" edge to the WebhookSubscription entity by IDs.
+func (_u *OrganizationUpdate) AddWebhookSubscriptionIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddWebhookSubscriptionIDs(ids...)
+	return _u
+}
+
+// AddWebhookSubscriptions adds the "webhook_subscriptions" edges to the WebhookSubscription entity.
+func (_u *OrganizationUpdate) AddWebhookSubscriptions(v ...*WebhookSubscription) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWebhookSubscriptionIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdate) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -377,6 +393,27 @@ func (_u *OrganizationUpdate) RemovePresences(v ...*AgentPresence) *Organization
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePresenceIDs(ids...)
+}
+
+// ClearWebhookSubscriptions clears all "webhook_subscriptions" edges to the WebhookSubscription entity.
+func (_u *OrganizationUpdate) ClearWebhookSubscriptions() *OrganizationUpdate {
+	_u.mutation.ClearWebhookSubscriptions()
+	return _u
+}
+
+// RemoveWebhookSubscriptionIDs removes the "webhook_subscriptions" edge to WebhookSubscription entities by IDs.
+func (_u *OrganizationUpdate) RemoveWebhookSubscriptionIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveWebhookSubscriptionIDs(ids...)
+	return _u
+}
+
+// RemoveWebhookSubscriptions removes "webhook_subscriptions" edges to WebhookSubscription entities.
+func (_u *OrganizationUpdate) RemoveWebhookSubscriptions(v ...*WebhookSubscription) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWebhookSubscriptionIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -821,6 +858,51 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.WebhookSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWebhookSubscriptionsIDs(); len(nodes) > 0 && !_u.mutation.WebhookSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WebhookSubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1011,6 +1093,21 @@ func (_u *OrganizationUpdateOne) AddPresences(v ...*AgentPresence) *Organization
 	return _u.AddPresenceIDs(ids...)
 }
 
+// AddWebhookSubscriptionIDs adds the "webhook_subscriptions" edge to the WebhookSubscription entity by IDs.
+func (_u *OrganizationUpdateOne) AddWebhookSubscriptionIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddWebhookSubscriptionIDs(ids...)
+	return _u
+}
+
+// AddWebhookSubscriptions adds the "webhook_subscriptions" edges to the WebhookSubscription entity.
+func (_u *OrganizationUpdateOne) AddWebhookSubscriptions(v ...*WebhookSubscription) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWebhookSubscriptionIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdateOne) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -1182,6 +1279,27 @@ func (_u *OrganizationUpdateOne) RemovePresences(v ...*AgentPresence) *Organizat
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePresenceIDs(ids...)
+}
+
+// ClearWebhookSubscriptions clears all "webhook_subscriptions" edges to the WebhookSubscription entity.
+func (_u *OrganizationUpdateOne) ClearWebhookSubscriptions() *OrganizationUpdateOne {
+	_u.mutation.ClearWebhookSubscriptions()
+	return _u
+}
+
+// RemoveWebhookSubscriptionIDs removes the "webhook_subscriptions" edge to WebhookSubscription entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveWebhookSubscriptionIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveWebhookSubscriptionIDs(ids...)
+	return _u
+}
+
+// RemoveWebhookSubscriptions removes "webhook_subscriptions" edges to WebhookSubscription entities.
+func (_u *OrganizationUpdateOne) RemoveWebhookSubscriptions(v ...*WebhookSubscription) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWebhookSubscriptionIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -1649,6 +1767,51 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WebhookSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWebhookSubscriptionsIDs(); len(nodes) > 0 && !_u.mutation.WebhookSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WebhookSubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.WebhookSubscriptionsTable,
+			Columns: []string{organization.WebhookSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

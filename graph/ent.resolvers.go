@@ -59,6 +59,12 @@ func (r *queryResolver) Users(ctx context.Context, after *entgql.Cursor[uuid.UUI
 		ent.WithUserOrder(orderBy), ent.WithUserFilter(where.Filter))
 }
 
+// WebhookSubscriptions is the resolver for the webhookSubscriptions field.
+func (r *queryResolver) WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error) {
+	return r.client(ctx).WebhookSubscription.Query().Paginate(ctx, after, first, before, last,
+		ent.WithWebhookSubscriptionOrder(orderBy), ent.WithWebhookSubscriptionFilter(where.Filter))
+}
+
 // Lead returns LeadResolver implementation.
 func (r *Resolver) Lead() LeadResolver { return &leadResolver{r} }
 

@@ -142,6 +142,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CreatedWebhookSubscription struct {
+		Secret       func(childComplexity int) int
+		Subscription func(childComplexity int) int
+	}
+
 	DoNotCallResult struct {
 		Leads  func(childComplexity int) int
 		Phone  func(childComplexity int) int
@@ -206,23 +211,26 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AssignLead        func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
-		AttachRecording   func(childComplexity int, externalCallID string, recordingURL string) int
-		CreateContact     func(childComplexity int, input ent.CreateContactInput) int
-		CreateLead        func(childComplexity int, input ent.CreateLeadInput) int
-		CreateStage       func(childComplexity int, input ent.CreatePipelineStageInput) int
-		CreateTeam        func(childComplexity int, input ent.CreateTeamInput) int
-		CreateUser        func(childComplexity int, input ent.CreateUserInput) int
-		MarkDoNotCall     func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
-		MoveLeadToStage   func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
-		RecordCallEvent   func(childComplexity int, input dialer.CallEventInput) int
-		RecordDisposition func(childComplexity int, input dialer.DispositionInput) int
-		UpdateContact     func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
-		UpdateLead        func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
-		UpdatePresence    func(childComplexity int, input dialer.PresenceInput) int
-		UpdateStage       func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
-		UpdateTeam        func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
-		UpdateUser        func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
+		AssignLead                func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
+		AttachRecording           func(childComplexity int, externalCallID string, recordingURL string) int
+		CreateContact             func(childComplexity int, input ent.CreateContactInput) int
+		CreateLead                func(childComplexity int, input ent.CreateLeadInput) int
+		CreateStage               func(childComplexity int, input ent.CreatePipelineStageInput) int
+		CreateTeam                func(childComplexity int, input ent.CreateTeamInput) int
+		CreateUser                func(childComplexity int, input ent.CreateUserInput) int
+		CreateWebhookSubscription func(childComplexity int, input NewWebhookSubscription) int
+		DeleteWebhookSubscription func(childComplexity int, id uuid.UUID) int
+		MarkDoNotCall             func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
+		MoveLeadToStage           func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
+		RecordCallEvent           func(childComplexity int, input dialer.CallEventInput) int
+		RecordDisposition         func(childComplexity int, input dialer.DispositionInput) int
+		UpdateContact             func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
+		UpdateLead                func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
+		UpdatePresence            func(childComplexity int, input dialer.PresenceInput) int
+		UpdateStage               func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
+		UpdateTeam                func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
+		UpdateUser                func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
+		UpdateWebhookSubscription func(childComplexity int, id uuid.UUID, input WebhookSubscriptionPatch) int
 	}
 
 	PageInfo struct {
@@ -256,17 +264,18 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AgentsBoard func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
-		CallEvents  func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
-		Contacts    func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
-		Lead        func(childComplexity int, id uuid.UUID) int
-		Leads       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
-		LeadsPage   func(childComplexity int, page *int, limit *int, search *string) int
-		Node        func(childComplexity int, id uuid.UUID) int
-		Nodes       func(childComplexity int, ids []uuid.UUID) int
-		Stages      func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
-		Teams       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
-		Users       func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+		AgentsBoard          func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		CallEvents           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
+		Contacts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		Lead                 func(childComplexity int, id uuid.UUID) int
+		Leads                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
+		LeadsPage            func(childComplexity int, page *int, limit *int, search *string) int
+		Node                 func(childComplexity int, id uuid.UUID) int
+		Nodes                func(childComplexity int, ids []uuid.UUID) int
+		Stages               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
+		Teams                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
+		Users                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+		WebhookSubscriptions func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
 	}
 
 	Subscription struct {
@@ -316,6 +325,29 @@ type ComplexityRoot struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
+
+	WebhookSubscription struct {
+		ConsecutiveFailures func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Events              func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IsActive            func(childComplexity int) int
+		PausedAt            func(childComplexity int) int
+		PausedReason        func(childComplexity int) int
+		URL                 func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+	}
+
+	WebhookSubscriptionConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookSubscriptionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
 }
 
 type LeadResolver interface {
@@ -339,6 +371,9 @@ type MutationResolver interface {
 	UpdatePresence(ctx context.Context, input dialer.PresenceInput) (*dialer.AgentStatus, error)
 	AttachRecording(ctx context.Context, externalCallID string, recordingURL string) (*ent.CallEvent, error)
 	MarkDoNotCall(ctx context.Context, leadID *uuid.UUID, phone *string, reason *string) (*DoNotCallResult, error)
+	CreateWebhookSubscription(ctx context.Context, input NewWebhookSubscription) (*CreatedWebhookSubscription, error)
+	UpdateWebhookSubscription(ctx context.Context, id uuid.UUID, input WebhookSubscriptionPatch) (*ent.WebhookSubscription, error)
+	DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -349,6 +384,7 @@ type QueryResolver interface {
 	Stages(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) (*ent.PipelineStageConnection, error)
 	Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error)
 	Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error)
+	WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error)
 	LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error)
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
 	AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error)
@@ -776,6 +812,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
 
+	case "CreatedWebhookSubscription.secret":
+		if e.ComplexityRoot.CreatedWebhookSubscription.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedWebhookSubscription.Secret(childComplexity), true
+	case "CreatedWebhookSubscription.subscription":
+		if e.ComplexityRoot.CreatedWebhookSubscription.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedWebhookSubscription.Subscription(childComplexity), true
+
 	case "DoNotCallResult.leads":
 		if e.ComplexityRoot.DoNotCallResult.Leads == nil {
 			break
@@ -1151,6 +1200,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateUser(childComplexity, args["input"].(ent.CreateUserInput)), true
+	case "Mutation.createWebhookSubscription":
+		if e.ComplexityRoot.Mutation.CreateWebhookSubscription == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhookSubscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhookSubscription(childComplexity, args["input"].(NewWebhookSubscription)), true
+	case "Mutation.deleteWebhookSubscription":
+		if e.ComplexityRoot.Mutation.DeleteWebhookSubscription == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWebhookSubscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWebhookSubscription(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.markDoNotCall":
 		if e.ComplexityRoot.Mutation.MarkDoNotCall == nil {
 			break
@@ -1261,6 +1332,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateUser(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateUserInput)), true
+	case "Mutation.updateWebhookSubscription":
+		if e.ComplexityRoot.Mutation.UpdateWebhookSubscription == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWebhookSubscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWebhookSubscription(childComplexity, args["id"].(uuid.UUID), args["input"].(WebhookSubscriptionPatch)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1496,6 +1578,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Users(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.UserOrder), args["where"].(*ent.UserWhereInput)), true
+	case "Query.webhookSubscriptions":
+		if e.ComplexityRoot.Query.WebhookSubscriptions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookSubscriptions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookSubscriptions(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.WebhookSubscriptionOrder), args["where"].(*ent.WebhookSubscriptionWhereInput)), true
 
 	case "Subscription.agentPresenceChanged":
 		if e.ComplexityRoot.Subscription.AgentPresenceChanged == nil {
@@ -1666,6 +1759,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
 
+	case "WebhookSubscription.consecutiveFailures":
+		if e.ComplexityRoot.WebhookSubscription.ConsecutiveFailures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.ConsecutiveFailures(childComplexity), true
+	case "WebhookSubscription.createdAt":
+		if e.ComplexityRoot.WebhookSubscription.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.CreatedAt(childComplexity), true
+	case "WebhookSubscription.events":
+		if e.ComplexityRoot.WebhookSubscription.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.Events(childComplexity), true
+	case "WebhookSubscription.id":
+		if e.ComplexityRoot.WebhookSubscription.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.ID(childComplexity), true
+	case "WebhookSubscription.isActive":
+		if e.ComplexityRoot.WebhookSubscription.IsActive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.IsActive(childComplexity), true
+	case "WebhookSubscription.pausedAt":
+		if e.ComplexityRoot.WebhookSubscription.PausedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.PausedAt(childComplexity), true
+	case "WebhookSubscription.pausedReason":
+		if e.ComplexityRoot.WebhookSubscription.PausedReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.PausedReason(childComplexity), true
+	case "WebhookSubscription.url":
+		if e.ComplexityRoot.WebhookSubscription.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.URL(childComplexity), true
+	case "WebhookSubscription.updatedAt":
+		if e.ComplexityRoot.WebhookSubscription.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscription.UpdatedAt(childComplexity), true
+
+	case "WebhookSubscriptionConnection.edges":
+		if e.ComplexityRoot.WebhookSubscriptionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscriptionConnection.Edges(childComplexity), true
+	case "WebhookSubscriptionConnection.pageInfo":
+		if e.ComplexityRoot.WebhookSubscriptionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscriptionConnection.PageInfo(childComplexity), true
+	case "WebhookSubscriptionConnection.totalCount":
+		if e.ComplexityRoot.WebhookSubscriptionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscriptionConnection.TotalCount(childComplexity), true
+
+	case "WebhookSubscriptionEdge.cursor":
+		if e.ComplexityRoot.WebhookSubscriptionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscriptionEdge.Cursor(childComplexity), true
+	case "WebhookSubscriptionEdge.node":
+		if e.ComplexityRoot.WebhookSubscriptionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookSubscriptionEdge.Node(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1689,6 +1869,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputDispositionInput,
 		ec.unmarshalInputLeadOrder,
 		ec.unmarshalInputLeadWhereInput,
+		ec.unmarshalInputNewWebhookSubscription,
 		ec.unmarshalInputPipelineStageOrder,
 		ec.unmarshalInputPipelineStageWhereInput,
 		ec.unmarshalInputPresenceInput,
@@ -1701,6 +1882,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateUserInput,
 		ec.unmarshalInputUserOrder,
 		ec.unmarshalInputUserWhereInput,
+		ec.unmarshalInputWebhookSubscriptionOrder,
+		ec.unmarshalInputWebhookSubscriptionPatch,
+		ec.unmarshalInputWebhookSubscriptionWhereInput,
 	)
 	first := true
 
@@ -1792,7 +1976,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1807,6 +1991,7 @@ var sources = []*ast.Source{
 	{Name: "ent.graphql", Input: sourceData("ent.graphql"), BuiltIn: false},
 	{Name: "schema.graphql", Input: sourceData("schema.graphql"), BuiltIn: false},
 	{Name: "dialer.graphql", Input: sourceData("dialer.graphql"), BuiltIn: false},
+	{Name: "webhooks.graphql", Input: sourceData("webhooks.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -1966,6 +2151,16 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 		return ec.fieldContext_ContactEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CreatedWebhookSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "subscription":
+		return ec.fieldContext_CreatedWebhookSubscription_subscription(ctx, field)
+	case "secret":
+		return ec.fieldContext_CreatedWebhookSubscription_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhookSubscription", field.Name)
 }
 
 func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2240,6 +2435,52 @@ func (ec *executionContext) childFields_UserEdge(ctx context.Context, field grap
 		return ec.fieldContext_UserEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookSubscription_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WebhookSubscription_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_WebhookSubscription_updatedAt(ctx, field)
+	case "url":
+		return ec.fieldContext_WebhookSubscription_url(ctx, field)
+	case "events":
+		return ec.fieldContext_WebhookSubscription_events(ctx, field)
+	case "isActive":
+		return ec.fieldContext_WebhookSubscription_isActive(ctx, field)
+	case "pausedReason":
+		return ec.fieldContext_WebhookSubscription_pausedReason(ctx, field)
+	case "pausedAt":
+		return ec.fieldContext_WebhookSubscription_pausedAt(ctx, field)
+	case "consecutiveFailures":
+		return ec.fieldContext_WebhookSubscription_consecutiveFailures(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookSubscription", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookSubscriptionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WebhookSubscriptionConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookSubscriptionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WebhookSubscriptionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookSubscriptionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookSubscriptionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_WebhookSubscriptionEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_WebhookSubscriptionEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookSubscriptionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2526,6 +2767,34 @@ func (ec *executionContext) field_Mutation_createUser_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createWebhookSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (NewWebhookSubscription, error) {
+			return ec.unmarshalNNewWebhookSubscription2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewWebhookSubscription(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteWebhookSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_markDoNotCall_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2722,6 +2991,28 @@ func (ec *executionContext) field_Mutation_updateUser_args(ctx context.Context, 
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (ent.UpdateUserInput, error) {
 			return ec.unmarshalNUpdateUserInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateUserInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateWebhookSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (WebhookSubscriptionPatch, error) {
+			return ec.unmarshalNWebhookSubscriptionPatch2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐWebhookSubscriptionPatch(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3162,6 +3453,60 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*ent.UserWhereInput, error) {
 			return ec.unmarshalOUserWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_webhookSubscriptions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.WebhookSubscriptionOrder, error) {
+			return ec.unmarshalOWebhookSubscriptionOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.WebhookSubscriptionWhereInput, error) {
+			return ec.unmarshalOWebhookSubscriptionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4858,6 +5203,61 @@ func (ec *executionContext) _ContactEdge_cursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CreatedWebhookSubscription_subscription(ctx context.Context, field graphql.CollectedField, obj *CreatedWebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedWebhookSubscription_subscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subscription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookSubscription) graphql.Marshaler {
+			return ec.marshalNWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedWebhookSubscription_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedWebhookSubscription",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookSubscription(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedWebhookSubscription_secret(ctx context.Context, field graphql.CollectedField, obj *CreatedWebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedWebhookSubscription_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedWebhookSubscription_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreatedWebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _DoNotCallResult_phone(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
@@ -6805,6 +7205,138 @@ func (ec *executionContext) fieldContext_Mutation_markDoNotCall(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createWebhookSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWebhookSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWebhookSubscription(ctx, fc.Args["input"].(NewWebhookSubscription))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreatedWebhookSubscription) graphql.Marshaler {
+			return ec.marshalNCreatedWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedWebhookSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWebhookSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreatedWebhookSubscription(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWebhookSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateWebhookSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateWebhookSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateWebhookSubscription(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(WebhookSubscriptionPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookSubscription) graphql.Marshaler {
+			return ec.marshalNWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateWebhookSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookSubscription(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateWebhookSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWebhookSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteWebhookSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteWebhookSubscription(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteWebhookSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWebhookSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7601,6 +8133,50 @@ func (ec *executionContext) fieldContext_Query_users(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_users_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_webhookSubscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_webhookSubscriptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WebhookSubscriptions(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.WebhookSubscriptionOrder), fc.Args["where"].(*ent.WebhookSubscriptionWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookSubscriptionConnection) graphql.Marshaler {
+			return ec.marshalNWebhookSubscriptionConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_webhookSubscriptions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookSubscriptionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_webhookSubscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8533,6 +9109,355 @@ func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UserEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_id(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_url(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_events(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_pausedReason(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_pausedReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PausedReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_pausedReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_pausedAt(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_pausedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PausedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_pausedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscription_consecutiveFailures(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscription_consecutiveFailures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConsecutiveFailures, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscription_consecutiveFailures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscription", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscriptionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscriptionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.WebhookSubscriptionEdge) graphql.Marshaler {
+			return ec.marshalOWebhookSubscriptionEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscriptionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookSubscriptionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookSubscriptionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookSubscriptionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscriptionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscriptionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookSubscriptionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookSubscriptionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscriptionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscriptionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscriptionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookSubscriptionEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscriptionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscriptionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookSubscription) graphql.Marshaler {
+			return ec.marshalOWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscription(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscriptionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookSubscriptionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookSubscription(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookSubscriptionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.WebhookSubscriptionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookSubscriptionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookSubscriptionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookSubscriptionEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -14428,6 +15353,50 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputNewWebhookSubscription(ctx context.Context, obj any) (NewWebhookSubscription, error) {
+	var it NewWebhookSubscription
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "events", "secret"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "events":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("events"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Events = data
+		case "secret":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("secret"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Secret = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputPipelineStageOrder(ctx context.Context, obj any) (ent.PipelineStageOrder, error) {
 	var it ent.PipelineStageOrder
 	if obj == nil {
@@ -16508,6 +17477,639 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputWebhookSubscriptionOrder(ctx context.Context, obj any) (ent.WebhookSubscriptionOrder, error) {
+	var it ent.WebhookSubscriptionOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNWebhookSubscriptionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookSubscriptionPatch(ctx context.Context, obj any) (WebhookSubscriptionPatch, error) {
+	var it WebhookSubscriptionPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "events", "isActive"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "events":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("events"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Events = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputWebhookSubscriptionWhereInput(ctx context.Context, obj any) (ent.WebhookSubscriptionWhereInput, error) {
+	var it ent.WebhookSubscriptionWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "url", "urlNEQ", "urlIn", "urlNotIn", "urlGT", "urlGTE", "urlLT", "urlLTE", "urlContains", "urlHasPrefix", "urlHasSuffix", "urlEqualFold", "urlContainsFold", "isActive", "isActiveNEQ", "pausedReason", "pausedReasonNEQ", "pausedReasonIn", "pausedReasonNotIn", "pausedReasonGT", "pausedReasonGTE", "pausedReasonLT", "pausedReasonLTE", "pausedReasonContains", "pausedReasonHasPrefix", "pausedReasonHasSuffix", "pausedReasonIsNil", "pausedReasonNotNil", "pausedReasonEqualFold", "pausedReasonContainsFold", "pausedAt", "pausedAtNEQ", "pausedAtIn", "pausedAtNotIn", "pausedAtGT", "pausedAtGTE", "pausedAtLT", "pausedAtLTE", "pausedAtIsNil", "pausedAtNotNil", "consecutiveFailures", "consecutiveFailuresNEQ", "consecutiveFailuresIn", "consecutiveFailuresNotIn", "consecutiveFailuresGT", "consecutiveFailuresGTE", "consecutiveFailuresLT", "consecutiveFailuresLTE"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOWebhookSubscriptionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOWebhookSubscriptionWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOWebhookSubscriptionWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "urlNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLNEQ = data
+		case "urlIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLIn = data
+		case "urlNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLNotIn = data
+		case "urlGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLGT = data
+		case "urlGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLGTE = data
+		case "urlLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLLT = data
+		case "urlLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLLTE = data
+		case "urlContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLContains = data
+		case "urlHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLHasPrefix = data
+		case "urlHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLHasSuffix = data
+		case "urlEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLEqualFold = data
+		case "urlContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("urlContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URLContainsFold = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "isActiveNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActiveNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActiveNEQ = data
+		case "pausedReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReason = data
+		case "pausedReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonNEQ = data
+		case "pausedReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonIn = data
+		case "pausedReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonNotIn = data
+		case "pausedReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonGT = data
+		case "pausedReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonGTE = data
+		case "pausedReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonLT = data
+		case "pausedReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonLTE = data
+		case "pausedReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonContains = data
+		case "pausedReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonHasPrefix = data
+		case "pausedReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonHasSuffix = data
+		case "pausedReasonIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonIsNil = data
+		case "pausedReasonNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonNotNil = data
+		case "pausedReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonEqualFold = data
+		case "pausedReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedReasonContainsFold = data
+		case "pausedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAt = data
+		case "pausedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtNEQ = data
+		case "pausedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtIn = data
+		case "pausedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtNotIn = data
+		case "pausedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtGT = data
+		case "pausedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtGTE = data
+		case "pausedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtLT = data
+		case "pausedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtLTE = data
+		case "pausedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtIsNil = data
+		case "pausedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pausedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PausedAtNotNil = data
+		case "consecutiveFailures":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailures"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailures = data
+		case "consecutiveFailuresNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresNEQ = data
+		case "consecutiveFailuresIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresIn = data
+		case "consecutiveFailuresNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresNotIn = data
+		case "consecutiveFailuresGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresGT = data
+		case "consecutiveFailuresGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresGTE = data
+		case "consecutiveFailuresLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresLT = data
+		case "consecutiveFailuresLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("consecutiveFailuresLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConsecutiveFailuresLTE = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -16516,6 +18118,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case *ent.WebhookSubscription:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookSubscription(ctx, sel, obj)
 	case *ent.User:
 		if obj == nil {
 			return graphql.Null
@@ -17277,6 +18884,50 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var createdWebhookSubscriptionImplementors = []string{"CreatedWebhookSubscription"}
+
+func (ec *executionContext) _CreatedWebhookSubscription(ctx context.Context, sel ast.SelectionSet, obj *CreatedWebhookSubscription) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdWebhookSubscriptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedWebhookSubscription")
+		case "subscription":
+			out.Values[i] = ec._CreatedWebhookSubscription_subscription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CreatedWebhookSubscription_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var doNotCallResultImplementors = []string{"DoNotCallResult"}
 
 func (ec *executionContext) _DoNotCallResult(ctx context.Context, sel ast.SelectionSet, obj *DoNotCallResult) graphql.Marshaler {
@@ -17896,6 +19547,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createWebhookSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWebhookSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateWebhookSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateWebhookSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteWebhookSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWebhookSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18341,6 +20013,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_users(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "webhookSubscriptions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_webhookSubscriptions(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -18875,6 +20569,166 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._UserEdge_node(ctx, field, obj)
 		case "cursor":
 			out.Values[i] = ec._UserEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var webhookSubscriptionImplementors = []string{"WebhookSubscription", "Node"}
+
+func (ec *executionContext) _WebhookSubscription(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookSubscription) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookSubscriptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookSubscription")
+		case "id":
+			out.Values[i] = ec._WebhookSubscription_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._WebhookSubscription_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._WebhookSubscription_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._WebhookSubscription_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._WebhookSubscription_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isActive":
+			out.Values[i] = ec._WebhookSubscription_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pausedReason":
+			out.Values[i] = ec._WebhookSubscription_pausedReason(ctx, field, obj)
+		case "pausedAt":
+			out.Values[i] = ec._WebhookSubscription_pausedAt(ctx, field, obj)
+		case "consecutiveFailures":
+			out.Values[i] = ec._WebhookSubscription_consecutiveFailures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var webhookSubscriptionConnectionImplementors = []string{"WebhookSubscriptionConnection"}
+
+func (ec *executionContext) _WebhookSubscriptionConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookSubscriptionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookSubscriptionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookSubscriptionConnection")
+		case "edges":
+			out.Values[i] = ec._WebhookSubscriptionConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._WebhookSubscriptionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._WebhookSubscriptionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var webhookSubscriptionEdgeImplementors = []string{"WebhookSubscriptionEdge"}
+
+func (ec *executionContext) _WebhookSubscriptionEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.WebhookSubscriptionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookSubscriptionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookSubscriptionEdge")
+		case "node":
+			out.Values[i] = ec._WebhookSubscriptionEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._WebhookSubscriptionEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19475,6 +21329,20 @@ func (ec *executionContext) unmarshalNCreateUserInput2githubᚗcomᚋlendingpipe
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCreatedWebhookSubscription2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v CreatedWebhookSubscription) graphql.Marshaler {
+	return ec._CreatedWebhookSubscription(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCreatedWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v *CreatedWebhookSubscription) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreatedWebhookSubscription(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[uuid.UUID], error) {
 	var res entgql.Cursor[uuid.UUID]
 	err := res.UnmarshalGQL(v)
@@ -19685,6 +21553,11 @@ func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.Selecti
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNNewWebhookSubscription2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewWebhookSubscription(ctx context.Context, v any) (NewWebhookSubscription, error) {
+	res, err := ec.unmarshalInputNewWebhookSubscription(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐNoder(ctx context.Context, sel ast.SelectionSet, v []ent.Noder) graphql.Marshaler {
@@ -19983,6 +21856,60 @@ func (ec *executionContext) marshalNUserRole2githubᚗcomᚋlendingpipeᚋsvcᚋ
 
 func (ec *executionContext) unmarshalNUserWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserWhereInput(ctx context.Context, v any) (*ent.UserWhereInput, error) {
 	res, err := ec.unmarshalInputUserWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookSubscription2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v ent.WebhookSubscription) graphql.Marshaler {
+	return ec._WebhookSubscription(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookSubscription) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookSubscription(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookSubscriptionConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionConnection(ctx context.Context, sel ast.SelectionSet, v ent.WebhookSubscriptionConnection) graphql.Marshaler {
+	return ec._WebhookSubscriptionConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookSubscriptionConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionConnection(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookSubscriptionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookSubscriptionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNWebhookSubscriptionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionOrderField(ctx context.Context, v any) (*ent.WebhookSubscriptionOrderField, error) {
+	var res = new(ent.WebhookSubscriptionOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookSubscriptionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookSubscriptionOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNWebhookSubscriptionPatch2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐWebhookSubscriptionPatch(ctx context.Context, v any) (WebhookSubscriptionPatch, error) {
+	res, err := ec.unmarshalInputWebhookSubscriptionPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNWebhookSubscriptionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInput(ctx context.Context, v any) (*ent.WebhookSubscriptionWhereInput, error) {
+	res, err := ec.unmarshalInputWebhookSubscriptionWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -21297,6 +23224,67 @@ func (ec *executionContext) unmarshalOUserWhereInput2ᚖgithubᚗcomᚋlendingpi
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputUserWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWebhookSubscription2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookSubscription) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookSubscription(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookSubscriptionEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.WebhookSubscriptionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOWebhookSubscriptionEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOWebhookSubscriptionEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionEdge(ctx context.Context, sel ast.SelectionSet, v *ent.WebhookSubscriptionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookSubscriptionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWebhookSubscriptionOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionOrder(ctx context.Context, v any) (*ent.WebhookSubscriptionOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWebhookSubscriptionOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOWebhookSubscriptionWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInputᚄ(ctx context.Context, v any) ([]*ent.WebhookSubscriptionWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.WebhookSubscriptionWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWebhookSubscriptionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOWebhookSubscriptionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInput(ctx context.Context, v any) (*ent.WebhookSubscriptionWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWebhookSubscriptionWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -16,6 +16,12 @@ type AgentBoard struct {
 	HasMore bool                  `json:"hasMore"`
 }
 
+// A new subscription with its secret, which is never shown again.
+type CreatedWebhookSubscription struct {
+	Subscription *ent.WebhookSubscription `json:"subscription"`
+	Secret       string                   `json:"secret"`
+}
+
 // What a do-not-call request marked.
 type DoNotCallResult struct {
 	// The phone number marked, when the request named one.
@@ -36,5 +42,21 @@ type LeadPage struct {
 	HasMore bool `json:"hasMore"`
 }
 
+type NewWebhookSubscription struct {
+	// An https URL (SPEC 4.3).
+	URL string `json:"url"`
+	// Catalog event types, or "*" for all.
+	Events []string `json:"events"`
+	// The signing secret; generated (whsec_ + 32 random bytes) when omitted.
+	Secret *string `json:"secret,omitempty"`
+}
+
 type Subscription struct {
+}
+
+type WebhookSubscriptionPatch struct {
+	URL    *string  `json:"url,omitempty"`
+	Events []string `json:"events,omitempty"`
+	// false pauses deliveries; true resumes them and resets the failure count.
+	IsActive *bool `json:"isActive,omitempty"`
 }

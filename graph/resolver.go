@@ -11,6 +11,7 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // Resolver holds the resolvers' dependencies.
@@ -18,11 +19,13 @@ type Resolver struct {
 	db       *store.DB
 	now      func() time.Time
 	presence *dialer.Broker
+	webhooks webhooks.Config
 }
 
-// NewResolver returns the root resolver over db.
-func NewResolver(db *store.DB, now func() time.Time) *Resolver {
-	return &Resolver{db: db, now: now, presence: dialer.NewBroker()}
+// NewResolver returns the root resolver over db; hooks holds the webhook
+// settings subscriptions are validated against.
+func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker(), webhooks: hooks}
 }
 
 // client is the transaction's client when the request runs in one

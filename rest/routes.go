@@ -10,10 +10,12 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // Config is what the HTTP surface needs to know; it is read once at start-up.
 type Config struct {
+	Webhooks     webhooks.Config
 	RateLimit    int           // requests per RateWindow per API key
 	RateWindow   time.Duration //
 	MaxBodyBytes int64
@@ -26,9 +28,10 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	resolver := graph.NewResolver(db, cfg.Now)
+	resolver := graph.NewResolver(db, cfg.Now, cfg.Webhooks)
 	leads := leadHandlers{resolver: resolver, client: db.Client}
 	dialerH := dialerHandlers{resolver: resolver, client: db.Client}
+	hooks := webhookHandlers{resolver: resolver, client: db.Client}
 	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
 
@@ -49,6 +52,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/status", errorHandler(health.status).ServeHTTP)
 	r.Get("/healthz", health.live)
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
+	r.Get("/v1/webhooks/catalog", catalog)
 	r.Handle("/playground", graph.Playground("/graphql"))
 	// Authenticated by the organization's connector token in the path.
 	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
@@ -71,6 +75,12 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 			r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)
 			r.Post("/presence", errorHandler(dialerH.presence).ServeHTTP)
 			r.Get("/agents", errorHandler(dialerH.agents).ServeHTTP)
+		})
+		r.Route("/v1/app-webhooks", func(r chi.Router) {
+			r.Post("/", errorHandler(hooks.create).ServeHTTP)
+			r.Get("/", errorHandler(hooks.list).ServeHTTP)
+			r.Patch("/{id}", errorHandler(hooks.patch).ServeHTTP)
+			r.Delete("/{id}", errorHandler(hooks.delete).ServeHTTP)
 		})
 	})
 	return r

@@ -19,6 +19,10 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhookattempt"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
 // The Query interface represents an operation that queries a graph.
@@ -347,6 +351,114 @@ func (f TraverseUser) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.UserQuery", q)
 }
 
+// The WebhookAttemptFunc type is an adapter to allow the use of ordinary function as a Querier.
+type WebhookAttemptFunc func(context.Context, *ent.WebhookAttemptQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f WebhookAttemptFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.WebhookAttemptQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.WebhookAttemptQuery", q)
+}
+
+// The TraverseWebhookAttempt type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseWebhookAttempt func(context.Context, *ent.WebhookAttemptQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseWebhookAttempt) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseWebhookAttempt) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookAttemptQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.WebhookAttemptQuery", q)
+}
+
+// The WebhookDeliveryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type WebhookDeliveryFunc func(context.Context, *ent.WebhookDeliveryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f WebhookDeliveryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.WebhookDeliveryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.WebhookDeliveryQuery", q)
+}
+
+// The TraverseWebhookDelivery type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseWebhookDelivery func(context.Context, *ent.WebhookDeliveryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseWebhookDelivery) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseWebhookDelivery) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookDeliveryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.WebhookDeliveryQuery", q)
+}
+
+// The WebhookEventFunc type is an adapter to allow the use of ordinary function as a Querier.
+type WebhookEventFunc func(context.Context, *ent.WebhookEventQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f WebhookEventFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.WebhookEventQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.WebhookEventQuery", q)
+}
+
+// The TraverseWebhookEvent type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseWebhookEvent func(context.Context, *ent.WebhookEventQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseWebhookEvent) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseWebhookEvent) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookEventQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.WebhookEventQuery", q)
+}
+
+// The WebhookSubscriptionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type WebhookSubscriptionFunc func(context.Context, *ent.WebhookSubscriptionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f WebhookSubscriptionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.WebhookSubscriptionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.WebhookSubscriptionQuery", q)
+}
+
+// The TraverseWebhookSubscription type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseWebhookSubscription func(context.Context, *ent.WebhookSubscriptionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseWebhookSubscription) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseWebhookSubscription) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookSubscriptionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.WebhookSubscriptionQuery", q)
+}
+
 // NewQuery returns the generic Query interface for the given typed query.
 func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
@@ -370,6 +482,14 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.TeamQuery, predicate.Team, team.OrderOption]{typ: ent.TypeTeam, tq: q}, nil
 	case *ent.UserQuery:
 		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
+	case *ent.WebhookAttemptQuery:
+		return &query[*ent.WebhookAttemptQuery, predicate.WebhookAttempt, webhookattempt.OrderOption]{typ: ent.TypeWebhookAttempt, tq: q}, nil
+	case *ent.WebhookDeliveryQuery:
+		return &query[*ent.WebhookDeliveryQuery, predicate.WebhookDelivery, webhookdelivery.OrderOption]{typ: ent.TypeWebhookDelivery, tq: q}, nil
+	case *ent.WebhookEventQuery:
+		return &query[*ent.WebhookEventQuery, predicate.WebhookEvent, webhookevent.OrderOption]{typ: ent.TypeWebhookEvent, tq: q}, nil
+	case *ent.WebhookSubscriptionQuery:
+		return &query[*ent.WebhookSubscriptionQuery, predicate.WebhookSubscription, webhooksubscription.OrderOption]{typ: ent.TypeWebhookSubscription, tq: q}, nil
 	default:
 		return nil, fmt.Errorf("unknown query type %T", q)
 	}

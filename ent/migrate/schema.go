@@ -440,6 +440,153 @@ var (
 			},
 		},
 	}
+	// WebhookAttemptsColumns holds the columns for the "webhook_attempts" table.
+	WebhookAttemptsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "attempted_at", Type: field.TypeTime},
+		{Name: "status_code", Type: field.TypeInt, Nullable: true},
+		{Name: "latency_ms", Type: field.TypeInt},
+		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "response_excerpt", Type: field.TypeString, Nullable: true},
+		{Name: "delivery_id", Type: field.TypeUUID},
+	}
+	// WebhookAttemptsTable holds the schema information for the "webhook_attempts" table.
+	WebhookAttemptsTable = &schema.Table{
+		Name:       "webhook_attempts",
+		Columns:    WebhookAttemptsColumns,
+		PrimaryKey: []*schema.Column{WebhookAttemptsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_attempts_webhook_deliveries_attempt_log",
+				Columns:    []*schema.Column{WebhookAttemptsColumns[6]},
+				RefColumns: []*schema.Column{WebhookDeliveriesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookattempt_delivery_id_attempted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookAttemptsColumns[6], WebhookAttemptsColumns[1]},
+			},
+		},
+	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "dead"}, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "last_status_code", Type: field.TypeInt, Nullable: true},
+		{Name: "last_error", Type: field.TypeString, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "dead_at", Type: field.TypeTime, Nullable: true},
+		{Name: "event_id", Type: field.TypeUUID},
+		{Name: "subscription_id", Type: field.TypeUUID},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_webhook_events_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[11]},
+				RefColumns: []*schema.Column{WebhookEventsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "webhook_deliveries_webhook_subscriptions_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[12]},
+				RefColumns: []*schema.Column{WebhookSubscriptionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[6]},
+			},
+			{
+				Name:    "webhookdelivery_subscription_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[12], WebhookDeliveriesColumns[1]},
+			},
+			{
+				Name:    "webhookdelivery_event_id_subscription_id",
+				Unique:  true,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[11], WebhookDeliveriesColumns[12]},
+			},
+		},
+	}
+	// WebhookEventsColumns holds the columns for the "webhook_events" table.
+	WebhookEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "event_type", Type: field.TypeString},
+		{Name: "data", Type: field.TypeJSON},
+		{Name: "occurred_at", Type: field.TypeTime},
+		{Name: "dispatched", Type: field.TypeBool, Default: false},
+		{Name: "exclude_subscription_id", Type: field.TypeUUID, Nullable: true},
+	}
+	// WebhookEventsTable holds the schema information for the "webhook_events" table.
+	WebhookEventsTable = &schema.Table{
+		Name:       "webhook_events",
+		Columns:    WebhookEventsColumns,
+		PrimaryKey: []*schema.Column{WebhookEventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookevent_dispatched_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEventsColumns[5], WebhookEventsColumns[4]},
+			},
+			{
+				Name:    "webhookevent_org_id_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEventsColumns[1], WebhookEventsColumns[4]},
+			},
+		},
+	}
+	// WebhookSubscriptionsColumns holds the columns for the "webhook_subscriptions" table.
+	WebhookSubscriptionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "url", Type: field.TypeString},
+		{Name: "events", Type: field.TypeJSON},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "paused_reason", Type: field.TypeString, Nullable: true},
+		{Name: "paused_at", Type: field.TypeTime, Nullable: true},
+		{Name: "consecutive_failures", Type: field.TypeInt, Default: 0},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// WebhookSubscriptionsTable holds the schema information for the "webhook_subscriptions" table.
+	WebhookSubscriptionsTable = &schema.Table{
+		Name:       "webhook_subscriptions",
+		Columns:    WebhookSubscriptionsColumns,
+		PrimaryKey: []*schema.Column{WebhookSubscriptionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_subscriptions_organizations_webhook_subscriptions",
+				Columns:    []*schema.Column{WebhookSubscriptionsColumns[10]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhooksubscription_org_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookSubscriptionsColumns[10]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -452,6 +599,10 @@ var (
 		PipelineStagesTable,
 		TeamsTable,
 		UsersTable,
+		WebhookAttemptsTable,
+		WebhookDeliveriesTable,
+		WebhookEventsTable,
+		WebhookSubscriptionsTable,
 	}
 )
 
@@ -472,4 +623,8 @@ func init() {
 	TeamsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	UsersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	UsersTable.ForeignKeys[1].RefTable = TeamsTable
+	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEventsTable
+	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookSubscriptionsTable
+	WebhookSubscriptionsTable.ForeignKeys[0].RefTable = OrganizationsTable
 }

@@ -42,6 +42,8 @@ const (
 	EdgeCallEvents = "call_events"
 	// EdgePresences holds the string denoting the presences edge name in mutations.
 	EdgePresences = "presences"
+	// EdgeWebhookSubscriptions holds the string denoting the webhook_subscriptions edge name in mutations.
+	EdgeWebhookSubscriptions = "webhook_subscriptions"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -100,6 +102,13 @@ const (
 	PresencesInverseTable = "agent_presences"
 	// PresencesColumn is the table column denoting the presences relation/edge.
 	PresencesColumn = "org_id"
+	// WebhookSubscriptionsTable is the table that holds the webhook_subscriptions relation/edge.
+	WebhookSubscriptionsTable = "webhook_subscriptions"
+	// WebhookSubscriptionsInverseTable is the table name for the WebhookSubscription entity.
+	// It exists in this package in order to avoid circular dependency with the "webhooksubscription" package.
+	WebhookSubscriptionsInverseTable = "webhook_subscriptions"
+	// WebhookSubscriptionsColumn is the table column denoting the webhook_subscriptions relation/edge.
+	WebhookSubscriptionsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -288,6 +297,20 @@ func ByPresences(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newPresencesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByWebhookSubscriptionsCount orders the results by webhook_subscriptions count.
+func ByWebhookSubscriptionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newWebhookSubscriptionsStep(), opts...)
+	}
+}
+
+// ByWebhookSubscriptions orders the results by webhook_subscriptions terms.
+func ByWebhookSubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newWebhookSubscriptionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -342,5 +365,12 @@ func newPresencesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(PresencesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, PresencesTable, PresencesColumn),
+	)
+}
+func newWebhookSubscriptionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(WebhookSubscriptionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, WebhookSubscriptionsTable, WebhookSubscriptionsColumn),
 	)
 }

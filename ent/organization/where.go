@@ -540,6 +540,29 @@ func HasPresencesWith(preds ...predicate.AgentPresence) predicate.Organization {
 	})
 }
 
+// HasWebhookSubscriptions applies the HasEdge predicate on the "webhook_subscriptions" edge.
+func HasWebhookSubscriptions() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, WebhookSubscriptionsTable, WebhookSubscriptionsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasWebhookSubscriptionsWith applies the HasEdge predicate on the "webhook_subscriptions" edge with a given conditions (other predicates).
+func HasWebhookSubscriptionsWith(preds ...predicate.WebhookSubscription) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newWebhookSubscriptionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Organization) predicate.Organization {
 	return predicate.Organization(sql.AndPredicates(predicates...))

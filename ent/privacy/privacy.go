@@ -351,6 +351,102 @@ func (f UserMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) 
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UserMutation", m)
 }
 
+// The WebhookAttemptQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type WebhookAttemptQueryRuleFunc func(context.Context, *ent.WebhookAttemptQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f WebhookAttemptQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookAttemptQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.WebhookAttemptQuery", q)
+}
+
+// The WebhookAttemptMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type WebhookAttemptMutationRuleFunc func(context.Context, *ent.WebhookAttemptMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f WebhookAttemptMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.WebhookAttemptMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.WebhookAttemptMutation", m)
+}
+
+// The WebhookDeliveryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type WebhookDeliveryQueryRuleFunc func(context.Context, *ent.WebhookDeliveryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f WebhookDeliveryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookDeliveryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.WebhookDeliveryQuery", q)
+}
+
+// The WebhookDeliveryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type WebhookDeliveryMutationRuleFunc func(context.Context, *ent.WebhookDeliveryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f WebhookDeliveryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.WebhookDeliveryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.WebhookDeliveryMutation", m)
+}
+
+// The WebhookEventQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type WebhookEventQueryRuleFunc func(context.Context, *ent.WebhookEventQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f WebhookEventQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookEventQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.WebhookEventQuery", q)
+}
+
+// The WebhookEventMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type WebhookEventMutationRuleFunc func(context.Context, *ent.WebhookEventMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f WebhookEventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.WebhookEventMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.WebhookEventMutation", m)
+}
+
+// The WebhookSubscriptionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type WebhookSubscriptionQueryRuleFunc func(context.Context, *ent.WebhookSubscriptionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f WebhookSubscriptionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WebhookSubscriptionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.WebhookSubscriptionQuery", q)
+}
+
+// The WebhookSubscriptionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type WebhookSubscriptionMutationRuleFunc func(context.Context, *ent.WebhookSubscriptionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f WebhookSubscriptionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.WebhookSubscriptionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.WebhookSubscriptionMutation", m)
+}
+
 type (
 	// Filter is the interface that wraps the Where function
 	// for filtering nodes in queries and mutations.
@@ -406,6 +502,14 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.UserQuery:
 		return q.Filter(), nil
+	case *ent.WebhookAttemptQuery:
+		return q.Filter(), nil
+	case *ent.WebhookDeliveryQuery:
+		return q.Filter(), nil
+	case *ent.WebhookEventQuery:
+		return q.Filter(), nil
+	case *ent.WebhookSubscriptionQuery:
+		return q.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected query type %T for query filter", q)
 	}
@@ -432,6 +536,14 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.TeamMutation:
 		return m.Filter(), nil
 	case *ent.UserMutation:
+		return m.Filter(), nil
+	case *ent.WebhookAttemptMutation:
+		return m.Filter(), nil
+	case *ent.WebhookDeliveryMutation:
+		return m.Filter(), nil
+	case *ent.WebhookEventMutation:
+		return m.Filter(), nil
+	case *ent.WebhookSubscriptionMutation:
 		return m.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected mutation type %T for mutation filter", m)

@@ -18,6 +18,10 @@ import (
 	"github.com/lendingpipe/svc/ent/schema"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/webhookattempt"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 
 	"entgo.io/ent"
 	"entgo.io/ent/privacy"
@@ -179,8 +183,11 @@ func init() {
 		})
 	}
 	contactMixinHooks2 := contactMixin[2].Hooks()
+	contactHooks := schema.Contact{}.Hooks()
 
 	contact.Hooks[1] = contactMixinHooks2[0]
+
+	contact.Hooks[2] = contactHooks[0]
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
 	contactMixinFields1 := contactMixin[1].Fields()
@@ -257,6 +264,8 @@ func init() {
 	lead.Hooks[2] = leadHooks[0]
 
 	lead.Hooks[3] = leadHooks[1]
+
+	lead.Hooks[4] = leadHooks[2]
 	leadMixinFields0 := leadMixin[0].Fields()
 	_ = leadMixinFields0
 	leadMixinFields1 := leadMixin[1].Fields()
@@ -524,6 +533,125 @@ func init() {
 	userDescID := userMixinFields0[0].Descriptor()
 	// user.DefaultID holds the default value on creation for the id field.
 	user.DefaultID = userDescID.Default.(func() uuid.UUID)
+	webhookattemptMixin := schema.WebhookAttempt{}.Mixin()
+	webhookattempt.Policy = privacy.NewPolicies(schema.WebhookAttempt{})
+	webhookattempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := webhookattempt.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	webhookattemptMixinFields0 := webhookattemptMixin[0].Fields()
+	_ = webhookattemptMixinFields0
+	webhookattemptFields := schema.WebhookAttempt{}.Fields()
+	_ = webhookattemptFields
+	// webhookattemptDescID is the schema descriptor for id field.
+	webhookattemptDescID := webhookattemptMixinFields0[0].Descriptor()
+	// webhookattempt.DefaultID holds the default value on creation for the id field.
+	webhookattempt.DefaultID = webhookattemptDescID.Default.(func() uuid.UUID)
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdelivery.Policy = privacy.NewPolicies(schema.WebhookDelivery{})
+	webhookdelivery.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := webhookdelivery.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
+	_ = webhookdeliveryMixinFields0
+	webhookdeliveryMixinFields1 := webhookdeliveryMixin[1].Fields()
+	_ = webhookdeliveryMixinFields1
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
+	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields1[0].Descriptor()
+	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
+	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields1[1].Descriptor()
+	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
+	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
+	webhookdeliveryDescAttempts := webhookdeliveryFields[4].Descriptor()
+	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
+	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int)
+	// webhookdeliveryDescID is the schema descriptor for id field.
+	webhookdeliveryDescID := webhookdeliveryMixinFields0[0].Descriptor()
+	// webhookdelivery.DefaultID holds the default value on creation for the id field.
+	webhookdelivery.DefaultID = webhookdeliveryDescID.Default.(func() uuid.UUID)
+	webhookeventMixin := schema.WebhookEvent{}.Mixin()
+	webhookevent.Policy = privacy.NewPolicies(schema.WebhookEvent{})
+	webhookevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := webhookevent.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	webhookeventMixinFields0 := webhookeventMixin[0].Fields()
+	_ = webhookeventMixinFields0
+	webhookeventFields := schema.WebhookEvent{}.Fields()
+	_ = webhookeventFields
+	// webhookeventDescDispatched is the schema descriptor for dispatched field.
+	webhookeventDescDispatched := webhookeventFields[4].Descriptor()
+	// webhookevent.DefaultDispatched holds the default value on creation for the dispatched field.
+	webhookevent.DefaultDispatched = webhookeventDescDispatched.Default.(bool)
+	// webhookeventDescID is the schema descriptor for id field.
+	webhookeventDescID := webhookeventMixinFields0[0].Descriptor()
+	// webhookevent.DefaultID holds the default value on creation for the id field.
+	webhookevent.DefaultID = webhookeventDescID.Default.(func() uuid.UUID)
+	webhooksubscriptionMixin := schema.WebhookSubscription{}.Mixin()
+	webhooksubscription.Policy = privacy.NewPolicies(schema.WebhookSubscription{})
+	webhooksubscription.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := webhooksubscription.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	webhooksubscriptionMixinHooks2 := webhooksubscriptionMixin[2].Hooks()
+
+	webhooksubscription.Hooks[1] = webhooksubscriptionMixinHooks2[0]
+	webhooksubscriptionMixinFields0 := webhooksubscriptionMixin[0].Fields()
+	_ = webhooksubscriptionMixinFields0
+	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()
+	_ = webhooksubscriptionMixinFields1
+	webhooksubscriptionFields := schema.WebhookSubscription{}.Fields()
+	_ = webhooksubscriptionFields
+	// webhooksubscriptionDescCreatedAt is the schema descriptor for created_at field.
+	webhooksubscriptionDescCreatedAt := webhooksubscriptionMixinFields1[0].Descriptor()
+	// webhooksubscription.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhooksubscription.DefaultCreatedAt = webhooksubscriptionDescCreatedAt.Default.(func() time.Time)
+	// webhooksubscriptionDescUpdatedAt is the schema descriptor for updated_at field.
+	webhooksubscriptionDescUpdatedAt := webhooksubscriptionMixinFields1[1].Descriptor()
+	// webhooksubscription.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhooksubscription.DefaultUpdatedAt = webhooksubscriptionDescUpdatedAt.Default.(func() time.Time)
+	// webhooksubscription.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhooksubscription.UpdateDefaultUpdatedAt = webhooksubscriptionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhooksubscriptionDescURL is the schema descriptor for url field.
+	webhooksubscriptionDescURL := webhooksubscriptionFields[0].Descriptor()
+	// webhooksubscription.URLValidator is a validator for the "url" field. It is called by the builders before save.
+	webhooksubscription.URLValidator = webhooksubscriptionDescURL.Validators[0].(func(string) error)
+	// webhooksubscriptionDescIsActive is the schema descriptor for is_active field.
+	webhooksubscriptionDescIsActive := webhooksubscriptionFields[3].Descriptor()
+	// webhooksubscription.DefaultIsActive holds the default value on creation for the is_active field.
+	webhooksubscription.DefaultIsActive = webhooksubscriptionDescIsActive.Default.(bool)
+	// webhooksubscriptionDescConsecutiveFailures is the schema descriptor for consecutive_failures field.
+	webhooksubscriptionDescConsecutiveFailures := webhooksubscriptionFields[6].Descriptor()
+	// webhooksubscription.DefaultConsecutiveFailures holds the default value on creation for the consecutive_failures field.
+	webhooksubscription.DefaultConsecutiveFailures = webhooksubscriptionDescConsecutiveFailures.Default.(int)
+	// webhooksubscriptionDescID is the schema descriptor for id field.
+	webhooksubscriptionDescID := webhooksubscriptionMixinFields0[0].Descriptor()
+	// webhooksubscription.DefaultID holds the default value on creation for the id field.
+	webhooksubscription.DefaultID = webhooksubscriptionDescID.Default.(func() uuid.UUID)
 }
 
 const (

@@ -29,6 +29,7 @@ func (Lead) Hooks() []ent.Hook {
 	return []ent.Hook{
 		hook.On(leadCreateDefaults, ent.OpCreate),
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
 	}
 }
 

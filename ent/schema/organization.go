@@ -42,6 +42,7 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("leads", Lead.Type),
 		edge.To("call_events", CallEvent.Type),
 		edge.To("presences", AgentPresence.Type),
+		edge.To("webhook_subscriptions", WebhookSubscription.Type),
 	}
 }
 

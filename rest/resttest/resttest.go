@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // Env is a running server and its database.
@@ -44,7 +45,11 @@ type Option func(*rest.Config)
 func New(tb testing.TB, opts ...Option) *Env {
 	tb.Helper()
 	clock := &Clock{}
-	cfg := rest.Config{RateLimit: 100000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Version: "test", Now: clock.Now}
+	hooks := webhooks.DefaultConfig()
+	// Receivers in tests listen on loopback over plain http; a short poll
+	// keeps tests quick when another environment's worker took a wake-up.
+	hooks.AllowPrivate, hooks.AllowHTTP, hooks.Poll = true, true, 20*time.Millisecond
+	cfg := rest.Config{RateLimit: 100000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Version: "test", Now: clock.Now, Webhooks: hooks}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -53,6 +58,10 @@ func New(tb testing.TB, opts ...Option) *Env {
 	logger := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := httptest.NewServer(rest.NewServer(cfg, db, logger))
 	tb.Cleanup(srv.Close)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { webhooks.NewWorker(db.Client, db.Dialect, cfg.Webhooks, clock.Now, logger).Run(ctx); close(done) }()
+	tb.Cleanup(func() { stop(); <-done })
 	e := &Env{T: tb, DB: db, Server: srv, Clock: clock}
 	e.Org, e.Key = e.NewOrg("Acme Brokers", viewer.AllScopes...)
 	return e

@@ -1,0 +1,159 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"entgo.io/ent"
+	"github.com/google/uuid"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+// emitLeadEvents writes the lead's webhook events to the outbox in the
+// mutation's transaction (SPEC 6.2, 6.3): lead.created; a stage move as
+// lead.status_changed and lead.stage_changed; lead.assigned; lead.updated
+// for any other change.
+func emitLeadEvents(next ent.Mutator) ent.Mutator {
+	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
+		var before *gen.Lead
+		if m.Op().Is(ent.OpUpdateOne) {
+			id, _ := m.ID()
+			var err error
+			if before, err = m.Client().Lead.Query().Where(lead.ID(id)).Only(rule.SystemContext(ctx)); err != nil && !gen.IsNotFound(err) {
+				return nil, fmt.Errorf("reading the lead before its update: %w", err)
+			}
+		}
+		changed := m.Fields()
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := v.(*gen.Lead)
+		if !ok {
+			return v, nil
+		}
+		if m.Op().Is(ent.OpCreate) {
+			return l, webhooks.Emit(ctx, m.Client(), l.OrgID, webhooks.LeadCreated, leadCreated(l))
+		}
+		if before == nil {
+			return l, nil
+		}
+		return l, emitLeadChanges(ctx, m.Client(), before, l, changed)
+	})
+}
+
+func leadCreated(l *gen.Lead) map[string]any {
+	return map[string]any{
+		"leadId": l.ID, "orgId": l.OrgID, "businessName": l.BusinessName,
+		"contactFirstName": l.ContactFirstName, "contactLastName": l.ContactLastName, "email": l.Email,
+		"source": l.Source, "priority": l.Priority, "stageId": l.StageID, "advisorId": l.PrimaryAdvisorID,
+	}
+}
+
+// bookkeeping fields change with others and are not news of their own.
+var bookkeeping = []string{lead.FieldUpdatedAt, lead.FieldStageChangedAt, lead.FieldStageID, lead.FieldPrimaryAdvisorID}
+
+func emitLeadChanges(ctx context.Context, c *gen.Client, before, after *gen.Lead, changed []string) error {
+	if before.StageID != after.StageID {
+		data, err := stageChange(ctx, c, before, after)
+		if err != nil {
+			return err
+		}
+		for _, t := range []string{webhooks.LeadStatusChanged, webhooks.LeadStageChanged} {
+			if err := webhooks.Emit(ctx, c, after.OrgID, t, data); err != nil {
+				return err
+			}
+		}
+	}
+	if !equalUUID(before.PrimaryAdvisorID, after.PrimaryAdvisorID) {
+		data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "advisorId": after.PrimaryAdvisorID,
+			"previousAdvisorId": before.PrimaryAdvisorID, "assignedBy": webhooks.Actor(ctx)}
+		if err := webhooks.Emit(ctx, c, after.OrgID, webhooks.LeadAssigned, data); err != nil {
+			return err
+		}
+	}
+	var fields []string
+	for _, f := range changed {
+		if !slices.Contains(bookkeeping, f) {
+			fields = append(fields, apiFieldName(f))
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	slices.Sort(fields)
+	data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "changedFields": fields, "updatedBy": webhooks.Actor(ctx)}
+	return webhooks.Emit(ctx, c, after.OrgID, webhooks.LeadUpdated, data)
+}
+
+func stageChange(ctx context.Context, c *gen.Client, before, after *gen.Lead) (map[string]any, error) {
+	stages, err := c.PipelineStage.Query().
+		Where(pipelinestage.IDIn(before.StageID, after.StageID)).All(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("reading stage labels: %w", err)
+	}
+	label := map[uuid.UUID]string{}
+	for _, s := range stages {
+		label[s.ID] = s.StageLabel
+	}
+	return map[string]any{
+		"leadId": after.ID, "orgId": after.OrgID,
+		"previousStageId": before.StageID, "previousStageLabel": label[before.StageID],
+		"newStageId": after.StageID, "newStageLabel": label[after.StageID],
+		"changedBy": webhooks.Actor(ctx),
+	}, nil
+}
+
+func equalUUID(a, b *uuid.UUID) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// apiFieldName spells an ent field as the API does (business_name → businessName).
+func apiFieldName(f string) string {
+	out := make([]rune, 0, len(f))
+	upper := false
+	for _, r := range f {
+		switch {
+		case r == '_':
+			upper = true
+		case upper:
+			out = append(out, r-'a'+'A')
+			upper = false
+		default:
+			out = append(out, r)
+		}
+	}
+	return string(out)
+}
+
+// emitContactEvents writes contact.created and contact.updated.
+func emitContactEvents(next ent.Mutator) ent.Mutator {
+	return hook.ContactFunc(func(ctx context.Context, m *gen.ContactMutation) (gen.Value, error) {
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		ct, ok := v.(*gen.Contact)
+		if !ok {
+			return v, nil
+		}
+		t := webhooks.ContactUpdated
+		if m.Op().Is(ent.OpCreate) {
+			t = webhooks.ContactCreated
+		}
+		data := map[string]any{"contactId": ct.ID, "orgId": ct.OrgID, "firstName": ct.FirstName,
+			"lastName": ct.LastName, "email": ct.Email, "phone": ct.Phone}
+		return ct, webhooks.Emit(ctx, m.Client(), ct.OrgID, t, data)
+	})
+}
+
+func (Contact) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(emitContactEvents, ent.OpCreate|ent.OpUpdateOne)}
+}

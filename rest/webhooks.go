@@ -1,0 +1,156 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+const subscriptionPrefix = "whsub_"
+
+// subscriptionAttributes is a subscription as SPEC 2.5 shows it, plus the
+// pause state. Secret is set only in the create response.
+type subscriptionAttributes struct {
+	URL                 string     `json:"url"`
+	Events              []string   `json:"events"`
+	Secret              string     `json:"secret,omitempty"`
+	IsActive            bool       `json:"isActive"`
+	PausedReason        *string    `json:"pausedReason"`
+	PausedAt            *time.Time `json:"pausedAt"`
+	ConsecutiveFailures int        `json:"consecutiveFailures"`
+	CreatedAt           time.Time  `json:"createdAt"`
+}
+
+func subscriptionResource(s *ent.WebhookSubscription, secret string) Resource {
+	return Resource{ID: subscriptionPrefix + s.ID.String(), Type: "webhook_subscription", Attributes: subscriptionAttributes{
+		URL: s.URL, Events: nonNilSlice(s.Events), Secret: secret, IsActive: s.IsActive,
+		PausedReason: s.PausedReason, PausedAt: utcPtr(s.PausedAt), ConsecutiveFailures: s.ConsecutiveFailures,
+		CreatedAt: s.CreatedAt.UTC(),
+	}}
+}
+
+// webhookHandlers translates /v1/app-webhooks onto the GraphQL resolvers.
+type webhookHandlers struct {
+	resolver *graph.Resolver
+	client   *ent.Client
+}
+
+func (h webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		URL    Opt[string]   `json:"url"`
+		Events Opt[[]string] `json:"events"`
+		Secret Opt[string]   `json:"secret"`
+	}
+	if err := decodeBody(r, &body, nil); err != nil {
+		return err
+	}
+	if body.URL.Ptr() == nil {
+		return apperr.Invalid("url", "is required")
+	}
+	if body.Events.Ptr() == nil {
+		return apperr.Invalid("events", "is required")
+	}
+	in := graph.NewWebhookSubscription{URL: body.URL.Value, Events: nonNilSlice(body.Events.Value), Secret: body.Secret.Ptr()}
+	var created *graph.CreatedWebhookSubscription
+	err := store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		var err error
+		created, err = h.resolver.Mutation().CreateWebhookSubscription(ctx, in)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusCreated, subscriptionResource(created.Subscription, created.Secret))
+	return nil
+}
+
+func (h webhookHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	subs, err := h.resolver.ListWebhookSubscriptions(r.Context())
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(subs))
+	for i, s := range subs {
+		items[i] = subscriptionResource(s, "")
+	}
+	total := len(items)
+	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+	return nil
+}
+
+func (h webhookHandlers) patch(w http.ResponseWriter, r *http.Request) error {
+	id, err := subscriptionID(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		URL      Opt[string]   `json:"url"`
+		Events   Opt[[]string] `json:"events"`
+		IsActive Opt[bool]     `json:"isActive"`
+	}
+	if err := decodeBody(r, &body, map[string]string{"secret": "cannot be changed; create a new subscription to rotate it"}); err != nil {
+		return err
+	}
+	if body.Events.Set && body.Events.Null {
+		return apperr.Invalid("events", "must not be null")
+	}
+	in := graph.WebhookSubscriptionPatch{URL: body.URL.Ptr(), IsActive: body.IsActive.Ptr()}
+	if body.Events.Set {
+		in.Events = nonNilSlice(body.Events.Value)
+	}
+	var sub *ent.WebhookSubscription
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		sub, err = h.resolver.Mutation().UpdateWebhookSubscription(ctx, id, in)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, subscriptionResource(sub, ""))
+	return nil
+}
+
+func (h webhookHandlers) delete(w http.ResponseWriter, r *http.Request) error {
+	id, err := subscriptionID(r)
+	if err != nil {
+		return err
+	}
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		_, err := h.resolver.Mutation().DeleteWebhookSubscription(ctx, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// subscriptionID parses {id}: whsub_<uuid> (the bare UUID is accepted too).
+func subscriptionID(r *http.Request) (uuid.UUID, error) {
+	id, err := uuid.Parse(strings.TrimPrefix(chi.URLParam(r, "id"), subscriptionPrefix))
+	if err != nil {
+		return uuid.Nil, apperr.New(apperr.NotFound, "webhook subscription not found")
+	}
+	return id, nil
+}
+
+// catalog serves the event catalog (public).
+func catalog(w http.ResponseWriter, r *http.Request) {
+	items := make([]Resource, len(webhooks.Catalog))
+	for i, e := range webhooks.Catalog {
+		items[i] = Resource{ID: e.Name, Type: "webhook_event_type", Attributes: e}
+	}
+	total := len(items)
+	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+}

@@ -1,0 +1,63 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// wake tells this process's worker that events have committed. Other
+// replicas find them by polling.
+var wake = make(chan struct{}, 1)
+
+// Wake nudges the worker without blocking.
+func Wake() {
+	select {
+	case wake <- struct{}{}:
+	default:
+	}
+}
+
+// Emit writes an event to the outbox through c, the client of the mutation
+// that caused it, so the event commits or rolls back with the change. The
+// worker is woken once the transaction in ctx commits.
+func Emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any) error {
+	return emit(ctx, c, orgID, eventType, data, nil)
+}
+
+func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude *uuid.UUID) error {
+	err := c.WebhookEvent.Create().SetOrgID(orgID).SetEventType(eventType).SetData(data).
+		SetOccurredAt(time.Now().UTC().Truncate(time.Microsecond)).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("writing %s to the outbox: %w", eventType, err)
+	}
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		Wake() // not in a transaction: the row is already committed
+		return nil
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				Wake()
+			}
+			return err
+		})
+	})
+	return nil
+}
+
+// Actor names who made a change: the API key's id, or "system".
+func Actor(ctx context.Context) *string {
+	s := "system"
+	if v, ok := viewer.FromContext(ctx); ok && v.KeyID != uuid.Nil {
+		s = v.KeyID.String()
+	}
+	return &s
+}

@@ -1,0 +1,357 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
+)
+
+const (
+	batchSize       = 200
+	responseExcerpt = 2048
+	// DeliveryIDPrefix prefixes X-Webhook-Id; EventIDPrefix the envelope id.
+	DeliveryIDPrefix = "msg_"
+	EventIDPrefix    = "evt_"
+)
+
+// Worker fans outbox events out to subscriptions and sends the deliveries.
+// Several workers (one per server process) may share a database: claims
+// lock with SKIP LOCKED on PostgreSQL, and on SQLite the single writer
+// serialises them, so no delivery is claimed by two workers.
+type Worker struct {
+	client  *ent.Client
+	dialect string
+	cfg     Config
+	http    *http.Client
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// NewWorker returns a worker over client.
+func NewWorker(client *ent.Client, dia string, cfg Config, now func() time.Time, log *slog.Logger) *Worker {
+	return &Worker{client: client, dialect: dia, cfg: cfg, http: newHTTPClient(cfg), now: now, log: log}
+}
+
+// Run works until ctx ends. A delivery in flight when it ends is not
+// recorded, so its claim lapses and it is retried.
+func (w *Worker) Run(ctx context.Context) {
+	ctx = rule.SystemContext(ctx)
+	for ctx.Err() == nil {
+		busy := w.step(ctx)
+		if busy {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-time.After(w.cfg.Poll):
+		}
+	}
+}
+
+// step does one round of fan-out and sending; it reports whether a batch
+// was full (more work is waiting).
+func (w *Worker) step(ctx context.Context) bool {
+	n, err := w.dispatch(ctx)
+	if err != nil && ctx.Err() == nil {
+		w.log.Error("fanning out webhook events", "err", err)
+	}
+	m, err := w.deliverDue(ctx)
+	if err != nil && ctx.Err() == nil {
+		w.log.Error("delivering webhooks", "err", err)
+	}
+	return n == batchSize || m == batchSize
+}
+
+// forUpdate adds SKIP LOCKED row locks where the database has them.
+func (w *Worker) lockEvents(q *ent.WebhookEventQuery) *ent.WebhookEventQuery {
+	if w.dialect == dialect.Postgres {
+		return q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+	}
+	return q
+}
+
+func (w *Worker) lockDeliveries(q *ent.WebhookDeliveryQuery) *ent.WebhookDeliveryQuery {
+	if w.dialect == dialect.Postgres {
+		return q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+	}
+	return q
+}
+
+// dispatch creates a delivery for each undispatched event and each active
+// subscription of its organization that wants it.
+func (w *Worker) dispatch(ctx context.Context) (int, error) {
+	tx, err := w.client.Tx(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).
+		Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
+	if err != nil || len(events) == 0 {
+		return 0, err
+	}
+	subs, err := activeSubscriptions(ctx, tx.Client(), events)
+	if err != nil {
+		return 0, err
+	}
+	now := w.now().UTC()
+	var creates []*ent.WebhookDeliveryCreate
+	ids := make([]uuid.UUID, len(events))
+	for i, ev := range events {
+		ids[i] = ev.ID
+		for _, s := range subs[ev.OrgID] {
+			if Wants(s.Events, ev.EventType) && (ev.ExcludeSubscriptionID == nil || *ev.ExcludeSubscriptionID != s.ID) {
+				creates = append(creates, tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).
+					SetSubscriptionID(s.ID).SetNextAttemptAt(now))
+			}
+		}
+	}
+	if len(creates) > 0 {
+		if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(ctx); err != nil {
+			return 0, fmt.Errorf("creating deliveries: %w", err)
+		}
+	}
+	if err := tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx); err != nil {
+		return 0, err
+	}
+	return len(events), tx.Commit()
+}
+
+func activeSubscriptions(ctx context.Context, c *ent.Client, events []*ent.WebhookEvent) (map[uuid.UUID][]*ent.WebhookSubscription, error) {
+	orgs := map[uuid.UUID]bool{}
+	var orgIDs []uuid.UUID
+	for _, ev := range events {
+		if !orgs[ev.OrgID] {
+			orgs[ev.OrgID] = true
+			orgIDs = append(orgIDs, ev.OrgID)
+		}
+	}
+	subs, err := c.WebhookSubscription.Query().
+		Where(webhooksubscription.OrgIDIn(orgIDs...), webhooksubscription.IsActive(true)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID][]*ent.WebhookSubscription{}
+	for _, s := range subs {
+		out[s.OrgID] = append(out[s.OrgID], s)
+	}
+	return out, nil
+}
+
+// claimed is a delivery this worker holds, with what it needs to send it.
+type claimed struct {
+	delivery *ent.WebhookDelivery
+	event    *ent.WebhookEvent
+	sub      *ent.WebhookSubscription
+}
+
+// deliverDue claims the deliveries that are due (pushing their next attempt
+// past the send timeout, so a crashed worker's claim lapses) and sends them.
+func (w *Worker) deliverDue(ctx context.Context) (int, error) {
+	work, err := w.claim(ctx)
+	if err != nil || len(work) == 0 {
+		return 0, err
+	}
+	sem := make(chan struct{}, max(1, w.cfg.Concurrency))
+	var wg sync.WaitGroup
+	for _, c := range work {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := w.send(ctx, c); err != nil && ctx.Err() == nil {
+				w.log.Error("recording a webhook attempt", "err", err, "delivery", c.delivery.ID)
+			}
+		}()
+	}
+	wg.Wait()
+	return len(work), nil
+}
+
+func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
+	tx, err := w.client.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	now := w.now().UTC()
+	ds, err := w.lockDeliveries(tx.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now),
+			webhookdelivery.HasSubscriptionWith(webhooksubscription.IsActive(true))).
+		Order(webhookdelivery.ByNextAttemptAt()).Limit(batchSize)).All(ctx)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	ids := make([]uuid.UUID, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	lease := now.Add(w.cfg.Timeout + 30*time.Second)
+	if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).SetNextAttemptAt(lease).Exec(ctx); err != nil {
+		return nil, err
+	}
+	full, err := tx.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...)).WithEvent().WithSubscription().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	out := make([]claimed, len(full))
+	for i, d := range full {
+		out[i] = claimed{delivery: d, event: d.Edges.Event, sub: d.Edges.Subscription}
+	}
+	return out, nil
+}
+
+// Envelope is the body of a delivery (SPEC 6.1).
+type Envelope struct {
+	ID        string         `json:"id"`
+	Event     string         `json:"event"`
+	Timestamp time.Time      `json:"timestamp"`
+	Data      map[string]any `json:"data"`
+}
+
+// Body is an event's delivery body, the same bytes on every attempt.
+func Body(ev *ent.WebhookEvent) ([]byte, error) {
+	return json.Marshal(Envelope{ID: EventIDPrefix + ev.ID.String(), Event: ev.EventType, Timestamp: ev.OccurredAt.UTC(), Data: ev.Data})
+}
+
+// outcome is what one attempt came to.
+type outcome struct {
+	resp    *http.Response
+	status  *int
+	excerpt *string
+	errText *string
+	latency time.Duration
+}
+
+func (o outcome) ok() bool { return o.status != nil && *o.status >= 200 && *o.status < 300 }
+
+func (w *Worker) send(ctx context.Context, c claimed) error {
+	body, err := Body(c.event)
+	if err != nil {
+		return err
+	}
+	o := w.post(ctx, c, body)
+	if ctx.Err() != nil {
+		return nil // shutting down: the claim lapses and the delivery is retried
+	}
+	return w.record(ctx, c, o)
+}
+
+func (w *Worker) post(ctx context.Context, c claimed, body []byte) outcome {
+	sentAt := w.now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.sub.URL, bytes.NewReader(body))
+	if err != nil {
+		msg := "invalid URL: " + err.Error()
+		return outcome{errText: &msg}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "lendingpipe-webhooks/1")
+	req.Header.Set(HeaderID, DeliveryIDPrefix+c.delivery.ID.String())
+	req.Header.Set(HeaderTimestamp, fmt.Sprint(sentAt.Unix()))
+	req.Header.Set(HeaderSignature, Sign(c.sub.Secret, sentAt, body))
+	start := time.Now()
+	resp, err := w.http.Do(req)
+	o := outcome{latency: time.Since(start)}
+	if err != nil {
+		msg := err.Error()
+		o.errText = &msg
+		return o
+	}
+	defer resp.Body.Close()
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, responseExcerpt))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
+	code, text := resp.StatusCode, string(excerpt)
+	o.resp, o.status, o.excerpt = resp, &code, &text
+	return o
+}
+
+// record stores the attempt and its consequences in one transaction: the
+// delivery's next attempt or final state, and the subscription's run of
+// failures, pausing it after PauseAfter in a row or at once on 410 Gone.
+func (w *Worker) record(ctx context.Context, c claimed, o outcome) error {
+	tx, err := w.client.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ctx = ent.NewTxContext(ctx, tx)
+	now := w.now().UTC()
+	d := c.delivery
+	attempts := d.Attempts + 1
+	err = tx.WebhookAttempt.Create().SetDeliveryID(d.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
+		SetLatencyMs(int(o.latency.Milliseconds())).SetNillableError(o.errText).SetNillableResponseExcerpt(o.excerpt).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("recording attempt: %w", err)
+	}
+	upd := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts).
+		SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
+	if o.ok() {
+		if err := upd.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Exec(ctx); err != nil {
+			return err
+		}
+		if err := tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
+			webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	if delay, again := w.cfg.nextDelay(attempts, o.resp, now); again {
+		upd.SetNextAttemptAt(now.Add(delay))
+	} else {
+		upd.SetStatus(webhookdelivery.StatusDead).SetDeadAt(now) // SPEC 3.4: the dead-letter queue
+	}
+	if err := upd.Exec(ctx); err != nil {
+		return err
+	}
+	if err := w.countFailure(ctx, tx.Client(), c.sub.ID, o, now); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// countFailure adds to the subscription's run of failures and pauses it
+// when the run reaches PauseAfter (SPEC 3.3) or the receiver said 410 Gone.
+func (w *Worker) countFailure(ctx context.Context, c *ent.Client, subID uuid.UUID, o outcome, now time.Time) error {
+	sub, err := c.WebhookSubscription.UpdateOneID(subID).AddConsecutiveFailures(1).Save(ctx)
+	if err != nil {
+		return err
+	}
+	var reason string
+	switch {
+	case o.status != nil && *o.status == http.StatusGone:
+		reason = "the endpoint answered 410 Gone"
+	case sub.ConsecutiveFailures >= w.cfg.PauseAfter:
+		reason = fmt.Sprintf("%d consecutive delivery failures", sub.ConsecutiveFailures)
+	default:
+		return nil
+	}
+	n, err := c.WebhookSubscription.Update().Where(webhooksubscription.ID(subID), webhooksubscription.IsActive(true)).
+		SetIsActive(false).SetPausedReason(reason).SetPausedAt(now).Save(ctx)
+	if err != nil || n == 0 {
+		return err // already paused by a concurrent failure
+	}
+	w.log.Warn("webhook subscription paused", "subscription", subID, "reason", reason)
+	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
+		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": now}
+	return emit(ctx, c, sub.OrgID, AppWebhookPaused, data, &subID)
+}
