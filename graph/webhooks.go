@@ -115,7 +115,6 @@ func (r *Resolver) deleteSubscription(ctx context.Context, id uuid.UUID) error {
 	return c.WebhookSubscription.DeleteOne(sub).Exec(ctx)
 }
 
-
 // ListWebhookSubscriptions is every subscription of the viewer's
 // organization, oldest first (REST GET /v1/app-webhooks; GraphQL pages them
 // with webhookSubscriptions).

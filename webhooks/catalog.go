@@ -7,15 +7,15 @@ import "slices"
 
 // Event types (SPEC 6.2).
 const (
-	LeadCreated          = "lead.created"
-	LeadStatusChanged    = "lead.status_changed"
-	LeadUpdated          = "lead.updated"
-	LeadStageChanged     = "lead.stage_changed"
-	LeadAssigned         = "lead.assigned"
-	ContactCreated       = "contact.created"
-	ContactUpdated       = "contact.updated"
-	AppWebhookPaused     = "app.webhook_paused"
-	AllEvents            = "*"
+	LeadCreated       = "lead.created"
+	LeadStatusChanged = "lead.status_changed"
+	LeadUpdated       = "lead.updated"
+	LeadStageChanged  = "lead.stage_changed"
+	LeadAssigned      = "lead.assigned"
+	ContactCreated    = "contact.created"
+	ContactUpdated    = "contact.updated"
+	AppWebhookPaused  = "app.webhook_paused"
+	AllEvents         = "*"
 )
 
 // EventType is one entry of the catalog.

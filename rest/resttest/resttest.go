@@ -60,7 +60,10 @@ func New(tb testing.TB, opts ...Option) *Env {
 	tb.Cleanup(srv.Close)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { webhooks.NewWorker(db.Client, db.Dialect, cfg.Webhooks, clock.Now, logger).Run(ctx); close(done) }()
+	go func() {
+		webhooks.NewWorker(db.Client, db.Dialect, cfg.Webhooks, clock.Now, logger).Run(ctx)
+		close(done)
+	}()
 	tb.Cleanup(func() { stop(); <-done })
 	e := &Env{T: tb, DB: db, Server: srv, Clock: clock}
 	e.Org, e.Key = e.NewOrg("Acme Brokers", viewer.AllScopes...)
