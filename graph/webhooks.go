@@ -10,9 +10,6 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/webhookattempt"
-	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -91,28 +88,10 @@ func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in Webh
 	return sub, err
 }
 
-// deleteSubscription removes a subscription of the viewer's organization
-// with its deliveries and their attempts.
+// deleteSubscription removes a subscription of the viewer's organization;
+// the database cascades to its deliveries and their attempts.
 func (r *Resolver) deleteSubscription(ctx context.Context, id uuid.UUID) error {
-	c := r.client(ctx)
-	sub, err := c.WebhookSubscription.Get(ctx, id) // the privacy filter: only the viewer's own
-	if err != nil {
-		return err
-	}
-	// Deliveries are the worker's; it is the subscription's owner who removes them here.
-	sys := rule.SystemContext(ctx)
-	deliveries := c.WebhookDelivery.Query().Where(webhookdelivery.SubscriptionID(sub.ID)).QueryAttemptLog()
-	ids, err := deliveries.IDs(sys)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WebhookAttempt.Delete().Where(webhookattempt.IDIn(ids...)).Exec(sys); err != nil {
-		return err
-	}
-	if _, err := c.WebhookDelivery.Delete().Where(webhookdelivery.SubscriptionID(sub.ID)).Exec(sys); err != nil {
-		return err
-	}
-	return c.WebhookSubscription.DeleteOne(sub).Exec(ctx)
+	return r.client(ctx).WebhookSubscription.DeleteOneID(id).Exec(ctx)
 }
 
 // ListWebhookSubscriptions is every subscription of the viewer's

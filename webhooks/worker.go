@@ -254,7 +254,11 @@ func (w *Worker) send(ctx context.Context, c claimed) error {
 	if ctx.Err() != nil {
 		return nil // shutting down: the claim lapses and the delivery is retried
 	}
-	return w.record(ctx, c, o)
+	err = w.record(ctx, c, o)
+	if ent.IsNotFound(err) || ent.IsConstraintError(err) {
+		return nil // the subscription was deleted while the delivery was in flight
+	}
+	return err
 }
 
 func (w *Worker) post(ctx context.Context, c claimed, body []byte) outcome {

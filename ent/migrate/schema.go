@@ -460,7 +460,7 @@ var (
 				Symbol:     "webhook_attempts_webhook_deliveries_attempt_log",
 				Columns:    []*schema.Column{WebhookAttemptsColumns[6]},
 				RefColumns: []*schema.Column{WebhookDeliveriesColumns[0]},
-				OnDelete:   schema.NoAction,
+				OnDelete:   schema.Cascade,
 			},
 		},
 		Indexes: []*schema.Index{
@@ -497,13 +497,13 @@ var (
 				Symbol:     "webhook_deliveries_webhook_events_deliveries",
 				Columns:    []*schema.Column{WebhookDeliveriesColumns[11]},
 				RefColumns: []*schema.Column{WebhookEventsColumns[0]},
-				OnDelete:   schema.NoAction,
+				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "webhook_deliveries_webhook_subscriptions_deliveries",
 				Columns:    []*schema.Column{WebhookDeliveriesColumns[12]},
 				RefColumns: []*schema.Column{WebhookSubscriptionsColumns[0]},
-				OnDelete:   schema.NoAction,
+				OnDelete:   schema.Cascade,
 			},
 		},
 		Indexes: []*schema.Index{

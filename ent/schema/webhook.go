@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/privacy"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -42,7 +43,9 @@ func (WebhookSubscription) Fields() []ent.Field {
 
 func (WebhookSubscription) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("deliveries", WebhookDelivery.Type).Annotations(entgql.Skip()),
+		// Deleting a subscription deletes its deliveries (and their attempts)
+		// in the same statement, whatever the worker is doing meanwhile.
+		edge.To("deliveries", WebhookDelivery.Type).Annotations(entgql.Skip(), entsql.OnDelete(entsql.Cascade)),
 	}
 }
 
@@ -77,7 +80,7 @@ func (WebhookEvent) Fields() []ent.Field {
 }
 
 func (WebhookEvent) Edges() []ent.Edge {
-	return []ent.Edge{edge.To("deliveries", WebhookDelivery.Type)}
+	return []ent.Edge{edge.To("deliveries", WebhookDelivery.Type).Annotations(entsql.OnDelete(entsql.Cascade))}
 }
 
 func (WebhookEvent) Indexes() []ent.Index {
@@ -125,7 +128,7 @@ func (WebhookDelivery) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("event", WebhookEvent.Type).Ref("deliveries").Field("event_id").Unique().Required().Immutable(),
 		edge.From("subscription", WebhookSubscription.Type).Ref("deliveries").Field("subscription_id").Unique().Required().Immutable(),
-		edge.To("attempt_log", WebhookAttempt.Type),
+		edge.To("attempt_log", WebhookAttempt.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

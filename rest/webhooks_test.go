@@ -1,0 +1,295 @@
+package rest_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+// receiver is a real HTTP endpoint that records deliveries and answers
+// with the status its respond func chooses.
+type receiver struct {
+	*httptest.Server
+	mu      sync.Mutex
+	got     []delivery
+	respond func(n int) int // guarded by mu: tests change it while deliveries run
+	header  http.Header     // sent with every answer
+	arrived chan struct{}
+}
+
+type delivery struct {
+	at     time.Time
+	header http.Header
+	body   []byte
+	env    webhooks.Envelope
+}
+
+func newReceiver(t *testing.T, respond func(n int) int) *receiver {
+	return newReceiverWithHeader(t, respond, nil)
+}
+
+func newReceiverWithHeader(t *testing.T, respond func(n int) int, header http.Header) *receiver {
+	rc := &receiver{respond: respond, header: header, arrived: make(chan struct{}, 1000)}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		d := delivery{at: time.Now(), header: r.Header.Clone(), body: body}
+		_ = json.Unmarshal(body, &d.env)
+		rc.mu.Lock()
+		rc.got = append(rc.got, d)
+		status := rc.respond(len(rc.got))
+		rc.mu.Unlock()
+		for k, v := range rc.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(status)
+		rc.arrived <- struct{}{}
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func ok(int) int { return http.StatusOK }
+
+func (rc *receiver) setRespond(f func(int) int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.respond = f
+}
+
+// wait blocks until n deliveries arrived, or fails the test.
+func (rc *receiver) wait(t *testing.T, n int) []delivery {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		rc.mu.Lock()
+		got := len(rc.got)
+		rc.mu.Unlock()
+		if got >= n {
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			return append([]delivery(nil), rc.got...)
+		}
+		select {
+		case <-rc.arrived:
+		case <-deadline:
+			t.Fatalf("received %d deliveries, want %d", got, n)
+		}
+	}
+}
+
+func subscribe(t *testing.T, e *resttest.Env, url string, events ...string) (id, secret string) {
+	t.Helper()
+	r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": url, "events": events})
+	mustStatus(t, r, http.StatusCreated)
+	return r.Data()["id"].(string), r.Attr("secret").(string)
+}
+
+func fastRetries(schedule ...time.Duration) resttest.Option {
+	return func(c *rest.Config) { c.Webhooks.Schedule = schedule }
+}
+
+func TestSubscriptions(t *testing.T) {
+	e := resttest.New(t)
+	rc := newReceiver(t, ok)
+	r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": rc.URL, "events": []string{"lead.created", "lead.updated"}})
+	mustStatus(t, r, http.StatusCreated)
+	id, secret := r.Data()["id"].(string), r.Attr("secret").(string)
+	if !strings.HasPrefix(id, "whsub_") || !strings.HasPrefix(secret, "whsec_") || r.Attr("isActive") != true || r.Data()["type"] != "webhook_subscription" {
+		t.Fatalf("created = %s", r.Raw)
+	}
+	t.Run("SecretOnlyOnCreate", func(t *testing.T) {
+		list := e.Get("/v1/app-webhooks", e.Key)
+		mustStatus(t, list, http.StatusOK)
+		if list.Meta()["total"] != 1.0 || strings.Contains(string(list.Raw), secret) || strings.Contains(string(list.Raw), `"secret"`) {
+			t.Errorf("list = %s", list.Raw)
+		}
+		p := e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"events": []string{"*"}})
+		mustStatus(t, p, http.StatusOK)
+		if strings.Contains(string(p.Raw), secret) || p.Attr("events").([]any)[0] != "*" {
+			t.Errorf("patch = %s", p.Raw)
+		}
+	})
+	t.Run("CallerSecret", func(t *testing.T) {
+		r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": rc.URL, "events": []string{"*"}, "secret": "my-own-secret-0123456789"})
+		mustStatus(t, r, http.StatusCreated)
+		if r.Attr("secret") != "my-own-secret-0123456789" {
+			t.Errorf("secret = %v", r.Attr("secret"))
+		}
+	})
+	t.Run("Validation", func(t *testing.T) {
+		for name, c := range map[string]struct {
+			body  map[string]any
+			field string
+		}{
+			"NoURL":        {map[string]any{"events": []string{"*"}}, "url"},
+			"NoEvents":     {map[string]any{"url": rc.URL}, "events"},
+			"EmptyEvents":  {map[string]any{"url": rc.URL, "events": []string{}}, "events"},
+			"UnknownEvent": {map[string]any{"url": rc.URL, "events": []string{"lead.exploded"}}, "events"},
+			"BadURL":       {map[string]any{"url": "not a url", "events": []string{"*"}}, "url"},
+			"Credentials":  {map[string]any{"url": "https://u:p@example.com/h", "events": []string{"*"}}, "url"},
+			"ShortSecret":  {map[string]any{"url": rc.URL, "events": []string{"*"}, "secret": "short"}, "secret"},
+			"Unknown":      {map[string]any{"url": rc.URL, "events": []string{"*"}, "colour": "red"}, "colour"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				mustError(t, e.Post("/v1/app-webhooks", e.Key, c.body), http.StatusUnprocessableEntity, "VALIDATION_ERROR", c.field)
+			})
+		}
+		mustError(t, e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"secret": "new-secret-0123456789"}), http.StatusUnprocessableEntity, "VALIDATION_ERROR", "secret")
+	})
+	t.Run("Scope", func(t *testing.T) {
+		leadsOnly := e.NewKey(e.Org.ID, viewer.ScopeLeadsRead, viewer.ScopeLeadsWrite)
+		mustError(t, e.Post("/v1/app-webhooks", leadsOnly, map[string]any{"url": rc.URL, "events": []string{"*"}}), http.StatusForbidden, "FORBIDDEN", "")
+		mustError(t, e.Get("/v1/app-webhooks", leadsOnly), http.StatusForbidden, "FORBIDDEN", "")
+		mustError(t, e.Patch("/v1/app-webhooks/"+id, leadsOnly, map[string]any{"isActive": false}), http.StatusForbidden, "FORBIDDEN", "")
+	})
+	t.Run("OtherOrg", func(t *testing.T) {
+		_, otherKey := e.NewOrg("Other", viewer.AllScopes...)
+		mustError(t, e.Patch("/v1/app-webhooks/"+id, otherKey, map[string]any{"isActive": false}), http.StatusNotFound, "NOT_FOUND", "")
+		mustError(t, e.Do(resttest.Request{Method: "DELETE", Path: "/v1/app-webhooks/" + id, Key: otherKey}), http.StatusNotFound, "NOT_FOUND", "")
+		if r := e.Get("/v1/app-webhooks", otherKey); r.Meta()["total"] != 0.0 {
+			t.Errorf("other org sees %s", r.Raw)
+		}
+	})
+	t.Run("Delete", func(t *testing.T) {
+		createLead(t, e, e.Key, map[string]any{"businessName": "Before delete"})
+		rc.wait(t, 1)
+		r := e.Do(resttest.Request{Method: "DELETE", Path: "/v1/app-webhooks/" + id, Key: e.Key})
+		if r.Status != http.StatusNoContent || len(r.Raw) != 0 {
+			t.Fatalf("delete = %d %s", r.Status, r.Raw)
+		}
+		mustError(t, e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"isActive": true}), http.StatusNotFound, "NOT_FOUND", "")
+	})
+}
+
+func TestHTTPSRequired(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.AllowHTTP, c.Webhooks.AllowPrivate = false, false })
+	for _, url := range []string{"http://example.com/hook", "https://127.0.0.1/hook", "https://10.1.2.3/hook",
+		"https://169.254.169.254/latest", "https://[::1]/hook", "https://localhost/hook"} {
+		mustError(t, e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": url, "events": []string{"*"}}),
+			http.StatusUnprocessableEntity, "VALIDATION_ERROR", "url")
+	}
+	mustStatus(t, e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": "https://hooks.example.com/in", "events": []string{"*"}}), http.StatusCreated)
+}
+
+func TestCatalog(t *testing.T) {
+	e := resttest.New(t)
+	r := e.Get("/v1/webhooks/catalog", "")
+	mustStatus(t, r, http.StatusOK)
+	names := map[string]map[string]any{}
+	for _, it := range r.Items() {
+		names[it["id"].(string)] = it["attributes"].(map[string]any)
+	}
+	for _, want := range []string{"lead.created", "lead.status_changed", "lead.updated", "lead.stage_changed", "lead.assigned",
+		"application.submitted", "application.approved", "application.declined", "deal.funded", "deal.commission_paid",
+		"contact.created", "contact.updated", "document.uploaded", "app.installed", "app.uninstalled", "app.webhook_paused"} {
+		a, ok := names[want]
+		if !ok {
+			t.Errorf("catalog lacks %s", want)
+			continue
+		}
+		if a["description"] == "" || a["schema"].(map[string]any)["type"] != "object" {
+			t.Errorf("%s = %v", want, a)
+		}
+	}
+	if r.Meta()["total"] != 16.0 {
+		t.Errorf("total = %v", r.Meta()["total"])
+	}
+}
+
+func TestDeliverySignedEnvelope(t *testing.T) {
+	e := resttest.New(t)
+	rc := newReceiver(t, ok)
+	_, secret := subscribe(t, e, rc.URL, "lead.created")
+	lead := createLead(t, e, e.Key, map[string]any{"businessName": "Signed Co", "email": "s@signed.example"})
+	d := rc.wait(t, 1)[0]
+	if d.env.Event != "lead.created" || !strings.HasPrefix(d.env.ID, "evt_") || d.env.Timestamp.IsZero() {
+		t.Errorf("envelope = %+v", d.env)
+	}
+	want := map[string]any{"leadId": lead, "businessName": "Signed Co", "email": "s@signed.example", "source": "manual",
+		"priority": "normal", "orgId": e.Org.ID.String(), "stageId": e.Stages(e.Org.ID)[0].ID.String(), "advisorId": nil}
+	for k, v := range want {
+		if d.env.Data[k] != v {
+			t.Errorf("data.%s = %v, want %v", k, d.env.Data[k], v)
+		}
+	}
+	if !strings.HasPrefix(d.header.Get("X-Webhook-Id"), "msg_") || d.header.Get("Content-Type") != "application/json" {
+		t.Errorf("headers = %v", d.header)
+	}
+	sig, ts := d.header.Get("X-Webhook-Signature"), d.header.Get("X-Webhook-Timestamp")
+	if !strings.HasPrefix(sig, "sha256=") || !webhooks.Verify(secret, ts, sig, d.body, time.Now()) {
+		t.Errorf("signature %q over timestamp %q does not verify", sig, ts)
+	}
+	if webhooks.Verify("whsec_wrong", ts, sig, d.body, time.Now()) {
+		t.Errorf("a wrong secret verified")
+	}
+}
+
+func TestStageMoveEvents(t *testing.T) {
+	e := resttest.New(t)
+	rc := newReceiver(t, ok)
+	subscribe(t, e, rc.URL, "lead.status_changed", "lead.stage_changed", "lead.assigned", "lead.updated")
+	id := createLead(t, e, e.Key, map[string]any{"businessName": "Mover"})
+	stages := e.Stages(e.Org.ID)
+	mustStatus(t, e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{"stageId": stages[2].ID}), http.StatusOK)
+	got := rc.wait(t, 2)
+	types := map[string]map[string]any{}
+	for _, d := range got {
+		types[d.env.Event] = d.env.Data
+	}
+	for _, ty := range []string{"lead.status_changed", "lead.stage_changed"} {
+		data := types[ty]
+		if data == nil || data["previousStageId"] != stages[0].ID.String() || data["newStageId"] != stages[2].ID.String() ||
+			data["previousStageLabel"] != "New" || data["newStageLabel"] != stages[2].StageLabel || data["changedBy"] == nil {
+			t.Errorf("%s = %v", ty, data)
+		}
+	}
+	adv := e.NewUser(e.Org.ID, "Al", "Assign", "advisor", "")
+	mustStatus(t, e.Post("/v1/leads/"+id+"/assign", e.Key, map[string]any{"advisorId": adv.ID}), http.StatusOK)
+	mustStatus(t, e.Patch("/v1/leads/"+id, e.Key, map[string]any{"industry": "Freight"}), http.StatusOK)
+	got = rc.wait(t, 4)
+	if got[2].env.Event != "lead.assigned" || got[2].env.Data["advisorId"] != adv.ID.String() {
+		t.Errorf("assign event = %+v", got[2].env)
+	}
+	if got[3].env.Event != "lead.updated" || len(got[3].env.Data["changedFields"].([]any)) != 1 {
+		t.Errorf("update event = %+v", got[3].env)
+	}
+}
+
+// An event exists if and only if its change committed.
+func TestOutboxCommitsWithTheChange(t *testing.T) {
+	e := resttest.New(t)
+	count := func() int {
+		n, err := e.DB.Client.WebhookEvent.Query().Where(webhookevent.EventType("lead.created")).Count(rule.SystemContext(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	createLead(t, e, e.Key, map[string]any{"businessName": "Kept"})
+	if n := count(); n != 1 {
+		t.Fatalf("events after a committed create = %d, want 1", n)
+	}
+	// The second create fails, so the transaction around the operation rolls back the first and its event.
+	r := e.Post("/graphql", e.Key, map[string]any{"query": `mutation { a: createLead(input: {businessName: "Gone"}) { id } b: createLead(input: {email: "bad"}) { id } }`})
+	mustStatus(t, r, http.StatusOK)
+	if n := count(); n != 1 {
+		t.Fatalf("events after a rolled-back create = %d, want 1", n)
+	}
+	mustError(t, e.Post("/v1/leads", e.Key, map[string]any{"stageId": "0190c1d2-0000-7000-8000-000000000000"}), http.StatusUnprocessableEntity, "VALIDATION_ERROR", "stageId")
+	if n := count(); n != 1 {
+		t.Fatalf("events after a failed create = %d, want 1", n)
+	}
+}
