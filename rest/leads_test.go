@@ -13,7 +13,7 @@ import (
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
-func mustStatus(t *testing.T, r *resttest.Response, want int) {
+func mustStatus(t testing.TB, r *resttest.Response, want int) {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("status = %d, want %d; body: %s", r.Status, want, r.Raw)

@@ -37,11 +37,11 @@ type delivery struct {
 	env    webhooks.Envelope
 }
 
-func newReceiver(t *testing.T, respond func(n int) int) *receiver {
+func newReceiver(t testing.TB, respond func(n int) int) *receiver {
 	return newReceiverWithHeader(t, respond, nil)
 }
 
-func newReceiverWithHeader(t *testing.T, respond func(n int) int, header http.Header) *receiver {
+func newReceiverWithHeader(t testing.TB, respond func(n int) int, header http.Header) *receiver {
 	rc := &receiver{respond: respond, header: header, arrived: make(chan struct{}, 1000)}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -70,7 +70,7 @@ func (rc *receiver) setRespond(f func(int) int) {
 }
 
 // wait blocks until n deliveries arrived, or fails the test.
-func (rc *receiver) wait(t *testing.T, n int) []delivery {
+func (rc *receiver) wait(t testing.TB, n int) []delivery {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -90,7 +90,7 @@ func (rc *receiver) wait(t *testing.T, n int) []delivery {
 	}
 }
 
-func subscribe(t *testing.T, e *resttest.Env, url string, events ...string) (id, secret string) {
+func subscribe(t testing.TB, e *resttest.Env, url string, events ...string) (id, secret string) {
 	t.Helper()
 	r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": url, "events": events})
 	mustStatus(t, r, http.StatusCreated)

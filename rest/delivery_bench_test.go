@@ -1,0 +1,74 @@
+package rest_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+// BenchmarkWebhookThroughput seeds leads in batches (1,000 per commit) and
+// measures how fast the worker fans out, signs and delivers their
+// lead.created events to a local receiver.
+func BenchmarkWebhookThroughput(b *testing.B) {
+	const n = 10000
+	e := resttest.New(b)
+	rc := newReceiver(b, ok)
+	subscribe(b, e, rc.URL, "lead.created")
+	b.ResetTimer()
+	start := time.Now()
+	if err := e.DB.SeedLeads(context.Background(), e.Org.ID, n, nil); err != nil {
+		b.Fatal(err)
+	}
+	rc.wait(b, n)
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "deliveries/s")
+}
+
+// BenchmarkWebhookLatency creates leads from 8 concurrent API clients and
+// measures, at a local receiver, the time from each event's commit to its
+// receipt.
+func BenchmarkWebhookLatency(b *testing.B) {
+	const n = 3000
+	e := resttest.New(b, func(c *rest.Config) { c.Webhooks.Poll = time.Second }) // rely on the commit wake-up
+	var (
+		mu  sync.Mutex
+		lat []time.Duration
+	)
+	rc := newReceiver(b, ok)
+	subscribe(b, e, rc.URL, "lead.created")
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				r := e.Post("/v1/leads", e.Key, map[string]any{"businessName": fmt.Sprintf("Load %d", i)})
+				if r.Status != http.StatusCreated {
+					b.Errorf("create: %d", r.Status)
+					return
+				}
+			}
+		}()
+	}
+	got := rc.wait(b, n)
+	elapsed := time.Since(start)
+	wg.Wait()
+	b.StopTimer()
+	mu.Lock()
+	for _, d := range got {
+		lat = append(lat, d.at.Sub(d.env.Timestamp))
+	}
+	mu.Unlock()
+	slices.Sort(lat)
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "deliveries/s")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
