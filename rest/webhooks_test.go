@@ -72,7 +72,7 @@ func (rc *receiver) setRespond(f func(int) int) {
 // wait blocks until n deliveries arrived, or fails the test.
 func (rc *receiver) wait(t testing.TB, n int) []delivery {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		rc.mu.Lock()
 		got := len(rc.got)

@@ -163,26 +163,67 @@ type claimed struct {
 }
 
 // deliverDue claims the deliveries that are due (pushing their next attempt
-// past the send timeout, so a crashed worker's claim lapses) and sends them.
+// past the send timeout, so a crashed worker's claim lapses), sends them,
+// and records the batch's outcomes in one transaction.
 func (w *Worker) deliverDue(ctx context.Context) (int, error) {
 	work, err := w.claim(ctx)
 	if err != nil || len(work) == 0 {
 		return 0, err
 	}
+	outcomes := make([]outcome, len(work))
 	sem := make(chan struct{}, max(1, w.cfg.Concurrency))
 	var wg sync.WaitGroup
-	for _, c := range work {
+	for i, c := range work {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := w.send(ctx, c); err != nil && ctx.Err() == nil {
-				w.log.Error("recording a webhook attempt", "err", err, "delivery", c.delivery.ID)
-			}
+			outcomes[i] = w.post(ctx, c)
 		}()
 	}
 	wg.Wait()
-	return len(work), nil
+	if ctx.Err() != nil {
+		return len(work), nil // shutting down: the claims lapse and the deliveries are retried
+	}
+	return len(work), w.recordAll(ctx, work, outcomes)
+}
+
+// recordAll stores a batch's outcomes in one transaction (one commit for
+// the batch instead of one per delivery). If that fails, say because a
+// subscription was deleted meanwhile, each outcome is recorded on its own.
+func (w *Worker) recordAll(ctx context.Context, work []claimed, outcomes []outcome) error {
+	err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error {
+		for i := range work {
+			if err := w.record(ctx, c, work[i], outcomes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil || ctx.Err() != nil {
+		return nil // shutting down: unrecorded claims lapse and are retried
+	}
+	for i := range work {
+		err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error { return w.record(ctx, c, work[i], outcomes[i]) })
+		if err != nil && !ent.IsNotFound(err) && !ent.IsConstraintError(err) {
+			w.log.Error("recording a webhook attempt", "err", err, "delivery", work[i].delivery.ID)
+		}
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction that is also in ctx (so events it emits
+// wake the worker on commit).
+func (w *Worker) inTx(ctx context.Context, fn func(context.Context, *ent.Client) error) error {
+	tx, err := w.client.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(ent.NewTxContext(ctx, tx), tx.Client()); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
@@ -245,23 +286,12 @@ type outcome struct {
 
 func (o outcome) ok() bool { return o.status != nil && *o.status >= 200 && *o.status < 300 }
 
-func (w *Worker) send(ctx context.Context, c claimed) error {
+func (w *Worker) post(ctx context.Context, c claimed) outcome {
 	body, err := Body(c.event)
 	if err != nil {
-		return err
+		msg := "encoding the event: " + err.Error()
+		return outcome{errText: &msg}
 	}
-	o := w.post(ctx, c, body)
-	if ctx.Err() != nil {
-		return nil // shutting down: the claim lapses and the delivery is retried
-	}
-	err = w.record(ctx, c, o)
-	if ent.IsNotFound(err) || ent.IsConstraintError(err) {
-		return nil // the subscription was deleted while the delivery was in flight
-	}
-	return err
-}
-
-func (w *Worker) post(ctx context.Context, c claimed, body []byte) outcome {
 	sentAt := w.now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.sub.URL, bytes.NewReader(body))
 	if err != nil {
@@ -289,20 +319,14 @@ func (w *Worker) post(ctx context.Context, c claimed, body []byte) outcome {
 	return o
 }
 
-// record stores the attempt and its consequences in one transaction: the
-// delivery's next attempt or final state, and the subscription's run of
-// failures, pausing it after PauseAfter in a row or at once on 410 Gone.
-func (w *Worker) record(ctx context.Context, c claimed, o outcome) error {
-	tx, err := w.client.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ctx = ent.NewTxContext(ctx, tx)
+// record stores an attempt and its consequences through tx: the delivery's
+// next attempt or final state, and the subscription's run of failures,
+// pausing it after PauseAfter in a row or at once on 410 Gone.
+func (w *Worker) record(ctx context.Context, tx *ent.Client, c claimed, o outcome) error {
 	now := w.now().UTC()
 	d := c.delivery
 	attempts := d.Attempts + 1
-	err = tx.WebhookAttempt.Create().SetDeliveryID(d.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
+	err := tx.WebhookAttempt.Create().SetDeliveryID(d.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
 		SetLatencyMs(int(o.latency.Milliseconds())).SetNillableError(o.errText).SetNillableResponseExcerpt(o.excerpt).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("recording attempt: %w", err)
@@ -313,11 +337,8 @@ func (w *Worker) record(ctx context.Context, c claimed, o outcome) error {
 		if err := upd.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Exec(ctx); err != nil {
 			return err
 		}
-		if err := tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
-			webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx); err != nil {
-			return err
-		}
-		return tx.Commit()
+		return tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
+			webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx)
 	}
 	if delay, again := w.cfg.nextDelay(attempts, o.resp, now); again {
 		upd.SetNextAttemptAt(now.Add(delay))
@@ -327,10 +348,7 @@ func (w *Worker) record(ctx context.Context, c claimed, o outcome) error {
 	if err := upd.Exec(ctx); err != nil {
 		return err
 	}
-	if err := w.countFailure(ctx, tx.Client(), c.sub.ID, o, now); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return w.countFailure(ctx, tx, c.sub.ID, o, now)
 }
 
 // countFailure adds to the subscription's run of failures and pauses it
