@@ -25,6 +25,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/graph/scalar"
+	"github.com/lendingpipe/svc/webhooks"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -91,6 +92,14 @@ type ComplexityRoot struct {
 		UserID           func(childComplexity int) int
 	}
 
+	AttemptRecord struct {
+		AttemptedAt     func(childComplexity int) int
+		Error           func(childComplexity int) int
+		LatencyMs       func(childComplexity int) int
+		ResponseExcerpt func(childComplexity int) int
+		StatusCode      func(childComplexity int) int
+	}
+
 	CallEvent struct {
 		CreatedAt       func(childComplexity int) int
 		Direction       func(childComplexity int) int
@@ -145,6 +154,29 @@ type ComplexityRoot struct {
 	CreatedWebhookSubscription struct {
 		Secret       func(childComplexity int) int
 		Subscription func(childComplexity int) int
+	}
+
+	DeliveryPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	DeliveryRecord struct {
+		AttemptLog     func(childComplexity int) int
+		Attempts       func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		DeadAt         func(childComplexity int) int
+		DeliveredAt    func(childComplexity int) int
+		EventID        func(childComplexity int) int
+		EventType      func(childComplexity int) int
+		LastError      func(childComplexity int) int
+		LastStatusCode func(childComplexity int) int
+		NextAttemptAt  func(childComplexity int) int
+		Status         func(childComplexity int) int
+		WebhookID      func(childComplexity int) int
 	}
 
 	DoNotCallResult struct {
@@ -224,6 +256,8 @@ type ComplexityRoot struct {
 		MoveLeadToStage           func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
 		RecordCallEvent           func(childComplexity int, input dialer.CallEventInput) int
 		RecordDisposition         func(childComplexity int, input dialer.DispositionInput) int
+		ReplayWebhookDeliveries   func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
+		ReplayWebhookDelivery     func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
 		UpdateContact             func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
 		UpdateLead                func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
 		UpdatePresence            func(childComplexity int, input dialer.PresenceInput) int
@@ -275,6 +309,7 @@ type ComplexityRoot struct {
 		Stages               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
 		Teams                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
 		Users                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
+		WebhookDeliveries    func(childComplexity int, subscriptionID uuid.UUID, status *string, page *int, limit *int) int
 		WebhookSubscriptions func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
 	}
 
@@ -374,6 +409,8 @@ type MutationResolver interface {
 	CreateWebhookSubscription(ctx context.Context, input NewWebhookSubscription) (*CreatedWebhookSubscription, error)
 	UpdateWebhookSubscription(ctx context.Context, id uuid.UUID, input WebhookSubscriptionPatch) (*ent.WebhookSubscription, error)
 	DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	ReplayWebhookDelivery(ctx context.Context, subscriptionID uuid.UUID, deliveryID uuid.UUID) (*webhooks.DeliveryRecord, error)
+	ReplayWebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, since *time.Time, until *time.Time) (int, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -388,6 +425,7 @@ type QueryResolver interface {
 	LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error)
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
 	AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error)
+	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
@@ -608,6 +646,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AgentStatus.UserID(childComplexity), true
 
+	case "AttemptRecord.attemptedAt":
+		if e.ComplexityRoot.AttemptRecord.AttemptedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptRecord.AttemptedAt(childComplexity), true
+	case "AttemptRecord.error":
+		if e.ComplexityRoot.AttemptRecord.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptRecord.Error(childComplexity), true
+	case "AttemptRecord.latencyMs":
+		if e.ComplexityRoot.AttemptRecord.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptRecord.LatencyMs(childComplexity), true
+	case "AttemptRecord.responseExcerpt":
+		if e.ComplexityRoot.AttemptRecord.ResponseExcerpt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptRecord.ResponseExcerpt(childComplexity), true
+	case "AttemptRecord.statusCode":
+		if e.ComplexityRoot.AttemptRecord.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttemptRecord.StatusCode(childComplexity), true
+
 	case "CallEvent.createdAt":
 		if e.ComplexityRoot.CallEvent.CreatedAt == nil {
 			break
@@ -824,6 +893,110 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreatedWebhookSubscription.Subscription(childComplexity), true
+
+	case "DeliveryPage.hasMore":
+		if e.ComplexityRoot.DeliveryPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryPage.HasMore(childComplexity), true
+	case "DeliveryPage.limit":
+		if e.ComplexityRoot.DeliveryPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryPage.Limit(childComplexity), true
+	case "DeliveryPage.nodes":
+		if e.ComplexityRoot.DeliveryPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryPage.Nodes(childComplexity), true
+	case "DeliveryPage.page":
+		if e.ComplexityRoot.DeliveryPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryPage.Page(childComplexity), true
+	case "DeliveryPage.total":
+		if e.ComplexityRoot.DeliveryPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryPage.Total(childComplexity), true
+
+	case "DeliveryRecord.attemptLog":
+		if e.ComplexityRoot.DeliveryRecord.AttemptLog == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.AttemptLog(childComplexity), true
+	case "DeliveryRecord.attempts":
+		if e.ComplexityRoot.DeliveryRecord.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.Attempts(childComplexity), true
+	case "DeliveryRecord.createdAt":
+		if e.ComplexityRoot.DeliveryRecord.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.CreatedAt(childComplexity), true
+	case "DeliveryRecord.deadAt":
+		if e.ComplexityRoot.DeliveryRecord.DeadAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.DeadAt(childComplexity), true
+	case "DeliveryRecord.deliveredAt":
+		if e.ComplexityRoot.DeliveryRecord.DeliveredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.DeliveredAt(childComplexity), true
+	case "DeliveryRecord.eventId":
+		if e.ComplexityRoot.DeliveryRecord.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.EventID(childComplexity), true
+	case "DeliveryRecord.eventType":
+		if e.ComplexityRoot.DeliveryRecord.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.EventType(childComplexity), true
+	case "DeliveryRecord.lastError":
+		if e.ComplexityRoot.DeliveryRecord.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.LastError(childComplexity), true
+	case "DeliveryRecord.lastStatusCode":
+		if e.ComplexityRoot.DeliveryRecord.LastStatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.LastStatusCode(childComplexity), true
+	case "DeliveryRecord.nextAttemptAt":
+		if e.ComplexityRoot.DeliveryRecord.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.NextAttemptAt(childComplexity), true
+	case "DeliveryRecord.status":
+		if e.ComplexityRoot.DeliveryRecord.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.Status(childComplexity), true
+	case "DeliveryRecord.webhookId":
+		if e.ComplexityRoot.DeliveryRecord.WebhookID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeliveryRecord.WebhookID(childComplexity), true
 
 	case "DoNotCallResult.leads":
 		if e.ComplexityRoot.DoNotCallResult.Leads == nil {
@@ -1266,6 +1439,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordDisposition(childComplexity, args["input"].(dialer.DispositionInput)), true
+	case "Mutation.replayWebhookDeliveries":
+		if e.ComplexityRoot.Mutation.ReplayWebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayWebhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayWebhookDeliveries(childComplexity, args["subscriptionId"].(uuid.UUID), args["since"].(*time.Time), args["until"].(*time.Time)), true
+	case "Mutation.replayWebhookDelivery":
+		if e.ComplexityRoot.Mutation.ReplayWebhookDelivery == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayWebhookDelivery_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
 	case "Mutation.updateContact":
 		if e.ComplexityRoot.Mutation.UpdateContact == nil {
 			break
@@ -1578,6 +1773,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Users(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.UserOrder), args["where"].(*ent.UserWhereInput)), true
+	case "Query.webhookDeliveries":
+		if e.ComplexityRoot.Query.WebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookDeliveries(childComplexity, args["subscriptionId"].(uuid.UUID), args["status"].(*string), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.webhookSubscriptions":
 		if e.ComplexityRoot.Query.WebhookSubscriptions == nil {
 			break
@@ -2051,6 +2257,22 @@ func (ec *executionContext) childFields_AgentStatus(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type AgentStatus", field.Name)
 }
 
+func (ec *executionContext) childFields_AttemptRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "attemptedAt":
+		return ec.fieldContext_AttemptRecord_attemptedAt(ctx, field)
+	case "statusCode":
+		return ec.fieldContext_AttemptRecord_statusCode(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_AttemptRecord_latencyMs(ctx, field)
+	case "error":
+		return ec.fieldContext_AttemptRecord_error(ctx, field)
+	case "responseExcerpt":
+		return ec.fieldContext_AttemptRecord_responseExcerpt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttemptRecord", field.Name)
+}
+
 func (ec *executionContext) childFields_CallEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2161,6 +2383,52 @@ func (ec *executionContext) childFields_CreatedWebhookSubscription(ctx context.C
 		return ec.fieldContext_CreatedWebhookSubscription_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhookSubscription", field.Name)
+}
+
+func (ec *executionContext) childFields_DeliveryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_DeliveryPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_DeliveryPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_DeliveryPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_DeliveryPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_DeliveryPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeliveryPage", field.Name)
+}
+
+func (ec *executionContext) childFields_DeliveryRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhookId":
+		return ec.fieldContext_DeliveryRecord_webhookId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_DeliveryRecord_eventId(ctx, field)
+	case "eventType":
+		return ec.fieldContext_DeliveryRecord_eventType(ctx, field)
+	case "status":
+		return ec.fieldContext_DeliveryRecord_status(ctx, field)
+	case "attempts":
+		return ec.fieldContext_DeliveryRecord_attempts(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_DeliveryRecord_nextAttemptAt(ctx, field)
+	case "lastStatusCode":
+		return ec.fieldContext_DeliveryRecord_lastStatusCode(ctx, field)
+	case "lastError":
+		return ec.fieldContext_DeliveryRecord_lastError(ctx, field)
+	case "deliveredAt":
+		return ec.fieldContext_DeliveryRecord_deliveredAt(ctx, field)
+	case "deadAt":
+		return ec.fieldContext_DeliveryRecord_deadAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_DeliveryRecord_createdAt(ctx, field)
+	case "attemptLog":
+		return ec.fieldContext_DeliveryRecord_attemptLog(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeliveryRecord", field.Name)
 }
 
 func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2875,6 +3143,58 @@ func (ec *executionContext) field_Mutation_recordDisposition_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_replayWebhookDeliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "subscriptionId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subscriptionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "until",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["until"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "subscriptionId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subscriptionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "deliveryId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deliveryId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3458,6 +3778,44 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_webhookDeliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "subscriptionId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subscriptionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
 	return args, nil
 }
 
@@ -4365,6 +4723,121 @@ func (ec *executionContext) fieldContext_AgentStatus_statusTimeSec(_ context.Con
 	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _AttemptRecord_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptRecord_attemptedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptRecord_attemptedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AttemptRecord_statusCode(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptRecord_statusCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptRecord_statusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptRecord", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttemptRecord_latencyMs(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptRecord_latencyMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptRecord_latencyMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptRecord", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AttemptRecord_error(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptRecord_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptRecord_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AttemptRecord_responseExcerpt(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttemptRecord_responseExcerpt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseExcerpt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AttemptRecord_responseExcerpt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttemptRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CallEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5258,6 +5731,415 @@ func (ec *executionContext) _CreatedWebhookSubscription_secret(ctx context.Conte
 }
 func (ec *executionContext) fieldContext_CreatedWebhookSubscription_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CreatedWebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryPage_nodes(ctx context.Context, field graphql.CollectedField, obj *DeliveryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*webhooks.DeliveryRecord) graphql.Marshaler {
+			return ec.marshalNDeliveryRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐDeliveryRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeliveryPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeliveryRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeliveryPage_total(ctx context.Context, field graphql.CollectedField, obj *DeliveryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryPage_page(ctx context.Context, field graphql.CollectedField, obj *DeliveryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryPage_limit(ctx context.Context, field graphql.CollectedField, obj *DeliveryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *DeliveryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_webhookId(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_webhookId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebhookID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_webhookId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_eventId(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_eventType(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_status(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_attempts(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_nextAttemptAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextAttemptAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_lastStatusCode(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_lastStatusCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastStatusCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_lastStatusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_lastError(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_lastError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_deliveredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_deliveredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_deadAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_deadAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeadAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_deadAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_createdAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeliveryRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _DeliveryRecord_attemptLog(ctx context.Context, field graphql.CollectedField, obj *webhooks.DeliveryRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeliveryRecord_attemptLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttemptLog, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*webhooks.AttemptRecord) graphql.Marshaler {
+			return ec.marshalNAttemptRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐAttemptRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeliveryRecord_attemptLog(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeliveryRecord",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttemptRecord(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _DoNotCallResult_phone(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
@@ -7337,6 +8219,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteWebhookSubscription(ctx 
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_replayWebhookDelivery(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replayWebhookDelivery(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplayWebhookDelivery(ctx, fc.Args["subscriptionId"].(uuid.UUID), fc.Args["deliveryId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *webhooks.DeliveryRecord) graphql.Marshaler {
+			return ec.marshalNDeliveryRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐDeliveryRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replayWebhookDelivery(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeliveryRecord(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replayWebhookDelivery_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replayWebhookDeliveries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replayWebhookDeliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplayWebhookDeliveries(ctx, fc.Args["subscriptionId"].(uuid.UUID), fc.Args["since"].(*time.Time), fc.Args["until"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replayWebhookDeliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Int does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replayWebhookDeliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8309,6 +9279,50 @@ func (ec *executionContext) fieldContext_Query_agentsBoard(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_agentsBoard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_webhookDeliveries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_webhookDeliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WebhookDeliveries(ctx, fc.Args["subscriptionId"].(uuid.UUID), fc.Args["status"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeliveryPage) graphql.Marshaler {
+			return ec.marshalNDeliveryPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDeliveryPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_webhookDeliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeliveryPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_webhookDeliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18467,6 +19481,56 @@ func (ec *executionContext) _AgentStatus(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var attemptRecordImplementors = []string{"AttemptRecord"}
+
+func (ec *executionContext) _AttemptRecord(ctx context.Context, sel ast.SelectionSet, obj *webhooks.AttemptRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attemptRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttemptRecord")
+		case "attemptedAt":
+			out.Values[i] = ec._AttemptRecord_attemptedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statusCode":
+			out.Values[i] = ec._AttemptRecord_statusCode(ctx, field, obj)
+		case "latencyMs":
+			out.Values[i] = ec._AttemptRecord_latencyMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._AttemptRecord_error(ctx, field, obj)
+		case "responseExcerpt":
+			out.Values[i] = ec._AttemptRecord_responseExcerpt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var callEventImplementors = []string{"CallEvent", "Node"}
 
 func (ec *executionContext) _CallEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.CallEvent) graphql.Marshaler {
@@ -18902,6 +19966,144 @@ func (ec *executionContext) _CreatedWebhookSubscription(ctx context.Context, sel
 			}
 		case "secret":
 			out.Values[i] = ec._CreatedWebhookSubscription_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var deliveryPageImplementors = []string{"DeliveryPage"}
+
+func (ec *executionContext) _DeliveryPage(ctx context.Context, sel ast.SelectionSet, obj *DeliveryPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deliveryPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeliveryPage")
+		case "nodes":
+			out.Values[i] = ec._DeliveryPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._DeliveryPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._DeliveryPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._DeliveryPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._DeliveryPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var deliveryRecordImplementors = []string{"DeliveryRecord"}
+
+func (ec *executionContext) _DeliveryRecord(ctx context.Context, sel ast.SelectionSet, obj *webhooks.DeliveryRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deliveryRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeliveryRecord")
+		case "webhookId":
+			out.Values[i] = ec._DeliveryRecord_webhookId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._DeliveryRecord_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventType":
+			out.Values[i] = ec._DeliveryRecord_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._DeliveryRecord_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempts":
+			out.Values[i] = ec._DeliveryRecord_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextAttemptAt":
+			out.Values[i] = ec._DeliveryRecord_nextAttemptAt(ctx, field, obj)
+		case "lastStatusCode":
+			out.Values[i] = ec._DeliveryRecord_lastStatusCode(ctx, field, obj)
+		case "lastError":
+			out.Values[i] = ec._DeliveryRecord_lastError(ctx, field, obj)
+		case "deliveredAt":
+			out.Values[i] = ec._DeliveryRecord_deliveredAt(ctx, field, obj)
+		case "deadAt":
+			out.Values[i] = ec._DeliveryRecord_deadAt(ctx, field, obj)
+		case "createdAt":
+			out.Values[i] = ec._DeliveryRecord_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attemptLog":
+			out.Values[i] = ec._DeliveryRecord_attemptLog(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19568,6 +20770,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "replayWebhookDelivery":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replayWebhookDelivery(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replayWebhookDeliveries":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replayWebhookDeliveries(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20101,6 +21317,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_agentsBoard(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "webhookDeliveries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_webhookDeliveries(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -21165,6 +22403,32 @@ func (ec *executionContext) marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋ
 	return ec._AgentStatus(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAttemptRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐAttemptRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.AttemptRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAttemptRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐAttemptRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAttemptRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐAttemptRecord(ctx context.Context, sel ast.SelectionSet, v *webhooks.AttemptRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AttemptRecord(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21351,6 +22615,50 @@ func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCur
 
 func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNDeliveryPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDeliveryPage(ctx context.Context, sel ast.SelectionSet, v DeliveryPage) graphql.Marshaler {
+	return ec._DeliveryPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeliveryPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDeliveryPage(ctx context.Context, sel ast.SelectionSet, v *DeliveryPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeliveryPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDeliveryRecord2githubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐDeliveryRecord(ctx context.Context, sel ast.SelectionSet, v webhooks.DeliveryRecord) graphql.Marshaler {
+	return ec._DeliveryRecord(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeliveryRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐDeliveryRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.DeliveryRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDeliveryRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐDeliveryRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDeliveryRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐDeliveryRecord(ctx context.Context, sel ast.SelectionSet, v *webhooks.DeliveryRecord) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeliveryRecord(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDispositionInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐDispositionInput(ctx context.Context, v any) (dialer.DispositionInput, error) {

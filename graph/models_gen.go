@@ -5,6 +5,7 @@ package graph
 import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // One page of the agents board: every user with the agent role.
@@ -20,6 +21,14 @@ type AgentBoard struct {
 type CreatedWebhookSubscription struct {
 	Subscription *ent.WebhookSubscription `json:"subscription"`
 	Secret       string                   `json:"secret"`
+}
+
+type DeliveryPage struct {
+	Nodes   []*webhooks.DeliveryRecord `json:"nodes"`
+	Total   int                        `json:"total"`
+	Page    int                        `json:"page"`
+	Limit   int                        `json:"limit"`
+	HasMore bool                       `json:"hasMore"`
 }
 
 // What a do-not-call request marked.

@@ -7,9 +7,11 @@ package graph
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // CreateWebhookSubscription is the resolver for the createWebhookSubscription field.
@@ -25,4 +27,19 @@ func (r *mutationResolver) UpdateWebhookSubscription(ctx context.Context, id uui
 // DeleteWebhookSubscription is the resolver for the deleteWebhookSubscription field.
 func (r *mutationResolver) DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 	return id, r.deleteSubscription(ctx, id)
+}
+
+// ReplayWebhookDelivery is the resolver for the replayWebhookDelivery field.
+func (r *mutationResolver) ReplayWebhookDelivery(ctx context.Context, subscriptionID uuid.UUID, deliveryID uuid.UUID) (*webhooks.DeliveryRecord, error) {
+	return r.replayDelivery(ctx, subscriptionID, deliveryID)
+}
+
+// ReplayWebhookDeliveries is the resolver for the replayWebhookDeliveries field.
+func (r *mutationResolver) ReplayWebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, since *time.Time, until *time.Time) (int, error) {
+	return r.replayDeliveries(ctx, subscriptionID, since, until)
+}
+
+// WebhookDeliveries is the resolver for the webhookDeliveries field.
+func (r *queryResolver) WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error) {
+	return r.deliveries(ctx, subscriptionID, status, page, limit)
 }

@@ -53,6 +53,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/healthz", health.live)
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
 	r.Get("/v1/webhooks/catalog", catalog)
+	r.Get("/metrics", metricsHandler(db.Client).ServeHTTP)
 	r.Handle("/playground", graph.Playground("/graphql"))
 	// Authenticated by the organization's connector token in the path.
 	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
@@ -81,6 +82,9 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 			r.Get("/", errorHandler(hooks.list).ServeHTTP)
 			r.Patch("/{id}", errorHandler(hooks.patch).ServeHTTP)
 			r.Delete("/{id}", errorHandler(hooks.delete).ServeHTTP)
+			r.Get("/{id}/deliveries", errorHandler(hooks.deliveries).ServeHTTP)
+			r.Post("/{id}/deliveries/{deliveryId}/replay", errorHandler(hooks.replayOne).ServeHTTP)
+			r.Post("/{id}/replay", errorHandler(hooks.replayMany).ServeHTTP)
 		})
 	})
 	return r

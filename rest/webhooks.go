@@ -154,3 +154,90 @@ func catalog(w http.ResponseWriter, r *http.Request) {
 	total := len(items)
 	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
 }
+
+// deliveryResource renders a delivery with its attempts.
+func deliveryResource(d *webhooks.DeliveryRecord) Resource {
+	return Resource{ID: d.WebhookID, Type: "webhook_delivery", Attributes: d}
+}
+
+func (h webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) error {
+	id, err := subscriptionID(r)
+	if err != nil {
+		return err
+	}
+	page, err := intParam(r, "page")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		return err
+	}
+	var status *string
+	if s := r.URL.Query().Get("status"); s != "" {
+		status = &s
+	}
+	p, err := h.resolver.Query().WebhookDeliveries(r.Context(), id, status, page, limit)
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(p.Nodes))
+	for i, d := range p.Nodes {
+		items[i] = deliveryResource(d)
+	}
+	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	return nil
+}
+
+func (h webhookHandlers) replayOne(w http.ResponseWriter, r *http.Request) error {
+	subID, err := subscriptionID(r)
+	if err != nil {
+		return err
+	}
+	deliveryID, err := uuid.Parse(strings.TrimPrefix(chi.URLParam(r, "deliveryId"), webhooks.DeliveryIDPrefix))
+	if err != nil {
+		return apperr.New(apperr.NotFound, "delivery not found")
+	}
+	var d *webhooks.DeliveryRecord
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		d, err = h.resolver.Mutation().ReplayWebhookDelivery(ctx, subID, deliveryID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusAccepted, deliveryResource(d))
+	return nil
+}
+
+func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) error {
+	subID, err := subscriptionID(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Since Opt[time.Time] `json:"since"`
+		Until Opt[time.Time] `json:"until"`
+	}
+	if err := decodeBody(r, &body, nil); err != nil {
+		return err
+	}
+	var n int
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		n, err = h.resolver.Mutation().ReplayWebhookDeliveries(ctx, subID, body.Since.Ptr(), body.Until.Ptr())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusAccepted, Resource{ID: "replay", Type: "webhook_replay", Attributes: map[string]int{"queued": n}})
+	return nil
+}
+
+// metricsHandler serves the delivery counters for Prometheus.
+func metricsHandler(c *ent.Client) errorHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		return webhooks.WriteMetrics(r.Context(), w, c)
+	}
+}

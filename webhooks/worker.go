@@ -192,20 +192,35 @@ func (w *Worker) deliverDue(ctx context.Context) (int, error) {
 // the batch instead of one per delivery). If that fails, say because a
 // subscription was deleted meanwhile, each outcome is recorded on its own.
 func (w *Worker) recordAll(ctx context.Context, work []claimed, outcomes []outcome) error {
+	dead := make([]bool, len(work))
 	err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error {
 		for i := range work {
-			if err := w.record(ctx, c, work[i], outcomes[i]); err != nil {
+			var err error
+			if dead[i], err = w.record(ctx, c, work[i], outcomes[i]); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err == nil || ctx.Err() != nil {
+	if err == nil {
+		for i := range work {
+			metrics.count(outcomes[i], dead[i])
+		}
+		return nil
+	}
+	if ctx.Err() != nil {
 		return nil // shutting down: unrecorded claims lapse and are retried
 	}
 	for i := range work {
-		err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error { return w.record(ctx, c, work[i], outcomes[i]) })
-		if err != nil && !ent.IsNotFound(err) && !ent.IsConstraintError(err) {
+		err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error {
+			var err error
+			dead[i], err = w.record(ctx, c, work[i], outcomes[i])
+			return err
+		})
+		switch {
+		case err == nil:
+			metrics.count(outcomes[i], dead[i])
+		case !ent.IsNotFound(err) && !ent.IsConstraintError(err):
 			w.log.Error("recording a webhook attempt", "err", err, "delivery", work[i].delivery.ID)
 		}
 	}
@@ -322,33 +337,34 @@ func (w *Worker) post(ctx context.Context, c claimed) outcome {
 // record stores an attempt and its consequences through tx: the delivery's
 // next attempt or final state, and the subscription's run of failures,
 // pausing it after PauseAfter in a row or at once on 410 Gone.
-func (w *Worker) record(ctx context.Context, tx *ent.Client, c claimed, o outcome) error {
+func (w *Worker) record(ctx context.Context, tx *ent.Client, c claimed, o outcome) (dead bool, err error) {
 	now := w.now().UTC()
 	d := c.delivery
 	attempts := d.Attempts + 1
-	err := tx.WebhookAttempt.Create().SetDeliveryID(d.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
+	err = tx.WebhookAttempt.Create().SetDeliveryID(d.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
 		SetLatencyMs(int(o.latency.Milliseconds())).SetNillableError(o.errText).SetNillableResponseExcerpt(o.excerpt).Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("recording attempt: %w", err)
+		return false, fmt.Errorf("recording attempt: %w", err)
 	}
 	upd := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts).
 		SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
 	if o.ok() {
 		if err := upd.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Exec(ctx); err != nil {
-			return err
+			return false, err
 		}
-		return tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
+		return false, tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
 			webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx)
 	}
-	if delay, again := w.cfg.nextDelay(attempts, o.resp, now); again {
+	delay, again := w.cfg.nextDelay(attempts, o.resp, now)
+	if again {
 		upd.SetNextAttemptAt(now.Add(delay))
 	} else {
 		upd.SetStatus(webhookdelivery.StatusDead).SetDeadAt(now) // SPEC 3.4: the dead-letter queue
 	}
 	if err := upd.Exec(ctx); err != nil {
-		return err
+		return false, err
 	}
-	return w.countFailure(ctx, tx, c.sub.ID, o, now)
+	return !again, w.countFailure(ctx, tx, c.sub.ID, o, now)
 }
 
 // countFailure adds to the subscription's run of failures and pauses it
