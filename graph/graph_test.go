@@ -206,3 +206,34 @@ func TestGraphQLOrgIsolation(t *testing.T) {
 		}
 	})
 }
+
+func TestWebhookSubscriptionsOverGraphQL(t *testing.T) {
+	e := resttest.New(t)
+	data, code := gql(t, e, e.Key, `mutation { createWebhookSubscription(input: {url: "https://hooks.example.com/a", events: ["lead.created"]}) {
+		secret subscription { id url events isActive } } }`, nil)
+	if code != "" {
+		t.Fatalf("create: %s", code)
+	}
+	created := data["createWebhookSubscription"].(map[string]any)
+	if s, _ := created["secret"].(string); len(s) < 20 || s[:6] != "whsec_" {
+		t.Errorf("secret = %v", created["secret"])
+	}
+	id := created["subscription"].(map[string]any)["id"]
+	data, code = gql(t, e, e.Key, `query { webhookSubscriptions { totalCount edges { node { id url } } } }`, nil)
+	if code != "" || data["webhookSubscriptions"].(map[string]any)["totalCount"] != 1.0 {
+		t.Errorf("list = %v %s", data, code)
+	}
+	if _, code := gql(t, e, e.Key, `mutation($id: ID!) { updateWebhookSubscription(id: $id, input: {isActive: false}) { isActive pausedReason } }`, map[string]any{"id": id}); code != "" {
+		t.Errorf("update: %s", code)
+	}
+	if _, code := gql(t, e, e.Key, `mutation { createWebhookSubscription(input: {url: "https://h.example.com", events: ["nope"]}) { secret } }`, nil); code != "VALIDATION_ERROR" {
+		t.Errorf("unknown event: code %q", code)
+	}
+	noScope := e.NewKey(e.Org.ID, "leads:read")
+	if _, code := gql(t, e, noScope, `query { webhookSubscriptions { totalCount } }`, nil); code != "FORBIDDEN" {
+		t.Errorf("without webhooks:manage: code %q, want FORBIDDEN", code)
+	}
+	if _, code := gql(t, e, e.Key, `mutation($id: ID!) { deleteWebhookSubscription(id: $id) }`, map[string]any{"id": id}); code != "" {
+		t.Errorf("delete: %s", code)
+	}
+}

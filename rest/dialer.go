@@ -146,11 +146,7 @@ func (h dialerHandlers) presence(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
-	page, err := intParam(r, "page")
-	if err != nil {
-		return err
-	}
-	limit, err := intParam(r, "limit")
+	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}

@@ -91,11 +91,7 @@ type leadHandlers struct {
 }
 
 func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
-	page, err := intParam(r, "page")
-	if err != nil {
-		return err
-	}
-	limit, err := intParam(r, "limit")
+	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
@@ -113,6 +109,16 @@ func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
 	return nil
+}
+
+// pageParams reads the optional page and limit query parameters; the
+// resolvers apply their defaults and bounds.
+func pageParams(r *http.Request) (page, limit *int, err error) {
+	if page, err = intParam(r, "page"); err != nil {
+		return nil, nil, err
+	}
+	limit, err = intParam(r, "limit")
+	return page, limit, err
 }
 
 // intParam reads an optional integer query parameter; nil when absent.

@@ -165,11 +165,7 @@ func (h webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	page, err := intParam(r, "page")
-	if err != nil {
-		return err
-	}
-	limit, err := intParam(r, "limit")
+	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
