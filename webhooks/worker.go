@@ -160,6 +160,9 @@ type claimed struct {
 	delivery *ent.WebhookDelivery
 	event    *ent.WebhookEvent
 	sub      *ent.WebhookSubscription
+	// lease is the next_attempt_at the claim set; the outcome is recorded
+	// only while the delivery still carries it (a replay meanwhile wins).
+	lease time.Time
 }
 
 // deliverDue claims the deliveries that are due (pushing their next attempt
@@ -259,7 +262,8 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 	for i, d := range ds {
 		ids[i] = d.ID
 	}
-	lease := now.Add(w.cfg.Timeout + 30*time.Second)
+	// Microseconds: what both databases store, so the record can match it.
+	lease := now.Add(w.cfg.Timeout + 30*time.Second).Truncate(time.Microsecond)
 	if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).SetNextAttemptAt(lease).Exec(ctx); err != nil {
 		return nil, err
 	}
@@ -272,7 +276,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 	}
 	out := make([]claimed, len(full))
 	for i, d := range full {
-		out[i] = claimed{delivery: d, event: d.Edges.Event, sub: d.Edges.Subscription}
+		out[i] = claimed{delivery: d, event: d.Edges.Event, sub: d.Edges.Subscription, lease: lease}
 	}
 	return out, nil
 }
@@ -346,11 +350,12 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, c claimed, o outcom
 	if err != nil {
 		return false, fmt.Errorf("recording attempt: %w", err)
 	}
-	upd := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts).
-		SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
+	upd := tx.WebhookDelivery.Update().
+		Where(webhookdelivery.ID(d.ID), webhookdelivery.NextAttemptAt(c.lease), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+		SetAttempts(attempts).SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
 	if o.ok() {
-		if err := upd.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Exec(ctx); err != nil {
-			return false, err
+		if n, err := upd.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Save(ctx); err != nil || n == 0 {
+			return false, err // n == 0: replayed while in flight; the replay stands
 		}
 		return false, tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
 			webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx)
@@ -361,8 +366,8 @@ func (w *Worker) record(ctx context.Context, tx *ent.Client, c claimed, o outcom
 	} else {
 		upd.SetStatus(webhookdelivery.StatusDead).SetDeadAt(now) // SPEC 3.4: the dead-letter queue
 	}
-	if err := upd.Exec(ctx); err != nil {
-		return false, err
+	if n, err := upd.Save(ctx); err != nil || n == 0 {
+		return false, err // n == 0: replayed while in flight; the replay stands
 	}
 	return !again, w.countFailure(ctx, tx, c.sub.ID, o, now)
 }
