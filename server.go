@@ -188,7 +188,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	logger.Info("serving", "addr", ln.Addr().String(), "database", db.Dialect, "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go optimizeHourly(ctx, db, logger)
+	go maintainHourly(ctx, db, logger)
 	if cfg.Webhooks.AllowPrivate || cfg.Webhooks.AllowHTTP {
 		logger.Warn("webhook deliveries may reach private addresses or use plain http: for development only",
 			"allow_private", cfg.Webhooks.AllowPrivate, "allow_http", cfg.Webhooks.AllowHTTP)
@@ -214,8 +214,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	return nil
 }
 
-// optimizeHourly keeps planner statistics fresh as the data grows.
-func optimizeHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
+// maintainHourly keeps planner statistics fresh as the data grows and
+// deletes what is past its retention (expired idempotency keys; webhook
+// events, deliveries and attempts older than webhooks.Retention).
+func maintainHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -223,9 +225,20 @@ func optimizeHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := db.Optimize(ctx); err != nil {
-				logger.Warn("refreshing planner statistics", "err", err)
-			}
+		}
+		if err := db.Optimize(ctx); err != nil {
+			logger.Warn("refreshing planner statistics", "err", err)
+		}
+		now := time.Now()
+		if n, err := db.PurgeIdempotency(ctx, now); err != nil {
+			logger.Warn("purging idempotency records", "err", err)
+		} else if n > 0 {
+			logger.Info("purged expired idempotency records", "count", n)
+		}
+		if n, err := webhooks.Purge(ctx, db.Client, now.Add(-webhooks.Retention)); err != nil {
+			logger.Warn("purging old webhook events", "err", err)
+		} else if n > 0 {
+			logger.Info("purged old webhook events", "count", n)
 		}
 	}
 }

@@ -18,7 +18,9 @@ import (
 	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/migrate"
+	"github.com/lendingpipe/svc/ent/rule"
 	_ "github.com/lendingpipe/svc/ent/runtime" // schema hooks and privacy policies
 )
 
@@ -173,4 +175,10 @@ func (s *DB) Optimize(ctx context.Context) error {
 	s.SQL.SetMaxIdleConns(0)
 	s.SQL.SetMaxIdleConns(s.readIdle)
 	return nil
+}
+
+// PurgeIdempotency deletes idempotency records that expired before now.
+func (s *DB) PurgeIdempotency(ctx context.Context, now time.Time) (int, error) {
+	return s.Client.IdempotencyRecord.Delete().
+		Where(idempotencyrecord.ExpiresAtLT(now)).Exec(rule.SystemContext(ctx))
 }
