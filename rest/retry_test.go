@@ -8,6 +8,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
@@ -154,5 +155,25 @@ func TestRetryAfterHonoured(t *testing.T) {
 	got := rc.wait(t, 2)
 	if gap := got[1].at.Sub(got[0].at); gap < time.Second {
 		t.Errorf("retried after %s despite Retry-After: 1", gap)
+	}
+}
+
+// A receiver that hangs until the timeout holds one delivery slot, not the
+// deliveries of other endpoints behind it.
+func TestSlowReceiverDoesNotHoldOthers(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.Timeout = 3 * time.Second })
+	release := make(chan struct{})
+	slow := newReceiver(t, func(int) int { <-release; return http.StatusOK })
+	t.Cleanup(func() { close(release) })
+	fast := newReceiver(t, ok)
+	subscribe(t, e, slow.URL, "lead.created")
+	createLead(t, e, e.Key, map[string]any{"businessName": "Stuck"})
+	time.Sleep(100 * time.Millisecond) // the slow delivery is in flight
+	subscribe(t, e, fast.URL, "lead.created")
+	sent := time.Now()
+	createLead(t, e, e.Key, map[string]any{"businessName": "Not stuck"})
+	fast.wait(t, 1)
+	if waited := time.Since(sent); waited > 2*time.Second {
+		t.Errorf("the fast endpoint waited %s behind the slow one", waited)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -52,31 +51,106 @@ func NewWorker(client *ent.Client, dia string, cfg Config, now func() time.Time,
 // recorded, so its claim lapses and it is retried.
 func (w *Worker) Run(ctx context.Context) {
 	ctx = rule.SystemContext(ctx)
+	p := &pipeline{
+		slots:   make(chan struct{}, max(1, w.cfg.Concurrency)),
+		results: make(chan result, 4*max(1, w.cfg.Concurrency)),
+		freed:   make(chan struct{}, 1),
+	}
+	recorded := make(chan struct{})
+	go func() { w.recorder(ctx, p.results); close(recorded) }()
 	for ctx.Err() == nil {
-		busy := w.step(ctx)
-		if busy {
+		if w.step(ctx, p) {
 			continue
 		}
 		select {
 		case <-ctx.Done():
 		case <-wake:
+		case <-p.freed:
 		case <-time.After(w.cfg.Poll):
 		}
 	}
+	<-recorded
 }
 
-// step does one round of fan-out and sending; it reports whether a batch
-// was full (more work is waiting).
-func (w *Worker) step(ctx context.Context) bool {
+// pipeline joins the claim loop, the senders and the recorder. A receiver
+// that takes its whole timeout holds one slot, not the deliveries behind it.
+type pipeline struct {
+	slots   chan struct{} // one per delivery in flight
+	results chan result   // sent, waiting to be recorded
+	freed   chan struct{} // a slot came free
+}
+
+type result struct {
+	work    claimed
+	outcome outcome
+}
+
+// step fans out new events and claims as many due deliveries as there are
+// free slots; it reports whether more work is waiting.
+func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 	n, err := w.dispatch(ctx)
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("fanning out webhook events", "err", err)
 	}
-	m, err := w.deliverDue(ctx)
-	if err != nil && ctx.Err() == nil {
-		w.log.Error("delivering webhooks", "err", err)
+	free := cap(p.slots) - len(p.slots)
+	if free == 0 {
+		return n == batchSize
 	}
-	return n == batchSize || m == batchSize
+	work, err := w.claim(ctx, min(free, batchSize))
+	if err != nil && ctx.Err() == nil {
+		w.log.Error("claiming webhook deliveries", "err", err)
+	}
+	for _, c := range work {
+		p.slots <- struct{}{}
+		go func() {
+			o := w.post(ctx, c)
+			<-p.slots
+			select {
+			case p.freed <- struct{}{}:
+			default:
+			}
+			select {
+			case p.results <- result{c, o}:
+			case <-ctx.Done(): // shutting down: the claim lapses and the delivery is retried
+			}
+		}()
+	}
+	return n == batchSize || (len(work) == min(free, batchSize) && len(work) > 0)
+}
+
+// recorder commits outcomes in small batches: whatever arrived within a few
+// milliseconds of the first, up to batchSize, in one transaction.
+func (w *Worker) recorder(ctx context.Context, results <-chan result) {
+	for {
+		var batch []result
+		select {
+		case <-ctx.Done():
+			return // unrecorded claims lapse and are retried
+		case r := <-results:
+			batch = append(batch, r)
+		}
+		linger := time.After(5 * time.Millisecond)
+	collect:
+		for len(batch) < batchSize {
+			select {
+			case r := <-results:
+				batch = append(batch, r)
+			case <-linger:
+				break collect
+			case <-ctx.Done():
+				return
+			}
+		}
+		work := make([]claimed, len(batch))
+		outcomes := make([]outcome, len(batch))
+		for i, r := range batch {
+			work[i], outcomes[i] = r.work, r.outcome
+		}
+		if err := w.recordAll(ctx, work, outcomes); err != nil && ctx.Err() == nil {
+			w.log.Error("recording webhook attempts", "err", err)
+		}
+		Wake() // retries scheduled now may already be due
+	}
 }
 
 // forUpdate adds SKIP LOCKED row locks where the database has them.
@@ -165,32 +239,6 @@ type claimed struct {
 	lease time.Time
 }
 
-// deliverDue claims the deliveries that are due (pushing their next attempt
-// past the send timeout, so a crashed worker's claim lapses), sends them,
-// and records the batch's outcomes in one transaction.
-func (w *Worker) deliverDue(ctx context.Context) (int, error) {
-	work, err := w.claim(ctx)
-	if err != nil || len(work) == 0 {
-		return 0, err
-	}
-	outcomes := make([]outcome, len(work))
-	sem := make(chan struct{}, max(1, w.cfg.Concurrency))
-	var wg sync.WaitGroup
-	for i, c := range work {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			outcomes[i] = w.post(ctx, c)
-		}()
-	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		return len(work), nil // shutting down: the claims lapse and the deliveries are retried
-	}
-	return len(work), w.recordAll(ctx, work, outcomes)
-}
-
 // recordAll stores a batch's outcomes in one transaction (one commit for
 // the batch instead of one per delivery). If that fails, say because a
 // subscription was deleted meanwhile, each outcome is recorded on its own.
@@ -244,7 +292,10 @@ func (w *Worker) inTx(ctx context.Context, fn func(context.Context, *ent.Client)
 	return tx.Commit()
 }
 
-func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
+// claim takes up to limit due deliveries of active subscriptions, pushing
+// their next attempt past the send timeout (a lease: a crashed worker's
+// claim lapses and the delivery is retried).
+func (w *Worker) claim(ctx context.Context, limit int) ([]claimed, error) {
 	tx, err := w.client.Tx(ctx)
 	if err != nil {
 		return nil, err
@@ -254,7 +305,7 @@ func (w *Worker) claim(ctx context.Context) ([]claimed, error) {
 	ds, err := w.lockDeliveries(tx.WebhookDelivery.Query().
 		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now),
 			webhookdelivery.HasSubscriptionWith(webhooksubscription.IsActive(true))).
-		Order(webhookdelivery.ByNextAttemptAt()).Limit(batchSize)).All(ctx)
+		Order(webhookdelivery.ByNextAttemptAt()).Limit(limit)).All(ctx)
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}
