@@ -13,6 +13,7 @@ require (
 	github.com/hashicorp/go-multierror v1.1.1
 	github.com/jackc/pgx/v5 v5.7.5
 	github.com/mattn/go-sqlite3 v1.14.32
+	github.com/theory/jsonpath v0.10.2
 	github.com/vektah/gqlparser/v2 v2.5.33
 	golang.org/x/term v0.47.0
 )

@@ -21,6 +21,8 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -49,6 +51,10 @@ type Client struct {
 	Contact *ContactClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
+	InboundEndpoint *InboundEndpointClient
+	// InboundRequest is the client for interacting with the InboundRequest builders.
+	InboundRequest *InboundRequestClient
 	// Lead is the client for interacting with the Lead builders.
 	Lead *LeadClient
 	// Organization is the client for interacting with the Organization builders.
@@ -83,6 +89,8 @@ func (c *Client) init() {
 	c.CallEvent = NewCallEventClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
+	c.InboundEndpoint = NewInboundEndpointClient(c.config)
+	c.InboundRequest = NewInboundRequestClient(c.config)
 	c.Lead = NewLeadClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
@@ -189,6 +197,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CallEvent:           NewCallEventClient(cfg),
 		Contact:             NewContactClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
+		InboundEndpoint:     NewInboundEndpointClient(cfg),
+		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
@@ -222,6 +232,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CallEvent:           NewCallEventClient(cfg),
 		Contact:             NewContactClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
+		InboundEndpoint:     NewInboundEndpointClient(cfg),
+		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
@@ -260,9 +272,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord, c.Lead,
-		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord,
+		c.InboundEndpoint, c.InboundRequest, c.Lead, c.Organization, c.PipelineStage,
+		c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent,
+		c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -272,9 +285,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord, c.Lead,
-		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord,
+		c.InboundEndpoint, c.InboundRequest, c.Lead, c.Organization, c.PipelineStage,
+		c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent,
+		c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -293,6 +307,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
+	case *InboundEndpointMutation:
+		return c.InboundEndpoint.mutate(ctx, m)
+	case *InboundRequestMutation:
+		return c.InboundRequest.mutate(ctx, m)
 	case *LeadMutation:
 		return c.Lead.mutate(ctx, m)
 	case *OrganizationMutation:
@@ -1130,6 +1148,322 @@ func (c *IdempotencyRecordClient) mutate(ctx context.Context, m *IdempotencyReco
 	}
 }
 
+// InboundEndpointClient is a client for the InboundEndpoint schema.
+type InboundEndpointClient struct {
+	config
+}
+
+// NewInboundEndpointClient returns a client for the InboundEndpoint from the given config.
+func NewInboundEndpointClient(c config) *InboundEndpointClient {
+	return &InboundEndpointClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `inboundendpoint.Hooks(f(g(h())))`.
+func (c *InboundEndpointClient) Use(hooks ...Hook) {
+	c.hooks.InboundEndpoint = append(c.hooks.InboundEndpoint, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `inboundendpoint.Intercept(f(g(h())))`.
+func (c *InboundEndpointClient) Intercept(interceptors ...Interceptor) {
+	c.inters.InboundEndpoint = append(c.inters.InboundEndpoint, interceptors...)
+}
+
+// Create returns a builder for creating a InboundEndpoint entity.
+func (c *InboundEndpointClient) Create() *InboundEndpointCreate {
+	mutation := newInboundEndpointMutation(c.config, OpCreate)
+	return &InboundEndpointCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of InboundEndpoint entities.
+func (c *InboundEndpointClient) CreateBulk(builders ...*InboundEndpointCreate) *InboundEndpointCreateBulk {
+	return &InboundEndpointCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InboundEndpointClient) MapCreateBulk(slice any, setFunc func(*InboundEndpointCreate, int)) *InboundEndpointCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InboundEndpointCreateBulk{err: fmt.Errorf("calling to InboundEndpointClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InboundEndpointCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InboundEndpointCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for InboundEndpoint.
+func (c *InboundEndpointClient) Update() *InboundEndpointUpdate {
+	mutation := newInboundEndpointMutation(c.config, OpUpdate)
+	return &InboundEndpointUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InboundEndpointClient) UpdateOne(_m *InboundEndpoint) *InboundEndpointUpdateOne {
+	mutation := newInboundEndpointMutation(c.config, OpUpdateOne, withInboundEndpoint(_m))
+	return &InboundEndpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InboundEndpointClient) UpdateOneID(id uuid.UUID) *InboundEndpointUpdateOne {
+	mutation := newInboundEndpointMutation(c.config, OpUpdateOne, withInboundEndpointID(id))
+	return &InboundEndpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for InboundEndpoint.
+func (c *InboundEndpointClient) Delete() *InboundEndpointDelete {
+	mutation := newInboundEndpointMutation(c.config, OpDelete)
+	return &InboundEndpointDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InboundEndpointClient) DeleteOne(_m *InboundEndpoint) *InboundEndpointDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InboundEndpointClient) DeleteOneID(id uuid.UUID) *InboundEndpointDeleteOne {
+	builder := c.Delete().Where(inboundendpoint.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InboundEndpointDeleteOne{builder}
+}
+
+// Query returns a query builder for InboundEndpoint.
+func (c *InboundEndpointClient) Query() *InboundEndpointQuery {
+	return &InboundEndpointQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInboundEndpoint},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a InboundEndpoint entity by its id.
+func (c *InboundEndpointClient) Get(ctx context.Context, id uuid.UUID) (*InboundEndpoint, error) {
+	return c.Query().Where(inboundendpoint.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InboundEndpointClient) GetX(ctx context.Context, id uuid.UUID) *InboundEndpoint {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a InboundEndpoint.
+func (c *InboundEndpointClient) QueryOrganization(_m *InboundEndpoint) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(inboundendpoint.Table, inboundendpoint.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, inboundendpoint.OrganizationTable, inboundendpoint.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryRequests queries the requests edge of a InboundEndpoint.
+func (c *InboundEndpointClient) QueryRequests(_m *InboundEndpoint) *InboundRequestQuery {
+	query := (&InboundRequestClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(inboundendpoint.Table, inboundendpoint.FieldID, id),
+			sqlgraph.To(inboundrequest.Table, inboundrequest.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, inboundendpoint.RequestsTable, inboundendpoint.RequestsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *InboundEndpointClient) Hooks() []Hook {
+	hooks := c.hooks.InboundEndpoint
+	return append(hooks[:len(hooks):len(hooks)], inboundendpoint.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *InboundEndpointClient) Interceptors() []Interceptor {
+	return c.inters.InboundEndpoint
+}
+
+func (c *InboundEndpointClient) mutate(ctx context.Context, m *InboundEndpointMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InboundEndpointCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InboundEndpointUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InboundEndpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InboundEndpointDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown InboundEndpoint mutation op: %q", m.Op())
+	}
+}
+
+// InboundRequestClient is a client for the InboundRequest schema.
+type InboundRequestClient struct {
+	config
+}
+
+// NewInboundRequestClient returns a client for the InboundRequest from the given config.
+func NewInboundRequestClient(c config) *InboundRequestClient {
+	return &InboundRequestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `inboundrequest.Hooks(f(g(h())))`.
+func (c *InboundRequestClient) Use(hooks ...Hook) {
+	c.hooks.InboundRequest = append(c.hooks.InboundRequest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `inboundrequest.Intercept(f(g(h())))`.
+func (c *InboundRequestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.InboundRequest = append(c.inters.InboundRequest, interceptors...)
+}
+
+// Create returns a builder for creating a InboundRequest entity.
+func (c *InboundRequestClient) Create() *InboundRequestCreate {
+	mutation := newInboundRequestMutation(c.config, OpCreate)
+	return &InboundRequestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of InboundRequest entities.
+func (c *InboundRequestClient) CreateBulk(builders ...*InboundRequestCreate) *InboundRequestCreateBulk {
+	return &InboundRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InboundRequestClient) MapCreateBulk(slice any, setFunc func(*InboundRequestCreate, int)) *InboundRequestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InboundRequestCreateBulk{err: fmt.Errorf("calling to InboundRequestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InboundRequestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InboundRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for InboundRequest.
+func (c *InboundRequestClient) Update() *InboundRequestUpdate {
+	mutation := newInboundRequestMutation(c.config, OpUpdate)
+	return &InboundRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InboundRequestClient) UpdateOne(_m *InboundRequest) *InboundRequestUpdateOne {
+	mutation := newInboundRequestMutation(c.config, OpUpdateOne, withInboundRequest(_m))
+	return &InboundRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InboundRequestClient) UpdateOneID(id uuid.UUID) *InboundRequestUpdateOne {
+	mutation := newInboundRequestMutation(c.config, OpUpdateOne, withInboundRequestID(id))
+	return &InboundRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for InboundRequest.
+func (c *InboundRequestClient) Delete() *InboundRequestDelete {
+	mutation := newInboundRequestMutation(c.config, OpDelete)
+	return &InboundRequestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InboundRequestClient) DeleteOne(_m *InboundRequest) *InboundRequestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InboundRequestClient) DeleteOneID(id uuid.UUID) *InboundRequestDeleteOne {
+	builder := c.Delete().Where(inboundrequest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InboundRequestDeleteOne{builder}
+}
+
+// Query returns a query builder for InboundRequest.
+func (c *InboundRequestClient) Query() *InboundRequestQuery {
+	return &InboundRequestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInboundRequest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a InboundRequest entity by its id.
+func (c *InboundRequestClient) Get(ctx context.Context, id uuid.UUID) (*InboundRequest, error) {
+	return c.Query().Where(inboundrequest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InboundRequestClient) GetX(ctx context.Context, id uuid.UUID) *InboundRequest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryEndpoint queries the endpoint edge of a InboundRequest.
+func (c *InboundRequestClient) QueryEndpoint(_m *InboundRequest) *InboundEndpointQuery {
+	query := (&InboundEndpointClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(inboundrequest.Table, inboundrequest.FieldID, id),
+			sqlgraph.To(inboundendpoint.Table, inboundendpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, inboundrequest.EndpointTable, inboundrequest.EndpointColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *InboundRequestClient) Hooks() []Hook {
+	hooks := c.hooks.InboundRequest
+	return append(hooks[:len(hooks):len(hooks)], inboundrequest.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *InboundRequestClient) Interceptors() []Interceptor {
+	return c.inters.InboundRequest
+}
+
+func (c *InboundRequestClient) mutate(ctx context.Context, m *InboundRequestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InboundRequestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InboundRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InboundRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InboundRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown InboundRequest mutation op: %q", m.Op())
+	}
+}
+
 // LeadClient is a client for the Lead schema.
 type LeadClient struct {
 	config
@@ -1605,6 +1939,22 @@ func (c *OrganizationClient) QueryWebhookSubscriptions(_m *Organization) *Webhoo
 			sqlgraph.From(organization.Table, organization.FieldID, id),
 			sqlgraph.To(webhooksubscription.Table, webhooksubscription.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, organization.WebhookSubscriptionsTable, organization.WebhookSubscriptionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryInboundEndpoints queries the inbound_endpoints edge of a Organization.
+func (c *OrganizationClient) QueryInboundEndpoints(_m *Organization) *InboundEndpointQuery {
+	query := (&InboundEndpointClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(inboundendpoint.Table, inboundendpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.InboundEndpointsTable, organization.InboundEndpointsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -2835,14 +3185,14 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, Lead,
-		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Hook
+		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, InboundEndpoint,
+		InboundRequest, Lead, Organization, PipelineStage, Team, User, WebhookAttempt,
+		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, Lead,
-		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Interceptor
+		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, InboundEndpoint,
+		InboundRequest, Lead, Organization, PipelineStage, Team, User, WebhookAttempt,
+		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

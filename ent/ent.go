@@ -17,6 +17,8 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -91,6 +93,8 @@ func checkColumn(t, c string) error {
 			callevent.Table:           callevent.ValidColumn,
 			contact.Table:             contact.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
+			inboundendpoint.Table:     inboundendpoint.ValidColumn,
+			inboundrequest.Table:      inboundrequest.ValidColumn,
 			lead.Table:                lead.ValidColumn,
 			organization.Table:        organization.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,

@@ -8,6 +8,8 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -27,7 +29,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 14)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 16)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -147,6 +149,50 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   inboundendpoint.Table,
+			Columns: inboundendpoint.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: inboundendpoint.FieldID,
+			},
+		},
+		Type: "InboundEndpoint",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			inboundendpoint.FieldCreatedAt:   {Type: field.TypeTime, Column: inboundendpoint.FieldCreatedAt},
+			inboundendpoint.FieldUpdatedAt:   {Type: field.TypeTime, Column: inboundendpoint.FieldUpdatedAt},
+			inboundendpoint.FieldOrgID:       {Type: field.TypeUUID, Column: inboundendpoint.FieldOrgID},
+			inboundendpoint.FieldName:        {Type: field.TypeString, Column: inboundendpoint.FieldName},
+			inboundendpoint.FieldEndpointKey: {Type: field.TypeString, Column: inboundendpoint.FieldEndpointKey},
+			inboundendpoint.FieldSecret:      {Type: field.TypeString, Column: inboundendpoint.FieldSecret},
+			inboundendpoint.FieldMapping:     {Type: field.TypeJSON, Column: inboundendpoint.FieldMapping},
+			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   inboundrequest.Table,
+			Columns: inboundrequest.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: inboundrequest.FieldID,
+			},
+		},
+		Type: "InboundRequest",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			inboundrequest.FieldOrgID:           {Type: field.TypeUUID, Column: inboundrequest.FieldOrgID},
+			inboundrequest.FieldEndpointID:      {Type: field.TypeUUID, Column: inboundrequest.FieldEndpointID},
+			inboundrequest.FieldReceivedAt:      {Type: field.TypeTime, Column: inboundrequest.FieldReceivedAt},
+			inboundrequest.FieldDedupKey:        {Type: field.TypeString, Column: inboundrequest.FieldDedupKey},
+			inboundrequest.FieldSignatureValid:  {Type: field.TypeBool, Column: inboundrequest.FieldSignatureValid},
+			inboundrequest.FieldTimestampSigned: {Type: field.TypeBool, Column: inboundrequest.FieldTimestampSigned},
+			inboundrequest.FieldPayload:         {Type: field.TypeJSON, Column: inboundrequest.FieldPayload},
+			inboundrequest.FieldMapped:          {Type: field.TypeJSON, Column: inboundrequest.FieldMapped},
+			inboundrequest.FieldStatus:          {Type: field.TypeEnum, Column: inboundrequest.FieldStatus},
+			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -188,7 +234,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -206,7 +252,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -227,7 +273,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -244,7 +290,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -265,7 +311,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -284,7 +330,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -309,7 +355,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -328,7 +374,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -458,6 +504,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Contact",
 		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   inboundendpoint.OrganizationTable,
+			Columns: []string{inboundendpoint.OrganizationColumn},
+			Bidi:    false,
+		},
+		"InboundEndpoint",
+		"Organization",
+	)
+	graph.MustAddE(
+		"requests",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.RequestsTable,
+			Columns: []string{inboundendpoint.RequestsColumn},
+			Bidi:    false,
+		},
+		"InboundEndpoint",
+		"InboundRequest",
+	)
+	graph.MustAddE(
+		"endpoint",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   inboundrequest.EndpointTable,
+			Columns: []string{inboundrequest.EndpointColumn},
+			Bidi:    false,
+		},
+		"InboundRequest",
+		"InboundEndpoint",
 	)
 	graph.MustAddE(
 		"organization",
@@ -638,6 +720,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Organization",
 		"WebhookSubscription",
+	)
+	graph.MustAddE(
+		"inbound_endpoints",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"InboundEndpoint",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1427,6 +1521,218 @@ func (f *IdempotencyRecordFilter) WhereExpiresAt(p entql.TimeP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *InboundEndpointQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the InboundEndpointQuery builder.
+func (_q *InboundEndpointQuery) Filter() *InboundEndpointFilter {
+	return &InboundEndpointFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *InboundEndpointMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the InboundEndpointMutation builder.
+func (m *InboundEndpointMutation) Filter() *InboundEndpointFilter {
+	return &InboundEndpointFilter{config: m.config, predicateAdder: m}
+}
+
+// InboundEndpointFilter provides a generic filtering capability at runtime for InboundEndpointQuery.
+type InboundEndpointFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *InboundEndpointFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *InboundEndpointFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(inboundendpoint.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *InboundEndpointFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(inboundendpoint.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *InboundEndpointFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(inboundendpoint.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *InboundEndpointFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(inboundendpoint.FieldOrgID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *InboundEndpointFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(inboundendpoint.FieldName))
+}
+
+// WhereEndpointKey applies the entql string predicate on the endpoint_key field.
+func (f *InboundEndpointFilter) WhereEndpointKey(p entql.StringP) {
+	f.Where(p.Field(inboundendpoint.FieldEndpointKey))
+}
+
+// WhereSecret applies the entql string predicate on the secret field.
+func (f *InboundEndpointFilter) WhereSecret(p entql.StringP) {
+	f.Where(p.Field(inboundendpoint.FieldSecret))
+}
+
+// WhereMapping applies the entql json.RawMessage predicate on the mapping field.
+func (f *InboundEndpointFilter) WhereMapping(p entql.BytesP) {
+	f.Where(p.Field(inboundendpoint.FieldMapping))
+}
+
+// WhereIsActive applies the entql bool predicate on the is_active field.
+func (f *InboundEndpointFilter) WhereIsActive(p entql.BoolP) {
+	f.Where(p.Field(inboundendpoint.FieldIsActive))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *InboundEndpointFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *InboundEndpointFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasRequests applies a predicate to check if query has an edge requests.
+func (f *InboundEndpointFilter) WhereHasRequests() {
+	f.Where(entql.HasEdge("requests"))
+}
+
+// WhereHasRequestsWith applies a predicate to check if query has an edge requests with a given conditions (other predicates).
+func (f *InboundEndpointFilter) WhereHasRequestsWith(preds ...predicate.InboundRequest) {
+	f.Where(entql.HasEdgeWith("requests", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *InboundRequestQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the InboundRequestQuery builder.
+func (_q *InboundRequestQuery) Filter() *InboundRequestFilter {
+	return &InboundRequestFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *InboundRequestMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the InboundRequestMutation builder.
+func (m *InboundRequestMutation) Filter() *InboundRequestFilter {
+	return &InboundRequestFilter{config: m.config, predicateAdder: m}
+}
+
+// InboundRequestFilter provides a generic filtering capability at runtime for InboundRequestQuery.
+type InboundRequestFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *InboundRequestFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *InboundRequestFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(inboundrequest.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *InboundRequestFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(inboundrequest.FieldOrgID))
+}
+
+// WhereEndpointID applies the entql [16]byte predicate on the endpoint_id field.
+func (f *InboundRequestFilter) WhereEndpointID(p entql.ValueP) {
+	f.Where(p.Field(inboundrequest.FieldEndpointID))
+}
+
+// WhereReceivedAt applies the entql time.Time predicate on the received_at field.
+func (f *InboundRequestFilter) WhereReceivedAt(p entql.TimeP) {
+	f.Where(p.Field(inboundrequest.FieldReceivedAt))
+}
+
+// WhereDedupKey applies the entql string predicate on the dedup_key field.
+func (f *InboundRequestFilter) WhereDedupKey(p entql.StringP) {
+	f.Where(p.Field(inboundrequest.FieldDedupKey))
+}
+
+// WhereSignatureValid applies the entql bool predicate on the signature_valid field.
+func (f *InboundRequestFilter) WhereSignatureValid(p entql.BoolP) {
+	f.Where(p.Field(inboundrequest.FieldSignatureValid))
+}
+
+// WhereTimestampSigned applies the entql bool predicate on the timestamp_signed field.
+func (f *InboundRequestFilter) WhereTimestampSigned(p entql.BoolP) {
+	f.Where(p.Field(inboundrequest.FieldTimestampSigned))
+}
+
+// WherePayload applies the entql json.RawMessage predicate on the payload field.
+func (f *InboundRequestFilter) WherePayload(p entql.BytesP) {
+	f.Where(p.Field(inboundrequest.FieldPayload))
+}
+
+// WhereMapped applies the entql json.RawMessage predicate on the mapped field.
+func (f *InboundRequestFilter) WhereMapped(p entql.BytesP) {
+	f.Where(p.Field(inboundrequest.FieldMapped))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *InboundRequestFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(inboundrequest.FieldStatus))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *InboundRequestFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(inboundrequest.FieldError))
+}
+
+// WhereHasEndpoint applies a predicate to check if query has an edge endpoint.
+func (f *InboundRequestFilter) WhereHasEndpoint() {
+	f.Where(entql.HasEdge("endpoint"))
+}
+
+// WhereHasEndpointWith applies a predicate to check if query has an edge endpoint with a given conditions (other predicates).
+func (f *InboundRequestFilter) WhereHasEndpointWith(preds ...predicate.InboundEndpoint) {
+	f.Where(entql.HasEdgeWith("endpoint", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *LeadQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1455,7 +1761,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1729,7 +2035,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1891,6 +2197,20 @@ func (f *OrganizationFilter) WhereHasWebhookSubscriptionsWith(preds ...predicate
 	})))
 }
 
+// WhereHasInboundEndpoints applies a predicate to check if query has an edge inbound_endpoints.
+func (f *OrganizationFilter) WhereHasInboundEndpoints() {
+	f.Where(entql.HasEdge("inbound_endpoints"))
+}
+
+// WhereHasInboundEndpointsWith applies a predicate to check if query has an edge inbound_endpoints with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasInboundEndpointsWith(preds ...predicate.InboundEndpoint) {
+	f.Where(entql.HasEdgeWith("inbound_endpoints", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PipelineStageQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -1920,7 +2240,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2028,7 +2348,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2116,7 +2436,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2266,7 +2586,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2350,7 +2670,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2492,7 +2812,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2576,7 +2896,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -482,6 +483,115 @@ func newContactPaginateArgs(rv map[string]any) *contactPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*ContactWhereInput); ok {
 		args.opts = append(args.opts, WithContactFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *InboundEndpointQuery) CollectFields(ctx context.Context, satisfies ...string) (*InboundEndpointQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *InboundEndpointQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(inboundendpoint.Columns))
+		selectedFields = []string{inboundendpoint.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[inboundendpoint.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, inboundendpoint.FieldCreatedAt)
+				fieldSeen[inboundendpoint.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[inboundendpoint.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, inboundendpoint.FieldUpdatedAt)
+				fieldSeen[inboundendpoint.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[inboundendpoint.FieldName]; !ok {
+				selectedFields = append(selectedFields, inboundendpoint.FieldName)
+				fieldSeen[inboundendpoint.FieldName] = struct{}{}
+			}
+		case "endpointKey":
+			if _, ok := fieldSeen[inboundendpoint.FieldEndpointKey]; !ok {
+				selectedFields = append(selectedFields, inboundendpoint.FieldEndpointKey)
+				fieldSeen[inboundendpoint.FieldEndpointKey] = struct{}{}
+			}
+		case "isActive":
+			if _, ok := fieldSeen[inboundendpoint.FieldIsActive]; !ok {
+				selectedFields = append(selectedFields, inboundendpoint.FieldIsActive)
+				fieldSeen[inboundendpoint.FieldIsActive] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type inboundendpointPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []InboundEndpointPaginateOption
+}
+
+func newInboundEndpointPaginateArgs(rv map[string]any) *inboundendpointPaginateArgs {
+	args := &inboundendpointPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &InboundEndpointOrder{Field: &InboundEndpointOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithInboundEndpointOrder(order))
+			}
+		case *InboundEndpointOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithInboundEndpointOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*InboundEndpointWhereInput); ok {
+		args.opts = append(args.opts, WithInboundEndpointFilter(v.Filter))
 	}
 	return args
 }

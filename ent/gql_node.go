@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -39,6 +40,11 @@ var contactImplementors = []string{"Contact", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Contact) IsNode() {}
+
+var inboundendpointImplementors = []string{"InboundEndpoint", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*InboundEndpoint) IsNode() {}
 
 var leadImplementors = []string{"Lead", "Node"}
 
@@ -146,6 +152,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(contact.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, contactImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case inboundendpoint.Table:
+		query := c.InboundEndpoint.Query().
+			Where(inboundendpoint.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, inboundendpointImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -304,6 +319,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Contact.Query().
 			Where(contact.IDIn(ids...))
 		query, err := query.CollectFields(ctx, contactImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case inboundendpoint.Table:
+		query := c.InboundEndpoint.Query().
+			Where(inboundendpoint.IDIn(ids...))
+		query, err := query.CollectFields(ctx, inboundendpointImplementors...)
 		if err != nil {
 			return nil, err
 		}

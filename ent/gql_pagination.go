@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -1061,6 +1062,320 @@ func (_m *Contact) ToEdge(order *ContactOrder) *ContactEdge {
 		order = DefaultContactOrder
 	}
 	return &ContactEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// InboundEndpointEdge is the edge representation of InboundEndpoint.
+type InboundEndpointEdge struct {
+	Node   *InboundEndpoint `json:"node"`
+	Cursor Cursor           `json:"cursor"`
+}
+
+// InboundEndpointConnection is the connection containing edges to InboundEndpoint.
+type InboundEndpointConnection struct {
+	Edges      []*InboundEndpointEdge `json:"edges"`
+	PageInfo   PageInfo               `json:"pageInfo"`
+	TotalCount int                    `json:"totalCount"`
+}
+
+func (c *InboundEndpointConnection) build(nodes []*InboundEndpoint, pager *inboundendpointPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *InboundEndpoint
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *InboundEndpoint {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *InboundEndpoint {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*InboundEndpointEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &InboundEndpointEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// InboundEndpointPaginateOption enables pagination customization.
+type InboundEndpointPaginateOption func(*inboundendpointPager) error
+
+// WithInboundEndpointOrder configures pagination ordering.
+func WithInboundEndpointOrder(order *InboundEndpointOrder) InboundEndpointPaginateOption {
+	if order == nil {
+		order = DefaultInboundEndpointOrder
+	}
+	o := *order
+	return func(pager *inboundendpointPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultInboundEndpointOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithInboundEndpointFilter configures pagination filter.
+func WithInboundEndpointFilter(filter func(*InboundEndpointQuery) (*InboundEndpointQuery, error)) InboundEndpointPaginateOption {
+	return func(pager *inboundendpointPager) error {
+		if filter == nil {
+			return errors.New("InboundEndpointQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type inboundendpointPager struct {
+	reverse bool
+	order   *InboundEndpointOrder
+	filter  func(*InboundEndpointQuery) (*InboundEndpointQuery, error)
+}
+
+func newInboundEndpointPager(opts []InboundEndpointPaginateOption, reverse bool) (*inboundendpointPager, error) {
+	pager := &inboundendpointPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultInboundEndpointOrder
+	}
+	return pager, nil
+}
+
+func (p *inboundendpointPager) applyFilter(query *InboundEndpointQuery) (*InboundEndpointQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *inboundendpointPager) toCursor(_m *InboundEndpoint) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *inboundendpointPager) applyCursors(query *InboundEndpointQuery, after, before *Cursor) (*InboundEndpointQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultInboundEndpointOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *inboundendpointPager) applyOrder(query *InboundEndpointQuery) *InboundEndpointQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultInboundEndpointOrder.Field {
+		query = query.Order(DefaultInboundEndpointOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *inboundendpointPager) orderExpr(query *InboundEndpointQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultInboundEndpointOrder.Field {
+			b.Comma().Ident(DefaultInboundEndpointOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to InboundEndpoint.
+func (_m *InboundEndpointQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...InboundEndpointPaginateOption,
+) (*InboundEndpointConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newInboundEndpointPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &InboundEndpointConnection{Edges: []*InboundEndpointEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// InboundEndpointOrderFieldCreatedAt orders InboundEndpoint by created_at.
+	InboundEndpointOrderFieldCreatedAt = &InboundEndpointOrderField{
+		Value: func(_m *InboundEndpoint) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: inboundendpoint.FieldCreatedAt,
+		toTerm: inboundendpoint.ByCreatedAt,
+		toCursor: func(_m *InboundEndpoint) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// InboundEndpointOrderFieldUpdatedAt orders InboundEndpoint by updated_at.
+	InboundEndpointOrderFieldUpdatedAt = &InboundEndpointOrderField{
+		Value: func(_m *InboundEndpoint) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: inboundendpoint.FieldUpdatedAt,
+		toTerm: inboundendpoint.ByUpdatedAt,
+		toCursor: func(_m *InboundEndpoint) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f InboundEndpointOrderField) String() string {
+	var str string
+	switch f.column {
+	case InboundEndpointOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case InboundEndpointOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f InboundEndpointOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *InboundEndpointOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("InboundEndpointOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *InboundEndpointOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *InboundEndpointOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid InboundEndpointOrderField", str)
+	}
+	return nil
+}
+
+// InboundEndpointOrderField defines the ordering field of InboundEndpoint.
+type InboundEndpointOrderField struct {
+	// Value extracts the ordering value from the given InboundEndpoint.
+	Value    func(*InboundEndpoint) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) inboundendpoint.OrderOption
+	toCursor func(*InboundEndpoint) Cursor
+}
+
+// InboundEndpointOrder defines the ordering of InboundEndpoint.
+type InboundEndpointOrder struct {
+	Direction OrderDirection             `json:"direction"`
+	Field     *InboundEndpointOrderField `json:"field"`
+}
+
+// DefaultInboundEndpointOrder is the default ordering of InboundEndpoint.
+var DefaultInboundEndpointOrder = &InboundEndpointOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &InboundEndpointOrderField{
+		Value: func(_m *InboundEndpoint) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: inboundendpoint.FieldID,
+		toTerm: inboundendpoint.ByID,
+		toCursor: func(_m *InboundEndpoint) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts InboundEndpoint into InboundEndpointEdge.
+func (_m *InboundEndpoint) ToEdge(order *InboundEndpointOrder) *InboundEndpointEdge {
+	if order == nil {
+		order = DefaultInboundEndpointOrder
+	}
+	return &InboundEndpointEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -1554,6 +1555,316 @@ func (i *ContactWhereInput) P() (predicate.Contact, error) {
 		return predicates[0], nil
 	default:
 		return contact.And(predicates...), nil
+	}
+}
+
+// InboundEndpointWhereInput represents a where input for filtering InboundEndpoint queries.
+type InboundEndpointWhereInput struct {
+	Predicates []predicate.InboundEndpoint  `json:"-"`
+	Not        *InboundEndpointWhereInput   `json:"not,omitempty"`
+	Or         []*InboundEndpointWhereInput `json:"or,omitempty"`
+	And        []*InboundEndpointWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "endpoint_key" field predicates.
+	EndpointKey             *string  `json:"endpointKey,omitempty"`
+	EndpointKeyNEQ          *string  `json:"endpointKeyNEQ,omitempty"`
+	EndpointKeyIn           []string `json:"endpointKeyIn,omitempty"`
+	EndpointKeyNotIn        []string `json:"endpointKeyNotIn,omitempty"`
+	EndpointKeyGT           *string  `json:"endpointKeyGT,omitempty"`
+	EndpointKeyGTE          *string  `json:"endpointKeyGTE,omitempty"`
+	EndpointKeyLT           *string  `json:"endpointKeyLT,omitempty"`
+	EndpointKeyLTE          *string  `json:"endpointKeyLTE,omitempty"`
+	EndpointKeyContains     *string  `json:"endpointKeyContains,omitempty"`
+	EndpointKeyHasPrefix    *string  `json:"endpointKeyHasPrefix,omitempty"`
+	EndpointKeyHasSuffix    *string  `json:"endpointKeyHasSuffix,omitempty"`
+	EndpointKeyEqualFold    *string  `json:"endpointKeyEqualFold,omitempty"`
+	EndpointKeyContainsFold *string  `json:"endpointKeyContainsFold,omitempty"`
+
+	// "is_active" field predicates.
+	IsActive    *bool `json:"isActive,omitempty"`
+	IsActiveNEQ *bool `json:"isActiveNEQ,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *InboundEndpointWhereInput) AddPredicates(predicates ...predicate.InboundEndpoint) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the InboundEndpointWhereInput filter on the InboundEndpointQuery builder.
+func (i *InboundEndpointWhereInput) Filter(q *InboundEndpointQuery) (*InboundEndpointQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyInboundEndpointWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyInboundEndpointWhereInput is returned in case the InboundEndpointWhereInput is empty.
+var ErrEmptyInboundEndpointWhereInput = errors.New("ent: empty predicate InboundEndpointWhereInput")
+
+// P returns a predicate for filtering inboundendpoints.
+// An error is returned if the input is empty or invalid.
+func (i *InboundEndpointWhereInput) P() (predicate.InboundEndpoint, error) {
+	var predicates []predicate.InboundEndpoint
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, inboundendpoint.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.InboundEndpoint, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, inboundendpoint.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.InboundEndpoint, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, inboundendpoint.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, inboundendpoint.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, inboundendpoint.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, inboundendpoint.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, inboundendpoint.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, inboundendpoint.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, inboundendpoint.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, inboundendpoint.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, inboundendpoint.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, inboundendpoint.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, inboundendpoint.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, inboundendpoint.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, inboundendpoint.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, inboundendpoint.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, inboundendpoint.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, inboundendpoint.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, inboundendpoint.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, inboundendpoint.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, inboundendpoint.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, inboundendpoint.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, inboundendpoint.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, inboundendpoint.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, inboundendpoint.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, inboundendpoint.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, inboundendpoint.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Name != nil {
+		predicates = append(predicates, inboundendpoint.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, inboundendpoint.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, inboundendpoint.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, inboundendpoint.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, inboundendpoint.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, inboundendpoint.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, inboundendpoint.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, inboundendpoint.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, inboundendpoint.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, inboundendpoint.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, inboundendpoint.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, inboundendpoint.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, inboundendpoint.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.EndpointKey != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyEQ(*i.EndpointKey))
+	}
+	if i.EndpointKeyNEQ != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyNEQ(*i.EndpointKeyNEQ))
+	}
+	if len(i.EndpointKeyIn) > 0 {
+		predicates = append(predicates, inboundendpoint.EndpointKeyIn(i.EndpointKeyIn...))
+	}
+	if len(i.EndpointKeyNotIn) > 0 {
+		predicates = append(predicates, inboundendpoint.EndpointKeyNotIn(i.EndpointKeyNotIn...))
+	}
+	if i.EndpointKeyGT != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyGT(*i.EndpointKeyGT))
+	}
+	if i.EndpointKeyGTE != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyGTE(*i.EndpointKeyGTE))
+	}
+	if i.EndpointKeyLT != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyLT(*i.EndpointKeyLT))
+	}
+	if i.EndpointKeyLTE != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyLTE(*i.EndpointKeyLTE))
+	}
+	if i.EndpointKeyContains != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyContains(*i.EndpointKeyContains))
+	}
+	if i.EndpointKeyHasPrefix != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyHasPrefix(*i.EndpointKeyHasPrefix))
+	}
+	if i.EndpointKeyHasSuffix != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyHasSuffix(*i.EndpointKeyHasSuffix))
+	}
+	if i.EndpointKeyEqualFold != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyEqualFold(*i.EndpointKeyEqualFold))
+	}
+	if i.EndpointKeyContainsFold != nil {
+		predicates = append(predicates, inboundendpoint.EndpointKeyContainsFold(*i.EndpointKeyContainsFold))
+	}
+	if i.IsActive != nil {
+		predicates = append(predicates, inboundendpoint.IsActiveEQ(*i.IsActive))
+	}
+	if i.IsActiveNEQ != nil {
+		predicates = append(predicates, inboundendpoint.IsActiveNEQ(*i.IsActiveNEQ))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyInboundEndpointWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return inboundendpoint.And(predicates...), nil
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -43,6 +45,8 @@ const (
 	TypeCallEvent           = "CallEvent"
 	TypeContact             = "Contact"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
+	TypeInboundEndpoint     = "InboundEndpoint"
+	TypeInboundRequest      = "InboundRequest"
 	TypeLead                = "Lead"
 	TypeOrganization        = "Organization"
 	TypePipelineStage       = "PipelineStage"
@@ -5236,6 +5240,1819 @@ func (m *IdempotencyRecordMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotencyRecord edge %s", name)
 }
 
+// InboundEndpointMutation represents an operation that mutates the InboundEndpoint nodes in the graph.
+type InboundEndpointMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	name                *string
+	endpoint_key        *string
+	secret              *string
+	mapping             *map[string]string
+	is_active           *bool
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	requests            map[uuid.UUID]struct{}
+	removedrequests     map[uuid.UUID]struct{}
+	clearedrequests     bool
+	done                bool
+	oldValue            func(context.Context) (*InboundEndpoint, error)
+	predicates          []predicate.InboundEndpoint
+}
+
+var _ ent.Mutation = (*InboundEndpointMutation)(nil)
+
+// inboundendpointOption allows management of the mutation configuration using functional options.
+type inboundendpointOption func(*InboundEndpointMutation)
+
+// newInboundEndpointMutation creates new mutation for the InboundEndpoint entity.
+func newInboundEndpointMutation(c config, op Op, opts ...inboundendpointOption) *InboundEndpointMutation {
+	m := &InboundEndpointMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInboundEndpoint,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInboundEndpointID sets the ID field of the mutation.
+func withInboundEndpointID(id uuid.UUID) inboundendpointOption {
+	return func(m *InboundEndpointMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *InboundEndpoint
+		)
+		m.oldValue = func(ctx context.Context) (*InboundEndpoint, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().InboundEndpoint.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInboundEndpoint sets the old InboundEndpoint of the mutation.
+func withInboundEndpoint(node *InboundEndpoint) inboundendpointOption {
+	return func(m *InboundEndpointMutation) {
+		m.oldValue = func(context.Context) (*InboundEndpoint, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InboundEndpointMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InboundEndpointMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of InboundEndpoint entities.
+func (m *InboundEndpointMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InboundEndpointMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InboundEndpointMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().InboundEndpoint.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *InboundEndpointMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *InboundEndpointMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *InboundEndpointMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *InboundEndpointMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *InboundEndpointMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *InboundEndpointMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *InboundEndpointMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *InboundEndpointMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *InboundEndpointMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetName sets the "name" field.
+func (m *InboundEndpointMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *InboundEndpointMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *InboundEndpointMutation) ResetName() {
+	m.name = nil
+}
+
+// SetEndpointKey sets the "endpoint_key" field.
+func (m *InboundEndpointMutation) SetEndpointKey(s string) {
+	m.endpoint_key = &s
+}
+
+// EndpointKey returns the value of the "endpoint_key" field in the mutation.
+func (m *InboundEndpointMutation) EndpointKey() (r string, exists bool) {
+	v := m.endpoint_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndpointKey returns the old "endpoint_key" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldEndpointKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndpointKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndpointKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndpointKey: %w", err)
+	}
+	return oldValue.EndpointKey, nil
+}
+
+// ResetEndpointKey resets all changes to the "endpoint_key" field.
+func (m *InboundEndpointMutation) ResetEndpointKey() {
+	m.endpoint_key = nil
+}
+
+// SetSecret sets the "secret" field.
+func (m *InboundEndpointMutation) SetSecret(s string) {
+	m.secret = &s
+}
+
+// Secret returns the value of the "secret" field in the mutation.
+func (m *InboundEndpointMutation) Secret() (r string, exists bool) {
+	v := m.secret
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSecret returns the old "secret" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldSecret(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSecret is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSecret requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSecret: %w", err)
+	}
+	return oldValue.Secret, nil
+}
+
+// ResetSecret resets all changes to the "secret" field.
+func (m *InboundEndpointMutation) ResetSecret() {
+	m.secret = nil
+}
+
+// SetMapping sets the "mapping" field.
+func (m *InboundEndpointMutation) SetMapping(value map[string]string) {
+	m.mapping = &value
+}
+
+// Mapping returns the value of the "mapping" field in the mutation.
+func (m *InboundEndpointMutation) Mapping() (r map[string]string, exists bool) {
+	v := m.mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapping returns the old "mapping" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldMapping(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapping: %w", err)
+	}
+	return oldValue.Mapping, nil
+}
+
+// ResetMapping resets all changes to the "mapping" field.
+func (m *InboundEndpointMutation) ResetMapping() {
+	m.mapping = nil
+}
+
+// SetIsActive sets the "is_active" field.
+func (m *InboundEndpointMutation) SetIsActive(b bool) {
+	m.is_active = &b
+}
+
+// IsActive returns the value of the "is_active" field in the mutation.
+func (m *InboundEndpointMutation) IsActive() (r bool, exists bool) {
+	v := m.is_active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsActive returns the old "is_active" field's value of the InboundEndpoint entity.
+// If the InboundEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundEndpointMutation) OldIsActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsActive: %w", err)
+	}
+	return oldValue.IsActive, nil
+}
+
+// ResetIsActive resets all changes to the "is_active" field.
+func (m *InboundEndpointMutation) ResetIsActive() {
+	m.is_active = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *InboundEndpointMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *InboundEndpointMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[inboundendpoint.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *InboundEndpointMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *InboundEndpointMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *InboundEndpointMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *InboundEndpointMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// AddRequestIDs adds the "requests" edge to the InboundRequest entity by ids.
+func (m *InboundEndpointMutation) AddRequestIDs(ids ...uuid.UUID) {
+	if m.requests == nil {
+		m.requests = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.requests[ids[i]] = struct{}{}
+	}
+}
+
+// ClearRequests clears the "requests" edge to the InboundRequest entity.
+func (m *InboundEndpointMutation) ClearRequests() {
+	m.clearedrequests = true
+}
+
+// RequestsCleared reports if the "requests" edge to the InboundRequest entity was cleared.
+func (m *InboundEndpointMutation) RequestsCleared() bool {
+	return m.clearedrequests
+}
+
+// RemoveRequestIDs removes the "requests" edge to the InboundRequest entity by IDs.
+func (m *InboundEndpointMutation) RemoveRequestIDs(ids ...uuid.UUID) {
+	if m.removedrequests == nil {
+		m.removedrequests = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.requests, ids[i])
+		m.removedrequests[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedRequests returns the removed IDs of the "requests" edge to the InboundRequest entity.
+func (m *InboundEndpointMutation) RemovedRequestsIDs() (ids []uuid.UUID) {
+	for id := range m.removedrequests {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// RequestsIDs returns the "requests" edge IDs in the mutation.
+func (m *InboundEndpointMutation) RequestsIDs() (ids []uuid.UUID) {
+	for id := range m.requests {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetRequests resets all changes to the "requests" edge.
+func (m *InboundEndpointMutation) ResetRequests() {
+	m.requests = nil
+	m.clearedrequests = false
+	m.removedrequests = nil
+}
+
+// Where appends a list predicates to the InboundEndpointMutation builder.
+func (m *InboundEndpointMutation) Where(ps ...predicate.InboundEndpoint) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InboundEndpointMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InboundEndpointMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.InboundEndpoint, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InboundEndpointMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InboundEndpointMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (InboundEndpoint).
+func (m *InboundEndpointMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InboundEndpointMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, inboundendpoint.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, inboundendpoint.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, inboundendpoint.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, inboundendpoint.FieldName)
+	}
+	if m.endpoint_key != nil {
+		fields = append(fields, inboundendpoint.FieldEndpointKey)
+	}
+	if m.secret != nil {
+		fields = append(fields, inboundendpoint.FieldSecret)
+	}
+	if m.mapping != nil {
+		fields = append(fields, inboundendpoint.FieldMapping)
+	}
+	if m.is_active != nil {
+		fields = append(fields, inboundendpoint.FieldIsActive)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InboundEndpointMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case inboundendpoint.FieldCreatedAt:
+		return m.CreatedAt()
+	case inboundendpoint.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case inboundendpoint.FieldOrgID:
+		return m.OrgID()
+	case inboundendpoint.FieldName:
+		return m.Name()
+	case inboundendpoint.FieldEndpointKey:
+		return m.EndpointKey()
+	case inboundendpoint.FieldSecret:
+		return m.Secret()
+	case inboundendpoint.FieldMapping:
+		return m.Mapping()
+	case inboundendpoint.FieldIsActive:
+		return m.IsActive()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InboundEndpointMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case inboundendpoint.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case inboundendpoint.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case inboundendpoint.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case inboundendpoint.FieldName:
+		return m.OldName(ctx)
+	case inboundendpoint.FieldEndpointKey:
+		return m.OldEndpointKey(ctx)
+	case inboundendpoint.FieldSecret:
+		return m.OldSecret(ctx)
+	case inboundendpoint.FieldMapping:
+		return m.OldMapping(ctx)
+	case inboundendpoint.FieldIsActive:
+		return m.OldIsActive(ctx)
+	}
+	return nil, fmt.Errorf("unknown InboundEndpoint field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundEndpointMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case inboundendpoint.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case inboundendpoint.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case inboundendpoint.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case inboundendpoint.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case inboundendpoint.FieldEndpointKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndpointKey(v)
+		return nil
+	case inboundendpoint.FieldSecret:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSecret(v)
+		return nil
+	case inboundendpoint.FieldMapping:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapping(v)
+		return nil
+	case inboundendpoint.FieldIsActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsActive(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InboundEndpoint field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InboundEndpointMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InboundEndpointMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundEndpointMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown InboundEndpoint numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InboundEndpointMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InboundEndpointMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InboundEndpointMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown InboundEndpoint nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InboundEndpointMutation) ResetField(name string) error {
+	switch name {
+	case inboundendpoint.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case inboundendpoint.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case inboundendpoint.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case inboundendpoint.FieldName:
+		m.ResetName()
+		return nil
+	case inboundendpoint.FieldEndpointKey:
+		m.ResetEndpointKey()
+		return nil
+	case inboundendpoint.FieldSecret:
+		m.ResetSecret()
+		return nil
+	case inboundendpoint.FieldMapping:
+		m.ResetMapping()
+		return nil
+	case inboundendpoint.FieldIsActive:
+		m.ResetIsActive()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundEndpoint field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InboundEndpointMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.organization != nil {
+		edges = append(edges, inboundendpoint.EdgeOrganization)
+	}
+	if m.requests != nil {
+		edges = append(edges, inboundendpoint.EdgeRequests)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InboundEndpointMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case inboundendpoint.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case inboundendpoint.EdgeRequests:
+		ids := make([]ent.Value, 0, len(m.requests))
+		for id := range m.requests {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InboundEndpointMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedrequests != nil {
+		edges = append(edges, inboundendpoint.EdgeRequests)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InboundEndpointMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case inboundendpoint.EdgeRequests:
+		ids := make([]ent.Value, 0, len(m.removedrequests))
+		for id := range m.removedrequests {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InboundEndpointMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedorganization {
+		edges = append(edges, inboundendpoint.EdgeOrganization)
+	}
+	if m.clearedrequests {
+		edges = append(edges, inboundendpoint.EdgeRequests)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InboundEndpointMutation) EdgeCleared(name string) bool {
+	switch name {
+	case inboundendpoint.EdgeOrganization:
+		return m.clearedorganization
+	case inboundendpoint.EdgeRequests:
+		return m.clearedrequests
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InboundEndpointMutation) ClearEdge(name string) error {
+	switch name {
+	case inboundendpoint.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundEndpoint unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InboundEndpointMutation) ResetEdge(name string) error {
+	switch name {
+	case inboundendpoint.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case inboundendpoint.EdgeRequests:
+		m.ResetRequests()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundEndpoint edge %s", name)
+}
+
+// InboundRequestMutation represents an operation that mutates the InboundRequest nodes in the graph.
+type InboundRequestMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *uuid.UUID
+	org_id           *uuid.UUID
+	received_at      *time.Time
+	dedup_key        *string
+	signature_valid  *bool
+	timestamp_signed *bool
+	payload          *map[string]interface{}
+	mapped           *map[string]interface{}
+	status           *inboundrequest.Status
+	error            *string
+	clearedFields    map[string]struct{}
+	endpoint         *uuid.UUID
+	clearedendpoint  bool
+	done             bool
+	oldValue         func(context.Context) (*InboundRequest, error)
+	predicates       []predicate.InboundRequest
+}
+
+var _ ent.Mutation = (*InboundRequestMutation)(nil)
+
+// inboundrequestOption allows management of the mutation configuration using functional options.
+type inboundrequestOption func(*InboundRequestMutation)
+
+// newInboundRequestMutation creates new mutation for the InboundRequest entity.
+func newInboundRequestMutation(c config, op Op, opts ...inboundrequestOption) *InboundRequestMutation {
+	m := &InboundRequestMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInboundRequest,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInboundRequestID sets the ID field of the mutation.
+func withInboundRequestID(id uuid.UUID) inboundrequestOption {
+	return func(m *InboundRequestMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *InboundRequest
+		)
+		m.oldValue = func(ctx context.Context) (*InboundRequest, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().InboundRequest.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInboundRequest sets the old InboundRequest of the mutation.
+func withInboundRequest(node *InboundRequest) inboundrequestOption {
+	return func(m *InboundRequestMutation) {
+		m.oldValue = func(context.Context) (*InboundRequest, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InboundRequestMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InboundRequestMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of InboundRequest entities.
+func (m *InboundRequestMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InboundRequestMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InboundRequestMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().InboundRequest.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *InboundRequestMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *InboundRequestMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *InboundRequestMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetEndpointID sets the "endpoint_id" field.
+func (m *InboundRequestMutation) SetEndpointID(u uuid.UUID) {
+	m.endpoint = &u
+}
+
+// EndpointID returns the value of the "endpoint_id" field in the mutation.
+func (m *InboundRequestMutation) EndpointID() (r uuid.UUID, exists bool) {
+	v := m.endpoint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndpointID returns the old "endpoint_id" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldEndpointID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndpointID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndpointID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndpointID: %w", err)
+	}
+	return oldValue.EndpointID, nil
+}
+
+// ResetEndpointID resets all changes to the "endpoint_id" field.
+func (m *InboundRequestMutation) ResetEndpointID() {
+	m.endpoint = nil
+}
+
+// SetReceivedAt sets the "received_at" field.
+func (m *InboundRequestMutation) SetReceivedAt(t time.Time) {
+	m.received_at = &t
+}
+
+// ReceivedAt returns the value of the "received_at" field in the mutation.
+func (m *InboundRequestMutation) ReceivedAt() (r time.Time, exists bool) {
+	v := m.received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceivedAt returns the old "received_at" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldReceivedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceivedAt: %w", err)
+	}
+	return oldValue.ReceivedAt, nil
+}
+
+// ResetReceivedAt resets all changes to the "received_at" field.
+func (m *InboundRequestMutation) ResetReceivedAt() {
+	m.received_at = nil
+}
+
+// SetDedupKey sets the "dedup_key" field.
+func (m *InboundRequestMutation) SetDedupKey(s string) {
+	m.dedup_key = &s
+}
+
+// DedupKey returns the value of the "dedup_key" field in the mutation.
+func (m *InboundRequestMutation) DedupKey() (r string, exists bool) {
+	v := m.dedup_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDedupKey returns the old "dedup_key" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldDedupKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDedupKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDedupKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDedupKey: %w", err)
+	}
+	return oldValue.DedupKey, nil
+}
+
+// ClearDedupKey clears the value of the "dedup_key" field.
+func (m *InboundRequestMutation) ClearDedupKey() {
+	m.dedup_key = nil
+	m.clearedFields[inboundrequest.FieldDedupKey] = struct{}{}
+}
+
+// DedupKeyCleared returns if the "dedup_key" field was cleared in this mutation.
+func (m *InboundRequestMutation) DedupKeyCleared() bool {
+	_, ok := m.clearedFields[inboundrequest.FieldDedupKey]
+	return ok
+}
+
+// ResetDedupKey resets all changes to the "dedup_key" field.
+func (m *InboundRequestMutation) ResetDedupKey() {
+	m.dedup_key = nil
+	delete(m.clearedFields, inboundrequest.FieldDedupKey)
+}
+
+// SetSignatureValid sets the "signature_valid" field.
+func (m *InboundRequestMutation) SetSignatureValid(b bool) {
+	m.signature_valid = &b
+}
+
+// SignatureValid returns the value of the "signature_valid" field in the mutation.
+func (m *InboundRequestMutation) SignatureValid() (r bool, exists bool) {
+	v := m.signature_valid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignatureValid returns the old "signature_valid" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldSignatureValid(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignatureValid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignatureValid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignatureValid: %w", err)
+	}
+	return oldValue.SignatureValid, nil
+}
+
+// ResetSignatureValid resets all changes to the "signature_valid" field.
+func (m *InboundRequestMutation) ResetSignatureValid() {
+	m.signature_valid = nil
+}
+
+// SetTimestampSigned sets the "timestamp_signed" field.
+func (m *InboundRequestMutation) SetTimestampSigned(b bool) {
+	m.timestamp_signed = &b
+}
+
+// TimestampSigned returns the value of the "timestamp_signed" field in the mutation.
+func (m *InboundRequestMutation) TimestampSigned() (r bool, exists bool) {
+	v := m.timestamp_signed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTimestampSigned returns the old "timestamp_signed" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldTimestampSigned(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTimestampSigned is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTimestampSigned requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTimestampSigned: %w", err)
+	}
+	return oldValue.TimestampSigned, nil
+}
+
+// ResetTimestampSigned resets all changes to the "timestamp_signed" field.
+func (m *InboundRequestMutation) ResetTimestampSigned() {
+	m.timestamp_signed = nil
+}
+
+// SetPayload sets the "payload" field.
+func (m *InboundRequestMutation) SetPayload(value map[string]interface{}) {
+	m.payload = &value
+}
+
+// Payload returns the value of the "payload" field in the mutation.
+func (m *InboundRequestMutation) Payload() (r map[string]interface{}, exists bool) {
+	v := m.payload
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayload returns the old "payload" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldPayload(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayload is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayload requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayload: %w", err)
+	}
+	return oldValue.Payload, nil
+}
+
+// ClearPayload clears the value of the "payload" field.
+func (m *InboundRequestMutation) ClearPayload() {
+	m.payload = nil
+	m.clearedFields[inboundrequest.FieldPayload] = struct{}{}
+}
+
+// PayloadCleared returns if the "payload" field was cleared in this mutation.
+func (m *InboundRequestMutation) PayloadCleared() bool {
+	_, ok := m.clearedFields[inboundrequest.FieldPayload]
+	return ok
+}
+
+// ResetPayload resets all changes to the "payload" field.
+func (m *InboundRequestMutation) ResetPayload() {
+	m.payload = nil
+	delete(m.clearedFields, inboundrequest.FieldPayload)
+}
+
+// SetMapped sets the "mapped" field.
+func (m *InboundRequestMutation) SetMapped(value map[string]interface{}) {
+	m.mapped = &value
+}
+
+// Mapped returns the value of the "mapped" field in the mutation.
+func (m *InboundRequestMutation) Mapped() (r map[string]interface{}, exists bool) {
+	v := m.mapped
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapped returns the old "mapped" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldMapped(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapped is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapped requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapped: %w", err)
+	}
+	return oldValue.Mapped, nil
+}
+
+// ClearMapped clears the value of the "mapped" field.
+func (m *InboundRequestMutation) ClearMapped() {
+	m.mapped = nil
+	m.clearedFields[inboundrequest.FieldMapped] = struct{}{}
+}
+
+// MappedCleared returns if the "mapped" field was cleared in this mutation.
+func (m *InboundRequestMutation) MappedCleared() bool {
+	_, ok := m.clearedFields[inboundrequest.FieldMapped]
+	return ok
+}
+
+// ResetMapped resets all changes to the "mapped" field.
+func (m *InboundRequestMutation) ResetMapped() {
+	m.mapped = nil
+	delete(m.clearedFields, inboundrequest.FieldMapped)
+}
+
+// SetStatus sets the "status" field.
+func (m *InboundRequestMutation) SetStatus(i inboundrequest.Status) {
+	m.status = &i
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *InboundRequestMutation) Status() (r inboundrequest.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldStatus(ctx context.Context) (v inboundrequest.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *InboundRequestMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetError sets the "error" field.
+func (m *InboundRequestMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *InboundRequestMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ClearError clears the value of the "error" field.
+func (m *InboundRequestMutation) ClearError() {
+	m.error = nil
+	m.clearedFields[inboundrequest.FieldError] = struct{}{}
+}
+
+// ErrorCleared returns if the "error" field was cleared in this mutation.
+func (m *InboundRequestMutation) ErrorCleared() bool {
+	_, ok := m.clearedFields[inboundrequest.FieldError]
+	return ok
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *InboundRequestMutation) ResetError() {
+	m.error = nil
+	delete(m.clearedFields, inboundrequest.FieldError)
+}
+
+// ClearEndpoint clears the "endpoint" edge to the InboundEndpoint entity.
+func (m *InboundRequestMutation) ClearEndpoint() {
+	m.clearedendpoint = true
+	m.clearedFields[inboundrequest.FieldEndpointID] = struct{}{}
+}
+
+// EndpointCleared reports if the "endpoint" edge to the InboundEndpoint entity was cleared.
+func (m *InboundRequestMutation) EndpointCleared() bool {
+	return m.clearedendpoint
+}
+
+// EndpointIDs returns the "endpoint" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EndpointID instead. It exists only for internal usage by the builders.
+func (m *InboundRequestMutation) EndpointIDs() (ids []uuid.UUID) {
+	if id := m.endpoint; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEndpoint resets all changes to the "endpoint" edge.
+func (m *InboundRequestMutation) ResetEndpoint() {
+	m.endpoint = nil
+	m.clearedendpoint = false
+}
+
+// Where appends a list predicates to the InboundRequestMutation builder.
+func (m *InboundRequestMutation) Where(ps ...predicate.InboundRequest) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InboundRequestMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InboundRequestMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.InboundRequest, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InboundRequestMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InboundRequestMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (InboundRequest).
+func (m *InboundRequestMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InboundRequestMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.org_id != nil {
+		fields = append(fields, inboundrequest.FieldOrgID)
+	}
+	if m.endpoint != nil {
+		fields = append(fields, inboundrequest.FieldEndpointID)
+	}
+	if m.received_at != nil {
+		fields = append(fields, inboundrequest.FieldReceivedAt)
+	}
+	if m.dedup_key != nil {
+		fields = append(fields, inboundrequest.FieldDedupKey)
+	}
+	if m.signature_valid != nil {
+		fields = append(fields, inboundrequest.FieldSignatureValid)
+	}
+	if m.timestamp_signed != nil {
+		fields = append(fields, inboundrequest.FieldTimestampSigned)
+	}
+	if m.payload != nil {
+		fields = append(fields, inboundrequest.FieldPayload)
+	}
+	if m.mapped != nil {
+		fields = append(fields, inboundrequest.FieldMapped)
+	}
+	if m.status != nil {
+		fields = append(fields, inboundrequest.FieldStatus)
+	}
+	if m.error != nil {
+		fields = append(fields, inboundrequest.FieldError)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InboundRequestMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case inboundrequest.FieldOrgID:
+		return m.OrgID()
+	case inboundrequest.FieldEndpointID:
+		return m.EndpointID()
+	case inboundrequest.FieldReceivedAt:
+		return m.ReceivedAt()
+	case inboundrequest.FieldDedupKey:
+		return m.DedupKey()
+	case inboundrequest.FieldSignatureValid:
+		return m.SignatureValid()
+	case inboundrequest.FieldTimestampSigned:
+		return m.TimestampSigned()
+	case inboundrequest.FieldPayload:
+		return m.Payload()
+	case inboundrequest.FieldMapped:
+		return m.Mapped()
+	case inboundrequest.FieldStatus:
+		return m.Status()
+	case inboundrequest.FieldError:
+		return m.Error()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InboundRequestMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case inboundrequest.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case inboundrequest.FieldEndpointID:
+		return m.OldEndpointID(ctx)
+	case inboundrequest.FieldReceivedAt:
+		return m.OldReceivedAt(ctx)
+	case inboundrequest.FieldDedupKey:
+		return m.OldDedupKey(ctx)
+	case inboundrequest.FieldSignatureValid:
+		return m.OldSignatureValid(ctx)
+	case inboundrequest.FieldTimestampSigned:
+		return m.OldTimestampSigned(ctx)
+	case inboundrequest.FieldPayload:
+		return m.OldPayload(ctx)
+	case inboundrequest.FieldMapped:
+		return m.OldMapped(ctx)
+	case inboundrequest.FieldStatus:
+		return m.OldStatus(ctx)
+	case inboundrequest.FieldError:
+		return m.OldError(ctx)
+	}
+	return nil, fmt.Errorf("unknown InboundRequest field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundRequestMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case inboundrequest.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case inboundrequest.FieldEndpointID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndpointID(v)
+		return nil
+	case inboundrequest.FieldReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceivedAt(v)
+		return nil
+	case inboundrequest.FieldDedupKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDedupKey(v)
+		return nil
+	case inboundrequest.FieldSignatureValid:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignatureValid(v)
+		return nil
+	case inboundrequest.FieldTimestampSigned:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTimestampSigned(v)
+		return nil
+	case inboundrequest.FieldPayload:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayload(v)
+		return nil
+	case inboundrequest.FieldMapped:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapped(v)
+		return nil
+	case inboundrequest.FieldStatus:
+		v, ok := value.(inboundrequest.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case inboundrequest.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InboundRequest field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InboundRequestMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InboundRequestMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InboundRequestMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown InboundRequest numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InboundRequestMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(inboundrequest.FieldDedupKey) {
+		fields = append(fields, inboundrequest.FieldDedupKey)
+	}
+	if m.FieldCleared(inboundrequest.FieldPayload) {
+		fields = append(fields, inboundrequest.FieldPayload)
+	}
+	if m.FieldCleared(inboundrequest.FieldMapped) {
+		fields = append(fields, inboundrequest.FieldMapped)
+	}
+	if m.FieldCleared(inboundrequest.FieldError) {
+		fields = append(fields, inboundrequest.FieldError)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InboundRequestMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InboundRequestMutation) ClearField(name string) error {
+	switch name {
+	case inboundrequest.FieldDedupKey:
+		m.ClearDedupKey()
+		return nil
+	case inboundrequest.FieldPayload:
+		m.ClearPayload()
+		return nil
+	case inboundrequest.FieldMapped:
+		m.ClearMapped()
+		return nil
+	case inboundrequest.FieldError:
+		m.ClearError()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundRequest nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InboundRequestMutation) ResetField(name string) error {
+	switch name {
+	case inboundrequest.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case inboundrequest.FieldEndpointID:
+		m.ResetEndpointID()
+		return nil
+	case inboundrequest.FieldReceivedAt:
+		m.ResetReceivedAt()
+		return nil
+	case inboundrequest.FieldDedupKey:
+		m.ResetDedupKey()
+		return nil
+	case inboundrequest.FieldSignatureValid:
+		m.ResetSignatureValid()
+		return nil
+	case inboundrequest.FieldTimestampSigned:
+		m.ResetTimestampSigned()
+		return nil
+	case inboundrequest.FieldPayload:
+		m.ResetPayload()
+		return nil
+	case inboundrequest.FieldMapped:
+		m.ResetMapped()
+		return nil
+	case inboundrequest.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case inboundrequest.FieldError:
+		m.ResetError()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundRequest field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InboundRequestMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.endpoint != nil {
+		edges = append(edges, inboundrequest.EdgeEndpoint)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InboundRequestMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case inboundrequest.EdgeEndpoint:
+		if id := m.endpoint; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InboundRequestMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InboundRequestMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InboundRequestMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedendpoint {
+		edges = append(edges, inboundrequest.EdgeEndpoint)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InboundRequestMutation) EdgeCleared(name string) bool {
+	switch name {
+	case inboundrequest.EdgeEndpoint:
+		return m.clearedendpoint
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InboundRequestMutation) ClearEdge(name string) error {
+	switch name {
+	case inboundrequest.EdgeEndpoint:
+		m.ClearEndpoint()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundRequest unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InboundRequestMutation) ResetEdge(name string) error {
+	switch name {
+	case inboundrequest.EdgeEndpoint:
+		m.ResetEndpoint()
+		return nil
+	}
+	return fmt.Errorf("unknown InboundRequest edge %s", name)
+}
+
 // LeadMutation represents an operation that mutates the Lead nodes in the graph.
 type LeadMutation struct {
 	config
@@ -7982,6 +9799,9 @@ type OrganizationMutation struct {
 	webhook_subscriptions        map[uuid.UUID]struct{}
 	removedwebhook_subscriptions map[uuid.UUID]struct{}
 	clearedwebhook_subscriptions bool
+	inbound_endpoints            map[uuid.UUID]struct{}
+	removedinbound_endpoints     map[uuid.UUID]struct{}
+	clearedinbound_endpoints     bool
 	done                         bool
 	oldValue                     func(context.Context) (*Organization, error)
 	predicates                   []predicate.Organization
@@ -8757,6 +10577,60 @@ func (m *OrganizationMutation) ResetWebhookSubscriptions() {
 	m.removedwebhook_subscriptions = nil
 }
 
+// AddInboundEndpointIDs adds the "inbound_endpoints" edge to the InboundEndpoint entity by ids.
+func (m *OrganizationMutation) AddInboundEndpointIDs(ids ...uuid.UUID) {
+	if m.inbound_endpoints == nil {
+		m.inbound_endpoints = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.inbound_endpoints[ids[i]] = struct{}{}
+	}
+}
+
+// ClearInboundEndpoints clears the "inbound_endpoints" edge to the InboundEndpoint entity.
+func (m *OrganizationMutation) ClearInboundEndpoints() {
+	m.clearedinbound_endpoints = true
+}
+
+// InboundEndpointsCleared reports if the "inbound_endpoints" edge to the InboundEndpoint entity was cleared.
+func (m *OrganizationMutation) InboundEndpointsCleared() bool {
+	return m.clearedinbound_endpoints
+}
+
+// RemoveInboundEndpointIDs removes the "inbound_endpoints" edge to the InboundEndpoint entity by IDs.
+func (m *OrganizationMutation) RemoveInboundEndpointIDs(ids ...uuid.UUID) {
+	if m.removedinbound_endpoints == nil {
+		m.removedinbound_endpoints = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.inbound_endpoints, ids[i])
+		m.removedinbound_endpoints[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedInboundEndpoints returns the removed IDs of the "inbound_endpoints" edge to the InboundEndpoint entity.
+func (m *OrganizationMutation) RemovedInboundEndpointsIDs() (ids []uuid.UUID) {
+	for id := range m.removedinbound_endpoints {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// InboundEndpointsIDs returns the "inbound_endpoints" edge IDs in the mutation.
+func (m *OrganizationMutation) InboundEndpointsIDs() (ids []uuid.UUID) {
+	for id := range m.inbound_endpoints {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetInboundEndpoints resets all changes to the "inbound_endpoints" edge.
+func (m *OrganizationMutation) ResetInboundEndpoints() {
+	m.inbound_endpoints = nil
+	m.clearedinbound_endpoints = false
+	m.removedinbound_endpoints = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -8958,7 +10832,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 9)
+	edges := make([]string, 0, 10)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -8985,6 +10859,9 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.webhook_subscriptions != nil {
 		edges = append(edges, organization.EdgeWebhookSubscriptions)
+	}
+	if m.inbound_endpoints != nil {
+		edges = append(edges, organization.EdgeInboundEndpoints)
 	}
 	return edges
 }
@@ -9047,13 +10924,19 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeInboundEndpoints:
+		ids := make([]ent.Value, 0, len(m.inbound_endpoints))
+		for id := range m.inbound_endpoints {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 9)
+	edges := make([]string, 0, 10)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -9080,6 +10963,9 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedwebhook_subscriptions != nil {
 		edges = append(edges, organization.EdgeWebhookSubscriptions)
+	}
+	if m.removedinbound_endpoints != nil {
+		edges = append(edges, organization.EdgeInboundEndpoints)
 	}
 	return edges
 }
@@ -9142,13 +11028,19 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeInboundEndpoints:
+		ids := make([]ent.Value, 0, len(m.removedinbound_endpoints))
+		for id := range m.removedinbound_endpoints {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 9)
+	edges := make([]string, 0, 10)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -9176,6 +11068,9 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	if m.clearedwebhook_subscriptions {
 		edges = append(edges, organization.EdgeWebhookSubscriptions)
 	}
+	if m.clearedinbound_endpoints {
+		edges = append(edges, organization.EdgeInboundEndpoints)
+	}
 	return edges
 }
 
@@ -9201,6 +11096,8 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.clearedpresences
 	case organization.EdgeWebhookSubscriptions:
 		return m.clearedwebhook_subscriptions
+	case organization.EdgeInboundEndpoints:
+		return m.clearedinbound_endpoints
 	}
 	return false
 }
@@ -9243,6 +11140,9 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeWebhookSubscriptions:
 		m.ResetWebhookSubscriptions()
+		return nil
+	case organization.EdgeInboundEndpoints:
+		m.ResetInboundEndpoints()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)

@@ -54,11 +54,13 @@ type OrganizationEdges struct {
 	Presences []*AgentPresence `json:"presences,omitempty"`
 	// WebhookSubscriptions holds the value of the webhook_subscriptions edge.
 	WebhookSubscriptions []*WebhookSubscription `json:"webhook_subscriptions,omitempty"`
+	// InboundEndpoints holds the value of the inbound_endpoints edge.
+	InboundEndpoints []*InboundEndpoint `json:"inbound_endpoints,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [9]bool
+	loadedTypes [10]bool
 	// totalCount holds the count of the edges above.
-	totalCount [8]map[string]int
+	totalCount [9]map[string]int
 
 	namedAPIKeys              map[string][]*APIKey
 	namedUsers                map[string][]*User
@@ -69,6 +71,7 @@ type OrganizationEdges struct {
 	namedCallEvents           map[string][]*CallEvent
 	namedPresences            map[string][]*AgentPresence
 	namedWebhookSubscriptions map[string][]*WebhookSubscription
+	namedInboundEndpoints     map[string][]*InboundEndpoint
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -150,6 +153,15 @@ func (e OrganizationEdges) WebhookSubscriptionsOrErr() ([]*WebhookSubscription, 
 		return e.WebhookSubscriptions, nil
 	}
 	return nil, &NotLoadedError{edge: "webhook_subscriptions"}
+}
+
+// InboundEndpointsOrErr returns the InboundEndpoints value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) InboundEndpointsOrErr() ([]*InboundEndpoint, error) {
+	if e.loadedTypes[9] {
+		return e.InboundEndpoints, nil
+	}
+	return nil, &NotLoadedError{edge: "inbound_endpoints"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -270,6 +282,11 @@ func (_m *Organization) QueryPresences() *AgentPresenceQuery {
 // QueryWebhookSubscriptions queries the "webhook_subscriptions" edge of the Organization entity.
 func (_m *Organization) QueryWebhookSubscriptions() *WebhookSubscriptionQuery {
 	return NewOrganizationClient(_m.config).QueryWebhookSubscriptions(_m)
+}
+
+// QueryInboundEndpoints queries the "inbound_endpoints" edge of the Organization entity.
+func (_m *Organization) QueryInboundEndpoints() *InboundEndpointQuery {
+	return NewOrganizationClient(_m.config).QueryInboundEndpoints(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -525,6 +542,30 @@ func (_m *Organization) appendNamedWebhookSubscriptions(name string, edges ...*W
 		_m.Edges.namedWebhookSubscriptions[name] = []*WebhookSubscription{}
 	} else {
 		_m.Edges.namedWebhookSubscriptions[name] = append(_m.Edges.namedWebhookSubscriptions[name], edges...)
+	}
+}
+
+// NamedInboundEndpoints returns the InboundEndpoints named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedInboundEndpoints(name string) ([]*InboundEndpoint, error) {
+	if _m.Edges.namedInboundEndpoints == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedInboundEndpoints[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedInboundEndpoints(name string, edges ...*InboundEndpoint) {
+	if _m.Edges.namedInboundEndpoints == nil {
+		_m.Edges.namedInboundEndpoints = make(map[string][]*InboundEndpoint)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedInboundEndpoints[name] = []*InboundEndpoint{}
+	} else {
+		_m.Edges.namedInboundEndpoints[name] = append(_m.Edges.namedInboundEndpoints[name], edges...)
 	}
 }
 

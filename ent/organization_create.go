@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -234,6 +235,21 @@ func (_c *OrganizationCreate) AddWebhookSubscriptions(v ...*WebhookSubscription)
 		ids[i] = v[i].ID
 	}
 	return _c.AddWebhookSubscriptionIDs(ids...)
+}
+
+// AddInboundEndpointIDs adds the "inbound_endpoints" edge to the InboundEndpoint entity by IDs.
+func (_c *OrganizationCreate) AddInboundEndpointIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddInboundEndpointIDs(ids...)
+	return _c
+}
+
+// AddInboundEndpoints adds the "inbound_endpoints" edges to the InboundEndpoint entity.
+func (_c *OrganizationCreate) AddInboundEndpoints(v ...*InboundEndpoint) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddInboundEndpointIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -516,6 +532,22 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.InboundEndpointsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -44,6 +45,7 @@ type OrganizationQuery struct {
 	withCallEvents                *CallEventQuery
 	withPresences                 *AgentPresenceQuery
 	withWebhookSubscriptions      *WebhookSubscriptionQuery
+	withInboundEndpoints          *InboundEndpointQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -55,6 +57,7 @@ type OrganizationQuery struct {
 	withNamedCallEvents           map[string]*CallEventQuery
 	withNamedPresences            map[string]*AgentPresenceQuery
 	withNamedWebhookSubscriptions map[string]*WebhookSubscriptionQuery
+	withNamedInboundEndpoints     map[string]*InboundEndpointQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -289,6 +292,28 @@ func (_q *OrganizationQuery) QueryWebhookSubscriptions() *WebhookSubscriptionQue
 	return query
 }
 
+// QueryInboundEndpoints chains the current query on the "inbound_endpoints" edge.
+func (_q *OrganizationQuery) QueryInboundEndpoints() *InboundEndpointQuery {
+	query := (&InboundEndpointClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(inboundendpoint.Table, inboundendpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.InboundEndpointsTable, organization.InboundEndpointsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -490,6 +515,7 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withCallEvents:           _q.withCallEvents.Clone(),
 		withPresences:            _q.withPresences.Clone(),
 		withWebhookSubscriptions: _q.withWebhookSubscriptions.Clone(),
+		withInboundEndpoints:     _q.withInboundEndpoints.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -596,6 +622,17 @@ func (_q *OrganizationQuery) WithWebhookSubscriptions(opts ...func(*WebhookSubsc
 	return _q
 }
 
+// WithInboundEndpoints tells the query-builder to eager-load the nodes that are connected to
+// the "inbound_endpoints" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithInboundEndpoints(opts ...func(*InboundEndpointQuery)) *OrganizationQuery {
+	query := (&InboundEndpointClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withInboundEndpoints = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -680,7 +717,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [9]bool{
+		loadedTypes = [10]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -690,6 +727,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withCallEvents != nil,
 			_q.withPresences != nil,
 			_q.withWebhookSubscriptions != nil,
+			_q.withInboundEndpoints != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -778,6 +816,15 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withInboundEndpoints; query != nil {
+		if err := _q.loadInboundEndpoints(ctx, query, nodes,
+			func(n *Organization) { n.Edges.InboundEndpoints = []*InboundEndpoint{} },
+			func(n *Organization, e *InboundEndpoint) {
+				n.Edges.InboundEndpoints = append(n.Edges.InboundEndpoints, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -838,6 +885,13 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadWebhookSubscriptions(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedWebhookSubscriptions(name) },
 			func(n *Organization, e *WebhookSubscription) { n.appendNamedWebhookSubscriptions(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedInboundEndpoints {
+		if err := _q.loadInboundEndpoints(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedInboundEndpoints(name) },
+			func(n *Organization, e *InboundEndpoint) { n.appendNamedInboundEndpoints(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1119,6 +1173,36 @@ func (_q *OrganizationQuery) loadWebhookSubscriptions(ctx context.Context, query
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadInboundEndpoints(ctx context.Context, query *InboundEndpointQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *InboundEndpoint)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(inboundendpoint.FieldOrgID)
+	}
+	query.Where(predicate.InboundEndpoint(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.InboundEndpointsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -1362,6 +1446,20 @@ func (_q *OrganizationQuery) WithNamedWebhookSubscriptions(name string, opts ...
 		_q.withNamedWebhookSubscriptions = make(map[string]*WebhookSubscriptionQuery)
 	}
 	_q.withNamedWebhookSubscriptions[name] = query
+	return _q
+}
+
+// WithNamedInboundEndpoints tells the query-builder to eager-load the nodes that are connected to the "inbound_endpoints"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedInboundEndpoints(name string, opts ...func(*InboundEndpointQuery)) *OrganizationQuery {
+	query := (&InboundEndpointClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedInboundEndpoints == nil {
+		_q.withNamedInboundEndpoints = make(map[string]*InboundEndpointQuery)
+	}
+	_q.withNamedInboundEndpoints[name] = query
 	return _q
 }
 

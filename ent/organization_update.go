@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -222,6 +223,21 @@ func (_u *OrganizationUpdate) AddWebhookSubscriptions(v ...*WebhookSubscription)
 	return _u.AddWebhookSubscriptionIDs(ids...)
 }
 
+// AddInboundEndpointIDs adds the "inbound_endpoints" edge to the InboundEndpoint entity by IDs.
+func (_u *OrganizationUpdate) AddInboundEndpointIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddInboundEndpointIDs(ids...)
+	return _u
+}
+
+// AddInboundEndpoints adds the "inbound_endpoints" edges to the InboundEndpoint entity.
+func (_u *OrganizationUpdate) AddInboundEndpoints(v ...*InboundEndpoint) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddInboundEndpointIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdate) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -414,6 +430,27 @@ func (_u *OrganizationUpdate) RemoveWebhookSubscriptions(v ...*WebhookSubscripti
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveWebhookSubscriptionIDs(ids...)
+}
+
+// ClearInboundEndpoints clears all "inbound_endpoints" edges to the InboundEndpoint entity.
+func (_u *OrganizationUpdate) ClearInboundEndpoints() *OrganizationUpdate {
+	_u.mutation.ClearInboundEndpoints()
+	return _u
+}
+
+// RemoveInboundEndpointIDs removes the "inbound_endpoints" edge to InboundEndpoint entities by IDs.
+func (_u *OrganizationUpdate) RemoveInboundEndpointIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveInboundEndpointIDs(ids...)
+	return _u
+}
+
+// RemoveInboundEndpoints removes "inbound_endpoints" edges to InboundEndpoint entities.
+func (_u *OrganizationUpdate) RemoveInboundEndpoints(v ...*InboundEndpoint) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveInboundEndpointIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -903,6 +940,51 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.InboundEndpointsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedInboundEndpointsIDs(); len(nodes) > 0 && !_u.mutation.InboundEndpointsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InboundEndpointsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1108,6 +1190,21 @@ func (_u *OrganizationUpdateOne) AddWebhookSubscriptions(v ...*WebhookSubscripti
 	return _u.AddWebhookSubscriptionIDs(ids...)
 }
 
+// AddInboundEndpointIDs adds the "inbound_endpoints" edge to the InboundEndpoint entity by IDs.
+func (_u *OrganizationUpdateOne) AddInboundEndpointIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddInboundEndpointIDs(ids...)
+	return _u
+}
+
+// AddInboundEndpoints adds the "inbound_endpoints" edges to the InboundEndpoint entity.
+func (_u *OrganizationUpdateOne) AddInboundEndpoints(v ...*InboundEndpoint) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddInboundEndpointIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdateOne) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -1300,6 +1397,27 @@ func (_u *OrganizationUpdateOne) RemoveWebhookSubscriptions(v ...*WebhookSubscri
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveWebhookSubscriptionIDs(ids...)
+}
+
+// ClearInboundEndpoints clears all "inbound_endpoints" edges to the InboundEndpoint entity.
+func (_u *OrganizationUpdateOne) ClearInboundEndpoints() *OrganizationUpdateOne {
+	_u.mutation.ClearInboundEndpoints()
+	return _u
+}
+
+// RemoveInboundEndpointIDs removes the "inbound_endpoints" edge to InboundEndpoint entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveInboundEndpointIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveInboundEndpointIDs(ids...)
+	return _u
+}
+
+// RemoveInboundEndpoints removes "inbound_endpoints" edges to InboundEndpoint entities.
+func (_u *OrganizationUpdateOne) RemoveInboundEndpoints(v ...*InboundEndpoint) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveInboundEndpointIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -1812,6 +1930,51 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(webhooksubscription.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.InboundEndpointsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedInboundEndpointsIDs(); len(nodes) > 0 && !_u.mutation.InboundEndpointsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InboundEndpointsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.InboundEndpointsTable,
+			Columns: []string{organization.InboundEndpointsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -24,6 +24,10 @@ type Tx struct {
 	Contact *ContactClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
+	InboundEndpoint *InboundEndpointClient
+	// InboundRequest is the client for interacting with the InboundRequest builders.
+	InboundRequest *InboundRequestClient
 	// Lead is the client for interacting with the Lead builders.
 	Lead *LeadClient
 	// Organization is the client for interacting with the Organization builders.
@@ -178,6 +182,8 @@ func (tx *Tx) init() {
 	tx.CallEvent = NewCallEventClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
+	tx.InboundEndpoint = NewInboundEndpointClient(tx.config)
+	tx.InboundRequest = NewInboundRequestClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)

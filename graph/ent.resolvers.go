@@ -35,6 +35,12 @@ func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.
 		ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
 }
 
+// InboundEndpoints is the resolver for the inboundEndpoints field.
+func (r *queryResolver) InboundEndpoints(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) (*ent.InboundEndpointConnection, error) {
+	return r.client(ctx).InboundEndpoint.Query().Paginate(ctx, after, first, before, last,
+		ent.WithInboundEndpointOrder(orderBy), ent.WithInboundEndpointFilter(where.Filter))
+}
+
 // Leads is the resolver for the leads field.
 func (r *queryResolver) Leads(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error) {
 	return r.client(ctx).Lead.Query().Paginate(ctx, after, first, before, last,
@@ -65,11 +71,15 @@ func (r *queryResolver) WebhookSubscriptions(ctx context.Context, after *entgql.
 		ent.WithWebhookSubscriptionOrder(orderBy), ent.WithWebhookSubscriptionFilter(where.Filter))
 }
 
+// InboundEndpoint returns InboundEndpointResolver implementation.
+func (r *Resolver) InboundEndpoint() InboundEndpointResolver { return &inboundEndpointResolver{r} }
+
 // Lead returns LeadResolver implementation.
 func (r *Resolver) Lead() LeadResolver { return &leadResolver{r} }
 
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+type inboundEndpointResolver struct{ *Resolver }
 type leadResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }

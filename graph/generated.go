@@ -21,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
@@ -40,6 +41,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	InboundEndpoint() InboundEndpointResolver
 	Lead() LeadResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
@@ -151,6 +153,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CreatedInboundEndpoint struct {
+		Endpoint func(childComplexity int) int
+		Secret   func(childComplexity int) int
+	}
+
 	CreatedWebhookSubscription struct {
 		Secret       func(childComplexity int) int
 		Subscription func(childComplexity int) int
@@ -183,6 +190,47 @@ type ComplexityRoot struct {
 		Leads  func(childComplexity int) int
 		Phone  func(childComplexity int) int
 		Reason func(childComplexity int) int
+	}
+
+	InboundEndpoint struct {
+		CreatedAt   func(childComplexity int) int
+		EndpointKey func(childComplexity int) int
+		ID          func(childComplexity int) int
+		IsActive    func(childComplexity int) int
+		Mapping     func(childComplexity int) int
+		Name        func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
+	InboundEndpointConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	InboundEndpointEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	InboundRequestPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	InboundRequestRecord struct {
+		DedupKey        func(childComplexity int) int
+		Error           func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Mapped          func(childComplexity int) int
+		Payload         func(childComplexity int) int
+		ReceivedAt      func(childComplexity int) int
+		SignatureValid  func(childComplexity int) int
+		Status          func(childComplexity int) int
+		TimestampSigned func(childComplexity int) int
 	}
 
 	Lead struct {
@@ -246,11 +294,13 @@ type ComplexityRoot struct {
 		AssignLead                func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
 		AttachRecording           func(childComplexity int, externalCallID string, recordingURL string) int
 		CreateContact             func(childComplexity int, input ent.CreateContactInput) int
+		CreateInboundEndpoint     func(childComplexity int, input NewInboundEndpoint) int
 		CreateLead                func(childComplexity int, input ent.CreateLeadInput) int
 		CreateStage               func(childComplexity int, input ent.CreatePipelineStageInput) int
 		CreateTeam                func(childComplexity int, input ent.CreateTeamInput) int
 		CreateUser                func(childComplexity int, input ent.CreateUserInput) int
 		CreateWebhookSubscription func(childComplexity int, input NewWebhookSubscription) int
+		DeleteInboundEndpoint     func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription func(childComplexity int, id uuid.UUID) int
 		MarkDoNotCall             func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
 		MoveLeadToStage           func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
@@ -259,6 +309,7 @@ type ComplexityRoot struct {
 		ReplayWebhookDeliveries   func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
 		ReplayWebhookDelivery     func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
 		UpdateContact             func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
+		UpdateInboundEndpoint     func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
 		UpdateLead                func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
 		UpdatePresence            func(childComplexity int, input dialer.PresenceInput) int
 		UpdateStage               func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
@@ -301,6 +352,8 @@ type ComplexityRoot struct {
 		AgentsBoard          func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
 		CallEvents           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
 		Contacts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		InboundEndpoints     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) int
+		InboundRequests      func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
 		Lead                 func(childComplexity int, id uuid.UUID) int
 		Leads                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
 		LeadsPage            func(childComplexity int, page *int, limit *int, search *string) int
@@ -385,6 +438,9 @@ type ComplexityRoot struct {
 	}
 }
 
+type InboundEndpointResolver interface {
+	Mapping(ctx context.Context, obj *ent.InboundEndpoint) (map[string]any, error)
+}
 type LeadResolver interface {
 	PrimaryAdvisorName(ctx context.Context, obj *ent.Lead) (*string, error)
 }
@@ -411,12 +467,16 @@ type MutationResolver interface {
 	DeleteWebhookSubscription(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 	ReplayWebhookDelivery(ctx context.Context, subscriptionID uuid.UUID, deliveryID uuid.UUID) (*webhooks.DeliveryRecord, error)
 	ReplayWebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, since *time.Time, until *time.Time) (int, error)
+	CreateInboundEndpoint(ctx context.Context, input NewInboundEndpoint) (*CreatedInboundEndpoint, error)
+	UpdateInboundEndpoint(ctx context.Context, id uuid.UUID, input InboundEndpointPatch) (*ent.InboundEndpoint, error)
+	DeleteInboundEndpoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
 	CallEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) (*ent.CallEventConnection, error)
 	Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
+	InboundEndpoints(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) (*ent.InboundEndpointConnection, error)
 	Leads(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error)
 	Stages(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) (*ent.PipelineStageConnection, error)
 	Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error)
@@ -426,6 +486,7 @@ type QueryResolver interface {
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
 	AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error)
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error)
+	InboundRequests(ctx context.Context, endpointID uuid.UUID, page *int, limit *int) (*InboundRequestPage, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
@@ -881,6 +942,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContactEdge.Node(childComplexity), true
 
+	case "CreatedInboundEndpoint.endpoint":
+		if e.ComplexityRoot.CreatedInboundEndpoint.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedInboundEndpoint.Endpoint(childComplexity), true
+	case "CreatedInboundEndpoint.secret":
+		if e.ComplexityRoot.CreatedInboundEndpoint.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedInboundEndpoint.Secret(childComplexity), true
+
 	case "CreatedWebhookSubscription.secret":
 		if e.ComplexityRoot.CreatedWebhookSubscription.Secret == nil {
 			break
@@ -1016,6 +1090,167 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DoNotCallResult.Reason(childComplexity), true
+
+	case "InboundEndpoint.createdAt":
+		if e.ComplexityRoot.InboundEndpoint.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.CreatedAt(childComplexity), true
+	case "InboundEndpoint.endpointKey":
+		if e.ComplexityRoot.InboundEndpoint.EndpointKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.EndpointKey(childComplexity), true
+	case "InboundEndpoint.id":
+		if e.ComplexityRoot.InboundEndpoint.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.ID(childComplexity), true
+	case "InboundEndpoint.isActive":
+		if e.ComplexityRoot.InboundEndpoint.IsActive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.IsActive(childComplexity), true
+	case "InboundEndpoint.mapping":
+		if e.ComplexityRoot.InboundEndpoint.Mapping == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.Mapping(childComplexity), true
+	case "InboundEndpoint.name":
+		if e.ComplexityRoot.InboundEndpoint.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.Name(childComplexity), true
+	case "InboundEndpoint.updatedAt":
+		if e.ComplexityRoot.InboundEndpoint.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpoint.UpdatedAt(childComplexity), true
+
+	case "InboundEndpointConnection.edges":
+		if e.ComplexityRoot.InboundEndpointConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpointConnection.Edges(childComplexity), true
+	case "InboundEndpointConnection.pageInfo":
+		if e.ComplexityRoot.InboundEndpointConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpointConnection.PageInfo(childComplexity), true
+	case "InboundEndpointConnection.totalCount":
+		if e.ComplexityRoot.InboundEndpointConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpointConnection.TotalCount(childComplexity), true
+
+	case "InboundEndpointEdge.cursor":
+		if e.ComplexityRoot.InboundEndpointEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpointEdge.Cursor(childComplexity), true
+	case "InboundEndpointEdge.node":
+		if e.ComplexityRoot.InboundEndpointEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundEndpointEdge.Node(childComplexity), true
+
+	case "InboundRequestPage.hasMore":
+		if e.ComplexityRoot.InboundRequestPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestPage.HasMore(childComplexity), true
+	case "InboundRequestPage.limit":
+		if e.ComplexityRoot.InboundRequestPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestPage.Limit(childComplexity), true
+	case "InboundRequestPage.nodes":
+		if e.ComplexityRoot.InboundRequestPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestPage.Nodes(childComplexity), true
+	case "InboundRequestPage.page":
+		if e.ComplexityRoot.InboundRequestPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestPage.Page(childComplexity), true
+	case "InboundRequestPage.total":
+		if e.ComplexityRoot.InboundRequestPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestPage.Total(childComplexity), true
+
+	case "InboundRequestRecord.webhookId":
+		if e.ComplexityRoot.InboundRequestRecord.DedupKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.DedupKey(childComplexity), true
+	case "InboundRequestRecord.error":
+		if e.ComplexityRoot.InboundRequestRecord.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.Error(childComplexity), true
+	case "InboundRequestRecord.id":
+		if e.ComplexityRoot.InboundRequestRecord.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.ID(childComplexity), true
+	case "InboundRequestRecord.mapped":
+		if e.ComplexityRoot.InboundRequestRecord.Mapped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.Mapped(childComplexity), true
+	case "InboundRequestRecord.payload":
+		if e.ComplexityRoot.InboundRequestRecord.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.Payload(childComplexity), true
+	case "InboundRequestRecord.receivedAt":
+		if e.ComplexityRoot.InboundRequestRecord.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.ReceivedAt(childComplexity), true
+	case "InboundRequestRecord.signatureValid":
+		if e.ComplexityRoot.InboundRequestRecord.SignatureValid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.SignatureValid(childComplexity), true
+	case "InboundRequestRecord.status":
+		if e.ComplexityRoot.InboundRequestRecord.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.Status(childComplexity), true
+	case "InboundRequestRecord.timestampSigned":
+		if e.ComplexityRoot.InboundRequestRecord.TimestampSigned == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.TimestampSigned(childComplexity), true
 
 	case "Lead.businessName":
 		if e.ComplexityRoot.Lead.BusinessName == nil {
@@ -1329,6 +1564,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateContact(childComplexity, args["input"].(ent.CreateContactInput)), true
+	case "Mutation.createInboundEndpoint":
+		if e.ComplexityRoot.Mutation.CreateInboundEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createInboundEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateInboundEndpoint(childComplexity, args["input"].(NewInboundEndpoint)), true
 	case "Mutation.createLead":
 		if e.ComplexityRoot.Mutation.CreateLead == nil {
 			break
@@ -1384,6 +1630,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhookSubscription(childComplexity, args["input"].(NewWebhookSubscription)), true
+	case "Mutation.deleteInboundEndpoint":
+		if e.ComplexityRoot.Mutation.DeleteInboundEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteInboundEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteInboundEndpoint(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteWebhookSubscription":
 		if e.ComplexityRoot.Mutation.DeleteWebhookSubscription == nil {
 			break
@@ -1472,6 +1729,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateContact(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateContactInput)), true
+	case "Mutation.updateInboundEndpoint":
+		if e.ComplexityRoot.Mutation.UpdateInboundEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateInboundEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateInboundEndpoint(childComplexity, args["id"].(uuid.UUID), args["input"].(InboundEndpointPatch)), true
 	case "Mutation.updateLead":
 		if e.ComplexityRoot.Mutation.UpdateLead == nil {
 			break
@@ -1684,6 +1952,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contacts(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ContactOrder), args["where"].(*ent.ContactWhereInput)), true
+	case "Query.inboundEndpoints":
+		if e.ComplexityRoot.Query.InboundEndpoints == nil {
+			break
+		}
+
+		args, err := ec.field_Query_inboundEndpoints_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InboundEndpoints(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.InboundEndpointOrder), args["where"].(*ent.InboundEndpointWhereInput)), true
+	case "Query.inboundRequests":
+		if e.ComplexityRoot.Query.InboundRequests == nil {
+			break
+		}
+
+		args, err := ec.field_Query_inboundRequests_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InboundRequests(childComplexity, args["endpointId"].(uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
 
 	case "Query.lead":
 		if e.ComplexityRoot.Query.Lead == nil {
@@ -2073,8 +2363,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateTeamInput,
 		ec.unmarshalInputCreateUserInput,
 		ec.unmarshalInputDispositionInput,
+		ec.unmarshalInputInboundEndpointOrder,
+		ec.unmarshalInputInboundEndpointPatch,
+		ec.unmarshalInputInboundEndpointWhereInput,
 		ec.unmarshalInputLeadOrder,
 		ec.unmarshalInputLeadWhereInput,
+		ec.unmarshalInputNewInboundEndpoint,
 		ec.unmarshalInputNewWebhookSubscription,
 		ec.unmarshalInputPipelineStageOrder,
 		ec.unmarshalInputPipelineStageWhereInput,
@@ -2182,7 +2476,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2198,6 +2492,7 @@ var sources = []*ast.Source{
 	{Name: "schema.graphql", Input: sourceData("schema.graphql"), BuiltIn: false},
 	{Name: "dialer.graphql", Input: sourceData("dialer.graphql"), BuiltIn: false},
 	{Name: "webhooks.graphql", Input: sourceData("webhooks.graphql"), BuiltIn: false},
+	{Name: "inbound.graphql", Input: sourceData("inbound.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -2375,6 +2670,16 @@ func (ec *executionContext) childFields_ContactEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ContactEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_CreatedInboundEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "endpoint":
+		return ec.fieldContext_CreatedInboundEndpoint_endpoint(ctx, field)
+	case "secret":
+		return ec.fieldContext_CreatedInboundEndpoint_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedInboundEndpoint", field.Name)
+}
+
 func (ec *executionContext) childFields_CreatedWebhookSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "subscription":
@@ -2441,6 +2746,88 @@ func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, fie
 		return ec.fieldContext_DoNotCallResult_leads(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DoNotCallResult", field.Name)
+}
+
+func (ec *executionContext) childFields_InboundEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_InboundEndpoint_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_InboundEndpoint_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_InboundEndpoint_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_InboundEndpoint_name(ctx, field)
+	case "endpointKey":
+		return ec.fieldContext_InboundEndpoint_endpointKey(ctx, field)
+	case "isActive":
+		return ec.fieldContext_InboundEndpoint_isActive(ctx, field)
+	case "mapping":
+		return ec.fieldContext_InboundEndpoint_mapping(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboundEndpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_InboundEndpointConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_InboundEndpointConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InboundEndpointConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InboundEndpointConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboundEndpointConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InboundEndpointEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_InboundEndpointEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_InboundEndpointEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboundEndpointEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_InboundRequestPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_InboundRequestPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_InboundRequestPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_InboundRequestPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_InboundRequestPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_InboundRequestPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboundRequestPage", field.Name)
+}
+
+func (ec *executionContext) childFields_InboundRequestRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_InboundRequestRecord_id(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_InboundRequestRecord_receivedAt(ctx, field)
+	case "webhookId":
+		return ec.fieldContext_InboundRequestRecord_webhookId(ctx, field)
+	case "signatureValid":
+		return ec.fieldContext_InboundRequestRecord_signatureValid(ctx, field)
+	case "timestampSigned":
+		return ec.fieldContext_InboundRequestRecord_timestampSigned(ctx, field)
+	case "payload":
+		return ec.fieldContext_InboundRequestRecord_payload(ctx, field)
+	case "mapped":
+		return ec.fieldContext_InboundRequestRecord_mapped(ctx, field)
+	case "status":
+		return ec.fieldContext_InboundRequestRecord_status(ctx, field)
+	case "error":
+		return ec.fieldContext_InboundRequestRecord_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InboundRequestRecord", field.Name)
 }
 
 func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2979,6 +3366,20 @@ func (ec *executionContext) field_Mutation_createContact_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createInboundEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (NewInboundEndpoint, error) {
+			return ec.unmarshalNNewInboundEndpoint2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewInboundEndpoint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createLead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3046,6 +3447,20 @@ func (ec *executionContext) field_Mutation_createWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteInboundEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -3209,6 +3624,28 @@ func (ec *executionContext) field_Mutation_updateContact_args(ctx context.Contex
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (ent.UpdateContactInput, error) {
 			return ec.unmarshalNUpdateContactInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateContactInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateInboundEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InboundEndpointPatch, error) {
+			return ec.unmarshalNInboundEndpointPatch2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInboundEndpointPatch(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3490,6 +3927,90 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_inboundEndpoints_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.InboundEndpointOrder, error) {
+			return ec.unmarshalOInboundEndpointOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.InboundEndpointWhereInput, error) {
+			return ec.unmarshalOInboundEndpointWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_inboundRequests_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
 	return args, nil
 }
 
@@ -5678,6 +6199,61 @@ func (ec *executionContext) fieldContext_ContactEdge_cursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("ContactEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _CreatedInboundEndpoint_endpoint(ctx context.Context, field graphql.CollectedField, obj *CreatedInboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedInboundEndpoint_endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Endpoint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.InboundEndpoint) graphql.Marshaler {
+			return ec.marshalNInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedInboundEndpoint_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedInboundEndpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedInboundEndpoint_secret(ctx context.Context, field graphql.CollectedField, obj *CreatedInboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedInboundEndpoint_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedInboundEndpoint_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreatedInboundEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreatedWebhookSubscription_subscription(ctx context.Context, field graphql.CollectedField, obj *CreatedWebhookSubscription) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6218,6 +6794,640 @@ func (ec *executionContext) fieldContext_DoNotCallResult_leads(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _InboundEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpoint_name(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpoint_endpointKey(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_endpointKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndpointKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_endpointKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpoint_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpoint_mapping(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpoint_mapping(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.InboundEndpoint().Mapping(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpoint_mapping(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpoint", field, true, true, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpointConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpointConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.InboundEndpointEdge) graphql.Marshaler {
+			return ec.marshalOInboundEndpointEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpointConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InboundEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundEndpointEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InboundEndpointConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpointConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpointConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InboundEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InboundEndpointConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpointConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpointConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpointConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InboundEndpointEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpointEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.InboundEndpoint) graphql.Marshaler {
+			return ec.marshalOInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpointEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InboundEndpointEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InboundEndpointEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundEndpointEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundEndpointEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundEndpointEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestPage_nodes(ctx context.Context, field graphql.CollectedField, obj *InboundRequestPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.InboundRequest) graphql.Marshaler {
+			return ec.marshalNInboundRequestRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundRequestᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InboundRequestPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundRequestRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InboundRequestPage_total(ctx context.Context, field graphql.CollectedField, obj *InboundRequestPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestPage_page(ctx context.Context, field graphql.CollectedField, obj *InboundRequestPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestPage_limit(ctx context.Context, field graphql.CollectedField, obj *InboundRequestPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *InboundRequestPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_id(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_receivedAt(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_receivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReceivedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_receivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_webhookId(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_webhookId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DedupKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_webhookId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_signatureValid(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_signatureValid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignatureValid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_signatureValid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_timestampSigned(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_timestampSigned(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimestampSigned, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_timestampSigned(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_payload(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOMap2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_mapped(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_mapped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mapped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOMap2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_mapped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_status(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v inboundrequest.Status) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋinboundrequestᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_error(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Lead_id(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
@@ -8307,6 +9517,138 @@ func (ec *executionContext) fieldContext_Mutation_replayWebhookDeliveries(ctx co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createInboundEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createInboundEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateInboundEndpoint(ctx, fc.Args["input"].(NewInboundEndpoint))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreatedInboundEndpoint) graphql.Marshaler {
+			return ec.marshalNCreatedInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedInboundEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createInboundEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreatedInboundEndpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createInboundEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateInboundEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateInboundEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateInboundEndpoint(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(InboundEndpointPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.InboundEndpoint) graphql.Marshaler {
+			return ec.marshalNInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateInboundEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundEndpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateInboundEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteInboundEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteInboundEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteInboundEndpoint(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteInboundEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteInboundEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8933,6 +10275,50 @@ func (ec *executionContext) fieldContext_Query_contacts(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_inboundEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_inboundEndpoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InboundEndpoints(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.InboundEndpointOrder), fc.Args["where"].(*ent.InboundEndpointWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.InboundEndpointConnection) graphql.Marshaler {
+			return ec.marshalNInboundEndpointConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_inboundEndpoints(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundEndpointConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_inboundEndpoints_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_leads(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9323,6 +10709,50 @@ func (ec *executionContext) fieldContext_Query_webhookDeliveries(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_webhookDeliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_inboundRequests(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_inboundRequests(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InboundRequests(ctx, fc.Args["endpointId"].(uuid.UUID), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InboundRequestPage) graphql.Marshaler {
+			return ec.marshalNInboundRequestPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInboundRequestPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_inboundRequests(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InboundRequestPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_inboundRequests_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14266,6 +15696,499 @@ func (ec *executionContext) unmarshalInputDispositionInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInboundEndpointOrder(ctx context.Context, obj any) (ent.InboundEndpointOrder, error) {
+	var it ent.InboundEndpointOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNInboundEndpointOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInboundEndpointPatch(ctx context.Context, obj any) (InboundEndpointPatch, error) {
+	var it InboundEndpointPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "mapping", "isActive"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "mapping":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mapping"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mapping = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInboundEndpointWhereInput(ctx context.Context, obj any) (ent.InboundEndpointWhereInput, error) {
+	var it ent.InboundEndpointWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "endpointKey", "endpointKeyNEQ", "endpointKeyIn", "endpointKeyNotIn", "endpointKeyGT", "endpointKeyGTE", "endpointKeyLT", "endpointKeyLTE", "endpointKeyContains", "endpointKeyHasPrefix", "endpointKeyHasSuffix", "endpointKeyEqualFold", "endpointKeyContainsFold", "isActive", "isActiveNEQ"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOInboundEndpointWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOInboundEndpointWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOInboundEndpointWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "nameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNEQ = data
+		case "nameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameIn = data
+		case "nameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNotIn = data
+		case "nameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGT = data
+		case "nameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGTE = data
+		case "nameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLT = data
+		case "nameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLTE = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
+		case "nameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasPrefix = data
+		case "nameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasSuffix = data
+		case "nameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameEqualFold = data
+		case "nameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContainsFold = data
+		case "endpointKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKey = data
+		case "endpointKeyNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyNEQ = data
+		case "endpointKeyIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyIn = data
+		case "endpointKeyNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyNotIn = data
+		case "endpointKeyGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyGT = data
+		case "endpointKeyGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyGTE = data
+		case "endpointKeyLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyLT = data
+		case "endpointKeyLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyLTE = data
+		case "endpointKeyContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyContains = data
+		case "endpointKeyHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyHasPrefix = data
+		case "endpointKeyHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyHasSuffix = data
+		case "endpointKeyEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyEqualFold = data
+		case "endpointKeyContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointKeyContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointKeyContainsFold = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "isActiveNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActiveNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActiveNEQ = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputLeadOrder(ctx context.Context, obj any) (ent.LeadOrder, error) {
 	var it ent.LeadOrder
 	if obj == nil {
@@ -16362,6 +18285,43 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasCallEventsWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNewInboundEndpoint(ctx context.Context, obj any) (NewInboundEndpoint, error) {
+	var it NewInboundEndpoint
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "mapping"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "mapping":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mapping"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mapping = data
 		}
 	}
 	return it, nil
@@ -19157,6 +21117,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Lead(ctx, sel, obj)
+	case *ent.InboundEndpoint:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._InboundEndpoint(ctx, sel, obj)
 	case *ent.Contact:
 		if obj == nil {
 			return graphql.Null
@@ -19948,6 +21913,50 @@ func (ec *executionContext) _ContactEdge(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var createdInboundEndpointImplementors = []string{"CreatedInboundEndpoint"}
+
+func (ec *executionContext) _CreatedInboundEndpoint(ctx context.Context, sel ast.SelectionSet, obj *CreatedInboundEndpoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdInboundEndpointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedInboundEndpoint")
+		case "endpoint":
+			out.Values[i] = ec._CreatedInboundEndpoint_endpoint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CreatedInboundEndpoint_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var createdWebhookSubscriptionImplementors = []string{"CreatedWebhookSubscription"}
 
 func (ec *executionContext) _CreatedWebhookSubscription(ctx context.Context, sel ast.SelectionSet, obj *CreatedWebhookSubscription) graphql.Marshaler {
@@ -20150,6 +22159,319 @@ func (ec *executionContext) _DoNotCallResult(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var inboundEndpointImplementors = []string{"InboundEndpoint", "Node"}
+
+func (ec *executionContext) _InboundEndpoint(ctx context.Context, sel ast.SelectionSet, obj *ent.InboundEndpoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inboundEndpointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InboundEndpoint")
+		case "id":
+			out.Values[i] = ec._InboundEndpoint_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._InboundEndpoint_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._InboundEndpoint_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._InboundEndpoint_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "endpointKey":
+			out.Values[i] = ec._InboundEndpoint_endpointKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isActive":
+			out.Values[i] = ec._InboundEndpoint_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mapping":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._InboundEndpoint_mapping(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var inboundEndpointConnectionImplementors = []string{"InboundEndpointConnection"}
+
+func (ec *executionContext) _InboundEndpointConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.InboundEndpointConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inboundEndpointConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InboundEndpointConnection")
+		case "edges":
+			out.Values[i] = ec._InboundEndpointConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._InboundEndpointConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._InboundEndpointConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var inboundEndpointEdgeImplementors = []string{"InboundEndpointEdge"}
+
+func (ec *executionContext) _InboundEndpointEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.InboundEndpointEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inboundEndpointEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InboundEndpointEdge")
+		case "node":
+			out.Values[i] = ec._InboundEndpointEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._InboundEndpointEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var inboundRequestPageImplementors = []string{"InboundRequestPage"}
+
+func (ec *executionContext) _InboundRequestPage(ctx context.Context, sel ast.SelectionSet, obj *InboundRequestPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inboundRequestPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InboundRequestPage")
+		case "nodes":
+			out.Values[i] = ec._InboundRequestPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._InboundRequestPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._InboundRequestPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._InboundRequestPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._InboundRequestPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var inboundRequestRecordImplementors = []string{"InboundRequestRecord"}
+
+func (ec *executionContext) _InboundRequestRecord(ctx context.Context, sel ast.SelectionSet, obj *ent.InboundRequest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inboundRequestRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InboundRequestRecord")
+		case "id":
+			out.Values[i] = ec._InboundRequestRecord_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "receivedAt":
+			out.Values[i] = ec._InboundRequestRecord_receivedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "webhookId":
+			out.Values[i] = ec._InboundRequestRecord_webhookId(ctx, field, obj)
+		case "signatureValid":
+			out.Values[i] = ec._InboundRequestRecord_signatureValid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestampSigned":
+			out.Values[i] = ec._InboundRequestRecord_timestampSigned(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "payload":
+			out.Values[i] = ec._InboundRequestRecord_payload(ctx, field, obj)
+		case "mapped":
+			out.Values[i] = ec._InboundRequestRecord_mapped(ctx, field, obj)
+		case "status":
+			out.Values[i] = ec._InboundRequestRecord_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._InboundRequestRecord_error(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20784,6 +23106,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createInboundEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createInboundEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateInboundEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateInboundEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteInboundEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteInboundEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21153,6 +23496,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "inboundEndpoints":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_inboundEndpoints(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "leads":
 			field := field
 
@@ -21339,6 +23704,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_webhookDeliveries(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "inboundRequests":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_inboundRequests(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -22593,6 +24980,20 @@ func (ec *executionContext) unmarshalNCreateUserInput2githubᚗcomᚋlendingpipe
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCreatedInboundEndpoint2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v CreatedInboundEndpoint) graphql.Marshaler {
+	return ec._CreatedInboundEndpoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCreatedInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v *CreatedInboundEndpoint) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreatedInboundEndpoint(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCreatedWebhookSubscription2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCreatedWebhookSubscription(ctx context.Context, sel ast.SelectionSet, v CreatedWebhookSubscription) graphql.Marshaler {
 	return ec._CreatedWebhookSubscription(ctx, sel, &v)
 }
@@ -22724,6 +25125,100 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNInboundEndpoint2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v ent.InboundEndpoint) graphql.Marshaler {
+	return ec._InboundEndpoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.InboundEndpoint) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InboundEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInboundEndpointConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointConnection(ctx context.Context, sel ast.SelectionSet, v ent.InboundEndpointConnection) graphql.Marshaler {
+	return ec._InboundEndpointConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNInboundEndpointConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointConnection(ctx context.Context, sel ast.SelectionSet, v *ent.InboundEndpointConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InboundEndpointConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInboundEndpointOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointOrderField(ctx context.Context, v any) (*ent.InboundEndpointOrderField, error) {
+	var res = new(ent.InboundEndpointOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInboundEndpointOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.InboundEndpointOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNInboundEndpointPatch2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInboundEndpointPatch(ctx context.Context, v any) (InboundEndpointPatch, error) {
+	res, err := ec.unmarshalInputInboundEndpointPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNInboundEndpointWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInput(ctx context.Context, v any) (*ent.InboundEndpointWhereInput, error) {
+	res, err := ec.unmarshalInputInboundEndpointWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInboundRequestPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInboundRequestPage(ctx context.Context, sel ast.SelectionSet, v InboundRequestPage) graphql.Marshaler {
+	return ec._InboundRequestPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNInboundRequestPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInboundRequestPage(ctx context.Context, sel ast.SelectionSet, v *InboundRequestPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InboundRequestPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInboundRequestRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundRequestᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.InboundRequest) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInboundRequestRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundRequest(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInboundRequestRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundRequest(ctx context.Context, sel ast.SelectionSet, v *ent.InboundRequest) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InboundRequestRecord(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -22863,6 +25358,11 @@ func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNNewInboundEndpoint2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewInboundEndpoint(ctx context.Context, v any) (NewInboundEndpoint, error) {
+	res, err := ec.unmarshalInputNewInboundEndpoint(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNNewWebhookSubscription2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewWebhookSubscription(ctx context.Context, v any) (NewWebhookSubscription, error) {
 	res, err := ec.unmarshalInputNewWebhookSubscription(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -22954,6 +25454,16 @@ func (ec *executionContext) unmarshalNPipelineStageWhereInput2ᚖgithubᚗcomᚋ
 func (ec *executionContext) unmarshalNPresenceInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐPresenceInput(ctx context.Context, v any) (dialer.PresenceInput, error) {
 	res, err := ec.unmarshalInputPresenceInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋinboundrequestᚐStatus(ctx context.Context, v any) (inboundrequest.Status, error) {
+	var res inboundrequest.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋinboundrequestᚐStatus(ctx context.Context, sel ast.SelectionSet, v inboundrequest.Status) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -23798,6 +26308,67 @@ func (ec *executionContext) marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ct
 	_ = ctx
 	res := scalar.MarshalUUID(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.InboundEndpoint) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InboundEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOInboundEndpointEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.InboundEndpointEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOInboundEndpointEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOInboundEndpointEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointEdge(ctx context.Context, sel ast.SelectionSet, v *ent.InboundEndpointEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InboundEndpointEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInboundEndpointOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointOrder(ctx context.Context, v any) (*ent.InboundEndpointOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInboundEndpointOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOInboundEndpointWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInputᚄ(ctx context.Context, v any) ([]*ent.InboundEndpointWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.InboundEndpointWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInboundEndpointWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOInboundEndpointWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpointWhereInput(ctx context.Context, v any) (*ent.InboundEndpointWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInboundEndpointWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {

@@ -17,6 +17,12 @@ type AgentBoard struct {
 	HasMore bool                  `json:"hasMore"`
 }
 
+// A new endpoint with its signing secret, which is never shown again.
+type CreatedInboundEndpoint struct {
+	Endpoint *ent.InboundEndpoint `json:"endpoint"`
+	Secret   string               `json:"secret"`
+}
+
 // A new subscription with its secret, which is never shown again.
 type CreatedWebhookSubscription struct {
 	Subscription *ent.WebhookSubscription `json:"subscription"`
@@ -40,6 +46,20 @@ type DoNotCallResult struct {
 	Leads []*ent.Lead `json:"leads"`
 }
 
+type InboundEndpointPatch struct {
+	Name     *string        `json:"name,omitempty"`
+	Mapping  map[string]any `json:"mapping,omitempty"`
+	IsActive *bool          `json:"isActive,omitempty"`
+}
+
+type InboundRequestPage struct {
+	Nodes   []*ent.InboundRequest `json:"nodes"`
+	Total   int                   `json:"total"`
+	Page    int                   `json:"page"`
+	Limit   int                   `json:"limit"`
+	HasMore bool                  `json:"hasMore"`
+}
+
 // One offset page of leads: newest first, or best match first with a search.
 // This is the query behind REST GET /v1/leads.
 type LeadPage struct {
@@ -49,6 +69,12 @@ type LeadPage struct {
 	Page    int  `json:"page"`
 	Limit   int  `json:"limit"`
 	HasMore bool `json:"hasMore"`
+}
+
+type NewInboundEndpoint struct {
+	Name string `json:"name"`
+	// Target field → RFC 9535 JSONPath expression, e.g. {"businessName": "$.company.name"}.
+	Mapping map[string]any `json:"mapping,omitempty"`
 }
 
 type NewWebhookSubscription struct {

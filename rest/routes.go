@@ -32,6 +32,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	leads := leadHandlers{resolver: resolver, client: db.Client}
 	dialerH := dialerHandlers{resolver: resolver, client: db.Client}
 	hooks := webhookHandlers{resolver: resolver, client: db.Client}
+	inbound := inboundHandlers{resolver: resolver, client: db.Client, now: cfg.Now}
 	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
 
@@ -54,6 +55,8 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
 	r.Get("/v1/webhooks/catalog", catalog)
 	r.Get("/metrics", metricsHandler(db.Client).ServeHTTP)
+	// Authenticated by the endpoint's HMAC signature.
+	r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)
 	r.Handle("/playground", graph.Playground("/graphql"))
 	// Authenticated by the organization's connector token in the path.
 	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
@@ -85,6 +88,13 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 			r.Get("/{id}/deliveries", errorHandler(hooks.deliveries).ServeHTTP)
 			r.Post("/{id}/deliveries/{deliveryId}/replay", errorHandler(hooks.replayOne).ServeHTTP)
 			r.Post("/{id}/replay", errorHandler(hooks.replayMany).ServeHTTP)
+		})
+		r.Route("/v1/inbound-endpoints", func(r chi.Router) {
+			r.Post("/", errorHandler(inbound.create).ServeHTTP)
+			r.Get("/", errorHandler(inbound.list).ServeHTTP)
+			r.Patch("/{id}", errorHandler(inbound.patch).ServeHTTP)
+			r.Delete("/{id}", errorHandler(inbound.delete).ServeHTTP)
+			r.Get("/{id}/requests", errorHandler(inbound.requests).ServeHTTP)
 		})
 	})
 	return r

@@ -69,6 +69,30 @@ func (f IdempotencyRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyRecordMutation", m)
 }
 
+// The InboundEndpointFunc type is an adapter to allow the use of ordinary
+// function as InboundEndpoint mutator.
+type InboundEndpointFunc func(context.Context, *ent.InboundEndpointMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f InboundEndpointFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.InboundEndpointMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.InboundEndpointMutation", m)
+}
+
+// The InboundRequestFunc type is an adapter to allow the use of ordinary
+// function as InboundRequest mutator.
+type InboundRequestFunc func(context.Context, *ent.InboundRequestMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f InboundRequestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.InboundRequestMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.InboundRequestMutation", m)
+}
+
 // The LeadFunc type is an adapter to allow the use of ordinary
 // function as Lead mutator.
 type LeadFunc func(context.Context, *ent.LeadMutation) (ent.Value, error)

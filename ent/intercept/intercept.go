@@ -13,6 +13,8 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -214,6 +216,60 @@ func (f TraverseIdempotencyRecord) Traverse(ctx context.Context, q ent.Query) er
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotencyRecordQuery", q)
+}
+
+// The InboundEndpointFunc type is an adapter to allow the use of ordinary function as a Querier.
+type InboundEndpointFunc func(context.Context, *ent.InboundEndpointQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f InboundEndpointFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.InboundEndpointQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.InboundEndpointQuery", q)
+}
+
+// The TraverseInboundEndpoint type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseInboundEndpoint func(context.Context, *ent.InboundEndpointQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseInboundEndpoint) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseInboundEndpoint) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InboundEndpointQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.InboundEndpointQuery", q)
+}
+
+// The InboundRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type InboundRequestFunc func(context.Context, *ent.InboundRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f InboundRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.InboundRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.InboundRequestQuery", q)
+}
+
+// The TraverseInboundRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseInboundRequest func(context.Context, *ent.InboundRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseInboundRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseInboundRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InboundRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.InboundRequestQuery", q)
 }
 
 // The LeadFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -472,6 +528,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:
 		return &query[*ent.IdempotencyRecordQuery, predicate.IdempotencyRecord, idempotencyrecord.OrderOption]{typ: ent.TypeIdempotencyRecord, tq: q}, nil
+	case *ent.InboundEndpointQuery:
+		return &query[*ent.InboundEndpointQuery, predicate.InboundEndpoint, inboundendpoint.OrderOption]{typ: ent.TypeInboundEndpoint, tq: q}, nil
+	case *ent.InboundRequestQuery:
+		return &query[*ent.InboundRequestQuery, predicate.InboundRequest, inboundrequest.OrderOption]{typ: ent.TypeInboundRequest, tq: q}, nil
 	case *ent.LeadQuery:
 		return &query[*ent.LeadQuery, predicate.Lead, lead.OrderOption]{typ: ent.TypeLead, tq: q}, nil
 	case *ent.OrganizationQuery:

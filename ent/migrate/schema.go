@@ -221,6 +221,79 @@ var (
 			},
 		},
 	}
+	// InboundEndpointsColumns holds the columns for the "inbound_endpoints" table.
+	InboundEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "endpoint_key", Type: field.TypeString, Unique: true},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "mapping", Type: field.TypeJSON},
+		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// InboundEndpointsTable holds the schema information for the "inbound_endpoints" table.
+	InboundEndpointsTable = &schema.Table{
+		Name:       "inbound_endpoints",
+		Columns:    InboundEndpointsColumns,
+		PrimaryKey: []*schema.Column{InboundEndpointsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "inbound_endpoints_organizations_inbound_endpoints",
+				Columns:    []*schema.Column{InboundEndpointsColumns[8]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "inboundendpoint_org_id",
+				Unique:  false,
+				Columns: []*schema.Column{InboundEndpointsColumns[8]},
+			},
+		},
+	}
+	// InboundRequestsColumns holds the columns for the "inbound_requests" table.
+	InboundRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "received_at", Type: field.TypeTime},
+		{Name: "dedup_key", Type: field.TypeString, Nullable: true},
+		{Name: "signature_valid", Type: field.TypeBool},
+		{Name: "timestamp_signed", Type: field.TypeBool},
+		{Name: "payload", Type: field.TypeJSON, Nullable: true},
+		{Name: "mapped", Type: field.TypeJSON, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"received", "processed", "failed"}, Default: "received"},
+		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "endpoint_id", Type: field.TypeUUID},
+	}
+	// InboundRequestsTable holds the schema information for the "inbound_requests" table.
+	InboundRequestsTable = &schema.Table{
+		Name:       "inbound_requests",
+		Columns:    InboundRequestsColumns,
+		PrimaryKey: []*schema.Column{InboundRequestsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "inbound_requests_inbound_endpoints_requests",
+				Columns:    []*schema.Column{InboundRequestsColumns[10]},
+				RefColumns: []*schema.Column{InboundEndpointsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "inboundrequest_endpoint_id_dedup_key",
+				Unique:  true,
+				Columns: []*schema.Column{InboundRequestsColumns[10], InboundRequestsColumns[3]},
+			},
+			{
+				Name:    "inboundrequest_endpoint_id_received_at",
+				Unique:  false,
+				Columns: []*schema.Column{InboundRequestsColumns[10], InboundRequestsColumns[2]},
+			},
+		},
+	}
 	// LeadsColumns holds the columns for the "leads" table.
 	LeadsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -594,6 +667,8 @@ var (
 		CallEventsTable,
 		ContactsTable,
 		IdempotencyRecordsTable,
+		InboundEndpointsTable,
+		InboundRequestsTable,
 		LeadsTable,
 		OrganizationsTable,
 		PipelineStagesTable,
@@ -615,6 +690,8 @@ func init() {
 	CallEventsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	CallEventsTable.ForeignKeys[2].RefTable = UsersTable
 	ContactsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	InboundEndpointsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	InboundRequestsTable.ForeignKeys[0].RefTable = InboundEndpointsTable
 	LeadsTable.ForeignKeys[0].RefTable = ContactsTable
 	LeadsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	LeadsTable.ForeignKeys[2].RefTable = PipelineStagesTable

@@ -44,6 +44,8 @@ const (
 	EdgePresences = "presences"
 	// EdgeWebhookSubscriptions holds the string denoting the webhook_subscriptions edge name in mutations.
 	EdgeWebhookSubscriptions = "webhook_subscriptions"
+	// EdgeInboundEndpoints holds the string denoting the inbound_endpoints edge name in mutations.
+	EdgeInboundEndpoints = "inbound_endpoints"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -109,6 +111,13 @@ const (
 	WebhookSubscriptionsInverseTable = "webhook_subscriptions"
 	// WebhookSubscriptionsColumn is the table column denoting the webhook_subscriptions relation/edge.
 	WebhookSubscriptionsColumn = "org_id"
+	// InboundEndpointsTable is the table that holds the inbound_endpoints relation/edge.
+	InboundEndpointsTable = "inbound_endpoints"
+	// InboundEndpointsInverseTable is the table name for the InboundEndpoint entity.
+	// It exists in this package in order to avoid circular dependency with the "inboundendpoint" package.
+	InboundEndpointsInverseTable = "inbound_endpoints"
+	// InboundEndpointsColumn is the table column denoting the inbound_endpoints relation/edge.
+	InboundEndpointsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -311,6 +320,20 @@ func ByWebhookSubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOpt
 		sqlgraph.OrderByNeighborTerms(s, newWebhookSubscriptionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByInboundEndpointsCount orders the results by inbound_endpoints count.
+func ByInboundEndpointsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newInboundEndpointsStep(), opts...)
+	}
+}
+
+// ByInboundEndpoints orders the results by inbound_endpoints terms.
+func ByInboundEndpoints(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newInboundEndpointsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -372,5 +395,12 @@ func newWebhookSubscriptionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(WebhookSubscriptionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, WebhookSubscriptionsTable, WebhookSubscriptionsColumn),
+	)
+}
+func newInboundEndpointsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(InboundEndpointsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, InboundEndpointsTable, InboundEndpointsColumn),
 	)
 }

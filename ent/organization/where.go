@@ -563,6 +563,29 @@ func HasWebhookSubscriptionsWith(preds ...predicate.WebhookSubscription) predica
 	})
 }
 
+// HasInboundEndpoints applies the HasEdge predicate on the "inbound_endpoints" edge.
+func HasInboundEndpoints() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, InboundEndpointsTable, InboundEndpointsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasInboundEndpointsWith applies the HasEdge predicate on the "inbound_endpoints" edge with a given conditions (other predicates).
+func HasInboundEndpointsWith(preds ...predicate.InboundEndpoint) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newInboundEndpointsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Organization) predicate.Organization {
 	return predicate.Organization(sql.AndPredicates(predicates...))

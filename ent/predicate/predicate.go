@@ -21,6 +21,12 @@ type Contact func(*sql.Selector)
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
 
+// InboundEndpoint is the predicate function for inboundendpoint builders.
+type InboundEndpoint func(*sql.Selector)
+
+// InboundRequest is the predicate function for inboundrequest builders.
+type InboundRequest func(*sql.Selector)
+
 // Lead is the predicate function for lead builders.
 type Lead func(*sql.Selector)
 

@@ -231,6 +231,54 @@ func (f IdempotencyRecordMutationRuleFunc) EvalMutation(ctx context.Context, m e
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyRecordMutation", m)
 }
 
+// The InboundEndpointQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type InboundEndpointQueryRuleFunc func(context.Context, *ent.InboundEndpointQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f InboundEndpointQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InboundEndpointQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.InboundEndpointQuery", q)
+}
+
+// The InboundEndpointMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type InboundEndpointMutationRuleFunc func(context.Context, *ent.InboundEndpointMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f InboundEndpointMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.InboundEndpointMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.InboundEndpointMutation", m)
+}
+
+// The InboundRequestQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type InboundRequestQueryRuleFunc func(context.Context, *ent.InboundRequestQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f InboundRequestQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InboundRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.InboundRequestQuery", q)
+}
+
+// The InboundRequestMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type InboundRequestMutationRuleFunc func(context.Context, *ent.InboundRequestMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f InboundRequestMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.InboundRequestMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.InboundRequestMutation", m)
+}
+
 // The LeadQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type LeadQueryRuleFunc func(context.Context, *ent.LeadQuery) error
@@ -492,6 +540,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.IdempotencyRecordQuery:
 		return q.Filter(), nil
+	case *ent.InboundEndpointQuery:
+		return q.Filter(), nil
+	case *ent.InboundRequestQuery:
+		return q.Filter(), nil
 	case *ent.LeadQuery:
 		return q.Filter(), nil
 	case *ent.OrganizationQuery:
@@ -526,6 +578,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyRecordMutation:
+		return m.Filter(), nil
+	case *ent.InboundEndpointMutation:
+		return m.Filter(), nil
+	case *ent.InboundRequestMutation:
 		return m.Filter(), nil
 	case *ent.LeadMutation:
 		return m.Filter(), nil

@@ -12,6 +12,8 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -246,6 +248,69 @@ func init() {
 	idempotencyrecordDescID := idempotencyrecordMixinFields0[0].Descriptor()
 	// idempotencyrecord.DefaultID holds the default value on creation for the id field.
 	idempotencyrecord.DefaultID = idempotencyrecordDescID.Default.(func() uuid.UUID)
+	inboundendpointMixin := schema.InboundEndpoint{}.Mixin()
+	inboundendpoint.Policy = privacy.NewPolicies(schema.InboundEndpoint{})
+	inboundendpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := inboundendpoint.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	inboundendpointMixinHooks2 := inboundendpointMixin[2].Hooks()
+
+	inboundendpoint.Hooks[1] = inboundendpointMixinHooks2[0]
+	inboundendpointMixinFields0 := inboundendpointMixin[0].Fields()
+	_ = inboundendpointMixinFields0
+	inboundendpointMixinFields1 := inboundendpointMixin[1].Fields()
+	_ = inboundendpointMixinFields1
+	inboundendpointFields := schema.InboundEndpoint{}.Fields()
+	_ = inboundendpointFields
+	// inboundendpointDescCreatedAt is the schema descriptor for created_at field.
+	inboundendpointDescCreatedAt := inboundendpointMixinFields1[0].Descriptor()
+	// inboundendpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	inboundendpoint.DefaultCreatedAt = inboundendpointDescCreatedAt.Default.(func() time.Time)
+	// inboundendpointDescUpdatedAt is the schema descriptor for updated_at field.
+	inboundendpointDescUpdatedAt := inboundendpointMixinFields1[1].Descriptor()
+	// inboundendpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	inboundendpoint.DefaultUpdatedAt = inboundendpointDescUpdatedAt.Default.(func() time.Time)
+	// inboundendpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	inboundendpoint.UpdateDefaultUpdatedAt = inboundendpointDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// inboundendpointDescName is the schema descriptor for name field.
+	inboundendpointDescName := inboundendpointFields[0].Descriptor()
+	// inboundendpoint.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	inboundendpoint.NameValidator = inboundendpointDescName.Validators[0].(func(string) error)
+	// inboundendpointDescMapping is the schema descriptor for mapping field.
+	inboundendpointDescMapping := inboundendpointFields[3].Descriptor()
+	// inboundendpoint.DefaultMapping holds the default value on creation for the mapping field.
+	inboundendpoint.DefaultMapping = inboundendpointDescMapping.Default.(map[string]string)
+	// inboundendpointDescIsActive is the schema descriptor for is_active field.
+	inboundendpointDescIsActive := inboundendpointFields[4].Descriptor()
+	// inboundendpoint.DefaultIsActive holds the default value on creation for the is_active field.
+	inboundendpoint.DefaultIsActive = inboundendpointDescIsActive.Default.(bool)
+	// inboundendpointDescID is the schema descriptor for id field.
+	inboundendpointDescID := inboundendpointMixinFields0[0].Descriptor()
+	// inboundendpoint.DefaultID holds the default value on creation for the id field.
+	inboundendpoint.DefaultID = inboundendpointDescID.Default.(func() uuid.UUID)
+	inboundrequestMixin := schema.InboundRequest{}.Mixin()
+	inboundrequest.Policy = privacy.NewPolicies(schema.InboundRequest{})
+	inboundrequest.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := inboundrequest.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	inboundrequestMixinFields0 := inboundrequestMixin[0].Fields()
+	_ = inboundrequestMixinFields0
+	inboundrequestFields := schema.InboundRequest{}.Fields()
+	_ = inboundrequestFields
+	// inboundrequestDescID is the schema descriptor for id field.
+	inboundrequestDescID := inboundrequestMixinFields0[0].Descriptor()
+	// inboundrequest.DefaultID holds the default value on creation for the id field.
+	inboundrequest.DefaultID = inboundrequestDescID.Default.(func() uuid.UUID)
 	leadMixin := schema.Lead{}.Mixin()
 	lead.Policy = privacy.NewPolicies(schema.Lead{})
 	lead.Hooks[0] = func(next ent.Mutator) ent.Mutator {

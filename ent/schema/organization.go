@@ -43,6 +43,7 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("call_events", CallEvent.Type),
 		edge.To("presences", AgentPresence.Type),
 		edge.To("webhook_subscriptions", WebhookSubscription.Type),
+		edge.To("inbound_endpoints", InboundEndpoint.Type),
 	}
 }
 

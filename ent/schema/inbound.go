@@ -1,0 +1,98 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/privacy"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// InboundEndpoint receives signed webhooks from an external system at
+// /v1/webhooks/inbound/{endpointKey} and maps their payload with JSONPath.
+type InboundEndpoint struct{ ent.Schema }
+
+func (InboundEndpoint) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection(),
+		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
+}
+
+func (InboundEndpoint) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "inbound_endpoints"}}
+}
+
+func (InboundEndpoint) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("name").Validate(runeLen(1, 100)),
+		// Routes requests; random, so it cannot be guessed from anything else.
+		field.String("endpoint_key").Unique().Immutable(),
+		// The shared HMAC secret, shown once at creation.
+		field.String("secret").Sensitive().Annotations(entgql.Skip()),
+		// Target field → RFC 9535 JSONPath expression, validated when saved.
+		field.JSON("mapping", map[string]string{}).Default(map[string]string{}).Annotations(entgql.Skip()),
+		field.Bool("is_active").Default(true),
+	}
+}
+
+func (InboundEndpoint) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("requests", InboundRequest.Type).Annotations(entgql.Skip(), entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+func (InboundEndpoint) Policy() ent.Policy { return orgPolicy(viewer.ScopeAdmin, viewer.ScopeAdmin) }
+
+// InboundRequest is the run log: one row per accepted inbound request, with
+// its payload and what the mapping made of it.
+type InboundRequest struct{ ent.Schema }
+
+func (InboundRequest) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}
+
+func (InboundRequest) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}}
+}
+
+func (InboundRequest) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("org_id", uuidType).Immutable(),
+		field.UUID("endpoint_id", uuidType).Immutable(),
+		field.Time("received_at").Immutable(),
+		// The sender's X-Webhook-Id while it deduplicates (24 h); cleared after.
+		field.String("dedup_key").Optional().Nillable(),
+		field.Bool("signature_valid").Immutable(),
+		field.Bool("timestamp_signed").Immutable(),
+		field.JSON("payload", map[string]any{}).Optional(),
+		field.JSON("mapped", map[string]any{}).Optional(),
+		field.Enum("status").Values("received", "processed", "failed").Default("received"),
+		field.String("error").Optional().Nillable(),
+	}
+}
+
+func (InboundRequest) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("endpoint", InboundEndpoint.Type).Ref("requests").Field("endpoint_id").Unique().Required().Immutable(),
+	}
+}
+
+func (InboundRequest) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("endpoint_id", "dedup_key").Unique(),
+		index.Fields("endpoint_id", "received_at"),
+	}
+}
+
+// Written by the receiver (system context); read by the organization's admins.
+func (InboundRequest) Policy() ent.Policy {
+	return privacy.Policy{
+		Query:    privacy.QueryPolicy{rule.DenyIfNoViewer(), rule.RequireScope(viewer.ScopeAdmin), rule.FilterOrg()},
+		Mutation: privacy.MutationPolicy{privacy.AlwaysDenyRule()},
+	}
+}

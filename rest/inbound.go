@@ -1,0 +1,177 @@
+package rest
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+// inboundHandlers serve the inbound receiver and its management.
+type inboundHandlers struct {
+	resolver *graph.Resolver
+	client   *ent.Client
+	now      func() time.Time
+}
+
+// receive answers 200 {received: true} once the request is stored (SPEC 4.4).
+func (h inboundHandlers) receive(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err // over 1 MiB: 413
+	}
+	if _, err := webhooks.Receive(r.Context(), h.client, chi.URLParam(r, "endpointKey"), r.Header, body, h.now()); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, single{Data: map[string]bool{"received": true}, Meta: Meta{RequestID: RequestID(r.Context())}})
+	return nil
+}
+
+type inboundAttributes struct {
+	Name        string            `json:"name"`
+	EndpointKey string            `json:"endpointKey"`
+	Path        string            `json:"path"`
+	Secret      string            `json:"secret,omitempty"`
+	Mapping     map[string]string `json:"mapping"`
+	IsActive    bool              `json:"isActive"`
+	CreatedAt   time.Time         `json:"createdAt"`
+}
+
+func inboundResource(ep *ent.InboundEndpoint, secret string) Resource {
+	return Resource{ID: ep.ID.String(), Type: "inbound_endpoint", Attributes: inboundAttributes{
+		Name: ep.Name, EndpointKey: ep.EndpointKey, Path: "/v1/webhooks/inbound/" + ep.EndpointKey, Secret: secret,
+		Mapping: ep.Mapping, IsActive: ep.IsActive, CreatedAt: ep.CreatedAt.UTC(),
+	}}
+}
+
+func (h inboundHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Name    Opt[string]         `json:"name"`
+		Mapping Opt[map[string]any] `json:"mapping"`
+	}
+	if err := decodeBody(r, &body, nil); err != nil {
+		return err
+	}
+	if body.Name.Ptr() == nil {
+		return apperr.Invalid("name", "is required")
+	}
+	var created *graph.CreatedInboundEndpoint
+	err := store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		var err error
+		created, err = h.resolver.Mutation().CreateInboundEndpoint(ctx, graph.NewInboundEndpoint{Name: body.Name.Value, Mapping: body.Mapping.Value})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusCreated, inboundResource(created.Endpoint, created.Secret))
+	return nil
+}
+
+func (h inboundHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	eps, err := h.resolver.ListInboundEndpoints(r.Context())
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(eps))
+	for i, ep := range eps {
+		items[i] = inboundResource(ep, "")
+	}
+	total := len(items)
+	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+	return nil
+}
+
+func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
+	id, err := inboundID(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Name     Opt[string]         `json:"name"`
+		Mapping  Opt[map[string]any] `json:"mapping"`
+		IsActive Opt[bool]           `json:"isActive"`
+	}
+	if err := decodeBody(r, &body, map[string]string{"secret": "cannot be changed; create a new endpoint to rotate it"}); err != nil {
+		return err
+	}
+	in := graph.InboundEndpointPatch{Name: body.Name.Ptr(), IsActive: body.IsActive.Ptr()}
+	if body.Mapping.Set {
+		in.Mapping = nonNilMap(body.Mapping.Value)
+	}
+	var ep *ent.InboundEndpoint
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		ep, err = h.resolver.Mutation().UpdateInboundEndpoint(ctx, id, in)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, inboundResource(ep, ""))
+	return nil
+}
+
+func (h inboundHandlers) delete(w http.ResponseWriter, r *http.Request) error {
+	id, err := inboundID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.resolver.Mutation().DeleteInboundEndpoint(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type inboundRequestAttributes struct {
+	ReceivedAt      time.Time      `json:"receivedAt"`
+	WebhookID       *string        `json:"webhookId"`
+	SignatureValid  bool           `json:"signatureValid"`
+	TimestampSigned bool           `json:"timestampSigned"`
+	Payload         map[string]any `json:"payload"`
+	Mapped          map[string]any `json:"mapped"`
+	Status          string         `json:"status"`
+	Error           *string        `json:"error"`
+}
+
+func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error {
+	id, err := inboundID(r)
+	if err != nil {
+		return err
+	}
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.resolver.Query().InboundRequests(r.Context(), id, page, limit)
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(p.Nodes))
+	for i, q := range p.Nodes {
+		items[i] = Resource{ID: q.ID.String(), Type: "inbound_request", Attributes: inboundRequestAttributes{
+			ReceivedAt: q.ReceivedAt.UTC(), WebhookID: q.DedupKey, SignatureValid: q.SignatureValid,
+			TimestampSigned: q.TimestampSigned, Payload: nonNilMap(q.Payload), Mapped: nonNilMap(q.Mapped),
+			Status: q.Status.String(), Error: q.Error,
+		}}
+	}
+	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	return nil
+}
+
+func inboundID(r *http.Request) (uuid.UUID, error) {
+	id, err := uuid.Parse(chi.URLParam(r, "id"))
+	if err != nil {
+		return uuid.Nil, apperr.New(apperr.NotFound, "inbound endpoint not found")
+	}
+	return id, nil
+}

@@ -1,0 +1,89 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/inboundendpoint"
+	"github.com/lendingpipe/svc/ent/inboundrequest"
+	"github.com/lendingpipe/svc/ent/rule"
+)
+
+// DedupWindow is how long a repeated X-Webhook-Id is answered without
+// being processed again.
+const DedupWindow = 24 * time.Hour
+
+// Receive verifies, maps and durably stores one inbound request. It returns
+// only after the request is committed, so the caller's 200 is never sent for
+// a request that could be lost. A request whose X-Webhook-Id was seen within
+// DedupWindow is acknowledged again and stored nothing. Failures come back
+// as *apperr.Error: 404 for an unknown or inactive key, 401 for a bad
+// signature, 400 for a body that is not JSON; none of them stores anything.
+func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body []byte, now time.Time) (*ent.InboundRequest, error) {
+	sys := rule.SystemContext(ctx)
+	ep, err := c.InboundEndpoint.Query().Where(inboundendpoint.EndpointKey(key), inboundendpoint.IsActive(true)).Only(sys)
+	if ent.IsNotFound(err) {
+		return nil, apperr.New(apperr.NotFound, "unknown inbound endpoint")
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := VerifyInbound(ep.Secret, h, body, now)
+	if !v.Valid {
+		return nil, apperr.New(apperr.Unauthorized, "invalid signature: %s", v.Reason)
+	}
+	var payload any
+	if err := json.Unmarshal(body, &payload); err != nil {
+		return nil, apperr.New(apperr.BadRequest, "the body must be JSON")
+	}
+	mapped, err := ApplyMapping(ep.Mapping, payload)
+	if err != nil {
+		return nil, err
+	}
+	return store(sys, c, ep, h.Get(HeaderID), payload, mapped, v, now)
+}
+
+func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookID string, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var dedup *string
+	if webhookID != "" {
+		dedup = &webhookID
+		prev, err := tx.InboundRequest.Query().Where(inboundrequest.EndpointID(ep.ID), inboundrequest.DedupKey(webhookID)).Only(ctx)
+		switch {
+		case err == nil && now.Sub(prev.ReceivedAt) < DedupWindow:
+			return prev, nil // already received: acknowledge, do nothing twice
+		case err == nil:
+			// Outside the window: the old row keeps its log, not the key.
+			if err := tx.InboundRequest.UpdateOne(prev).ClearDedupKey().Exec(ctx); err != nil {
+				return nil, err
+			}
+		case !ent.IsNotFound(err):
+			return nil, err
+		}
+	}
+	obj, _ := payload.(map[string]any)
+	if obj == nil {
+		obj = map[string]any{"value": payload}
+	}
+	req, err := tx.InboundRequest.Create().SetOrgID(ep.OrgID).SetEndpointID(ep.ID).SetReceivedAt(now.UTC()).
+		SetNillableDedupKey(dedup).SetSignatureValid(v.Valid).SetTimestampSigned(v.TimestampSigned).
+		SetPayload(obj).SetMapped(mapped).Save(ctx)
+	if ent.IsConstraintError(err) {
+		// The same X-Webhook-Id raced in on another connection and won
+		// (PostgreSQL has aborted this transaction: read outside it).
+		_ = tx.Rollback()
+		return c.InboundRequest.Query().Where(inboundrequest.EndpointID(ep.ID), inboundrequest.DedupKey(webhookID)).Only(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return req, tx.Commit()
+}
