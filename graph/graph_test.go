@@ -237,3 +237,27 @@ func TestWebhookSubscriptionsOverGraphQL(t *testing.T) {
 		t.Errorf("delete: %s", code)
 	}
 }
+
+func TestInboundEndpointsOverGraphQL(t *testing.T) {
+	e := resttest.New(t)
+	data, code := gql(t, e, e.Key, `mutation { createInboundEndpoint(input: {name: "Forms", mapping: {businessName: "$.company"}}) {
+		secret endpoint { id endpointKey isActive mapping } } }`, nil)
+	if code != "" {
+		t.Fatalf("create: %s", code)
+	}
+	created := data["createInboundEndpoint"].(map[string]any)
+	ep := created["endpoint"].(map[string]any)
+	if s, _ := created["secret"].(string); len(s) < 20 || ep["mapping"].(map[string]any)["businessName"] != "$.company" {
+		t.Errorf("created = %v", created)
+	}
+	if _, code := gql(t, e, e.Key, `mutation { createInboundEndpoint(input: {name: "Bad", mapping: {x: "$[?"}}) { secret } }`, nil); code != "VALIDATION_ERROR" {
+		t.Errorf("bad JSONPath: code %q", code)
+	}
+	data, code = gql(t, e, e.Key, `query($id: ID!) { inboundEndpoints { totalCount } inboundRequests(endpointId: $id) { total } }`, map[string]any{"id": ep["id"]})
+	if code != "" || data["inboundEndpoints"].(map[string]any)["totalCount"] != 1.0 || data["inboundRequests"].(map[string]any)["total"] != 0.0 {
+		t.Errorf("queries = %v %s", data, code)
+	}
+	if _, code := gql(t, e, e.NewKey(e.Org.ID, "leads:write"), `query { inboundEndpoints { totalCount } }`, nil); code != "FORBIDDEN" {
+		t.Errorf("without admin: code %q, want FORBIDDEN", code)
+	}
+}
