@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"unicode"
 
 	"entgo.io/ent/privacy"
 	"github.com/99designs/gqlgen/graphql"
@@ -25,7 +24,7 @@ func AppError(err error) *apperr.Error {
 	var nf *ent.NotFoundError
 	switch {
 	case errors.As(err, &ve):
-		return apperr.Invalid(APIName(ve.Name), "%s", validatorReason(ve))
+		return apperr.Invalid(apperr.FieldName(ve.Name), "%s", validatorReason(ve))
 	case errors.As(err, &nf):
 		return apperr.New(apperr.NotFound, "%s", strings.TrimPrefix(nf.Error(), "ent: "))
 	case errors.Is(err, privacy.Deny):
@@ -55,25 +54,6 @@ func denyMessage(err error) string {
 		return msg[:i]
 	}
 	return "the API key lacks the permission for this operation"
-}
-
-// APIName turns an ent field name into its API spelling: business_name →
-// businessName, stage_id → stageId.
-func APIName(field string) string {
-	var b strings.Builder
-	upper := false
-	for _, r := range field {
-		switch {
-		case r == '_':
-			upper = true
-		case upper:
-			b.WriteRune(unicode.ToUpper(r))
-			upper = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // presentError renders a resolver error as a GraphQL error whose

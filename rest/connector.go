@@ -149,7 +149,7 @@ func (h connectorHandlers) recording(w http.ResponseWriter, r *http.Request, obj
 func (h connectorHandlers) leadUpdate(w http.ResponseWriter, r *http.Request, obj map[string]json.RawMessage) error {
 	fields := map[string]json.RawMessage{}
 	for k, v := range obj {
-		name := graph.APIName(k)
+		name := apperr.FieldName(k)
 		if _, dup := fields[name]; dup {
 			return apperr.Invalid(name, "sent under two names")
 		}

@@ -6,6 +6,8 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode"
 )
 
 // Codes, as the REST envelope and GraphQL extensions spell them.
@@ -57,4 +59,23 @@ func As(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// FieldName spells an ent field as the API does: business_name →
+// businessName, stage_id → stageId.
+func FieldName(field string) string {
+	var b strings.Builder
+	upper := false
+	for _, r := range field {
+		switch {
+		case r == '_':
+			upper = true
+		case upper:
+			b.WriteRune(unicode.ToUpper(r))
+			upper = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -82,7 +83,7 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before, after *gen.Lead
 	var fields []string
 	for _, f := range changed {
 		if !slices.Contains(bookkeeping, f) {
-			fields = append(fields, apiFieldName(f))
+			fields = append(fields, apperr.FieldName(f))
 		}
 	}
 	if len(fields) == 0 {
@@ -113,24 +114,6 @@ func stageChange(ctx context.Context, c *gen.Client, before, after *gen.Lead) (m
 
 func equalUUID(a, b *uuid.UUID) bool {
 	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
-// apiFieldName spells an ent field as the API does (business_name → businessName).
-func apiFieldName(f string) string {
-	out := make([]rune, 0, len(f))
-	upper := false
-	for _, r := range f {
-		switch {
-		case r == '_':
-			upper = true
-		case upper:
-			out = append(out, r-'a'+'A')
-			upper = false
-		default:
-			out = append(out, r)
-		}
-	}
-	return string(out)
 }
 
 // emitContactEvents writes contact.created and contact.updated.
