@@ -40,9 +40,6 @@ type AgentStatus struct {
 	orgID            uuid.UUID
 }
 
-// OrgID is the organization the agent belongs to (for routing to subscribers).
-func (a *AgentStatus) OrgID() uuid.UUID { return a.orgID }
-
 // Today is the [start, end) of the day containing now in loc.
 func Today(now time.Time, loc *time.Location) (time.Time, time.Time) {
 	t := now.In(loc)

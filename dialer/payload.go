@@ -6,9 +6,8 @@ package dialer
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -51,19 +50,6 @@ type Payload struct {
 	form   bool
 }
 
-// ParseJSON reads a JSON object body. Anything else is 400 BAD_REQUEST.
-func ParseJSON(body []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var obj map[string]json.RawMessage
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, apperr.New(apperr.BadRequest, "the request body must be a JSON object")
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, apperr.New(apperr.BadRequest, "the request body has data after the JSON object")
-	}
-	return obj, nil
-}
-
 // ParseForm reads an application/x-www-form-urlencoded body; each value
 // becomes a JSON string. A field sent twice is 422: which one is meant?
 func ParseForm(body []byte) (map[string]json.RawMessage, error) {
@@ -96,7 +82,7 @@ func Normalize(obj map[string]json.RawMessage, allowed []string, strict, form bo
 	}
 	p := &Payload{fields: map[string]json.RawMessage{}, form: form}
 	extra := map[string]any{}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		name, known := canonical[k]
 		if !known || !slices.Contains(allowed, name) {
 			if strict {
@@ -113,15 +99,6 @@ func Normalize(obj map[string]json.RawMessage, allowed []string, strict, form bo
 		p.fields[name] = obj[k]
 	}
 	return p, extra, nil
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func sameJSON(a, b json.RawMessage) bool {

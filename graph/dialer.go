@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -82,7 +83,7 @@ func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) 
 	if err != nil {
 		return nil, err
 	}
-	r.afterCommit(ctx, func() { r.presence.Publish(status) })
+	commit.After(ctx, func() { r.presence.Publish(status) })
 	return status, nil
 }
 
@@ -111,25 +112,6 @@ func orEmpty(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return m
-}
-
-// afterCommit runs fn once the request's transaction commits, or now when
-// there is none, so subscribers never see a change that was rolled back.
-func (r *Resolver) afterCommit(ctx context.Context, fn func()) {
-	tx := ent.TxFromContext(ctx)
-	if tx == nil {
-		fn()
-		return
-	}
-	tx.OnCommit(func(next ent.Committer) ent.Committer {
-		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-			err := next.Commit(ctx, tx)
-			if err == nil {
-				fn()
-			}
-			return err
-		})
-	})
 }
 
 // agentStatus is one agent's board row.

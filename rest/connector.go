@@ -78,7 +78,7 @@ func connectorBody(r *http.Request) (map[string]json.RawMessage, bool, error) {
 		obj, err := dialer.ParseForm(body)
 		return obj, true, err
 	}
-	obj, err := dialer.ParseJSON(body)
+	obj, err := parseObject(body)
 	return obj, false, err
 }
 

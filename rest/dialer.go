@@ -73,7 +73,7 @@ func payload(r *http.Request, fields []string) (*dialer.Payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, err := dialer.ParseJSON(body)
+	obj, err := parseObject(body)
 	if err != nil {
 		return nil, err
 	}

@@ -197,8 +197,7 @@ func requireAuth(next http.Handler) http.Handler {
 // each client address) to limit requests per window, with the
 // X-RateLimit-* headers on every response.
 func withRateLimit(limit int, window time.Duration) func(http.Handler) http.Handler {
-	return httprate.Limit(limit, window,
-		httprate.WithKeyFuncs(rateKey),
+	return httprate.LimitBy(limit, window, rateKey,
 		httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, apperr.New(apperr.RateLimited, "rate limit of %d requests per %s exceeded; retry after %s seconds",
 				limit, window, w.Header().Get("Retry-After")))
@@ -210,8 +209,13 @@ func rateKey(r *http.Request) (string, error) {
 	if v, ok := viewer.FromContext(r.Context()); ok {
 		return "key:" + v.KeyID.String(), nil
 	}
-	ip, err := httprate.KeyByIP(r)
-	return "ip:" + ip, err
+	// The TCP peer: behind a proxy every client shares its bucket, which
+	// errs on the safe side until a trusted forwarded-for source is configured.
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "ip:" + httprate.CanonicalizeIP(host), nil
 }
 
 // statusRecorder remembers the status for the access log.

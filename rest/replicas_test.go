@@ -58,9 +58,9 @@ func TestTwoWorkersDeliverEachEventOnce(t *testing.T) {
 	if err := dbs[1].SeedLeads(ctx, org.ID, 1000, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := recv.wait(t, 1000)
+	recv.wait(t, 1000)
 	time.Sleep(300 * time.Millisecond) // a duplicate would arrive now
-	got = recv.wait(t, 1000)
+	got := recv.wait(t, 1000)
 	seen := map[string]bool{}
 	for _, d := range got {
 		seen[d.header.Get("X-Webhook-Id")] = true

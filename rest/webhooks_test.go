@@ -299,3 +299,28 @@ func TestOutboxCommitsWithTheChange(t *testing.T) {
 		t.Fatalf("events after a failed create = %d, want 1", n)
 	}
 }
+
+// contact.created and contact.updated are emitted from the GraphQL mutations.
+func TestContactEvents(t *testing.T) {
+	e := resttest.New(t)
+	rc := newReceiver(t, ok)
+	subscribe(t, e, rc.URL, "contact.created", "contact.updated")
+	r := e.Post("/graphql", e.Key, map[string]any{"query": `mutation { createContact(input: {firstName: "Cleo", email: "cleo@contact.example"}) { id } }`})
+	mustStatus(t, r, http.StatusOK)
+	id := r.Body["data"].(map[string]any)["createContact"].(map[string]any)["id"]
+	rc.wait(t, 1)
+	r = e.Post("/graphql", e.Key, map[string]any{"query": `mutation($id: ID!) { updateContact(id: $id, input: {phone: "+15550111"}) { id } }`,
+		"variables": map[string]any{"id": id}})
+	mustStatus(t, r, http.StatusOK)
+	got := rc.wait(t, 2)
+	byType := map[string]map[string]any{}
+	for _, d := range got {
+		byType[d.env.Event] = d.env.Data
+	}
+	if c := byType["contact.created"]; c["contactId"] != id || c["firstName"] != "Cleo" || c["email"] != "cleo@contact.example" {
+		t.Errorf("contact.created = %v", c)
+	}
+	if u := byType["contact.updated"]; u["contactId"] != id || u["phone"] != "+15550111" {
+		t.Errorf("contact.updated = %v", u)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -36,20 +37,7 @@ func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string,
 	if err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", eventType, err)
 	}
-	tx := ent.TxFromContext(ctx)
-	if tx == nil {
-		Wake() // not in a transaction: the row is already committed
-		return nil
-	}
-	tx.OnCommit(func(next ent.Committer) ent.Committer {
-		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-			err := next.Commit(ctx, tx)
-			if err == nil {
-				Wake()
-			}
-			return err
-		})
-	})
+	commit.After(ctx, Wake)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"entgo.io/ent"
 	"github.com/google/uuid"
@@ -68,7 +69,7 @@ func applyCallToLead(ctx context.Context, c *gen.Client, ev *gen.CallEvent) erro
 		u.SetLastContactedAt(ev.OccurredAt)
 		changed = true
 	}
-	if ev.Disposition != nil && isDNC(*ev.Disposition) && !l.IsDoNotCall {
+	if ev.Disposition != nil && slices.Contains(DNCDispositions, *ev.Disposition) && !l.IsDoNotCall {
 		reason := *ev.Disposition
 		if ev.Notes != nil && *ev.Notes != "" {
 			reason = *ev.Notes
@@ -83,15 +84,6 @@ func applyCallToLead(ctx context.Context, c *gen.Client, ev *gen.CallEvent) erro
 		return fmt.Errorf("updating the called lead: %w", err)
 	}
 	return nil
-}
-
-func isDNC(disposition string) bool {
-	for _, d := range DNCDispositions {
-		if disposition == d {
-			return true
-		}
-	}
-	return false
 }
 
 func truncate(s string, n int) string {
