@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/webhooks"
+	"github.com/lendingpipe/svc/webhooks/autorun"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...".
@@ -193,9 +194,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		logger.Warn("webhook deliveries may reach private addresses or use plain http: for development only",
 			"allow_private", cfg.Webhooks.AllowPrivate, "allow_http", cfg.Webhooks.AllowHTTP)
 	}
-	worker := webhooks.NewWorker(db.Client, db.Dialect, cfg.Webhooks, time.Now, logger)
 	workerDone := make(chan struct{})
-	go func() { worker.Run(ctx); close(workerDone) }()
+	go func() { autorun.Background(ctx, db, cfg.Webhooks, time.Now, logger); close(workerDone) }()
 	defer func() { <-workerDone }()
 	select {
 	case err := <-errc:

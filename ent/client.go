@@ -18,6 +18,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -45,6 +47,10 @@ type Client struct {
 	APIKey *APIKeyClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
+	// Automation is the client for interacting with the Automation builders.
+	Automation *AutomationClient
+	// AutomationRun is the client for interacting with the AutomationRun builders.
+	AutomationRun *AutomationRunClient
 	// CallEvent is the client for interacting with the CallEvent builders.
 	CallEvent *CallEventClient
 	// Contact is the client for interacting with the Contact builders.
@@ -86,6 +92,8 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.AgentPresence = NewAgentPresenceClient(c.config)
+	c.Automation = NewAutomationClient(c.config)
+	c.AutomationRun = NewAutomationRunClient(c.config)
 	c.CallEvent = NewCallEventClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
@@ -194,6 +202,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
+		Automation:          NewAutomationClient(cfg),
+		AutomationRun:       NewAutomationRunClient(cfg),
 		CallEvent:           NewCallEventClient(cfg),
 		Contact:             NewContactClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -229,6 +239,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
+		Automation:          NewAutomationClient(cfg),
+		AutomationRun:       NewAutomationRunClient(cfg),
 		CallEvent:           NewCallEventClient(cfg),
 		Contact:             NewContactClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -272,10 +284,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord,
-		c.InboundEndpoint, c.InboundRequest, c.Lead, c.Organization, c.PipelineStage,
-		c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent,
-		c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.Automation, c.AutomationRun, c.CallEvent,
+		c.Contact, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead,
+		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -285,10 +297,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AgentPresence, c.CallEvent, c.Contact, c.IdempotencyRecord,
-		c.InboundEndpoint, c.InboundRequest, c.Lead, c.Organization, c.PipelineStage,
-		c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent,
-		c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.Automation, c.AutomationRun, c.CallEvent,
+		c.Contact, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead,
+		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -301,6 +313,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *AgentPresenceMutation:
 		return c.AgentPresence.mutate(ctx, m)
+	case *AutomationMutation:
+		return c.Automation.mutate(ctx, m)
+	case *AutomationRunMutation:
+		return c.AutomationRun.mutate(ctx, m)
 	case *CallEventMutation:
 		return c.CallEvent.mutate(ctx, m)
 	case *ContactMutation:
@@ -663,6 +679,338 @@ func (c *AgentPresenceClient) mutate(ctx context.Context, m *AgentPresenceMutati
 		return (&AgentPresenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgentPresence mutation op: %q", m.Op())
+	}
+}
+
+// AutomationClient is a client for the Automation schema.
+type AutomationClient struct {
+	config
+}
+
+// NewAutomationClient returns a client for the Automation from the given config.
+func NewAutomationClient(c config) *AutomationClient {
+	return &AutomationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `automation.Hooks(f(g(h())))`.
+func (c *AutomationClient) Use(hooks ...Hook) {
+	c.hooks.Automation = append(c.hooks.Automation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `automation.Intercept(f(g(h())))`.
+func (c *AutomationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Automation = append(c.inters.Automation, interceptors...)
+}
+
+// Create returns a builder for creating a Automation entity.
+func (c *AutomationClient) Create() *AutomationCreate {
+	mutation := newAutomationMutation(c.config, OpCreate)
+	return &AutomationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Automation entities.
+func (c *AutomationClient) CreateBulk(builders ...*AutomationCreate) *AutomationCreateBulk {
+	return &AutomationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AutomationClient) MapCreateBulk(slice any, setFunc func(*AutomationCreate, int)) *AutomationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AutomationCreateBulk{err: fmt.Errorf("calling to AutomationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AutomationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AutomationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Automation.
+func (c *AutomationClient) Update() *AutomationUpdate {
+	mutation := newAutomationMutation(c.config, OpUpdate)
+	return &AutomationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AutomationClient) UpdateOne(_m *Automation) *AutomationUpdateOne {
+	mutation := newAutomationMutation(c.config, OpUpdateOne, withAutomation(_m))
+	return &AutomationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AutomationClient) UpdateOneID(id uuid.UUID) *AutomationUpdateOne {
+	mutation := newAutomationMutation(c.config, OpUpdateOne, withAutomationID(id))
+	return &AutomationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Automation.
+func (c *AutomationClient) Delete() *AutomationDelete {
+	mutation := newAutomationMutation(c.config, OpDelete)
+	return &AutomationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AutomationClient) DeleteOne(_m *Automation) *AutomationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AutomationClient) DeleteOneID(id uuid.UUID) *AutomationDeleteOne {
+	builder := c.Delete().Where(automation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AutomationDeleteOne{builder}
+}
+
+// Query returns a query builder for Automation.
+func (c *AutomationClient) Query() *AutomationQuery {
+	return &AutomationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAutomation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Automation entity by its id.
+func (c *AutomationClient) Get(ctx context.Context, id uuid.UUID) (*Automation, error) {
+	return c.Query().Where(automation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AutomationClient) GetX(ctx context.Context, id uuid.UUID) *Automation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Automation.
+func (c *AutomationClient) QueryOrganization(_m *Automation) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(automation.Table, automation.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, automation.OrganizationTable, automation.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEndpoint queries the endpoint edge of a Automation.
+func (c *AutomationClient) QueryEndpoint(_m *Automation) *InboundEndpointQuery {
+	query := (&InboundEndpointClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(automation.Table, automation.FieldID, id),
+			sqlgraph.To(inboundendpoint.Table, inboundendpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, automation.EndpointTable, automation.EndpointColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryRuns queries the runs edge of a Automation.
+func (c *AutomationClient) QueryRuns(_m *Automation) *AutomationRunQuery {
+	query := (&AutomationRunClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(automation.Table, automation.FieldID, id),
+			sqlgraph.To(automationrun.Table, automationrun.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, automation.RunsTable, automation.RunsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AutomationClient) Hooks() []Hook {
+	hooks := c.hooks.Automation
+	return append(hooks[:len(hooks):len(hooks)], automation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AutomationClient) Interceptors() []Interceptor {
+	return c.inters.Automation
+}
+
+func (c *AutomationClient) mutate(ctx context.Context, m *AutomationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AutomationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AutomationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AutomationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AutomationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Automation mutation op: %q", m.Op())
+	}
+}
+
+// AutomationRunClient is a client for the AutomationRun schema.
+type AutomationRunClient struct {
+	config
+}
+
+// NewAutomationRunClient returns a client for the AutomationRun from the given config.
+func NewAutomationRunClient(c config) *AutomationRunClient {
+	return &AutomationRunClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `automationrun.Hooks(f(g(h())))`.
+func (c *AutomationRunClient) Use(hooks ...Hook) {
+	c.hooks.AutomationRun = append(c.hooks.AutomationRun, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `automationrun.Intercept(f(g(h())))`.
+func (c *AutomationRunClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AutomationRun = append(c.inters.AutomationRun, interceptors...)
+}
+
+// Create returns a builder for creating a AutomationRun entity.
+func (c *AutomationRunClient) Create() *AutomationRunCreate {
+	mutation := newAutomationRunMutation(c.config, OpCreate)
+	return &AutomationRunCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AutomationRun entities.
+func (c *AutomationRunClient) CreateBulk(builders ...*AutomationRunCreate) *AutomationRunCreateBulk {
+	return &AutomationRunCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AutomationRunClient) MapCreateBulk(slice any, setFunc func(*AutomationRunCreate, int)) *AutomationRunCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AutomationRunCreateBulk{err: fmt.Errorf("calling to AutomationRunClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AutomationRunCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AutomationRunCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AutomationRun.
+func (c *AutomationRunClient) Update() *AutomationRunUpdate {
+	mutation := newAutomationRunMutation(c.config, OpUpdate)
+	return &AutomationRunUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AutomationRunClient) UpdateOne(_m *AutomationRun) *AutomationRunUpdateOne {
+	mutation := newAutomationRunMutation(c.config, OpUpdateOne, withAutomationRun(_m))
+	return &AutomationRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AutomationRunClient) UpdateOneID(id uuid.UUID) *AutomationRunUpdateOne {
+	mutation := newAutomationRunMutation(c.config, OpUpdateOne, withAutomationRunID(id))
+	return &AutomationRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AutomationRun.
+func (c *AutomationRunClient) Delete() *AutomationRunDelete {
+	mutation := newAutomationRunMutation(c.config, OpDelete)
+	return &AutomationRunDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AutomationRunClient) DeleteOne(_m *AutomationRun) *AutomationRunDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AutomationRunClient) DeleteOneID(id uuid.UUID) *AutomationRunDeleteOne {
+	builder := c.Delete().Where(automationrun.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AutomationRunDeleteOne{builder}
+}
+
+// Query returns a query builder for AutomationRun.
+func (c *AutomationRunClient) Query() *AutomationRunQuery {
+	return &AutomationRunQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAutomationRun},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AutomationRun entity by its id.
+func (c *AutomationRunClient) Get(ctx context.Context, id uuid.UUID) (*AutomationRun, error) {
+	return c.Query().Where(automationrun.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AutomationRunClient) GetX(ctx context.Context, id uuid.UUID) *AutomationRun {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAutomation queries the automation edge of a AutomationRun.
+func (c *AutomationRunClient) QueryAutomation(_m *AutomationRun) *AutomationQuery {
+	query := (&AutomationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(automationrun.Table, automationrun.FieldID, id),
+			sqlgraph.To(automation.Table, automation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, automationrun.AutomationTable, automationrun.AutomationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AutomationRunClient) Hooks() []Hook {
+	hooks := c.hooks.AutomationRun
+	return append(hooks[:len(hooks):len(hooks)], automationrun.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AutomationRunClient) Interceptors() []Interceptor {
+	return c.inters.AutomationRun
+}
+
+func (c *AutomationRunClient) mutate(ctx context.Context, m *AutomationRunMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AutomationRunCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AutomationRunUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AutomationRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AutomationRunDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AutomationRun mutation op: %q", m.Op())
 	}
 }
 
@@ -1281,6 +1629,22 @@ func (c *InboundEndpointClient) QueryRequests(_m *InboundEndpoint) *InboundReque
 			sqlgraph.From(inboundendpoint.Table, inboundendpoint.FieldID, id),
 			sqlgraph.To(inboundrequest.Table, inboundrequest.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, inboundendpoint.RequestsTable, inboundendpoint.RequestsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAutomations queries the automations edge of a InboundEndpoint.
+func (c *InboundEndpointClient) QueryAutomations(_m *InboundEndpoint) *AutomationQuery {
+	query := (&AutomationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(inboundendpoint.Table, inboundendpoint.FieldID, id),
+			sqlgraph.To(automation.Table, automation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, inboundendpoint.AutomationsTable, inboundendpoint.AutomationsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -1955,6 +2319,22 @@ func (c *OrganizationClient) QueryInboundEndpoints(_m *Organization) *InboundEnd
 			sqlgraph.From(organization.Table, organization.FieldID, id),
 			sqlgraph.To(inboundendpoint.Table, inboundendpoint.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, organization.InboundEndpointsTable, organization.InboundEndpointsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAutomations queries the automations edge of a Organization.
+func (c *OrganizationClient) QueryAutomations(_m *Organization) *AutomationQuery {
+	query := (&AutomationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(automation.Table, automation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AutomationsTable, organization.AutomationsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3185,14 +3565,16 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, InboundEndpoint,
-		InboundRequest, Lead, Organization, PipelineStage, Team, User, WebhookAttempt,
-		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
+		APIKey, AgentPresence, Automation, AutomationRun, CallEvent, Contact,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, Organization,
+		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, CallEvent, Contact, IdempotencyRecord, InboundEndpoint,
-		InboundRequest, Lead, Organization, PipelineStage, Team, User, WebhookAttempt,
-		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
+		APIKey, AgentPresence, Automation, AutomationRun, CallEvent, Contact,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, Organization,
+		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -14,6 +14,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -90,6 +92,8 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:              apikey.ValidColumn,
 			agentpresence.Table:       agentpresence.ValidColumn,
+			automation.Table:          automation.ValidColumn,
+			automationrun.Table:       automationrun.ValidColumn,
 			callevent.Table:           callevent.ValidColumn,
 			contact.Table:             contact.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,

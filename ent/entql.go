@@ -5,6 +5,8 @@ package ent
 import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -29,7 +31,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 16)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 18)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -80,6 +82,58 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   automation.Table,
+			Columns: automation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: automation.FieldID,
+			},
+		},
+		Type: "Automation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			automation.FieldCreatedAt:      {Type: field.TypeTime, Column: automation.FieldCreatedAt},
+			automation.FieldUpdatedAt:      {Type: field.TypeTime, Column: automation.FieldUpdatedAt},
+			automation.FieldOrgID:          {Type: field.TypeUUID, Column: automation.FieldOrgID},
+			automation.FieldName:           {Type: field.TypeString, Column: automation.FieldName},
+			automation.FieldIsActive:       {Type: field.TypeBool, Column: automation.FieldIsActive},
+			automation.FieldEndpointID:     {Type: field.TypeUUID, Column: automation.FieldEndpointID},
+			automation.FieldTriggerEvent:   {Type: field.TypeString, Column: automation.FieldTriggerEvent},
+			automation.FieldConditions:     {Type: field.TypeJSON, Column: automation.FieldConditions},
+			automation.FieldActions:        {Type: field.TypeJSON, Column: automation.FieldActions},
+			automation.FieldRequiredFields: {Type: field.TypeJSON, Column: automation.FieldRequiredFields},
+			automation.FieldRoundRobin:     {Type: field.TypeInt, Column: automation.FieldRoundRobin},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   automationrun.Table,
+			Columns: automationrun.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: automationrun.FieldID,
+			},
+		},
+		Type: "AutomationRun",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			automationrun.FieldCreatedAt:        {Type: field.TypeTime, Column: automationrun.FieldCreatedAt},
+			automationrun.FieldUpdatedAt:        {Type: field.TypeTime, Column: automationrun.FieldUpdatedAt},
+			automationrun.FieldOrgID:            {Type: field.TypeUUID, Column: automationrun.FieldOrgID},
+			automationrun.FieldAutomationID:     {Type: field.TypeUUID, Column: automationrun.FieldAutomationID},
+			automationrun.FieldInboundRequestID: {Type: field.TypeUUID, Column: automationrun.FieldInboundRequestID},
+			automationrun.FieldEventID:          {Type: field.TypeUUID, Column: automationrun.FieldEventID},
+			automationrun.FieldDepth:            {Type: field.TypeInt, Column: automationrun.FieldDepth},
+			automationrun.FieldInput:            {Type: field.TypeJSON, Column: automationrun.FieldInput},
+			automationrun.FieldStatus:           {Type: field.TypeEnum, Column: automationrun.FieldStatus},
+			automationrun.FieldAttempts:         {Type: field.TypeInt, Column: automationrun.FieldAttempts},
+			automationrun.FieldNextAttemptAt:    {Type: field.TypeTime, Column: automationrun.FieldNextAttemptAt},
+			automationrun.FieldLeadID:           {Type: field.TypeUUID, Column: automationrun.FieldLeadID},
+			automationrun.FieldApplied:          {Type: field.TypeJSON, Column: automationrun.FieldApplied},
+			automationrun.FieldError:            {Type: field.TypeString, Column: automationrun.FieldError},
+			automationrun.FieldFinishedAt:       {Type: field.TypeTime, Column: automationrun.FieldFinishedAt},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callevent.Table,
 			Columns: callevent.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -104,7 +158,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -124,7 +178,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -147,7 +201,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -168,7 +222,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -191,7 +245,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -234,7 +288,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -252,7 +306,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -273,7 +327,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -290,7 +344,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -311,7 +365,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -330,7 +384,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -355,7 +409,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -371,10 +425,11 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldData:                  {Type: field.TypeJSON, Column: webhookevent.FieldData},
 			webhookevent.FieldOccurredAt:            {Type: field.TypeTime, Column: webhookevent.FieldOccurredAt},
 			webhookevent.FieldDispatched:            {Type: field.TypeBool, Column: webhookevent.FieldDispatched},
+			webhookevent.FieldDepth:                 {Type: field.TypeInt, Column: webhookevent.FieldDepth},
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -444,6 +499,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"AgentPresence",
 		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   automation.OrganizationTable,
+			Columns: []string{automation.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Automation",
+		"Organization",
+	)
+	graph.MustAddE(
+		"endpoint",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   automation.EndpointTable,
+			Columns: []string{automation.EndpointColumn},
+			Bidi:    false,
+		},
+		"Automation",
+		"InboundEndpoint",
+	)
+	graph.MustAddE(
+		"runs",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   automation.RunsTable,
+			Columns: []string{automation.RunsColumn},
+			Bidi:    false,
+		},
+		"Automation",
+		"AutomationRun",
+	)
+	graph.MustAddE(
+		"automation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   automationrun.AutomationTable,
+			Columns: []string{automationrun.AutomationColumn},
+			Bidi:    false,
+		},
+		"AutomationRun",
+		"Automation",
 	)
 	graph.MustAddE(
 		"organization",
@@ -528,6 +631,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"InboundEndpoint",
 		"InboundRequest",
+	)
+	graph.MustAddE(
+		"automations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+		},
+		"InboundEndpoint",
+		"Automation",
 	)
 	graph.MustAddE(
 		"endpoint",
@@ -732,6 +847,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Organization",
 		"InboundEndpoint",
+	)
+	graph.MustAddE(
+		"automations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Automation",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1181,6 +1308,272 @@ func (f *AgentPresenceFilter) WhereHasCurrentLeadWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AutomationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AutomationQuery builder.
+func (_q *AutomationQuery) Filter() *AutomationFilter {
+	return &AutomationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AutomationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AutomationMutation builder.
+func (m *AutomationMutation) Filter() *AutomationFilter {
+	return &AutomationFilter{config: m.config, predicateAdder: m}
+}
+
+// AutomationFilter provides a generic filtering capability at runtime for AutomationQuery.
+type AutomationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AutomationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AutomationFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(automation.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AutomationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(automation.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AutomationFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(automation.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *AutomationFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(automation.FieldOrgID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *AutomationFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(automation.FieldName))
+}
+
+// WhereIsActive applies the entql bool predicate on the is_active field.
+func (f *AutomationFilter) WhereIsActive(p entql.BoolP) {
+	f.Where(p.Field(automation.FieldIsActive))
+}
+
+// WhereEndpointID applies the entql [16]byte predicate on the endpoint_id field.
+func (f *AutomationFilter) WhereEndpointID(p entql.ValueP) {
+	f.Where(p.Field(automation.FieldEndpointID))
+}
+
+// WhereTriggerEvent applies the entql string predicate on the trigger_event field.
+func (f *AutomationFilter) WhereTriggerEvent(p entql.StringP) {
+	f.Where(p.Field(automation.FieldTriggerEvent))
+}
+
+// WhereConditions applies the entql json.RawMessage predicate on the conditions field.
+func (f *AutomationFilter) WhereConditions(p entql.BytesP) {
+	f.Where(p.Field(automation.FieldConditions))
+}
+
+// WhereActions applies the entql json.RawMessage predicate on the actions field.
+func (f *AutomationFilter) WhereActions(p entql.BytesP) {
+	f.Where(p.Field(automation.FieldActions))
+}
+
+// WhereRequiredFields applies the entql json.RawMessage predicate on the required_fields field.
+func (f *AutomationFilter) WhereRequiredFields(p entql.BytesP) {
+	f.Where(p.Field(automation.FieldRequiredFields))
+}
+
+// WhereRoundRobin applies the entql int predicate on the round_robin field.
+func (f *AutomationFilter) WhereRoundRobin(p entql.IntP) {
+	f.Where(p.Field(automation.FieldRoundRobin))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AutomationFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AutomationFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasEndpoint applies a predicate to check if query has an edge endpoint.
+func (f *AutomationFilter) WhereHasEndpoint() {
+	f.Where(entql.HasEdge("endpoint"))
+}
+
+// WhereHasEndpointWith applies a predicate to check if query has an edge endpoint with a given conditions (other predicates).
+func (f *AutomationFilter) WhereHasEndpointWith(preds ...predicate.InboundEndpoint) {
+	f.Where(entql.HasEdgeWith("endpoint", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasRuns applies a predicate to check if query has an edge runs.
+func (f *AutomationFilter) WhereHasRuns() {
+	f.Where(entql.HasEdge("runs"))
+}
+
+// WhereHasRunsWith applies a predicate to check if query has an edge runs with a given conditions (other predicates).
+func (f *AutomationFilter) WhereHasRunsWith(preds ...predicate.AutomationRun) {
+	f.Where(entql.HasEdgeWith("runs", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *AutomationRunQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AutomationRunQuery builder.
+func (_q *AutomationRunQuery) Filter() *AutomationRunFilter {
+	return &AutomationRunFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AutomationRunMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AutomationRunMutation builder.
+func (m *AutomationRunMutation) Filter() *AutomationRunFilter {
+	return &AutomationRunFilter{config: m.config, predicateAdder: m}
+}
+
+// AutomationRunFilter provides a generic filtering capability at runtime for AutomationRunQuery.
+type AutomationRunFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AutomationRunFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AutomationRunFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(automationrun.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AutomationRunFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(automationrun.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AutomationRunFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(automationrun.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *AutomationRunFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(automationrun.FieldOrgID))
+}
+
+// WhereAutomationID applies the entql [16]byte predicate on the automation_id field.
+func (f *AutomationRunFilter) WhereAutomationID(p entql.ValueP) {
+	f.Where(p.Field(automationrun.FieldAutomationID))
+}
+
+// WhereInboundRequestID applies the entql [16]byte predicate on the inbound_request_id field.
+func (f *AutomationRunFilter) WhereInboundRequestID(p entql.ValueP) {
+	f.Where(p.Field(automationrun.FieldInboundRequestID))
+}
+
+// WhereEventID applies the entql [16]byte predicate on the event_id field.
+func (f *AutomationRunFilter) WhereEventID(p entql.ValueP) {
+	f.Where(p.Field(automationrun.FieldEventID))
+}
+
+// WhereDepth applies the entql int predicate on the depth field.
+func (f *AutomationRunFilter) WhereDepth(p entql.IntP) {
+	f.Where(p.Field(automationrun.FieldDepth))
+}
+
+// WhereInput applies the entql json.RawMessage predicate on the input field.
+func (f *AutomationRunFilter) WhereInput(p entql.BytesP) {
+	f.Where(p.Field(automationrun.FieldInput))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *AutomationRunFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(automationrun.FieldStatus))
+}
+
+// WhereAttempts applies the entql int predicate on the attempts field.
+func (f *AutomationRunFilter) WhereAttempts(p entql.IntP) {
+	f.Where(p.Field(automationrun.FieldAttempts))
+}
+
+// WhereNextAttemptAt applies the entql time.Time predicate on the next_attempt_at field.
+func (f *AutomationRunFilter) WhereNextAttemptAt(p entql.TimeP) {
+	f.Where(p.Field(automationrun.FieldNextAttemptAt))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *AutomationRunFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(automationrun.FieldLeadID))
+}
+
+// WhereApplied applies the entql json.RawMessage predicate on the applied field.
+func (f *AutomationRunFilter) WhereApplied(p entql.BytesP) {
+	f.Where(p.Field(automationrun.FieldApplied))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *AutomationRunFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(automationrun.FieldError))
+}
+
+// WhereFinishedAt applies the entql time.Time predicate on the finished_at field.
+func (f *AutomationRunFilter) WhereFinishedAt(p entql.TimeP) {
+	f.Where(p.Field(automationrun.FieldFinishedAt))
+}
+
+// WhereHasAutomation applies a predicate to check if query has an edge automation.
+func (f *AutomationRunFilter) WhereHasAutomation() {
+	f.Where(entql.HasEdge("automation"))
+}
+
+// WhereHasAutomationWith applies a predicate to check if query has an edge automation with a given conditions (other predicates).
+func (f *AutomationRunFilter) WhereHasAutomationWith(preds ...predicate.Automation) {
+	f.Where(entql.HasEdgeWith("automation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CallEventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1209,7 +1602,7 @@ type CallEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1356,7 +1749,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1459,7 +1852,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1549,7 +1942,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1628,6 +2021,20 @@ func (f *InboundEndpointFilter) WhereHasRequestsWith(preds ...predicate.InboundR
 	})))
 }
 
+// WhereHasAutomations applies a predicate to check if query has an edge automations.
+func (f *InboundEndpointFilter) WhereHasAutomations() {
+	f.Where(entql.HasEdge("automations"))
+}
+
+// WhereHasAutomationsWith applies a predicate to check if query has an edge automations with a given conditions (other predicates).
+func (f *InboundEndpointFilter) WhereHasAutomationsWith(preds ...predicate.Automation) {
+	f.Where(entql.HasEdgeWith("automations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *InboundRequestQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -1657,7 +2064,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1761,7 +2168,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2035,7 +2442,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2211,6 +2618,20 @@ func (f *OrganizationFilter) WhereHasInboundEndpointsWith(preds ...predicate.Inb
 	})))
 }
 
+// WhereHasAutomations applies a predicate to check if query has an edge automations.
+func (f *OrganizationFilter) WhereHasAutomations() {
+	f.Where(entql.HasEdge("automations"))
+}
+
+// WhereHasAutomationsWith applies a predicate to check if query has an edge automations with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasAutomationsWith(preds ...predicate.Automation) {
+	f.Where(entql.HasEdgeWith("automations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PipelineStageQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -2240,7 +2661,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2348,7 +2769,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2436,7 +2857,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2586,7 +3007,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2670,7 +3091,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2812,7 +3233,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2846,6 +3267,11 @@ func (f *WebhookEventFilter) WhereOccurredAt(p entql.TimeP) {
 // WhereDispatched applies the entql bool predicate on the dispatched field.
 func (f *WebhookEventFilter) WhereDispatched(p entql.BoolP) {
 	f.Where(p.Field(webhookevent.FieldDispatched))
+}
+
+// WhereDepth applies the entql int predicate on the depth field.
+func (f *WebhookEventFilter) WhereDepth(p entql.IntP) {
+	f.Where(p.Field(webhookevent.FieldDepth))
 }
 
 // WhereExcludeSubscriptionID applies the entql [16]byte predicate on the exclude_subscription_id field.
@@ -2896,7 +3322,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

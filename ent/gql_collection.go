@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -182,6 +183,125 @@ func newAgentPresencePaginateArgs(rv map[string]any) *agentpresencePaginateArgs 
 	}
 	if v, ok := rv[whereField].(*AgentPresenceWhereInput); ok {
 		args.opts = append(args.opts, WithAgentPresenceFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AutomationQuery) CollectFields(ctx context.Context, satisfies ...string) (*AutomationQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AutomationQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(automation.Columns))
+		selectedFields = []string{automation.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[automation.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, automation.FieldCreatedAt)
+				fieldSeen[automation.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[automation.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, automation.FieldUpdatedAt)
+				fieldSeen[automation.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[automation.FieldName]; !ok {
+				selectedFields = append(selectedFields, automation.FieldName)
+				fieldSeen[automation.FieldName] = struct{}{}
+			}
+		case "isActive":
+			if _, ok := fieldSeen[automation.FieldIsActive]; !ok {
+				selectedFields = append(selectedFields, automation.FieldIsActive)
+				fieldSeen[automation.FieldIsActive] = struct{}{}
+			}
+		case "endpointID":
+			if _, ok := fieldSeen[automation.FieldEndpointID]; !ok {
+				selectedFields = append(selectedFields, automation.FieldEndpointID)
+				fieldSeen[automation.FieldEndpointID] = struct{}{}
+			}
+		case "triggerEvent":
+			if _, ok := fieldSeen[automation.FieldTriggerEvent]; !ok {
+				selectedFields = append(selectedFields, automation.FieldTriggerEvent)
+				fieldSeen[automation.FieldTriggerEvent] = struct{}{}
+			}
+		case "requiredFields":
+			if _, ok := fieldSeen[automation.FieldRequiredFields]; !ok {
+				selectedFields = append(selectedFields, automation.FieldRequiredFields)
+				fieldSeen[automation.FieldRequiredFields] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type automationPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AutomationPaginateOption
+}
+
+func newAutomationPaginateArgs(rv map[string]any) *automationPaginateArgs {
+	args := &automationPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AutomationOrder{Field: &AutomationOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAutomationOrder(order))
+			}
+		case *AutomationOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAutomationOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*AutomationWhereInput); ok {
+		args.opts = append(args.opts, WithAutomationFilter(v.Filter))
 	}
 	return args
 }

@@ -105,6 +105,7 @@ type CreateLeadInput struct {
 	Priority         *lead.Priority
 	Tags             []string
 	CustomFields     map[string]interface{}
+	ExternalIds      map[string]interface{}
 	StageID          *uuid.UUID
 	PrimaryAdvisorID *uuid.UUID
 	ContactID        *uuid.UUID
@@ -147,6 +148,9 @@ func (i *CreateLeadInput) Mutate(m *LeadMutation) {
 	}
 	if v := i.CustomFields; v != nil {
 		m.SetCustomFields(v)
+	}
+	if v := i.ExternalIds; v != nil {
+		m.SetExternalIds(v)
 	}
 	if v := i.StageID; v != nil {
 		m.SetStageID(*v)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -30,6 +31,11 @@ var agentpresenceImplementors = []string{"AgentPresence", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*AgentPresence) IsNode() {}
+
+var automationImplementors = []string{"Automation", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Automation) IsNode() {}
 
 var calleventImplementors = []string{"CallEvent", "Node"}
 
@@ -134,6 +140,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(agentpresence.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, agentpresenceImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case automation.Table:
+		query := c.Automation.Query().
+			Where(automation.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, automationImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -287,6 +302,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.AgentPresence.Query().
 			Where(agentpresence.IDIn(ids...))
 		query, err := query.CollectFields(ctx, agentpresenceImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case automation.Table:
+		query := c.Automation.Query().
+			Where(automation.IDIn(ids...))
+		query, err := query.CollectFields(ctx, automationImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -416,6 +417,320 @@ func (_m *AgentPresence) ToEdge(order *AgentPresenceOrder) *AgentPresenceEdge {
 		order = DefaultAgentPresenceOrder
 	}
 	return &AgentPresenceEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// AutomationEdge is the edge representation of Automation.
+type AutomationEdge struct {
+	Node   *Automation `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// AutomationConnection is the connection containing edges to Automation.
+type AutomationConnection struct {
+	Edges      []*AutomationEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *AutomationConnection) build(nodes []*Automation, pager *automationPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Automation
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Automation {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Automation {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*AutomationEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &AutomationEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// AutomationPaginateOption enables pagination customization.
+type AutomationPaginateOption func(*automationPager) error
+
+// WithAutomationOrder configures pagination ordering.
+func WithAutomationOrder(order *AutomationOrder) AutomationPaginateOption {
+	if order == nil {
+		order = DefaultAutomationOrder
+	}
+	o := *order
+	return func(pager *automationPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultAutomationOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithAutomationFilter configures pagination filter.
+func WithAutomationFilter(filter func(*AutomationQuery) (*AutomationQuery, error)) AutomationPaginateOption {
+	return func(pager *automationPager) error {
+		if filter == nil {
+			return errors.New("AutomationQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type automationPager struct {
+	reverse bool
+	order   *AutomationOrder
+	filter  func(*AutomationQuery) (*AutomationQuery, error)
+}
+
+func newAutomationPager(opts []AutomationPaginateOption, reverse bool) (*automationPager, error) {
+	pager := &automationPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultAutomationOrder
+	}
+	return pager, nil
+}
+
+func (p *automationPager) applyFilter(query *AutomationQuery) (*AutomationQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *automationPager) toCursor(_m *Automation) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *automationPager) applyCursors(query *AutomationQuery, after, before *Cursor) (*AutomationQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultAutomationOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *automationPager) applyOrder(query *AutomationQuery) *AutomationQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultAutomationOrder.Field {
+		query = query.Order(DefaultAutomationOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *automationPager) orderExpr(query *AutomationQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultAutomationOrder.Field {
+			b.Comma().Ident(DefaultAutomationOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Automation.
+func (_m *AutomationQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...AutomationPaginateOption,
+) (*AutomationConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newAutomationPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &AutomationConnection{Edges: []*AutomationEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// AutomationOrderFieldCreatedAt orders Automation by created_at.
+	AutomationOrderFieldCreatedAt = &AutomationOrderField{
+		Value: func(_m *Automation) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: automation.FieldCreatedAt,
+		toTerm: automation.ByCreatedAt,
+		toCursor: func(_m *Automation) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// AutomationOrderFieldUpdatedAt orders Automation by updated_at.
+	AutomationOrderFieldUpdatedAt = &AutomationOrderField{
+		Value: func(_m *Automation) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: automation.FieldUpdatedAt,
+		toTerm: automation.ByUpdatedAt,
+		toCursor: func(_m *Automation) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f AutomationOrderField) String() string {
+	var str string
+	switch f.column {
+	case AutomationOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case AutomationOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f AutomationOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *AutomationOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("AutomationOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *AutomationOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *AutomationOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid AutomationOrderField", str)
+	}
+	return nil
+}
+
+// AutomationOrderField defines the ordering field of Automation.
+type AutomationOrderField struct {
+	// Value extracts the ordering value from the given Automation.
+	Value    func(*Automation) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) automation.OrderOption
+	toCursor func(*Automation) Cursor
+}
+
+// AutomationOrder defines the ordering of Automation.
+type AutomationOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *AutomationOrderField `json:"field"`
+}
+
+// DefaultAutomationOrder is the default ordering of Automation.
+var DefaultAutomationOrder = &AutomationOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &AutomationOrderField{
+		Value: func(_m *Automation) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: automation.FieldID,
+		toTerm: automation.ByID,
+		toCursor: func(_m *Automation) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Automation into AutomationEdge.
+func (_m *Automation) ToEdge(order *AutomationOrder) *AutomationEdge {
+	if order == nil {
+		order = DefaultAutomationOrder
+	}
+	return &AutomationEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -515,6 +516,350 @@ func (i *AgentPresenceWhereInput) P() (predicate.AgentPresence, error) {
 		return predicates[0], nil
 	default:
 		return agentpresence.And(predicates...), nil
+	}
+}
+
+// AutomationWhereInput represents a where input for filtering Automation queries.
+type AutomationWhereInput struct {
+	Predicates []predicate.Automation  `json:"-"`
+	Not        *AutomationWhereInput   `json:"not,omitempty"`
+	Or         []*AutomationWhereInput `json:"or,omitempty"`
+	And        []*AutomationWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "is_active" field predicates.
+	IsActive    *bool `json:"isActive,omitempty"`
+	IsActiveNEQ *bool `json:"isActiveNEQ,omitempty"`
+
+	// "endpoint_id" field predicates.
+	EndpointID       *uuid.UUID  `json:"endpointID,omitempty"`
+	EndpointIDNEQ    *uuid.UUID  `json:"endpointIDNEQ,omitempty"`
+	EndpointIDIn     []uuid.UUID `json:"endpointIDIn,omitempty"`
+	EndpointIDNotIn  []uuid.UUID `json:"endpointIDNotIn,omitempty"`
+	EndpointIDIsNil  bool        `json:"endpointIDIsNil,omitempty"`
+	EndpointIDNotNil bool        `json:"endpointIDNotNil,omitempty"`
+
+	// "trigger_event" field predicates.
+	TriggerEvent             *string  `json:"triggerEvent,omitempty"`
+	TriggerEventNEQ          *string  `json:"triggerEventNEQ,omitempty"`
+	TriggerEventIn           []string `json:"triggerEventIn,omitempty"`
+	TriggerEventNotIn        []string `json:"triggerEventNotIn,omitempty"`
+	TriggerEventGT           *string  `json:"triggerEventGT,omitempty"`
+	TriggerEventGTE          *string  `json:"triggerEventGTE,omitempty"`
+	TriggerEventLT           *string  `json:"triggerEventLT,omitempty"`
+	TriggerEventLTE          *string  `json:"triggerEventLTE,omitempty"`
+	TriggerEventContains     *string  `json:"triggerEventContains,omitempty"`
+	TriggerEventHasPrefix    *string  `json:"triggerEventHasPrefix,omitempty"`
+	TriggerEventHasSuffix    *string  `json:"triggerEventHasSuffix,omitempty"`
+	TriggerEventIsNil        bool     `json:"triggerEventIsNil,omitempty"`
+	TriggerEventNotNil       bool     `json:"triggerEventNotNil,omitempty"`
+	TriggerEventEqualFold    *string  `json:"triggerEventEqualFold,omitempty"`
+	TriggerEventContainsFold *string  `json:"triggerEventContainsFold,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *AutomationWhereInput) AddPredicates(predicates ...predicate.Automation) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the AutomationWhereInput filter on the AutomationQuery builder.
+func (i *AutomationWhereInput) Filter(q *AutomationQuery) (*AutomationQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyAutomationWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyAutomationWhereInput is returned in case the AutomationWhereInput is empty.
+var ErrEmptyAutomationWhereInput = errors.New("ent: empty predicate AutomationWhereInput")
+
+// P returns a predicate for filtering automations.
+// An error is returned if the input is empty or invalid.
+func (i *AutomationWhereInput) P() (predicate.Automation, error) {
+	var predicates []predicate.Automation
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, automation.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Automation, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, automation.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Automation, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, automation.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, automation.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, automation.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, automation.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, automation.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, automation.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, automation.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, automation.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, automation.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, automation.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, automation.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, automation.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, automation.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, automation.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, automation.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, automation.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, automation.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, automation.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, automation.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, automation.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, automation.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, automation.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, automation.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, automation.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, automation.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Name != nil {
+		predicates = append(predicates, automation.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, automation.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, automation.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, automation.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, automation.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, automation.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, automation.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, automation.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, automation.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, automation.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, automation.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, automation.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, automation.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.IsActive != nil {
+		predicates = append(predicates, automation.IsActiveEQ(*i.IsActive))
+	}
+	if i.IsActiveNEQ != nil {
+		predicates = append(predicates, automation.IsActiveNEQ(*i.IsActiveNEQ))
+	}
+	if i.EndpointID != nil {
+		predicates = append(predicates, automation.EndpointIDEQ(*i.EndpointID))
+	}
+	if i.EndpointIDNEQ != nil {
+		predicates = append(predicates, automation.EndpointIDNEQ(*i.EndpointIDNEQ))
+	}
+	if len(i.EndpointIDIn) > 0 {
+		predicates = append(predicates, automation.EndpointIDIn(i.EndpointIDIn...))
+	}
+	if len(i.EndpointIDNotIn) > 0 {
+		predicates = append(predicates, automation.EndpointIDNotIn(i.EndpointIDNotIn...))
+	}
+	if i.EndpointIDIsNil {
+		predicates = append(predicates, automation.EndpointIDIsNil())
+	}
+	if i.EndpointIDNotNil {
+		predicates = append(predicates, automation.EndpointIDNotNil())
+	}
+	if i.TriggerEvent != nil {
+		predicates = append(predicates, automation.TriggerEventEQ(*i.TriggerEvent))
+	}
+	if i.TriggerEventNEQ != nil {
+		predicates = append(predicates, automation.TriggerEventNEQ(*i.TriggerEventNEQ))
+	}
+	if len(i.TriggerEventIn) > 0 {
+		predicates = append(predicates, automation.TriggerEventIn(i.TriggerEventIn...))
+	}
+	if len(i.TriggerEventNotIn) > 0 {
+		predicates = append(predicates, automation.TriggerEventNotIn(i.TriggerEventNotIn...))
+	}
+	if i.TriggerEventGT != nil {
+		predicates = append(predicates, automation.TriggerEventGT(*i.TriggerEventGT))
+	}
+	if i.TriggerEventGTE != nil {
+		predicates = append(predicates, automation.TriggerEventGTE(*i.TriggerEventGTE))
+	}
+	if i.TriggerEventLT != nil {
+		predicates = append(predicates, automation.TriggerEventLT(*i.TriggerEventLT))
+	}
+	if i.TriggerEventLTE != nil {
+		predicates = append(predicates, automation.TriggerEventLTE(*i.TriggerEventLTE))
+	}
+	if i.TriggerEventContains != nil {
+		predicates = append(predicates, automation.TriggerEventContains(*i.TriggerEventContains))
+	}
+	if i.TriggerEventHasPrefix != nil {
+		predicates = append(predicates, automation.TriggerEventHasPrefix(*i.TriggerEventHasPrefix))
+	}
+	if i.TriggerEventHasSuffix != nil {
+		predicates = append(predicates, automation.TriggerEventHasSuffix(*i.TriggerEventHasSuffix))
+	}
+	if i.TriggerEventIsNil {
+		predicates = append(predicates, automation.TriggerEventIsNil())
+	}
+	if i.TriggerEventNotNil {
+		predicates = append(predicates, automation.TriggerEventNotNil())
+	}
+	if i.TriggerEventEqualFold != nil {
+		predicates = append(predicates, automation.TriggerEventEqualFold(*i.TriggerEventEqualFold))
+	}
+	if i.TriggerEventContainsFold != nil {
+		predicates = append(predicates, automation.TriggerEventContainsFold(*i.TriggerEventContainsFold))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyAutomationWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return automation.And(predicates...), nil
 	}
 }
 

@@ -48,11 +48,14 @@ type InboundEndpointEdges struct {
 	Organization *Organization `json:"organization,omitempty"`
 	// Requests holds the value of the requests edge.
 	Requests []*InboundRequest `json:"requests,omitempty"`
+	// Automations holds the value of the automations edge.
+	Automations []*Automation `json:"automations,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 
-	namedRequests map[string][]*InboundRequest
+	namedRequests    map[string][]*InboundRequest
+	namedAutomations map[string][]*Automation
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -73,6 +76,15 @@ func (e InboundEndpointEdges) RequestsOrErr() ([]*InboundRequest, error) {
 		return e.Requests, nil
 	}
 	return nil, &NotLoadedError{edge: "requests"}
+}
+
+// AutomationsOrErr returns the Automations value or an error if the edge
+// was not loaded in eager-loading.
+func (e InboundEndpointEdges) AutomationsOrErr() ([]*Automation, error) {
+	if e.loadedTypes[2] {
+		return e.Automations, nil
+	}
+	return nil, &NotLoadedError{edge: "automations"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -184,6 +196,11 @@ func (_m *InboundEndpoint) QueryRequests() *InboundRequestQuery {
 	return NewInboundEndpointClient(_m.config).QueryRequests(_m)
 }
 
+// QueryAutomations queries the "automations" edge of the InboundEndpoint entity.
+func (_m *InboundEndpoint) QueryAutomations() *AutomationQuery {
+	return NewInboundEndpointClient(_m.config).QueryAutomations(_m)
+}
+
 // Update returns a builder for updating this InboundEndpoint.
 // Note that you need to call InboundEndpoint.Unwrap() before calling this method if this InboundEndpoint
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -254,6 +271,30 @@ func (_m *InboundEndpoint) appendNamedRequests(name string, edges ...*InboundReq
 		_m.Edges.namedRequests[name] = []*InboundRequest{}
 	} else {
 		_m.Edges.namedRequests[name] = append(_m.Edges.namedRequests[name], edges...)
+	}
+}
+
+// NamedAutomations returns the Automations named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *InboundEndpoint) NamedAutomations(name string) ([]*Automation, error) {
+	if _m.Edges.namedAutomations == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedAutomations[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *InboundEndpoint) appendNamedAutomations(name string, edges ...*Automation) {
+	if _m.Edges.namedAutomations == nil {
+		_m.Edges.namedAutomations = make(map[string][]*Automation)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedAutomations[name] = []*Automation{}
+	} else {
+		_m.Edges.namedAutomations[name] = append(_m.Edges.namedAutomations[name], edges...)
 	}
 }
 

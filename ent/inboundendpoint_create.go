@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -136,6 +137,21 @@ func (_c *InboundEndpointCreate) AddRequests(v ...*InboundRequest) *InboundEndpo
 		ids[i] = v[i].ID
 	}
 	return _c.AddRequestIDs(ids...)
+}
+
+// AddAutomationIDs adds the "automations" edge to the Automation entity by IDs.
+func (_c *InboundEndpointCreate) AddAutomationIDs(ids ...uuid.UUID) *InboundEndpointCreate {
+	_c.mutation.AddAutomationIDs(ids...)
+	return _c
+}
+
+// AddAutomations adds the "automations" edges to the Automation entity.
+func (_c *InboundEndpointCreate) AddAutomations(v ...*Automation) *InboundEndpointCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAutomationIDs(ids...)
 }
 
 // Mutation returns the InboundEndpointMutation object of the builder.
@@ -331,6 +347,22 @@ func (_c *InboundEndpointCreate) createSpec() (*InboundEndpoint, *sqlgraph.Creat
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(inboundrequest.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AutomationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

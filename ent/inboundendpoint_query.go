@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -24,15 +25,17 @@ import (
 // InboundEndpointQuery is the builder for querying InboundEndpoint entities.
 type InboundEndpointQuery struct {
 	config
-	ctx               *QueryContext
-	order             []inboundendpoint.OrderOption
-	inters            []Interceptor
-	predicates        []predicate.InboundEndpoint
-	withOrganization  *OrganizationQuery
-	withRequests      *InboundRequestQuery
-	loadTotal         []func(context.Context, []*InboundEndpoint) error
-	modifiers         []func(*sql.Selector)
-	withNamedRequests map[string]*InboundRequestQuery
+	ctx                  *QueryContext
+	order                []inboundendpoint.OrderOption
+	inters               []Interceptor
+	predicates           []predicate.InboundEndpoint
+	withOrganization     *OrganizationQuery
+	withRequests         *InboundRequestQuery
+	withAutomations      *AutomationQuery
+	loadTotal            []func(context.Context, []*InboundEndpoint) error
+	modifiers            []func(*sql.Selector)
+	withNamedRequests    map[string]*InboundRequestQuery
+	withNamedAutomations map[string]*AutomationQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -106,6 +109,28 @@ func (_q *InboundEndpointQuery) QueryRequests() *InboundRequestQuery {
 			sqlgraph.From(inboundendpoint.Table, inboundendpoint.FieldID, selector),
 			sqlgraph.To(inboundrequest.Table, inboundrequest.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, inboundendpoint.RequestsTable, inboundendpoint.RequestsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAutomations chains the current query on the "automations" edge.
+func (_q *InboundEndpointQuery) QueryAutomations() *AutomationQuery {
+	query := (&AutomationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(inboundendpoint.Table, inboundendpoint.FieldID, selector),
+			sqlgraph.To(automation.Table, automation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, inboundendpoint.AutomationsTable, inboundendpoint.AutomationsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -307,6 +332,7 @@ func (_q *InboundEndpointQuery) Clone() *InboundEndpointQuery {
 		predicates:       append([]predicate.InboundEndpoint{}, _q.predicates...),
 		withOrganization: _q.withOrganization.Clone(),
 		withRequests:     _q.withRequests.Clone(),
+		withAutomations:  _q.withAutomations.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -333,6 +359,17 @@ func (_q *InboundEndpointQuery) WithRequests(opts ...func(*InboundRequestQuery))
 		opt(query)
 	}
 	_q.withRequests = query
+	return _q
+}
+
+// WithAutomations tells the query-builder to eager-load the nodes that are connected to
+// the "automations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *InboundEndpointQuery) WithAutomations(opts ...func(*AutomationQuery)) *InboundEndpointQuery {
+	query := (&AutomationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAutomations = query
 	return _q
 }
 
@@ -420,9 +457,10 @@ func (_q *InboundEndpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	var (
 		nodes       = []*InboundEndpoint{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withOrganization != nil,
 			_q.withRequests != nil,
+			_q.withAutomations != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -459,10 +497,24 @@ func (_q *InboundEndpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 			return nil, err
 		}
 	}
+	if query := _q.withAutomations; query != nil {
+		if err := _q.loadAutomations(ctx, query, nodes,
+			func(n *InboundEndpoint) { n.Edges.Automations = []*Automation{} },
+			func(n *InboundEndpoint, e *Automation) { n.Edges.Automations = append(n.Edges.Automations, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedRequests {
 		if err := _q.loadRequests(ctx, query, nodes,
 			func(n *InboundEndpoint) { n.appendNamedRequests(name) },
 			func(n *InboundEndpoint, e *InboundRequest) { n.appendNamedRequests(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedAutomations {
+		if err := _q.loadAutomations(ctx, query, nodes,
+			func(n *InboundEndpoint) { n.appendNamedAutomations(name) },
+			func(n *InboundEndpoint, e *Automation) { n.appendNamedAutomations(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -528,6 +580,39 @@ func (_q *InboundEndpointQuery) loadRequests(ctx context.Context, query *Inbound
 		node, ok := nodeids[fk]
 		if !ok {
 			return fmt.Errorf(`unexpected referenced foreign-key "endpoint_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *InboundEndpointQuery) loadAutomations(ctx context.Context, query *AutomationQuery, nodes []*InboundEndpoint, init func(*InboundEndpoint), assign func(*InboundEndpoint, *Automation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*InboundEndpoint)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(automation.FieldEndpointID)
+	}
+	query.Where(predicate.Automation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(inboundendpoint.AutomationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.EndpointID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "endpoint_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "endpoint_id" returned %v for node %v`, *fk, n.ID)
 		}
 		assign(node, n)
 	}
@@ -667,6 +752,20 @@ func (_q *InboundEndpointQuery) WithNamedRequests(name string, opts ...func(*Inb
 		_q.withNamedRequests = make(map[string]*InboundRequestQuery)
 	}
 	_q.withNamedRequests[name] = query
+	return _q
+}
+
+// WithNamedAutomations tells the query-builder to eager-load the nodes that are connected to the "automations"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *InboundEndpointQuery) WithNamedAutomations(name string, opts ...func(*AutomationQuery)) *InboundEndpointQuery {
+	query := (&AutomationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedAutomations == nil {
+		_q.withNamedAutomations = make(map[string]*AutomationQuery)
+	}
+	_q.withNamedAutomations[name] = query
 	return _q
 }
 

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -100,6 +101,21 @@ func (_u *InboundEndpointUpdate) AddRequests(v ...*InboundRequest) *InboundEndpo
 	return _u.AddRequestIDs(ids...)
 }
 
+// AddAutomationIDs adds the "automations" edge to the Automation entity by IDs.
+func (_u *InboundEndpointUpdate) AddAutomationIDs(ids ...uuid.UUID) *InboundEndpointUpdate {
+	_u.mutation.AddAutomationIDs(ids...)
+	return _u
+}
+
+// AddAutomations adds the "automations" edges to the Automation entity.
+func (_u *InboundEndpointUpdate) AddAutomations(v ...*Automation) *InboundEndpointUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAutomationIDs(ids...)
+}
+
 // Mutation returns the InboundEndpointMutation object of the builder.
 func (_u *InboundEndpointUpdate) Mutation() *InboundEndpointMutation {
 	return _u.mutation
@@ -124,6 +140,27 @@ func (_u *InboundEndpointUpdate) RemoveRequests(v ...*InboundRequest) *InboundEn
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveRequestIDs(ids...)
+}
+
+// ClearAutomations clears all "automations" edges to the Automation entity.
+func (_u *InboundEndpointUpdate) ClearAutomations() *InboundEndpointUpdate {
+	_u.mutation.ClearAutomations()
+	return _u
+}
+
+// RemoveAutomationIDs removes the "automations" edge to Automation entities by IDs.
+func (_u *InboundEndpointUpdate) RemoveAutomationIDs(ids ...uuid.UUID) *InboundEndpointUpdate {
+	_u.mutation.RemoveAutomationIDs(ids...)
+	return _u
+}
+
+// RemoveAutomations removes "automations" edges to Automation entities.
+func (_u *InboundEndpointUpdate) RemoveAutomations(v ...*Automation) *InboundEndpointUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAutomationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -259,6 +296,51 @@ func (_u *InboundEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAutomationsIDs(); len(nodes) > 0 && !_u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AutomationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -350,6 +432,21 @@ func (_u *InboundEndpointUpdateOne) AddRequests(v ...*InboundRequest) *InboundEn
 	return _u.AddRequestIDs(ids...)
 }
 
+// AddAutomationIDs adds the "automations" edge to the Automation entity by IDs.
+func (_u *InboundEndpointUpdateOne) AddAutomationIDs(ids ...uuid.UUID) *InboundEndpointUpdateOne {
+	_u.mutation.AddAutomationIDs(ids...)
+	return _u
+}
+
+// AddAutomations adds the "automations" edges to the Automation entity.
+func (_u *InboundEndpointUpdateOne) AddAutomations(v ...*Automation) *InboundEndpointUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAutomationIDs(ids...)
+}
+
 // Mutation returns the InboundEndpointMutation object of the builder.
 func (_u *InboundEndpointUpdateOne) Mutation() *InboundEndpointMutation {
 	return _u.mutation
@@ -374,6 +471,27 @@ func (_u *InboundEndpointUpdateOne) RemoveRequests(v ...*InboundRequest) *Inboun
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveRequestIDs(ids...)
+}
+
+// ClearAutomations clears all "automations" edges to the Automation entity.
+func (_u *InboundEndpointUpdateOne) ClearAutomations() *InboundEndpointUpdateOne {
+	_u.mutation.ClearAutomations()
+	return _u
+}
+
+// RemoveAutomationIDs removes the "automations" edge to Automation entities by IDs.
+func (_u *InboundEndpointUpdateOne) RemoveAutomationIDs(ids ...uuid.UUID) *InboundEndpointUpdateOne {
+	_u.mutation.RemoveAutomationIDs(ids...)
+	return _u
+}
+
+// RemoveAutomations removes "automations" edges to Automation entities.
+func (_u *InboundEndpointUpdateOne) RemoveAutomations(v ...*Automation) *InboundEndpointUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAutomationIDs(ids...)
 }
 
 // Where appends a list predicates to the InboundEndpointUpdate builder.
@@ -532,6 +650,51 @@ func (_u *InboundEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Inbound
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(inboundrequest.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAutomationsIDs(); len(nodes) > 0 && !_u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AutomationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   inboundendpoint.AutomationsTable,
+			Columns: []string{inboundendpoint.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -14,6 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -42,6 +45,8 @@ const (
 	// Node types.
 	TypeAPIKey              = "APIKey"
 	TypeAgentPresence       = "AgentPresence"
+	TypeAutomation          = "Automation"
+	TypeAutomationRun       = "AutomationRun"
 	TypeCallEvent           = "CallEvent"
 	TypeContact             = "Contact"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
@@ -2181,6 +2186,2546 @@ func (m *AgentPresenceMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AgentPresence edge %s", name)
+}
+
+// AutomationMutation represents an operation that mutates the Automation nodes in the graph.
+type AutomationMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *uuid.UUID
+	created_at            *time.Time
+	updated_at            *time.Time
+	name                  *string
+	is_active             *bool
+	trigger_event         *string
+	conditions            *[]autodef.Condition
+	appendconditions      []autodef.Condition
+	actions               *[]autodef.Action
+	appendactions         []autodef.Action
+	required_fields       *[]string
+	appendrequired_fields []string
+	round_robin           *int
+	addround_robin        *int
+	clearedFields         map[string]struct{}
+	organization          *uuid.UUID
+	clearedorganization   bool
+	endpoint              *uuid.UUID
+	clearedendpoint       bool
+	runs                  map[uuid.UUID]struct{}
+	removedruns           map[uuid.UUID]struct{}
+	clearedruns           bool
+	done                  bool
+	oldValue              func(context.Context) (*Automation, error)
+	predicates            []predicate.Automation
+}
+
+var _ ent.Mutation = (*AutomationMutation)(nil)
+
+// automationOption allows management of the mutation configuration using functional options.
+type automationOption func(*AutomationMutation)
+
+// newAutomationMutation creates new mutation for the Automation entity.
+func newAutomationMutation(c config, op Op, opts ...automationOption) *AutomationMutation {
+	m := &AutomationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAutomation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAutomationID sets the ID field of the mutation.
+func withAutomationID(id uuid.UUID) automationOption {
+	return func(m *AutomationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Automation
+		)
+		m.oldValue = func(ctx context.Context) (*Automation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Automation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAutomation sets the old Automation of the mutation.
+func withAutomation(node *Automation) automationOption {
+	return func(m *AutomationMutation) {
+		m.oldValue = func(context.Context) (*Automation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AutomationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AutomationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Automation entities.
+func (m *AutomationMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AutomationMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AutomationMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Automation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AutomationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AutomationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AutomationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AutomationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AutomationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AutomationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *AutomationMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *AutomationMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *AutomationMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetName sets the "name" field.
+func (m *AutomationMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *AutomationMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *AutomationMutation) ResetName() {
+	m.name = nil
+}
+
+// SetIsActive sets the "is_active" field.
+func (m *AutomationMutation) SetIsActive(b bool) {
+	m.is_active = &b
+}
+
+// IsActive returns the value of the "is_active" field in the mutation.
+func (m *AutomationMutation) IsActive() (r bool, exists bool) {
+	v := m.is_active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsActive returns the old "is_active" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldIsActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsActive: %w", err)
+	}
+	return oldValue.IsActive, nil
+}
+
+// ResetIsActive resets all changes to the "is_active" field.
+func (m *AutomationMutation) ResetIsActive() {
+	m.is_active = nil
+}
+
+// SetEndpointID sets the "endpoint_id" field.
+func (m *AutomationMutation) SetEndpointID(u uuid.UUID) {
+	m.endpoint = &u
+}
+
+// EndpointID returns the value of the "endpoint_id" field in the mutation.
+func (m *AutomationMutation) EndpointID() (r uuid.UUID, exists bool) {
+	v := m.endpoint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndpointID returns the old "endpoint_id" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldEndpointID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndpointID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndpointID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndpointID: %w", err)
+	}
+	return oldValue.EndpointID, nil
+}
+
+// ClearEndpointID clears the value of the "endpoint_id" field.
+func (m *AutomationMutation) ClearEndpointID() {
+	m.endpoint = nil
+	m.clearedFields[automation.FieldEndpointID] = struct{}{}
+}
+
+// EndpointIDCleared returns if the "endpoint_id" field was cleared in this mutation.
+func (m *AutomationMutation) EndpointIDCleared() bool {
+	_, ok := m.clearedFields[automation.FieldEndpointID]
+	return ok
+}
+
+// ResetEndpointID resets all changes to the "endpoint_id" field.
+func (m *AutomationMutation) ResetEndpointID() {
+	m.endpoint = nil
+	delete(m.clearedFields, automation.FieldEndpointID)
+}
+
+// SetTriggerEvent sets the "trigger_event" field.
+func (m *AutomationMutation) SetTriggerEvent(s string) {
+	m.trigger_event = &s
+}
+
+// TriggerEvent returns the value of the "trigger_event" field in the mutation.
+func (m *AutomationMutation) TriggerEvent() (r string, exists bool) {
+	v := m.trigger_event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTriggerEvent returns the old "trigger_event" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldTriggerEvent(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTriggerEvent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTriggerEvent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTriggerEvent: %w", err)
+	}
+	return oldValue.TriggerEvent, nil
+}
+
+// ClearTriggerEvent clears the value of the "trigger_event" field.
+func (m *AutomationMutation) ClearTriggerEvent() {
+	m.trigger_event = nil
+	m.clearedFields[automation.FieldTriggerEvent] = struct{}{}
+}
+
+// TriggerEventCleared returns if the "trigger_event" field was cleared in this mutation.
+func (m *AutomationMutation) TriggerEventCleared() bool {
+	_, ok := m.clearedFields[automation.FieldTriggerEvent]
+	return ok
+}
+
+// ResetTriggerEvent resets all changes to the "trigger_event" field.
+func (m *AutomationMutation) ResetTriggerEvent() {
+	m.trigger_event = nil
+	delete(m.clearedFields, automation.FieldTriggerEvent)
+}
+
+// SetConditions sets the "conditions" field.
+func (m *AutomationMutation) SetConditions(a []autodef.Condition) {
+	m.conditions = &a
+	m.appendconditions = nil
+}
+
+// Conditions returns the value of the "conditions" field in the mutation.
+func (m *AutomationMutation) Conditions() (r []autodef.Condition, exists bool) {
+	v := m.conditions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConditions returns the old "conditions" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldConditions(ctx context.Context) (v []autodef.Condition, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConditions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConditions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConditions: %w", err)
+	}
+	return oldValue.Conditions, nil
+}
+
+// AppendConditions adds a to the "conditions" field.
+func (m *AutomationMutation) AppendConditions(a []autodef.Condition) {
+	m.appendconditions = append(m.appendconditions, a...)
+}
+
+// AppendedConditions returns the list of values that were appended to the "conditions" field in this mutation.
+func (m *AutomationMutation) AppendedConditions() ([]autodef.Condition, bool) {
+	if len(m.appendconditions) == 0 {
+		return nil, false
+	}
+	return m.appendconditions, true
+}
+
+// ResetConditions resets all changes to the "conditions" field.
+func (m *AutomationMutation) ResetConditions() {
+	m.conditions = nil
+	m.appendconditions = nil
+}
+
+// SetActions sets the "actions" field.
+func (m *AutomationMutation) SetActions(a []autodef.Action) {
+	m.actions = &a
+	m.appendactions = nil
+}
+
+// Actions returns the value of the "actions" field in the mutation.
+func (m *AutomationMutation) Actions() (r []autodef.Action, exists bool) {
+	v := m.actions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActions returns the old "actions" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldActions(ctx context.Context) (v []autodef.Action, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActions: %w", err)
+	}
+	return oldValue.Actions, nil
+}
+
+// AppendActions adds a to the "actions" field.
+func (m *AutomationMutation) AppendActions(a []autodef.Action) {
+	m.appendactions = append(m.appendactions, a...)
+}
+
+// AppendedActions returns the list of values that were appended to the "actions" field in this mutation.
+func (m *AutomationMutation) AppendedActions() ([]autodef.Action, bool) {
+	if len(m.appendactions) == 0 {
+		return nil, false
+	}
+	return m.appendactions, true
+}
+
+// ResetActions resets all changes to the "actions" field.
+func (m *AutomationMutation) ResetActions() {
+	m.actions = nil
+	m.appendactions = nil
+}
+
+// SetRequiredFields sets the "required_fields" field.
+func (m *AutomationMutation) SetRequiredFields(s []string) {
+	m.required_fields = &s
+	m.appendrequired_fields = nil
+}
+
+// RequiredFields returns the value of the "required_fields" field in the mutation.
+func (m *AutomationMutation) RequiredFields() (r []string, exists bool) {
+	v := m.required_fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequiredFields returns the old "required_fields" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldRequiredFields(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequiredFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequiredFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequiredFields: %w", err)
+	}
+	return oldValue.RequiredFields, nil
+}
+
+// AppendRequiredFields adds s to the "required_fields" field.
+func (m *AutomationMutation) AppendRequiredFields(s []string) {
+	m.appendrequired_fields = append(m.appendrequired_fields, s...)
+}
+
+// AppendedRequiredFields returns the list of values that were appended to the "required_fields" field in this mutation.
+func (m *AutomationMutation) AppendedRequiredFields() ([]string, bool) {
+	if len(m.appendrequired_fields) == 0 {
+		return nil, false
+	}
+	return m.appendrequired_fields, true
+}
+
+// ResetRequiredFields resets all changes to the "required_fields" field.
+func (m *AutomationMutation) ResetRequiredFields() {
+	m.required_fields = nil
+	m.appendrequired_fields = nil
+}
+
+// SetRoundRobin sets the "round_robin" field.
+func (m *AutomationMutation) SetRoundRobin(i int) {
+	m.round_robin = &i
+	m.addround_robin = nil
+}
+
+// RoundRobin returns the value of the "round_robin" field in the mutation.
+func (m *AutomationMutation) RoundRobin() (r int, exists bool) {
+	v := m.round_robin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRoundRobin returns the old "round_robin" field's value of the Automation entity.
+// If the Automation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationMutation) OldRoundRobin(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRoundRobin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRoundRobin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRoundRobin: %w", err)
+	}
+	return oldValue.RoundRobin, nil
+}
+
+// AddRoundRobin adds i to the "round_robin" field.
+func (m *AutomationMutation) AddRoundRobin(i int) {
+	if m.addround_robin != nil {
+		*m.addround_robin += i
+	} else {
+		m.addround_robin = &i
+	}
+}
+
+// AddedRoundRobin returns the value that was added to the "round_robin" field in this mutation.
+func (m *AutomationMutation) AddedRoundRobin() (r int, exists bool) {
+	v := m.addround_robin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRoundRobin resets all changes to the "round_robin" field.
+func (m *AutomationMutation) ResetRoundRobin() {
+	m.round_robin = nil
+	m.addround_robin = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *AutomationMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AutomationMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[automation.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AutomationMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *AutomationMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AutomationMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AutomationMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearEndpoint clears the "endpoint" edge to the InboundEndpoint entity.
+func (m *AutomationMutation) ClearEndpoint() {
+	m.clearedendpoint = true
+	m.clearedFields[automation.FieldEndpointID] = struct{}{}
+}
+
+// EndpointCleared reports if the "endpoint" edge to the InboundEndpoint entity was cleared.
+func (m *AutomationMutation) EndpointCleared() bool {
+	return m.EndpointIDCleared() || m.clearedendpoint
+}
+
+// EndpointIDs returns the "endpoint" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EndpointID instead. It exists only for internal usage by the builders.
+func (m *AutomationMutation) EndpointIDs() (ids []uuid.UUID) {
+	if id := m.endpoint; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEndpoint resets all changes to the "endpoint" edge.
+func (m *AutomationMutation) ResetEndpoint() {
+	m.endpoint = nil
+	m.clearedendpoint = false
+}
+
+// AddRunIDs adds the "runs" edge to the AutomationRun entity by ids.
+func (m *AutomationMutation) AddRunIDs(ids ...uuid.UUID) {
+	if m.runs == nil {
+		m.runs = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.runs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearRuns clears the "runs" edge to the AutomationRun entity.
+func (m *AutomationMutation) ClearRuns() {
+	m.clearedruns = true
+}
+
+// RunsCleared reports if the "runs" edge to the AutomationRun entity was cleared.
+func (m *AutomationMutation) RunsCleared() bool {
+	return m.clearedruns
+}
+
+// RemoveRunIDs removes the "runs" edge to the AutomationRun entity by IDs.
+func (m *AutomationMutation) RemoveRunIDs(ids ...uuid.UUID) {
+	if m.removedruns == nil {
+		m.removedruns = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.runs, ids[i])
+		m.removedruns[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedRuns returns the removed IDs of the "runs" edge to the AutomationRun entity.
+func (m *AutomationMutation) RemovedRunsIDs() (ids []uuid.UUID) {
+	for id := range m.removedruns {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// RunsIDs returns the "runs" edge IDs in the mutation.
+func (m *AutomationMutation) RunsIDs() (ids []uuid.UUID) {
+	for id := range m.runs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetRuns resets all changes to the "runs" edge.
+func (m *AutomationMutation) ResetRuns() {
+	m.runs = nil
+	m.clearedruns = false
+	m.removedruns = nil
+}
+
+// Where appends a list predicates to the AutomationMutation builder.
+func (m *AutomationMutation) Where(ps ...predicate.Automation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AutomationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AutomationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Automation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AutomationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AutomationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Automation).
+func (m *AutomationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AutomationMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.created_at != nil {
+		fields = append(fields, automation.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, automation.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, automation.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, automation.FieldName)
+	}
+	if m.is_active != nil {
+		fields = append(fields, automation.FieldIsActive)
+	}
+	if m.endpoint != nil {
+		fields = append(fields, automation.FieldEndpointID)
+	}
+	if m.trigger_event != nil {
+		fields = append(fields, automation.FieldTriggerEvent)
+	}
+	if m.conditions != nil {
+		fields = append(fields, automation.FieldConditions)
+	}
+	if m.actions != nil {
+		fields = append(fields, automation.FieldActions)
+	}
+	if m.required_fields != nil {
+		fields = append(fields, automation.FieldRequiredFields)
+	}
+	if m.round_robin != nil {
+		fields = append(fields, automation.FieldRoundRobin)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AutomationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case automation.FieldCreatedAt:
+		return m.CreatedAt()
+	case automation.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case automation.FieldOrgID:
+		return m.OrgID()
+	case automation.FieldName:
+		return m.Name()
+	case automation.FieldIsActive:
+		return m.IsActive()
+	case automation.FieldEndpointID:
+		return m.EndpointID()
+	case automation.FieldTriggerEvent:
+		return m.TriggerEvent()
+	case automation.FieldConditions:
+		return m.Conditions()
+	case automation.FieldActions:
+		return m.Actions()
+	case automation.FieldRequiredFields:
+		return m.RequiredFields()
+	case automation.FieldRoundRobin:
+		return m.RoundRobin()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AutomationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case automation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case automation.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case automation.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case automation.FieldName:
+		return m.OldName(ctx)
+	case automation.FieldIsActive:
+		return m.OldIsActive(ctx)
+	case automation.FieldEndpointID:
+		return m.OldEndpointID(ctx)
+	case automation.FieldTriggerEvent:
+		return m.OldTriggerEvent(ctx)
+	case automation.FieldConditions:
+		return m.OldConditions(ctx)
+	case automation.FieldActions:
+		return m.OldActions(ctx)
+	case automation.FieldRequiredFields:
+		return m.OldRequiredFields(ctx)
+	case automation.FieldRoundRobin:
+		return m.OldRoundRobin(ctx)
+	}
+	return nil, fmt.Errorf("unknown Automation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AutomationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case automation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case automation.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case automation.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case automation.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case automation.FieldIsActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsActive(v)
+		return nil
+	case automation.FieldEndpointID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndpointID(v)
+		return nil
+	case automation.FieldTriggerEvent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTriggerEvent(v)
+		return nil
+	case automation.FieldConditions:
+		v, ok := value.([]autodef.Condition)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConditions(v)
+		return nil
+	case automation.FieldActions:
+		v, ok := value.([]autodef.Action)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActions(v)
+		return nil
+	case automation.FieldRequiredFields:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequiredFields(v)
+		return nil
+	case automation.FieldRoundRobin:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRoundRobin(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Automation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AutomationMutation) AddedFields() []string {
+	var fields []string
+	if m.addround_robin != nil {
+		fields = append(fields, automation.FieldRoundRobin)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AutomationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case automation.FieldRoundRobin:
+		return m.AddedRoundRobin()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AutomationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case automation.FieldRoundRobin:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRoundRobin(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Automation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AutomationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(automation.FieldEndpointID) {
+		fields = append(fields, automation.FieldEndpointID)
+	}
+	if m.FieldCleared(automation.FieldTriggerEvent) {
+		fields = append(fields, automation.FieldTriggerEvent)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AutomationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AutomationMutation) ClearField(name string) error {
+	switch name {
+	case automation.FieldEndpointID:
+		m.ClearEndpointID()
+		return nil
+	case automation.FieldTriggerEvent:
+		m.ClearTriggerEvent()
+		return nil
+	}
+	return fmt.Errorf("unknown Automation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AutomationMutation) ResetField(name string) error {
+	switch name {
+	case automation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case automation.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case automation.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case automation.FieldName:
+		m.ResetName()
+		return nil
+	case automation.FieldIsActive:
+		m.ResetIsActive()
+		return nil
+	case automation.FieldEndpointID:
+		m.ResetEndpointID()
+		return nil
+	case automation.FieldTriggerEvent:
+		m.ResetTriggerEvent()
+		return nil
+	case automation.FieldConditions:
+		m.ResetConditions()
+		return nil
+	case automation.FieldActions:
+		m.ResetActions()
+		return nil
+	case automation.FieldRequiredFields:
+		m.ResetRequiredFields()
+		return nil
+	case automation.FieldRoundRobin:
+		m.ResetRoundRobin()
+		return nil
+	}
+	return fmt.Errorf("unknown Automation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AutomationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, automation.EdgeOrganization)
+	}
+	if m.endpoint != nil {
+		edges = append(edges, automation.EdgeEndpoint)
+	}
+	if m.runs != nil {
+		edges = append(edges, automation.EdgeRuns)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AutomationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case automation.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case automation.EdgeEndpoint:
+		if id := m.endpoint; id != nil {
+			return []ent.Value{*id}
+		}
+	case automation.EdgeRuns:
+		ids := make([]ent.Value, 0, len(m.runs))
+		for id := range m.runs {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AutomationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedruns != nil {
+		edges = append(edges, automation.EdgeRuns)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AutomationMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case automation.EdgeRuns:
+		ids := make([]ent.Value, 0, len(m.removedruns))
+		for id := range m.removedruns {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AutomationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, automation.EdgeOrganization)
+	}
+	if m.clearedendpoint {
+		edges = append(edges, automation.EdgeEndpoint)
+	}
+	if m.clearedruns {
+		edges = append(edges, automation.EdgeRuns)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AutomationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case automation.EdgeOrganization:
+		return m.clearedorganization
+	case automation.EdgeEndpoint:
+		return m.clearedendpoint
+	case automation.EdgeRuns:
+		return m.clearedruns
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AutomationMutation) ClearEdge(name string) error {
+	switch name {
+	case automation.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case automation.EdgeEndpoint:
+		m.ClearEndpoint()
+		return nil
+	}
+	return fmt.Errorf("unknown Automation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AutomationMutation) ResetEdge(name string) error {
+	switch name {
+	case automation.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case automation.EdgeEndpoint:
+		m.ResetEndpoint()
+		return nil
+	case automation.EdgeRuns:
+		m.ResetRuns()
+		return nil
+	}
+	return fmt.Errorf("unknown Automation edge %s", name)
+}
+
+// AutomationRunMutation represents an operation that mutates the AutomationRun nodes in the graph.
+type AutomationRunMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *uuid.UUID
+	created_at         *time.Time
+	updated_at         *time.Time
+	org_id             *uuid.UUID
+	inbound_request_id *uuid.UUID
+	event_id           *uuid.UUID
+	depth              *int
+	adddepth           *int
+	input              *map[string]interface{}
+	status             *automationrun.Status
+	attempts           *int
+	addattempts        *int
+	next_attempt_at    *time.Time
+	lead_id            *uuid.UUID
+	applied            *[]map[string]interface{}
+	appendapplied      []map[string]interface{}
+	error              *string
+	finished_at        *time.Time
+	clearedFields      map[string]struct{}
+	automation         *uuid.UUID
+	clearedautomation  bool
+	done               bool
+	oldValue           func(context.Context) (*AutomationRun, error)
+	predicates         []predicate.AutomationRun
+}
+
+var _ ent.Mutation = (*AutomationRunMutation)(nil)
+
+// automationrunOption allows management of the mutation configuration using functional options.
+type automationrunOption func(*AutomationRunMutation)
+
+// newAutomationRunMutation creates new mutation for the AutomationRun entity.
+func newAutomationRunMutation(c config, op Op, opts ...automationrunOption) *AutomationRunMutation {
+	m := &AutomationRunMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAutomationRun,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAutomationRunID sets the ID field of the mutation.
+func withAutomationRunID(id uuid.UUID) automationrunOption {
+	return func(m *AutomationRunMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AutomationRun
+		)
+		m.oldValue = func(ctx context.Context) (*AutomationRun, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AutomationRun.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAutomationRun sets the old AutomationRun of the mutation.
+func withAutomationRun(node *AutomationRun) automationrunOption {
+	return func(m *AutomationRunMutation) {
+		m.oldValue = func(context.Context) (*AutomationRun, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AutomationRunMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AutomationRunMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AutomationRun entities.
+func (m *AutomationRunMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AutomationRunMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AutomationRunMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AutomationRun.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AutomationRunMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AutomationRunMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AutomationRunMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AutomationRunMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AutomationRunMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AutomationRunMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *AutomationRunMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *AutomationRunMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *AutomationRunMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetAutomationID sets the "automation_id" field.
+func (m *AutomationRunMutation) SetAutomationID(u uuid.UUID) {
+	m.automation = &u
+}
+
+// AutomationID returns the value of the "automation_id" field in the mutation.
+func (m *AutomationRunMutation) AutomationID() (r uuid.UUID, exists bool) {
+	v := m.automation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAutomationID returns the old "automation_id" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldAutomationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAutomationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAutomationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAutomationID: %w", err)
+	}
+	return oldValue.AutomationID, nil
+}
+
+// ResetAutomationID resets all changes to the "automation_id" field.
+func (m *AutomationRunMutation) ResetAutomationID() {
+	m.automation = nil
+}
+
+// SetInboundRequestID sets the "inbound_request_id" field.
+func (m *AutomationRunMutation) SetInboundRequestID(u uuid.UUID) {
+	m.inbound_request_id = &u
+}
+
+// InboundRequestID returns the value of the "inbound_request_id" field in the mutation.
+func (m *AutomationRunMutation) InboundRequestID() (r uuid.UUID, exists bool) {
+	v := m.inbound_request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInboundRequestID returns the old "inbound_request_id" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldInboundRequestID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInboundRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInboundRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInboundRequestID: %w", err)
+	}
+	return oldValue.InboundRequestID, nil
+}
+
+// ClearInboundRequestID clears the value of the "inbound_request_id" field.
+func (m *AutomationRunMutation) ClearInboundRequestID() {
+	m.inbound_request_id = nil
+	m.clearedFields[automationrun.FieldInboundRequestID] = struct{}{}
+}
+
+// InboundRequestIDCleared returns if the "inbound_request_id" field was cleared in this mutation.
+func (m *AutomationRunMutation) InboundRequestIDCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldInboundRequestID]
+	return ok
+}
+
+// ResetInboundRequestID resets all changes to the "inbound_request_id" field.
+func (m *AutomationRunMutation) ResetInboundRequestID() {
+	m.inbound_request_id = nil
+	delete(m.clearedFields, automationrun.FieldInboundRequestID)
+}
+
+// SetEventID sets the "event_id" field.
+func (m *AutomationRunMutation) SetEventID(u uuid.UUID) {
+	m.event_id = &u
+}
+
+// EventID returns the value of the "event_id" field in the mutation.
+func (m *AutomationRunMutation) EventID() (r uuid.UUID, exists bool) {
+	v := m.event_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventID returns the old "event_id" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldEventID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventID: %w", err)
+	}
+	return oldValue.EventID, nil
+}
+
+// ClearEventID clears the value of the "event_id" field.
+func (m *AutomationRunMutation) ClearEventID() {
+	m.event_id = nil
+	m.clearedFields[automationrun.FieldEventID] = struct{}{}
+}
+
+// EventIDCleared returns if the "event_id" field was cleared in this mutation.
+func (m *AutomationRunMutation) EventIDCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldEventID]
+	return ok
+}
+
+// ResetEventID resets all changes to the "event_id" field.
+func (m *AutomationRunMutation) ResetEventID() {
+	m.event_id = nil
+	delete(m.clearedFields, automationrun.FieldEventID)
+}
+
+// SetDepth sets the "depth" field.
+func (m *AutomationRunMutation) SetDepth(i int) {
+	m.depth = &i
+	m.adddepth = nil
+}
+
+// Depth returns the value of the "depth" field in the mutation.
+func (m *AutomationRunMutation) Depth() (r int, exists bool) {
+	v := m.depth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDepth returns the old "depth" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldDepth(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDepth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDepth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDepth: %w", err)
+	}
+	return oldValue.Depth, nil
+}
+
+// AddDepth adds i to the "depth" field.
+func (m *AutomationRunMutation) AddDepth(i int) {
+	if m.adddepth != nil {
+		*m.adddepth += i
+	} else {
+		m.adddepth = &i
+	}
+}
+
+// AddedDepth returns the value that was added to the "depth" field in this mutation.
+func (m *AutomationRunMutation) AddedDepth() (r int, exists bool) {
+	v := m.adddepth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDepth resets all changes to the "depth" field.
+func (m *AutomationRunMutation) ResetDepth() {
+	m.depth = nil
+	m.adddepth = nil
+}
+
+// SetInput sets the "input" field.
+func (m *AutomationRunMutation) SetInput(value map[string]interface{}) {
+	m.input = &value
+}
+
+// Input returns the value of the "input" field in the mutation.
+func (m *AutomationRunMutation) Input() (r map[string]interface{}, exists bool) {
+	v := m.input
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInput returns the old "input" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldInput(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInput is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInput requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInput: %w", err)
+	}
+	return oldValue.Input, nil
+}
+
+// ResetInput resets all changes to the "input" field.
+func (m *AutomationRunMutation) ResetInput() {
+	m.input = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *AutomationRunMutation) SetStatus(a automationrun.Status) {
+	m.status = &a
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *AutomationRunMutation) Status() (r automationrun.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldStatus(ctx context.Context) (v automationrun.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *AutomationRunMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *AutomationRunMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *AutomationRunMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *AutomationRunMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *AutomationRunMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *AutomationRunMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (m *AutomationRunMutation) SetNextAttemptAt(t time.Time) {
+	m.next_attempt_at = &t
+}
+
+// NextAttemptAt returns the value of the "next_attempt_at" field in the mutation.
+func (m *AutomationRunMutation) NextAttemptAt() (r time.Time, exists bool) {
+	v := m.next_attempt_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNextAttemptAt returns the old "next_attempt_at" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldNextAttemptAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNextAttemptAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNextAttemptAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNextAttemptAt: %w", err)
+	}
+	return oldValue.NextAttemptAt, nil
+}
+
+// ResetNextAttemptAt resets all changes to the "next_attempt_at" field.
+func (m *AutomationRunMutation) ResetNextAttemptAt() {
+	m.next_attempt_at = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *AutomationRunMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *AutomationRunMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldLeadID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ClearLeadID clears the value of the "lead_id" field.
+func (m *AutomationRunMutation) ClearLeadID() {
+	m.lead_id = nil
+	m.clearedFields[automationrun.FieldLeadID] = struct{}{}
+}
+
+// LeadIDCleared returns if the "lead_id" field was cleared in this mutation.
+func (m *AutomationRunMutation) LeadIDCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldLeadID]
+	return ok
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *AutomationRunMutation) ResetLeadID() {
+	m.lead_id = nil
+	delete(m.clearedFields, automationrun.FieldLeadID)
+}
+
+// SetApplied sets the "applied" field.
+func (m *AutomationRunMutation) SetApplied(value []map[string]interface{}) {
+	m.applied = &value
+	m.appendapplied = nil
+}
+
+// Applied returns the value of the "applied" field in the mutation.
+func (m *AutomationRunMutation) Applied() (r []map[string]interface{}, exists bool) {
+	v := m.applied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApplied returns the old "applied" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldApplied(ctx context.Context) (v []map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApplied is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApplied requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApplied: %w", err)
+	}
+	return oldValue.Applied, nil
+}
+
+// AppendApplied adds value to the "applied" field.
+func (m *AutomationRunMutation) AppendApplied(value []map[string]interface{}) {
+	m.appendapplied = append(m.appendapplied, value...)
+}
+
+// AppendedApplied returns the list of values that were appended to the "applied" field in this mutation.
+func (m *AutomationRunMutation) AppendedApplied() ([]map[string]interface{}, bool) {
+	if len(m.appendapplied) == 0 {
+		return nil, false
+	}
+	return m.appendapplied, true
+}
+
+// ClearApplied clears the value of the "applied" field.
+func (m *AutomationRunMutation) ClearApplied() {
+	m.applied = nil
+	m.appendapplied = nil
+	m.clearedFields[automationrun.FieldApplied] = struct{}{}
+}
+
+// AppliedCleared returns if the "applied" field was cleared in this mutation.
+func (m *AutomationRunMutation) AppliedCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldApplied]
+	return ok
+}
+
+// ResetApplied resets all changes to the "applied" field.
+func (m *AutomationRunMutation) ResetApplied() {
+	m.applied = nil
+	m.appendapplied = nil
+	delete(m.clearedFields, automationrun.FieldApplied)
+}
+
+// SetError sets the "error" field.
+func (m *AutomationRunMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *AutomationRunMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ClearError clears the value of the "error" field.
+func (m *AutomationRunMutation) ClearError() {
+	m.error = nil
+	m.clearedFields[automationrun.FieldError] = struct{}{}
+}
+
+// ErrorCleared returns if the "error" field was cleared in this mutation.
+func (m *AutomationRunMutation) ErrorCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldError]
+	return ok
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *AutomationRunMutation) ResetError() {
+	m.error = nil
+	delete(m.clearedFields, automationrun.FieldError)
+}
+
+// SetFinishedAt sets the "finished_at" field.
+func (m *AutomationRunMutation) SetFinishedAt(t time.Time) {
+	m.finished_at = &t
+}
+
+// FinishedAt returns the value of the "finished_at" field in the mutation.
+func (m *AutomationRunMutation) FinishedAt() (r time.Time, exists bool) {
+	v := m.finished_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishedAt returns the old "finished_at" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldFinishedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
+	}
+	return oldValue.FinishedAt, nil
+}
+
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (m *AutomationRunMutation) ClearFinishedAt() {
+	m.finished_at = nil
+	m.clearedFields[automationrun.FieldFinishedAt] = struct{}{}
+}
+
+// FinishedAtCleared returns if the "finished_at" field was cleared in this mutation.
+func (m *AutomationRunMutation) FinishedAtCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldFinishedAt]
+	return ok
+}
+
+// ResetFinishedAt resets all changes to the "finished_at" field.
+func (m *AutomationRunMutation) ResetFinishedAt() {
+	m.finished_at = nil
+	delete(m.clearedFields, automationrun.FieldFinishedAt)
+}
+
+// ClearAutomation clears the "automation" edge to the Automation entity.
+func (m *AutomationRunMutation) ClearAutomation() {
+	m.clearedautomation = true
+	m.clearedFields[automationrun.FieldAutomationID] = struct{}{}
+}
+
+// AutomationCleared reports if the "automation" edge to the Automation entity was cleared.
+func (m *AutomationRunMutation) AutomationCleared() bool {
+	return m.clearedautomation
+}
+
+// AutomationIDs returns the "automation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AutomationID instead. It exists only for internal usage by the builders.
+func (m *AutomationRunMutation) AutomationIDs() (ids []uuid.UUID) {
+	if id := m.automation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAutomation resets all changes to the "automation" edge.
+func (m *AutomationRunMutation) ResetAutomation() {
+	m.automation = nil
+	m.clearedautomation = false
+}
+
+// Where appends a list predicates to the AutomationRunMutation builder.
+func (m *AutomationRunMutation) Where(ps ...predicate.AutomationRun) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AutomationRunMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AutomationRunMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AutomationRun, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AutomationRunMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AutomationRunMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AutomationRun).
+func (m *AutomationRunMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AutomationRunMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.created_at != nil {
+		fields = append(fields, automationrun.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, automationrun.FieldUpdatedAt)
+	}
+	if m.org_id != nil {
+		fields = append(fields, automationrun.FieldOrgID)
+	}
+	if m.automation != nil {
+		fields = append(fields, automationrun.FieldAutomationID)
+	}
+	if m.inbound_request_id != nil {
+		fields = append(fields, automationrun.FieldInboundRequestID)
+	}
+	if m.event_id != nil {
+		fields = append(fields, automationrun.FieldEventID)
+	}
+	if m.depth != nil {
+		fields = append(fields, automationrun.FieldDepth)
+	}
+	if m.input != nil {
+		fields = append(fields, automationrun.FieldInput)
+	}
+	if m.status != nil {
+		fields = append(fields, automationrun.FieldStatus)
+	}
+	if m.attempts != nil {
+		fields = append(fields, automationrun.FieldAttempts)
+	}
+	if m.next_attempt_at != nil {
+		fields = append(fields, automationrun.FieldNextAttemptAt)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, automationrun.FieldLeadID)
+	}
+	if m.applied != nil {
+		fields = append(fields, automationrun.FieldApplied)
+	}
+	if m.error != nil {
+		fields = append(fields, automationrun.FieldError)
+	}
+	if m.finished_at != nil {
+		fields = append(fields, automationrun.FieldFinishedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AutomationRunMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case automationrun.FieldCreatedAt:
+		return m.CreatedAt()
+	case automationrun.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case automationrun.FieldOrgID:
+		return m.OrgID()
+	case automationrun.FieldAutomationID:
+		return m.AutomationID()
+	case automationrun.FieldInboundRequestID:
+		return m.InboundRequestID()
+	case automationrun.FieldEventID:
+		return m.EventID()
+	case automationrun.FieldDepth:
+		return m.Depth()
+	case automationrun.FieldInput:
+		return m.Input()
+	case automationrun.FieldStatus:
+		return m.Status()
+	case automationrun.FieldAttempts:
+		return m.Attempts()
+	case automationrun.FieldNextAttemptAt:
+		return m.NextAttemptAt()
+	case automationrun.FieldLeadID:
+		return m.LeadID()
+	case automationrun.FieldApplied:
+		return m.Applied()
+	case automationrun.FieldError:
+		return m.Error()
+	case automationrun.FieldFinishedAt:
+		return m.FinishedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AutomationRunMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case automationrun.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case automationrun.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case automationrun.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case automationrun.FieldAutomationID:
+		return m.OldAutomationID(ctx)
+	case automationrun.FieldInboundRequestID:
+		return m.OldInboundRequestID(ctx)
+	case automationrun.FieldEventID:
+		return m.OldEventID(ctx)
+	case automationrun.FieldDepth:
+		return m.OldDepth(ctx)
+	case automationrun.FieldInput:
+		return m.OldInput(ctx)
+	case automationrun.FieldStatus:
+		return m.OldStatus(ctx)
+	case automationrun.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case automationrun.FieldNextAttemptAt:
+		return m.OldNextAttemptAt(ctx)
+	case automationrun.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case automationrun.FieldApplied:
+		return m.OldApplied(ctx)
+	case automationrun.FieldError:
+		return m.OldError(ctx)
+	case automationrun.FieldFinishedAt:
+		return m.OldFinishedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AutomationRun field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AutomationRunMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case automationrun.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case automationrun.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case automationrun.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case automationrun.FieldAutomationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAutomationID(v)
+		return nil
+	case automationrun.FieldInboundRequestID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInboundRequestID(v)
+		return nil
+	case automationrun.FieldEventID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventID(v)
+		return nil
+	case automationrun.FieldDepth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDepth(v)
+		return nil
+	case automationrun.FieldInput:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInput(v)
+		return nil
+	case automationrun.FieldStatus:
+		v, ok := value.(automationrun.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case automationrun.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case automationrun.FieldNextAttemptAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNextAttemptAt(v)
+		return nil
+	case automationrun.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case automationrun.FieldApplied:
+		v, ok := value.([]map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApplied(v)
+		return nil
+	case automationrun.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case automationrun.FieldFinishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AutomationRun field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AutomationRunMutation) AddedFields() []string {
+	var fields []string
+	if m.adddepth != nil {
+		fields = append(fields, automationrun.FieldDepth)
+	}
+	if m.addattempts != nil {
+		fields = append(fields, automationrun.FieldAttempts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AutomationRunMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case automationrun.FieldDepth:
+		return m.AddedDepth()
+	case automationrun.FieldAttempts:
+		return m.AddedAttempts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AutomationRunMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case automationrun.FieldDepth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDepth(v)
+		return nil
+	case automationrun.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AutomationRun numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AutomationRunMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(automationrun.FieldInboundRequestID) {
+		fields = append(fields, automationrun.FieldInboundRequestID)
+	}
+	if m.FieldCleared(automationrun.FieldEventID) {
+		fields = append(fields, automationrun.FieldEventID)
+	}
+	if m.FieldCleared(automationrun.FieldLeadID) {
+		fields = append(fields, automationrun.FieldLeadID)
+	}
+	if m.FieldCleared(automationrun.FieldApplied) {
+		fields = append(fields, automationrun.FieldApplied)
+	}
+	if m.FieldCleared(automationrun.FieldError) {
+		fields = append(fields, automationrun.FieldError)
+	}
+	if m.FieldCleared(automationrun.FieldFinishedAt) {
+		fields = append(fields, automationrun.FieldFinishedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AutomationRunMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AutomationRunMutation) ClearField(name string) error {
+	switch name {
+	case automationrun.FieldInboundRequestID:
+		m.ClearInboundRequestID()
+		return nil
+	case automationrun.FieldEventID:
+		m.ClearEventID()
+		return nil
+	case automationrun.FieldLeadID:
+		m.ClearLeadID()
+		return nil
+	case automationrun.FieldApplied:
+		m.ClearApplied()
+		return nil
+	case automationrun.FieldError:
+		m.ClearError()
+		return nil
+	case automationrun.FieldFinishedAt:
+		m.ClearFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AutomationRun nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AutomationRunMutation) ResetField(name string) error {
+	switch name {
+	case automationrun.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case automationrun.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case automationrun.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case automationrun.FieldAutomationID:
+		m.ResetAutomationID()
+		return nil
+	case automationrun.FieldInboundRequestID:
+		m.ResetInboundRequestID()
+		return nil
+	case automationrun.FieldEventID:
+		m.ResetEventID()
+		return nil
+	case automationrun.FieldDepth:
+		m.ResetDepth()
+		return nil
+	case automationrun.FieldInput:
+		m.ResetInput()
+		return nil
+	case automationrun.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case automationrun.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case automationrun.FieldNextAttemptAt:
+		m.ResetNextAttemptAt()
+		return nil
+	case automationrun.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case automationrun.FieldApplied:
+		m.ResetApplied()
+		return nil
+	case automationrun.FieldError:
+		m.ResetError()
+		return nil
+	case automationrun.FieldFinishedAt:
+		m.ResetFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AutomationRun field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AutomationRunMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.automation != nil {
+		edges = append(edges, automationrun.EdgeAutomation)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AutomationRunMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case automationrun.EdgeAutomation:
+		if id := m.automation; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AutomationRunMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AutomationRunMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AutomationRunMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedautomation {
+		edges = append(edges, automationrun.EdgeAutomation)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AutomationRunMutation) EdgeCleared(name string) bool {
+	switch name {
+	case automationrun.EdgeAutomation:
+		return m.clearedautomation
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AutomationRunMutation) ClearEdge(name string) error {
+	switch name {
+	case automationrun.EdgeAutomation:
+		m.ClearAutomation()
+		return nil
+	}
+	return fmt.Errorf("unknown AutomationRun unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AutomationRunMutation) ResetEdge(name string) error {
+	switch name {
+	case automationrun.EdgeAutomation:
+		m.ResetAutomation()
+		return nil
+	}
+	return fmt.Errorf("unknown AutomationRun edge %s", name)
 }
 
 // CallEventMutation represents an operation that mutates the CallEvent nodes in the graph.
@@ -5259,6 +7804,9 @@ type InboundEndpointMutation struct {
 	requests            map[uuid.UUID]struct{}
 	removedrequests     map[uuid.UUID]struct{}
 	clearedrequests     bool
+	automations         map[uuid.UUID]struct{}
+	removedautomations  map[uuid.UUID]struct{}
+	clearedautomations  bool
 	done                bool
 	oldValue            func(context.Context) (*InboundEndpoint, error)
 	predicates          []predicate.InboundEndpoint
@@ -5750,6 +8298,60 @@ func (m *InboundEndpointMutation) ResetRequests() {
 	m.removedrequests = nil
 }
 
+// AddAutomationIDs adds the "automations" edge to the Automation entity by ids.
+func (m *InboundEndpointMutation) AddAutomationIDs(ids ...uuid.UUID) {
+	if m.automations == nil {
+		m.automations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.automations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAutomations clears the "automations" edge to the Automation entity.
+func (m *InboundEndpointMutation) ClearAutomations() {
+	m.clearedautomations = true
+}
+
+// AutomationsCleared reports if the "automations" edge to the Automation entity was cleared.
+func (m *InboundEndpointMutation) AutomationsCleared() bool {
+	return m.clearedautomations
+}
+
+// RemoveAutomationIDs removes the "automations" edge to the Automation entity by IDs.
+func (m *InboundEndpointMutation) RemoveAutomationIDs(ids ...uuid.UUID) {
+	if m.removedautomations == nil {
+		m.removedautomations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.automations, ids[i])
+		m.removedautomations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAutomations returns the removed IDs of the "automations" edge to the Automation entity.
+func (m *InboundEndpointMutation) RemovedAutomationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedautomations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AutomationsIDs returns the "automations" edge IDs in the mutation.
+func (m *InboundEndpointMutation) AutomationsIDs() (ids []uuid.UUID) {
+	for id := range m.automations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAutomations resets all changes to the "automations" edge.
+func (m *InboundEndpointMutation) ResetAutomations() {
+	m.automations = nil
+	m.clearedautomations = false
+	m.removedautomations = nil
+}
+
 // Where appends a list predicates to the InboundEndpointMutation builder.
 func (m *InboundEndpointMutation) Where(ps ...predicate.InboundEndpoint) {
 	m.predicates = append(m.predicates, ps...)
@@ -6002,12 +8604,15 @@ func (m *InboundEndpointMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *InboundEndpointMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.organization != nil {
 		edges = append(edges, inboundendpoint.EdgeOrganization)
 	}
 	if m.requests != nil {
 		edges = append(edges, inboundendpoint.EdgeRequests)
+	}
+	if m.automations != nil {
+		edges = append(edges, inboundendpoint.EdgeAutomations)
 	}
 	return edges
 }
@@ -6026,15 +8631,24 @@ func (m *InboundEndpointMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case inboundendpoint.EdgeAutomations:
+		ids := make([]ent.Value, 0, len(m.automations))
+		for id := range m.automations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *InboundEndpointMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.removedrequests != nil {
 		edges = append(edges, inboundendpoint.EdgeRequests)
+	}
+	if m.removedautomations != nil {
+		edges = append(edges, inboundendpoint.EdgeAutomations)
 	}
 	return edges
 }
@@ -6049,18 +8663,27 @@ func (m *InboundEndpointMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case inboundendpoint.EdgeAutomations:
+		ids := make([]ent.Value, 0, len(m.removedautomations))
+		for id := range m.removedautomations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *InboundEndpointMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.clearedorganization {
 		edges = append(edges, inboundendpoint.EdgeOrganization)
 	}
 	if m.clearedrequests {
 		edges = append(edges, inboundendpoint.EdgeRequests)
+	}
+	if m.clearedautomations {
+		edges = append(edges, inboundendpoint.EdgeAutomations)
 	}
 	return edges
 }
@@ -6073,6 +8696,8 @@ func (m *InboundEndpointMutation) EdgeCleared(name string) bool {
 		return m.clearedorganization
 	case inboundendpoint.EdgeRequests:
 		return m.clearedrequests
+	case inboundendpoint.EdgeAutomations:
+		return m.clearedautomations
 	}
 	return false
 }
@@ -6097,6 +8722,9 @@ func (m *InboundEndpointMutation) ResetEdge(name string) error {
 		return nil
 	case inboundendpoint.EdgeRequests:
 		m.ResetRequests()
+		return nil
+	case inboundendpoint.EdgeAutomations:
+		m.ResetAutomations()
 		return nil
 	}
 	return fmt.Errorf("unknown InboundEndpoint edge %s", name)
@@ -9802,6 +12430,9 @@ type OrganizationMutation struct {
 	inbound_endpoints            map[uuid.UUID]struct{}
 	removedinbound_endpoints     map[uuid.UUID]struct{}
 	clearedinbound_endpoints     bool
+	automations                  map[uuid.UUID]struct{}
+	removedautomations           map[uuid.UUID]struct{}
+	clearedautomations           bool
 	done                         bool
 	oldValue                     func(context.Context) (*Organization, error)
 	predicates                   []predicate.Organization
@@ -10631,6 +13262,60 @@ func (m *OrganizationMutation) ResetInboundEndpoints() {
 	m.removedinbound_endpoints = nil
 }
 
+// AddAutomationIDs adds the "automations" edge to the Automation entity by ids.
+func (m *OrganizationMutation) AddAutomationIDs(ids ...uuid.UUID) {
+	if m.automations == nil {
+		m.automations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.automations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAutomations clears the "automations" edge to the Automation entity.
+func (m *OrganizationMutation) ClearAutomations() {
+	m.clearedautomations = true
+}
+
+// AutomationsCleared reports if the "automations" edge to the Automation entity was cleared.
+func (m *OrganizationMutation) AutomationsCleared() bool {
+	return m.clearedautomations
+}
+
+// RemoveAutomationIDs removes the "automations" edge to the Automation entity by IDs.
+func (m *OrganizationMutation) RemoveAutomationIDs(ids ...uuid.UUID) {
+	if m.removedautomations == nil {
+		m.removedautomations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.automations, ids[i])
+		m.removedautomations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAutomations returns the removed IDs of the "automations" edge to the Automation entity.
+func (m *OrganizationMutation) RemovedAutomationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedautomations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AutomationsIDs returns the "automations" edge IDs in the mutation.
+func (m *OrganizationMutation) AutomationsIDs() (ids []uuid.UUID) {
+	for id := range m.automations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAutomations resets all changes to the "automations" edge.
+func (m *OrganizationMutation) ResetAutomations() {
+	m.automations = nil
+	m.clearedautomations = false
+	m.removedautomations = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -10832,7 +13517,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 10)
+	edges := make([]string, 0, 11)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -10862,6 +13547,9 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.inbound_endpoints != nil {
 		edges = append(edges, organization.EdgeInboundEndpoints)
+	}
+	if m.automations != nil {
+		edges = append(edges, organization.EdgeAutomations)
 	}
 	return edges
 }
@@ -10930,13 +13618,19 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeAutomations:
+		ids := make([]ent.Value, 0, len(m.automations))
+		for id := range m.automations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 10)
+	edges := make([]string, 0, 11)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -10966,6 +13660,9 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedinbound_endpoints != nil {
 		edges = append(edges, organization.EdgeInboundEndpoints)
+	}
+	if m.removedautomations != nil {
+		edges = append(edges, organization.EdgeAutomations)
 	}
 	return edges
 }
@@ -11034,13 +13731,19 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeAutomations:
+		ids := make([]ent.Value, 0, len(m.removedautomations))
+		for id := range m.removedautomations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 10)
+	edges := make([]string, 0, 11)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -11071,6 +13774,9 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	if m.clearedinbound_endpoints {
 		edges = append(edges, organization.EdgeInboundEndpoints)
 	}
+	if m.clearedautomations {
+		edges = append(edges, organization.EdgeAutomations)
+	}
 	return edges
 }
 
@@ -11098,6 +13804,8 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.clearedwebhook_subscriptions
 	case organization.EdgeInboundEndpoints:
 		return m.clearedinbound_endpoints
+	case organization.EdgeAutomations:
+		return m.clearedautomations
 	}
 	return false
 }
@@ -11143,6 +13851,9 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeInboundEndpoints:
 		m.ResetInboundEndpoints()
+		return nil
+	case organization.EdgeAutomations:
+		m.ResetAutomations()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)
@@ -15821,6 +18532,8 @@ type WebhookEventMutation struct {
 	data                    *map[string]interface{}
 	occurred_at             *time.Time
 	dispatched              *bool
+	depth                   *int
+	adddepth                *int
 	exclude_subscription_id *uuid.UUID
 	clearedFields           map[string]struct{}
 	deliveries              map[uuid.UUID]struct{}
@@ -16115,6 +18828,62 @@ func (m *WebhookEventMutation) ResetDispatched() {
 	m.dispatched = nil
 }
 
+// SetDepth sets the "depth" field.
+func (m *WebhookEventMutation) SetDepth(i int) {
+	m.depth = &i
+	m.adddepth = nil
+}
+
+// Depth returns the value of the "depth" field in the mutation.
+func (m *WebhookEventMutation) Depth() (r int, exists bool) {
+	v := m.depth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDepth returns the old "depth" field's value of the WebhookEvent entity.
+// If the WebhookEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEventMutation) OldDepth(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDepth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDepth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDepth: %w", err)
+	}
+	return oldValue.Depth, nil
+}
+
+// AddDepth adds i to the "depth" field.
+func (m *WebhookEventMutation) AddDepth(i int) {
+	if m.adddepth != nil {
+		*m.adddepth += i
+	} else {
+		m.adddepth = &i
+	}
+}
+
+// AddedDepth returns the value that was added to the "depth" field in this mutation.
+func (m *WebhookEventMutation) AddedDepth() (r int, exists bool) {
+	v := m.adddepth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDepth resets all changes to the "depth" field.
+func (m *WebhookEventMutation) ResetDepth() {
+	m.depth = nil
+	m.adddepth = nil
+}
+
 // SetExcludeSubscriptionID sets the "exclude_subscription_id" field.
 func (m *WebhookEventMutation) SetExcludeSubscriptionID(u uuid.UUID) {
 	m.exclude_subscription_id = &u
@@ -16252,7 +19021,7 @@ func (m *WebhookEventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEventMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.org_id != nil {
 		fields = append(fields, webhookevent.FieldOrgID)
 	}
@@ -16267,6 +19036,9 @@ func (m *WebhookEventMutation) Fields() []string {
 	}
 	if m.dispatched != nil {
 		fields = append(fields, webhookevent.FieldDispatched)
+	}
+	if m.depth != nil {
+		fields = append(fields, webhookevent.FieldDepth)
 	}
 	if m.exclude_subscription_id != nil {
 		fields = append(fields, webhookevent.FieldExcludeSubscriptionID)
@@ -16289,6 +19061,8 @@ func (m *WebhookEventMutation) Field(name string) (ent.Value, bool) {
 		return m.OccurredAt()
 	case webhookevent.FieldDispatched:
 		return m.Dispatched()
+	case webhookevent.FieldDepth:
+		return m.Depth()
 	case webhookevent.FieldExcludeSubscriptionID:
 		return m.ExcludeSubscriptionID()
 	}
@@ -16310,6 +19084,8 @@ func (m *WebhookEventMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldOccurredAt(ctx)
 	case webhookevent.FieldDispatched:
 		return m.OldDispatched(ctx)
+	case webhookevent.FieldDepth:
+		return m.OldDepth(ctx)
 	case webhookevent.FieldExcludeSubscriptionID:
 		return m.OldExcludeSubscriptionID(ctx)
 	}
@@ -16356,6 +19132,13 @@ func (m *WebhookEventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDispatched(v)
 		return nil
+	case webhookevent.FieldDepth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDepth(v)
+		return nil
 	case webhookevent.FieldExcludeSubscriptionID:
 		v, ok := value.(uuid.UUID)
 		if !ok {
@@ -16370,13 +19153,21 @@ func (m *WebhookEventMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *WebhookEventMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.adddepth != nil {
+		fields = append(fields, webhookevent.FieldDepth)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *WebhookEventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case webhookevent.FieldDepth:
+		return m.AddedDepth()
+	}
 	return nil, false
 }
 
@@ -16385,6 +19176,13 @@ func (m *WebhookEventMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WebhookEventMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case webhookevent.FieldDepth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDepth(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookEvent numeric field %s", name)
 }
@@ -16435,6 +19233,9 @@ func (m *WebhookEventMutation) ResetField(name string) error {
 		return nil
 	case webhookevent.FieldDispatched:
 		m.ResetDispatched()
+		return nil
+	case webhookevent.FieldDepth:
+		m.ResetDepth()
 		return nil
 	case webhookevent.FieldExcludeSubscriptionID:
 		m.ResetExcludeSubscriptionID()

@@ -56,11 +56,13 @@ type OrganizationEdges struct {
 	WebhookSubscriptions []*WebhookSubscription `json:"webhook_subscriptions,omitempty"`
 	// InboundEndpoints holds the value of the inbound_endpoints edge.
 	InboundEndpoints []*InboundEndpoint `json:"inbound_endpoints,omitempty"`
+	// Automations holds the value of the automations edge.
+	Automations []*Automation `json:"automations,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [10]bool
+	loadedTypes [11]bool
 	// totalCount holds the count of the edges above.
-	totalCount [9]map[string]int
+	totalCount [10]map[string]int
 
 	namedAPIKeys              map[string][]*APIKey
 	namedUsers                map[string][]*User
@@ -72,6 +74,7 @@ type OrganizationEdges struct {
 	namedPresences            map[string][]*AgentPresence
 	namedWebhookSubscriptions map[string][]*WebhookSubscription
 	namedInboundEndpoints     map[string][]*InboundEndpoint
+	namedAutomations          map[string][]*Automation
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -162,6 +165,15 @@ func (e OrganizationEdges) InboundEndpointsOrErr() ([]*InboundEndpoint, error) {
 		return e.InboundEndpoints, nil
 	}
 	return nil, &NotLoadedError{edge: "inbound_endpoints"}
+}
+
+// AutomationsOrErr returns the Automations value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) AutomationsOrErr() ([]*Automation, error) {
+	if e.loadedTypes[10] {
+		return e.Automations, nil
+	}
+	return nil, &NotLoadedError{edge: "automations"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -287,6 +299,11 @@ func (_m *Organization) QueryWebhookSubscriptions() *WebhookSubscriptionQuery {
 // QueryInboundEndpoints queries the "inbound_endpoints" edge of the Organization entity.
 func (_m *Organization) QueryInboundEndpoints() *InboundEndpointQuery {
 	return NewOrganizationClient(_m.config).QueryInboundEndpoints(_m)
+}
+
+// QueryAutomations queries the "automations" edge of the Organization entity.
+func (_m *Organization) QueryAutomations() *AutomationQuery {
+	return NewOrganizationClient(_m.config).QueryAutomations(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -566,6 +583,30 @@ func (_m *Organization) appendNamedInboundEndpoints(name string, edges ...*Inbou
 		_m.Edges.namedInboundEndpoints[name] = []*InboundEndpoint{}
 	} else {
 		_m.Edges.namedInboundEndpoints[name] = append(_m.Edges.namedInboundEndpoints[name], edges...)
+	}
+}
+
+// NamedAutomations returns the Automations named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedAutomations(name string) ([]*Automation, error) {
+	if _m.Edges.namedAutomations == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedAutomations[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedAutomations(name string, edges ...*Automation) {
+	if _m.Edges.namedAutomations == nil {
+		_m.Edges.namedAutomations = make(map[string][]*Automation)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedAutomations[name] = []*Automation{}
+	} else {
+		_m.Edges.namedAutomations[name] = append(_m.Edges.namedAutomations[name], edges...)
 	}
 }
 

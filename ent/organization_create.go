@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -250,6 +251,21 @@ func (_c *OrganizationCreate) AddInboundEndpoints(v ...*InboundEndpoint) *Organi
 		ids[i] = v[i].ID
 	}
 	return _c.AddInboundEndpointIDs(ids...)
+}
+
+// AddAutomationIDs adds the "automations" edge to the Automation entity by IDs.
+func (_c *OrganizationCreate) AddAutomationIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddAutomationIDs(ids...)
+	return _c
+}
+
+// AddAutomations adds the "automations" edges to the Automation entity.
+func (_c *OrganizationCreate) AddAutomations(v ...*Automation) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAutomationIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -548,6 +564,22 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AutomationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

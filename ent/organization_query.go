@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -46,6 +47,7 @@ type OrganizationQuery struct {
 	withPresences                 *AgentPresenceQuery
 	withWebhookSubscriptions      *WebhookSubscriptionQuery
 	withInboundEndpoints          *InboundEndpointQuery
+	withAutomations               *AutomationQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -58,6 +60,7 @@ type OrganizationQuery struct {
 	withNamedPresences            map[string]*AgentPresenceQuery
 	withNamedWebhookSubscriptions map[string]*WebhookSubscriptionQuery
 	withNamedInboundEndpoints     map[string]*InboundEndpointQuery
+	withNamedAutomations          map[string]*AutomationQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -314,6 +317,28 @@ func (_q *OrganizationQuery) QueryInboundEndpoints() *InboundEndpointQuery {
 	return query
 }
 
+// QueryAutomations chains the current query on the "automations" edge.
+func (_q *OrganizationQuery) QueryAutomations() *AutomationQuery {
+	query := (&AutomationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(automation.Table, automation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AutomationsTable, organization.AutomationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -516,6 +541,7 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withPresences:            _q.withPresences.Clone(),
 		withWebhookSubscriptions: _q.withWebhookSubscriptions.Clone(),
 		withInboundEndpoints:     _q.withInboundEndpoints.Clone(),
+		withAutomations:          _q.withAutomations.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -633,6 +659,17 @@ func (_q *OrganizationQuery) WithInboundEndpoints(opts ...func(*InboundEndpointQ
 	return _q
 }
 
+// WithAutomations tells the query-builder to eager-load the nodes that are connected to
+// the "automations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithAutomations(opts ...func(*AutomationQuery)) *OrganizationQuery {
+	query := (&AutomationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAutomations = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -717,7 +754,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [10]bool{
+		loadedTypes = [11]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -728,6 +765,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withPresences != nil,
 			_q.withWebhookSubscriptions != nil,
 			_q.withInboundEndpoints != nil,
+			_q.withAutomations != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -825,6 +863,13 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withAutomations; query != nil {
+		if err := _q.loadAutomations(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Automations = []*Automation{} },
+			func(n *Organization, e *Automation) { n.Edges.Automations = append(n.Edges.Automations, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -892,6 +937,13 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadInboundEndpoints(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedInboundEndpoints(name) },
 			func(n *Organization, e *InboundEndpoint) { n.appendNamedInboundEndpoints(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedAutomations {
+		if err := _q.loadAutomations(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedAutomations(name) },
+			func(n *Organization, e *Automation) { n.appendNamedAutomations(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1203,6 +1255,36 @@ func (_q *OrganizationQuery) loadInboundEndpoints(ctx context.Context, query *In
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadAutomations(ctx context.Context, query *AutomationQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Automation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(automation.FieldOrgID)
+	}
+	query.Where(predicate.Automation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.AutomationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -1460,6 +1542,20 @@ func (_q *OrganizationQuery) WithNamedInboundEndpoints(name string, opts ...func
 		_q.withNamedInboundEndpoints = make(map[string]*InboundEndpointQuery)
 	}
 	_q.withNamedInboundEndpoints[name] = query
+	return _q
+}
+
+// WithNamedAutomations tells the query-builder to eager-load the nodes that are connected to the "automations"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedAutomations(name string, opts ...func(*AutomationQuery)) *OrganizationQuery {
+	query := (&AutomationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedAutomations == nil {
+		_q.withNamedAutomations = make(map[string]*AutomationQuery)
+	}
+	_q.withNamedAutomations[name] = query
 	return _q
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
@@ -238,6 +239,21 @@ func (_u *OrganizationUpdate) AddInboundEndpoints(v ...*InboundEndpoint) *Organi
 	return _u.AddInboundEndpointIDs(ids...)
 }
 
+// AddAutomationIDs adds the "automations" edge to the Automation entity by IDs.
+func (_u *OrganizationUpdate) AddAutomationIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddAutomationIDs(ids...)
+	return _u
+}
+
+// AddAutomations adds the "automations" edges to the Automation entity.
+func (_u *OrganizationUpdate) AddAutomations(v ...*Automation) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAutomationIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdate) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -451,6 +467,27 @@ func (_u *OrganizationUpdate) RemoveInboundEndpoints(v ...*InboundEndpoint) *Org
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveInboundEndpointIDs(ids...)
+}
+
+// ClearAutomations clears all "automations" edges to the Automation entity.
+func (_u *OrganizationUpdate) ClearAutomations() *OrganizationUpdate {
+	_u.mutation.ClearAutomations()
+	return _u
+}
+
+// RemoveAutomationIDs removes the "automations" edge to Automation entities by IDs.
+func (_u *OrganizationUpdate) RemoveAutomationIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveAutomationIDs(ids...)
+	return _u
+}
+
+// RemoveAutomations removes "automations" edges to Automation entities.
+func (_u *OrganizationUpdate) RemoveAutomations(v ...*Automation) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAutomationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -985,6 +1022,51 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAutomationsIDs(); len(nodes) > 0 && !_u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AutomationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1205,6 +1287,21 @@ func (_u *OrganizationUpdateOne) AddInboundEndpoints(v ...*InboundEndpoint) *Org
 	return _u.AddInboundEndpointIDs(ids...)
 }
 
+// AddAutomationIDs adds the "automations" edge to the Automation entity by IDs.
+func (_u *OrganizationUpdateOne) AddAutomationIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddAutomationIDs(ids...)
+	return _u
+}
+
+// AddAutomations adds the "automations" edges to the Automation entity.
+func (_u *OrganizationUpdateOne) AddAutomations(v ...*Automation) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAutomationIDs(ids...)
+}
+
 // Mutation returns the OrganizationMutation object of the builder.
 func (_u *OrganizationUpdateOne) Mutation() *OrganizationMutation {
 	return _u.mutation
@@ -1418,6 +1515,27 @@ func (_u *OrganizationUpdateOne) RemoveInboundEndpoints(v ...*InboundEndpoint) *
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveInboundEndpointIDs(ids...)
+}
+
+// ClearAutomations clears all "automations" edges to the Automation entity.
+func (_u *OrganizationUpdateOne) ClearAutomations() *OrganizationUpdateOne {
+	_u.mutation.ClearAutomations()
+	return _u
+}
+
+// RemoveAutomationIDs removes the "automations" edge to Automation entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveAutomationIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveAutomationIDs(ids...)
+	return _u
+}
+
+// RemoveAutomations removes "automations" edges to Automation entities.
+func (_u *OrganizationUpdateOne) RemoveAutomations(v ...*Automation) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAutomationIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -1975,6 +2093,51 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(inboundendpoint.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAutomationsIDs(); len(nodes) > 0 && !_u.mutation.AutomationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AutomationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AutomationsTable,
+			Columns: []string{organization.AutomationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,10 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
+	// Automation is the client for interacting with the Automation builders.
+	Automation *AutomationClient
+	// AutomationRun is the client for interacting with the AutomationRun builders.
+	AutomationRun *AutomationRunClient
 	// CallEvent is the client for interacting with the CallEvent builders.
 	CallEvent *CallEventClient
 	// Contact is the client for interacting with the Contact builders.
@@ -179,6 +183,8 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.AgentPresence = NewAgentPresenceClient(tx.config)
+	tx.Automation = NewAutomationClient(tx.config)
+	tx.AutomationRun = NewAutomationRunClient(tx.config)
 	tx.CallEvent = NewCallEventClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)

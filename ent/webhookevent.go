@@ -29,6 +29,8 @@ type WebhookEvent struct {
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
 	// Dispatched holds the value of the "dispatched" field.
 	Dispatched bool `json:"dispatched,omitempty"`
+	// Depth holds the value of the "depth" field.
+	Depth int `json:"depth,omitempty"`
 	// ExcludeSubscriptionID holds the value of the "exclude_subscription_id" field.
 	ExcludeSubscriptionID *uuid.UUID `json:"exclude_subscription_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -68,6 +70,8 @@ func (*WebhookEvent) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case webhookevent.FieldDispatched:
 			values[i] = new(sql.NullBool)
+		case webhookevent.FieldDepth:
+			values[i] = new(sql.NullInt64)
 		case webhookevent.FieldEventType:
 			values[i] = new(sql.NullString)
 		case webhookevent.FieldOccurredAt:
@@ -126,6 +130,12 @@ func (_m *WebhookEvent) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field dispatched", values[i])
 			} else if value.Valid {
 				_m.Dispatched = value.Bool
+			}
+		case webhookevent.FieldDepth:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field depth", values[i])
+			} else if value.Valid {
+				_m.Depth = int(value.Int64)
 			}
 		case webhookevent.FieldExcludeSubscriptionID:
 			if value, ok := values[i].(*sql.NullScanner); !ok {
@@ -189,6 +199,9 @@ func (_m *WebhookEvent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("dispatched=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Dispatched))
+	builder.WriteString(", ")
+	builder.WriteString("depth=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Depth))
 	builder.WriteString(", ")
 	if v := _m.ExcludeSubscriptionID; v != nil {
 		builder.WriteString("exclude_subscription_id=")

@@ -63,6 +63,20 @@ func (_c *WebhookEventCreate) SetNillableDispatched(v *bool) *WebhookEventCreate
 	return _c
 }
 
+// SetDepth sets the "depth" field.
+func (_c *WebhookEventCreate) SetDepth(v int) *WebhookEventCreate {
+	_c.mutation.SetDepth(v)
+	return _c
+}
+
+// SetNillableDepth sets the "depth" field if the given value is not nil.
+func (_c *WebhookEventCreate) SetNillableDepth(v *int) *WebhookEventCreate {
+	if v != nil {
+		_c.SetDepth(*v)
+	}
+	return _c
+}
+
 // SetExcludeSubscriptionID sets the "exclude_subscription_id" field.
 func (_c *WebhookEventCreate) SetExcludeSubscriptionID(v uuid.UUID) *WebhookEventCreate {
 	_c.mutation.SetExcludeSubscriptionID(v)
@@ -147,6 +161,10 @@ func (_c *WebhookEventCreate) defaults() error {
 		v := webhookevent.DefaultDispatched
 		_c.mutation.SetDispatched(v)
 	}
+	if _, ok := _c.mutation.Depth(); !ok {
+		v := webhookevent.DefaultDepth
+		_c.mutation.SetDepth(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if webhookevent.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized webhookevent.DefaultID (forgotten import ent/runtime?)")
@@ -173,6 +191,9 @@ func (_c *WebhookEventCreate) check() error {
 	}
 	if _, ok := _c.mutation.Dispatched(); !ok {
 		return &ValidationError{Name: "dispatched", err: errors.New(`ent: missing required field "WebhookEvent.dispatched"`)}
+	}
+	if _, ok := _c.mutation.Depth(); !ok {
+		return &ValidationError{Name: "depth", err: errors.New(`ent: missing required field "WebhookEvent.depth"`)}
 	}
 	return nil
 }
@@ -229,6 +250,10 @@ func (_c *WebhookEventCreate) createSpec() (*WebhookEvent, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Dispatched(); ok {
 		_spec.SetField(webhookevent.FieldDispatched, field.TypeBool, value)
 		_node.Dispatched = value
+	}
+	if value, ok := _c.mutation.Depth(); ok {
+		_spec.SetField(webhookevent.FieldDepth, field.TypeInt, value)
+		_node.Depth = value
 	}
 	if value, ok := _c.mutation.ExcludeSubscriptionID(); ok {
 		_spec.SetField(webhookevent.FieldExcludeSubscriptionID, field.TypeUUID, value)
@@ -342,6 +367,9 @@ func (u *WebhookEventUpsertOne) UpdateNewValues() *WebhookEventUpsertOne {
 		}
 		if _, exists := u.create.mutation.OccurredAt(); exists {
 			s.SetIgnore(webhookevent.FieldOccurredAt)
+		}
+		if _, exists := u.create.mutation.Depth(); exists {
+			s.SetIgnore(webhookevent.FieldDepth)
 		}
 		if _, exists := u.create.mutation.ExcludeSubscriptionID(); exists {
 			s.SetIgnore(webhookevent.FieldExcludeSubscriptionID)
@@ -585,6 +613,9 @@ func (u *WebhookEventUpsertBulk) UpdateNewValues() *WebhookEventUpsertBulk {
 			}
 			if _, exists := b.mutation.OccurredAt(); exists {
 				s.SetIgnore(webhookevent.FieldOccurredAt)
+			}
+			if _, exists := b.mutation.Depth(); exists {
+				s.SetIgnore(webhookevent.FieldDepth)
 			}
 			if _, exists := b.mutation.ExcludeSubscriptionID(); exists {
 				s.SetIgnore(webhookevent.FieldExcludeSubscriptionID)

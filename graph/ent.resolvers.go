@@ -23,6 +23,12 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.client(ctx).Noders(ctx, ids, ent.WithNodeType(r.nodeType))
 }
 
+// Automations is the resolver for the automations field.
+func (r *queryResolver) Automations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) (*ent.AutomationConnection, error) {
+	return r.client(ctx).Automation.Query().Paginate(ctx, after, first, before, last,
+		ent.WithAutomationOrder(orderBy), ent.WithAutomationFilter(where.Filter))
+}
+
 // CallEvents is the resolver for the callEvents field.
 func (r *queryResolver) CallEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) (*ent.CallEventConnection, error) {
 	return r.client(ctx).CallEvent.Query().Paginate(ctx, after, first, before, last,

@@ -20,6 +20,8 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -100,6 +102,71 @@ type ComplexityRoot struct {
 		LatencyMs       func(childComplexity int) int
 		ResponseExcerpt func(childComplexity int) int
 		StatusCode      func(childComplexity int) int
+	}
+
+	Automation struct {
+		Actions        func(childComplexity int) int
+		Conditions     func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		EndpointID     func(childComplexity int) int
+		ID             func(childComplexity int) int
+		IsActive       func(childComplexity int) int
+		Name           func(childComplexity int) int
+		RequiredFields func(childComplexity int) int
+		TriggerEvent   func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	AutomationAction struct {
+		AdvisorID  func(childComplexity int) int
+		MatchBy    func(childComplexity int) int
+		MatchField func(childComplexity int) int
+		Reason     func(childComplexity int) int
+		StageID    func(childComplexity int) int
+		Tags       func(childComplexity int) int
+		TeamID     func(childComplexity int) int
+		Type       func(childComplexity int) int
+	}
+
+	AutomationCondition struct {
+		Op    func(childComplexity int) int
+		Path  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	AutomationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AutomationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	AutomationRunPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	AutomationRunRecord struct {
+		Applied          func(childComplexity int) int
+		Attempts         func(childComplexity int) int
+		AutomationID     func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Error            func(childComplexity int) int
+		EventID          func(childComplexity int) int
+		FinishedAt       func(childComplexity int) int
+		ID               func(childComplexity int) int
+		InboundRequestID func(childComplexity int) int
+		Input            func(childComplexity int) int
+		LeadID           func(childComplexity int) int
+		NextAttemptAt    func(childComplexity int) int
+		Status           func(childComplexity int) int
 	}
 
 	CallEvent struct {
@@ -293,6 +360,7 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AssignLead                func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
 		AttachRecording           func(childComplexity int, externalCallID string, recordingURL string) int
+		CreateAutomation          func(childComplexity int, input NewAutomation) int
 		CreateContact             func(childComplexity int, input ent.CreateContactInput) int
 		CreateInboundEndpoint     func(childComplexity int, input NewInboundEndpoint) int
 		CreateLead                func(childComplexity int, input ent.CreateLeadInput) int
@@ -300,6 +368,7 @@ type ComplexityRoot struct {
 		CreateTeam                func(childComplexity int, input ent.CreateTeamInput) int
 		CreateUser                func(childComplexity int, input ent.CreateUserInput) int
 		CreateWebhookSubscription func(childComplexity int, input NewWebhookSubscription) int
+		DeleteAutomation          func(childComplexity int, id uuid.UUID) int
 		DeleteInboundEndpoint     func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription func(childComplexity int, id uuid.UUID) int
 		MarkDoNotCall             func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
@@ -308,6 +377,8 @@ type ComplexityRoot struct {
 		RecordDisposition         func(childComplexity int, input dialer.DispositionInput) int
 		ReplayWebhookDeliveries   func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
 		ReplayWebhookDelivery     func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		RetryAutomationRun        func(childComplexity int, automationID uuid.UUID, runID uuid.UUID) int
+		UpdateAutomation          func(childComplexity int, id uuid.UUID, input AutomationPatch) int
 		UpdateContact             func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
 		UpdateInboundEndpoint     func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
 		UpdateLead                func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
@@ -350,6 +421,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		AgentsBoard          func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		AutomationRuns       func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
+		Automations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) int
 		CallEvents           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
 		Contacts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
 		InboundEndpoints     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) int
@@ -470,10 +543,15 @@ type MutationResolver interface {
 	CreateInboundEndpoint(ctx context.Context, input NewInboundEndpoint) (*CreatedInboundEndpoint, error)
 	UpdateInboundEndpoint(ctx context.Context, id uuid.UUID, input InboundEndpointPatch) (*ent.InboundEndpoint, error)
 	DeleteInboundEndpoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	CreateAutomation(ctx context.Context, input NewAutomation) (*ent.Automation, error)
+	UpdateAutomation(ctx context.Context, id uuid.UUID, input AutomationPatch) (*ent.Automation, error)
+	DeleteAutomation(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	RetryAutomationRun(ctx context.Context, automationID uuid.UUID, runID uuid.UUID) (*ent.AutomationRun, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
+	Automations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) (*ent.AutomationConnection, error)
 	CallEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) (*ent.CallEventConnection, error)
 	Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
 	InboundEndpoints(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) (*ent.InboundEndpointConnection, error)
@@ -487,6 +565,7 @@ type QueryResolver interface {
 	AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error)
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error)
 	InboundRequests(ctx context.Context, endpointID uuid.UUID, page *int, limit *int) (*InboundRequestPage, error)
+	AutomationRuns(ctx context.Context, automationID uuid.UUID, status *string, page *int, limit *int) (*AutomationRunPage, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
@@ -737,6 +816,277 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AttemptRecord.StatusCode(childComplexity), true
+
+	case "Automation.actions":
+		if e.ComplexityRoot.Automation.Actions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.Actions(childComplexity), true
+	case "Automation.conditions":
+		if e.ComplexityRoot.Automation.Conditions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.Conditions(childComplexity), true
+	case "Automation.createdAt":
+		if e.ComplexityRoot.Automation.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.CreatedAt(childComplexity), true
+	case "Automation.endpointID":
+		if e.ComplexityRoot.Automation.EndpointID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.EndpointID(childComplexity), true
+	case "Automation.id":
+		if e.ComplexityRoot.Automation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.ID(childComplexity), true
+	case "Automation.isActive":
+		if e.ComplexityRoot.Automation.IsActive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.IsActive(childComplexity), true
+	case "Automation.name":
+		if e.ComplexityRoot.Automation.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.Name(childComplexity), true
+	case "Automation.requiredFields":
+		if e.ComplexityRoot.Automation.RequiredFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.RequiredFields(childComplexity), true
+	case "Automation.triggerEvent":
+		if e.ComplexityRoot.Automation.TriggerEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.TriggerEvent(childComplexity), true
+	case "Automation.updatedAt":
+		if e.ComplexityRoot.Automation.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Automation.UpdatedAt(childComplexity), true
+
+	case "AutomationAction.advisorId":
+		if e.ComplexityRoot.AutomationAction.AdvisorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.AdvisorID(childComplexity), true
+	case "AutomationAction.matchBy":
+		if e.ComplexityRoot.AutomationAction.MatchBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.MatchBy(childComplexity), true
+	case "AutomationAction.matchField":
+		if e.ComplexityRoot.AutomationAction.MatchField == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.MatchField(childComplexity), true
+	case "AutomationAction.reason":
+		if e.ComplexityRoot.AutomationAction.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Reason(childComplexity), true
+	case "AutomationAction.stageId":
+		if e.ComplexityRoot.AutomationAction.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.StageID(childComplexity), true
+	case "AutomationAction.tags":
+		if e.ComplexityRoot.AutomationAction.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Tags(childComplexity), true
+	case "AutomationAction.teamId":
+		if e.ComplexityRoot.AutomationAction.TeamID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.TeamID(childComplexity), true
+	case "AutomationAction.type":
+		if e.ComplexityRoot.AutomationAction.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Type(childComplexity), true
+
+	case "AutomationCondition.op":
+		if e.ComplexityRoot.AutomationCondition.Op == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCondition.Op(childComplexity), true
+	case "AutomationCondition.path":
+		if e.ComplexityRoot.AutomationCondition.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCondition.Path(childComplexity), true
+	case "AutomationCondition.value":
+		if e.ComplexityRoot.AutomationCondition.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCondition.Value(childComplexity), true
+
+	case "AutomationConnection.edges":
+		if e.ComplexityRoot.AutomationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationConnection.Edges(childComplexity), true
+	case "AutomationConnection.pageInfo":
+		if e.ComplexityRoot.AutomationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationConnection.PageInfo(childComplexity), true
+	case "AutomationConnection.totalCount":
+		if e.ComplexityRoot.AutomationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationConnection.TotalCount(childComplexity), true
+
+	case "AutomationEdge.cursor":
+		if e.ComplexityRoot.AutomationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEdge.Cursor(childComplexity), true
+	case "AutomationEdge.node":
+		if e.ComplexityRoot.AutomationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEdge.Node(childComplexity), true
+
+	case "AutomationRunPage.hasMore":
+		if e.ComplexityRoot.AutomationRunPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunPage.HasMore(childComplexity), true
+	case "AutomationRunPage.limit":
+		if e.ComplexityRoot.AutomationRunPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunPage.Limit(childComplexity), true
+	case "AutomationRunPage.nodes":
+		if e.ComplexityRoot.AutomationRunPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunPage.Nodes(childComplexity), true
+	case "AutomationRunPage.page":
+		if e.ComplexityRoot.AutomationRunPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunPage.Page(childComplexity), true
+	case "AutomationRunPage.total":
+		if e.ComplexityRoot.AutomationRunPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunPage.Total(childComplexity), true
+
+	case "AutomationRunRecord.applied":
+		if e.ComplexityRoot.AutomationRunRecord.Applied == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.Applied(childComplexity), true
+	case "AutomationRunRecord.attempts":
+		if e.ComplexityRoot.AutomationRunRecord.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.Attempts(childComplexity), true
+	case "AutomationRunRecord.automationId":
+		if e.ComplexityRoot.AutomationRunRecord.AutomationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.AutomationID(childComplexity), true
+	case "AutomationRunRecord.createdAt":
+		if e.ComplexityRoot.AutomationRunRecord.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.CreatedAt(childComplexity), true
+	case "AutomationRunRecord.error":
+		if e.ComplexityRoot.AutomationRunRecord.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.Error(childComplexity), true
+	case "AutomationRunRecord.eventId":
+		if e.ComplexityRoot.AutomationRunRecord.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.EventID(childComplexity), true
+	case "AutomationRunRecord.finishedAt":
+		if e.ComplexityRoot.AutomationRunRecord.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.FinishedAt(childComplexity), true
+	case "AutomationRunRecord.id":
+		if e.ComplexityRoot.AutomationRunRecord.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.ID(childComplexity), true
+	case "AutomationRunRecord.inboundRequestId":
+		if e.ComplexityRoot.AutomationRunRecord.InboundRequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.InboundRequestID(childComplexity), true
+	case "AutomationRunRecord.input":
+		if e.ComplexityRoot.AutomationRunRecord.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.Input(childComplexity), true
+	case "AutomationRunRecord.leadId":
+		if e.ComplexityRoot.AutomationRunRecord.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.LeadID(childComplexity), true
+	case "AutomationRunRecord.nextAttemptAt":
+		if e.ComplexityRoot.AutomationRunRecord.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.NextAttemptAt(childComplexity), true
+	case "AutomationRunRecord.status":
+		if e.ComplexityRoot.AutomationRunRecord.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.Status(childComplexity), true
 
 	case "CallEvent.createdAt":
 		if e.ComplexityRoot.CallEvent.CreatedAt == nil {
@@ -1553,6 +1903,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AttachRecording(childComplexity, args["externalCallId"].(string), args["recordingUrl"].(string)), true
+	case "Mutation.createAutomation":
+		if e.ComplexityRoot.Mutation.CreateAutomation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAutomation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAutomation(childComplexity, args["input"].(NewAutomation)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -1630,6 +1991,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhookSubscription(childComplexity, args["input"].(NewWebhookSubscription)), true
+	case "Mutation.deleteAutomation":
+		if e.ComplexityRoot.Mutation.DeleteAutomation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAutomation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAutomation(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.deleteInboundEndpoint":
 		if e.ComplexityRoot.Mutation.DeleteInboundEndpoint == nil {
 			break
@@ -1718,6 +2090,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["subscriptionId"].(uuid.UUID), args["deliveryId"].(uuid.UUID)), true
+	case "Mutation.retryAutomationRun":
+		if e.ComplexityRoot.Mutation.RetryAutomationRun == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryAutomationRun_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryAutomationRun(childComplexity, args["automationId"].(uuid.UUID), args["runId"].(uuid.UUID)), true
+	case "Mutation.updateAutomation":
+		if e.ComplexityRoot.Mutation.UpdateAutomation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateAutomation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateAutomation(childComplexity, args["id"].(uuid.UUID), args["input"].(AutomationPatch)), true
 	case "Mutation.updateContact":
 		if e.ComplexityRoot.Mutation.UpdateContact == nil {
 			break
@@ -1930,6 +2324,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AgentsBoard(childComplexity, args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.automationRuns":
+		if e.ComplexityRoot.Query.AutomationRuns == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automationRuns_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AutomationRuns(childComplexity, args["automationId"].(uuid.UUID), args["status"].(*string), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.automations":
+		if e.ComplexityRoot.Query.Automations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Automations(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.AutomationOrder), args["where"].(*ent.AutomationWhereInput)), true
 	case "Query.callEvents":
 		if e.ComplexityRoot.Query.CallEvents == nil {
 			break
@@ -2352,6 +2768,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAgentPresenceOrder,
 		ec.unmarshalInputAgentPresenceWhereInput,
+		ec.unmarshalInputAutomationActionInput,
+		ec.unmarshalInputAutomationConditionInput,
+		ec.unmarshalInputAutomationOrder,
+		ec.unmarshalInputAutomationPatch,
+		ec.unmarshalInputAutomationTriggerInput,
+		ec.unmarshalInputAutomationWhereInput,
 		ec.unmarshalInputCallEventInput,
 		ec.unmarshalInputCallEventOrder,
 		ec.unmarshalInputCallEventWhereInput,
@@ -2368,6 +2790,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputInboundEndpointWhereInput,
 		ec.unmarshalInputLeadOrder,
 		ec.unmarshalInputLeadWhereInput,
+		ec.unmarshalInputNewAutomation,
 		ec.unmarshalInputNewInboundEndpoint,
 		ec.unmarshalInputNewWebhookSubscription,
 		ec.unmarshalInputPipelineStageOrder,
@@ -2476,7 +2899,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2493,6 +2916,7 @@ var sources = []*ast.Source{
 	{Name: "dialer.graphql", Input: sourceData("dialer.graphql"), BuiltIn: false},
 	{Name: "webhooks.graphql", Input: sourceData("webhooks.graphql"), BuiltIn: false},
 	{Name: "inbound.graphql", Input: sourceData("inbound.graphql"), BuiltIn: false},
+	{Name: "automations.graphql", Input: sourceData("automations.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -2566,6 +2990,136 @@ func (ec *executionContext) childFields_AttemptRecord(ctx context.Context, field
 		return ec.fieldContext_AttemptRecord_responseExcerpt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AttemptRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_Automation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Automation_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Automation_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Automation_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_Automation_name(ctx, field)
+	case "isActive":
+		return ec.fieldContext_Automation_isActive(ctx, field)
+	case "endpointID":
+		return ec.fieldContext_Automation_endpointID(ctx, field)
+	case "triggerEvent":
+		return ec.fieldContext_Automation_triggerEvent(ctx, field)
+	case "requiredFields":
+		return ec.fieldContext_Automation_requiredFields(ctx, field)
+	case "conditions":
+		return ec.fieldContext_Automation_conditions(ctx, field)
+	case "actions":
+		return ec.fieldContext_Automation_actions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Automation", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationAction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_AutomationAction_type(ctx, field)
+	case "matchBy":
+		return ec.fieldContext_AutomationAction_matchBy(ctx, field)
+	case "matchField":
+		return ec.fieldContext_AutomationAction_matchField(ctx, field)
+	case "tags":
+		return ec.fieldContext_AutomationAction_tags(ctx, field)
+	case "stageId":
+		return ec.fieldContext_AutomationAction_stageId(ctx, field)
+	case "advisorId":
+		return ec.fieldContext_AutomationAction_advisorId(ctx, field)
+	case "teamId":
+		return ec.fieldContext_AutomationAction_teamId(ctx, field)
+	case "reason":
+		return ec.fieldContext_AutomationAction_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationAction", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationCondition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "path":
+		return ec.fieldContext_AutomationCondition_path(ctx, field)
+	case "op":
+		return ec.fieldContext_AutomationCondition_op(ctx, field)
+	case "value":
+		return ec.fieldContext_AutomationCondition_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationCondition", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AutomationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AutomationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AutomationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AutomationEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AutomationEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRunPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AutomationRunPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_AutomationRunPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_AutomationRunPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_AutomationRunPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AutomationRunPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRunPage", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRunRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AutomationRunRecord_id(ctx, field)
+	case "automationId":
+		return ec.fieldContext_AutomationRunRecord_automationId(ctx, field)
+	case "status":
+		return ec.fieldContext_AutomationRunRecord_status(ctx, field)
+	case "attempts":
+		return ec.fieldContext_AutomationRunRecord_attempts(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_AutomationRunRecord_nextAttemptAt(ctx, field)
+	case "inboundRequestId":
+		return ec.fieldContext_AutomationRunRecord_inboundRequestId(ctx, field)
+	case "eventId":
+		return ec.fieldContext_AutomationRunRecord_eventId(ctx, field)
+	case "input":
+		return ec.fieldContext_AutomationRunRecord_input(ctx, field)
+	case "applied":
+		return ec.fieldContext_AutomationRunRecord_applied(ctx, field)
+	case "leadId":
+		return ec.fieldContext_AutomationRunRecord_leadId(ctx, field)
+	case "error":
+		return ec.fieldContext_AutomationRunRecord_error(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AutomationRunRecord_createdAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_AutomationRunRecord_finishedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRunRecord", field.Name)
 }
 
 func (ec *executionContext) childFields_CallEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3352,6 +3906,20 @@ func (ec *executionContext) field_Mutation_attachRecording_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createAutomation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (NewAutomation, error) {
+			return ec.unmarshalNNewAutomation2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewAutomation(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3447,6 +4015,20 @@ func (ec *executionContext) field_Mutation_createWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteAutomation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -3607,6 +4189,50 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 		return nil, err
 	}
 	args["deliveryId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retryAutomationRun_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "automationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["automationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "runId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["runId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateAutomation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AutomationPatch, error) {
+			return ec.unmarshalNAutomationPatch2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationPatch(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -3819,6 +4445,98 @@ func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automationRuns_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "automationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["automationId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.AutomationOrder, error) {
+			return ec.unmarshalOAutomationOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.AutomationWhereInput, error) {
+			return ec.unmarshalOAutomationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5357,6 +6075,1072 @@ func (ec *executionContext) _AttemptRecord_responseExcerpt(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_AttemptRecord_responseExcerpt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AttemptRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_id(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_name(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_endpointID(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_endpointID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndpointID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_endpointID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_triggerEvent(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_triggerEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriggerEvent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_triggerEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_requiredFields(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_requiredFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequiredFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_requiredFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Automation_conditions(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_conditions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conditions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []autodef.Condition) graphql.Marshaler {
+			return ec.marshalNAutomationCondition2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_conditions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Automation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationCondition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Automation_actions(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Automation_actions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []autodef.Action) graphql.Marshaler {
+			return ec.marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Automation_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Automation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationAction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationAction_type(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_matchBy(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_matchBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_matchBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_matchField(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_matchField(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchField, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_matchField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_tags(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_stageId(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_advisorId(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_advisorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdvisorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_advisorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_teamId(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_teamId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TeamID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_teamId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_reason(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCondition_path(ctx context.Context, field graphql.CollectedField, obj *autodef.Condition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCondition_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCondition_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCondition", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCondition_op(ctx context.Context, field graphql.CollectedField, obj *autodef.Condition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCondition_op(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Op, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCondition_op(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCondition", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCondition_value(ctx context.Context, field graphql.CollectedField, obj *autodef.Condition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCondition_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCondition_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCondition", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AutomationEdge) graphql.Marshaler {
+			return ec.marshalOAutomationEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Automation) graphql.Marshaler {
+			return ec.marshalOAutomation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Automation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunPage_nodes(ctx context.Context, field graphql.CollectedField, obj *AutomationRunPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AutomationRun) graphql.Marshaler {
+			return ec.marshalNAutomationRunRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRunPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRunRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRunPage_total(ctx context.Context, field graphql.CollectedField, obj *AutomationRunPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunPage_page(ctx context.Context, field graphql.CollectedField, obj *AutomationRunPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunPage_limit(ctx context.Context, field graphql.CollectedField, obj *AutomationRunPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *AutomationRunPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_id(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_automationId(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_automationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutomationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_automationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_status(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v automationrun.Status) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautomationrunᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_attempts(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_nextAttemptAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextAttemptAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_inboundRequestId(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_inboundRequestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InboundRequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_inboundRequestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_eventId(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_input(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_applied(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_applied(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Applied, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+			return ec.marshalNMap2ᚕmapᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_applied(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Map does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_error(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_finishedAt(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _CallEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
@@ -9649,6 +11433,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteInboundEndpoint(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createAutomation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAutomation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAutomation(ctx, fc.Args["input"].(NewAutomation))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Automation) graphql.Marshaler {
+			return ec.marshalNAutomation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAutomation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Automation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAutomation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateAutomation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateAutomation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateAutomation(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(AutomationPatch))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Automation) graphql.Marshaler {
+			return ec.marshalNAutomation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateAutomation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Automation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateAutomation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAutomation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAutomation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAutomation(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAutomation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAutomation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retryAutomationRun(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retryAutomationRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetryAutomationRun(ctx, fc.Args["automationId"].(uuid.UUID), fc.Args["runId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AutomationRun) graphql.Marshaler {
+			return ec.marshalNAutomationRunRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retryAutomationRun(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRunRecord(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retryAutomationRun_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10181,6 +12141,50 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Automations(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AutomationOrder), fc.Args["where"].(*ent.AutomationWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AutomationConnection) graphql.Marshaler {
+			return ec.marshalNAutomationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10753,6 +12757,50 @@ func (ec *executionContext) fieldContext_Query_inboundRequests(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_inboundRequests_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationRuns(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationRuns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AutomationRuns(ctx, fc.Args["automationId"].(uuid.UUID), fc.Args["status"].(*string), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AutomationRunPage) graphql.Marshaler {
+			return ec.marshalNAutomationRunPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationRunPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationRuns(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRunPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automationRuns_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13678,6 +15726,736 @@ func (ec *executionContext) unmarshalInputAgentPresenceWhereInput(ctx context.Co
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAutomationActionInput(ctx context.Context, obj any) (autodef.Action, error) {
+	var it autodef.Action
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "matchBy", "matchField", "tags", "stageId", "advisorId", "teamId", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "matchBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchBy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchBy = data
+		case "matchField":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchField"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchField = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "stageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StageID = data
+		case "advisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorID = data
+		case "teamId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TeamID = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAutomationConditionInput(ctx context.Context, obj any) (autodef.Condition, error) {
+	var it autodef.Condition
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"path", "op", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "path":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("path"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Path = data
+		case "op":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("op"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Op = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAutomationOrder(ctx context.Context, obj any) (ent.AutomationOrder, error) {
+	var it ent.AutomationOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNAutomationOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAutomationPatch(ctx context.Context, obj any) (AutomationPatch, error) {
+	var it AutomationPatch
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "trigger", "conditions", "actions", "requiredFields", "isActive"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "trigger":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trigger"))
+			data, err := ec.unmarshalOAutomationTriggerInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationTriggerInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Trigger = data
+		case "conditions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
+			data, err := ec.unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Conditions = data
+		case "actions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actions"))
+			data, err := ec.unmarshalOAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Actions = data
+		case "requiredFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requiredFields"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequiredFields = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAutomationTriggerInput(ctx context.Context, obj any) (AutomationTriggerInput, error) {
+	var it AutomationTriggerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"endpointId", "event"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "endpointId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointID = data
+		case "event":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("event"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Event = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputAutomationWhereInput(ctx context.Context, obj any) (ent.AutomationWhereInput, error) {
+	var it ent.AutomationWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "isActive", "isActiveNEQ", "endpointID", "endpointIDNEQ", "endpointIDIn", "endpointIDNotIn", "endpointIDIsNil", "endpointIDNotNil", "triggerEvent", "triggerEventNEQ", "triggerEventIn", "triggerEventNotIn", "triggerEventGT", "triggerEventGTE", "triggerEventLT", "triggerEventLTE", "triggerEventContains", "triggerEventHasPrefix", "triggerEventHasSuffix", "triggerEventIsNil", "triggerEventNotNil", "triggerEventEqualFold", "triggerEventContainsFold"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOAutomationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOAutomationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOAutomationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "nameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNEQ = data
+		case "nameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameIn = data
+		case "nameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNotIn = data
+		case "nameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGT = data
+		case "nameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGTE = data
+		case "nameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLT = data
+		case "nameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLTE = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
+		case "nameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasPrefix = data
+		case "nameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasSuffix = data
+		case "nameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameEqualFold = data
+		case "nameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContainsFold = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "isActiveNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActiveNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActiveNEQ = data
+		case "endpointID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointID"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointID = data
+		case "endpointIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointIDNEQ = data
+		case "endpointIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointIDIn = data
+		case "endpointIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointIDNotIn = data
+		case "endpointIDIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointIDIsNil = data
+		case "endpointIDNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndpointIDNotNil = data
+		case "triggerEvent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEvent"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEvent = data
+		case "triggerEventNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventNEQ = data
+		case "triggerEventIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventIn = data
+		case "triggerEventNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventNotIn = data
+		case "triggerEventGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventGT = data
+		case "triggerEventGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventGTE = data
+		case "triggerEventLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventLT = data
+		case "triggerEventLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventLTE = data
+		case "triggerEventContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventContains = data
+		case "triggerEventHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventHasPrefix = data
+		case "triggerEventHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventHasSuffix = data
+		case "triggerEventIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventIsNil = data
+		case "triggerEventNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventNotNil = data
+		case "triggerEventEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventEqualFold = data
+		case "triggerEventContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggerEventContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggerEventContainsFold = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCallEventInput(ctx context.Context, obj any) (dialer.CallEventInput, error) {
 	var it dialer.CallEventInput
 	if obj == nil {
@@ -15368,7 +18146,7 @@ func (ec *executionContext) unmarshalInputCreateLeadInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"businessName", "contactFirstName", "contactLastName", "email", "phone", "industry", "monthlyRevenue", "requestedAmount", "source", "priority", "tags", "customFields", "stageID", "primaryAdvisorID", "contactID"}
+	fieldsInOrder := [...]string{"businessName", "contactFirstName", "contactLastName", "email", "phone", "industry", "monthlyRevenue", "requestedAmount", "source", "priority", "tags", "customFields", "externalIds", "stageID", "primaryAdvisorID", "contactID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15459,6 +18237,13 @@ func (ec *executionContext) unmarshalInputCreateLeadInput(ctx context.Context, o
 				return it, err
 			}
 			it.CustomFields = data
+		case "externalIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalIds"))
+			data, err := ec.unmarshalOMap2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalIds = data
 		case "stageID":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageID"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
@@ -18285,6 +21070,71 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasCallEventsWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNewAutomation(ctx context.Context, obj any) (NewAutomation, error) {
+	var it NewAutomation
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "trigger", "conditions", "actions", "requiredFields", "isActive"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "trigger":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trigger"))
+			data, err := ec.unmarshalNAutomationTriggerInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationTriggerInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Trigger = data
+		case "conditions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
+			data, err := ec.unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Conditions = data
+		case "actions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actions"))
+			data, err := ec.unmarshalNAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Actions = data
+		case "requiredFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requiredFields"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequiredFields = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
 		}
 	}
 	return it, nil
@@ -21132,6 +23982,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._CallEvent(ctx, sel, obj)
+	case *ent.Automation:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Automation(ctx, sel, obj)
 	case *ent.AgentPresence:
 		if obj == nil {
 			return graphql.Null
@@ -21473,6 +24328,413 @@ func (ec *executionContext) _AttemptRecord(ctx context.Context, sel ast.Selectio
 			out.Values[i] = ec._AttemptRecord_error(ctx, field, obj)
 		case "responseExcerpt":
 			out.Values[i] = ec._AttemptRecord_responseExcerpt(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationImplementors = []string{"Automation", "Node"}
+
+func (ec *executionContext) _Automation(ctx context.Context, sel ast.SelectionSet, obj *ent.Automation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Automation")
+		case "id":
+			out.Values[i] = ec._Automation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Automation_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Automation_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Automation_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isActive":
+			out.Values[i] = ec._Automation_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endpointID":
+			out.Values[i] = ec._Automation_endpointID(ctx, field, obj)
+		case "triggerEvent":
+			out.Values[i] = ec._Automation_triggerEvent(ctx, field, obj)
+		case "requiredFields":
+			out.Values[i] = ec._Automation_requiredFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conditions":
+			out.Values[i] = ec._Automation_conditions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actions":
+			out.Values[i] = ec._Automation_actions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationActionImplementors = []string{"AutomationAction"}
+
+func (ec *executionContext) _AutomationAction(ctx context.Context, sel ast.SelectionSet, obj *autodef.Action) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationActionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationAction")
+		case "type":
+			out.Values[i] = ec._AutomationAction_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matchBy":
+			out.Values[i] = ec._AutomationAction_matchBy(ctx, field, obj)
+		case "matchField":
+			out.Values[i] = ec._AutomationAction_matchField(ctx, field, obj)
+		case "tags":
+			out.Values[i] = ec._AutomationAction_tags(ctx, field, obj)
+		case "stageId":
+			out.Values[i] = ec._AutomationAction_stageId(ctx, field, obj)
+		case "advisorId":
+			out.Values[i] = ec._AutomationAction_advisorId(ctx, field, obj)
+		case "teamId":
+			out.Values[i] = ec._AutomationAction_teamId(ctx, field, obj)
+		case "reason":
+			out.Values[i] = ec._AutomationAction_reason(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationConditionImplementors = []string{"AutomationCondition"}
+
+func (ec *executionContext) _AutomationCondition(ctx context.Context, sel ast.SelectionSet, obj *autodef.Condition) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationConditionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationCondition")
+		case "path":
+			out.Values[i] = ec._AutomationCondition_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "op":
+			out.Values[i] = ec._AutomationCondition_op(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._AutomationCondition_value(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationConnectionImplementors = []string{"AutomationConnection"}
+
+func (ec *executionContext) _AutomationConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.AutomationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationConnection")
+		case "edges":
+			out.Values[i] = ec._AutomationConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._AutomationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AutomationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationEdgeImplementors = []string{"AutomationEdge"}
+
+func (ec *executionContext) _AutomationEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.AutomationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationEdge")
+		case "node":
+			out.Values[i] = ec._AutomationEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._AutomationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationRunPageImplementors = []string{"AutomationRunPage"}
+
+func (ec *executionContext) _AutomationRunPage(ctx context.Context, sel ast.SelectionSet, obj *AutomationRunPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationRunPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRunPage")
+		case "nodes":
+			out.Values[i] = ec._AutomationRunPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._AutomationRunPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._AutomationRunPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._AutomationRunPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AutomationRunPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var automationRunRecordImplementors = []string{"AutomationRunRecord"}
+
+func (ec *executionContext) _AutomationRunRecord(ctx context.Context, sel ast.SelectionSet, obj *ent.AutomationRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationRunRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRunRecord")
+		case "id":
+			out.Values[i] = ec._AutomationRunRecord_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "automationId":
+			out.Values[i] = ec._AutomationRunRecord_automationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._AutomationRunRecord_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempts":
+			out.Values[i] = ec._AutomationRunRecord_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextAttemptAt":
+			out.Values[i] = ec._AutomationRunRecord_nextAttemptAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inboundRequestId":
+			out.Values[i] = ec._AutomationRunRecord_inboundRequestId(ctx, field, obj)
+		case "eventId":
+			out.Values[i] = ec._AutomationRunRecord_eventId(ctx, field, obj)
+		case "input":
+			out.Values[i] = ec._AutomationRunRecord_input(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applied":
+			out.Values[i] = ec._AutomationRunRecord_applied(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leadId":
+			out.Values[i] = ec._AutomationRunRecord_leadId(ctx, field, obj)
+		case "error":
+			out.Values[i] = ec._AutomationRunRecord_error(ctx, field, obj)
+		case "createdAt":
+			out.Values[i] = ec._AutomationRunRecord_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "finishedAt":
+			out.Values[i] = ec._AutomationRunRecord_finishedAt(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23127,6 +26389,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createAutomation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAutomation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateAutomation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateAutomation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAutomation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAutomation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryAutomationRun":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retryAutomationRun(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23452,6 +26742,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automations(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "callEvents":
 			field := field
 
@@ -23726,6 +27038,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_inboundRequests(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationRuns":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationRuns(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -24816,6 +28150,174 @@ func (ec *executionContext) marshalNAttemptRecord2ᚖgithubᚗcomᚋlendingpipe�
 	return ec._AttemptRecord(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAutomation2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx context.Context, sel ast.SelectionSet, v ent.Automation) graphql.Marshaler {
+	return ec._Automation(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx context.Context, sel ast.SelectionSet, v *ent.Automation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Automation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationAction2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx context.Context, sel ast.SelectionSet, v autodef.Action) graphql.Marshaler {
+	return ec._AutomationAction(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx context.Context, sel ast.SelectionSet, v []autodef.Action) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationAction2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx context.Context, v any) ([]*autodef.Action, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*autodef.Action, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx context.Context, v any) (*autodef.Action, error) {
+	res, err := ec.unmarshalInputAutomationActionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutomationCondition2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx context.Context, sel ast.SelectionSet, v autodef.Condition) graphql.Marshaler {
+	return ec._AutomationCondition(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationCondition2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx context.Context, sel ast.SelectionSet, v []autodef.Condition) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationCondition2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNAutomationConditionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx context.Context, v any) (*autodef.Condition, error) {
+	res, err := ec.unmarshalInputAutomationConditionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutomationConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationConnection(ctx context.Context, sel ast.SelectionSet, v ent.AutomationConnection) graphql.Marshaler {
+	return ec._AutomationConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationConnection(ctx context.Context, sel ast.SelectionSet, v *ent.AutomationConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAutomationOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationOrderField(ctx context.Context, v any) (*ent.AutomationOrderField, error) {
+	var res = new(ent.AutomationOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutomationOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.AutomationOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNAutomationPatch2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationPatch(ctx context.Context, v any) (AutomationPatch, error) {
+	res, err := ec.unmarshalInputAutomationPatch(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutomationRunPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationRunPage(ctx context.Context, sel ast.SelectionSet, v AutomationRunPage) graphql.Marshaler {
+	return ec._AutomationRunPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationRunPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationRunPage(ctx context.Context, sel ast.SelectionSet, v *AutomationRunPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationRunPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationRunRecord2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationRun(ctx context.Context, sel ast.SelectionSet, v ent.AutomationRun) graphql.Marshaler {
+	return ec._AutomationRunRecord(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationRunRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationRunᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.AutomationRun) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationRunRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationRunRecord2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationRun(ctx context.Context, sel ast.SelectionSet, v *ent.AutomationRun) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationRunRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAutomationTriggerInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationTriggerInput(ctx context.Context, v any) (*AutomationTriggerInput, error) {
+	res, err := ec.unmarshalInputAutomationTriggerInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAutomationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInput(ctx context.Context, v any) (*ent.AutomationWhereInput, error) {
+	res, err := ec.unmarshalInputAutomationWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25358,6 +28860,41 @@ func (ec *executionContext) marshalNMap2map(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNMap2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMap2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNMap2ᚕmapᚄ(ctx context.Context, sel ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNMap2map(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNNewAutomation2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewAutomation(ctx context.Context, v any) (NewAutomation, error) {
+	res, err := ec.unmarshalInputNewAutomation(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNNewInboundEndpoint2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐNewInboundEndpoint(ctx context.Context, v any) (NewInboundEndpoint, error) {
 	res, err := ec.unmarshalInputNewInboundEndpoint(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25454,6 +28991,16 @@ func (ec *executionContext) unmarshalNPipelineStageWhereInput2ᚖgithubᚗcomᚋ
 func (ec *executionContext) unmarshalNPresenceInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐPresenceInput(ctx context.Context, v any) (dialer.PresenceInput, error) {
 	res, err := ec.unmarshalInputPresenceInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautomationrunᚐStatus(ctx context.Context, v any) (automationrun.Status, error) {
+	var res automationrun.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautomationrunᚐStatus(ctx context.Context, sel ast.SelectionSet, v automationrun.Status) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋinboundrequestᚐStatus(ctx context.Context, v any) (inboundrequest.Status, error) {
@@ -25951,6 +29498,111 @@ func (ec *executionContext) unmarshalOAgentPresenceWhereInput2ᚖgithubᚗcomᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOAutomation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx context.Context, sel ast.SelectionSet, v *ent.Automation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Automation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx context.Context, v any) ([]*autodef.Action, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*autodef.Action, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx context.Context, v any) ([]*autodef.Condition, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*autodef.Condition, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAutomationConditionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOAutomationEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.AutomationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOAutomationEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOAutomationEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationEdge(ctx context.Context, sel ast.SelectionSet, v *ent.AutomationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AutomationEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAutomationOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationOrder(ctx context.Context, v any) (*ent.AutomationOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAutomationOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAutomationTriggerInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAutomationTriggerInput(ctx context.Context, v any) (*AutomationTriggerInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAutomationTriggerInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOAutomationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInputᚄ(ctx context.Context, v any) ([]*ent.AutomationWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.AutomationWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAutomationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOAutomationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomationWhereInput(ctx context.Context, v any) (*ent.AutomationWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAutomationWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26425,6 +30077,24 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOJSON2interface(ctx context.Context, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalAny(v)
+	return res
+}
+
 func (ec *executionContext) marshalOLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -26748,6 +30418,18 @@ func (ec *executionContext) unmarshalOPipelineStageWhereInput2ᚖgithubᚗcomᚋ
 	}
 	res, err := ec.unmarshalInputPipelineStageWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -3,8 +3,10 @@
 package graph
 
 import (
+	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -15,6 +17,29 @@ type AgentBoard struct {
 	Page    int                   `json:"page"`
 	Limit   int                   `json:"limit"`
 	HasMore bool                  `json:"hasMore"`
+}
+
+type AutomationPatch struct {
+	Name           *string                 `json:"name,omitempty"`
+	Trigger        *AutomationTriggerInput `json:"trigger,omitempty"`
+	Conditions     []*autodef.Condition    `json:"conditions,omitempty"`
+	Actions        []*autodef.Action       `json:"actions,omitempty"`
+	RequiredFields []string                `json:"requiredFields,omitempty"`
+	IsActive       *bool                   `json:"isActive,omitempty"`
+}
+
+type AutomationRunPage struct {
+	Nodes   []*ent.AutomationRun `json:"nodes"`
+	Total   int                  `json:"total"`
+	Page    int                  `json:"page"`
+	Limit   int                  `json:"limit"`
+	HasMore bool                 `json:"hasMore"`
+}
+
+// Exactly one of an inbound endpoint or an event type (see the webhook catalog).
+type AutomationTriggerInput struct {
+	EndpointID *uuid.UUID `json:"endpointId,omitempty"`
+	Event      *string    `json:"event,omitempty"`
 }
 
 // A new endpoint with its signing secret, which is never shown again.
@@ -69,6 +94,16 @@ type LeadPage struct {
 	Page    int  `json:"page"`
 	Limit   int  `json:"limit"`
 	HasMore bool `json:"hasMore"`
+}
+
+type NewAutomation struct {
+	Name       string                  `json:"name"`
+	Trigger    *AutomationTriggerInput `json:"trigger"`
+	Conditions []*autodef.Condition    `json:"conditions,omitempty"`
+	Actions    []*autodef.Action       `json:"actions"`
+	// Input fields a run needs; a run without one fails without retrying.
+	RequiredFields []string `json:"requiredFields,omitempty"`
+	IsActive       *bool    `json:"isActive,omitempty"`
 }
 
 type NewInboundEndpoint struct {

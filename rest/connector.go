@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
 )
 
 // connectorScopes are what a dialer connector may do: record calls and
@@ -78,7 +79,7 @@ func connectorBody(r *http.Request) (map[string]json.RawMessage, bool, error) {
 		obj, err := dialer.ParseForm(body)
 		return obj, true, err
 	}
-	obj, err := parseObject(body)
+	obj, err := reqbody.ParseObject(body)
 	return obj, false, err
 }
 
@@ -164,12 +165,12 @@ func (h connectorHandlers) leadUpdate(w http.ResponseWriter, r *http.Request, ob
 		return err
 	}
 	delete(fields, "leadId")
-	var body leadFields
-	if err := decodeFields(fields, &body, patchRefused); err != nil {
+	var body reqbody.LeadFields
+	if err := reqbody.Decode(fields, &body, reqbody.PatchRefused); err != nil {
 		return err
 	}
 	l, err := h.leads().mutate(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.UpdateLead(ctx, *id, body.updateInput())
+		return m.UpdateLead(ctx, *id, body.UpdateInput())
 	})
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
 )
 
 // callEventAttributes is a call event as SPEC 2.3 shows it, plus notes.
@@ -73,7 +74,7 @@ func payload(r *http.Request, fields []string) (*dialer.Payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, err := parseObject(body)
+	obj, err := reqbody.ParseObject(body)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -55,8 +56,8 @@ func inboundResource(ep *ent.InboundEndpoint, secret string) Resource {
 
 func (h inboundHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
-		Name    Opt[string]         `json:"name"`
-		Mapping Opt[map[string]any] `json:"mapping"`
+		Name    reqbody.Opt[string]         `json:"name"`
+		Mapping reqbody.Opt[map[string]any] `json:"mapping"`
 	}
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
@@ -97,9 +98,9 @@ func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var body struct {
-		Name     Opt[string]         `json:"name"`
-		Mapping  Opt[map[string]any] `json:"mapping"`
-		IsActive Opt[bool]           `json:"isActive"`
+		Name     reqbody.Opt[string]         `json:"name"`
+		Mapping  reqbody.Opt[map[string]any] `json:"mapping"`
+		IsActive reqbody.Opt[bool]           `json:"isActive"`
 	}
 	if err := decodeBody(r, &body, map[string]string{"secret": "cannot be changed; create a new endpoint to rotate it"}); err != nil {
 		return err

@@ -134,7 +134,7 @@ func TestInboundMappingAndDedup(t *testing.T) {
 	if _, ok := mapped["missing"]; ok {
 		t.Errorf("a missing path was set: %v", mapped["missing"])
 	}
-	if a["webhookId"] != "partner-42" || a["signatureValid"] != true || a["status"] != "received" {
+	if a["webhookId"] != "partner-42" || a["signatureValid"] != true || a["status"] != "processed" {
 		t.Errorf("log = %v", a)
 	}
 	// After the window the same id is a new request.

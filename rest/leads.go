@@ -11,78 +11,10 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
 )
-
-// leadFields are the members POST /v1/leads accepts (SPEC 4.1).
-type leadFields struct {
-	BusinessName     Opt[string]         `json:"businessName"`
-	ContactFirstName Opt[string]         `json:"contactFirstName"`
-	ContactLastName  Opt[string]         `json:"contactLastName"`
-	Email            Opt[string]         `json:"email"`
-	Phone            Opt[string]         `json:"phone"`
-	Industry         Opt[string]         `json:"industry"`
-	MonthlyRevenue   Opt[string]         `json:"monthlyRevenue"`
-	RequestedAmount  Opt[string]         `json:"requestedAmount"`
-	Priority         Opt[lead.Priority]  `json:"priority"`
-	Tags             Opt[[]string]       `json:"tags"`
-	CustomFields     Opt[map[string]any] `json:"customFields"`
-}
-
-type createLeadBody struct {
-	leadFields
-	Source            Opt[lead.Source] `json:"source"`
-	StageID           Opt[uuid.UUID]   `json:"stageId"`
-	AssignToAdvisorID Opt[uuid.UUID]   `json:"assignToAdvisorId"`
-	ContactID         Opt[uuid.UUID]   `json:"contactId"`
-}
-
-// patchRefused names the create fields PATCH does not take (SPEC 4.1).
-var patchRefused = map[string]string{
-	"source":            "cannot be changed after the lead is created",
-	"stageId":           "cannot be changed with PATCH; use POST /v1/leads/{id}/stage",
-	"assignToAdvisorId": "cannot be changed with PATCH; use POST /v1/leads/{id}/assign",
-	"contactId":         "cannot be changed after the lead is created",
-}
-
-func (b createLeadBody) input() ent.CreateLeadInput {
-	f := b.leadFields
-	return ent.CreateLeadInput{
-		BusinessName: f.BusinessName.Ptr(), ContactFirstName: f.ContactFirstName.Ptr(),
-		ContactLastName: f.ContactLastName.Ptr(), Email: f.Email.Ptr(), Phone: f.Phone.Ptr(),
-		Industry: f.Industry.Ptr(), MonthlyRevenue: f.MonthlyRevenue.Ptr(), RequestedAmount: f.RequestedAmount.Ptr(),
-		Source: b.Source.Ptr(), Priority: f.Priority.Ptr(), Tags: f.Tags.Value, CustomFields: f.CustomFields.Value,
-		StageID: b.StageID.Ptr(), PrimaryAdvisorID: b.AssignToAdvisorID.Ptr(), ContactID: b.ContactID.Ptr(),
-	}
-}
-
-// updateInput maps PATCH members: absent leaves a value, null clears it.
-func (f leadFields) updateInput() ent.UpdateLeadInput {
-	in := ent.UpdateLeadInput{
-		BusinessName: f.BusinessName.Ptr(), ClearBusinessName: f.BusinessName.Null,
-		ContactFirstName: f.ContactFirstName.Ptr(), ClearContactFirstName: f.ContactFirstName.Null,
-		ContactLastName: f.ContactLastName.Ptr(), ClearContactLastName: f.ContactLastName.Null,
-		Email: f.Email.Ptr(), ClearEmail: f.Email.Null,
-		Phone: f.Phone.Ptr(), ClearPhone: f.Phone.Null,
-		Industry: f.Industry.Ptr(), ClearIndustry: f.Industry.Null,
-		MonthlyRevenue: f.MonthlyRevenue.Ptr(), ClearMonthlyRevenue: f.MonthlyRevenue.Null,
-		RequestedAmount: f.RequestedAmount.Ptr(), ClearRequestedAmount: f.RequestedAmount.Null,
-		Priority: f.Priority.Ptr(),
-	}
-	if f.Priority.Null {
-		normal := lead.PriorityNormal
-		in.Priority = &normal
-	}
-	if f.Tags.Set {
-		in.Tags = nonNilSlice(f.Tags.Value) // null clears: no tags
-	}
-	if f.CustomFields.Set {
-		in.CustomFields = nonNilMap(f.CustomFields.Value)
-	}
-	return in
-}
 
 // leadHandlers translates /v1/leads onto the GraphQL resolvers.
 type leadHandlers struct {
@@ -149,12 +81,12 @@ func (h leadHandlers) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h leadHandlers) create(w http.ResponseWriter, r *http.Request) error {
-	var body createLeadBody
+	var body reqbody.CreateLead
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}
 	l, err := h.mutate(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.CreateLead(ctx, body.input())
+		return m.CreateLead(ctx, body.Input())
 	})
 	if err != nil {
 		return err
@@ -168,12 +100,12 @@ func (h leadHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var body leadFields
-	if err := decodeBody(r, &body, patchRefused); err != nil {
+	var body reqbody.LeadFields
+	if err := decodeBody(r, &body, reqbody.PatchRefused); err != nil {
 		return err
 	}
 	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.UpdateLead(ctx, id, body.updateInput())
+		return m.UpdateLead(ctx, id, body.UpdateInput())
 	})
 }
 
@@ -213,7 +145,7 @@ func pathAndBodyID(r *http.Request, name string) (id, value uuid.UUID, err error
 	if err != nil {
 		return id, value, err
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range reqbody.SortedKeys(obj) {
 		if k != name {
 			return id, value, apperr.Invalid(k, "unknown field")
 		}
@@ -223,7 +155,7 @@ func pathAndBodyID(r *http.Request, name string) (id, value uuid.UUID, err error
 		return id, value, apperr.Invalid(name, "is required")
 	}
 	if err := json.Unmarshal(raw, &value); err != nil {
-		return id, value, apperr.Invalid(name, "%s", typeProblem(err))
+		return id, value, apperr.Invalid(name, "%s", reqbody.TypeProblem(err))
 	}
 	return id, value, nil
 }
@@ -269,5 +201,5 @@ func decodeBody(r *http.Request, dst any, refused map[string]string) error {
 	if err != nil {
 		return err
 	}
-	return decodeFields(obj, dst, refused)
+	return reqbody.Decode(obj, dst, refused)
 }

@@ -33,6 +33,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	dialerH := dialerHandlers{resolver: resolver, client: db.Client}
 	hooks := webhookHandlers{resolver: resolver, client: db.Client}
 	inbound := inboundHandlers{resolver: resolver, client: db.Client, now: cfg.Now}
+	autos := automationHandlers{resolver: resolver, client: db.Client}
 	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
 
@@ -95,6 +96,15 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 			r.Patch("/{id}", errorHandler(inbound.patch).ServeHTTP)
 			r.Delete("/{id}", errorHandler(inbound.delete).ServeHTTP)
 			r.Get("/{id}/requests", errorHandler(inbound.requests).ServeHTTP)
+		})
+		r.Route("/v1/automations", func(r chi.Router) {
+			r.Get("/", errorHandler(autos.list).ServeHTTP)
+			r.Post("/", errorHandler(autos.create).ServeHTTP)
+			r.Get("/{id}", errorHandler(autos.get).ServeHTTP)
+			r.Patch("/{id}", errorHandler(autos.patch).ServeHTTP)
+			r.Delete("/{id}", errorHandler(autos.delete).ServeHTTP)
+			r.Get("/{id}/runs", errorHandler(autos.runs).ServeHTTP)
+			r.Post("/{id}/runs/{runId}/retry", errorHandler(autos.retry).ServeHTTP)
 		})
 	})
 	return r

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -47,9 +48,9 @@ type webhookHandlers struct {
 
 func (h webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
-		URL    Opt[string]   `json:"url"`
-		Events Opt[[]string] `json:"events"`
-		Secret Opt[string]   `json:"secret"`
+		URL    reqbody.Opt[string]   `json:"url"`
+		Events reqbody.Opt[[]string] `json:"events"`
+		Secret reqbody.Opt[string]   `json:"secret"`
 	}
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
@@ -94,9 +95,9 @@ func (h webhookHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var body struct {
-		URL      Opt[string]   `json:"url"`
-		Events   Opt[[]string] `json:"events"`
-		IsActive Opt[bool]     `json:"isActive"`
+		URL      reqbody.Opt[string]   `json:"url"`
+		Events   reqbody.Opt[[]string] `json:"events"`
+		IsActive reqbody.Opt[bool]     `json:"isActive"`
 	}
 	if err := decodeBody(r, &body, map[string]string{"secret": "cannot be changed; create a new subscription to rotate it"}); err != nil {
 		return err
@@ -212,8 +213,8 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	var body struct {
-		Since Opt[time.Time] `json:"since"`
-		Until Opt[time.Time] `json:"until"`
+		Since reqbody.Opt[time.Time] `json:"since"`
+		Until reqbody.Opt[time.Time] `json:"until"`
 	}
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err

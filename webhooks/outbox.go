@@ -32,7 +32,11 @@ func Emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string,
 }
 
 func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude *uuid.UUID) error {
-	err := c.WebhookEvent.Create().SetOrgID(orgID).SetEventType(eventType).SetData(data).
+	depth := 0
+	if v, ok := viewer.FromContext(ctx); ok {
+		depth = v.Depth
+	}
+	err := c.WebhookEvent.Create().SetOrgID(orgID).SetEventType(eventType).SetData(data).SetDepth(depth).
 		SetOccurredAt(time.Now().UTC().Truncate(time.Microsecond)).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", eventType, err)
@@ -41,11 +45,12 @@ func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string,
 	return nil
 }
 
-// Actor names who made a change: the API key's id, or "system".
+// Actor names who made a change: the API key's id, "automation:<id>", or
+// "system".
 func Actor(ctx context.Context) *string {
 	s := "system"
-	if v, ok := viewer.FromContext(ctx); ok && v.KeyID != uuid.Nil {
-		s = v.KeyID.String()
+	if v, ok := viewer.FromContext(ctx); ok && v.Actor() != "" {
+		s = v.Actor()
 	}
 	return &s
 }

@@ -53,6 +53,7 @@ func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookI
 		return nil, err
 	}
 	defer tx.Rollback()
+	ctx = ent.NewTxContext(ctx, tx) // wakes the runner on commit
 	var dedup *string
 	if webhookID != "" {
 		dedup = &webhookID
@@ -84,6 +85,16 @@ func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookI
 	}
 	if err != nil {
 		return nil, err
+	}
+	n, err := enqueueForRequest(ctx, tx.Client(), req, now.UTC())
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		// Nothing to run: the request is done with once stored.
+		if req, err = tx.InboundRequest.UpdateOne(req).SetStatus(inboundrequest.StatusProcessed).Save(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return req, tx.Commit()
 }

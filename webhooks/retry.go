@@ -83,3 +83,10 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// RetryDelay is the wait before the next try of something that has failed
+// attempts times on this schedule, and whether there is one. Automation
+// runs retry on it too.
+func (c Config) RetryDelay(attempts int) (time.Duration, bool) {
+	return c.nextDelay(attempts, nil, time.Time{})
+}

@@ -176,6 +176,7 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
+	ctx = ent.NewTxContext(ctx, tx) // wakes the automation runner on commit
 	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).
 		Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
 	if err != nil || len(events) == 0 {
@@ -201,6 +202,9 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 		if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(ctx); err != nil {
 			return 0, fmt.Errorf("creating deliveries: %w", err)
 		}
+	}
+	if err := enqueueForEvents(ctx, tx.Client(), events, now); err != nil {
+		return 0, err
 	}
 	if err := tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx); err != nil {
 		return 0, err

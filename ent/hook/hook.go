@@ -33,6 +33,30 @@ func (f AgentPresenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentPresenceMutation", m)
 }
 
+// The AutomationFunc type is an adapter to allow the use of ordinary
+// function as Automation mutator.
+type AutomationFunc func(context.Context, *ent.AutomationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AutomationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AutomationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AutomationMutation", m)
+}
+
+// The AutomationRunFunc type is an adapter to allow the use of ordinary
+// function as AutomationRun mutator.
+type AutomationRunFunc func(context.Context, *ent.AutomationRunMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AutomationRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AutomationRunMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AutomationRunMutation", m)
+}
+
 // The CallEventFunc type is an adapter to allow the use of ordinary
 // function as CallEvent mutator.
 type CallEventFunc func(context.Context, *ent.CallEventMutation) (ent.Value, error)

@@ -36,6 +36,8 @@ const (
 	EdgeOrganization = "organization"
 	// EdgeRequests holds the string denoting the requests edge name in mutations.
 	EdgeRequests = "requests"
+	// EdgeAutomations holds the string denoting the automations edge name in mutations.
+	EdgeAutomations = "automations"
 	// Table holds the table name of the inboundendpoint in the database.
 	Table = "inbound_endpoints"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -52,6 +54,13 @@ const (
 	RequestsInverseTable = "inbound_requests"
 	// RequestsColumn is the table column denoting the requests relation/edge.
 	RequestsColumn = "endpoint_id"
+	// AutomationsTable is the table that holds the automations relation/edge.
+	AutomationsTable = "automations"
+	// AutomationsInverseTable is the table name for the Automation entity.
+	// It exists in this package in order to avoid circular dependency with the "automation" package.
+	AutomationsInverseTable = "automations"
+	// AutomationsColumn is the table column denoting the automations relation/edge.
+	AutomationsColumn = "endpoint_id"
 )
 
 // Columns holds all SQL columns for inboundendpoint fields.
@@ -83,7 +92,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [2]ent.Hook
+	Hooks  [3]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -164,6 +173,20 @@ func ByRequests(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newRequestsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAutomationsCount orders the results by automations count.
+func ByAutomationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAutomationsStep(), opts...)
+	}
+}
+
+// ByAutomations orders the results by automations terms.
+func ByAutomations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAutomationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -176,5 +199,12 @@ func newRequestsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(RequestsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, RequestsTable, RequestsColumn),
+	)
+}
+func newAutomationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AutomationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AutomationsTable, AutomationsColumn),
 	)
 }

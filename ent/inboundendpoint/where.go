@@ -442,6 +442,29 @@ func HasRequestsWith(preds ...predicate.InboundRequest) predicate.InboundEndpoin
 	})
 }
 
+// HasAutomations applies the HasEdge predicate on the "automations" edge.
+func HasAutomations() predicate.InboundEndpoint {
+	return predicate.InboundEndpoint(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, AutomationsTable, AutomationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAutomationsWith applies the HasEdge predicate on the "automations" edge with a given conditions (other predicates).
+func HasAutomationsWith(preds ...predicate.Automation) predicate.InboundEndpoint {
+	return predicate.InboundEndpoint(func(s *sql.Selector) {
+		step := newAutomationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.InboundEndpoint) predicate.InboundEndpoint {
 	return predicate.InboundEndpoint(sql.AndPredicates(predicates...))

@@ -10,6 +10,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -135,6 +137,60 @@ func (f TraverseAgentPresence) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AgentPresenceQuery", q)
+}
+
+// The AutomationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AutomationFunc func(context.Context, *ent.AutomationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AutomationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AutomationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AutomationQuery", q)
+}
+
+// The TraverseAutomation type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAutomation func(context.Context, *ent.AutomationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAutomation) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAutomation) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AutomationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AutomationQuery", q)
+}
+
+// The AutomationRunFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AutomationRunFunc func(context.Context, *ent.AutomationRunQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AutomationRunFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AutomationRunQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AutomationRunQuery", q)
+}
+
+// The TraverseAutomationRun type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAutomationRun func(context.Context, *ent.AutomationRunQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAutomationRun) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAutomationRun) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AutomationRunQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AutomationRunQuery", q)
 }
 
 // The CallEventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -522,6 +578,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
 	case *ent.AgentPresenceQuery:
 		return &query[*ent.AgentPresenceQuery, predicate.AgentPresence, agentpresence.OrderOption]{typ: ent.TypeAgentPresence, tq: q}, nil
+	case *ent.AutomationQuery:
+		return &query[*ent.AutomationQuery, predicate.Automation, automation.OrderOption]{typ: ent.TypeAutomation, tq: q}, nil
+	case *ent.AutomationRunQuery:
+		return &query[*ent.AutomationRunQuery, predicate.AutomationRun, automationrun.OrderOption]{typ: ent.TypeAutomationRun, tq: q}, nil
 	case *ent.CallEventQuery:
 		return &query[*ent.CallEventQuery, predicate.CallEvent, callevent.OrderOption]{typ: ent.TypeCallEvent, tq: q}, nil
 	case *ent.ContactQuery:

@@ -92,6 +92,113 @@ var (
 			},
 		},
 	}
+	// AutomationsColumns holds the columns for the "automations" table.
+	AutomationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "trigger_event", Type: field.TypeString, Nullable: true},
+		{Name: "conditions", Type: field.TypeJSON},
+		{Name: "actions", Type: field.TypeJSON},
+		{Name: "required_fields", Type: field.TypeJSON},
+		{Name: "round_robin", Type: field.TypeInt, Default: 0},
+		{Name: "endpoint_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// AutomationsTable holds the schema information for the "automations" table.
+	AutomationsTable = &schema.Table{
+		Name:       "automations",
+		Columns:    AutomationsColumns,
+		PrimaryKey: []*schema.Column{AutomationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "automations_inbound_endpoints_automations",
+				Columns:    []*schema.Column{AutomationsColumns[10]},
+				RefColumns: []*schema.Column{InboundEndpointsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+			{
+				Symbol:     "automations_organizations_automations",
+				Columns:    []*schema.Column{AutomationsColumns[11]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "automation_org_id",
+				Unique:  false,
+				Columns: []*schema.Column{AutomationsColumns[11]},
+			},
+			{
+				Name:    "automation_endpoint_id",
+				Unique:  false,
+				Columns: []*schema.Column{AutomationsColumns[10]},
+			},
+			{
+				Name:    "automation_org_id_trigger_event",
+				Unique:  false,
+				Columns: []*schema.Column{AutomationsColumns[11], AutomationsColumns[5]},
+			},
+		},
+	}
+	// AutomationRunsColumns holds the columns for the "automation_runs" table.
+	AutomationRunsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "inbound_request_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "event_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "depth", Type: field.TypeInt, Default: 1},
+		{Name: "input", Type: field.TypeJSON},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "succeeded", "skipped", "failed"}, Default: "queued"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "applied", Type: field.TypeJSON, Nullable: true},
+		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
+		{Name: "automation_id", Type: field.TypeUUID},
+	}
+	// AutomationRunsTable holds the schema information for the "automation_runs" table.
+	AutomationRunsTable = &schema.Table{
+		Name:       "automation_runs",
+		Columns:    AutomationRunsColumns,
+		PrimaryKey: []*schema.Column{AutomationRunsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "automation_runs_automations_runs",
+				Columns:    []*schema.Column{AutomationRunsColumns[15]},
+				RefColumns: []*schema.Column{AutomationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "automationrun_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{AutomationRunsColumns[8], AutomationRunsColumns[10]},
+			},
+			{
+				Name:    "automationrun_automation_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[1]},
+			},
+			{
+				Name:    "automationrun_automation_id_inbound_request_id",
+				Unique:  true,
+				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[4]},
+			},
+			{
+				Name:    "automationrun_automation_id_event_id",
+				Unique:  true,
+				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[5]},
+			},
+		},
+	}
 	// CallEventsColumns holds the columns for the "call_events" table.
 	CallEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -605,6 +712,7 @@ var (
 		{Name: "data", Type: field.TypeJSON},
 		{Name: "occurred_at", Type: field.TypeTime},
 		{Name: "dispatched", Type: field.TypeBool, Default: false},
+		{Name: "depth", Type: field.TypeInt, Default: 0},
 		{Name: "exclude_subscription_id", Type: field.TypeUUID, Nullable: true},
 	}
 	// WebhookEventsTable holds the schema information for the "webhook_events" table.
@@ -664,6 +772,8 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		AgentPresencesTable,
+		AutomationsTable,
+		AutomationRunsTable,
 		CallEventsTable,
 		ContactsTable,
 		IdempotencyRecordsTable,
@@ -686,6 +796,9 @@ func init() {
 	AgentPresencesTable.ForeignKeys[0].RefTable = LeadsTable
 	AgentPresencesTable.ForeignKeys[1].RefTable = OrganizationsTable
 	AgentPresencesTable.ForeignKeys[2].RefTable = UsersTable
+	AutomationsTable.ForeignKeys[0].RefTable = InboundEndpointsTable
+	AutomationsTable.ForeignKeys[1].RefTable = OrganizationsTable
+	AutomationRunsTable.ForeignKeys[0].RefTable = AutomationsTable
 	CallEventsTable.ForeignKeys[0].RefTable = LeadsTable
 	CallEventsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	CallEventsTable.ForeignKeys[2].RefTable = UsersTable

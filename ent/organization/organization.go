@@ -46,6 +46,8 @@ const (
 	EdgeWebhookSubscriptions = "webhook_subscriptions"
 	// EdgeInboundEndpoints holds the string denoting the inbound_endpoints edge name in mutations.
 	EdgeInboundEndpoints = "inbound_endpoints"
+	// EdgeAutomations holds the string denoting the automations edge name in mutations.
+	EdgeAutomations = "automations"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -118,6 +120,13 @@ const (
 	InboundEndpointsInverseTable = "inbound_endpoints"
 	// InboundEndpointsColumn is the table column denoting the inbound_endpoints relation/edge.
 	InboundEndpointsColumn = "org_id"
+	// AutomationsTable is the table that holds the automations relation/edge.
+	AutomationsTable = "automations"
+	// AutomationsInverseTable is the table name for the Automation entity.
+	// It exists in this package in order to avoid circular dependency with the "automation" package.
+	AutomationsInverseTable = "automations"
+	// AutomationsColumn is the table column denoting the automations relation/edge.
+	AutomationsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -334,6 +343,20 @@ func ByInboundEndpoints(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption 
 		sqlgraph.OrderByNeighborTerms(s, newInboundEndpointsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAutomationsCount orders the results by automations count.
+func ByAutomationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAutomationsStep(), opts...)
+	}
+}
+
+// ByAutomations orders the results by automations terms.
+func ByAutomations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAutomationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -402,5 +425,12 @@ func newInboundEndpointsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(InboundEndpointsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, InboundEndpointsTable, InboundEndpointsColumn),
+	)
+}
+func newAutomationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AutomationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AutomationsTable, AutomationsColumn),
 	)
 }

@@ -586,6 +586,29 @@ func HasInboundEndpointsWith(preds ...predicate.InboundEndpoint) predicate.Organ
 	})
 }
 
+// HasAutomations applies the HasEdge predicate on the "automations" edge.
+func HasAutomations() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, AutomationsTable, AutomationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAutomationsWith applies the HasEdge predicate on the "automations" edge with a given conditions (other predicates).
+func HasAutomationsWith(preds ...predicate.Automation) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newAutomationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Organization) predicate.Organization {
 	return predicate.Organization(sql.AndPredicates(predicates...))

@@ -12,6 +12,12 @@ type APIKey func(*sql.Selector)
 // AgentPresence is the predicate function for agentpresence builders.
 type AgentPresence func(*sql.Selector)
 
+// Automation is the predicate function for automation builders.
+type Automation func(*sql.Selector)
+
+// AutomationRun is the predicate function for automationrun builders.
+type AutomationRun func(*sql.Selector)
+
 // CallEvent is the predicate function for callevent builders.
 type CallEvent func(*sql.Selector)
 

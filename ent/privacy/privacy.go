@@ -159,6 +159,54 @@ func (f AgentPresenceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AgentPresenceMutation", m)
 }
 
+// The AutomationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AutomationQueryRuleFunc func(context.Context, *ent.AutomationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AutomationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AutomationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AutomationQuery", q)
+}
+
+// The AutomationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AutomationMutationRuleFunc func(context.Context, *ent.AutomationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AutomationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AutomationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AutomationMutation", m)
+}
+
+// The AutomationRunQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AutomationRunQueryRuleFunc func(context.Context, *ent.AutomationRunQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AutomationRunQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AutomationRunQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AutomationRunQuery", q)
+}
+
+// The AutomationRunMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AutomationRunMutationRuleFunc func(context.Context, *ent.AutomationRunMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AutomationRunMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AutomationRunMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AutomationRunMutation", m)
+}
+
 // The CallEventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CallEventQueryRuleFunc func(context.Context, *ent.CallEventQuery) error
@@ -534,6 +582,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AgentPresenceQuery:
 		return q.Filter(), nil
+	case *ent.AutomationQuery:
+		return q.Filter(), nil
+	case *ent.AutomationRunQuery:
+		return q.Filter(), nil
 	case *ent.CallEventQuery:
 		return q.Filter(), nil
 	case *ent.ContactQuery:
@@ -572,6 +624,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.APIKeyMutation:
 		return m.Filter(), nil
 	case *ent.AgentPresenceMutation:
+		return m.Filter(), nil
+	case *ent.AutomationMutation:
+		return m.Filter(), nil
+	case *ent.AutomationRunMutation:
 		return m.Filter(), nil
 	case *ent.CallEventMutation:
 		return m.Filter(), nil

@@ -9,6 +9,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -118,6 +121,100 @@ func init() {
 	agentpresenceDescID := agentpresenceMixinFields0[0].Descriptor()
 	// agentpresence.DefaultID holds the default value on creation for the id field.
 	agentpresence.DefaultID = agentpresenceDescID.Default.(func() uuid.UUID)
+	automationMixin := schema.Automation{}.Mixin()
+	automation.Policy = privacy.NewPolicies(schema.Automation{})
+	automation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := automation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	automationMixinHooks2 := automationMixin[2].Hooks()
+	automationHooks := schema.Automation{}.Hooks()
+
+	automation.Hooks[1] = automationMixinHooks2[0]
+
+	automation.Hooks[2] = automationHooks[0]
+	automationMixinFields0 := automationMixin[0].Fields()
+	_ = automationMixinFields0
+	automationMixinFields1 := automationMixin[1].Fields()
+	_ = automationMixinFields1
+	automationFields := schema.Automation{}.Fields()
+	_ = automationFields
+	// automationDescCreatedAt is the schema descriptor for created_at field.
+	automationDescCreatedAt := automationMixinFields1[0].Descriptor()
+	// automation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	automation.DefaultCreatedAt = automationDescCreatedAt.Default.(func() time.Time)
+	// automationDescUpdatedAt is the schema descriptor for updated_at field.
+	automationDescUpdatedAt := automationMixinFields1[1].Descriptor()
+	// automation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	automation.DefaultUpdatedAt = automationDescUpdatedAt.Default.(func() time.Time)
+	// automation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	automation.UpdateDefaultUpdatedAt = automationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// automationDescName is the schema descriptor for name field.
+	automationDescName := automationFields[0].Descriptor()
+	// automation.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	automation.NameValidator = automationDescName.Validators[0].(func(string) error)
+	// automationDescIsActive is the schema descriptor for is_active field.
+	automationDescIsActive := automationFields[1].Descriptor()
+	// automation.DefaultIsActive holds the default value on creation for the is_active field.
+	automation.DefaultIsActive = automationDescIsActive.Default.(bool)
+	// automationDescConditions is the schema descriptor for conditions field.
+	automationDescConditions := automationFields[4].Descriptor()
+	// automation.DefaultConditions holds the default value on creation for the conditions field.
+	automation.DefaultConditions = automationDescConditions.Default.([]autodef.Condition)
+	// automationDescRequiredFields is the schema descriptor for required_fields field.
+	automationDescRequiredFields := automationFields[6].Descriptor()
+	// automation.DefaultRequiredFields holds the default value on creation for the required_fields field.
+	automation.DefaultRequiredFields = automationDescRequiredFields.Default.([]string)
+	// automationDescRoundRobin is the schema descriptor for round_robin field.
+	automationDescRoundRobin := automationFields[7].Descriptor()
+	// automation.DefaultRoundRobin holds the default value on creation for the round_robin field.
+	automation.DefaultRoundRobin = automationDescRoundRobin.Default.(int)
+	// automationDescID is the schema descriptor for id field.
+	automationDescID := automationMixinFields0[0].Descriptor()
+	// automation.DefaultID holds the default value on creation for the id field.
+	automation.DefaultID = automationDescID.Default.(func() uuid.UUID)
+	automationrunMixin := schema.AutomationRun{}.Mixin()
+	automationrun.Policy = privacy.NewPolicies(schema.AutomationRun{})
+	automationrun.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := automationrun.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	automationrunMixinFields0 := automationrunMixin[0].Fields()
+	_ = automationrunMixinFields0
+	automationrunMixinFields1 := automationrunMixin[1].Fields()
+	_ = automationrunMixinFields1
+	automationrunFields := schema.AutomationRun{}.Fields()
+	_ = automationrunFields
+	// automationrunDescCreatedAt is the schema descriptor for created_at field.
+	automationrunDescCreatedAt := automationrunMixinFields1[0].Descriptor()
+	// automationrun.DefaultCreatedAt holds the default value on creation for the created_at field.
+	automationrun.DefaultCreatedAt = automationrunDescCreatedAt.Default.(func() time.Time)
+	// automationrunDescUpdatedAt is the schema descriptor for updated_at field.
+	automationrunDescUpdatedAt := automationrunMixinFields1[1].Descriptor()
+	// automationrun.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	automationrun.DefaultUpdatedAt = automationrunDescUpdatedAt.Default.(func() time.Time)
+	// automationrun.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	automationrun.UpdateDefaultUpdatedAt = automationrunDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// automationrunDescDepth is the schema descriptor for depth field.
+	automationrunDescDepth := automationrunFields[4].Descriptor()
+	// automationrun.DefaultDepth holds the default value on creation for the depth field.
+	automationrun.DefaultDepth = automationrunDescDepth.Default.(int)
+	// automationrunDescAttempts is the schema descriptor for attempts field.
+	automationrunDescAttempts := automationrunFields[7].Descriptor()
+	// automationrun.DefaultAttempts holds the default value on creation for the attempts field.
+	automationrun.DefaultAttempts = automationrunDescAttempts.Default.(int)
+	// automationrunDescID is the schema descriptor for id field.
+	automationrunDescID := automationrunMixinFields0[0].Descriptor()
+	// automationrun.DefaultID holds the default value on creation for the id field.
+	automationrun.DefaultID = automationrunDescID.Default.(func() uuid.UUID)
 	calleventMixin := schema.CallEvent{}.Mixin()
 	callevent.Policy = privacy.NewPolicies(schema.CallEvent{})
 	callevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -259,8 +356,11 @@ func init() {
 		})
 	}
 	inboundendpointMixinHooks2 := inboundendpointMixin[2].Hooks()
+	inboundendpointHooks := schema.InboundEndpoint{}.Hooks()
 
 	inboundendpoint.Hooks[1] = inboundendpointMixinHooks2[0]
+
+	inboundendpoint.Hooks[2] = inboundendpointHooks[0]
 	inboundendpointMixinFields0 := inboundendpointMixin[0].Fields()
 	_ = inboundendpointMixinFields0
 	inboundendpointMixinFields1 := inboundendpointMixin[1].Fields()
@@ -668,6 +768,10 @@ func init() {
 	webhookeventDescDispatched := webhookeventFields[4].Descriptor()
 	// webhookevent.DefaultDispatched holds the default value on creation for the dispatched field.
 	webhookevent.DefaultDispatched = webhookeventDescDispatched.Default.(bool)
+	// webhookeventDescDepth is the schema descriptor for depth field.
+	webhookeventDescDepth := webhookeventFields[5].Descriptor()
+	// webhookevent.DefaultDepth holds the default value on creation for the depth field.
+	webhookevent.DefaultDepth = webhookeventDescDepth.Default.(int)
 	// webhookeventDescID is the schema descriptor for id field.
 	webhookeventDescID := webhookeventMixinFields0[0].Descriptor()
 	// webhookevent.DefaultID holds the default value on creation for the id field.

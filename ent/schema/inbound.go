@@ -43,6 +43,7 @@ func (InboundEndpoint) Fields() []ent.Field {
 func (InboundEndpoint) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("requests", InboundRequest.Type).Annotations(entgql.Skip(), entsql.OnDelete(entsql.Cascade)),
+		edge.To("automations", Automation.Type).Annotations(entgql.Skip()),
 	}
 }
 

@@ -51,7 +51,9 @@ func (Lead) Fields() []ent.Field {
 		field.Bool("is_do_not_call").Default(false).Annotations(noInput),
 		field.Strings("tags").Default([]string{}),
 		field.JSON("custom_fields", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),
-		field.JSON("external_ids", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map"), noInput),
+		// Set on create (partners' own ids, matched by automations); not by PATCH.
+		field.JSON("external_ids", map[string]any{}).Default(map[string]any{}).
+			Annotations(entgql.Type("Map"), entgql.Skip(entgql.SkipMutationUpdateInput)),
 		// 0-100, set by scoring; null until scored.
 		field.Int("lead_score").Optional().Nillable().Range(0, 100).Annotations(noInput),
 		// Optional only in the input: the lead hook defaults it to the first stage.

@@ -23,6 +23,7 @@ const (
 	maxTagLen         = 50
 	maxCustomFields   = 50
 	maxCustomFieldKey = 100
+	maxExternalIDs    = 20
 )
 
 func (Lead) Hooks() []ent.Hook {
@@ -48,8 +49,8 @@ func leadCreateDefaults(next ent.Mutator) ent.Mutator {
 			}
 			m.SetStageID(first.ID)
 		}
-		if v, ok := viewer.FromContext(ctx); ok && v.KeyID != uuid.Nil {
-			m.SetCreatedBy(v.KeyID.String())
+		if v, ok := viewer.FromContext(ctx); ok && v.Actor() != "" {
+			m.SetCreatedBy(v.Actor())
 		}
 		return next.Mutate(ctx, m)
 	})
@@ -63,6 +64,9 @@ func leadChecks(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		if err := checkCustomFields(m); err != nil {
+			return nil, err
+		}
+		if err := checkExternalIDs(m); err != nil {
 			return nil, err
 		}
 		if err := checkLeadRefs(ctx, m); err != nil {
@@ -114,6 +118,33 @@ func checkCustomFields(m *gen.LeadMutation) error {
 	for k := range fields {
 		if err := runeLen(1, maxCustomFieldKey)(k); err != nil {
 			return apperr.Invalid("customFields", "each key %s", err)
+		}
+	}
+	return nil
+}
+
+// checkExternalIDs keeps externalIds a small map of other systems' ids:
+// each a string or a number, so automations can match on it.
+func checkExternalIDs(m *gen.LeadMutation) error {
+	ids, ok := m.ExternalIds()
+	if !ok {
+		return nil
+	}
+	if len(ids) > maxExternalIDs {
+		return apperr.Invalid("externalIds", "at most %d external ids are allowed", maxExternalIDs)
+	}
+	for k, v := range ids {
+		if err := runeLen(1, maxCustomFieldKey)(k); err != nil {
+			return apperr.Invalid("externalIds", "each key %s", err)
+		}
+		switch v := v.(type) {
+		case float64:
+		case string:
+			if err := runeLen(1, 255)(v); err != nil {
+				return apperr.Invalid("externalIds."+k, "%s", err)
+			}
+		default:
+			return apperr.Invalid("externalIds."+k, "must be a string or a number")
 		}
 	}
 	return nil

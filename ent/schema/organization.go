@@ -44,6 +44,7 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("presences", AgentPresence.Type),
 		edge.To("webhook_subscriptions", WebhookSubscription.Type),
 		edge.To("inbound_endpoints", InboundEndpoint.Type),
+		edge.To("automations", Automation.Type),
 	}
 }
 

@@ -74,6 +74,9 @@ func (WebhookEvent) Fields() []ent.Field {
 		field.Time("occurred_at").Immutable(),
 		// Set once the worker has created the event's deliveries.
 		field.Bool("dispatched").Default(false),
+		// How many automation runs led to the event (viewer.Depth); event
+		// triggers stop at MaxAutomationDepth.
+		field.Int("depth").Default(0).Immutable(),
 		// For app.webhook_paused: the subscription that must not receive it.
 		field.UUID("exclude_subscription_id", uuidType).Optional().Nillable().Immutable(),
 	}

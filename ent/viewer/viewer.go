@@ -28,6 +28,24 @@ type Viewer struct {
 	OrgID  uuid.UUID
 	KeyID  uuid.UUID
 	Scopes []string
+	// AutomationID is set when an automation run acts for the organization.
+	AutomationID uuid.UUID
+	// Depth counts the automation runs that led to this change: 0 for a
+	// caller's own request. Events carry it, so automations triggered by
+	// events cannot trigger each other without end.
+	Depth int
+}
+
+// Actor names who acts, for createdBy and the events' changedBy fields:
+// the API key's id, "automation:<id>", or "" for the system.
+func (v Viewer) Actor() string {
+	switch {
+	case v.KeyID != uuid.Nil:
+		return v.KeyID.String()
+	case v.AutomationID != uuid.Nil:
+		return "automation:" + v.AutomationID.String()
+	}
+	return ""
 }
 
 // implied lists the scopes that grant another: admin grants all, and

@@ -24,6 +24,8 @@ const (
 	FieldOccurredAt = "occurred_at"
 	// FieldDispatched holds the string denoting the dispatched field in the database.
 	FieldDispatched = "dispatched"
+	// FieldDepth holds the string denoting the depth field in the database.
+	FieldDepth = "depth"
 	// FieldExcludeSubscriptionID holds the string denoting the exclude_subscription_id field in the database.
 	FieldExcludeSubscriptionID = "exclude_subscription_id"
 	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
@@ -47,6 +49,7 @@ var Columns = []string{
 	FieldData,
 	FieldOccurredAt,
 	FieldDispatched,
+	FieldDepth,
 	FieldExcludeSubscriptionID,
 }
 
@@ -70,6 +73,8 @@ var (
 	Policy ent.Policy
 	// DefaultDispatched holds the default value on creation for the "dispatched" field.
 	DefaultDispatched bool
+	// DefaultDepth holds the default value on creation for the "depth" field.
+	DefaultDepth int
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -100,6 +105,11 @@ func ByOccurredAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDispatched orders the results by the dispatched field.
 func ByDispatched(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDispatched, opts...).ToFunc()
+}
+
+// ByDepth orders the results by the depth field.
+func ByDepth(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDepth, opts...).ToFunc()
 }
 
 // ByExcludeSubscriptionID orders the results by the exclude_subscription_id field.

@@ -76,6 +76,11 @@ func Dispatched(v bool) predicate.WebhookEvent {
 	return predicate.WebhookEvent(sql.FieldEQ(FieldDispatched, v))
 }
 
+// Depth applies equality check predicate on the "depth" field. It's identical to DepthEQ.
+func Depth(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldEQ(FieldDepth, v))
+}
+
 // ExcludeSubscriptionID applies equality check predicate on the "exclude_subscription_id" field. It's identical to ExcludeSubscriptionIDEQ.
 func ExcludeSubscriptionID(v uuid.UUID) predicate.WebhookEvent {
 	return predicate.WebhookEvent(sql.FieldEQ(FieldExcludeSubscriptionID, v))
@@ -234,6 +239,46 @@ func DispatchedEQ(v bool) predicate.WebhookEvent {
 // DispatchedNEQ applies the NEQ predicate on the "dispatched" field.
 func DispatchedNEQ(v bool) predicate.WebhookEvent {
 	return predicate.WebhookEvent(sql.FieldNEQ(FieldDispatched, v))
+}
+
+// DepthEQ applies the EQ predicate on the "depth" field.
+func DepthEQ(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldEQ(FieldDepth, v))
+}
+
+// DepthNEQ applies the NEQ predicate on the "depth" field.
+func DepthNEQ(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldNEQ(FieldDepth, v))
+}
+
+// DepthIn applies the In predicate on the "depth" field.
+func DepthIn(vs ...int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldIn(FieldDepth, vs...))
+}
+
+// DepthNotIn applies the NotIn predicate on the "depth" field.
+func DepthNotIn(vs ...int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldNotIn(FieldDepth, vs...))
+}
+
+// DepthGT applies the GT predicate on the "depth" field.
+func DepthGT(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldGT(FieldDepth, v))
+}
+
+// DepthGTE applies the GTE predicate on the "depth" field.
+func DepthGTE(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldGTE(FieldDepth, v))
+}
+
+// DepthLT applies the LT predicate on the "depth" field.
+func DepthLT(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldLT(FieldDepth, v))
+}
+
+// DepthLTE applies the LTE predicate on the "depth" field.
+func DepthLTE(v int) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldLTE(FieldDepth, v))
 }
 
 // ExcludeSubscriptionIDEQ applies the EQ predicate on the "exclude_subscription_id" field.

@@ -25,6 +25,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/webhooks"
+	"github.com/lendingpipe/svc/webhooks/autorun"
 )
 
 // Env is a running server and its database.
@@ -61,7 +62,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		webhooks.NewWorker(db.Client, db.Dialect, cfg.Webhooks, clock.Now, logger).Run(ctx)
+		autorun.Background(ctx, db, cfg.Webhooks, clock.Now, logger)
 		close(done)
 	}()
 	tb.Cleanup(func() { stop(); <-done })

@@ -1,0 +1,261 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+// automationHandlers translate /v1/automations onto the resolvers.
+type automationHandlers struct {
+	resolver *graph.Resolver
+	client   *ent.Client
+}
+
+type triggerView struct {
+	Type       string     `json:"type"` // inbound_endpoint or event
+	EndpointID *uuid.UUID `json:"endpointId"`
+	Event      *string    `json:"event"`
+}
+
+type automationAttributes struct {
+	Name           string              `json:"name"`
+	IsActive       bool                `json:"isActive"`
+	Trigger        triggerView         `json:"trigger"`
+	Conditions     []autodef.Condition `json:"conditions"`
+	Actions        []autodef.Action    `json:"actions"`
+	RequiredFields []string            `json:"requiredFields"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	UpdatedAt      time.Time           `json:"updatedAt"`
+}
+
+func automationResource(a *ent.Automation) Resource {
+	t := triggerView{Type: "event", EndpointID: a.EndpointID, Event: a.TriggerEvent}
+	if a.EndpointID != nil {
+		t.Type = "inbound_endpoint"
+	}
+	conds := a.Conditions
+	if conds == nil {
+		conds = []autodef.Condition{}
+	}
+	return Resource{ID: a.ID.String(), Type: "automation", Attributes: automationAttributes{
+		Name: a.Name, IsActive: a.IsActive, Trigger: t, Conditions: conds, Actions: a.Actions,
+		RequiredFields: nonNilSlice(a.RequiredFields), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+	}}
+}
+
+// automationBody is the body of POST and PATCH.
+type automationBody struct {
+	Name           reqbody.Opt[string]                       `json:"name"`
+	IsActive       reqbody.Opt[bool]                         `json:"isActive"`
+	Trigger        reqbody.Opt[graph.AutomationTriggerInput] `json:"trigger"`
+	Conditions     reqbody.Opt[[]*autodef.Condition]         `json:"conditions"`
+	Actions        reqbody.Opt[[]*autodef.Action]            `json:"actions"`
+	RequiredFields reqbody.Opt[[]string]                     `json:"requiredFields"`
+}
+
+func (h automationHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var b automationBody
+	if err := decodeBody(r, &b, nil); err != nil {
+		return err
+	}
+	switch {
+	case b.Name.Ptr() == nil:
+		return apperr.Invalid("name", "is required")
+	case b.Trigger.Ptr() == nil:
+		return apperr.Invalid("trigger", "is required")
+	case b.Actions.Ptr() == nil:
+		return apperr.Invalid("actions", "is required")
+	}
+	in := graph.NewAutomation{Name: b.Name.Value, IsActive: b.IsActive.Ptr(), Trigger: &b.Trigger.Value,
+		Conditions: b.Conditions.Value, Actions: b.Actions.Value, RequiredFields: b.RequiredFields.Value}
+	a, err := h.save(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Automation, error) {
+		return m.CreateAutomation(ctx, in)
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusCreated, automationResource(a))
+	return nil
+}
+
+func (h automationHandlers) patch(w http.ResponseWriter, r *http.Request) error {
+	id, err := automationID(r)
+	if err != nil {
+		return err
+	}
+	var b automationBody
+	if err := decodeBody(r, &b, nil); err != nil {
+		return err
+	}
+	in := graph.AutomationPatch{Name: b.Name.Ptr(), IsActive: b.IsActive.Ptr(), Trigger: b.Trigger.Ptr(),
+		Conditions: b.Conditions.Value, Actions: b.Actions.Value, RequiredFields: b.RequiredFields.Value}
+	if b.Conditions.Set && in.Conditions == nil {
+		in.Conditions = []*autodef.Condition{} // null clears
+	}
+	if b.RequiredFields.Set && in.RequiredFields == nil {
+		in.RequiredFields = []string{}
+	}
+	if b.Actions.Set && in.Actions == nil {
+		in.Actions = []*autodef.Action{} // refused by validation: at least one
+	}
+	a, err := h.save(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Automation, error) {
+		return m.UpdateAutomation(ctx, id, in)
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, automationResource(a))
+	return nil
+}
+
+// save runs a mutation in a transaction, as GraphQL mutations run.
+func (h automationHandlers) save(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Automation, error)) (*ent.Automation, error) {
+	var out *ent.Automation
+	err := store.WithTx(ctx, h.client, func(ctx context.Context, _ *ent.Client) error {
+		var err error
+		out, err = fn(ctx, h.resolver.Mutation())
+		return err
+	})
+	return out, err
+}
+
+func (h automationHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.resolver.ListAutomations(r.Context(), page, limit)
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(p.Nodes))
+	for i, a := range p.Nodes {
+		items[i] = automationResource(a)
+	}
+	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	return nil
+}
+
+func (h automationHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	id, err := automationID(r)
+	if err != nil {
+		return err
+	}
+	a, err := h.resolver.AutomationByID(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, automationResource(a))
+	return nil
+}
+
+func (h automationHandlers) delete(w http.ResponseWriter, r *http.Request) error {
+	id, err := automationID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.resolver.Mutation().DeleteAutomation(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type runAttributes struct {
+	AutomationID     uuid.UUID        `json:"automationId"`
+	Status           string           `json:"status"`
+	Attempts         int              `json:"attempts"`
+	NextAttemptAt    *time.Time       `json:"nextAttemptAt"`
+	InboundRequestID *uuid.UUID       `json:"inboundRequestId"`
+	EventID          *string          `json:"eventId"`
+	Input            map[string]any   `json:"input"`
+	Applied          []map[string]any `json:"applied"`
+	LeadID           *uuid.UUID       `json:"leadId"`
+	Error            *string          `json:"error"`
+	CreatedAt        time.Time        `json:"createdAt"`
+	FinishedAt       *time.Time       `json:"finishedAt"`
+}
+
+func runResource(run *ent.AutomationRun) Resource {
+	a := runAttributes{AutomationID: run.AutomationID, Status: run.Status.String(), Attempts: run.Attempts,
+		InboundRequestID: run.InboundRequestID, Input: nonNilMap(run.Input), Applied: run.Applied,
+		LeadID: run.LeadID, Error: run.Error, CreatedAt: run.CreatedAt.UTC(), FinishedAt: utcPtr(run.FinishedAt)}
+	if run.EventID != nil {
+		id := webhooks.EventIDPrefix + run.EventID.String()
+		a.EventID = &id
+	}
+	if run.Status.String() == "queued" {
+		t := run.NextAttemptAt.UTC()
+		a.NextAttemptAt = &t
+	}
+	if a.Applied == nil {
+		a.Applied = []map[string]any{}
+	}
+	return Resource{ID: run.ID.String(), Type: "automation_run", Attributes: a}
+}
+
+func (h automationHandlers) runs(w http.ResponseWriter, r *http.Request) error {
+	id, err := automationID(r)
+	if err != nil {
+		return err
+	}
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	var status *string
+	if s, ok := r.URL.Query()["status"]; ok {
+		status = &s[0]
+	}
+	p, err := h.resolver.Query().AutomationRuns(r.Context(), id, status, page, limit)
+	if err != nil {
+		return err
+	}
+	items := make([]Resource, len(p.Nodes))
+	for i, run := range p.Nodes {
+		items[i] = runResource(run)
+	}
+	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	return nil
+}
+
+func (h automationHandlers) retry(w http.ResponseWriter, r *http.Request) error {
+	id, err := automationID(r)
+	if err != nil {
+		return err
+	}
+	runID, err := uuid.Parse(chi.URLParam(r, "runId"))
+	if err != nil {
+		return apperr.New(apperr.NotFound, "automation run not found")
+	}
+	var run *ent.AutomationRun
+	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
+		run, err = h.resolver.Mutation().RetryAutomationRun(ctx, id, runID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, runResource(run))
+	return nil
+}
+
+func automationID(r *http.Request) (uuid.UUID, error) {
+	id, err := uuid.Parse(chi.URLParam(r, "id"))
+	if err != nil {
+		return uuid.Nil, apperr.New(apperr.NotFound, "automation not found")
+	}
+	return id, nil
+}

@@ -1,0 +1,286 @@
+package autorun
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqljson"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/reqbody"
+)
+
+// outcome is what a run that did not fail came to.
+type outcome struct {
+	status  automationrun.Status
+	applied []map[string]any
+	leadID  *uuid.UUID
+	note    *string // why it was skipped
+}
+
+// scopes are what an automation may do: write leads, and mark them
+// do-not-call. It acts for the automation's organization only.
+var scopes = []string{viewer.ScopeLeadsWrite, viewer.ScopeDialerWrite}
+
+// apply checks the run's input and conditions, then applies the actions in
+// order to the run's lead. ctx carries the transaction.
+func (r *Runner) apply(ctx context.Context, tx *ent.Client, a *ent.Automation, run *ent.AutomationRun) (outcome, error) {
+	for _, f := range a.RequiredFields {
+		if _, ok := run.Input[f]; !ok {
+			return outcome{}, apperr.Invalid(f, "is required by the automation but the mapping found no value")
+		}
+	}
+	if ok, why := autodef.Holds(a.Conditions, run.Input); !ok {
+		return outcome{status: automationrun.StatusSkipped, applied: []map[string]any{}, note: &why}, nil
+	}
+	ctx = viewer.NewContext(ctx, viewer.Viewer{OrgID: a.OrgID, Scopes: scopes, AutomationID: a.ID, Depth: run.Depth})
+	s := &step{r: r, tx: tx, a: a, input: run.Input, data: fold(run.Input)}
+	if id, ok := s.input["leadId"].(string); ok && a.TriggerEvent != nil {
+		if u, err := uuid.Parse(id); err == nil {
+			s.lead = &u
+		}
+	}
+	applied := make([]map[string]any, 0, len(a.Actions))
+	for i, act := range a.Actions {
+		detail, err := s.do(ctx, act)
+		if err != nil {
+			return outcome{}, actionError(i, act, err)
+		}
+		detail["action"] = act.Type
+		if s.lead != nil {
+			detail["leadId"] = *s.lead
+		}
+		applied = append(applied, detail)
+	}
+	return outcome{status: automationrun.StatusSucceeded, applied: applied, leadID: s.lead}, nil
+}
+
+// actionError says which action failed, keeping the error's code.
+func actionError(i int, act autodef.Action, err error) error {
+	at := fmt.Sprintf("actions[%d] (%s)", i, act.Type)
+	if e, ok := apperr.As(err); ok {
+		out := *e
+		out.Message = at + ": " + e.Message
+		return &out
+	}
+	return fmt.Errorf("%s: %w", at, err)
+}
+
+// step is one run in progress: its input and the lead it works on.
+type step struct {
+	r     *Runner
+	tx    *ent.Client
+	a     *ent.Automation
+	input map[string]any // as mapped
+	data  map[string]any // with dotted targets folded into objects
+	lead  *uuid.UUID
+}
+
+func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, error) {
+	if act.NeedsLead() && s.lead == nil {
+		return nil, apperr.Invalid("leadId", "the run has no lead to act on")
+	}
+	m := s.r.resolver.Mutation()
+	switch act.Type {
+	case autodef.CreateLead:
+		return s.createLead(ctx, m)
+	case autodef.UpdateLead:
+		return s.updateLead(ctx, m, act)
+	case autodef.AddTags:
+		return s.addTags(ctx, m, act.Tags)
+	case autodef.MoveStage:
+		_, err := m.MoveLeadToStage(ctx, *s.lead, *act.StageID)
+		return map[string]any{"stageId": *act.StageID}, err
+	case autodef.AssignAdvisor:
+		return s.assign(ctx, m, act)
+	case autodef.MarkDoNotCall:
+		var reason *string
+		if act.Reason != "" {
+			reason = &act.Reason
+		}
+		_, err := m.MarkDoNotCall(ctx, s.lead, nil, reason)
+		return map[string]any{}, err
+	}
+	return nil, fmt.Errorf("unknown action %q", act.Type)
+}
+
+// createLead turns the mapped fields into the create input of POST
+// /v1/leads and calls the same resolver.
+func (s *step) createLead(ctx context.Context, m graph.MutationResolver) (map[string]any, error) {
+	var body reqbody.CreateLead
+	if _, err := reqbody.DecodeMapped(s.data, &body); err != nil {
+		return nil, err
+	}
+	in := body.Input()
+	if in.Source == nil {
+		src := lead.SourceAPI
+		in.Source = &src
+	}
+	l, err := m.CreateLead(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	s.lead = &l.ID
+	return map[string]any{"created": true}, nil
+}
+
+// updateLead finds the lead by the configured attribute and applies the
+// mapped lead fields to it through the PATCH resolver.
+func (s *step) updateLead(ctx context.Context, m graph.MutationResolver, act autodef.Action) (map[string]any, error) {
+	l, err := s.match(ctx, act)
+	if err != nil {
+		return nil, err
+	}
+	s.lead = &l.ID
+	var body reqbody.LeadFields
+	n, err := reqbody.DecodeMapped(s.data, &body)
+	if err != nil || n == 0 {
+		return map[string]any{"matchedBy": act.MatchBy}, err
+	}
+	_, err = m.UpdateLead(ctx, l.ID, body.UpdateInput())
+	return map[string]any{"matchedBy": act.MatchBy}, err
+}
+
+// match finds the lead whose matchBy attribute equals the input's value;
+// the newest when several do. None is NOT_FOUND, retried: the lead may be
+// created by a request still on its way.
+func (s *step) match(ctx context.Context, act autodef.Action) (*ent.Lead, error) {
+	field := act.ValueField()
+	v, ok := s.input[field]
+	if !ok {
+		return nil, apperr.Invalid(field, "update_lead matches on %s but the input has no %s", act.MatchBy, field)
+	}
+	text := fmt.Sprint(v)
+	q := s.tx.Lead.Query()
+	switch key, external := autodef.IsExternalID(act.MatchBy); {
+	case external:
+		q = q.Where(func(sel *entsql.Selector) {
+			sel.Where(sqljson.ValueEQ(lead.FieldExternalIds, text, sqljson.Path(key)))
+		})
+	case act.MatchBy == "id":
+		id, err := uuid.Parse(text)
+		if err != nil {
+			return nil, apperr.Invalid(field, "is not a lead id")
+		}
+		q = q.Where(lead.ID(id))
+	case act.MatchBy == "email":
+		q = q.Where(lead.EmailEqualFold(text))
+	default:
+		q = q.Where(lead.Phone(text))
+	}
+	l, err := q.Order(lead.ByCreatedAt(entsql.OrderDesc())).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.New(apperr.NotFound, "no lead has %s = %q", act.MatchBy, text)
+	}
+	return l, err
+}
+
+func (s *step) addTags(ctx context.Context, m graph.MutationResolver, tags []string) (map[string]any, error) {
+	l, err := s.tx.Lead.Get(ctx, *s.lead)
+	if err != nil {
+		return nil, err
+	}
+	merged := slices.Clone(l.Tags)
+	for _, t := range tags {
+		if !slices.Contains(merged, t) {
+			merged = append(merged, t)
+		}
+	}
+	if len(merged) > len(l.Tags) {
+		if _, err := m.UpdateLead(ctx, l.ID, ent.UpdateLeadInput{Tags: merged}); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"tags": tags}, nil
+}
+
+// assign gives the lead to the named advisor, or to the team's next
+// advisor in turn (members with role advisor or admin, oldest first).
+func (s *step) assign(ctx context.Context, m graph.MutationResolver, act autodef.Action) (map[string]any, error) {
+	advisor := act.AdvisorID
+	if advisor == nil {
+		var err error
+		if advisor, err = s.nextInTeam(ctx, *act.TeamID); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := m.AssignLead(ctx, *s.lead, *advisor); err != nil {
+		return nil, err
+	}
+	return map[string]any{"advisorId": *advisor}, nil
+}
+
+// nextInTeam advances the automation's round-robin counter and picks the
+// member it lands on. The counter is bumped with an UPDATE in the run's
+// transaction, so concurrent runs on PostgreSQL queue on the row lock and
+// each gets its own turn.
+func (s *step) nextInTeam(ctx context.Context, teamID uuid.UUID) (*uuid.UUID, error) {
+	sys := rule.SystemContext(ctx)
+	members, err := s.tx.User.Query().
+		Where(user.TeamID(teamID), user.OrgID(s.a.OrgID), user.RoleIn(user.RoleAdvisor, user.RoleAdmin)).
+		Order(user.ByCreatedAt(), user.ByID()).IDs(sys)
+	if err != nil {
+		return nil, fmt.Errorf("reading the team: %w", err)
+	}
+	if len(members) == 0 {
+		return nil, apperr.New(apperr.Conflict, "team %s has no advisors to assign to", teamID)
+	}
+	bump := entsql.Dialect(s.r.db.Dialect).Update(automation.Table).
+		Add(automation.FieldRoundRobin, 1).Where(entsql.EQ(automation.FieldID, s.a.ID))
+	query, args := bump.Query()
+	if _, err := s.tx.ExecContext(sys, query, args...); err != nil {
+		return nil, fmt.Errorf("advancing the round-robin: %w", err)
+	}
+	turn, err := s.tx.Automation.Query().Where(automation.ID(s.a.ID)).Select(automation.FieldRoundRobin).Int(sys)
+	if err != nil {
+		return nil, fmt.Errorf("reading the round-robin: %w", err)
+	}
+	return &members[(turn-1)%len(members)], nil
+}
+
+// fold turns mapping targets such as "customFields.loanPurpose" and
+// "externalIds.partnerId" into members of those objects, merged over an
+// object mapped whole.
+func fold(input map[string]any) map[string]any {
+	out := make(map[string]any, len(input))
+	for k, v := range input {
+		if _, _, dotted := nested(k); !dotted {
+			if m, ok := v.(map[string]any); ok {
+				v = maps.Clone(m) // merged into below; the input stays as logged
+			}
+			out[k] = v
+		}
+	}
+	for k, v := range input {
+		obj, key, dotted := nested(k)
+		if !dotted {
+			continue
+		}
+		m, _ := out[obj].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			out[obj] = m
+		}
+		m[key] = v
+	}
+	return out
+}
+
+func nested(target string) (obj, key string, ok bool) {
+	obj, key, ok = strings.Cut(target, ".")
+	return obj, key, ok && key != "" && (obj == "customFields" || obj == "externalIds")
+}
