@@ -439,3 +439,18 @@ func TestAutomationsOverGraphQL(t *testing.T) {
 		t.Errorf("delete = %s", del.Raw)
 	}
 }
+
+func TestLeadExternalIDs(t *testing.T) {
+	e := resttest.New(t)
+	r := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Ext", "externalIds": map[string]any{"crm": "A-1", "bureau": 77}})
+	mustStatus(t, r, http.StatusCreated)
+	if ext := r.Attr("externalIds").(map[string]any); ext["crm"] != "A-1" || ext["bureau"] != 77.0 {
+		t.Errorf("externalIds = %v", ext)
+	}
+	mustError(t, e.Post("/v1/leads", e.Key, map[string]any{"externalIds": map[string]any{"crm": map[string]any{"id": 1}}}),
+		http.StatusUnprocessableEntity, "VALIDATION_ERROR", "externalIds.crm")
+	mustError(t, e.Post("/v1/leads", e.Key, map[string]any{"externalIds": []string{"x"}}),
+		http.StatusUnprocessableEntity, "VALIDATION_ERROR", "externalIds")
+	mustError(t, e.Patch("/v1/leads/"+r.Data()["id"].(string), e.Key, map[string]any{"externalIds": map[string]any{"crm": "B"}}),
+		http.StatusUnprocessableEntity, "VALIDATION_ERROR", "externalIds")
+}

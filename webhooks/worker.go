@@ -22,6 +22,7 @@ import (
 )
 
 const (
+	wakeLinger      = 5 * time.Millisecond
 	batchSize       = 200
 	responseExcerpt = 2048
 	// DeliveryIDPrefix prefixes X-Webhook-Id; EventIDPrefix the envelope id.
@@ -65,6 +66,13 @@ func (w *Worker) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-wake:
+			// Let a burst of commits gather, so a busy writer fans out many
+			// events per transaction rather than one per commit (on SQLite
+			// every dispatch waits its turn for the one write connection).
+			select {
+			case <-ctx.Done():
+			case <-time.After(wakeLinger):
+			}
 		case <-p.freed:
 		case <-time.After(w.cfg.Poll):
 		}

@@ -188,14 +188,14 @@ var (
 				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[1]},
 			},
 			{
-				Name:    "automationrun_automation_id_inbound_request_id",
+				Name:    "automationrun_inbound_request_id_automation_id",
 				Unique:  true,
-				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[4]},
+				Columns: []*schema.Column{AutomationRunsColumns[4], AutomationRunsColumns[15]},
 			},
 			{
-				Name:    "automationrun_automation_id_event_id",
+				Name:    "automationrun_event_id_automation_id",
 				Unique:  true,
-				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[5]},
+				Columns: []*schema.Column{AutomationRunsColumns[5], AutomationRunsColumns[15]},
 			},
 		},
 	}

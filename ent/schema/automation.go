@@ -107,9 +107,10 @@ func (AutomationRun) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("status", "next_attempt_at"),
 		index.Fields("automation_id", "created_at"),
-		// A trigger fires each automation once, whoever enqueues it.
-		index.Fields("automation_id", "inbound_request_id").Unique(),
-		index.Fields("automation_id", "event_id").Unique(),
+		// A trigger fires each automation once, whoever enqueues it; the
+		// trigger leads, as a request's runs are looked up by it.
+		index.Fields("inbound_request_id", "automation_id").Unique(),
+		index.Fields("event_id", "automation_id").Unique(),
 	}
 }
 

@@ -104,7 +104,8 @@ func driverFor(databaseURL string) (driver, dsn, dia string) {
 	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
 		return "pgx", databaseURL, dialect.Postgres
 	}
-	return "sqlite3", sqliteDSN(databaseURL), dialect.SQLite
+	registerCachedSQLite()
+	return cachedSQLite, sqliteDSN(databaseURL), dialect.SQLite
 }
 
 // sqliteDSN turns a path into a DSN with the settings the service relies on:

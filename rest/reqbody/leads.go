@@ -39,6 +39,7 @@ var PatchRefused = map[string]string{
 	"stageId":           "cannot be changed with PATCH; use POST /v1/leads/{id}/stage",
 	"assignToAdvisorId": "cannot be changed with PATCH; use POST /v1/leads/{id}/assign",
 	"contactId":         "cannot be changed after the lead is created",
+	"externalIds":       "cannot be changed after the lead is created; they identify it",
 }
 
 // Input is the create resolver's input.

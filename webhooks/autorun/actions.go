@@ -88,6 +88,16 @@ type step struct {
 	input map[string]any // as mapped
 	data  map[string]any // with dotted targets folded into objects
 	lead  *uuid.UUID
+	tags  []string // the lead's tags, when an earlier action returned it
+	known bool     // tags is current
+}
+
+// saw records the lead an action returned, sparing later actions a read.
+func (s *step) saw(l *ent.Lead, err error) error {
+	if err == nil && l != nil {
+		s.lead, s.tags, s.known = &l.ID, l.Tags, true
+	}
+	return err
 }
 
 func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, error) {
@@ -103,8 +113,7 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 	case autodef.AddTags:
 		return s.addTags(ctx, m, act.Tags)
 	case autodef.MoveStage:
-		_, err := m.MoveLeadToStage(ctx, *s.lead, *act.StageID)
-		return map[string]any{"stageId": *act.StageID}, err
+		return map[string]any{"stageId": *act.StageID}, s.saw(m.MoveLeadToStage(ctx, *s.lead, *act.StageID))
 	case autodef.AssignAdvisor:
 		return s.assign(ctx, m, act)
 	case autodef.MarkDoNotCall:
@@ -113,7 +122,7 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 			reason = &act.Reason
 		}
 		_, err := m.MarkDoNotCall(ctx, s.lead, nil, reason)
-		return map[string]any{}, err
+		return map[string]any{}, err // does not return the lead: tags stay as known
 	}
 	return nil, fmt.Errorf("unknown action %q", act.Type)
 }
@@ -130,12 +139,7 @@ func (s *step) createLead(ctx context.Context, m graph.MutationResolver) (map[st
 		src := lead.SourceAPI
 		in.Source = &src
 	}
-	l, err := m.CreateLead(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	s.lead = &l.ID
-	return map[string]any{"created": true}, nil
+	return map[string]any{"created": true}, s.saw(m.CreateLead(ctx, in))
 }
 
 // updateLead finds the lead by the configured attribute and applies the
@@ -145,14 +149,13 @@ func (s *step) updateLead(ctx context.Context, m graph.MutationResolver, act aut
 	if err != nil {
 		return nil, err
 	}
-	s.lead = &l.ID
+	_ = s.saw(l, nil)
 	var body reqbody.LeadFields
 	n, err := reqbody.DecodeMapped(s.data, &body)
 	if err != nil || n == 0 {
 		return map[string]any{"matchedBy": act.MatchBy}, err
 	}
-	_, err = m.UpdateLead(ctx, l.ID, body.UpdateInput())
-	return map[string]any{"matchedBy": act.MatchBy}, err
+	return map[string]any{"matchedBy": act.MatchBy}, s.saw(m.UpdateLead(ctx, l.ID, body.UpdateInput()))
 }
 
 // match finds the lead whose matchBy attribute equals the input's value;
@@ -190,18 +193,19 @@ func (s *step) match(ctx context.Context, act autodef.Action) (*ent.Lead, error)
 }
 
 func (s *step) addTags(ctx context.Context, m graph.MutationResolver, tags []string) (map[string]any, error) {
-	l, err := s.tx.Lead.Get(ctx, *s.lead)
-	if err != nil {
-		return nil, err
+	if !s.known {
+		if err := s.saw(s.tx.Lead.Get(ctx, *s.lead)); err != nil {
+			return nil, err
+		}
 	}
-	merged := slices.Clone(l.Tags)
+	merged := slices.Clone(s.tags)
 	for _, t := range tags {
 		if !slices.Contains(merged, t) {
 			merged = append(merged, t)
 		}
 	}
-	if len(merged) > len(l.Tags) {
-		if _, err := m.UpdateLead(ctx, l.ID, ent.UpdateLeadInput{Tags: merged}); err != nil {
+	if len(merged) > len(s.tags) {
+		if err := s.saw(m.UpdateLead(ctx, *s.lead, ent.UpdateLeadInput{Tags: merged})); err != nil {
 			return nil, err
 		}
 	}
@@ -218,10 +222,7 @@ func (s *step) assign(ctx context.Context, m graph.MutationResolver, act autodef
 			return nil, err
 		}
 	}
-	if _, err := m.AssignLead(ctx, *s.lead, *advisor); err != nil {
-		return nil, err
-	}
-	return map[string]any{"advisorId": *advisor}, nil
+	return map[string]any{"advisorId": *advisor}, s.saw(m.AssignLead(ctx, *s.lead, *advisor))
 }
 
 // nextInTeam advances the automation's round-robin counter and picks the
@@ -239,17 +240,23 @@ func (s *step) nextInTeam(ctx context.Context, teamID uuid.UUID) (*uuid.UUID, er
 	if len(members) == 0 {
 		return nil, apperr.New(apperr.Conflict, "team %s has no advisors to assign to", teamID)
 	}
+	// Both databases support UPDATE ... RETURNING (SQLite since 3.35).
 	bump := entsql.Dialect(s.r.db.Dialect).Update(automation.Table).
-		Add(automation.FieldRoundRobin, 1).Where(entsql.EQ(automation.FieldID, s.a.ID))
+		Add(automation.FieldRoundRobin, 1).Where(entsql.EQ(automation.FieldID, s.a.ID)).Returning(automation.FieldRoundRobin)
 	query, args := bump.Query()
-	if _, err := s.tx.ExecContext(sys, query, args...); err != nil {
+	rows, err := s.tx.QueryContext(sys, query, args...)
+	if err != nil {
 		return nil, fmt.Errorf("advancing the round-robin: %w", err)
 	}
-	turn, err := s.tx.Automation.Query().Where(automation.ID(s.a.ID)).Select(automation.FieldRoundRobin).Int(sys)
-	if err != nil {
+	defer rows.Close()
+	var turn int
+	if !rows.Next() {
+		return nil, fmt.Errorf("advancing the round-robin: automation %s is gone", s.a.ID)
+	}
+	if err := rows.Scan(&turn); err != nil {
 		return nil, fmt.Errorf("reading the round-robin: %w", err)
 	}
-	return &members[(turn-1)%len(members)], nil
+	return &members[(turn-1)%len(members)], rows.Close()
 }
 
 // fold turns mapping targets such as "customFields.loanPurpose" and

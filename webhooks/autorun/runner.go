@@ -7,7 +7,6 @@ package autorun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -27,7 +26,9 @@ import (
 	"github.com/lendingpipe/svc/webhooks"
 )
 
-const batchSize = 100
+// batchSize bounds the runs applied per transaction: enough to amortise
+// the commit, few enough that SQLite's writer is not held for long.
+const batchSize = 25
 
 // Runner applies due automation runs. Several runners (one per replica) may
 // share a database: each run is locked (SKIP LOCKED on PostgreSQL; SQLite's
@@ -73,80 +74,93 @@ func (r *Runner) Run(ctx context.Context) {
 	}
 }
 
-// runDue applies up to batchSize due runs, oldest first, each in its own
-// transaction, and reports how many it looked at.
+// runDue applies up to batchSize due runs, oldest first, in one
+// transaction, each inside a savepoint: a run whose actions fail is rolled
+// back to its savepoint and its failure recorded, and the others stand. One
+// commit per batch instead of per run keeps SQLite's single writer free for
+// the requests that queue more runs. It reports how many runs it took.
 func (r *Runner) runDue(ctx context.Context) (int, error) {
-	ids, err := r.db.Client.AutomationRun.Query().
-		Where(automationrun.StatusEQ(automationrun.StatusQueued), automationrun.NextAttemptAtLTE(r.now().UTC())).
-		Order(automationrun.ByNextAttemptAt(), automationrun.ByID()).Limit(batchSize).IDs(rule.SystemContext(ctx))
-	if err != nil {
-		return 0, fmt.Errorf("listing due runs: %w", err)
-	}
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			break
-		}
-		if err := r.runOne(ctx, id); err != nil && ctx.Err() == nil {
-			r.log.Error("applying an automation run", "err", err, "run", id)
-		}
-	}
-	return len(ids), nil
-}
-
-// errTaken: another runner has the run, or it is no longer due.
-var errTaken = errors.New("run taken")
-
-// runOne applies one run: its actions and its new status in one
-// transaction. If an action fails, everything is rolled back and the
-// failure recorded in a transaction of its own.
-func (r *Runner) runOne(ctx context.Context, id uuid.UUID) error {
-	var run *ent.AutomationRun
-	var failed error
+	var n int
 	err := store.WithTx(ctx, r.db.Client, func(ctx context.Context, tx *ent.Client) error {
-		sys := rule.SystemContext(ctx)
-		var err error
-		if run, err = r.lock(sys, tx, id); err != nil {
+		runs, err := r.claim(rule.SystemContext(ctx), tx)
+		if err != nil {
 			return err
 		}
-		a, err := tx.Automation.Get(sys, run.AutomationID)
-		if err != nil {
-			return fmt.Errorf("reading the automation: %w", err)
+		n = len(runs)
+		autos := map[uuid.UUID]*ent.Automation{}
+		for _, run := range runs {
+			if err := r.runOne(ctx, tx, run, autos); err != nil {
+				return err
+			}
 		}
-		out, err := r.apply(ctx, tx, a, run)
-		if err != nil {
-			failed = err
-			return err
-		}
-		return r.finish(sys, tx, run, out)
-	})
-	switch {
-	case errors.Is(err, errTaken) || ent.IsNotFound(err):
 		return nil
-	case failed != nil:
-		return r.recordFailure(ctx, run, failed)
-	}
-	return err
+	})
+	return n, err
 }
 
-// lock takes the run if it is still queued and due.
-func (r *Runner) lock(ctx context.Context, tx *ent.Client, id uuid.UUID) (*ent.AutomationRun, error) {
-	q := tx.AutomationRun.Query().Where(automationrun.ID(id), automationrun.StatusEQ(automationrun.StatusQueued),
-		automationrun.NextAttemptAtLTE(r.now().UTC()))
+// claim takes the due queued runs, locking them on PostgreSQL so another
+// replica's runner skips them (SQLite's immediate transaction already holds
+// the database's one write lock).
+func (r *Runner) claim(ctx context.Context, tx *ent.Client) ([]*ent.AutomationRun, error) {
+	// In index order only: a tiebreaker would make the database sort every
+	// queued run to find the first few.
+	q := tx.AutomationRun.Query().
+		Where(automationrun.StatusEQ(automationrun.StatusQueued), automationrun.NextAttemptAtLTE(r.now().UTC())).
+		Order(automationrun.ByNextAttemptAt()).Limit(batchSize)
 	if r.db.Dialect == dialect.Postgres {
 		q = q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
 	}
-	run, err := q.Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, errTaken
+	runs, err := q.All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("claiming due runs: %w", err)
 	}
-	return run, err
+	return runs, nil
+}
+
+// runOne applies one run inside a savepoint. A failure of its own rolls the
+// savepoint back and is recorded; an error it returns (say, the database
+// went away) aborts the batch, whose runs then stay queued.
+func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.AutomationRun, autos map[uuid.UUID]*ent.Automation) error {
+	sys := rule.SystemContext(ctx)
+	a, ok := autos[run.AutomationID]
+	if !ok {
+		var err error
+		if a, err = tx.Automation.Get(sys, run.AutomationID); err != nil {
+			return fmt.Errorf("reading automation %s: %w", run.AutomationID, err)
+		}
+		autos[a.ID] = a
+	}
+	if _, err := tx.ExecContext(sys, "SAVEPOINT automation_run"); err != nil {
+		return fmt.Errorf("starting the run's savepoint: %w", err)
+	}
+	out, err := r.apply(ctx, tx, a, run)
+	if err == nil {
+		err = r.finish(sys, tx, run, out)
+	}
+	if err == nil {
+		_, err = tx.ExecContext(sys, "RELEASE SAVEPOINT automation_run")
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err() // shutting down: the batch rolls back and stays queued
+	}
+	// Undo whatever the run did (events included); events its commit hooks
+	// were to announce merely wake a worker that then finds nothing.
+	if _, rerr := tx.ExecContext(sys, "ROLLBACK TO SAVEPOINT automation_run"); rerr != nil {
+		return fmt.Errorf("rolling back a failed run (%v): %w", err, rerr)
+	}
+	if _, rerr := tx.ExecContext(sys, "RELEASE SAVEPOINT automation_run"); rerr != nil {
+		return fmt.Errorf("releasing a failed run's savepoint: %w", rerr)
+	}
+	return r.recordFailure(sys, tx, run, err)
 }
 
 // finish stores a run's outcome, and closes its inbound request's log
 // entry once every run the request queued is done.
 func (r *Runner) finish(ctx context.Context, tx *ent.Client, run *ent.AutomationRun, out outcome) error {
 	now := r.now().UTC()
-	u := tx.AutomationRun.UpdateOne(run).SetStatus(out.status).SetAttempts(run.Attempts + 1).
+	// Update, not UpdateOne: nothing needs the row read back.
+	u := tx.AutomationRun.Update().Where(automationrun.ID(run.ID)).SetStatus(out.status).SetAttempts(run.Attempts + 1).
 		SetApplied(out.applied).SetNillableLeadID(out.leadID).SetFinishedAt(now)
 	if out.note != nil {
 		u.SetError(*out.note)
@@ -163,38 +177,31 @@ func (r *Runner) finish(ctx context.Context, tx *ent.Client, run *ent.Automation
 // recordFailure counts a failed attempt: the run is retried on the
 // schedule, or fails for good when its input is invalid (retrying cannot
 // help) or the schedule is spent.
-func (r *Runner) recordFailure(ctx context.Context, run *ent.AutomationRun, cause error) error {
+func (r *Runner) recordFailure(ctx context.Context, tx *ent.Client, run *ent.AutomationRun, cause error) error {
 	attempts := run.Attempts + 1
 	msg := cause.Error()
+	delay, again := r.cfg.RetryDelay(attempts)
 	if e, ok := apperr.As(cause); ok {
 		msg = e.Message
 		if e.Field != "" {
 			msg = e.Field + ": " + msg
 		}
+		again = again && e.Code != apperr.Validation
 	}
-	delay, again := r.cfg.RetryDelay(attempts)
-	if e, ok := apperr.As(cause); ok && e.Code == apperr.Validation {
-		again = false
+	now := r.now().UTC()
+	u := tx.AutomationRun.UpdateOne(run).SetAttempts(attempts).SetError(msg)
+	if again {
+		u.SetNextAttemptAt(now.Add(delay))
+	} else {
+		u.SetStatus(automationrun.StatusFailed).SetFinishedAt(now)
 	}
-	return store.WithTx(ctx, r.db.Client, func(ctx context.Context, tx *ent.Client) error {
-		sys := rule.SystemContext(ctx)
-		now := r.now().UTC()
-		u := tx.AutomationRun.Update().
-			Where(automationrun.ID(run.ID), automationrun.StatusEQ(automationrun.StatusQueued), automationrun.Attempts(run.Attempts)).
-			SetAttempts(attempts).SetError(msg)
-		if again {
-			u.SetNextAttemptAt(now.Add(delay))
-		} else {
-			u.SetStatus(automationrun.StatusFailed).SetFinishedAt(now)
-		}
-		if n, err := u.Save(sys); err != nil || n == 0 {
-			return err // n == 0: another runner recorded this attempt
-		}
-		if !again {
-			return closeRequest(sys, tx, run.InboundRequestID)
-		}
-		return nil
-	})
+	if err := u.Exec(ctx); err != nil {
+		return fmt.Errorf("recording the run's failure: %w", err)
+	}
+	if !again {
+		return closeRequest(ctx, tx, run.InboundRequestID)
+	}
+	return nil
 }
 
 // closeRequest marks an inbound request processed (or failed, if one of
@@ -218,5 +225,5 @@ func closeRequest(ctx context.Context, tx *ent.Client, reqID *uuid.UUID) error {
 			status, failure = inboundrequest.StatusFailed, run.Error
 		}
 	}
-	return tx.InboundRequest.UpdateOneID(*reqID).SetStatus(status).SetNillableError(failure).Exec(ctx)
+	return tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status).SetNillableError(failure).Exec(ctx)
 }
