@@ -140,11 +140,7 @@ func (h automationHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(p.Nodes))
-	for i, a := range p.Nodes {
-		items[i] = automationResource(a)
-	}
-	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, automationResource)
 	return nil
 }
 
@@ -162,15 +158,7 @@ func (h automationHandlers) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h automationHandlers) delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := automationID(r)
-	if err != nil {
-		return err
-	}
-	if _, err := h.resolver.Mutation().DeleteAutomation(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return deleteByID(w, r, automationID, h.resolver.Mutation().DeleteAutomation)
 }
 
 type runAttributes struct {
@@ -215,19 +203,11 @@ func (h automationHandlers) runs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var status *string
-	if s, ok := r.URL.Query()["status"]; ok {
-		status = &s[0]
-	}
-	p, err := h.resolver.Query().AutomationRuns(r.Context(), id, status, page, limit)
+	p, err := h.resolver.Query().AutomationRuns(r.Context(), id, queryParam(r, "status"), page, limit)
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(p.Nodes))
-	for i, run := range p.Nodes {
-		items[i] = runResource(run)
-	}
-	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, runResource)
 	return nil
 }
 

@@ -4,10 +4,13 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+
+	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/graph"
@@ -142,4 +145,36 @@ func logger(ctx interface{ Value(any) any }) *slog.Logger {
 		return l
 	}
 	return slog.Default()
+}
+
+// writePage renders one page of nodes as a collection.
+func writePage[T any](w http.ResponseWriter, r *http.Request, nodes []T, p Page, render func(T) Resource) {
+	items := make([]Resource, len(nodes))
+	for i, n := range nodes {
+		items[i] = render(n)
+	}
+	writeCollection(w, r, items, p)
+}
+
+// deleteByID answers 204 once del has deleted the resource the path's id
+// names (parse turns the id into a UUID, or a 404).
+func deleteByID(w http.ResponseWriter, r *http.Request, parse func(*http.Request) (uuid.UUID, error),
+	del func(context.Context, uuid.UUID) (uuid.UUID, error)) error {
+	id, err := parse(r)
+	if err != nil {
+		return err
+	}
+	if _, err := del(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// queryParam is an optional query parameter; nil when absent or empty.
+func queryParam(r *http.Request, name string) *string {
+	if v := r.URL.Query().Get(name); v != "" {
+		return &v
+	}
+	return nil
 }

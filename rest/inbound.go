@@ -122,15 +122,7 @@ func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h inboundHandlers) delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := inboundID(r)
-	if err != nil {
-		return err
-	}
-	if _, err := h.resolver.Mutation().DeleteInboundEndpoint(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return deleteByID(w, r, inboundID, h.resolver.Mutation().DeleteInboundEndpoint)
 }
 
 type inboundRequestAttributes struct {
@@ -157,16 +149,16 @@ func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(p.Nodes))
-	for i, q := range p.Nodes {
-		items[i] = Resource{ID: q.ID.String(), Type: "inbound_request", Attributes: inboundRequestAttributes{
-			ReceivedAt: q.ReceivedAt.UTC(), WebhookID: q.DedupKey, SignatureValid: q.SignatureValid,
-			TimestampSigned: q.TimestampSigned, Payload: nonNilMap(q.Payload), Mapped: nonNilMap(q.Mapped),
-			Status: q.Status.String(), Error: q.Error,
-		}}
-	}
-	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, inboundRequestResource)
 	return nil
+}
+
+func inboundRequestResource(q *ent.InboundRequest) Resource {
+	return Resource{ID: q.ID.String(), Type: "inbound_request", Attributes: inboundRequestAttributes{
+		ReceivedAt: q.ReceivedAt.UTC(), WebhookID: q.DedupKey, SignatureValid: q.SignatureValid,
+		TimestampSigned: q.TimestampSigned, Payload: nonNilMap(q.Payload), Mapped: nonNilMap(q.Mapped),
+		Status: q.Status.String(), Error: q.Error,
+	}}
 }
 
 func inboundID(r *http.Request) (uuid.UUID, error) {

@@ -35,11 +35,7 @@ func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(p.Nodes))
-	for i, l := range p.Nodes {
-		items[i] = leadResource(l)
-	}
-	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, leadResource)
 	return nil
 }
 

@@ -170,19 +170,11 @@ func (h webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	var status *string
-	if s := r.URL.Query().Get("status"); s != "" {
-		status = &s
-	}
-	p, err := h.resolver.Query().WebhookDeliveries(r.Context(), id, status, page, limit)
+	p, err := h.resolver.Query().WebhookDeliveries(r.Context(), id, queryParam(r, "status"), page, limit)
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(p.Nodes))
-	for i, d := range p.Nodes {
-		items[i] = deliveryResource(d)
-	}
-	writeCollection(w, r, items, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore})
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, deliveryResource)
 	return nil
 }
 
