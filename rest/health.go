@@ -2,11 +2,16 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
 )
 
 type healthHandlers struct {
@@ -17,11 +22,18 @@ type healthHandlers struct {
 }
 
 type statusAttributes struct {
-	Status        string `json:"status"`
-	Version       string `json:"version"`
-	APIVersion    string `json:"apiVersion"`
-	Database      string `json:"database"`
-	UptimeSeconds int64  `json:"uptimeSeconds"`
+	Status            string `json:"status"`
+	Version           string `json:"version"`
+	APIVersion        string `json:"apiVersion"`
+	Database          string `json:"database"`
+	DatabaseReachable bool   `json:"databaseReachable"`
+	UptimeSeconds     int64  `json:"uptimeSeconds"`
+	// Work waiting, for operators: events not yet fanned out plus
+	// deliveries waiting for an attempt; the dead-letter queue; automation
+	// runs waiting. Null when the database is unreachable.
+	OutboxDepth     *int `json:"outboxDepth"`
+	DeadLetterDepth *int `json:"deadLetterDepth"`
+	AutomationQueue *int `json:"automationQueueDepth"`
 }
 
 // status reports health in the single-resource envelope; 503 when the
@@ -32,8 +44,36 @@ func (h healthHandlers) status(w http.ResponseWriter, r *http.Request) error {
 	code := http.StatusOK
 	if err := h.ping(r.Context()); err != nil {
 		a.Status, code = "unavailable", http.StatusServiceUnavailable
+	} else if err := h.depths(r.Context(), &a); err != nil {
+		return err
 	}
+	a.DatabaseReachable = code == http.StatusOK
 	writeResource(w, r, code, Resource{ID: "status", Type: "status", Attributes: a})
+	return nil
+}
+
+// depths counts the queues, each an index range scan.
+func (h healthHandlers) depths(ctx context.Context, a *statusAttributes) error {
+	sys := rule.SystemContext(ctx)
+	c := h.db.Client
+	events, err := c.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).Count(sys)
+	if err != nil {
+		return fmt.Errorf("counting the outbox: %w", err)
+	}
+	pending, err := c.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).Count(sys)
+	if err != nil {
+		return fmt.Errorf("counting pending deliveries: %w", err)
+	}
+	dead, err := c.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusDead)).Count(sys)
+	if err != nil {
+		return fmt.Errorf("counting the dead-letter queue: %w", err)
+	}
+	runs, err := c.AutomationRun.Query().Where(automationrun.StatusEQ(automationrun.StatusQueued)).Count(sys)
+	if err != nil {
+		return fmt.Errorf("counting queued automation runs: %w", err)
+	}
+	outbox := events + pending
+	a.OutboxDepth, a.DeadLetterDepth, a.AutomationQueue = &outbox, &dead, &runs
 	return nil
 }
 

@@ -159,9 +159,29 @@ func TestStatus(t *testing.T) {
 	e := resttest.New(t)
 	r := e.Get("/status", "")
 	mustStatus(t, r, http.StatusOK)
-	if r.Data()["type"] != "status" || r.Attr("status") != "ok" || r.Attr("apiVersion") != rest.APIVersion {
+	if r.Data()["type"] != "status" || r.Attr("status") != "ok" || r.Attr("apiVersion") != rest.APIVersion ||
+		r.Attr("databaseReachable") != true || r.Attr("version") != "test" {
 		t.Errorf("got %s", r.Raw)
+	}
+	for _, k := range []string{"outboxDepth", "deadLetterDepth", "automationQueueDepth", "uptimeSeconds"} {
+		if _, ok := r.Attr(k).(float64); !ok {
+			t.Errorf("%s = %v", k, r.Attr(k))
+		}
 	}
 	mustStatus(t, e.Get("/readyz", ""), http.StatusOK)
 	mustStatus(t, e.Get("/healthz", ""), http.StatusOK)
+}
+
+func TestStatusWhenTheDatabaseIsGone(t *testing.T) {
+	e := resttest.New(t)
+	if err := e.DB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.Get("/status", "")
+	mustStatus(t, r, http.StatusServiceUnavailable)
+	if r.Attr("status") != "unavailable" || r.Attr("databaseReachable") != false || r.Attr("outboxDepth") != nil {
+		t.Errorf("got %s", r.Raw)
+	}
+	mustError(t, e.Get("/readyz", ""), http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "")
+	mustStatus(t, e.Get("/healthz", ""), http.StatusOK) // the process itself is alive
 }
