@@ -454,3 +454,20 @@ func TestLeadExternalIDs(t *testing.T) {
 	mustError(t, e.Patch("/v1/leads/"+r.Data()["id"].(string), e.Key, map[string]any{"externalIds": map[string]any{"crm": "B"}}),
 		http.StatusUnprocessableEntity, "VALIDATION_ERROR", "externalIds")
 }
+
+func TestInactiveAutomationDoesNotRun(t *testing.T) {
+	f := newInbound(t, map[string]any{"businessName": "$.name"})
+	e := f.e
+	id := automate(t, e, map[string]any{"name": "Paused", "trigger": map[string]any{"endpointId": f.id},
+		"isActive": false, "actions": []map[string]any{{"type": "create_lead"}}})
+	f.send(t, `{"name":"Nobody"}`)
+	if runs := e.Get("/v1/automations/"+id+"/runs", e.Key); runs.Meta()["total"] != 0.0 {
+		t.Errorf("an inactive automation ran: %s", runs.Raw)
+	}
+	if got := attr(e.Get(f.requestsPath, e.Key).Items()[0], "status"); got != "processed" {
+		t.Errorf("request status = %v", got)
+	}
+	if n := e.Get("/v1/leads", e.Key).Meta()["total"]; n != 0.0 {
+		t.Errorf("%v leads created", n)
+	}
+}

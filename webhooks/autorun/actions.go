@@ -39,6 +39,10 @@ var scopes = []string{viewer.ScopeLeadsWrite, viewer.ScopeDialerWrite}
 // apply checks the run's input and conditions, then applies the actions in
 // order to the run's lead. ctx carries the transaction.
 func (r *Runner) apply(ctx context.Context, tx *ent.Client, a *ent.Automation, run *ent.AutomationRun) (outcome, error) {
+	if !a.IsActive {
+		why := "the automation was deactivated before the run was applied"
+		return outcome{status: automationrun.StatusSkipped, applied: []map[string]any{}, note: &why}, nil
+	}
 	for _, f := range a.RequiredFields {
 		if _, ok := run.Input[f]; !ok {
 			return outcome{}, apperr.Invalid(f, "is required by the automation but the mapping found no value")

@@ -133,7 +133,7 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 	if _, err := tx.ExecContext(sys, "SAVEPOINT automation_run"); err != nil {
 		return fmt.Errorf("starting the run's savepoint: %w", err)
 	}
-	out, err := r.apply(ctx, tx, a, run)
+	out, err := r.applySafely(ctx, tx, a, run)
 	if err == nil {
 		err = r.finish(sys, tx, run, out)
 	}
@@ -153,6 +153,18 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 		return fmt.Errorf("releasing a failed run's savepoint: %w", rerr)
 	}
 	return r.recordFailure(sys, tx, run, err)
+}
+
+// applySafely applies the run, turning a panic in an action into the run's
+// failure: one bad run must not take the server down with it.
+func (r *Runner) applySafely(ctx context.Context, tx *ent.Client, a *ent.Automation, run *ent.AutomationRun) (out outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("automation run panicked", "run", run.ID, "panic", p)
+			err = fmt.Errorf("internal error applying the run")
+		}
+	}()
+	return r.apply(ctx, tx, a, run)
 }
 
 // finish stores a run's outcome, and closes its inbound request's log
