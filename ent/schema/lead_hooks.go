@@ -190,11 +190,8 @@ func refError(err error, field, what string) error {
 // create, the viewer's on update (the privacy filter already limits updates
 // to it).
 func mutationOrg(ctx context.Context, m *gen.LeadMutation) (uuid.UUID, error) {
-	if id, ok := m.OrgID(); ok {
+	if id, ok := mutationOrgOf(ctx, m); ok {
 		return id, nil
-	}
-	if v, ok := viewer.FromContext(ctx); ok {
-		return v.OrgID, nil
 	}
 	// A system update: take the organization of the rows being changed.
 	ids, err := m.IDs(rule.SystemContext(ctx))

@@ -9,7 +9,6 @@ import (
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/team"
-	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 func (User) Hooks() []ent.Hook {
@@ -23,10 +22,7 @@ func checkUserTeam(next ent.Mutator) ent.Mutator {
 		if !ok {
 			return next.Mutate(ctx, m)
 		}
-		orgID, ok := m.OrgID()
-		if v, isViewer := viewer.FromContext(ctx); !ok && isViewer {
-			orgID = v.OrgID
-		}
+		orgID, _ := mutationOrgOf(ctx, m)
 		n, err := m.Client().Team.Query().Where(team.ID(teamID), team.OrgID(orgID)).Count(rule.SystemContext(ctx))
 		if err != nil || n == 0 {
 			return nil, refError(err, "teamId", "team")
