@@ -61,11 +61,18 @@ func withRequestID(base *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// withAPIVersion stamps SVC-API-Version on every response and refuses a
-// pinned version this build does not serve.
+// withAPIVersion stamps SVC-API-Version on every response.
 func withAPIVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(APIVersionHeader, APIVersion)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withPinnedVersion refuses a pinned version this build does not serve. It
+// runs after the rate limiter, so the refusal carries the rate-limit headers.
+func withPinnedVersion(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get(APIVersionHeader); v != "" && !slices.Contains(SupportedVersions, v) {
 			writeError(w, r, &apperr.Error{
 				Code:    apperr.BadRequest,

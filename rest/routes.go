@@ -42,7 +42,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	// the request id, the API version and the rate-limit headers.
 	r.Use(withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
 		withAuthentication(db.Client, cfg.Now), withRateLimit(cfg.RateLimit, cfg.RateWindow),
-		withBodyLimit(cfg.MaxBodyBytes))
+		withPinnedVersion, withBodyLimit(cfg.MaxBodyBytes))
 	r.NotFound(errorHandler(func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.NotFound, "no route for %s %s", r.Method, r.URL.Path)
 	}).ServeHTTP)
@@ -55,6 +55,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/healthz", health.live)
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
 	r.Get("/v1/webhooks/catalog", catalog)
+	r.Get("/v1/openapi.json", errorHandler(openAPIHandler).ServeHTTP)
 	r.Get("/metrics", metricsHandler(db.Client).ServeHTTP)
 	// Authenticated by the endpoint's HMAC signature.
 	r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)

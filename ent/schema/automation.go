@@ -87,7 +87,7 @@ func (AutomationRun) Fields() []ent.Field {
 		// queued: waiting for its (next) attempt; succeeded; skipped: the
 		// conditions did not hold; failed: gave up (bad input, or retries
 		// exhausted).
-		field.Enum("status").Values("queued", "succeeded", "skipped", "failed").Default("queued"),
+		field.Enum("status").Values(RunStatuses...).Default("queued"),
 		field.Int("attempts").Default(0),
 		field.Time("next_attempt_at"),
 		field.UUID("lead_id", uuidType).Optional().Nillable(),

@@ -72,7 +72,7 @@ func (InboundRequest) Fields() []ent.Field {
 		field.Bool("timestamp_signed").Immutable(),
 		field.JSON("payload", map[string]any{}).Optional(),
 		field.JSON("mapped", map[string]any{}).Optional(),
-		field.Enum("status").Values("received", "processed", "failed").Default("received"),
+		field.Enum("status").Values(InboundRequestStatuses...).Default("received"),
 		field.String("error").Optional().Nillable(),
 	}
 }

@@ -19,11 +19,11 @@ import (
 
 // Limits the spec leaves open (SPEC 8: "not shown"); documented in the README.
 const (
-	maxTags           = 50
-	maxTagLen         = 50
-	maxCustomFields   = 50
-	maxCustomFieldKey = 100
-	maxExternalIDs    = 20
+	MaxTags           = 50
+	MaxTagLen         = 50
+	MaxCustomFields   = 50
+	MaxCustomFieldKey = 100
+	MaxExternalIDs    = 20
 )
 
 func (Lead) Hooks() []ent.Hook {
@@ -96,11 +96,11 @@ func checkTags(ctx context.Context, m *gen.LeadMutation) error {
 		}
 		total += len(current.Tags)
 	}
-	if total > maxTags {
-		return apperr.Invalid("tags", "at most %d tags are allowed", maxTags)
+	if total > MaxTags {
+		return apperr.Invalid("tags", "at most %d tags are allowed", MaxTags)
 	}
 	for _, t := range append(tags, appended...) {
-		if err := runeLen(1, maxTagLen)(t); err != nil {
+		if err := runeLen(1, MaxTagLen)(t); err != nil {
 			return apperr.Invalid("tags", "each tag %s", err)
 		}
 	}
@@ -112,11 +112,11 @@ func checkCustomFields(m *gen.LeadMutation) error {
 	if !ok {
 		return nil
 	}
-	if len(fields) > maxCustomFields {
-		return apperr.Invalid("customFields", "at most %d custom fields are allowed", maxCustomFields)
+	if len(fields) > MaxCustomFields {
+		return apperr.Invalid("customFields", "at most %d custom fields are allowed", MaxCustomFields)
 	}
 	for k := range fields {
-		if err := runeLen(1, maxCustomFieldKey)(k); err != nil {
+		if err := runeLen(1, MaxCustomFieldKey)(k); err != nil {
 			return apperr.Invalid("customFields", "each key %s", err)
 		}
 	}
@@ -130,11 +130,11 @@ func checkExternalIDs(m *gen.LeadMutation) error {
 	if !ok {
 		return nil
 	}
-	if len(ids) > maxExternalIDs {
-		return apperr.Invalid("externalIds", "at most %d external ids are allowed", maxExternalIDs)
+	if len(ids) > MaxExternalIDs {
+		return apperr.Invalid("externalIds", "at most %d external ids are allowed", MaxExternalIDs)
 	}
 	for k, v := range ids {
-		if err := runeLen(1, maxCustomFieldKey)(k); err != nil {
+		if err := runeLen(1, MaxCustomFieldKey)(k); err != nil {
 			return apperr.Invalid("externalIds", "each key %s", err)
 		}
 		switch v := v.(type) {

@@ -49,7 +49,9 @@ func email(s string) error {
 
 // numericPattern is a non-negative decimal with up to 15 integer digits and
 // 4 fraction digits: money amounts kept as strings so no precision is lost.
-var numericPattern = regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,4})?$`)
+const NumericPattern = `^[0-9]{1,15}(\.[0-9]{1,4})?$`
+
+var numericPattern = regexp.MustCompile(NumericPattern)
 
 func numeric(s string) error {
 	if !numericPattern.MatchString(s) {

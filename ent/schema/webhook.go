@@ -18,6 +18,13 @@ import (
 // (SPEC 2.5). REST renders its id as whsub_<uuid>.
 type WebhookSubscription struct{ ent.Schema }
 
+// States of a delivery, an automation run and an inbound request.
+var (
+	DeliveryStatuses       = []string{"pending", "succeeded", "dead"}
+	RunStatuses            = []string{"queued", "succeeded", "skipped", "failed"}
+	InboundRequestStatuses = []string{"received", "processed", "failed"}
+)
+
 func (WebhookSubscription) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection(),
 		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
@@ -117,7 +124,7 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.UUID("event_id", uuidType).Immutable(),
 		field.UUID("subscription_id", uuidType).Immutable(),
 		// pending: waiting for its next attempt; succeeded; dead: in the dead-letter queue.
-		field.Enum("status").Values("pending", "succeeded", "dead").Default("pending"),
+		field.Enum("status").Values(DeliveryStatuses...).Default("pending"),
 		field.Int("attempts").Default(0),
 		field.Time("next_attempt_at"),
 		field.Int("last_status_code").Optional().Nillable(),

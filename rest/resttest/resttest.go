@@ -57,7 +57,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	db := storetest.Open(tb)
 	// Warnings and errors (500s with their cause) go to the test's log.
 	logger := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := httptest.NewServer(rest.NewServer(cfg, db, logger))
+	srv := httptest.NewServer(checked(tb, rest.NewServer(cfg, db, logger)))
 	tb.Cleanup(srv.Close)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -69,6 +69,20 @@ func New(tb testing.TB, opts ...Option) *Env {
 	e := &Env{T: tb, DB: db, Server: srv, Clock: clock}
 	e.Org, e.Key = e.NewOrg("Acme Brokers", viewer.AllScopes...)
 	return e
+}
+
+// checked wraps the server in the OpenAPI conformance check, so that every
+// exchange of every REST test is held to the served document. Benchmarks
+// measure the server alone.
+func checked(tb testing.TB, h http.Handler) http.Handler {
+	if _, bench := tb.(*testing.B); bench {
+		return h
+	}
+	conf, err := StrictConformance()
+	if err != nil {
+		tb.Fatalf("loading the OpenAPI document: %v", err)
+	}
+	return conf.Wrap(h, func(err error) { tb.Errorf("OpenAPI conformance: %v", err) })
 }
 
 // NewOrg creates an organization and a key for it with scopes.

@@ -1,0 +1,334 @@
+package rest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// authKind is how an operation authenticates its caller.
+type authKind int
+
+const (
+	authBearer authKind = iota
+	authPublic
+	authSignature // inbound webhooks: HMAC of the body
+	authPathToken // the connector: the organization's token in the path
+)
+
+// operation is one documented endpoint. Its error responses follow from
+// what it takes: every operation can meet a bad SVC-API-Version (400), the
+// rate limit (429) and an unreachable database (503); a bearer operation
+// 401 and 403; a body 413 and 422; a path id 404; query parameters 422;
+// an Idempotency-Key 409 and 422.
+type operation struct {
+	method, path, id, tag, summary, desc string
+	auth                                 authKind
+	scope                                string
+	params                               []m
+	body                                 m    // JSON request body schema
+	form                                 bool // the body may be form-encoded too
+	idem                                 bool
+	status                               int
+	result                               m // success body schema; nil for none
+	resultDesc                           string
+	errs                                 []int // further error statuses
+	unavailableAsResult                  bool  // 503 answers with the result's shape
+	callbacks                            m
+}
+
+func (o operation) render() m {
+	out := m{"operationId": o.id, "tags": []string{o.tag}, "summary": o.summary, "description": o.describe()}
+	params := []m{paramRef("APIVersion"), paramRef("RequestID")}
+	if o.idem {
+		params = append(params, paramRef("IdempotencyKey"))
+	}
+	out["parameters"] = append(params, o.params...)
+	switch o.auth {
+	case authBearer:
+		out["security"] = []m{{"bearerAuth": []string{}}}
+		if o.scope != "" {
+			out["x-required-scope"] = o.scope
+		}
+	case authSignature:
+		out["security"] = []m{{"inboundSignature": []string{}}, {"inboundSignatureAlt": []string{}}}
+	default:
+		out["security"] = []m{}
+	}
+	if o.body != nil {
+		content := m{"application/json": m{"schema": o.body}}
+		if o.form {
+			content["application/x-www-form-urlencoded"] = m{"schema": o.body}
+		}
+		out["requestBody"] = m{"required": true, "content": content}
+	}
+	responses := m{}
+	success := m{"description": o.resultDesc, "headers": headerRefs()}
+	if o.result != nil {
+		success["content"] = m{"application/json": m{"schema": o.result}}
+	}
+	responses[fmt.Sprint(o.status)] = success
+	for _, code := range o.errorCodes() {
+		responses[fmt.Sprint(code)] = m{"$ref": "#/components/responses/" + errorStatuses[code].name}
+	}
+	if o.unavailableAsResult {
+		responses["503"] = m{"description": "The database is unreachable; the same shape, with the depths null.",
+			"headers": headerRefs(), "content": m{"application/json": m{"schema": o.result}}}
+	}
+	out["responses"] = responses
+	if o.callbacks != nil {
+		out["callbacks"] = o.callbacks
+	}
+	return out
+}
+
+func (o operation) describe() string {
+	d := o.desc
+	if d == "" {
+		d = o.summary + "."
+	}
+	switch {
+	case o.auth == authBearer && o.scope == "":
+		d += " Any API key of the organization may call it."
+	case o.auth == authBearer:
+		d += fmt.Sprintf(" Needs the %s scope.", o.scope)
+	case o.auth == authPublic:
+		d += " Public: no authentication."
+	}
+	return d
+}
+
+func (o operation) errorCodes() []int {
+	codes := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable}
+	if o.auth == authBearer {
+		codes = append(codes, http.StatusUnauthorized, http.StatusForbidden)
+	}
+	if o.body != nil {
+		codes = append(codes, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity)
+	}
+	if strings.Contains(o.path, "{") {
+		codes = append(codes, http.StatusNotFound)
+	}
+	if slices.ContainsFunc(o.params, func(p m) bool { return p["in"] == "query" || p["$ref"] != nil }) {
+		codes = append(codes, http.StatusUnprocessableEntity)
+	}
+	if o.idem {
+		codes = append(codes, http.StatusConflict, http.StatusUnprocessableEntity)
+	}
+	codes = append(codes, o.errs...)
+	slices.Sort(codes)
+	return slices.Compact(codes)
+}
+
+func paramRef(name string) m { return m{"$ref": "#/components/parameters/" + name} }
+
+func pathParam(name, desc string, schema m) m {
+	return m{"name": name, "in": "path", "required": true, "description": desc, "schema": schema}
+}
+
+func docQuery(name, desc string, schema m) m {
+	return m{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
+}
+
+func headerParam(name, desc string, schema m) m {
+	return m{"name": name, "in": "header", "required": false, "description": desc, "schema": schema}
+}
+
+var (
+	leadIDParam       = pathParam("id", "The lead's id.", uuidS())
+	subIDParam        = pathParam("id", "The subscription's id (whsub_<uuid>; the bare UUID is accepted).", str())
+	inboundIDParam    = pathParam("id", "The inbound endpoint's id.", uuidS())
+	automationIDParam = pathParam("id", "The automation's id.", uuidS())
+	pagingParams      = []m{paramRef("Page"), paramRef("Limit")}
+)
+
+func paged(extra ...m) []m { return append(slices.Clone(pagingParams), extra...) }
+
+// operations lists every documented endpoint; a test compares it with the
+// router's route table both ways.
+func operations() []operation {
+	var ops []operation
+	ops = append(ops, metaOperations()...)
+	ops = append(ops, leadOperations()...)
+	ops = append(ops, dialerOperations()...)
+	ops = append(ops, webhookOperations()...)
+	ops = append(ops, inboundOperations()...)
+	return append(ops, automationOperations()...)
+}
+
+func metaOperations() []operation {
+	plain := func(status string) m {
+		return record(m{"status": m{"type": "string", "enum": []string{status}}})
+	}
+	return []operation{
+		{method: "GET", path: "/status", id: "getStatus", tag: "meta", summary: "Service health",
+			desc: "Version, API version, database reachability, queue depths and uptime, in the single-resource envelope; 503 (same shape, depths null) when the database is unreachable.",
+			auth: authPublic, status: 200, result: envelopeRef("Status"), resultDesc: "The service is healthy.", unavailableAsResult: true},
+		{method: "GET", path: "/healthz", id: "getLiveness", tag: "meta", summary: "Liveness probe",
+			desc: "200 while the process serves requests; for orchestrators.", auth: authPublic, status: 200, result: plain("ok"), resultDesc: "Alive."},
+		{method: "GET", path: "/readyz", id: "getReadiness", tag: "meta", summary: "Readiness probe",
+			desc: "200 when the database answers, else 503; for orchestrators.", auth: authPublic, status: 200, result: plain("ready"), resultDesc: "Ready for traffic."},
+		{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", tag: "meta", summary: "This OpenAPI 3.0 document",
+			auth: authPublic, status: 200, result: m{"type": "object"}, resultDesc: "The OpenAPI document."},
+	}
+}
+
+func leadOperations() []operation {
+	search := docQuery("search", "Full-text search over business name, contact name and email; results are ordered by relevance.",
+		m{"type": "string", "maxLength": maxSearch})
+	write, read := viewer.ScopeLeadsWrite, viewer.ScopeLeadsRead
+	return []operation{
+		{method: "GET", path: "/v1/leads", id: "listLeads", tag: "leads", summary: "List leads",
+			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching).",
+			scope: read, params: paged(search), status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
+		{method: "POST", path: "/v1/leads", id: "createLead", tag: "leads", summary: "Create a lead",
+			desc:  "Creates a lead (no field is required) in the given stage or the first one, and emits lead.created.",
+			scope: write, idem: true, body: sRef("LeadCreate"), status: 201, result: envelopeRef("Lead"), resultDesc: "The created lead."},
+		{method: "GET", path: "/v1/leads/{id}", id: "getLead", tag: "leads", summary: "Get a lead",
+			scope: read, params: []m{leadIDParam}, status: 200, result: envelopeRef("Lead"), resultDesc: "The lead."},
+		{method: "PATCH", path: "/v1/leads/{id}", id: "updateLead", tag: "leads", summary: "Update a lead",
+			desc:  "Changes only the fields sent; null clears a field. source, stageId, assignToAdvisorId, contactId and externalIds are refused (422). Emits lead.updated when something changed.",
+			scope: write, idem: true, params: []m{leadIDParam}, body: sRef("LeadPatch"), status: 200, result: envelopeRef("Lead"), resultDesc: "The updated lead."},
+		{method: "POST", path: "/v1/leads/{id}/stage", id: "moveLeadStage", tag: "leads", summary: "Move a lead to a stage",
+			desc:  "Moves the lead to another stage of its organization's pipeline; emits lead.status_changed and lead.stage_changed.",
+			scope: write, params: []m{leadIDParam}, body: record(m{"stageId": uuidS()}), status: 200, result: envelopeRef("Lead"), resultDesc: "The moved lead."},
+		{method: "POST", path: "/v1/leads/{id}/assign", id: "assignLead", tag: "leads", summary: "Assign a lead to an advisor",
+			desc:  "Makes advisorId the lead's primary advisor; emits lead.assigned.",
+			scope: write, params: []m{leadIDParam}, body: record(m{"advisorId": uuidS()}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
+	}
+}
+
+func dialerOperations() []operation {
+	write := viewer.ScopeDialerWrite
+	aliases := " Fields may also be sent under their snake_case and vendor aliases (listed in each property's description)."
+	return []operation{
+		{method: "POST", path: "/v1/dialer/events", id: "recordCallEvent", tag: "dialer", summary: "Record a call event",
+			desc: "Records a call event and updates the agent's board." + aliases, scope: write, idem: true,
+			body: sRef("CallEventInput"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The recorded call event."},
+		{method: "POST", path: "/v1/dialer/disposition", id: "recordDisposition", tag: "dialer", summary: "Record a disposition",
+			desc: "Records a call's disposition as a call event of type disposition." + aliases, scope: write, idem: true,
+			body: sRef("DispositionInput"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The created call event."},
+		{method: "POST", path: "/v1/dialer/presence", id: "updatePresence", tag: "dialer", summary: "Set an agent's status",
+			desc: "Sets an agent's presence and returns the enriched board entry." + aliases, scope: write,
+			body: sRef("PresenceInput"), status: 200, result: envelopeRef("AgentPresence"), resultDesc: "The agent's presence, enriched."},
+		{method: "GET", path: "/v1/dialer/agents", id: "listAgents", tag: "dialer", summary: "The agents board",
+			desc:   "Every dialer agent of the organization with presence and today's call statistics.",
+			params: paged(docQuery("teamId", "Only agents of this team.", uuidS())), status: 200, result: listRef("AgentPresence"), resultDesc: "A page of agents."},
+		{method: "POST", path: "/v1/dialer/connect/{orgToken}", id: "receiveConnectorEvent", tag: "connector", summary: "Dialer connector receiver",
+			desc: "Events the dialer vendor pushes, as JSON or form fields. Authenticated by the organization's connector token in the path (not Bearer): an unknown token is 404. The type field (or event) selects the event; members the service does not model are kept in the call event's metadata.connector.",
+			auth: authPathToken, params: []m{pathParam("orgToken", "The organization's connector token; it is the credential.", str())},
+			body: sRef("ConnectorEvent"), form: true, status: 200,
+			result:     m{"oneOf": []m{envelopeRef("CallEvent"), envelopeRef("Lead"), envelopeRef("DoNotCall")}},
+			resultDesc: "call_event, disposition and recording answer with the call event; lead_update with the lead; dnc with the leads marked."},
+	}
+}
+
+func webhookOperations() []operation {
+	manage := viewer.ScopeWebhooksManage
+	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumS(deliveryStatuses...))
+	return []operation{
+		{method: "GET", path: "/v1/webhooks/catalog", id: "listEventTypes", tag: "webhooks", summary: "The event catalog",
+			desc: "Every event type a subscription may name, with its payload's JSON Schema; emitted false marks types reserved for features this service does not have yet.",
+			auth: authPublic, status: 200, result: totalListRef("WebhookEventType"), resultDesc: "The catalog."},
+		{method: "POST", path: "/v1/app-webhooks", id: "createSubscription", tag: "webhooks", summary: "Subscribe to events",
+			desc: "Creates a subscription; its signing secret is returned only here.", scope: manage,
+			body: sRef("SubscriptionCreate"), status: 201, result: envelopeRef("WebhookSubscription"), resultDesc: "The subscription with its secret.",
+			callbacks: m{"delivery": m{"{$request.body#/url}": m{"post": deliveryCallback()}}}},
+		{method: "GET", path: "/v1/app-webhooks", id: "listSubscriptions", tag: "webhooks", summary: "List subscriptions",
+			scope: manage, status: 200, result: totalListRef("WebhookSubscription"), resultDesc: "Every subscription, without secrets."},
+		{method: "PATCH", path: "/v1/app-webhooks/{id}", id: "updateSubscription", tag: "webhooks", summary: "Update a subscription",
+			desc: "Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count.", scope: manage,
+			params: []m{subIDParam}, body: sRef("SubscriptionPatch"), status: 200, result: envelopeRef("WebhookSubscription"), resultDesc: "The updated subscription."},
+		{method: "DELETE", path: "/v1/app-webhooks/{id}", id: "deleteSubscription", tag: "webhooks", summary: "Delete a subscription",
+			scope: manage, params: []m{subIDParam}, status: 204, resultDesc: "Deleted."},
+		{method: "GET", path: "/v1/app-webhooks/{id}/deliveries", id: "listDeliveries", tag: "webhooks", summary: "A subscription's deliveries",
+			desc: "Deliveries newest first, each with its attempts; status dead is the dead-letter queue.", scope: manage,
+			params: paged(subIDParam, deliveryStatus), status: 200, result: listRef("WebhookDelivery"), resultDesc: "A page of deliveries."},
+		{method: "POST", path: "/v1/app-webhooks/{id}/deliveries/{deliveryId}/replay", id: "replayDelivery", tag: "webhooks", summary: "Redeliver one delivery",
+			desc: "Queues the delivery again for an immediate attempt (with a fresh attempt budget).", scope: manage,
+			params: []m{subIDParam, pathParam("deliveryId", "The delivery's id (msg_<uuid>).", str())},
+			status: 202, result: envelopeRef("WebhookDelivery"), resultDesc: "The delivery, queued.", errs: []int{http.StatusConflict}},
+		{method: "POST", path: "/v1/app-webhooks/{id}/replay", id: "replayDeliveries", tag: "webhooks", summary: "Redeliver dead deliveries",
+			desc: "Queues every dead delivery of the subscription created in [since, until) again.", scope: manage,
+			params: []m{subIDParam}, body: sRef("ReplayRequest"), status: 202, result: envelopeRef("WebhookReplay"), resultDesc: "How many deliveries were queued.",
+			errs: []int{http.StatusConflict}},
+	}
+}
+
+func inboundOperations() []operation {
+	admin := viewer.ScopeAdmin
+	return []operation{
+		{method: "POST", path: "/v1/webhooks/inbound/{endpointKey}", id: "receiveInboundWebhook", tag: "inbound", summary: "Inbound webhook receiver",
+			desc: "Accepts a signed JSON body for an inbound endpoint, maps it with the endpoint's JSONPath mapping and queues its automations. 200 only once the request is stored. A repeated X-Webhook-Id within 24 hours is answered 200 and not stored again. A bad or missing signature is 401; an unknown or inactive key 404; a body that is not JSON 400.",
+			auth: authSignature,
+			params: []m{pathParam("endpointKey", "The endpoint's routing key (ibk_...).", str()),
+				headerParam(headerTimestamp, "Unix seconds; when sent, the signature covers \"<timestamp>.<raw body>\" and must be within 300 seconds of now.", str()),
+				headerParam(headerWebhookID, "The sender's delivery id; repeats within 24 hours are acknowledged and ignored.", str())},
+			body: m{"description": "Any JSON value; the mapping reads it with JSONPath."}, status: 200, result: sRef("ReceivedEnvelope"),
+			resultDesc: "Stored.", errs: []int{http.StatusUnauthorized}},
+		{method: "POST", path: "/v1/inbound-endpoints", id: "createInboundEndpoint", tag: "inbound", summary: "Create an inbound endpoint",
+			desc: "Creates an endpoint with a random key and signing secret; the secret is returned only here.", scope: admin,
+			body: sRef("InboundEndpointCreate"), status: 201, result: envelopeRef("InboundEndpoint"), resultDesc: "The endpoint with its secret."},
+		{method: "GET", path: "/v1/inbound-endpoints", id: "listInboundEndpoints", tag: "inbound", summary: "List inbound endpoints",
+			scope: admin, status: 200, result: totalListRef("InboundEndpoint"), resultDesc: "Every endpoint, without secrets."},
+		{method: "PATCH", path: "/v1/inbound-endpoints/{id}", id: "updateInboundEndpoint", tag: "inbound", summary: "Update an inbound endpoint",
+			scope: admin, params: []m{inboundIDParam}, body: sRef("InboundEndpointPatch"), status: 200, result: envelopeRef("InboundEndpoint"), resultDesc: "The updated endpoint."},
+		{method: "DELETE", path: "/v1/inbound-endpoints/{id}", id: "deleteInboundEndpoint", tag: "inbound", summary: "Delete an inbound endpoint",
+			desc: "Deletes the endpoint; 409 while automations are triggered by it.", scope: admin,
+			params: []m{inboundIDParam}, status: 204, resultDesc: "Deleted.", errs: []int{http.StatusConflict}},
+		{method: "GET", path: "/v1/inbound-endpoints/{id}/requests", id: "listInboundRequests", tag: "inbound", summary: "An endpoint's request log",
+			desc: "Requests received, newest first, with payload, mapped data and processing status.", scope: admin,
+			params: paged(inboundIDParam), status: 200, result: listRef("InboundRequest"), resultDesc: "A page of requests."},
+	}
+}
+
+func automationOperations() []operation {
+	admin := viewer.ScopeAdmin
+	runStatus := docQuery("status", "Only runs in this state.", enumS(runStatuses...))
+	return []operation{
+		{method: "GET", path: "/v1/automations", id: "listAutomations", tag: "automations", summary: "List automations",
+			scope: admin, params: paged(), status: 200, result: listRef("Automation"), resultDesc: "A page of automations."},
+		{method: "POST", path: "/v1/automations", id: "createAutomation", tag: "automations", summary: "Create an automation",
+			desc:  "An automation runs its actions, in order and all or nothing, for each input from its trigger that meets its conditions.",
+			scope: admin, body: sRef("AutomationCreate"), status: 201, result: envelopeRef("Automation"), resultDesc: "The created automation."},
+		{method: "GET", path: "/v1/automations/{id}", id: "getAutomation", tag: "automations", summary: "Get an automation",
+			scope: admin, params: []m{automationIDParam}, status: 200, result: envelopeRef("Automation"), resultDesc: "The automation."},
+		{method: "PATCH", path: "/v1/automations/{id}", id: "updateAutomation", tag: "automations", summary: "Update an automation",
+			scope: admin, params: []m{automationIDParam}, body: sRef("AutomationPatch"), status: 200, result: envelopeRef("Automation"), resultDesc: "The updated automation."},
+		{method: "DELETE", path: "/v1/automations/{id}", id: "deleteAutomation", tag: "automations", summary: "Delete an automation",
+			scope: admin, params: []m{automationIDParam}, status: 204, resultDesc: "Deleted."},
+		{method: "GET", path: "/v1/automations/{id}/runs", id: "listAutomationRuns", tag: "automations", summary: "An automation's runs",
+			desc: "Runs newest first, with input, per-action results, attempts and errors.", scope: admin,
+			params: paged(automationIDParam, runStatus), status: 200, result: listRef("AutomationRun"), resultDesc: "A page of runs."},
+		{method: "POST", path: "/v1/automations/{id}/runs/{runId}/retry", id: "retryAutomationRun", tag: "automations", summary: "Retry a failed run",
+			desc: "Queues a failed or skipped run again; 409 for a run that succeeded or is queued.", scope: admin,
+			params: []m{automationIDParam, pathParam("runId", "The run's id.", uuidS())},
+			status: 200, result: envelopeRef("AutomationRun"), resultDesc: "The run, queued.", errs: []int{http.StatusConflict}},
+	}
+}
+
+// deliveryCallback documents an outbound delivery (SPEC 5.6, 6).
+func deliveryCallback() m {
+	var events []m
+	for _, name := range eventSchemaNames() {
+		events = append(events, sRef(name))
+	}
+	h := func(name, desc string) m {
+		return m{"name": name, "in": "header", "required": true, "description": desc, "schema": str()}
+	}
+	return m{
+		"operationId": "deliverEvent",
+		"summary":     "An event delivered to the subscription's url",
+		"description": "Signed with the subscription's secret: X-Webhook-Signature = sha256=<hex HMAC-SHA256 of \"<X-Webhook-Timestamp>.<raw body>\">. Reject timestamps more than 300 seconds from now and deduplicate by X-Webhook-Id. A non-2xx answer or none within 10 seconds is retried after 1, 5, 30 and 60 minutes; after 5 failed attempts the delivery is dead-lettered, and after 50 consecutive failures the subscription is paused.",
+		"parameters": []m{
+			h(headerWebhookID, "Unique delivery id (msg_<uuid>); the same on every attempt, for deduplication."),
+			h(headerTimestamp, "Unix seconds of sending."),
+			h(headerSignature, "sha256=<hex>."),
+		},
+		"requestBody": m{"required": true, "content": m{"application/json": m{"schema": m{"oneOf": events}}}},
+		"responses":   m{"2XX": m{"description": "Received; any other answer is a failed attempt."}},
+	}
+}

@@ -1,0 +1,394 @@
+package rest
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"entgo.io/ent/dialect"
+
+	"github.com/lendingpipe/svc/dialer"
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/schema"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+// Limits and names the document states, from where the code keeps them.
+const (
+	maxPage         = graph.MaxPage
+	maxLimit        = graph.MaxLimit
+	defaultLimit    = graph.DefaultLimit
+	maxSearch       = graph.MaxSearch
+	headerTimestamp = webhooks.HeaderTimestamp
+	headerWebhookID = webhooks.HeaderID
+	headerSignature = webhooks.HeaderSignature
+)
+
+var (
+	deliveryStatuses = schema.DeliveryStatuses
+	runStatuses      = schema.RunStatuses
+	requestStatuses  = schema.InboundRequestStatuses
+	eventTypes       = schema.CallEventTypes
+	directions       = schema.CallDirections
+	connectorTypes   = []string{"call_event", "disposition", "recording", "lead_update", "dnc"}
+)
+
+func sRef(name string) m         { return m{"$ref": "#/components/schemas/" + name} }
+func envelopeRef(name string) m  { return sRef(name + "Envelope") }
+func listRef(name string) m      { return sRef(name + "List") }
+func totalListRef(name string) m { return sRef(name + "TotalList") }
+func str() m                     { return m{"type": "string"} }
+func uuidS() m                   { return m{"type": "string", "format": "uuid"} }
+func dateTime() m                { return m{"type": "string", "format": "date-time"} }
+func boolS() m                   { return m{"type": "boolean"} }
+func count() m                   { return m{"type": "integer", "minimum": 0} }
+func arr(items m) m              { return m{"type": "array", "items": items} }
+func freeObject() m              { return m{"type": "object", "additionalProperties": true} }
+func enumS(values ...string) m   { return m{"type": "string", "enum": values} }
+
+// null returns s that also accepts null (OpenAPI 3.0 spelling).
+func null(s m) m {
+	out := maps.Clone(s)
+	out["nullable"] = true
+	if e, ok := out["enum"].([]string); ok {
+		// An enum lists null itself for a nullable value to be valid.
+		vals := []any{}
+		for _, v := range e {
+			vals = append(vals, v)
+		}
+		out["enum"] = append(vals, nil)
+	}
+	return out
+}
+
+// object is an object with the given required members.
+func object(props m, required ...string) m {
+	o := m{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// record is an object whose members are all always present (responses
+// render absent values as null).
+func record(props m) m { return object(props, sortedKeys(props)...) }
+
+// resource is one resource type: its attributes, and which envelopes of it
+// the operations use.
+type resource struct {
+	name, typ     string
+	id            m
+	attrs         m
+	single, paged bool
+	totalOnly     bool // a collection whose meta has only total
+	optional      []string
+}
+
+func schemas() m {
+	out := m{
+		"Meta":          record(m{"requestId": uuidS()}),
+		"PageMeta":      record(m{"total": count(), "page": m{"type": "integer", "minimum": 1}, "limit": m{"type": "integer", "minimum": 1}, "hasMore": boolS(), "requestId": uuidS()}),
+		"TotalMeta":     record(m{"total": count(), "requestId": uuidS()}),
+		"Error":         record(m{"code": enumS(errorCodes()...), "message": str(), "detail": m{"type": "object", "additionalProperties": true, "description": "Machine-readable context; field names the offending field of a validation error."}}),
+		"ErrorEnvelope": record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
+		"Stage":         record(m{"id": uuidS(), "stageKey": str(), "stageLabel": str(), "color": m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}, "semanticSlot": enumS(schema.SemanticSlots...)}),
+		"DeliveryAttempt": record(m{"attemptedAt": dateTime(), "statusCode": null(m{"type": "integer"}), "latencyMs": count(),
+			"error": null(str()), "responseExcerpt": null(str())}),
+		"AutomationTrigger": record(m{"type": enumS("inbound_endpoint", "event"), "endpointId": null(uuidS()), "event": null(str())}),
+		"AutomationCondition": object(m{"path": m{"type": "string", "description": "RFC 9535 JSONPath into the run's input, e.g. $.loan.amount."},
+			"op": enumS(autodef.Ops...), "value": m{"nullable": true, "description": "The operand; a list for in."}}, "path", "op"),
+		"AutomationAction": automationAction(),
+		"ReceivedEnvelope": record(m{"data": record(m{"received": m{"type": "boolean", "enum": []bool{true}}}), "meta": sRef("Meta")}),
+		"LeadCreate":       leadInput(true),
+		"LeadPatch":        leadInput(false),
+		"CallEventInput":   dialerInput(dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
+		"DispositionInput": dialerInput(dialer.DispositionFields, "externalCallId", "userId", "disposition", "occurredAt"),
+		"PresenceInput":    dialerInput(dialer.PresenceFields, "userId", "status"),
+		"ConnectorEvent":   connectorEvent(),
+		"SubscriptionCreate": object(m{"url": subscriptionURL(), "events": subscriptionEvents(),
+			"secret": m{"type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret; generated (whsec_...) when omitted."}}, "url", "events"),
+		"SubscriptionPatch": object(m{"url": subscriptionURL(), "events": subscriptionEvents(), "isActive": boolS()}),
+		"ReplayRequest":     object(m{"since": dateTime(), "until": dateTime()}),
+		"InboundEndpointCreate": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": 255},
+			"mapping": null(inboundMapping())}, "name"),
+		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": 255}, "mapping": null(inboundMapping()), "isActive": boolS()}),
+		"AutomationCreate":     automationInput("name", "trigger", "actions"),
+		"AutomationPatch":      automationInput(),
+	}
+	for _, r := range resources() {
+		r.addTo(out)
+	}
+	for _, e := range webhooks.Catalog {
+		out[eventSchemaName(e.Name)] = eventEnvelope(e)
+	}
+	return out
+}
+
+func (r resource) addTo(out m) {
+	attrs := record(r.attrs)
+	if len(r.optional) > 0 {
+		var req []string
+		for _, k := range sortedKeys(r.attrs) {
+			if !slices.Contains(r.optional, k) {
+				req = append(req, k)
+			}
+		}
+		attrs["required"] = req
+	}
+	out[r.name] = attrs
+	out[r.name+"Resource"] = record(m{"id": r.id, "type": enumS(r.typ), "attributes": sRef(r.name)})
+	if r.single {
+		out[r.name+"Envelope"] = record(m{"data": sRef(r.name + "Resource"), "meta": sRef("Meta")})
+	}
+	if r.paged {
+		out[r.name+"List"] = record(m{"data": arr(sRef(r.name + "Resource")), "meta": sRef("PageMeta")})
+	}
+	if r.totalOnly {
+		out[r.name+"TotalList"] = record(m{"data": arr(sRef(r.name + "Resource")), "meta": sRef("TotalMeta")})
+	}
+}
+
+func prefixed(prefix string) m {
+	return m{"type": "string", "pattern": "^" + prefix + "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}
+}
+
+func resources() []resource {
+	nstr, nuuid, ntime := null(str()), null(uuidS()), null(dateTime())
+	decimal := null(m{"type": "string", "pattern": schema.NumericPattern, "description": "A non-negative decimal kept as a string so no precision is lost."})
+	return []resource{
+		{name: "Lead", typ: "lead", id: uuidS(), single: true, paged: true, attrs: m{
+			"businessName": nstr, "contactFirstName": nstr, "contactLastName": nstr, "email": nstr, "phone": nstr, "industry": nstr,
+			"monthlyRevenue": decimal, "requestedAmount": decimal, "source": enumS(schema.LeadSources...), "priority": enumS(schema.LeadPriorities...),
+			"isDoNotCall": boolS(), "tags": arr(str()), "customFields": freeObject(), "externalIds": freeObject(),
+			"leadScore": null(m{"type": "integer", "minimum": 0, "maximum": 100}), "stage": sRef("Stage"),
+			"primaryAdvisorId": nuuid, "primaryAdvisorName": nstr, "contactId": nuuid, "lastContactedAt": ntime,
+			"stageChangedAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(), "dncReason": nstr, "dncAt": ntime,
+			"convertedAt": ntime, "convertedAccountId": nuuid, "convertedContactId": nuuid, "importJobId": nuuid,
+			"createdBy": null(m{"type": "string", "description": "The API key id, or automation:<id>, that created the lead."}),
+		}},
+		{name: "CallEvent", typ: "call_event", id: prefixed(callEventPrefix), single: true, attrs: m{
+			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumS(eventTypes...), "direction": null(enumS(directions...)),
+			"durationSeconds": null(count()), "disposition": nstr, "notes": nstr, "metadata": freeObject(),
+			"occurredAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(),
+		}},
+		{name: "AgentPresence", typ: "agent_presence", id: prefixed(presencePrefix), single: true, paged: true, attrs: m{
+			"userId": uuidS(), "firstName": str(), "lastName": str(), "email": str(), "status": enumS(schema.PresenceStatuses...),
+			"currentCallId": nstr, "currentLeadId": nuuid, "currentLeadName": nstr, "callStartedAt": ntime, "statusChangedAt": ntime,
+			"callsToday": count(), "dispositionCount": count(), "campaignName": nstr, "statusTimeSec": count(),
+		}},
+		{name: "DoNotCall", typ: "do_not_call", id: str(), single: true, attrs: m{"phone": nstr, "reason": nstr, "leadIds": arr(uuidS())}},
+		{name: "WebhookSubscription", typ: "webhook_subscription", id: prefixed(subscriptionPrefix), single: true, totalOnly: true,
+			optional: []string{"secret"}, attrs: m{
+				"url": str(), "events": arr(str()), "secret": m{"type": "string", "description": "Only in the create response."},
+				"isActive": boolS(), "pausedReason": nstr, "pausedAt": ntime, "consecutiveFailures": count(), "createdAt": dateTime(),
+			}},
+		{name: "WebhookDelivery", typ: "webhook_delivery", id: prefixed(webhooks.DeliveryIDPrefix), single: true, paged: true, attrs: m{
+			"webhookId": prefixed(webhooks.DeliveryIDPrefix), "eventId": prefixed(webhooks.EventIDPrefix), "eventType": str(),
+			"status": enumS(deliveryStatuses...), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
+			"lastError": nstr, "deliveredAt": ntime, "deadAt": ntime, "createdAt": dateTime(), "attemptLog": arr(sRef("DeliveryAttempt")),
+		}},
+		{name: "WebhookReplay", typ: "webhook_replay", id: enumS("replay"), single: true, attrs: m{"queued": count()}},
+		{name: "WebhookEventType", typ: "webhook_event_type", id: str(), totalOnly: true, attrs: m{
+			"name": str(), "description": str(), "emitted": boolS(), "schema": m{"type": "object", "description": "JSON Schema of the delivery's data."},
+		}},
+		{name: "InboundEndpoint", typ: "inbound_endpoint", id: uuidS(), single: true, totalOnly: true, optional: []string{"secret"}, attrs: m{
+			"name": str(), "endpointKey": str(), "path": str(), "secret": m{"type": "string", "description": "Only in the create response."},
+			"mapping": m{"type": "object", "additionalProperties": str()}, "isActive": boolS(), "createdAt": dateTime(),
+		}},
+		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
+			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
+			"payload": freeObject(), "mapped": freeObject(), "status": enumS(requestStatuses...), "error": nstr,
+		}},
+		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
+			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
+			"actions": arr(sRef("AutomationAction")), "requiredFields": arr(str()), "createdAt": dateTime(), "updatedAt": dateTime(),
+		}},
+		{name: "AutomationRun", typ: "automation_run", id: uuidS(), single: true, paged: true, attrs: m{
+			"automationId": uuidS(), "status": enumS(runStatuses...), "attempts": count(), "nextAttemptAt": ntime,
+			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
+			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
+		}},
+		{name: "Status", typ: "status", id: enumS("status"), single: true, attrs: m{
+			"status": enumS("ok", "unavailable"), "version": str(), "apiVersion": str(), "database": enumS(dialect.SQLite, dialect.Postgres),
+			"databaseReachable": boolS(), "uptimeSeconds": count(),
+			"outboxDepth": null(count()), "deadLetterDepth": null(count()), "automationQueueDepth": null(count()),
+		}},
+	}
+}
+
+func errorCodes() []string { return slices.Sorted(maps.Keys(statusOf)) }
+
+// leadInput is POST /v1/leads's body (create) or PATCH's. Null is accepted
+// for every member: on create it is the same as absent, on PATCH it clears.
+func leadInput(create bool) m {
+	text := func(lo, hi int) m { return null(m{"type": "string", "minLength": lo, "maxLength": hi}) }
+	props := m{
+		"businessName":     null(m{"type": "string", "minLength": 1, "maxLength": 255, "description": "No HTML: markup and character references are refused."}),
+		"contactFirstName": text(0, 100), "contactLastName": text(0, 100), "industry": text(0, 100), "phone": text(0, 20),
+		"email":           null(m{"type": "string", "format": "email", "maxLength": 254}),
+		"monthlyRevenue":  null(m{"type": "string", "pattern": schema.NumericPattern, "example": "12500.00"}),
+		"requestedAmount": null(m{"type": "string", "pattern": schema.NumericPattern, "example": "50000"}),
+		"priority":        null(enumS(schema.LeadPriorities...)),
+		"tags": null(m{"type": "array", "maxItems": schema.MaxTags,
+			"items": m{"type": "string", "minLength": 1, "maxLength": schema.MaxTagLen}}),
+		"customFields": null(m{"type": "object", "maxProperties": schema.MaxCustomFields, "additionalProperties": true}),
+	}
+	if create {
+		props["source"] = null(enumS(schema.LeadSources...))
+		props["stageId"] = null(m{"type": "string", "format": "uuid", "description": "Defaults to the organization's first stage."})
+		props["assignToAdvisorId"] = null(uuidS())
+		props["contactId"] = null(uuidS())
+		props["externalIds"] = null(m{"type": "object", "maxProperties": schema.MaxExternalIDs, "description": "Other systems' ids: strings or numbers.",
+			"additionalProperties": m{"oneOf": []m{{"type": "string", "minLength": 1, "maxLength": 255}, {"type": "number"}}}})
+	}
+	return m{"type": "object", "properties": props, "additionalProperties": false}
+}
+
+// dialerInput documents a dialer body: canonical names with their aliases
+// as further properties; a required field may come under any of its names.
+func dialerInput(fields []string, required ...string) m {
+	props := m{}
+	for _, f := range fields {
+		s := dialerField(f)
+		if al := dialer.Aliases[f]; len(al) > 0 {
+			s["description"] = "Also accepted as " + strings.Join(al, ", ") + "."
+			for _, a := range al {
+				alias := maps.Clone(s)
+				alias["description"] = "Alias of " + f + "."
+				props[a] = alias
+			}
+		}
+		props[f] = s
+	}
+	var all []m
+	for _, f := range required {
+		var names []m
+		for _, name := range append([]string{f}, dialer.Aliases[f]...) {
+			names = append(names, m{"required": []string{name}})
+		}
+		all = append(all, m{"anyOf": names})
+	}
+	return m{"type": "object", "properties": props, "additionalProperties": false, "allOf": all}
+}
+
+func dialerField(name string) m {
+	switch name {
+	case "userId", "leadId", "currentLeadId":
+		return null(uuidS())
+	case "eventType":
+		return null(enumS(eventTypes...))
+	case "direction":
+		return null(enumS(directions...))
+	case "status":
+		return null(enumS(schema.PresenceStatuses...))
+	case "durationSeconds":
+		return null(m{"type": "integer", "minimum": 0})
+	case "metadata":
+		return null(freeObject())
+	case "occurredAt":
+		return m{"nullable": true, "description": "RFC 3339 timestamp, or Unix seconds (as a number or a string).",
+			"oneOf": []m{{"type": "string"}, {"type": "integer", "minimum": 1}}}
+	}
+	return null(str())
+}
+
+func connectorEvent() m {
+	return m{"type": "object", "additionalProperties": true,
+		"description": "The members of the event type, in camelCase or snake_case: call_event as POST /v1/dialer/events, disposition as POST /v1/dialer/disposition, recording {externalCallId, recordingUrl}, lead_update {leadId and PATCH /v1/leads/{id} fields}, dnc {leadId or phone, reason}. Form-encoded objects (metadata) are JSON text.",
+		"properties":  m{"type": enumS(connectorTypes...), "event": m{"type": "string", "enum": connectorTypes, "description": "Alias of type."}},
+		"anyOf":       []m{{"required": []string{"type"}}, {"required": []string{"event"}}}}
+}
+
+func subscriptionURL() m {
+	return m{"type": "string", "format": "uri", "maxLength": 2048, "description": "HTTPS address that receives the deliveries."}
+}
+
+func subscriptionEvents() m {
+	names := []string{webhooks.AllEvents}
+	for _, e := range webhooks.Catalog {
+		names = append(names, e.Name)
+	}
+	return m{"type": "array", "minItems": 1, "items": enumS(names...), "description": "Event types, or \"*\" for all."}
+}
+
+func inboundMapping() m {
+	return m{"type": "object", "additionalProperties": m{"type": "string"},
+		"description": "Target field → JSONPath into the received body, e.g. {\"businessName\": \"$.company.name\"}."}
+}
+
+func automationAction() m {
+	return object(m{
+		"type":       enumS(autodef.ActionTypes...),
+		"matchBy":    m{"type": "string", "description": "update_lead: id, email, phone or externalIds.<key>."},
+		"matchField": m{"type": "string", "description": "update_lead: the input field holding the match value."},
+		"tags":       arr(str()),
+		"stageId":    uuidS(), "advisorId": uuidS(), "teamId": m{"type": "string", "format": "uuid", "description": "assign_advisor: round-robin over this team's advisors."},
+		"reason": str(),
+	}, "type")
+}
+
+func automationInput(required ...string) m {
+	o := object(m{
+		"name": m{"type": "string", "minLength": 1, "maxLength": 255}, "isActive": boolS(),
+		"trigger": m{"type": "object", "description": "Exactly one of endpointId (an inbound endpoint) and event (a catalog event type).",
+			"properties": m{"endpointId": uuidS(), "event": str()}, "additionalProperties": false},
+		"conditions":     null(arr(sRef("AutomationCondition"))),
+		"actions":        m{"type": "array", "minItems": 1, "items": sRef("AutomationAction")},
+		"requiredFields": null(arr(str())),
+	}, required...)
+	o["additionalProperties"] = false
+	return o
+}
+
+// eventSchemaName is the component name of an event type's delivery body:
+// lead.status_changed → LeadStatusChangedEvent.
+func eventSchemaName(event string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(event, func(r rune) bool { return r == '.' || r == '_' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String() + "Event"
+}
+
+func eventSchemaNames() []string {
+	var out []string
+	for _, e := range webhooks.Catalog {
+		out = append(out, eventSchemaName(e.Name))
+	}
+	return out
+}
+
+// eventEnvelope is a delivery's body (SPEC 6.1) with the catalog's payload,
+// converted from JSON Schema's type lists to OpenAPI 3.0's nullable.
+func eventEnvelope(e webhooks.EventType) m {
+	return m{"type": "object", "description": e.Description, "required": []string{"id", "event", "timestamp", "data"},
+		"properties": m{"id": prefixed(webhooks.EventIDPrefix), "event": enumS(e.Name), "timestamp": dateTime(), "data": toOpenAPI30(e.Schema)}}
+}
+
+func toOpenAPI30(s map[string]any) m {
+	out := m{}
+	for k, v := range s {
+		switch k {
+		case "type":
+			if types, ok := v.([]string); ok {
+				out["type"] = types[0]
+				out["nullable"] = slices.Contains(types, "null")
+				continue
+			}
+			out[k] = v
+		case "properties":
+			props := m{}
+			for name, p := range v.(map[string]any) {
+				props[name] = toOpenAPI30(p.(map[string]any))
+			}
+			out[k] = props
+		case "items":
+			out[k] = toOpenAPI30(v.(map[string]any))
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
