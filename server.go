@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -142,8 +144,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return usersCreate(ctx, cfg, args[2:], stdout)
 	case args[0] == "reindex":
 		return withDB(ctx, cfg, func(db *store.DB) error { return db.Reindex(ctx) })
+	case args[0] == "openapi":
+		return printOpenAPI(stdout)
 	default:
-		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex", strings.Join(args, " "))
+		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex, openapi", strings.Join(args, " "))
 	}
 }
 
@@ -322,4 +326,20 @@ func usersCreate(ctx context.Context, cfg config, args []string, stdout io.Write
 		fmt.Fprintln(stdout, u.ID)
 		return nil
 	})
+}
+
+// printOpenAPI writes the document GET /v1/openapi.json serves, for linters
+// and client generators that work from a file.
+func printOpenAPI(stdout io.Writer) error {
+	raw, err := rest.OpenAPIDocument()
+	if err != nil {
+		return err
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
+		return fmt.Errorf("formatting the OpenAPI document: %w", err)
+	}
+	pretty.WriteByte('\n')
+	_, err = pretty.WriteTo(stdout)
+	return err
 }

@@ -7,4 +7,5 @@ import (
 	_ "entgo.io/contrib/entgql"
 	_ "entgo.io/ent/cmd/ent"
 	_ "github.com/99designs/gqlgen"
+	_ "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
 )
