@@ -65,7 +65,7 @@ func (h connectorHandlers) receive(w http.ResponseWriter, r *http.Request) error
 	case "dnc":
 		return h.dnc(w, r, obj, form)
 	}
-	return apperr.Invalid("type", "unknown event type %q; one of call_event, disposition, recording, lead_update, dnc", *typ)
+	return apperr.Invalid("type", "unknown event type %q; one of %s", *typ, strings.Join(connectorTypes, ", "))
 }
 
 // connectorBody reads a JSON or form-encoded body, by its Content-Type.
