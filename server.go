@@ -144,10 +144,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return usersCreate(ctx, cfg, args[2:], stdout)
 	case args[0] == "reindex":
 		return withDB(ctx, cfg, func(db *store.DB) error { return db.Reindex(ctx) })
+	case args[0] == "seed":
+		return seed(ctx, cfg, args[1:], stderr)
 	case args[0] == "openapi":
 		return printOpenAPI(stdout)
 	default:
-		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex, openapi", strings.Join(args, " "))
+		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex, seed, openapi", strings.Join(args, " "))
 	}
 }
 
@@ -342,4 +344,80 @@ func printOpenAPI(stdout io.Writer) error {
 	pretty.WriteByte('\n')
 	_, err = pretty.WriteTo(stdout)
 	return err
+}
+
+// seed fills an organization with realistic data for load runs.
+func seed(ctx context.Context, cfg config, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	org := fs.String("org", "", "organization id (required)")
+	leads := fs.Int("leads", 0, "leads to create")
+	agents := fs.Int("agents", 0, "dialer agents to create, each with a presence")
+	events := fs.Int("events", 0, "call events to record (needs agents)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	orgID, err := uuid.Parse(*org)
+	if err != nil {
+		return fmt.Errorf("seed: --org must be an organization id: %w", err)
+	}
+	if *events > 0 && *agents == 0 {
+		return errors.New("seed: --events needs --agents")
+	}
+	ctx = webhooks.WithoutEvents(ctx)
+	return withDB(ctx, cfg, func(db *store.DB) error {
+		started := time.Now()
+		if *leads > 0 {
+			if err := db.SeedLeads(ctx, orgID, *leads, newProgress(stderr, "leads", *leads).report); err != nil {
+				return err
+			}
+		}
+		ids, err := db.SeedAgents(ctx, orgID, *agents)
+		if err != nil {
+			return err
+		}
+		if *events > 0 {
+			some, err := db.SomeLeadIDs(ctx, orgID, 10000)
+			if err != nil {
+				return err
+			}
+			if err := db.SeedCallEvents(ctx, orgID, ids, some, *events, newProgress(stderr, "call events", *events).report); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stderr, "seeded %d leads, %d agents, %d call events in %s\n", *leads, *agents, *events, time.Since(started).Round(time.Millisecond))
+		return nil
+	})
+}
+
+// progress shows a bar on a terminal and a plain line per tenth otherwise.
+type progress struct {
+	w         io.Writer
+	what      string
+	total     int
+	tty       bool
+	started   time.Time
+	lastTenth int
+}
+
+func newProgress(w io.Writer, what string, total int) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, what: what, total: total, tty: ok && term.IsTerminal(int(f.Fd())), started: time.Now()}
+}
+
+func (p *progress) report(done int) {
+	rate := float64(done) / max(time.Since(p.started).Seconds(), 1e-3)
+	if p.tty {
+		const width = 30
+		filled := width * done / p.total
+		fmt.Fprintf(p.w, "\r%s [%s%s] %3d%% %d/%d %.0f/s", p.what, strings.Repeat("#", filled), strings.Repeat(" ", width-filled),
+			100*done/p.total, done, p.total, rate)
+		if done == p.total {
+			fmt.Fprintln(p.w)
+		}
+		return
+	}
+	if tenth := 10 * done / p.total; tenth > p.lastTenth || done == p.total {
+		p.lastTenth = tenth
+		fmt.Fprintf(p.w, "%s: %d/%d (%d%%), %.0f/s\n", p.what, done, p.total, 100*done/p.total, rate)
+	}
 }

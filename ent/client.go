@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -63,6 +64,8 @@ type Client struct {
 	InboundRequest *InboundRequestClient
 	// Lead is the client for interacting with the Lead builders.
 	Lead *LeadClient
+	// LeadCount is the client for interacting with the LeadCount builders.
+	LeadCount *LeadCountClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
@@ -100,6 +103,7 @@ func (c *Client) init() {
 	c.InboundEndpoint = NewInboundEndpointClient(c.config)
 	c.InboundRequest = NewInboundRequestClient(c.config)
 	c.Lead = NewLeadClient(c.config)
+	c.LeadCount = NewLeadCountClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
 	c.Team = NewTeamClient(c.config)
@@ -210,6 +214,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
+		LeadCount:           NewLeadCountClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
 		Team:                NewTeamClient(cfg),
@@ -247,6 +252,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
+		LeadCount:           NewLeadCountClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
 		Team:                NewTeamClient(cfg),
@@ -286,7 +292,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AgentPresence, c.Automation, c.AutomationRun, c.CallEvent,
 		c.Contact, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead,
-		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.LeadCount, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
@@ -299,7 +305,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AgentPresence, c.Automation, c.AutomationRun, c.CallEvent,
 		c.Contact, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead,
-		c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.LeadCount, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
@@ -329,6 +335,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.InboundRequest.mutate(ctx, m)
 	case *LeadMutation:
 		return c.Lead.mutate(ctx, m)
+	case *LeadCountMutation:
+		return c.LeadCount.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
 	case *PipelineStageMutation:
@@ -2058,6 +2066,140 @@ func (c *LeadClient) mutate(ctx context.Context, m *LeadMutation) (Value, error)
 	}
 }
 
+// LeadCountClient is a client for the LeadCount schema.
+type LeadCountClient struct {
+	config
+}
+
+// NewLeadCountClient returns a client for the LeadCount from the given config.
+func NewLeadCountClient(c config) *LeadCountClient {
+	return &LeadCountClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `leadcount.Hooks(f(g(h())))`.
+func (c *LeadCountClient) Use(hooks ...Hook) {
+	c.hooks.LeadCount = append(c.hooks.LeadCount, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `leadcount.Intercept(f(g(h())))`.
+func (c *LeadCountClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LeadCount = append(c.inters.LeadCount, interceptors...)
+}
+
+// Create returns a builder for creating a LeadCount entity.
+func (c *LeadCountClient) Create() *LeadCountCreate {
+	mutation := newLeadCountMutation(c.config, OpCreate)
+	return &LeadCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LeadCount entities.
+func (c *LeadCountClient) CreateBulk(builders ...*LeadCountCreate) *LeadCountCreateBulk {
+	return &LeadCountCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LeadCountClient) MapCreateBulk(slice any, setFunc func(*LeadCountCreate, int)) *LeadCountCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LeadCountCreateBulk{err: fmt.Errorf("calling to LeadCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LeadCountCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LeadCountCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LeadCount.
+func (c *LeadCountClient) Update() *LeadCountUpdate {
+	mutation := newLeadCountMutation(c.config, OpUpdate)
+	return &LeadCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LeadCountClient) UpdateOne(_m *LeadCount) *LeadCountUpdateOne {
+	mutation := newLeadCountMutation(c.config, OpUpdateOne, withLeadCount(_m))
+	return &LeadCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LeadCountClient) UpdateOneID(id int) *LeadCountUpdateOne {
+	mutation := newLeadCountMutation(c.config, OpUpdateOne, withLeadCountID(id))
+	return &LeadCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LeadCount.
+func (c *LeadCountClient) Delete() *LeadCountDelete {
+	mutation := newLeadCountMutation(c.config, OpDelete)
+	return &LeadCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LeadCountClient) DeleteOne(_m *LeadCount) *LeadCountDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LeadCountClient) DeleteOneID(id int) *LeadCountDeleteOne {
+	builder := c.Delete().Where(leadcount.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LeadCountDeleteOne{builder}
+}
+
+// Query returns a query builder for LeadCount.
+func (c *LeadCountClient) Query() *LeadCountQuery {
+	return &LeadCountQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLeadCount},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LeadCount entity by its id.
+func (c *LeadCountClient) Get(ctx context.Context, id int) (*LeadCount, error) {
+	return c.Query().Where(leadcount.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LeadCountClient) GetX(ctx context.Context, id int) *LeadCount {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *LeadCountClient) Hooks() []Hook {
+	hooks := c.hooks.LeadCount
+	return append(hooks[:len(hooks):len(hooks)], leadcount.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LeadCountClient) Interceptors() []Interceptor {
+	return c.inters.LeadCount
+}
+
+func (c *LeadCountClient) mutate(ctx context.Context, m *LeadCountMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LeadCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LeadCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LeadCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LeadCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LeadCount mutation op: %q", m.Op())
+	}
+}
+
 // OrganizationClient is a client for the Organization schema.
 type OrganizationClient struct {
 	config
@@ -3566,15 +3708,15 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 type (
 	hooks struct {
 		APIKey, AgentPresence, Automation, AutomationRun, CallEvent, Contact,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, Organization,
-		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
-		WebhookSubscription []ent.Hook
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount,
+		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, Automation, AutomationRun, CallEvent, Contact,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, Organization,
-		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
-		WebhookSubscription []ent.Interceptor
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount,
+		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -100,6 +101,7 @@ func checkColumn(t, c string) error {
 			inboundendpoint.Table:     inboundendpoint.ValidColumn,
 			inboundrequest.Table:      inboundrequest.ValidColumn,
 			lead.Table:                lead.ValidColumn,
+			leadcount.Table:           leadcount.ValidColumn,
 			organization.Table:        organization.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,
 			team.Table:                team.ValidColumn,

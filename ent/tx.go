@@ -34,6 +34,8 @@ type Tx struct {
 	InboundRequest *InboundRequestClient
 	// Lead is the client for interacting with the Lead builders.
 	Lead *LeadClient
+	// LeadCount is the client for interacting with the LeadCount builders.
+	LeadCount *LeadCountClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
@@ -191,6 +193,7 @@ func (tx *Tx) init() {
 	tx.InboundEndpoint = NewInboundEndpointClient(tx.config)
 	tx.InboundRequest = NewInboundRequestClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)
+	tx.LeadCount = NewLeadCountClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)

@@ -129,6 +129,18 @@ func (f LeadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadMutation", m)
 }
 
+// The LeadCountFunc type is an adapter to allow the use of ordinary
+// function as LeadCount mutator.
+type LeadCountFunc func(context.Context, *ent.LeadCountMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LeadCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LeadCountMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadCountMutation", m)
+}
+
 // The OrganizationFunc type is an adapter to allow the use of ordinary
 // function as Organization mutator.
 type OrganizationFunc func(context.Context, *ent.OrganizationMutation) (ent.Value, error)

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -355,6 +356,33 @@ func (f TraverseLead) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.LeadQuery", q)
 }
 
+// The LeadCountFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LeadCountFunc func(context.Context, *ent.LeadCountQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LeadCountFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LeadCountQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LeadCountQuery", q)
+}
+
+// The TraverseLeadCount type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLeadCount func(context.Context, *ent.LeadCountQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLeadCount) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLeadCount) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadCountQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LeadCountQuery", q)
+}
+
 // The OrganizationFunc type is an adapter to allow the use of ordinary function as a Querier.
 type OrganizationFunc func(context.Context, *ent.OrganizationQuery) (ent.Value, error)
 
@@ -594,6 +622,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.InboundRequestQuery, predicate.InboundRequest, inboundrequest.OrderOption]{typ: ent.TypeInboundRequest, tq: q}, nil
 	case *ent.LeadQuery:
 		return &query[*ent.LeadQuery, predicate.Lead, lead.OrderOption]{typ: ent.TypeLead, tq: q}, nil
+	case *ent.LeadCountQuery:
+		return &query[*ent.LeadCountQuery, predicate.LeadCount, leadcount.OrderOption]{typ: ent.TypeLeadCount, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.PipelineStageQuery:

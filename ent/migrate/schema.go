@@ -484,6 +484,26 @@ var (
 			},
 		},
 	}
+	// LeadCountsColumns holds the columns for the "lead_counts" table.
+	LeadCountsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "slot", Type: field.TypeInt},
+		{Name: "n", Type: field.TypeInt, Default: 0},
+	}
+	// LeadCountsTable holds the schema information for the "lead_counts" table.
+	LeadCountsTable = &schema.Table{
+		Name:       "lead_counts",
+		Columns:    LeadCountsColumns,
+		PrimaryKey: []*schema.Column{LeadCountsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "leadcount_org_id_slot",
+				Unique:  true,
+				Columns: []*schema.Column{LeadCountsColumns[1], LeadCountsColumns[2]},
+			},
+		},
+	}
 	// OrganizationsColumns holds the columns for the "organizations" table.
 	OrganizationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -780,6 +800,7 @@ var (
 		InboundEndpointsTable,
 		InboundRequestsTable,
 		LeadsTable,
+		LeadCountsTable,
 		OrganizationsTable,
 		PipelineStagesTable,
 		TeamsTable,

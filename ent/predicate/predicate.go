@@ -36,6 +36,9 @@ type InboundRequest func(*sql.Selector)
 // Lead is the predicate function for lead builders.
 type Lead func(*sql.Selector)
 
+// LeadCount is the predicate function for leadcount builders.
+type LeadCount func(*sql.Selector)
+
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 

@@ -351,6 +351,30 @@ func (f LeadMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) 
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadMutation", m)
 }
 
+// The LeadCountQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LeadCountQueryRuleFunc func(context.Context, *ent.LeadCountQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LeadCountQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadCountQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LeadCountQuery", q)
+}
+
+// The LeadCountMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LeadCountMutationRuleFunc func(context.Context, *ent.LeadCountMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LeadCountMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LeadCountMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadCountMutation", m)
+}
+
 // The OrganizationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type OrganizationQueryRuleFunc func(context.Context, *ent.OrganizationQuery) error
@@ -598,6 +622,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LeadQuery:
 		return q.Filter(), nil
+	case *ent.LeadCountQuery:
+		return q.Filter(), nil
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
 	case *ent.PipelineStageQuery:
@@ -640,6 +666,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.InboundRequestMutation:
 		return m.Filter(), nil
 	case *ent.LeadMutation:
+		return m.Filter(), nil
+	case *ent.LeadCountMutation:
 		return m.Filter(), nil
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/schema"
@@ -431,6 +432,8 @@ func init() {
 	lead.Hooks[3] = leadHooks[1]
 
 	lead.Hooks[4] = leadHooks[2]
+
+	lead.Hooks[5] = leadHooks[3]
 	leadMixinFields0 := leadMixin[0].Fields()
 	_ = leadMixinFields0
 	leadMixinFields1 := leadMixin[1].Fields()
@@ -507,6 +510,21 @@ func init() {
 	leadDescID := leadMixinFields0[0].Descriptor()
 	// lead.DefaultID holds the default value on creation for the id field.
 	lead.DefaultID = leadDescID.Default.(func() uuid.UUID)
+	leadcount.Policy = privacy.NewPolicies(schema.LeadCount{})
+	leadcount.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := leadcount.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	leadcountFields := schema.LeadCount{}.Fields()
+	_ = leadcountFields
+	// leadcountDescN is the schema descriptor for n field.
+	leadcountDescN := leadcountFields[2].Descriptor()
+	// leadcount.DefaultN holds the default value on creation for the n field.
+	leadcount.DefaultN = leadcountDescN.Default.(int)
 	organizationMixin := schema.Organization{}.Mixin()
 	organization.Policy = privacy.NewPolicies(schema.Organization{})
 	organization.Hooks[0] = func(next ent.Mutator) ent.Mutator {

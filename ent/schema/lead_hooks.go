@@ -3,6 +3,8 @@ package schema
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
 
 	"entgo.io/ent"
 	"github.com/google/uuid"
@@ -11,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
@@ -31,7 +34,37 @@ func (Lead) Hooks() []ent.Hook {
 		hook.On(leadCreateDefaults, ent.OpCreate),
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
+		hook.On(countLead, ent.OpCreate),
 	}
+}
+
+var slotSeed = maphash.MakeSeed()
+
+// countLead adds a created lead to its organization's count (LeadCount) in
+// the creating transaction. A transaction adds all its leads to one slot:
+// two bulk creations touching slots in different orders would deadlock.
+func countLead(next ent.Mutator) ent.Mutator {
+	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := v.(*gen.Lead)
+		if !ok {
+			return v, nil
+		}
+		slot := rand.IntN(LeadCountSlots)
+		if tx := gen.TxFromContext(ctx); tx != nil {
+			slot = int(maphash.Comparable(slotSeed, tx) % LeadCountSlots)
+		}
+		err = m.Client().LeadCount.Create().SetOrgID(l.OrgID).SetSlot(slot).SetN(1).
+			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(1).
+			Exec(rule.SystemContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("counting the lead: %w", err)
+		}
+		return l, nil
+	})
 }
 
 // leadCreateDefaults starts a lead in its organization's first stage when none

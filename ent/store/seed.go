@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/rule"
@@ -70,4 +72,70 @@ func seedLead(c *ent.Client, rng *rand.Rand, orgID uuid.UUID, stages []*ent.Pipe
 		SetSource(lead.Source(schema.LeadSources[rng.IntN(len(schema.LeadSources))])).
 		SetStageID(stages[rng.IntN(len(stages))].ID).
 		SetCreatedAt(at).SetUpdatedAt(at)
+}
+
+// SeedAgents creates m dialer agents of orgID in four teams, each with a
+// presence, and returns their ids.
+func (s *DB) SeedAgents(ctx context.Context, orgID uuid.UUID, m int) ([]uuid.UUID, error) {
+	sys := rule.SystemContext(ctx)
+	statuses := schema.PresenceStatuses
+	ids := make([]uuid.UUID, 0, m)
+	now := time.Now().UTC()
+	for i := range m {
+		u, err := CreateUser(ctx, s.Client, UserSpec{OrgID: orgID, First: seedFirst[i%len(seedFirst)],
+			Last: seedLast[i%len(seedLast)] + strconv.Itoa(i), Email: fmt.Sprintf("agent%d.%s@seed.example", i, orgID.String()[:8]),
+			Role: "agent", Team: "Floor " + strconv.Itoa(i%4+1)})
+		if err != nil {
+			return nil, fmt.Errorf("seeding agent %d: %w", i, err)
+		}
+		err = s.Client.AgentPresence.Create().SetOrgID(orgID).SetUserID(u.ID).
+			SetStatus(agentpresence.Status(statuses[i%len(statuses)])).SetStatusChangedAt(now).Exec(sys)
+		if err != nil {
+			return nil, fmt.Errorf("seeding agent %d's presence: %w", i, err)
+		}
+		ids = append(ids, u.ID)
+	}
+	return ids, nil
+}
+
+// SeedCallEvents records k call events of the given agents over the last
+// day, a third of them on one of leads, in batched transactions.
+func (s *DB) SeedCallEvents(ctx context.Context, orgID uuid.UUID, agents, leads []uuid.UUID, k int, progress func(done int)) error {
+	if len(agents) == 0 {
+		return fmt.Errorf("seeding call events: no agents")
+	}
+	sys, c := rule.SystemContext(ctx), s.Client
+	rng := rand.New(rand.NewPCG(uint64(k), 7))
+	start := time.Now().UTC().Add(-24 * time.Hour)
+	const batch = 1000
+	for done := 0; done < k; done += batch {
+		size := min(batch, k-done)
+		err := WithTx(sys, c, func(ctx context.Context, tx *ent.Client) error {
+			builders := make([]*ent.CallEventCreate, size)
+			for i := range builders {
+				n := done + i
+				b := tx.CallEvent.Create().SetOrgID(orgID).SetUserID(agents[rng.IntN(len(agents))]).
+					SetExternalCallID("seed-" + strconv.Itoa(n/3)).
+					SetEventType(callevent.EventType(schema.CallEventTypes[n%3])).
+					SetOccurredAt(start.Add(time.Duration(rng.IntN(86400)) * time.Second))
+				if len(leads) > 0 && n%3 == 0 {
+					b.SetLeadID(leads[rng.IntN(len(leads))])
+				}
+				builders[i] = b
+			}
+			return tx.CallEvent.CreateBulk(builders...).Exec(ctx)
+		})
+		if err != nil {
+			return fmt.Errorf("seeding call events %d-%d: %w", done, done+size, err)
+		}
+		if progress != nil {
+			progress(done + size)
+		}
+	}
+	return nil
+}
+
+// SomeLeadIDs returns up to n lead ids of orgID, for seeding and load runs.
+func (s *DB) SomeLeadIDs(ctx context.Context, orgID uuid.UUID, n int) ([]uuid.UUID, error) {
+	return s.Client.Lead.Query().Where(lead.OrgID(orgID)).Limit(n).IDs(rule.SystemContext(ctx))
 }

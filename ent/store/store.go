@@ -141,6 +141,9 @@ func (s *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("creating the search index: %w", err)
 		}
 	}
+	if err := s.backfillLeadCounts(ctx); err != nil {
+		return err
+	}
 	if s.Dialect == dialect.SQLite {
 		// Cheap on SQLite; on PostgreSQL an ANALYZE at every start would cost
 		// seconds on a large database, and autovacuum keeps it current.
