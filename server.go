@@ -25,6 +25,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/loadtest"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -146,10 +147,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return withDB(ctx, cfg, func(db *store.DB) error { return db.Reindex(ctx) })
 	case args[0] == "seed":
 		return seed(ctx, cfg, args[1:], stderr)
+	case args[0] == "loadtest":
+		return loadTest(ctx, cfg, args[1:], stdout)
+	case args[0] == "baseline":
+		return withDB(ctx, cfg, func(db *store.DB) error { return serveHandler(ctx, cfg.Addr, loadtest.Baseline(db)) })
 	case args[0] == "openapi":
 		return printOpenAPI(stdout)
 	default:
-		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex, seed, openapi", strings.Join(args, " "))
+		return fmt.Errorf("unknown command %q; commands: serve, orgs create, keys create, users create, reindex, seed, loadtest, baseline, openapi", strings.Join(args, " "))
 	}
 }
 
@@ -420,4 +425,44 @@ func (p *progress) report(done int) {
 		p.lastTenth = tenth
 		fmt.Fprintf(p.w, "%s: %d/%d (%d%%), %.0f/s\n", p.what, done, p.total, 100*done/p.total, rate)
 	}
+}
+
+// loadTest runs the load runner against this binary's own server.
+func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	leads := fs.Int("leads", 10000, "leads to seed when the database has no load organization yet")
+	agents := fs.Int("agents", 50, "dialer agents to seed with it")
+	duration := fs.Duration("duration", 10*time.Second, "how long each scenario runs")
+	concurrency := fs.Int("concurrency", 8, "connections (and workers)")
+	rate := fs.Int("rate", 0, "requests per second per scenario; 0 runs as fast as the connections allow")
+	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this binary: %w", err)
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	_, err = loadtest.Run(ctx, loadtest.Config{Exe: exe, DatabaseURL: cfg.DatabaseURL, Leads: *leads, Agents: *agents,
+		Duration: *duration, Concurrency: *concurrency, Rate: *rate, Scenarios: names, Out: stdout})
+	return err
+}
+
+// serveHandler serves h on addr until ctx ends.
+func serveHandler(ctx context.Context, addr string, h http.Handler) error {
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
 }

@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -155,4 +159,34 @@ func call(t *testing.T, method, url, key, body string) int {
 		t.Fatalf("%s %s: body is not JSON: %v", method, url, err)
 	}
 	return resp.StatusCode
+}
+
+// A short run of the load runner on small data, so it cannot rot: the real
+// binary, seeded, serving and a baseline, every scenario answered without
+// errors.
+func TestLoadRunner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	exe := filepath.Join(t.TempDir(), "svc")
+	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", exe, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building: %v\n%s", err, out)
+	}
+	cmd := exec.Command(exe, "loadtest", "--leads", "300", "--agents", "4", "--duration", "300ms", "--concurrency", "4")
+	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("loadtest: %v\n%s", err, out)
+	}
+	for _, name := range []string{"baseline", "get lead", "list page 1", "search", "create lead", "patch lead", "dialer event", "presence"} {
+		re := regexp.MustCompile(`\| ` + name + ` \| (\d+) \| \d+ \|.*\| (\d+) \|`)
+		m := re.FindStringSubmatch(string(out))
+		if m == nil || m[1] == "0" || m[2] != "0" {
+			t.Errorf("scenario %q: want requests and no errors in\n%s", name, out)
+		}
+	}
+	if !strings.Contains(string(out), "server peak RSS") {
+		t.Errorf("no RSS figure:\n%s", out)
+	}
 }
