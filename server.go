@@ -24,6 +24,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/loadtest"
 	"github.com/lendingpipe/svc/webhooks"
@@ -48,6 +49,7 @@ type config struct {
 	DatabaseURL  string
 	RateLimit    int
 	RateWindow   time.Duration
+	RedisURL     string
 	MaxBodyBytes int64
 	MaxConns     int
 	LogLevel     slog.Level
@@ -64,6 +66,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Webhooks:     webhooks.DefaultConfig(),
 	}
 	var err error
+	c.RedisURL = getenv("SVC_REDIS_URL")
 	if v := getenv("SVC_RATE_LIMIT"); v != "" {
 		if c.RateLimit, err = strconv.Atoi(v); err != nil || c.RateLimit < 1 {
 			return c, fmt.Errorf("SVC_RATE_LIMIT must be a positive integer, got %q", v)
@@ -184,7 +187,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	srv := &http.Server{
 		Addr: cfg.Addr,
 		Handler: rest.NewServer(rest.Config{
-			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
+			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
 			Webhooks: cfg.Webhooks,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -368,7 +371,7 @@ func seed(ctx context.Context, cfg config, args []string, stderr io.Writer) erro
 	if *events > 0 && *agents == 0 {
 		return errors.New("seed: --events needs --agents")
 	}
-	ctx = webhooks.WithoutEvents(ctx)
+	ctx = viewer.WithBulkLoad(ctx)
 	return withDB(ctx, cfg, func(db *store.DB) error {
 		started := time.Now()
 		if *leads > 0 {

@@ -130,7 +130,7 @@ func TestIdempotencyInFlight(t *testing.T) {
 	e := resttest.New(t)
 	body := map[string]any{"businessName": "Acme"}
 	raw, _ := json.Marshal(body)
-	v, err := store.Authenticate(context.Background(), e.DB.Client, e.Key, time.Now())
+	v, err := (&store.KeyCache{}).Authenticate(context.Background(), e.DB.Client, e.Key, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

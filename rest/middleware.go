@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/httprate"
+	httprateredis "github.com/go-chi/httprate-redis"
+	"github.com/redis/go-redis/v9"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
@@ -126,12 +128,12 @@ type authResult struct {
 // withAuthentication resolves the bearer key, if any, but rejects nothing:
 // the rate limiter must first see who is calling (every response carries
 // the rate-limit headers, 401s included), and public routes need no key.
-func withAuthentication(client *ent.Client, now func() time.Time) func(http.Handler) http.Handler {
+func withAuthentication(client *ent.Client, keys *store.KeyCache, now func() time.Time) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			res := authResult{err: apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header")}
 			if h := r.Header.Get("Authorization"); h != "" {
-				res = authenticate(r.Context(), client, h, now())
+				res = authenticate(r.Context(), client, keys, h, now())
 			}
 			ctx := context.WithValue(r.Context(), authKey{}, res)
 			if res.err == nil {
@@ -142,12 +144,12 @@ func withAuthentication(client *ent.Client, now func() time.Time) func(http.Hand
 	}
 }
 
-func authenticate(ctx context.Context, client *ent.Client, header string, now time.Time) authResult {
+func authenticate(ctx context.Context, client *ent.Client, keys *store.KeyCache, header string, now time.Time) authResult {
 	scheme, key, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return authResult{err: apperr.New(apperr.Unauthorized, "the Authorization header must be: Bearer <API key>")}
 	}
-	v, err := store.Authenticate(ctx, client, strings.TrimSpace(key), now)
+	v, err := keys.Authenticate(ctx, client, strings.TrimSpace(key), now)
 	switch {
 	case errors.Is(err, store.ErrBadKey):
 		return authResult{err: apperr.New(apperr.Unauthorized, "the API key is invalid, revoked or expired")}
@@ -171,12 +173,12 @@ func requireAuthOrWebsocket(next http.Handler) http.Handler {
 }
 
 // graphqlAuth authenticates a websocket's connection_init payload.
-func graphqlAuth(client *ent.Client, now func() time.Time) graph.Authenticator {
+func graphqlAuth(client *ent.Client, keys *store.KeyCache, now func() time.Time) graph.Authenticator {
 	return func(ctx context.Context, header string) (context.Context, error) {
 		if header == "" {
 			return ctx, apperr.New(apperr.Unauthorized, "missing Authorization in the connection_init payload")
 		}
-		res := authenticate(ctx, client, header, now())
+		res := authenticate(ctx, client, keys, header, now())
 		if res.err != nil {
 			return ctx, res.err
 		}
@@ -203,13 +205,43 @@ func requireAuth(next http.Handler) http.Handler {
 // withRateLimit limits each API key (or, before authentication succeeds,
 // each client address) to limit requests per window, with the
 // X-RateLimit-* headers on every response.
-func withRateLimit(limit int, window time.Duration) func(http.Handler) http.Handler {
-	return httprate.LimitBy(limit, window, rateKey,
-		httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, r, apperr.New(apperr.RateLimited, "rate limit of %d requests per %s exceeded; retry after %s seconds",
-				limit, window, w.Header().Get("Retry-After")))
-		}),
-	)
+func withRateLimit(cfg Config, logger *slog.Logger) func(http.Handler) http.Handler {
+	limit, window := cfg.RateLimit, cfg.RateWindow
+	opts := []httprate.Option{httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, apperr.New(apperr.RateLimited, "rate limit of %d requests per %s exceeded; retry after %s seconds",
+			limit, window, w.Header().Get("Retry-After")))
+	})}
+	if counter := redisCounter(cfg, logger); counter != nil {
+		opts = append(opts, httprate.WithLimitCounter(counter))
+	}
+	return httprate.LimitBy(limit, window, rateKey, opts...)
+}
+
+// redisCounter shares the counters through Redis, so replicas enforce one
+// limit together. When Redis does not answer within 100 ms the counter
+// falls back to this process's memory (logged), and returns to Redis once
+// it answers again: an outage loosens the limit rather than failing requests.
+func redisCounter(cfg Config, logger *slog.Logger) httprate.LimitCounter {
+	if cfg.RedisURL == "" {
+		return nil
+	}
+	opts, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		logger.Error("SVC_REDIS_URL is not a redis:// URL; rate limits stay per process", "err", err)
+		return nil
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.MaxRetries = time.Second, 100*time.Millisecond, 100*time.Millisecond, -1
+	prefix := cfg.RedisPrefix
+	if prefix == "" {
+		prefix = "svc:ratelimit"
+	}
+	return httprateredis.NewCounter(&httprateredis.Config{
+		Client: redis.NewClient(opts), WindowLength: cfg.RateWindow, PrefixKey: prefix,
+		OnError: func(err error) { logger.Warn("rate-limit counter in Redis", "err", err) },
+		OnFallbackChange: func(local bool) {
+			logger.Warn("rate-limit counters", "local_fallback", local)
+		},
+	})
 }
 
 func rateKey(r *http.Request) (string, error) {

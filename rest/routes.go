@@ -18,6 +18,9 @@ type Config struct {
 	Webhooks     webhooks.Config
 	RateLimit    int           // requests per RateWindow per API key
 	RateWindow   time.Duration //
+	// RedisURL, when set, shares the rate-limit counters between replicas
+	// (redis://host:port/db); RedisPrefix namespaces their keys.
+	RedisURL, RedisPrefix string
 	MaxBodyBytes int64
 	Version      string // build version reported by /status
 	Now          func() time.Time
@@ -35,13 +38,14 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	inbound := inboundHandlers{resolver: resolver, client: db.Client, now: cfg.Now}
 	autos := automationHandlers{resolver: resolver, client: db.Client}
 	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
+	keys := &store.KeyCache{}
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
 
 	r := chi.NewRouter()
 	// Outermost first: every response, errors and 404s included, carries
 	// the request id, the API version and the rate-limit headers.
 	r.Use(withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
-		withAuthentication(db.Client, cfg.Now), withRateLimit(cfg.RateLimit, cfg.RateWindow),
+		withAuthentication(db.Client, keys, cfg.Now), withRateLimit(cfg, logger),
 		withPinnedVersion, withBodyLimit(cfg.MaxBodyBytes))
 	r.NotFound(errorHandler(func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.NotFound, "no route for %s %s", r.Method, r.URL.Path)
@@ -63,7 +67,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	// Authenticated by the organization's connector token in the path.
 	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
 
-	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, logger, graphqlAuth(db.Client, cfg.Now)))
+	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, logger, graphqlAuth(db.Client, keys, cfg.Now)))
 
 	// Bearer API key.
 	r.Group(func(r chi.Router) {

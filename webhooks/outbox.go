@@ -31,16 +31,8 @@ func Emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string,
 	return emit(ctx, c, orgID, eventType, data, nil)
 }
 
-type quietKey struct{}
-
-// WithoutEvents marks ctx as a bulk load (svc seed) whose writes emit no
-// events: a million seeded leads must not become a million deliveries.
-func WithoutEvents(ctx context.Context) context.Context {
-	return context.WithValue(ctx, quietKey{}, true)
-}
-
 func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude *uuid.UUID) error {
-	if quiet, _ := ctx.Value(quietKey{}).(bool); quiet {
+	if viewer.IsBulkLoad(ctx) {
 		return nil
 	}
 	depth := 0

@@ -9,6 +9,7 @@ import (
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 // The maintained lead count equals a real count after concurrent creations
@@ -42,8 +43,12 @@ func TestLeadTotal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.SeedLeads(ctx, other.ID, 7, nil); err != nil {
+	// The seeding command's bulk load counts a batch at once.
+	if err := db.SeedLeads(viewer.WithBulkLoad(ctx), other.ID, 7, nil); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := db.LeadTotal(ctx, other.ID); err != nil || n != 7 {
+		t.Fatalf("bulk-loaded org: %d, %v", n, err)
 	}
 	check := func(db *store.DB, when string) {
 		t.Helper()

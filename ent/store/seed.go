@@ -13,9 +13,11 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/schema"
+	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 var (
@@ -45,7 +47,14 @@ func (s *DB) SeedLeads(ctx context.Context, orgID uuid.UUID, n int, progress fun
 			for i := range builders {
 				builders[i] = seedLead(tx, rng, orgID, stages, start.Add(time.Duration(done+i)*time.Second), done+i)
 			}
-			return tx.Lead.CreateBulk(builders...).Exec(ctx)
+			if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
+				return err
+			}
+			if !viewer.IsBulkLoad(ctx) {
+				return nil // the lead hooks counted them
+			}
+			return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
+				OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(size).Exec(ctx)
 		})
 		if err != nil {
 			return fmt.Errorf("seeding leads %d-%d: %w", done, done+size, err)

@@ -82,3 +82,21 @@ func FromContext(ctx context.Context) (Viewer, bool) {
 
 // ValidScope reports whether s names a known scope.
 func ValidScope(s string) bool { return slices.Contains(AllScopes, s) }
+
+type bulkKey struct{}
+
+// WithBulkLoad marks ctx as the seeding command loading generated data into
+// an organization's own pipeline: its writes emit no events (a million
+// seeded leads must not become a million deliveries), skip the cross-org
+// reference checks (the loader picks the organization's own stages) and
+// leave the lead count to the loader, which adds each batch at once. No
+// request path sets it.
+func WithBulkLoad(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bulkKey{}, true)
+}
+
+// IsBulkLoad reports whether ctx is a bulk load.
+func IsBulkLoad(ctx context.Context) bool {
+	b, _ := ctx.Value(bulkKey{}).(bool)
+	return b
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
-	"github.com/lendingpipe/svc/webhooks"
 )
 
 const orgName = "Load test"
@@ -43,7 +42,7 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 		if org, _, err = store.CreateOrganization(ctx, db.Client, orgName); err != nil {
 			return nil, err
 		}
-		quiet := webhooks.WithoutEvents(ctx)
+		quiet := viewer.WithBulkLoad(ctx)
 		if err := db.SeedLeads(quiet, org.ID, cfg.Leads, nil); err != nil {
 			return nil, err
 		}
