@@ -177,7 +177,9 @@ func TestTwoReplicasOverHTTP(t *testing.T) {
 	idem := map[string]string{"Idempotency-Key": "replicas-" + uuid.NewString()}
 	codes := make([]int, 2)
 	for i := range 2 {
-		wg.Go(func() { codes[i], _ = send(t, "POST", reps[i].srv.URL+"/v1/leads", key, idem, `{"businessName":"Once Only"}`) })
+		wg.Go(func() {
+			codes[i], _ = send(t, "POST", reps[i].srv.URL+"/v1/leads", key, idem, `{"businessName":"Once Only"}`)
+		})
 	}
 	wg.Wait()
 	for _, c := range codes {

@@ -15,15 +15,15 @@ import (
 
 // Config is what the HTTP surface needs to know; it is read once at start-up.
 type Config struct {
-	Webhooks     webhooks.Config
-	RateLimit    int           // requests per RateWindow per API key
-	RateWindow   time.Duration //
+	Webhooks   webhooks.Config
+	RateLimit  int           // requests per RateWindow per API key
+	RateWindow time.Duration //
 	// RedisURL, when set, shares the rate-limit counters between replicas
 	// (redis://host:port/db); RedisPrefix namespaces their keys.
 	RedisURL, RedisPrefix string
-	MaxBodyBytes int64
-	Version      string // build version reported by /status
-	Now          func() time.Time
+	MaxBodyBytes          int64
+	Version               string // build version reported by /status
+	Now                   func() time.Time
 }
 
 // NewServer returns the whole HTTP surface: REST /v1, GraphQL and health.
