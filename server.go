@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -204,6 +205,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintainHourly(ctx, db, logger)
+	if addr := os.Getenv("SVC_PPROF_ADDR"); addr != "" {
+		// Profiling for operators, on its own (loopback) listener only.
+		go func() { logger.Warn("pprof stopped", "err", http.ListenAndServe(addr, pprofMux())) }()
+	}
 	if cfg.Webhooks.AllowPrivate || cfg.Webhooks.AllowHTTP {
 		logger.Warn("webhook deliveries may reach private addresses or use plain http: for development only",
 			"allow_private", cfg.Webhooks.AllowPrivate, "allow_http", cfg.Webhooks.AllowHTTP)
@@ -468,4 +473,12 @@ func serveHandler(ctx context.Context, addr string, h http.Handler) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+func pprofMux() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }

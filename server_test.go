@@ -179,7 +179,7 @@ func TestLoadRunner(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loadtest: %v\n%s", err, out)
 	}
-	for _, name := range []string{"baseline", "get lead", "list page 1", "search", "create lead", "patch lead", "dialer event", "presence"} {
+	for _, name := range []string{"baseline", "get lead", "list page 1", "search", "search broad word", "create lead", "patch lead", "dialer event", "presence"} {
 		re := regexp.MustCompile(`\| ` + name + ` \| (\d+) \| \d+ \|.*\| (\d+) \|`)
 		m := re.FindStringSubmatch(string(out))
 		if m == nil || m[1] == "0" || m[2] != "0" {

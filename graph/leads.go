@@ -75,9 +75,11 @@ func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.L
 	nodes, err := r.client(ctx).Lead.Query().
 		Order(lead.ByCreatedAt(sql.OrderDesc()), lead.ByID(sql.OrderDesc())).
 		Limit(limit).Offset(offset).
-		WithStage().WithPrimaryAdvisor().
 		All(ctx)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := r.attachRefs(ctx, nodes...); err != nil {
 		return nil, 0, err
 	}
 	v, _ := viewer.FromContext(ctx)
@@ -96,9 +98,11 @@ func (r *Resolver) searchLeads(ctx context.Context, search string, limit, offset
 	if err != nil || len(ids) == 0 {
 		return []*ent.Lead{}, total, err
 	}
-	found, err := r.client(ctx).Lead.Query().Where(lead.IDIn(ids...)).
-		WithStage().WithPrimaryAdvisor().All(ctx)
+	found, err := r.client(ctx).Lead.Query().Where(lead.IDIn(ids...)).All(ctx)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := r.attachRefs(ctx, found...); err != nil {
 		return nil, 0, err
 	}
 	byID := make(map[uuid.UUID]*ent.Lead, len(found))
@@ -132,4 +136,13 @@ func advisorName(ctx context.Context, l *ent.Lead) (*string, error) {
 // FullName is how an advisor's name reads on a lead (primaryAdvisorName).
 func FullName(u *ent.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
+}
+
+// leadByID reads one lead with its stage and advisor.
+func (r *Resolver) leadByID(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
+	l, err := r.client(ctx).Lead.Query().Where(lead.ID(id)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l, r.attachRefs(ctx, l)
 }

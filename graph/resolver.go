@@ -20,12 +20,13 @@ type Resolver struct {
 	now      func() time.Time
 	presence *dialer.Broker
 	webhooks webhooks.Config
+	refs     *refCache
 }
 
 // NewResolver returns the root resolver over db; hooks holds the webhook
 // settings subscriptions are validated against.
 func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
-	return &Resolver{db: db, now: now, presence: dialer.NewBroker(), webhooks: hooks}
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker(), webhooks: hooks, refs: newRefCache(db.Client)}
 }
 
 // client is the transaction's client when the request runs in one

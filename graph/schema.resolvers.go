@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/lead"
 )
 
 // PrimaryAdvisorName is the resolver for the primaryAdvisorName field.
@@ -97,7 +96,7 @@ func (r *queryResolver) LeadsPage(ctx context.Context, page *int, limit *int, se
 
 // Lead is the resolver for the lead field.
 func (r *queryResolver) Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
-	return r.client(ctx).Lead.Query().Where(lead.ID(id)).WithStage().WithPrimaryAdvisor().Only(ctx)
+	return r.leadByID(ctx, id)
 }
 
 // Mutation returns MutationResolver implementation.

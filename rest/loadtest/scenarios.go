@@ -76,7 +76,15 @@ type scenario struct {
 	targeter vegeta.Targeter
 }
 
-var searchWords = []string{"acme", "harbor", "summit trucking", "cedar", "granite dental", "maple", "ridge bakery", "zenith"}
+// Searches as a broker types them: a business, a contact, an email. Seeded
+// names are combinations of a small vocabulary, so each still matches
+// hundreds to thousands of a million leads. broadWords match one lead in
+// sixteen each: the worst case, reported on its own.
+var (
+	searchTerms = []string{"summit dental group", "harbor logistics", "priya tanaka", "omar haddad", "cedar bakery inc",
+		"ana.garcia", "zenith plumbing", "kofi okafor"}
+	broadWords = []string{"acme", "harbor", "cedar", "maple", "zenith"}
+)
 
 func scenarios(fx *fixtures, server, baseline string) []scenario {
 	var seq atomic.Int64
@@ -98,7 +106,10 @@ func scenarios(fx *fixtures, server, baseline string) []scenario {
 		{"get lead", true, target("GET", func() string { return server + "/v1/leads/" + lead().String() }, nil)},
 		{"list page 1", false, target("GET", func() string { return server + "/v1/leads?page=1&limit=20" }, nil)},
 		{"search", false, target("GET", func() string {
-			return server + "/v1/leads?search=" + url.QueryEscape(searchWords[rand.IntN(len(searchWords))])
+			return server + "/v1/leads?search=" + url.QueryEscape(searchTerms[rand.IntN(len(searchTerms))])
+		}, nil)},
+		{"search broad word", false, target("GET", func() string {
+			return server + "/v1/leads?search=" + url.QueryEscape(broadWords[rand.IntN(len(broadWords))])
 		}, nil)},
 		{"create lead", false, target("POST", func() string { return server + "/v1/leads" }, func() string {
 			n := seq.Add(1)
