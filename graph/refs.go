@@ -67,7 +67,9 @@ func (r *Resolver) attachRefs(ctx context.Context, leads ...*ent.Lead) error {
 		return err
 	}
 	users, err := lookup(rc, rc.users, ids(leads, func(l *ent.Lead) *uuid.UUID { return l.PrimaryAdvisorID }),
-		func(missing []uuid.UUID) ([]*ent.User, error) { return c.User.Query().Where(user.IDIn(missing...)).All(ctx) },
+		func(missing []uuid.UUID) ([]*ent.User, error) {
+			return c.User.Query().Where(user.IDIn(missing...)).All(ctx)
+		},
 		func(u *ent.User) uuid.UUID { return u.ID })
 	if err != nil {
 		return err
