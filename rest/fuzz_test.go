@@ -1,0 +1,73 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+// fuzzCall sends one request and fails on a 500, a body that is not JSON,
+// or a lost connection: bad input is the caller's error, never ours.
+func fuzzCall(t *testing.T, e *resttest.Env, method, path string, header map[string]string, body []byte) int {
+	req, err := http.NewRequest(method, e.Server.URL+path, bytes.NewReader(body))
+	if err != nil {
+		return 0 // not a request any client could send
+	}
+	req.Header.Set("Authorization", "Bearer "+e.Key)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header[k] = []string{v}
+	}
+	resp, err := e.Server.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 500 {
+		t.Fatalf("%s %s with %q: %d %s", method, path, body, resp.StatusCode, raw)
+	}
+	if !json.Valid(raw) {
+		t.Fatalf("%s %s: the answer is not JSON: %q", method, path, raw)
+	}
+	return resp.StatusCode
+}
+
+// Any body for POST /v1/leads and PATCH /v1/leads/{id}: decoding and the
+// lead rules answer 2xx or 4xx, never 500.
+func FuzzLeadBody(f *testing.F) {
+	e := resttest.New(f)
+	id := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Fuzzed"}).Data()["id"].(string)
+	for _, seed := range []string{`{}`, `{"businessName":"Acme <b>","email":"a@b.co","tags":["x"]}`,
+		`{"monthlyRevenue":"1e9","customFields":{"a":{"b":[1]}},"externalIds":{"crm":7}}`, `[]`, `{"priority":null}`,
+		`{"businessName":"\u0000"}`, `{"stageId":"not-a-uuid"}`, `{"tags":[` + `"t",` + `"u"]}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzCall(t, e, "POST", "/v1/leads", nil, body)
+		fuzzCall(t, e, "PATCH", "/v1/leads/"+id, nil, body)
+	})
+}
+
+// Any Idempotency-Key header: the key is taken or refused with 422, the
+// request never fails with 500.
+func FuzzIdempotencyKey(f *testing.F) {
+	e := resttest.New(f)
+	f.Add("k-1")
+	f.Add("  spaced  ")
+	f.Add("\x7f\x00é")
+	f.Fuzz(func(t *testing.T, key string) {
+		if strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+			return // no HTTP client can send it; the server's parser refuses it first
+		}
+		code := fuzzCall(t, e, "POST", "/v1/leads", map[string]string{"Idempotency-Key": key}, []byte(`{"businessName":"Keyed"}`))
+		if code != http.StatusCreated && code != http.StatusUnprocessableEntity && code != http.StatusBadRequest {
+			t.Fatalf("key %q: %d", key, code)
+		}
+	})
+}
