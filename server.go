@@ -51,6 +51,7 @@ type config struct {
 	RateLimit    int
 	RateWindow   time.Duration
 	RedisURL     string
+	IdemLease    time.Duration
 	MaxBodyBytes int64
 	MaxConns     int
 	LogLevel     slog.Level
@@ -68,6 +69,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	var err error
 	c.RedisURL = getenv("SVC_REDIS_URL")
+	if v := getenv("SVC_IDEMPOTENCY_LEASE"); v != "" {
+		if c.IdemLease, err = time.ParseDuration(v); err != nil || c.IdemLease <= 0 {
+			return c, fmt.Errorf("SVC_IDEMPOTENCY_LEASE must be a positive duration such as 2m, got %q", v)
+		}
+	}
 	if v := getenv("SVC_RATE_LIMIT"); v != "" {
 		if c.RateLimit, err = strconv.Atoi(v); err != nil || c.RateLimit < 1 {
 			return c, fmt.Errorf("SVC_RATE_LIMIT must be a positive integer, got %q", v)
@@ -188,7 +194,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	srv := &http.Server{
 		Addr: cfg.Addr,
 		Handler: rest.NewServer(rest.Config{
-			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
+			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, IdempotencyLease: cfg.IdemLease, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
 			Webhooks: cfg.Webhooks,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -165,14 +164,7 @@ func call(t *testing.T, method, url, key, body string) int {
 // binary, seeded, serving and a baseline, every scenario answered without
 // errors.
 func TestLoadRunner(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	exe := filepath.Join(t.TempDir(), "svc")
-	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", exe, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building: %v\n%s", err, out)
-	}
+	exe := buildBinary(t)
 	cmd := exec.Command(exe, "loadtest", "--leads", "300", "--agents", "4", "--duration", "300ms", "--concurrency", "4")
 	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
 	out, err := cmd.CombinedOutput()

@@ -24,10 +24,11 @@ import (
 const (
 	IdempotencyHeader   = "Idempotency-Key"
 	IdempotencyRetained = 24 * time.Hour
-	// An in-flight claim older than this was abandoned by a crashed server
-	// and may be taken over. It exceeds the server's write timeout.
-	idempotencyLease  = 2 * time.Minute
-	maxIdempotencyKey = 255
+	// DefaultIdempotencyLease: an in-flight claim older than this was
+	// abandoned by a crashed server and may be taken over. It exceeds the
+	// server's write timeout.
+	DefaultIdempotencyLease = 2 * time.Minute
+	maxIdempotencyKey       = 255
 )
 
 // idempotency makes a write safe to retry. The first request with a key
@@ -37,6 +38,7 @@ const (
 type idempotency struct {
 	client *ent.Client
 	now    func() time.Time
+	lease  time.Duration
 }
 
 func (h idempotency) wrap(next http.Handler) http.Handler {
@@ -95,7 +97,7 @@ func (h idempotency) claim(ctx context.Context, keyID uuid.UUID, key, hash strin
 		now := h.now()
 		rec, err := h.client.IdempotencyRecord.Create().
 			SetAPIKeyID(keyID).SetKey(key).SetRequestHash(hash).
-			SetLockedUntil(now.Add(idempotencyLease)).SetCreatedAt(now).SetExpiresAt(now.Add(IdempotencyRetained)).
+			SetLockedUntil(now.Add(h.lease)).SetCreatedAt(now).SetExpiresAt(now.Add(IdempotencyRetained)).
 			Save(sys)
 		if err == nil {
 			return rec, nil, nil
@@ -129,7 +131,7 @@ func (h idempotency) claim(ctx context.Context, keyID uuid.UUID, key, hash strin
 		// Abandoned by a crashed server: take it over unless another request just did.
 		n, err := h.client.IdempotencyRecord.Update().
 			Where(idempotencyrecord.ID(existing.ID), idempotencyrecord.LockedUntil(existing.LockedUntil)).
-			SetLockedUntil(now.Add(idempotencyLease)).Save(sys)
+			SetLockedUntil(now.Add(h.lease)).Save(sys)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,8 +22,11 @@ type Config struct {
 	// (redis://host:port/db); RedisPrefix namespaces their keys.
 	RedisURL, RedisPrefix string
 	MaxBodyBytes          int64
-	Version               string // build version reported by /status
-	Now                   func() time.Time
+	// IdempotencyLease is how long a crashed server's in-flight
+	// Idempotency-Key stays locked (409) before a retry may take it over.
+	IdempotencyLease time.Duration
+	Version          string // build version reported by /status
+	Now              func() time.Time
 }
 
 // NewServer returns the whole HTTP surface: REST /v1, GraphQL and health.
@@ -37,7 +40,10 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	hooks := webhookHandlers{resolver: resolver, client: db.Client}
 	inbound := inboundHandlers{resolver: resolver, client: db.Client, now: cfg.Now}
 	autos := automationHandlers{resolver: resolver, client: db.Client}
-	idem := idempotency{client: db.Client, now: cfg.Now}.wrap
+	if cfg.IdempotencyLease <= 0 {
+		cfg.IdempotencyLease = DefaultIdempotencyLease
+	}
+	idem := idempotency{client: db.Client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	keys := &store.KeyCache{}
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
 

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lendingpipe/svc/ent/store/storetest"
+)
+
+// buildBinary compiles svc for tests that run the real process.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	exe := filepath.Join(t.TempDir(), "svc")
+	if out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// process is a running `svc serve`.
+type process struct {
+	cmd    *exec.Cmd
+	stdout *syncBuffer
+}
+
+func startServe(t *testing.T, exe string, env []string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(exe, "serve"), stdout: &syncBuffer{}}
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, io.Discard
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() })
+	return p
+}
+
+// The server is killed with SIGKILL in the middle of a burst of lead
+// creations and restarted: every acknowledged lead exists, each lead's
+// lead.created arrives (duplicates only with the same X-Webhook-Id), no
+// event names a lead that does not exist, and retrying the unanswered
+// requests with their Idempotency-Keys creates no duplicates.
+func TestCrashSafety(t *testing.T) {
+	exe := buildBinary(t)
+	addr := freeAddr(t)
+	base := "http://" + addr
+	env := []string{"SVC_ADDR=" + addr, "SVC_DATABASE_URL=" + storetest.URL(t), "SVC_LOG_LEVEL=ERROR",
+		"SVC_WEBHOOK_ALLOW_PRIVATE=true", "SVC_WEBHOOK_ALLOW_HTTP=true", "SVC_WEBHOOK_POLL=50ms", "SVC_IDEMPOTENCY_LEASE=2s"}
+
+	var mu sync.Mutex
+	deliveries := map[string][]string{} // lead id → X-Webhook-Ids
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env struct {
+			Data map[string]any `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&env)
+		mu.Lock()
+		id := fmt.Sprint(env.Data["leadId"])
+		deliveries[id] = append(deliveries[id], r.Header.Get("X-Webhook-Id"))
+		mu.Unlock()
+	}))
+	defer recv.Close()
+
+	first := startServe(t, exe, env)
+	waitUp(t, base+"/readyz")
+	key := lineAfter(t, first.stdout.String(), "API key (shown once): ")
+	if code := call(t, "POST", base+"/v1/app-webhooks", key, `{"url":"`+recv.URL+`","events":["lead.created"]}`); code != http.StatusCreated {
+		t.Fatalf("subscribing: %d", code)
+	}
+
+	const n = 400
+	acked := make([]string, n) // lead id per request that got a 2xx
+	var next sync.WaitGroup
+	var ackedCount, sent int
+	var countMu sync.Mutex
+	killed := make(chan struct{})
+	var once sync.Once
+	work := make(chan int)
+	for range 8 {
+		next.Go(func() {
+			for i := range work {
+				id, code := createLead(base, key, i)
+				countMu.Lock()
+				if code/100 == 2 {
+					acked[i] = id
+					ackedCount++
+				}
+				if ackedCount == n/3 {
+					once.Do(func() { _ = first.cmd.Process.Signal(syscall.SIGKILL); close(killed) })
+				}
+				countMu.Unlock()
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+		sent++
+	}
+	close(work)
+	next.Wait()
+	<-killed
+	_ = first.cmd.Wait()
+
+	startServe(t, exe, env)
+	waitUp(t, base+"/readyz")
+	retried := 0
+	for i := range n {
+		id, code := createLead(base, key, i)
+		for tries := 0; code == http.StatusConflict && tries < 50; tries++ {
+			time.Sleep(100 * time.Millisecond) // the killed server's claim: its lease runs out
+			id, code = createLead(base, key, i)
+		}
+		if code != http.StatusCreated {
+			t.Fatalf("retry %d: %d", i, code)
+		}
+		if acked[i] != "" && acked[i] != id {
+			t.Fatalf("request %d: acknowledged lead %s, the retry answered %s", i, acked[i], id)
+		}
+		if acked[i] == "" {
+			retried++
+		}
+		acked[i] = id
+	}
+	if retried == 0 {
+		t.Fatal("the kill left no request unanswered; the test proved nothing")
+	}
+
+	leads := listLeadIDs(t, base, key)
+	if len(leads) != n {
+		t.Fatalf("%d leads exist after %d distinct requests", len(leads), n)
+	}
+	for i, id := range acked {
+		if !leads[id] {
+			t.Fatalf("request %d's lead %s does not exist", i, id)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		got := len(deliveries)
+		mu.Unlock()
+		if got >= n || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	events := 0
+	for id, ids := range deliveries {
+		events += len(ids)
+		if !leads[id] {
+			t.Errorf("lead.created for %s, which does not exist", id)
+		}
+		for _, w := range ids {
+			if w != ids[0] {
+				t.Errorf("lead %s delivered under two webhook ids: %v", id, ids)
+			}
+		}
+	}
+	if len(deliveries) != n {
+		t.Fatalf("%d of %d leads had their lead.created delivered", len(deliveries), n)
+	}
+	t.Logf("killed after %d acknowledged; %d retried; %d deliveries for %d leads", n/3, retried, events, n)
+}
+
+func createLead(base, key string, i int) (string, int) {
+	req, _ := http.NewRequest("POST", base+"/v1/leads", strings.NewReader(fmt.Sprintf(`{"businessName":"Crash %d"}`, i)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("crash-%d", i))
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", 0
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.NewDecoder(bytes.NewReader(raw)).Decode(&body)
+	return body.Data.ID, resp.StatusCode
+}
+
+func listLeadIDs(t *testing.T, base, key string) map[string]bool {
+	t.Helper()
+	ids := map[string]bool{}
+	for page := 1; ; page++ {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/leads?page=%d&limit=100", base, page), nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+			Meta struct {
+				HasMore bool `json:"hasMore"`
+			} `json:"meta"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		for _, d := range body.Data {
+			ids[d.ID] = true
+		}
+		if !body.Meta.HasMore {
+			return ids
+		}
+	}
+}
