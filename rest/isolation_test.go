@@ -1,0 +1,200 @@
+package rest_test
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+// isolationCase is how the matrix calls one route: the path with org A's
+// ids filled in, a body, and the scope the route needs ("" for public or
+// any key).
+type isolationCase struct {
+	path  string
+	body  any
+	scope string
+	open  bool // public or authenticated otherwise (HMAC, path token)
+}
+
+// TestTenantIsolationMatrix calls every route of the router's table, so a
+// new route without an entry fails: with a key of another organization it
+// must answer 404 for org A's ids and never show any of org A's ids; with
+// an org A key lacking the route's scope it must answer 403.
+func TestTenantIsolationMatrix(t *testing.T) {
+	e := resttest.New(t)
+	a := fixturesOf(t, e)
+	_, otherKey := e.NewOrg("Other Shop", viewer.AllScopes...)
+	cases := map[string]isolationCase{
+		"GET /status":                             {path: "/status", open: true},
+		"GET /healthz":                            {path: "/healthz", open: true},
+		"GET /readyz":                             {path: "/readyz", open: true},
+		"GET /v1/openapi.json":                    {path: "/v1/openapi.json", open: true},
+		"GET /v1/webhooks/catalog":                {path: "/v1/webhooks/catalog", open: true},
+		"POST /v1/webhooks/inbound/{endpointKey}": {path: "/v1/webhooks/inbound/" + a.endpointKey, body: map[string]any{}, open: true},
+		"POST /v1/dialer/connect/{orgToken}":      {path: "/v1/dialer/connect/not-a-token", body: map[string]any{"type": "dnc"}, open: true},
+
+		"GET /v1/leads":              {path: "/v1/leads", scope: viewer.ScopeLeadsRead},
+		"POST /v1/leads":             {path: "/v1/leads", body: map[string]any{"businessName": "B's own"}, scope: viewer.ScopeLeadsWrite},
+		"GET /v1/leads/{id}":         {path: "/v1/leads/" + a.lead, scope: viewer.ScopeLeadsRead},
+		"PATCH /v1/leads/{id}":       {path: "/v1/leads/" + a.lead, body: map[string]any{"industry": "Taken"}, scope: viewer.ScopeLeadsWrite},
+		"POST /v1/leads/{id}/stage":  {path: "/v1/leads/" + a.lead + "/stage", body: map[string]any{"stageId": a.stage}, scope: viewer.ScopeLeadsWrite},
+		"POST /v1/leads/{id}/assign": {path: "/v1/leads/" + a.lead + "/assign", body: map[string]any{"advisorId": a.advisor}, scope: viewer.ScopeLeadsWrite},
+
+		"POST /v1/dialer/events": {path: "/v1/dialer/events", scope: viewer.ScopeDialerWrite, body: map[string]any{
+			"externalCallId": "iso-1", "userId": a.agent, "leadId": a.lead, "eventType": "call_started", "occurredAt": "2026-11-22T09:00:00Z"}},
+		"POST /v1/dialer/disposition": {path: "/v1/dialer/disposition", scope: viewer.ScopeDialerWrite, body: map[string]any{
+			"externalCallId": "iso-1", "userId": a.agent, "disposition": "interested", "occurredAt": "2026-11-22T09:00:00Z"}},
+		"POST /v1/dialer/presence": {path: "/v1/dialer/presence", scope: viewer.ScopeDialerWrite, body: map[string]any{"userId": a.agent, "status": "online"}},
+		"GET /v1/dialer/agents":    {path: "/v1/dialer/agents"},
+
+		"POST /v1/app-webhooks":                                     {path: "/v1/app-webhooks", scope: viewer.ScopeWebhooksManage, body: map[string]any{"url": "https://b.example/hook", "events": []string{"*"}}},
+		"GET /v1/app-webhooks":                                      {path: "/v1/app-webhooks", scope: viewer.ScopeWebhooksManage},
+		"PATCH /v1/app-webhooks/{id}":                               {path: "/v1/app-webhooks/" + a.subscription, body: map[string]any{"isActive": false}, scope: viewer.ScopeWebhooksManage},
+		"DELETE /v1/app-webhooks/{id}":                              {path: "/v1/app-webhooks/" + a.subscription, scope: viewer.ScopeWebhooksManage},
+		"GET /v1/app-webhooks/{id}/deliveries":                      {path: "/v1/app-webhooks/" + a.subscription + "/deliveries", scope: viewer.ScopeWebhooksManage},
+		"POST /v1/app-webhooks/{id}/deliveries/{deliveryId}/replay": {path: "/v1/app-webhooks/" + a.subscription + "/deliveries/" + a.delivery + "/replay", scope: viewer.ScopeWebhooksManage},
+		"POST /v1/app-webhooks/{id}/replay":                         {path: "/v1/app-webhooks/" + a.subscription + "/replay", body: map[string]any{}, scope: viewer.ScopeWebhooksManage},
+
+		"POST /v1/inbound-endpoints":                   {path: "/v1/inbound-endpoints", body: map[string]any{"name": "B's"}, scope: viewer.ScopeAdmin},
+		"GET /v1/inbound-endpoints":                    {path: "/v1/inbound-endpoints", scope: viewer.ScopeAdmin},
+		"PATCH /v1/inbound-endpoints/{id}":             {path: "/v1/inbound-endpoints/" + a.endpoint, body: map[string]any{"name": "Taken"}, scope: viewer.ScopeAdmin},
+		"DELETE /v1/inbound-endpoints/{id}":            {path: "/v1/inbound-endpoints/" + a.endpoint, scope: viewer.ScopeAdmin},
+		"GET /v1/inbound-endpoints/{id}/requests":      {path: "/v1/inbound-endpoints/" + a.endpoint + "/requests", scope: viewer.ScopeAdmin},
+		"GET /v1/automations":                          {path: "/v1/automations", scope: viewer.ScopeAdmin},
+		"POST /v1/automations":                         {path: "/v1/automations", scope: viewer.ScopeAdmin, body: a.automationBody},
+		"GET /v1/automations/{id}":                     {path: "/v1/automations/" + a.automation, scope: viewer.ScopeAdmin},
+		"PATCH /v1/automations/{id}":                   {path: "/v1/automations/" + a.automation, body: map[string]any{"isActive": false}, scope: viewer.ScopeAdmin},
+		"DELETE /v1/automations/{id}":                  {path: "/v1/automations/" + a.automation, scope: viewer.ScopeAdmin},
+		"GET /v1/automations/{id}/runs":                {path: "/v1/automations/" + a.automation + "/runs", scope: viewer.ScopeAdmin},
+		"POST /v1/automations/{id}/runs/{runId}/retry": {path: "/v1/automations/" + a.automation + "/runs/" + a.run + "/retry", scope: viewer.ScopeAdmin},
+	}
+	cells := 0
+	for _, route := range routeTable(t) {
+		c, ok := cases[route]
+		if !ok {
+			t.Errorf("%s has no entry in the isolation matrix", route)
+			continue
+		}
+		if c.open {
+			continue
+		}
+		method := strings.Fields(route)[0]
+		t.Run(route, func(t *testing.T) {
+			r := e.Do(resttest.Request{Method: method, Path: c.path, Key: otherKey, Body: c.body})
+			for _, id := range a.ids() {
+				if strings.Contains(string(r.Raw), id) {
+					t.Fatalf("another organization's key saw %s: %d %s", id, r.Status, r.Raw)
+				}
+			}
+			// An id of org A is unknown to org B: 404, or 422 when a body
+			// reference of org A is refused first. Either way nothing of A's.
+			if strings.Contains(route, "{id}") && r.Status != http.StatusNotFound && r.Status != http.StatusUnprocessableEntity {
+				t.Fatalf("another organization's key: %d %s, want 404", r.Status, r.Raw)
+			}
+			cells++
+			if c.scope == "" {
+				return
+			}
+			r = e.Do(resttest.Request{Method: method, Path: c.path, Key: a.keyWithout(e, c.scope), Body: c.body})
+			if r.Status != http.StatusForbidden {
+				t.Fatalf("a key without %s: %d %s, want 403", c.scope, r.Status, r.Raw)
+			}
+			cells++
+		})
+	}
+	t.Logf("%d matrix cells checked", cells)
+}
+
+// routeTable lists "METHOD /path" for every route of the server.
+func routeTable(t *testing.T) []string {
+	routes, ok := rest.NewServer(rest.Config{MaxBodyBytes: 1 << 20, RateLimit: 10, RateWindow: time.Minute},
+		storetest.Open(t), slog.Default()).(chi.Routes)
+	if !ok {
+		t.Fatal("the server is not a chi router")
+	}
+	var out []string
+	_ = chi.Walk(routes, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if route != "/" {
+			route = strings.TrimSuffix(route, "/")
+		}
+		if !slices.Contains([]string{"/graphql", "/playground", "/metrics"}, route) {
+			out = append(out, method+" "+route)
+		}
+		return nil
+	})
+	return out
+}
+
+// orgFixtures are org A's resources the matrix aims at.
+type orgFixtures struct {
+	lead, stage, advisor, agent, subscription, delivery, endpoint, endpointKey, automation, run string
+	automationBody                                                                              map[string]any
+	keys                                                                                        map[string]string
+}
+
+func (f *orgFixtures) ids() []string {
+	return []string{f.lead, f.advisor, f.agent, strings.TrimPrefix(f.subscription, "whsub_"), strings.TrimPrefix(f.delivery, "msg_"),
+		f.endpoint, f.endpointKey, f.automation, f.run}
+}
+
+// keyWithout returns an org A key holding every scope that does not grant scope.
+func (f *orgFixtures) keyWithout(e *resttest.Env, scope string) string {
+	if k, ok := f.keys[scope]; ok {
+		return k
+	}
+	var scopes []string
+	for _, s := range viewer.AllScopes {
+		if !(viewer.Viewer{Scopes: []string{s}}).Can(scope) {
+			scopes = append(scopes, s)
+		}
+	}
+	f.keys[scope] = e.NewKey(e.Org.ID, scopes...)
+	return f.keys[scope]
+}
+
+func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
+	t.Helper()
+	f := &orgFixtures{keys: map[string]string{}}
+	f.stage = e.Stages(e.Org.ID)[2].ID.String()
+	f.advisor = e.NewUser(e.Org.ID, "Ada", "Advisor", "advisor", "").ID.String()
+	f.agent = e.NewUser(e.Org.ID, "Al", "Agent", "agent", "Floor").ID.String()
+	recv := newReceiver(t, ok)
+	sub := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": recv.URL, "events": []string{"*"}})
+	mustStatus(t, sub, http.StatusCreated)
+	f.subscription = sub.Data()["id"].(string)
+	ep := e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": "Partner"})
+	mustStatus(t, ep, http.StatusCreated)
+	f.endpoint, f.endpointKey = ep.Data()["id"].(string), ep.Attr("endpointKey").(string)
+	f.automationBody = map[string]any{"name": "Tag new", "trigger": map[string]any{"event": "lead.created"},
+		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}
+	au := e.Post("/v1/automations", e.Key, f.automationBody)
+	mustStatus(t, au, http.StatusCreated)
+	f.automation = au.Data()["id"].(string)
+	l := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "A's secret lead"})
+	mustStatus(t, l, http.StatusCreated)
+	f.lead = l.Data()["id"].(string)
+	deadline := time.Now().Add(10 * time.Second)
+	for (f.delivery == "" || f.run == "") && time.Now().Before(deadline) {
+		if d := e.Get("/v1/app-webhooks/"+f.subscription+"/deliveries", e.Key).Items(); len(d) > 0 {
+			f.delivery = d[0]["id"].(string)
+		}
+		if r := e.Get("/v1/automations/"+f.automation+"/runs", e.Key).Items(); len(r) > 0 {
+			f.run = r[0]["id"].(string)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if f.delivery == "" || f.run == "" {
+		t.Fatalf("no delivery (%q) or run (%q) to aim at", f.delivery, f.run)
+	}
+	return f
+}
