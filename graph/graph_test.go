@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"testing"
@@ -259,5 +260,26 @@ func TestInboundEndpointsOverGraphQL(t *testing.T) {
 	}
 	if _, code := gql(t, e, e.NewKey(e.Org.ID, "leads:write"), `query { inboundEndpoints { totalCount } }`, nil); code != "FORBIDDEN" {
 		t.Errorf("without admin: code %q, want FORBIDDEN", code)
+	}
+}
+
+// Operations nested deeper than MaxDepth are refused before any resolver
+// runs, however cheap each level; at the limit they run.
+func TestGraphQLDepthLimit(t *testing.T) {
+	e := resttest.New(t)
+	nest := func(levels int) string {
+		// leads → stage → leads → stage ...: two levels per round.
+		q := "id"
+		for i := 0; i < levels/2; i++ {
+			q = "leads { stage { " + q + " } }"
+		}
+		return "{ stages(first: 1) { edges { node { " + q + " } } } }"
+	}
+	r := e.Post("/graphql", e.Key, map[string]any{"query": nest(20)})
+	if !bytes.Contains(r.Raw, []byte("DEPTH_LIMIT_EXCEEDED")) || bytes.Contains(r.Raw, []byte(`"data":{`)) {
+		t.Fatalf("a deep query was not refused: %d %s", r.Status, r.Raw)
+	}
+	if _, errs := gql(t, e, e.Key, "{ leads(first: 1) { edges { node { stage { stageKey } } } } }", nil); errs != "" {
+		t.Fatalf("a shallow query was refused: %s", errs)
 	}
 }

@@ -51,6 +51,7 @@ func NewHandler(r *Resolver, logger *slog.Logger, auth Authenticator) http.Handl
 	srv.AddTransport(transport.POST{})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(depthLimit{})
 	srv.Use(entgql.Transactioner{TxOpener: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)
