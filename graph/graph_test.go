@@ -283,3 +283,25 @@ func TestGraphQLDepthLimit(t *testing.T) {
 		t.Fatalf("a shallow query was refused: %s", errs)
 	}
 }
+
+// Leads render stage and advisor from a cache; a change to either shows on
+// the next read.
+func TestLeadShowsRenamedAdvisorAndStage(t *testing.T) {
+	e := resttest.New(t)
+	adv := e.NewUser(e.Org.ID, "Ada", "Advisor", "advisor", "")
+	stage := e.Stages(e.Org.ID)[0]
+	id := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Cached", "assignToAdvisorId": adv.ID}).Data()["id"].(string)
+	if got := e.Get("/v1/leads/"+id, e.Key).Attr("primaryAdvisorName"); got != "Ada Advisor" {
+		t.Fatalf("advisor name %v", got)
+	}
+	if _, code := gql(t, e, e.Key, `mutation($id: ID!) { updateUser(id: $id, input: {firstName: "Adele"}) { id } }`, map[string]any{"id": adv.ID}); code != "" {
+		t.Fatal(code)
+	}
+	if _, code := gql(t, e, e.Key, `mutation($id: ID!) { updateStage(id: $id, input: {stageLabel: "Fresh"}) { id } }`, map[string]any{"id": stage.ID}); code != "" {
+		t.Fatal(code)
+	}
+	r := e.Get("/v1/leads/"+id, e.Key)
+	if r.Attr("primaryAdvisorName") != "Adele Advisor" || r.Attr("stage").(map[string]any)["stageLabel"] != "Fresh" {
+		t.Fatalf("stale: %s", r.Raw)
+	}
+}

@@ -9,11 +9,13 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/refs"
 	"github.com/lendingpipe/svc/ent/user"
 )
 
 // refTTL bounds how stale a cached stage or advisor may be on another
-// replica; on this one a change of either clears the cache at once.
+// replica; on this one a committed change of either (refs.Version) clears
+// the cache at once.
 const refTTL = 5 * time.Second
 
 // refCache keeps the pipeline stages and users that leads point at, by id.
@@ -23,9 +25,10 @@ const refTTL = 5 * time.Second
 // read, and a lead only points into its own organization, so a cached row
 // never crosses organizations.
 type refCache struct {
-	mu     sync.Mutex
-	stages map[uuid.UUID]ref[*ent.PipelineStage]
-	users  map[uuid.UUID]ref[*ent.User]
+	mu      sync.Mutex
+	version int64 // refs.Version the entries were read at
+	stages  map[uuid.UUID]ref[*ent.PipelineStage]
+	users   map[uuid.UUID]ref[*ent.User]
 }
 
 type ref[T any] struct {
@@ -33,18 +36,9 @@ type ref[T any] struct {
 	fetched time.Time
 }
 
-func newRefCache(c *ent.Client) *refCache {
+func newRefCache() *refCache {
 	rc := &refCache{}
 	rc.clear()
-	clearOnChange := func(next ent.Mutator) ent.Mutator {
-		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-			v, err := next.Mutate(ctx, m)
-			rc.clear()
-			return v, err
-		})
-	}
-	c.PipelineStage.Use(clearOnChange)
-	c.User.Use(clearOnChange)
 	return rc
 }
 
@@ -100,6 +94,13 @@ func lookup[T any](rc *refCache, cache map[uuid.UUID]ref[T], want []uuid.UUID,
 	var missing []uuid.UUID
 	asked := map[uuid.UUID]bool{}
 	rc.mu.Lock()
+	v := refs.Version()
+	if v != rc.version {
+		// A stage or user changed in this process: forget them all.
+		clear(rc.stages)
+		clear(rc.users)
+		rc.version = v
+	}
 	for _, id := range want {
 		if e, ok := cache[id]; ok && time.Since(e.fetched) < refTTL {
 			out[id] = e.v
@@ -119,9 +120,12 @@ func lookup[T any](rc *refCache, cache map[uuid.UUID]ref[T], want []uuid.UUID,
 	now := time.Now()
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	fresh := refs.Version() == v // else a change raced the read: use it, do not keep it
 	for _, row := range rows {
 		out[idOf(row)] = row
-		cache[idOf(row)] = ref[T]{v: row, fetched: now}
+		if fresh {
+			cache[idOf(row)] = ref[T]{v: row, fetched: now}
+		}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ package graph
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/lendingpipe/svc/dialer"
@@ -26,7 +27,7 @@ type Resolver struct {
 // NewResolver returns the root resolver over db; hooks holds the webhook
 // settings subscriptions are validated against.
 func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
-	return &Resolver{db: db, now: now, presence: dialer.NewBroker(), webhooks: hooks, refs: newRefCache(db.Client)}
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker(), webhooks: hooks, refs: newRefCache()}
 }
 
 // client is the transaction's client when the request runs in one
@@ -36,4 +37,19 @@ func (r *Resolver) client(ctx context.Context) *ent.Client {
 		return c
 	}
 	return r.db.Client
+}
+
+// OperationFields lists every Query and Mutation field as "Query.lead",
+// for tests that must cover each one (the isolation matrix).
+func OperationFields() []string {
+	s := NewExecutableSchema(Config{}).Schema()
+	var out []string
+	for _, root := range []string{"Query", "Mutation"} {
+		for _, f := range s.Types[root].Fields {
+			if !strings.HasPrefix(f.Name, "__") {
+				out = append(out, root+"."+f.Name)
+			}
+		}
+	}
+	return out
 }

@@ -577,8 +577,11 @@ func init() {
 		})
 	}
 	pipelinestageMixinHooks2 := pipelinestageMixin[2].Hooks()
+	pipelinestageHooks := schema.PipelineStage{}.Hooks()
 
 	pipelinestage.Hooks[1] = pipelinestageMixinHooks2[0]
+
+	pipelinestage.Hooks[2] = pipelinestageHooks[0]
 	pipelinestageMixinFields0 := pipelinestageMixin[0].Fields()
 	_ = pipelinestageMixinFields0
 	pipelinestageMixinFields1 := pipelinestageMixin[1].Fields()
@@ -684,6 +687,8 @@ func init() {
 	user.Hooks[1] = userMixinHooks2[0]
 
 	user.Hooks[2] = userHooks[0]
+
+	user.Hooks[3] = userHooks[1]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userMixinFields1 := userMixin[1].Fields()

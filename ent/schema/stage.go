@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/lendingpipe/svc/ent/refs"
 
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -53,3 +54,8 @@ func (PipelineStage) Indexes() []ent.Index {
 }
 
 func (PipelineStage) Policy() ent.Policy { return orgPolicy("", viewer.ScopeAdmin) }
+
+// Hooks: leads render their stage from a cache (graph), told of changes here.
+func (PipelineStage) Hooks() []ent.Hook {
+	return []ent.Hook{refs.BumpOnCommit}
+}

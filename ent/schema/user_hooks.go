@@ -7,12 +7,13 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/refs"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/team"
 )
 
 func (User) Hooks() []ent.Hook {
-	return []ent.Hook{hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)}
+	return []ent.Hook{hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne), refs.BumpOnCommit}
 }
 
 // checkUserTeam keeps users in teams of their own organization.

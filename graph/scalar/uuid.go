@@ -2,12 +2,13 @@
 package scalar
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent/apperr"
 )
 
 // MarshalUUID writes u as a GraphQL string.
@@ -17,11 +18,16 @@ func MarshalUUID(u uuid.UUID) graphql.Marshaler {
 	})
 }
 
-// UnmarshalUUID reads a UUID from a GraphQL string.
+// UnmarshalUUID reads a UUID from a GraphQL string. Anything else is the
+// caller's mistake (BAD_REQUEST), never an internal error.
 func UnmarshalUUID(v any) (uuid.UUID, error) {
 	s, ok := v.(string)
 	if !ok {
-		return uuid.Nil, fmt.Errorf("invalid type %T, expected a UUID string", v)
+		return uuid.Nil, apperr.New(apperr.BadRequest, "expected a UUID string, got %T", v)
 	}
-	return uuid.Parse(s)
+	id, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, apperr.New(apperr.BadRequest, "%q is not a UUID", s)
+	}
+	return id, nil
 }

@@ -1,0 +1,181 @@
+package graph_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+// gqlCase calls one Query or Mutation field with org A's ids.
+type gqlCase struct {
+	doc  string
+	vars map[string]any
+}
+
+// TestGraphQLIsolationMatrix calls every Query and Mutation field of the
+// schema (a field without an entry fails): with another organization's
+// key the answer holds none of org A's ids, and a field aimed at one of
+// A's ids fails; with an org A key holding no scope every field is refused.
+func TestGraphQLIsolationMatrix(t *testing.T) {
+	e := resttest.New(t)
+	a := graphFixtures(t, e)
+	_, otherKey := e.NewOrg("Other Shop", viewer.AllScopes...)
+	noScopes := e.NewKey(e.Org.ID)
+	page := "{ total }"
+	conn := "{ totalCount edges { node { id } } }"
+	cases := map[string]gqlCase{
+		"Query.node":                         {`query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": a["lead"]}},
+		"Query.nodes":                        {`query($id: ID!) { nodes(ids: [$id]) { id } }`, map[string]any{"id": a["lead"]}},
+		"Query.automations":                  {`{ automations ` + conn + ` }`, nil},
+		"Query.callEvents":                   {`{ callEvents ` + conn + ` }`, nil},
+		"Query.contacts":                     {`{ contacts ` + conn + ` }`, nil},
+		"Query.inboundEndpoints":             {`{ inboundEndpoints ` + conn + ` }`, nil},
+		"Query.leads":                        {`{ leads ` + conn + ` }`, nil},
+		"Query.stages":                       {`{ stages ` + conn + ` }`, nil},
+		"Query.teams":                        {`{ teams ` + conn + ` }`, nil},
+		"Query.users":                        {`{ users ` + conn + ` }`, nil},
+		"Query.webhookSubscriptions":         {`{ webhookSubscriptions ` + conn + ` }`, nil},
+		"Query.leadsPage":                    {`{ leadsPage(search: "secret") ` + page + ` }`, nil},
+		"Query.lead":                         {`query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": a["lead"]}},
+		"Query.agentsBoard":                  {`{ agentsBoard { total nodes { userId } } }`, nil},
+		"Query.automationRuns":               {`query($id: ID!) { automationRuns(automationId: $id) ` + page + ` }`, map[string]any{"id": a["automation"]}},
+		"Query.webhookDeliveries":            {`query($id: ID!) { webhookDeliveries(subscriptionId: $id) ` + page + ` }`, map[string]any{"id": a["subscription"]}},
+		"Query.inboundRequests":              {`query($id: ID!) { inboundRequests(endpointId: $id) ` + page + ` }`, map[string]any{"id": a["endpoint"]}},
+		"Mutation.createLead":                {`mutation($s: ID!) { createLead(input: {businessName: "x", stageID: $s}) { id } }`, map[string]any{"s": a["stage"]}},
+		"Mutation.updateLead":                {`mutation($id: ID!) { updateLead(id: $id, input: {industry: "x"}) { id } }`, map[string]any{"id": a["lead"]}},
+		"Mutation.moveLeadToStage":           {`mutation($id: ID!, $s: ID!) { moveLeadToStage(id: $id, stageId: $s) { id } }`, map[string]any{"id": a["lead"], "s": a["stage"]}},
+		"Mutation.assignLead":                {`mutation($id: ID!, $u: ID!) { assignLead(id: $id, advisorId: $u) { id } }`, map[string]any{"id": a["lead"], "u": a["advisor"]}},
+		"Mutation.createContact":             {`mutation { createContact(input: {firstName: "x"}) { id } }`, nil},
+		"Mutation.updateContact":             {`mutation($id: ID!) { updateContact(id: $id, input: {firstName: "x"}) { id } }`, map[string]any{"id": a["contact"]}},
+		"Mutation.createUser":                {`mutation($t: ID!) { createUser(input: {firstName: "X", lastName: "Y", email: "xy@example.com", teamID: $t}) { id } }`, map[string]any{"t": a["team"]}},
+		"Mutation.updateUser":                {`mutation($id: ID!) { updateUser(id: $id, input: {firstName: "x"}) { id } }`, map[string]any{"id": a["advisor"]}},
+		"Mutation.createTeam":                {`mutation { createTeam(input: {name: "x"}) { id } }`, nil},
+		"Mutation.updateTeam":                {`mutation($id: ID!) { updateTeam(id: $id, input: {name: "x"}) { id } }`, map[string]any{"id": a["team"]}},
+		"Mutation.createStage":               {`mutation { createStage(input: {stageKey: "extra", stageLabel: "Extra", semanticSlot: working, position: 99}) { id } }`, nil},
+		"Mutation.updateStage":               {`mutation($id: ID!) { updateStage(id: $id, input: {stageLabel: "x"}) { id } }`, map[string]any{"id": a["stage"]}},
+		"Mutation.createWebhookSubscription": {`mutation { createWebhookSubscription(input: {url: "https://b.example/h", events: ["*"]}) { secret } }`, nil},
+		"Mutation.updateWebhookSubscription": {`mutation($id: ID!) { updateWebhookSubscription(id: $id, input: {isActive: false}) { id } }`, map[string]any{"id": a["subscription"]}},
+		"Mutation.deleteWebhookSubscription": {`mutation($id: ID!) { deleteWebhookSubscription(id: $id) }`, map[string]any{"id": a["subscription"]}},
+		"Mutation.replayWebhookDelivery":     {`mutation($s: ID!, $d: ID!) { replayWebhookDelivery(subscriptionId: $s, deliveryId: $d) { status } }`, map[string]any{"s": a["subscription"], "d": a["delivery"]}},
+		"Mutation.replayWebhookDeliveries":   {`mutation($s: ID!) { replayWebhookDeliveries(subscriptionId: $s) }`, map[string]any{"s": a["subscription"]}},
+		"Mutation.createInboundEndpoint":     {`mutation { createInboundEndpoint(input: {name: "x"}) { secret } }`, nil},
+		"Mutation.updateInboundEndpoint":     {`mutation($id: ID!) { updateInboundEndpoint(id: $id, input: {name: "x"}) { id } }`, map[string]any{"id": a["endpoint"]}},
+		"Mutation.deleteInboundEndpoint":     {`mutation($id: ID!) { deleteInboundEndpoint(id: $id) }`, map[string]any{"id": a["endpoint"]}},
+		"Mutation.createAutomation":          {`mutation { createAutomation(input: {name: "x", trigger: {event: "lead.created"}, actions: [{type: "add_tags", tags: ["t"]}]}) { id } }`, nil},
+		"Mutation.updateAutomation":          {`mutation($id: ID!) { updateAutomation(id: $id, input: {isActive: false}) { id } }`, map[string]any{"id": a["automation"]}},
+		"Mutation.deleteAutomation":          {`mutation($id: ID!) { deleteAutomation(id: $id) }`, map[string]any{"id": a["automation"]}},
+		"Mutation.retryAutomationRun":        {`mutation($a: ID!, $r: ID!) { retryAutomationRun(automationId: $a, runId: $r) { status } }`, map[string]any{"a": a["automation"], "r": a["run"]}},
+		"Mutation.recordCallEvent":           {`mutation($u: ID!, $l: ID) { recordCallEvent(input: {externalCallId: "g-1", userId: $u, leadId: $l, eventType: call_started, occurredAt: "2026-11-22T09:00:00Z"}) { id } }`, map[string]any{"u": a["agent"], "l": a["lead"]}},
+		"Mutation.recordDisposition":         {`mutation($u: ID!) { recordDisposition(input: {externalCallId: "g-1", userId: $u, disposition: "interested", occurredAt: "2026-11-22T09:00:00Z"}) { id } }`, map[string]any{"u": a["agent"]}},
+		"Mutation.updatePresence":            {`mutation($u: ID!) { updatePresence(input: {userId: $u, status: online}) { userId } }`, map[string]any{"u": a["agent"]}},
+		"Mutation.attachRecording":           {`mutation { attachRecording(externalCallId: "a-call", recordingUrl: "https://rec.example/1") { id } }`, nil},
+		"Mutation.markDoNotCall":             {`mutation($l: ID) { markDoNotCall(leadId: $l, reason: "asked") { leads { id } } }`, map[string]any{"l": a["lead"]}},
+	}
+	// Readable by any key of the organization (README, Dialer): the
+	// pipeline's stages, teams and users, call events and the board.
+	anyKey := map[string]bool{"Query.callEvents": true, "Query.stages": true, "Query.teams": true,
+		"Query.users": true, "Query.agentsBoard": true}
+	cells := 0
+	for _, field := range graph.OperationFields() {
+		c, ok := cases[field]
+		if !ok {
+			t.Errorf("%s has no entry in the GraphQL isolation matrix", field)
+			continue
+		}
+		t.Run(field, func(t *testing.T) {
+			raw := post(t, e, otherKey, c)
+			for name, id := range a {
+				if strings.Contains(raw, id) && !sent(c, id) {
+					t.Fatalf("another organization's key saw org A's %s: %s", name, raw)
+				}
+			}
+			if c.vars != nil && !strings.Contains(raw, `"errors"`) && !strings.HasPrefix(field, "Query.") {
+				t.Fatalf("a mutation aimed at org A's ids succeeded for another organization: %s", raw)
+			}
+			cells++
+			if anyKey[field] {
+				return
+			}
+			if raw := post(t, e, noScopes, c); !strings.Contains(raw, `"FORBIDDEN"`) && !strings.Contains(raw, `"NOT_FOUND"`) {
+				t.Fatalf("a key without scopes was not refused: %s", raw)
+			}
+			cells++
+		})
+	}
+	t.Logf("%d GraphQL matrix cells checked", cells)
+}
+
+// sent reports whether the request itself carried id (an error may echo it).
+func sent(c gqlCase, id string) bool {
+	for _, v := range c.vars {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
+
+func post(t *testing.T, e *resttest.Env, key string, c gqlCase) string {
+	t.Helper()
+	r := e.Post("/graphql", key, map[string]any{"query": c.doc, "variables": c.vars})
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.Status, r.Raw)
+	}
+	return string(r.Raw)
+}
+
+// graphFixtures makes one of each of org A's resources and returns their ids.
+func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
+	t.Helper()
+	a := map[string]string{"stage": e.Stages(e.Org.ID)[2].ID.String()}
+	advisor := e.NewUser(e.Org.ID, "Ada", "Advisor", "advisor", "Closers")
+	a["advisor"], a["team"] = advisor.ID.String(), advisor.TeamID.String()
+	a["agent"] = e.NewUser(e.Org.ID, "Al", "Agent", "agent", "Floor").ID.String()
+	data, code := gql(t, e, e.Key, `mutation { createContact(input: {firstName: "Carla"}) { id } }`, nil)
+	if code != "" {
+		t.Fatalf("contact: %s", code)
+	}
+	a["contact"] = data["createContact"].(map[string]any)["id"].(string)
+	recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(recv.Close)
+	a["subscription"] = e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": recv.URL, "events": []string{"*"}}).Data()["id"].(string)
+	a["endpoint"] = e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": "Partner"}).Data()["id"].(string)
+	a["automation"] = e.Post("/v1/automations", e.Key, map[string]any{"name": "Tag", "trigger": map[string]any{"event": "lead.created"},
+		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}).Data()["id"].(string)
+	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead"}).Data()["id"].(string)
+	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call", "userId": a["agent"], "eventType": "call_started",
+		"occurredAt": "2026-11-22T08:00:00Z"})
+	deadline := time.Now().Add(10 * time.Second)
+	for (a["delivery"] == "" || a["run"] == "") && time.Now().Before(deadline) {
+		if d := e.Get("/v1/app-webhooks/"+a["subscription"]+"/deliveries", e.Key).Items(); len(d) > 0 {
+			a["delivery"] = d[0]["id"].(string)
+		}
+		if r := e.Get("/v1/automations/"+a["automation"]+"/runs", e.Key).Items(); len(r) > 0 {
+			a["run"] = r[0]["id"].(string)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if a["delivery"] == "" || a["run"] == "" {
+		t.Fatalf("no delivery or run to aim at: %v", a)
+	}
+	// GraphQL ids are bare UUIDs; REST prefixes these two.
+	a["subscription"] = strings.TrimPrefix(a["subscription"], "whsub_")
+	a["delivery"] = strings.TrimPrefix(a["delivery"], "msg_")
+	return a
+}
+
+// An id that is not a UUID is the caller's mistake, not an internal error.
+func TestGraphQLMalformedID(t *testing.T) {
+	e := resttest.New(t)
+	for _, id := range []string{"whsub_01a20222-250a-71dd-a76a-00a0ed013e5d", "42", ""} {
+		if _, code := gql(t, e, e.Key, `query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": id}); code != "BAD_REQUEST" {
+			t.Errorf("id %q: code %q, want BAD_REQUEST", id, code)
+		}
+	}
+}
