@@ -11,6 +11,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
 )
 
 // AppError translates any error from the resolvers or ent into the service's
@@ -33,6 +34,8 @@ func AppError(err error) *apperr.Error {
 		return apperr.New(apperr.Conflict, "the change conflicts with existing data")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return apperr.New(apperr.Unavailable, "the request was cancelled or timed out")
+	case store.Unreachable(err):
+		return apperr.New(apperr.Unavailable, "the database is unreachable; retry later")
 	}
 	return apperr.New(apperr.Internal, "internal error")
 }
