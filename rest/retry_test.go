@@ -2,7 +2,10 @@ package rest_test
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,5 +178,52 @@ func TestSlowReceiverDoesNotHoldOthers(t *testing.T) {
 	fast.wait(t, 1)
 	if waited := time.Since(sent); waited > 2*time.Second {
 		t.Errorf("the fast endpoint waited %s behind the slow one", waited)
+	}
+}
+
+// A receiver that resets the connection, then one that never answers
+// within the delivery timeout: both are failed attempts (recorded with
+// their error) that are retried under the same X-Webhook-Id, and the
+// delivery succeeds once the receiver behaves.
+func TestReceiverResetsAndTimeouts(t *testing.T) {
+	e := resttest.New(t, fastRetries(0, 50*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond),
+		func(c *rest.Config) { c.Webhooks.Timeout = 200 * time.Millisecond })
+	var attempts atomic.Int32
+	ids := make(chan string, 10)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ids <- r.Header.Get("X-Webhook-Id")
+		switch attempts.Add(1) {
+		case 1: // reset: close the TCP connection without an answer
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.(*net.TCPConn).SetLinger(0)
+				conn.Close()
+			}
+		case 2: // too slow: answer after the timeout
+			time.Sleep(500 * time.Millisecond)
+		}
+	}))
+	defer recv.Close()
+	subscribe(t, e, recv.URL, "lead.created")
+	createLead(t, e, e.Key, map[string]any{"businessName": "Flaky receiver"})
+	deadline := time.Now().Add(10 * time.Second)
+	for deliveries(t, e, webhookdelivery.StatusSucceeded) != 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if deliveries(t, e, webhookdelivery.StatusSucceeded) != 1 {
+		t.Fatalf("not delivered after a reset and a timeout (%d attempts)", attempts.Load())
+	}
+	first := <-ids
+	for range 2 {
+		if id := <-ids; id != first {
+			t.Fatalf("a retry changed X-Webhook-Id: %s then %s", first, id)
+		}
+	}
+	d, err := e.DB.Client.WebhookDelivery.Query().WithAttemptLog().Only(rule.SystemContext(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Edges.AttemptLog) != 3 || d.Edges.AttemptLog[0].Error == nil || d.Edges.AttemptLog[1].Error == nil {
+		t.Fatalf("attempt log: %d attempts, want 3 with the first two failed and explained", len(d.Edges.AttemptLog))
 	}
 }
