@@ -71,3 +71,21 @@ func FuzzIdempotencyKey(f *testing.F) {
 		}
 	})
 }
+
+// NUL characters, which PostgreSQL cannot store in text or jsonb, are the
+// caller's error on every surface that takes text: 400, nothing written.
+func TestNULCharactersRefused(t *testing.T) {
+	e := resttest.New(t)
+	for _, body := range []string{`{"businessName":"a\u0000b"}`, `{"customFields":{"k\u0000":"v"}}`, `{"tags":["x\u0000"]}`} {
+		if r := e.Do(resttest.Request{Method: "POST", Path: "/v1/leads", Key: e.Key, Body: body}); r.Status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s", body, r.Status, r.Raw)
+		}
+	}
+	r := e.Do(resttest.Request{Method: "POST", Path: "/v1/dialer/events", Key: e.Key, Body: `{"externalCallId":"c\u0000"}`})
+	if r.Status != http.StatusBadRequest {
+		t.Errorf("dialer event: %d %s", r.Status, r.Raw)
+	}
+	if n := e.Get("/v1/leads", e.Key).Meta()["total"]; n != 0.0 {
+		t.Errorf("%v leads were written", n)
+	}
+}

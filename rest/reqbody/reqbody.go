@@ -58,6 +58,9 @@ func ParseObject(body []byte) (map[string]json.RawMessage, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, apperr.New(apperr.BadRequest, "the request body has data after the JSON object")
 	}
+	if err := CheckText(body); err != nil {
+		return nil, err
+	}
 	return obj, nil
 }
 
@@ -193,4 +196,26 @@ func jsonKind(t reflect.Type) string {
 // map iteration order.
 func SortedKeys(m map[string]json.RawMessage) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// CheckText refuses JSON whose strings (members' names or values) hold a
+// NUL character: PostgreSQL stores neither text nor jsonb with one, and no
+// field of ours means it, so it is the caller's error (400), found before
+// anything is written.
+func CheckText(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // malformed JSON is reported by the decoder proper
+		}
+		if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
+			return NULError()
+		}
+	}
+}
+
+// NULError is the answer to text holding a NUL character.
+func NULError() error {
+	return apperr.New(apperr.BadRequest, `text must not contain NUL characters (\u0000)`)
 }

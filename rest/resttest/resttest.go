@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +57,11 @@ func New(tb testing.TB, opts ...Option) *Env {
 	}
 	db := storetest.Open(tb)
 	// Warnings and errors (500s with their cause) go to the test's log.
-	logger := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var logOut io.Writer = testLog{tb}
+	if _, fuzz := tb.(*testing.F); fuzz {
+		logOut = os.Stderr // F may not log from inside the fuzz target
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := httptest.NewServer(checked(tb, rest.NewServer(cfg, db, logger)))
 	tb.Cleanup(srv.Close)
 	ctx, stop := context.WithCancel(context.Background())
