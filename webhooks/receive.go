@@ -8,10 +8,10 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/rest/reqbody"
 )
 
 // DedupWindow is how long a repeated X-Webhook-Id is answered without
