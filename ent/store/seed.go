@@ -39,29 +39,22 @@ func (s *DB) SeedLeads(ctx context.Context, orgID uuid.UUID, n int, progress fun
 	}
 	rng := rand.New(rand.NewPCG(uint64(n), 42))
 	start := time.Now().UTC().Add(-time.Duration(n) * time.Second)
-	const batch = 1000
-	for done := 0; done < n; done += batch {
-		size := min(batch, n-done)
-		err := WithTx(sys, c, func(ctx context.Context, tx *ent.Client) error {
-			builders := make([]*ent.LeadCreate, size)
-			for i := range builders {
-				builders[i] = seedLead(tx, rng, orgID, stages, start.Add(time.Duration(done+i)*time.Second), done+i)
-			}
-			if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
-				return err
-			}
-			if !viewer.IsBulkLoad(ctx) {
-				return nil // the lead hooks counted them
-			}
-			return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
-				OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(size).Exec(ctx)
-		})
-		if err != nil {
-			return fmt.Errorf("seeding leads %d-%d: %w", done, done+size, err)
+	err = inBatches(sys, c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
+		builders := make([]*ent.LeadCreate, size)
+		for i := range builders {
+			builders[i] = seedLead(tx, rng, orgID, stages, start.Add(time.Duration(from+i)*time.Second), from+i)
 		}
-		if progress != nil {
-			progress(done + size)
+		if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
+			return err
 		}
+		if !viewer.IsBulkLoad(ctx) {
+			return nil // the lead hooks counted them
+		}
+		return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
+			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(size).Exec(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("seeding leads: %w", err)
 	}
 	return s.Optimize(ctx)
 }
@@ -116,26 +109,37 @@ func (s *DB) SeedCallEvents(ctx context.Context, orgID uuid.UUID, agents, leads 
 	sys, c := rule.SystemContext(ctx), s.Client
 	rng := rand.New(rand.NewPCG(uint64(k), 7))
 	start := time.Now().UTC().Add(-24 * time.Hour)
-	const batch = 1000
-	for done := 0; done < k; done += batch {
-		size := min(batch, k-done)
-		err := WithTx(sys, c, func(ctx context.Context, tx *ent.Client) error {
-			builders := make([]*ent.CallEventCreate, size)
-			for i := range builders {
-				n := done + i
-				b := tx.CallEvent.Create().SetOrgID(orgID).SetUserID(agents[rng.IntN(len(agents))]).
-					SetExternalCallID("seed-" + strconv.Itoa(n/3)).
-					SetEventType(callevent.EventType(schema.CallEventTypes[n%3])).
-					SetOccurredAt(start.Add(time.Duration(rng.IntN(86400)) * time.Second))
-				if len(leads) > 0 && n%3 == 0 {
-					b.SetLeadID(leads[rng.IntN(len(leads))])
-				}
-				builders[i] = b
+	err := inBatches(sys, c, k, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
+		builders := make([]*ent.CallEventCreate, size)
+		for i := range builders {
+			n := from + i
+			b := tx.CallEvent.Create().SetOrgID(orgID).SetUserID(agents[rng.IntN(len(agents))]).
+				SetExternalCallID("seed-" + strconv.Itoa(n/3)).
+				SetEventType(callevent.EventType(schema.CallEventTypes[n%3])).
+				SetOccurredAt(start.Add(time.Duration(rng.IntN(86400)) * time.Second))
+			if len(leads) > 0 && n%3 == 0 {
+				b.SetLeadID(leads[rng.IntN(len(leads))])
 			}
-			return tx.CallEvent.CreateBulk(builders...).Exec(ctx)
-		})
+			builders[i] = b
+		}
+		return tx.CallEvent.CreateBulk(builders...).Exec(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("seeding call events: %w", err)
+	}
+	return nil
+}
+
+// inBatches runs fill over n items in transactions of at most 1,000,
+// reporting the number done after each.
+func inBatches(ctx context.Context, c *ent.Client, n int, progress func(done int),
+	fill func(ctx context.Context, tx *ent.Client, from, size int) error) error {
+	const batch = 1000
+	for done := 0; done < n; done += batch {
+		size := min(batch, n-done)
+		err := WithTx(ctx, c, func(ctx context.Context, tx *ent.Client) error { return fill(ctx, tx, done, size) })
 		if err != nil {
-			return fmt.Errorf("seeding call events %d-%d: %w", done, done+size, err)
+			return fmt.Errorf("items %d-%d: %w", done, done+size, err)
 		}
 		if progress != nil {
 			progress(done + size)
