@@ -34,15 +34,15 @@ func buildBinary(t *testing.T) string {
 
 // process is a running `svc serve`.
 type process struct {
-	cmd    *exec.Cmd
-	stdout *syncBuffer
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
 }
 
 func startServe(t *testing.T, exe string, env []string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(exe, "serve"), stdout: &syncBuffer{}}
+	p := &process{cmd: exec.Command(exe, "serve"), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, io.Discard
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestCrashSafety(t *testing.T) {
 	exe := buildBinary(t)
 	addr := freeAddr(t)
 	base := "http://" + addr
-	env := []string{"SVC_ADDR=" + addr, "SVC_DATABASE_URL=" + storetest.URL(t), "SVC_LOG_LEVEL=ERROR",
+	env := []string{"SVC_ADDR=" + addr, "SVC_DATABASE_URL=" + storetest.URL(t), "SVC_LOG_LEVEL=DEBUG",
 		"SVC_WEBHOOK_ALLOW_PRIVATE=true", "SVC_WEBHOOK_ALLOW_HTTP=true", "SVC_WEBHOOK_POLL=50ms", "SVC_IDEMPOTENCY_LEASE=2s"}
 
 	var mu sync.Mutex
@@ -79,9 +79,11 @@ func TestCrashSafety(t *testing.T) {
 	first := startServe(t, exe, env)
 	waitUp(t, base+"/readyz")
 	key := lineAfter(t, first.stdout.String(), "API key (shown once): ")
-	if code := call(t, "POST", base+"/v1/app-webhooks", key, `{"url":"`+recv.URL+`","events":["lead.created"]}`); code != http.StatusCreated {
+	secret := "whsec_crash_test_secret_0123456789"
+	if code := call(t, "POST", base+"/v1/app-webhooks", key, `{"url":"`+recv.URL+`","events":["lead.created"],"secret":"`+secret+`"}`); code != http.StatusCreated {
 		t.Fatalf("subscribing: %d", code)
 	}
+	connector := lineAfter(t, first.stdout.String(), "Dialer connector token (shown once): ")
 
 	const n = 400
 	acked := make([]string, n) // lead id per request that got a 2xx
@@ -116,8 +118,25 @@ func TestCrashSafety(t *testing.T) {
 	<-killed
 	_ = first.cmd.Wait()
 
-	startServe(t, exe, env)
+	second := startServe(t, exe, env)
 	waitUp(t, base+"/readyz")
+	// Secrets never reach the logs, at debug level, across a crash and the
+	// deliveries that follow (checked once they have all arrived, below).
+	defer func() {
+		for _, p := range []*process{first, second} {
+			for name, s := range map[string]string{"API key": key, "webhook secret": secret, "connector token": connector} {
+				if strings.Contains(p.stderr.String(), s) {
+					t.Errorf("the %s reached the logs", name)
+				}
+			}
+		}
+		if !strings.Contains(second.stderr.String(), "POST") {
+			t.Error("no access log was captured; the secret check proved nothing")
+		}
+	}()
+	if code := call(t, "POST", base+"/v1/dialer/connect/"+connector, "", `{"type":"dnc","phone":"+15550001111"}`); code != http.StatusOK {
+		t.Fatalf("connector: %d", code) // its token, in the path, must not be logged either
+	}
 	retried := 0
 	for i := range n {
 		id, code := createLead(base, key, i)
