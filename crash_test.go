@@ -247,3 +247,81 @@ func listLeadIDs(t *testing.T, base, key string) map[string]bool {
 		}
 	}
 }
+
+// SIGTERM while a request is still being received and a delivery is in
+// flight: the request completes (201), the process exits cleanly, and the
+// interrupted delivery is sent again, under the same X-Webhook-Id, by the
+// next process once its claim lapses.
+func TestGracefulShutdown(t *testing.T) {
+	exe := buildBinary(t)
+	addr := freeAddr(t)
+	base := "http://" + addr
+	env := []string{"SVC_ADDR=" + addr, "SVC_DATABASE_URL=" + storetest.URL(t), "SVC_LOG_LEVEL=ERROR",
+		"SVC_WEBHOOK_ALLOW_PRIVATE=true", "SVC_WEBHOOK_ALLOW_HTTP=true", "SVC_WEBHOOK_POLL=50ms", "SVC_WEBHOOK_TIMEOUT=1s"}
+	ids := make(chan string, 10)
+	inFlight := make(chan struct{}, 10)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ids <- r.Header.Get("X-Webhook-Id")
+		if len(ids) == 1 {
+			inFlight <- struct{}{}
+			select { // the first attempt hangs until the sender gives up
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}))
+	defer recv.Close()
+
+	first := startServe(t, exe, env)
+	waitUp(t, base+"/readyz")
+	key := lineAfter(t, first.stdout.String(), "API key (shown once): ")
+	if code := call(t, "POST", base+"/v1/app-webhooks", key, `{"url":"`+recv.URL+`","events":["lead.created"]}`); code != http.StatusCreated {
+		t.Fatalf("subscribing: %d", code)
+	}
+	if id, code := createLead(base, key, 1); code != http.StatusCreated || id == "" {
+		t.Fatalf("lead: %d", code)
+	}
+	<-inFlight
+
+	// A request whose body is still arriving when SIGTERM comes.
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest("POST", base+"/v1/leads", pr)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	_, _ = pw.Write([]byte(`{"businessName":`))
+	time.Sleep(200 * time.Millisecond)
+	_ = first.cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(300 * time.Millisecond)
+	_, _ = pw.Write([]byte(`"Arrived during shutdown"}`))
+	pw.Close()
+	if code := <-done; code != http.StatusCreated {
+		t.Fatalf("the in-flight request answered %d, want 201", code)
+	}
+	if err := first.cmd.Wait(); err != nil {
+		t.Fatalf("the server did not exit cleanly: %v", err)
+	}
+
+	startServe(t, exe, env)
+	waitUp(t, base+"/readyz")
+	firstID := <-ids
+	seen := map[string]int{firstID: 1}
+	deadline := time.After(60 * time.Second)
+	for seen[firstID] < 2 || len(seen) < 2 {
+		select {
+		case id := <-ids:
+			seen[id]++
+		case <-deadline:
+			t.Fatalf("after the restart: %v; want the interrupted delivery %s again and the late lead's", seen, firstID)
+		}
+	}
+}
