@@ -103,7 +103,7 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 		}
 		match := strings.Join(tsq, " & ")
 		where := `org_id = $1 AND search_doc @@ to_tsquery('simple', $2)`
-		page = `SELECT id FROM leads WHERE ` + where +
+		page = `SELECT id, count(*) OVER () FROM leads WHERE ` + where +
 			` ORDER BY ts_rank(search_doc, to_tsquery('simple', $2)) DESC, created_at DESC, id DESC LIMIT $3 OFFSET $4`
 		count = `SELECT count(*) FROM leads WHERE ` + where
 		pageArgs, countArgs = []any{orgID, match, limit, offset}, []any{orgID, match}
@@ -115,36 +115,42 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 		match := `org : "` + orgToken(orgID) + `" AND {` + strings.ReplaceAll(leadColumns, ",", "") + `} : (` + strings.Join(q, " AND ") + `)`
 		// CROSS JOIN keeps the index as the outer loop: SQLite must not start
 		// from the organization's leads and probe the index once per row.
-		page = `SELECT leads.id FROM (SELECT rowid, bm25(leads_fts, 0.0, 10.0, 5.0, 5.0, 2.0) AS score FROM leads_fts` +
-			` WHERE leads_fts MATCH ? ORDER BY score, rowid DESC LIMIT ? OFFSET ?) AS hit` +
+		page = `SELECT leads.id, hit.total FROM (SELECT rowid, score, count(*) OVER () AS total FROM` +
+			` (SELECT rowid, bm25(leads_fts, 0.0, 10.0, 5.0, 5.0, 2.0) AS score FROM leads_fts WHERE leads_fts MATCH ?)` +
+			` ORDER BY score, rowid DESC LIMIT ? OFFSET ?) AS hit` +
 			` CROSS JOIN leads ON leads.rowid = hit.rowid ORDER BY hit.score, hit.rowid DESC`
 		count = `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ?`
 		pageArgs, countArgs = []any{match, limit, offset}, []any{match}
 	}
-	ids, err := s.searchPage(ctx, page, pageArgs)
-	if err != nil {
-		return nil, 0, err
+	// The page carries the number of matches (a window count over the same
+	// match, so the index is searched once); a page past the end has no
+	// rows to carry it, and only then is the count asked for on its own.
+	ids, total, err := s.searchPage(ctx, page, pageArgs)
+	if err != nil || len(ids) > 0 {
+		return ids, total, err
 	}
-	var total int
 	if err := s.SQL.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("counting search matches: %w", err)
 	}
 	return ids, total, nil
 }
 
-func (s *DB) searchPage(ctx context.Context, query string, args []any) ([]uuid.UUID, error) {
+func (s *DB) searchPage(ctx context.Context, query string, args []any) ([]uuid.UUID, int, error) {
 	rows, err := s.SQL.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("searching leads: %w", err)
+		return nil, 0, fmt.Errorf("searching leads: %w", err)
 	}
 	defer rows.Close()
-	var ids []uuid.UUID
+	var (
+		ids   []uuid.UUID
+		total int
+	)
 	for rows.Next() {
 		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("reading search results: %w", err)
+		if err := rows.Scan(&id, &total); err != nil {
+			return nil, 0, fmt.Errorf("reading search results: %w", err)
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	return ids, total, rows.Err()
 }
