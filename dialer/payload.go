@@ -17,7 +17,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/rest/reqbody"
 )
 
 // Aliases maps each canonical (camelCase) request field to the other names
@@ -62,9 +61,6 @@ func ParseForm(body []byte) (map[string]json.RawMessage, error) {
 	for k, v := range vals {
 		if len(v) > 1 {
 			return nil, apperr.Invalid(k, "sent more than once")
-		}
-		if strings.ContainsRune(k, 0) || strings.ContainsRune(v[0], 0) {
-			return nil, reqbody.NULError()
 		}
 		raw, _ := json.Marshal(v[0])
 		obj[k] = raw

@@ -21,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -41,14 +42,7 @@ func BenchmarkInboundAutomation(b *testing.B) {
 func benchInbound(b *testing.B, steady bool) {
 	ctx, stop := context.WithCancel(context.Background())
 	db := storetest.Open(b)
-	org, _, err := store.CreateOrganization(ctx, db.Client, "Partners")
-	if err != nil {
-		b.Fatal(err)
-	}
-	key, _, err := store.CreateAPIKey(ctx, db.Client, org.ID, "live", "bench", viewer.AllScopes)
-	if err != nil {
-		b.Fatal(err)
-	}
+	org, key := resttest.OrgWithKey(b, db, "Partners", viewer.AllScopes...)
 	var teamID any
 	for i := range 3 {
 		u, err := store.CreateUser(ctx, db.Client, store.UserSpec{OrgID: org.ID, First: "Advisor", Last: fmt.Sprint(i),

@@ -11,7 +11,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
@@ -122,13 +121,7 @@ func (h automationHandlers) patch(w http.ResponseWriter, r *http.Request) error 
 
 // save runs a mutation in a transaction, as GraphQL mutations run.
 func (h automationHandlers) save(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Automation, error)) (*ent.Automation, error) {
-	var out *ent.Automation
-	err := store.WithTx(ctx, h.client, func(ctx context.Context, _ *ent.Client) error {
-		var err error
-		out, err = fn(ctx, h.resolver.Mutation())
-		return err
-	})
-	return out, err
+	return inTx(ctx, h.client, func(ctx context.Context) (*ent.Automation, error) { return fn(ctx, h.resolver.Mutation()) })
 }
 
 func (h automationHandlers) list(w http.ResponseWriter, r *http.Request) error {
@@ -158,7 +151,7 @@ func (h automationHandlers) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h automationHandlers) delete(w http.ResponseWriter, r *http.Request) error {
-	return deleteByID(w, r, automationID, h.resolver.Mutation().DeleteAutomation)
+	return deleteByID(w, r, h.client, automationID, h.resolver.Mutation().DeleteAutomation)
 }
 
 type runAttributes struct {
@@ -220,10 +213,8 @@ func (h automationHandlers) retry(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return apperr.New(apperr.NotFound, "automation run not found")
 	}
-	var run *ent.AutomationRun
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		run, err = h.resolver.Mutation().RetryAutomationRun(ctx, id, runID)
-		return err
+	run, err := inTx(r.Context(), h.client, func(ctx context.Context) (*ent.AutomationRun, error) {
+		return h.resolver.Mutation().RetryAutomationRun(ctx, id, runID)
 	})
 	if err != nil {
 		return err

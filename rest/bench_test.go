@@ -16,10 +16,10 @@ import (
 
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
 )
 
 // benchLeads is how many leads the benchmarks run over (issue 2: 100,000).
@@ -41,14 +41,7 @@ func setupBench(b *testing.B) *benchEnv {
 	benchOnce.Do(func() {
 		ctx := context.Background()
 		db := storetest.Open(b)
-		org, _, err := store.CreateOrganization(ctx, db.Client, "Bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		key, _, err := store.CreateAPIKey(ctx, db.Client, org.ID, "live", "bench", viewer.AllScopes)
-		if err != nil {
-			b.Fatal(err)
-		}
+		org, key := resttest.OrgWithKey(b, db, "Bench", viewer.AllScopes...)
 		start := time.Now()
 		if err := db.SeedLeads(ctx, org.ID, benchLeads, nil); err != nil {
 			b.Fatal(err)

@@ -24,6 +24,9 @@ import (
 // presence, and update or mark the leads it calls.
 var connectorScopes = []string{viewer.ScopeDialerWrite, viewer.ScopeLeadsWrite}
 
+// connectorTypes are the event types the connector receives (SPEC 4.2).
+var connectorTypes = []string{"call_event", "disposition", "recording", "lead_update", "dnc"}
+
 // connectorHandlers receive POST /v1/dialer/connect/{orgToken}: events the
 // dialer vendor pushes, authenticated by the organization's connector token.
 type connectorHandlers struct {
@@ -207,10 +210,8 @@ func (h connectorHandlers) dnc(w http.ResponseWriter, r *http.Request, obj map[s
 	if err != nil {
 		return err
 	}
-	var res *graph.DoNotCallResult
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		res, err = h.resolver.Mutation().MarkDoNotCall(ctx, leadID, phone, reason)
-		return err
+	res, err := inTx(r.Context(), h.client, func(ctx context.Context) (*graph.DoNotCallResult, error) {
+		return h.resolver.Mutation().MarkDoNotCall(ctx, leadID, phone, reason)
 	})
 	if err != nil {
 		return err

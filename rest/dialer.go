@@ -11,7 +11,6 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
 )
@@ -112,12 +111,7 @@ func (h dialerHandlers) disposition(w http.ResponseWriter, r *http.Request) erro
 
 // recordCall runs a call-event mutation in a transaction and answers with it.
 func (h dialerHandlers) recordCall(w http.ResponseWriter, r *http.Request, status int, fn func(context.Context) (*ent.CallEvent, error)) error {
-	var ev *ent.CallEvent
-	err := store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		var err error
-		ev, err = fn(ctx)
-		return err
-	})
+	ev, err := inTx(r.Context(), h.client, fn)
 	if err != nil {
 		return err
 	}
@@ -134,10 +128,8 @@ func (h dialerHandlers) presence(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var s *dialer.AgentStatus
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		s, err = h.resolver.Mutation().UpdatePresence(ctx, in)
-		return err
+	s, err := inTx(r.Context(), h.client, func(ctx context.Context) (*dialer.AgentStatus, error) {
+		return h.resolver.Mutation().UpdatePresence(ctx, in)
 	})
 	if err != nil {
 		return err
@@ -163,10 +155,6 @@ func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(board.Nodes))
-	for i, s := range board.Nodes {
-		items[i] = presenceResource(s)
-	}
-	writeCollection(w, r, items, Page{Total: board.Total, Page: board.Page, Limit: board.Limit, HasMore: board.HasMore})
+	writePage(w, r, board.Nodes, Page{Total: board.Total, Page: board.Page, Limit: board.Limit, HasMore: board.HasMore}, presenceResource)
 	return nil
 }

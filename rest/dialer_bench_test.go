@@ -20,6 +20,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
 )
 
 // dialerBench is an organization with 500 agents, each with a presence and
@@ -36,14 +37,7 @@ const benchAgents = 500
 func setupDialerBench(b *testing.B) *dialerBench {
 	ctx := context.Background()
 	db := storetest.Open(b)
-	org, _, err := store.CreateOrganization(ctx, db.Client, "Floor")
-	if err != nil {
-		b.Fatal(err)
-	}
-	key, _, err := store.CreateAPIKey(ctx, db.Client, org.ID, "live", "bench", viewer.AllScopes)
-	if err != nil {
-		b.Fatal(err)
-	}
+	org, key := resttest.OrgWithKey(b, db, "Floor", viewer.AllScopes...)
 	cfg := rest.Config{RateLimit: 1 << 30, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Now: time.Now}
 	h := rest.NewServer(cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(h)

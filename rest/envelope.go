@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/graph"
 )
@@ -149,22 +150,33 @@ func logger(ctx interface{ Value(any) any }) *slog.Logger {
 
 // writePage renders one page of nodes as a collection.
 func writePage[T any](w http.ResponseWriter, r *http.Request, nodes []T, p Page, render func(T) Resource) {
+	writeCollection(w, r, renderAll(nodes, render), p)
+}
+
+// writeAll renders an unpaged collection, whose meta has only the total
+// (SPEC 4.3: GET /v1/app-webhooks answers meta = {total}).
+func writeAll[T any](w http.ResponseWriter, r *http.Request, nodes []T, render func(T) Resource) {
+	total := len(nodes)
+	writeJSON(w, http.StatusOK, collection{Data: renderAll(nodes, render), Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+}
+
+func renderAll[T any](nodes []T, render func(T) Resource) []Resource {
 	items := make([]Resource, len(nodes))
 	for i, n := range nodes {
 		items[i] = render(n)
 	}
-	writeCollection(w, r, items, p)
+	return items
 }
 
-// deleteByID answers 204 once del has deleted the resource the path's id
-// names (parse turns the id into a UUID, or a 404).
-func deleteByID(w http.ResponseWriter, r *http.Request, parse func(*http.Request) (uuid.UUID, error),
+// deleteByID answers 204 once del has deleted, in one transaction, the
+// resource the path's id names (parse turns the id into a UUID, or a 404).
+func deleteByID(w http.ResponseWriter, r *http.Request, c *ent.Client, parse func(*http.Request) (uuid.UUID, error),
 	del func(context.Context, uuid.UUID) (uuid.UUID, error)) error {
 	id, err := parse(r)
 	if err != nil {
 		return err
 	}
-	if _, err := del(r.Context(), id); err != nil {
+	if _, err := inTx(r.Context(), c, func(ctx context.Context) (uuid.UUID, error) { return del(ctx, id) }); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

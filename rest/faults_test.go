@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
 )
 
 // PostgreSQL goes away under load (a toxiproxy between the server and the
@@ -48,14 +49,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	org, _, err := store.CreateOrganization(ctx, db.Client, "Outage")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _, err := store.CreateAPIKey(ctx, db.Client, org.ID, "live", "outage", viewer.AllScopes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, key := resttest.OrgWithKey(t, db, "Outage", viewer.AllScopes...)
 	srv := httptest.NewServer(rest.NewServer(rest.Config{RateLimit: 1_000_000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20},
 		db, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -88,4 +89,33 @@ func TestNULCharactersRefused(t *testing.T) {
 	if n := e.Get("/v1/leads", e.Key).Meta()["total"]; n != 0.0 {
 		t.Errorf("%v leads were written", n)
 	}
+}
+
+// The NUL rule lives below the surfaces (the ent hook text.RefuseNUL), so
+// GraphQL, inbound webhooks and connector forms refuse it too, and nothing
+// is stored.
+func TestNULCharactersRefusedBelowEverySurface(t *testing.T) {
+	t.Run("GraphQL", func(t *testing.T) {
+		e := resttest.New(t)
+		r := e.Post("/graphql", e.Key, map[string]any{"query": `mutation { createLead(input: {businessName: "a\u0000b"}) { id } }`})
+		if !strings.Contains(string(r.Raw), `"BAD_REQUEST"`) || strings.Contains(string(r.Raw), `"createLead":{`) {
+			t.Fatalf("GraphQL: %s", r.Raw)
+		}
+	})
+	t.Run("InboundWebhook", func(t *testing.T) {
+		f := newInbound(t, map[string]any{"businessName": "$.company"})
+		body := `{"company":"Acme\u0000"}`
+		r := f.post(body, map[string]string{"X-svc-Signature": rawSig(f.secret, []byte(body))})
+		if r.Status != http.StatusBadRequest || f.stored(t) != 0 {
+			t.Fatalf("inbound: %d %s, %d stored", r.Status, r.Raw, f.stored(t))
+		}
+	})
+	t.Run("ConnectorForm", func(t *testing.T) {
+		f := newConnectorFixture(t)
+		r := f.postForm(url.Values{"type": {"call_event"}, "call_id": {"c-nul"}, "agent_id": {f.agent},
+			"event_type": {"call_started"}, "timestamp": {"2026-11-22T09:00:00Z"}, "vendor_note": {"x\x00y"}})
+		if r.Status != http.StatusBadRequest {
+			t.Fatalf("connector form: %d %s", r.Status, r.Raw)
+		}
+	})
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
@@ -65,11 +64,8 @@ func (h inboundHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	if body.Name.Ptr() == nil {
 		return apperr.Invalid("name", "is required")
 	}
-	var created *graph.CreatedInboundEndpoint
-	err := store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		var err error
-		created, err = h.resolver.Mutation().CreateInboundEndpoint(ctx, graph.NewInboundEndpoint{Name: body.Name.Value, Mapping: body.Mapping.Value})
-		return err
+	created, err := inTx(r.Context(), h.client, func(ctx context.Context) (*graph.CreatedInboundEndpoint, error) {
+		return h.resolver.Mutation().CreateInboundEndpoint(ctx, graph.NewInboundEndpoint{Name: body.Name.Value, Mapping: body.Mapping.Value})
 	})
 	if err != nil {
 		return err
@@ -83,12 +79,7 @@ func (h inboundHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(eps))
-	for i, ep := range eps {
-		items[i] = inboundResource(ep, "")
-	}
-	total := len(items)
-	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+	writeAll(w, r, eps, func(ep *ent.InboundEndpoint) Resource { return inboundResource(ep, "") })
 	return nil
 }
 
@@ -109,10 +100,8 @@ func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if body.Mapping.Set {
 		in.Mapping = nonNilMap(body.Mapping.Value)
 	}
-	var ep *ent.InboundEndpoint
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		ep, err = h.resolver.Mutation().UpdateInboundEndpoint(ctx, id, in)
-		return err
+	ep, err := inTx(r.Context(), h.client, func(ctx context.Context) (*ent.InboundEndpoint, error) {
+		return h.resolver.Mutation().UpdateInboundEndpoint(ctx, id, in)
 	})
 	if err != nil {
 		return err
@@ -122,7 +111,7 @@ func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h inboundHandlers) delete(w http.ResponseWriter, r *http.Request) error {
-	return deleteByID(w, r, inboundID, h.resolver.Mutation().DeleteInboundEndpoint)
+	return deleteByID(w, r, h.client, inboundID, h.resolver.Mutation().DeleteInboundEndpoint)
 }
 
 type inboundRequestAttributes struct {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
 )
@@ -169,16 +168,13 @@ func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(co
 // mutate runs fn in a transaction (as GraphQL mutations run), then reads the
 // lead back with its stage and advisor inside the same transaction.
 func (h leadHandlers) mutate(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) (*ent.Lead, error) {
-	var out *ent.Lead
-	err := store.WithTx(ctx, h.client, func(ctx context.Context, _ *ent.Client) error {
+	return inTx(ctx, h.client, func(ctx context.Context) (*ent.Lead, error) {
 		l, err := fn(ctx, h.resolver.Mutation())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out, err = h.resolver.Query().Lead(ctx, l.ID)
-		return err
+		return h.resolver.Query().Lead(ctx, l.ID)
 	})
-	return out, err
 }
 
 // pathID parses the {id} path parameter. An id that is not a UUID names no

@@ -25,15 +25,6 @@ const (
 	headerSignature = webhooks.HeaderSignature
 )
 
-var (
-	deliveryStatuses = schema.DeliveryStatuses
-	runStatuses      = schema.RunStatuses
-	requestStatuses  = schema.InboundRequestStatuses
-	eventTypes       = schema.CallEventTypes
-	directions       = schema.CallDirections
-	connectorTypes   = []string{"call_event", "disposition", "recording", "lead_update", "dnc"}
-)
-
 func sRef(name string) m         { return m{"$ref": "#/components/schemas/" + name} }
 func envelopeRef(name string) m  { return sRef(name + "Envelope") }
 func listRef(name string) m      { return sRef(name + "List") }
@@ -169,7 +160,7 @@ func resources() []resource {
 			"createdBy": null(m{"type": "string", "description": "The API key id, or automation:<id>, that created the lead."}),
 		}},
 		{name: "CallEvent", typ: "call_event", id: prefixed(callEventPrefix), single: true, attrs: m{
-			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumS(eventTypes...), "direction": null(enumS(directions...)),
+			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumS(schema.CallEventTypes...), "direction": null(enumS(schema.CallDirections...)),
 			"durationSeconds": null(count()), "disposition": nstr, "notes": nstr, "metadata": freeObject(),
 			"occurredAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		}},
@@ -186,7 +177,7 @@ func resources() []resource {
 			}},
 		{name: "WebhookDelivery", typ: "webhook_delivery", id: prefixed(webhooks.DeliveryIDPrefix), single: true, paged: true, attrs: m{
 			"webhookId": prefixed(webhooks.DeliveryIDPrefix), "eventId": prefixed(webhooks.EventIDPrefix), "eventType": str(),
-			"status": enumS(deliveryStatuses...), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
+			"status": enumS(schema.DeliveryStatuses...), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
 			"lastError": nstr, "deliveredAt": ntime, "deadAt": ntime, "createdAt": dateTime(), "attemptLog": arr(sRef("DeliveryAttempt")),
 		}},
 		{name: "WebhookReplay", typ: "webhook_replay", id: enumS("replay"), single: true, attrs: m{"queued": count()}},
@@ -199,14 +190,14 @@ func resources() []resource {
 		}},
 		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
 			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
-			"payload": freeObject(), "mapped": freeObject(), "status": enumS(requestStatuses...), "error": nstr,
+			"payload": freeObject(), "mapped": freeObject(), "status": enumS(schema.InboundRequestStatuses...), "error": nstr,
 		}},
 		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
 			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
 			"actions": arr(sRef("AutomationAction")), "requiredFields": arr(str()), "createdAt": dateTime(), "updatedAt": dateTime(),
 		}},
 		{name: "AutomationRun", typ: "automation_run", id: uuidS(), single: true, paged: true, attrs: m{
-			"automationId": uuidS(), "status": enumS(runStatuses...), "attempts": count(), "nextAttemptAt": ntime,
+			"automationId": uuidS(), "status": enumS(schema.RunStatuses...), "attempts": count(), "nextAttemptAt": ntime,
 			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
 			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
 		}},
@@ -278,9 +269,9 @@ func dialerField(name string) m {
 	case "userId", "leadId", "currentLeadId":
 		return null(uuidS())
 	case "eventType":
-		return null(enumS(eventTypes...))
+		return null(enumS(schema.CallEventTypes...))
 	case "direction":
-		return null(enumS(directions...))
+		return null(enumS(schema.CallDirections...))
 	case "status":
 		return null(enumS(schema.PresenceStatuses...))
 	case "durationSeconds":

@@ -20,6 +20,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -147,15 +148,7 @@ func TestTwoReplicasOverHTTP(t *testing.T) {
 		t.Skip("needs PostgreSQL (SVC_TEST_DATABASE_URL): replicas share a database server")
 	}
 	reps := startReplicas(t, storetest.URL(t), 2, replicaConfig(1_000_000))
-	ctx := context.Background()
-	org, _, err := store.CreateOrganization(ctx, reps[0].db.Client, "Replicated")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _, err := store.CreateAPIKey(ctx, reps[0].db.Client, org.ID, "live", "replicas", viewer.AllScopes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, key := resttest.OrgWithKey(t, reps[0].db, "Replicated", viewer.AllScopes...)
 	recv := newReceiver(t, ok)
 	if code, body := send(t, "POST", reps[1].srv.URL+"/v1/app-webhooks", key, nil,
 		`{"url":"`+recv.URL+`","events":["lead.created"]}`); code != http.StatusCreated {
@@ -212,14 +205,7 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 		t.Skip("needs Redis (SVC_TEST_REDIS_URL)")
 	}
 	reps := startReplicas(t, storetest.URL(t), 2, replicaConfig(10))
-	org, _, err := store.CreateOrganization(context.Background(), reps[0].db.Client, "Limited")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _, err := store.CreateAPIKey(context.Background(), reps[0].db.Client, org.ID, "live", "limited", viewer.AllScopes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, key := resttest.OrgWithKey(t, reps[0].db, "Limited", viewer.AllScopes...)
 	for i := range 10 {
 		if code, body := send(t, "GET", reps[i%2].srv.URL+"/v1/leads", key, nil, ""); code != http.StatusOK {
 			t.Fatalf("request %d: %d %v", i, code, body)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
@@ -62,11 +61,8 @@ func (h webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
 		return apperr.Invalid("events", "is required")
 	}
 	in := graph.NewWebhookSubscription{URL: body.URL.Value, Events: nonNilSlice(body.Events.Value), Secret: body.Secret.Ptr()}
-	var created *graph.CreatedWebhookSubscription
-	err := store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		var err error
-		created, err = h.resolver.Mutation().CreateWebhookSubscription(ctx, in)
-		return err
+	created, err := inTx(r.Context(), h.client, func(ctx context.Context) (*graph.CreatedWebhookSubscription, error) {
+		return h.resolver.Mutation().CreateWebhookSubscription(ctx, in)
 	})
 	if err != nil {
 		return err
@@ -80,12 +76,7 @@ func (h webhookHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items := make([]Resource, len(subs))
-	for i, s := range subs {
-		items[i] = subscriptionResource(s, "")
-	}
-	total := len(items)
-	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+	writeAll(w, r, subs, func(s *ent.WebhookSubscription) Resource { return subscriptionResource(s, "") })
 	return nil
 }
 
@@ -109,10 +100,8 @@ func (h webhookHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if body.Events.Set {
 		in.Events = nonNilSlice(body.Events.Value)
 	}
-	var sub *ent.WebhookSubscription
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		sub, err = h.resolver.Mutation().UpdateWebhookSubscription(ctx, id, in)
-		return err
+	sub, err := inTx(r.Context(), h.client, func(ctx context.Context) (*ent.WebhookSubscription, error) {
+		return h.resolver.Mutation().UpdateWebhookSubscription(ctx, id, in)
 	})
 	if err != nil {
 		return err
@@ -122,19 +111,7 @@ func (h webhookHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h webhookHandlers) delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := subscriptionID(r)
-	if err != nil {
-		return err
-	}
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		_, err := h.resolver.Mutation().DeleteWebhookSubscription(ctx, id)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return deleteByID(w, r, h.client, subscriptionID, h.resolver.Mutation().DeleteWebhookSubscription)
 }
 
 // subscriptionID parses {id}: whsub_<uuid> (the bare UUID is accepted too).
@@ -148,12 +125,9 @@ func subscriptionID(r *http.Request) (uuid.UUID, error) {
 
 // catalog serves the event catalog (public).
 func catalog(w http.ResponseWriter, r *http.Request) {
-	items := make([]Resource, len(webhooks.Catalog))
-	for i, e := range webhooks.Catalog {
-		items[i] = Resource{ID: e.Name, Type: "webhook_event_type", Attributes: e}
-	}
-	total := len(items)
-	writeJSON(w, http.StatusOK, collection{Data: items, Meta: Meta{Total: &total, RequestID: RequestID(r.Context())}})
+	writeAll(w, r, webhooks.Catalog, func(e webhooks.EventType) Resource {
+		return Resource{ID: e.Name, Type: "webhook_event_type", Attributes: e}
+	})
 }
 
 // deliveryResource renders a delivery with its attempts.
@@ -187,10 +161,8 @@ func (h webhookHandlers) replayOne(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return apperr.New(apperr.NotFound, "delivery not found")
 	}
-	var d *webhooks.DeliveryRecord
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		d, err = h.resolver.Mutation().ReplayWebhookDelivery(ctx, subID, deliveryID)
-		return err
+	d, err := inTx(r.Context(), h.client, func(ctx context.Context) (*webhooks.DeliveryRecord, error) {
+		return h.resolver.Mutation().ReplayWebhookDelivery(ctx, subID, deliveryID)
 	})
 	if err != nil {
 		return err
@@ -211,10 +183,8 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}
-	var n int
-	err = store.WithTx(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) error {
-		n, err = h.resolver.Mutation().ReplayWebhookDeliveries(ctx, subID, body.Since.Ptr(), body.Until.Ptr())
-		return err
+	n, err := inTx(r.Context(), h.client, func(ctx context.Context) (int, error) {
+		return h.resolver.Mutation().ReplayWebhookDeliveries(ctx, subID, body.Since.Ptr(), body.Until.Ptr())
 	})
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/rest/reqbody"
 )
 
 // DedupWindow is how long a repeated X-Webhook-Id is answered without
@@ -40,9 +39,6 @@ func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body
 	var payload any
 	if err := json.Unmarshal(body, &payload); err != nil {
 		return nil, apperr.New(apperr.BadRequest, "the body must be JSON")
-	}
-	if err := reqbody.CheckText(body); err != nil {
-		return nil, err
 	}
 	mapped, err := ApplyMapping(ep.Mapping, payload)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/migrate"
 	"github.com/lendingpipe/svc/ent/rule"
 	_ "github.com/lendingpipe/svc/ent/runtime" // schema hooks and privacy policies
+	"github.com/lendingpipe/svc/ent/text"
 )
 
 // DB is an open database: the ent client for the models, and the raw handle
@@ -67,6 +68,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		driver = splitDriver{read: entsql.OpenDB(dia, read), write: entsql.OpenDB(dia, s.write)}
 	}
 	s.Client = ent.NewClient(ent.Driver(driver))
+	s.Client.Use(text.RefuseNUL) // before any use: Use is not safe beside running queries
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -92,20 +93,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Results = append(rep.Results, res)
 	}
 	rep.PeakRSSKiB = peakRSS(server.cmd.Process.Pid)
-	print(cfg, rep)
+	printReport(cfg, rep)
 	return rep, nil
 }
 
 func wanted(names []string, name string) bool {
-	if len(names) == 0 {
-		return true
-	}
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return len(names) == 0 || slices.Contains(names, name)
 }
 
 // attack runs one scenario with vegeta and summarises it.
@@ -216,7 +209,7 @@ func peakRSS(pid int) int {
 	return 0
 }
 
-func print(cfg Config, rep *Report) {
+func printReport(cfg Config, rep *Report) {
 	w := cfg.Out
 	if w == nil {
 		return

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/text"
 )
 
 // Opt is a request field that may be absent, null or set. PATCH needs all
@@ -199,23 +200,12 @@ func SortedKeys(m map[string]json.RawMessage) []string {
 }
 
 // CheckText refuses JSON whose strings (members' names or values) hold a
-// NUL character: PostgreSQL stores neither text nor jsonb with one, and no
-// field of ours means it, so it is the caller's error (400), found before
-// anything is written.
+// NUL character, before any field is decoded or checked (the ent hook
+// text.RefuseNUL refuses them again at the database's door).
 func CheckText(body []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // malformed JSON is reported by the decoder proper
-		}
-		if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
-			return NULError()
-		}
+	var v any
+	if json.Unmarshal(body, &v) == nil && text.HasNUL(v) {
+		return text.NULError("")
 	}
-}
-
-// NULError is the answer to text holding a NUL character.
-func NULError() error {
-	return apperr.New(apperr.BadRequest, `text must not contain NUL characters (\u0000)`)
+	return nil // malformed JSON is reported by the decoder proper
 }

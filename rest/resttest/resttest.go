@@ -96,11 +96,22 @@ func checked(tb testing.TB, h http.Handler) http.Handler {
 // NewOrg creates an organization and a key for it with scopes.
 func (e *Env) NewOrg(name string, scopes ...string) (*ent.Organization, string) {
 	e.T.Helper()
-	org, _, err := store.CreateOrganization(context.Background(), e.DB.Client, name)
+	return OrgWithKey(e.T, e.DB, name, scopes...)
+}
+
+// OrgWithKey creates an organization in db and a key for it with scopes,
+// for tests and benchmarks that run their own servers over db.
+func OrgWithKey(tb testing.TB, db *store.DB, name string, scopes ...string) (*ent.Organization, string) {
+	tb.Helper()
+	org, _, err := store.CreateOrganization(context.Background(), db.Client, name)
 	if err != nil {
-		e.T.Fatalf("creating org: %v", err)
+		tb.Fatalf("creating org: %v", err)
 	}
-	return org, e.NewKey(org.ID, scopes...)
+	key, _, err := store.CreateAPIKey(context.Background(), db.Client, org.ID, "live", "test", scopes)
+	if err != nil {
+		tb.Fatalf("creating key: %v", err)
+	}
+	return org, key
 }
 
 // NewKey creates a key for orgID with scopes.
