@@ -9,7 +9,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
-	"github.com/lendingpipe/svc/ent/webhookevent"
 )
 
 // counters of this process's deliveries since start.
@@ -42,7 +41,7 @@ func WriteMetrics(ctx context.Context, w io.Writer, c *ent.Client) error {
 	if err != nil {
 		return err
 	}
-	outbox, err := c.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).Count(sys)
+	outbox, err := c.WebhookEvent.Query().Where(Undispatched()).Count(sys)
 	if err != nil {
 		return err
 	}

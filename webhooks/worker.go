@@ -185,7 +185,7 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 	}
 	defer tx.Rollback()
 	ctx = ent.NewTxContext(ctx, tx) // wakes the automation runner on commit
-	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).
+	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(Undispatched()).
 		Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
 	if err != nil || len(events) == 0 {
 		return 0, err

@@ -248,9 +248,9 @@ var (
 				Columns: []*schema.Column{CallEventsColumns[12]},
 			},
 			{
-				Name:    "callevent_user_id_occurred_at",
+				Name:    "callevent_user_id_occurred_at_external_call_id_event_type",
 				Unique:  false,
-				Columns: []*schema.Column{CallEventsColumns[13], CallEventsColumns[10]},
+				Columns: []*schema.Column{CallEventsColumns[13], CallEventsColumns[10], CallEventsColumns[3], CallEventsColumns[4]},
 			},
 			{
 				Name:    "callevent_lead_id_occurred_at",

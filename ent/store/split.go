@@ -14,8 +14,12 @@ import (
 // a time; with one writer connection, writers queue in Go in arrival order
 // instead of spinning in SQLite's busy handler (whose sleeps grow to 100 ms
 // and made the tail latency), while WAL lets reads go on beside the writer.
+//
+// Transactions go through group (see groupCommit): they queue for the
+// writer as before, and those that queue together commit together.
 type splitDriver struct {
 	read, write *entsql.Driver
+	group       *groupCommit
 }
 
 var _ dialect.Driver = splitDriver{}
@@ -38,10 +42,11 @@ func isRead(query string) bool {
 	return len(q) >= 6 && (strings.EqualFold(q[:6], "SELECT") || strings.EqualFold(q[:4], "WITH"))
 }
 
-func (d splitDriver) Tx(ctx context.Context) (dialect.Tx, error) { return d.write.Tx(ctx) }
+func (d splitDriver) Tx(ctx context.Context) (dialect.Tx, error) { return d.group.begin(ctx) }
 
-func (d splitDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
-	return d.write.BeginTx(ctx, opts)
+// BeginTx ignores opts: a SQLite transaction is always serializable.
+func (d splitDriver) BeginTx(ctx context.Context, _ *sql.TxOptions) (dialect.Tx, error) {
+	return d.group.begin(ctx)
 }
 
 func (d splitDriver) Close() error {
