@@ -24,6 +24,7 @@ require (
 	github.com/tsenart/vegeta/v12 v12.12.0
 	github.com/vektah/gqlparser/v2 v2.5.33
 	golang.org/x/term v0.47.0
+	golang.org/x/text v0.40.0
 )
 
 require (
@@ -98,7 +99,6 @@ require (
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.40.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 	golang.org/x/tools/go/packages/packagestest v0.1.1-deprecated // indirect
 	google.golang.org/protobuf v1.36.11 // indirect

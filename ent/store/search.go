@@ -2,14 +2,15 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
 	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
-
-	"github.com/lendingpipe/svc/ent"
 )
 
 // leadColumns are the columns full-text search covers (SPEC 4.1: business
@@ -25,57 +26,10 @@ const pgDocument = `(setweight(to_tsvector('simple', coalesce(business_name, '')
 	`setweight(to_tsvector('simple', coalesce(contact_first_name, '') || ' ' || coalesce(contact_last_name, '')), 'B') || ` +
 	`setweight(to_tsvector('simple', translate(coalesce(email, ''), '@.', '  ')), 'C'))`
 
-func searchDDL(dia string) []string {
-	if dia == dialect.Postgres {
-		return []string{
-			`ALTER TABLE leads ADD COLUMN IF NOT EXISTS search_doc tsvector GENERATED ALWAYS AS ` + pgDocument + ` STORED`,
-			`CREATE INDEX IF NOT EXISTS leads_search_doc ON leads USING GIN (search_doc)`,
-		}
-	}
-	// A contentless FTS5 index over the leads' rowids, kept in step by
-	// triggers in the same transaction as every write. Its first column holds
-	// the organization as a token (orgToken), so a search filters, ranks and
-	// counts inside the index without reading one lead row per match; only
-	// the page's rows are read. bm25 weights mirror the PostgreSQL ones.
-	// Note: VACUUM may renumber rowids of a table without an INTEGER PRIMARY
-	// KEY; run `svc reindex` after one.
-	values := func(row string) string {
-		return row + `.rowid, 'o' || replace(` + row + `.org_id, '-', ''), ` + row + `.business_name, ` +
-			row + `.contact_first_name, ` + row + `.contact_last_name, ` + row + `.email`
-	}
-	insert := `INSERT INTO leads_fts(rowid, org, ` + leadColumns + `) VALUES (` + values("new") + `);`
-	remove := `INSERT INTO leads_fts(leads_fts, rowid, org, ` + leadColumns + `) VALUES ('delete', ` + values("old") + `);`
-	return []string{
-		`CREATE VIRTUAL TABLE IF NOT EXISTS leads_fts USING fts5(org, ` + leadColumns +
-			`, content='', tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
-		`CREATE TRIGGER IF NOT EXISTS leads_fts_insert AFTER INSERT ON leads BEGIN ` + insert + ` END`,
-		`CREATE TRIGGER IF NOT EXISTS leads_fts_delete AFTER DELETE ON leads BEGIN ` + remove + ` END`,
-		`CREATE TRIGGER IF NOT EXISTS leads_fts_update AFTER UPDATE OF ` + leadColumns + ` ON leads BEGIN ` +
-			remove + ` ` + insert + ` END`,
-	}
-}
-
-// orgToken is how an organization appears in the SQLite search index.
-func orgToken(orgID uuid.UUID) string {
-	return "o" + strings.ReplaceAll(orgID.String(), "-", "")
-}
-
-// Reindex rebuilds the SQLite search index from the leads table.
-func (s *DB) Reindex(ctx context.Context) error {
-	if s.Dialect != dialect.SQLite {
-		return nil // PostgreSQL's search_doc is a generated column; it cannot drift.
-	}
-	return WithTx(ctx, s.Client, func(ctx context.Context, tx *ent.Client) error {
-		for _, stmt := range []string{
-			`INSERT INTO leads_fts(leads_fts) VALUES ('delete-all')`,
-			`INSERT INTO leads_fts(rowid, org, ` + leadColumns + `) SELECT rowid, 'o' || replace(org_id, '-', ''), ` + leadColumns + ` FROM leads`,
-		} {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("rebuilding the search index: %w", err)
-			}
-		}
-		return nil
-	})
+// pgSearchDDL adds PostgreSQL's searched document and its index.
+var pgSearchDDL = []string{
+	`ALTER TABLE leads ADD COLUMN IF NOT EXISTS search_doc tsvector GENERATED ALWAYS AS ` + pgDocument + ` STORED`,
+	`CREATE INDEX IF NOT EXISTS leads_search_doc ON leads USING GIN (search_doc)`,
 }
 
 // SearchTerms splits a search string into the words it matches on: runs of
@@ -87,70 +41,223 @@ func SearchTerms(q string) []string {
 	})
 }
 
-// SearchLeads returns one page of the ids of orgID's leads matching every
-// term (each as a prefix), best match first (ties: newest first), and the
-// number of matches.
+// RankWindow is how many matches a search ranks by relevance: the newest
+// ones. Past the window, results continue newest first. Scoring a word
+// shared by a tenth of a million leads would otherwise mean scoring a
+// hundred thousand rows per request.
+const RankWindow = 250
+
+// maxExpansions bounds how many index terms the last (prefix) word of a
+// SQLite search is expanded into; a shorter prefix than that is left to
+// FTS5's own prefix query.
+const maxExpansions = 16
+
+// search is one dialect's statements for a search. Each takes the match
+// arguments first; newer takes LIMIT and OFFSET after them.
+type search struct {
+	args       []any  // the match arguments
+	count      string // the number of matches
+	candidates string // the newest RankWindow matches: id and the searched columns, newest first
+	newer      string // a page of ids past the window, newest first
+}
+
+// SearchLeads returns one page of the ids of orgID's leads matching the
+// terms, and the number of matches. Every term but the last must match a
+// whole word; the last matches as a prefix (search as you type). Results
+// are the newest RankWindow matches by relevance (rank, ties newest first),
+// then the older matches newest first.
 func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, limit, offset int) ([]uuid.UUID, int, error) {
 	if len(terms) == 0 {
 		return nil, 0, nil
 	}
-	var page, count string
-	var pageArgs, countArgs []any
-	if s.Dialect == dialect.Postgres {
-		tsq := make([]string, len(terms))
-		for i, t := range terms {
-			tsq[i] = t + ":*"
-		}
-		match := strings.Join(tsq, " & ")
-		where := `org_id = $1 AND search_doc @@ to_tsquery('simple', $2)`
-		page = `SELECT id, count(*) OVER () FROM leads WHERE ` + where +
-			` ORDER BY ts_rank(search_doc, to_tsquery('simple', $2)) DESC, created_at DESC, id DESC LIMIT $3 OFFSET $4`
-		count = `SELECT count(*) FROM leads WHERE ` + where
-		pageArgs, countArgs = []any{orgID, match, limit, offset}, []any{orgID, match}
-	} else {
-		q := make([]string, len(terms))
-		for i, t := range terms {
-			q[i] = `"` + t + `"*`
-		}
-		match := `org : "` + orgToken(orgID) + `" AND {` + strings.ReplaceAll(leadColumns, ",", "") + `} : (` + strings.Join(q, " AND ") + `)`
-		// CROSS JOIN keeps the index as the outer loop: SQLite must not start
-		// from the organization's leads and probe the index once per row.
-		page = `SELECT leads.id, hit.total FROM (SELECT rowid, score, count(*) OVER () AS total FROM` +
-			` (SELECT rowid, bm25(leads_fts, 0.0, 10.0, 5.0, 5.0, 2.0) AS score FROM leads_fts WHERE leads_fts MATCH ?)` +
-			` ORDER BY score, rowid DESC LIMIT ? OFFSET ?) AS hit` +
-			` CROSS JOIN leads ON leads.rowid = hit.rowid ORDER BY hit.score, hit.rowid DESC`
-		count = `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ?`
-		pageArgs, countArgs = []any{match, limit, offset}, []any{match}
+	q, ok, err := s.searchFor(ctx, orgID, terms)
+	if err != nil || !ok {
+		return nil, 0, err
 	}
-	// The page carries the number of matches (a window count over the same
-	// match, so the index is searched once); a page past the end has no
-	// rows to carry it, and only then is the count asked for on its own.
-	ids, total, err := s.searchPage(ctx, page, pageArgs)
-	if err != nil || len(ids) > 0 {
-		return ids, total, err
+	cands, err := s.searchCandidates(ctx, q)
+	if err != nil {
+		return nil, 0, err
 	}
-	if err := s.SQL.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("counting search matches: %w", err)
+	total := len(cands)
+	if total == RankWindow { // there may be more
+		if err := s.SQL.QueryRowContext(ctx, q.count, q.args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("counting search matches: %w", err)
+		}
+	}
+	rank(cands, terms)
+	var ids []uuid.UUID
+	for _, c := range cands[min(offset, len(cands)):min(offset+limit, len(cands))] {
+		ids = append(ids, c.id)
+	}
+	window := len(cands)
+	if rest := offset + limit - max(offset, window); total > window && rest > 0 {
+		older, err := s.searchPage(ctx, q.newer, q.args, rest, max(offset, window))
+		if err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, older...)
 	}
 	return ids, total, nil
 }
 
-func (s *DB) searchPage(ctx context.Context, query string, args []any) ([]uuid.UUID, int, error) {
-	rows, err := s.SQL.QueryContext(ctx, query, args...)
+// searchFor builds the dialect's statements; ok is false when nothing can
+// match (the last word prefixes no term of the organization).
+func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
+	window := strconv.Itoa(RankWindow)
+	if s.Dialect == dialect.Postgres {
+		tsq := make([]string, len(terms))
+		copy(tsq, terms)
+		tsq[len(tsq)-1] += ":*"
+		where := `org_id = $1 AND search_doc @@ to_tsquery('simple', $2) ORDER BY created_at DESC, id DESC`
+		return search{
+			args:       []any{orgID, strings.Join(tsq, " & ")},
+			count:      `SELECT count(*) FROM leads WHERE ` + strings.TrimSuffix(where, ` ORDER BY created_at DESC, id DESC`),
+			candidates: `SELECT id, ` + leadColumns + ` FROM leads WHERE ` + where + ` LIMIT ` + window,
+			newer:      `SELECT id FROM leads WHERE ` + where + ` LIMIT $3 OFFSET $4`,
+		}, true, nil
+	}
+	match, ok, err := s.sqliteMatch(ctx, orgID, terms)
+	// CROSS JOIN keeps the index as the outer loop: SQLite must not start
+	// from the organization's leads and probe the index once per row.
+	hits := func(limit string) string {
+		return ` FROM (SELECT rowid FROM leads_fts WHERE leads_fts MATCH ? ORDER BY rowid DESC LIMIT ` + limit + `) AS hit` +
+			` CROSS JOIN leads ON leads.rowid = hit.rowid ORDER BY hit.rowid DESC`
+	}
+	return search{
+		args:       []any{match},
+		count:      `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ?`,
+		candidates: `SELECT leads.id, ` + strings.ReplaceAll("leads."+leadColumns, ", ", ", leads.") + hits(window),
+		newer:      `SELECT leads.id` + hits(`? OFFSET ?`),
+	}, ok, err
+}
+
+// candidate is a match with the columns it is ranked on.
+type candidate struct {
+	id     uuid.UUID
+	cols   [4]sql.NullString // leadColumns
+	score  int
+	newest int // position in the newest-first order
+}
+
+func (s *DB) searchCandidates(ctx context.Context, q search) ([]*candidate, error) {
+	rows, err := s.SQL.QueryContext(ctx, q.candidates, q.args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("searching leads: %w", err)
+		return nil, fmt.Errorf("searching leads: %w", err)
 	}
 	defer rows.Close()
-	var (
-		ids   []uuid.UUID
-		total int
-	)
+	var out []*candidate
+	for rows.Next() {
+		c := &candidate{newest: len(out)}
+		if err := rows.Scan(&c.id, &c.cols[0], &c.cols[1], &c.cols[2], &c.cols[3]); err != nil {
+			return nil, fmt.Errorf("reading search results: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// columnWeights rank a business-name hit above a contact-name hit above an
+// email hit (leadColumns order).
+var columnWeights = [4]int{10, 5, 5, 2}
+
+// rank orders candidates by relevance, ties newest first. A candidate
+// scores, for each term, the weight of every column holding a word it
+// matches (the last term as a prefix, one more when it is the whole word).
+// The index chose the candidates; this only orders them, so it needs no
+// corpus statistics (bm25's document frequencies cost a walk of every
+// term's full postings per search).
+func rank(cands []*candidate, terms []string) {
+	terms = sqliteWords(terms)
+	last := len(terms) - 1
+	for _, c := range cands {
+		for i := range c.cols {
+			if !c.cols[i].Valid {
+				continue
+			}
+			words := sqliteWords(SearchTerms(foldDiacritics(c.cols[i].String)))
+			for t, term := range terms {
+				c.score += columnWeights[i] * matchStrength(words, term, t == last)
+			}
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].score != cands[b].score {
+			return cands[a].score > cands[b].score
+		}
+		return cands[a].newest < cands[b].newest
+	})
+}
+
+// matchStrength is 2 when words hold term, 1 when (prefix) a word starts
+// with it, else 0.
+func matchStrength(words []string, term string, prefix bool) int {
+	best := 0
+	for _, w := range words {
+		switch {
+		case w == term:
+			return 2
+		case prefix && strings.HasPrefix(w, term):
+			best = 1
+		}
+	}
+	return best
+}
+
+// sqliteMatch is the FTS5 query: the organization's whole words, and the
+// terms the last word begins (see leads_fts_terms).
+func (s *DB) sqliteMatch(ctx context.Context, orgID uuid.UUID, terms []string) (string, bool, error) {
+	code := orgCode(orgID.String())
+	words := sqliteWords(terms)
+	if len(words) == 0 {
+		return "", false, nil
+	}
+	parts := make([]string, 0, len(words))
+	for _, w := range words[:len(words)-1] {
+		parts = append(parts, `"`+code+w+`"`)
+	}
+	last := code + words[len(words)-1]
+	// Terms compare as bytes, and no UTF-8 byte is 0xff.
+	rows, err := s.SQL.QueryContext(ctx, `SELECT term FROM leads_fts_terms WHERE term >= ? AND term < ? LIMIT ?`,
+		last, last+"\xff", maxExpansions+1)
+	if err != nil {
+		return "", false, fmt.Errorf("expanding the search's last word: %w", err)
+	}
+	defer rows.Close()
+	var expansions []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return "", false, fmt.Errorf("expanding the search's last word: %w", err)
+		}
+		expansions = append(expansions, `"`+t+`"`)
+	}
+	if err := rows.Err(); err != nil {
+		return "", false, fmt.Errorf("expanding the search's last word: %w", err)
+	}
+	switch {
+	case len(expansions) == 0:
+		return "", false, nil
+	case len(expansions) > maxExpansions:
+		parts = append(parts, `"`+last+`"*`)
+	default:
+		parts = append(parts, "("+strings.Join(expansions, " OR ")+")")
+	}
+	return strings.Join(parts, " AND "), true, nil
+}
+
+func (s *DB) searchPage(ctx context.Context, query string, match []any, limit, offset int) ([]uuid.UUID, error) {
+	rows, err := s.SQL.QueryContext(ctx, query, append(match[:len(match):len(match)], limit, offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("searching leads: %w", err)
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
 	for rows.Next() {
 		var id uuid.UUID
-		if err := rows.Scan(&id, &total); err != nil {
-			return nil, 0, fmt.Errorf("reading search results: %w", err)
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("reading search results: %w", err)
 		}
 		ids = append(ids, id)
 	}
-	return ids, total, rows.Err()
+	return ids, rows.Err()
 }

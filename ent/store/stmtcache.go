@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -34,7 +35,15 @@ func (stmtCacheDriver) Open(dsn string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cachingConn{SQLiteConn: c.(*sqlite3.SQLiteConn), stmts: map[string]*cachedStmt{}}, nil
+	conn := c.(*sqlite3.SQLiteConn)
+	// The search index's triggers call these on every lead write.
+	for name, fn := range map[string]any{"svc_fts": searchText, "svc_fts_terms": searchTerms} {
+		if err := conn.RegisterFunc(name, fn, true); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("registering %s: %w", name, err)
+		}
+	}
+	return &cachingConn{SQLiteConn: conn, stmts: map[string]*cachedStmt{}}, nil
 }
 
 // cachingConn serves single-statement queries from prepared statements.
@@ -76,25 +85,44 @@ func (c *cachingConn) acquire(ctx context.Context, query string) *cachedStmt {
 	return cs
 }
 
+// QueryContext and ExecContext hand SQLite a context without cancellation.
+// Given a cancellable one, go-sqlite3 runs every step of a statement (each
+// row of a result) in a goroutine of its own so it can interrupt it: a
+// search's candidate rows cost as many goroutines and channel handoffs, and
+// under load that was slower than the query. Statements here are bounded
+// (paged, capped), so the rows check the caller's context between rows
+// instead, and a statement that has started a step finishes it.
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	cs := c.acquire(ctx, query)
-	if cs == nil {
-		return c.SQLiteConn.QueryContext(ctx, query, args)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	rows, err := cs.stmt.QueryContext(ctx, args)
+	bare := context.WithoutCancel(ctx)
+	cs := c.acquire(bare, query)
+	if cs == nil {
+		rows, err := c.SQLiteConn.QueryContext(bare, query, args)
+		if err != nil {
+			return nil, err
+		}
+		return &releasingRows{Rows: rows, ctx: ctx}, nil
+	}
+	rows, err := cs.stmt.QueryContext(bare, args)
 	if err != nil {
 		return nil, err
 	}
 	cs.busy = true
-	return &releasingRows{Rows: rows, cs: cs}, nil
+	return &releasingRows{Rows: rows, cs: cs, ctx: ctx}, nil
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	cs := c.acquire(ctx, query)
-	if cs == nil {
-		return c.SQLiteConn.ExecContext(ctx, query, args)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return cs.stmt.ExecContext(ctx, args)
+	bare := context.WithoutCancel(ctx)
+	cs := c.acquire(bare, query)
+	if cs == nil {
+		return c.SQLiteConn.ExecContext(bare, query, args)
+	}
+	return cs.stmt.ExecContext(bare, args)
 }
 
 func (c *cachingConn) Close() error {
@@ -106,15 +134,26 @@ func (c *cachingConn) Close() error {
 }
 
 // releasingRows frees its statement for reuse when closed (closing the
-// rows of a prepared statement resets it rather than finalising it).
+// rows of a prepared statement resets it rather than finalising it), and
+// stops at the next row once the caller's context ends.
 type releasingRows struct {
 	driver.Rows
-	cs *cachedStmt
+	cs  *cachedStmt // nil for an uncached statement
+	ctx context.Context
+}
+
+func (r *releasingRows) Next(dest []driver.Value) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	return r.Rows.Next(dest)
 }
 
 func (r *releasingRows) Close() error {
 	err := r.Rows.Close()
-	r.cs.busy = false
+	if r.cs != nil {
+		r.cs.busy = false
+	}
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -44,22 +45,30 @@ const readConnLifetime = 30 * time.Minute
 
 // Options tune the connection pool.
 type Options struct {
-	MaxOpenConns int
+	MaxOpenConns int // 0: DefaultMaxConns
 }
+
+// DefaultMaxConns sizes the pool (SQLite's read pool; PostgreSQL's whole
+// pool) at four connections per core: enough that a request waiting on the
+// database does not hold up others on a free core, few enough that a burst
+// queues in the pool instead of thrashing the database, and every one stays
+// open and warm (its prepared statements and page cache) rather than being
+// closed and reopened as the load rises and falls.
+func DefaultMaxConns() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // Open connects to databaseURL and migrates the schema. A postgres:// or
 // postgresql:// URL selects PostgreSQL; anything else is a SQLite file path
 // (optionally prefixed file:).
 func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	drv, dsn, dia := driverFor(databaseURL)
+	if opts.MaxOpenConns <= 0 {
+		opts.MaxOpenConns = DefaultMaxConns()
+	}
 	read, err := openPool(ctx, drv, dsn, dia, opts.MaxOpenConns)
 	if err != nil {
 		return nil, err
 	}
-	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: 2}
-	if opts.MaxOpenConns > 0 {
-		s.readIdle = opts.MaxOpenConns
-	}
+	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: opts.MaxOpenConns}
 	var driver dialect.Driver = entsql.OpenDB(dia, read)
 	if dia == dialect.SQLite {
 		if s.write, err = openPool(ctx, drv, dsn, dia, 1); err != nil {
@@ -150,9 +159,25 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.Client.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
 		return fmt.Errorf("migrating the schema: %w", err)
 	}
-	for _, stmt := range append(searchDDL(s.Dialect), supersededIndexes...) {
+	rebuild := false
+	if s.Dialect == dialect.SQLite {
+		var err error
+		if rebuild, err = s.migrateSearch(ctx); err != nil {
+			return err
+		}
+	}
+	ddl := supersededIndexes
+	if s.Dialect == dialect.Postgres {
+		ddl = append(pgSearchDDL, ddl...)
+	}
+	for _, stmt := range ddl {
 		if _, err := s.write.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("creating the search index: %w", err)
+		}
+	}
+	if rebuild {
+		if err := s.Reindex(ctx); err != nil {
+			return err
 		}
 	}
 	if err := s.backfillLeadCounts(ctx); err != nil {
