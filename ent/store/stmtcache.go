@@ -43,8 +43,19 @@ func (stmtCacheDriver) Open(dsn string) (driver.Conn, error) {
 			return nil, fmt.Errorf("registering %s: %w", name, err)
 		}
 	}
+	if strings.Contains(dsn, writerParam) {
+		// The writer never checkpoints: the DB's checkpointer does, beside it.
+		if _, err := conn.Exec("PRAGMA wal_autocheckpoint=0", nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("configuring the writer: %w", err)
+		}
+	}
 	return &cachingConn{SQLiteConn: conn, stmts: map[string]*cachedStmt{}}, nil
 }
+
+// writerParam marks the writer connection's DSN (SQLite ignores an unknown
+// URI parameter).
+const writerParam = "_svc_writer=1"
 
 // cachingConn serves single-statement queries from prepared statements.
 // database/sql uses a connection from one goroutine at a time, so the map

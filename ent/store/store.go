@@ -34,6 +34,8 @@ type DB struct {
 	Dialect string
 	write   *sql.DB      // on SQLite, the one writer connection; else SQL
 	group   *groupCommit // on SQLite, how transactions share commits
+	// stopCheckpoints ends SQLite's checkpointer.
+	stopCheckpoints func()
 	// readIdle is the read pool's idle-connection limit, restored after
 	// Optimize recycles it.
 	readIdle int
@@ -71,7 +73,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: opts.MaxOpenConns}
 	var driver dialect.Driver = entsql.OpenDB(dia, read)
 	if dia == dialect.SQLite {
-		if s.write, err = openPool(ctx, drv, dsn, dia, 1); err != nil {
+		if s.write, err = openPool(ctx, drv, dsn+"&"+writerParam, dia, 1); err != nil {
 			read.Close()
 			return nil, err
 		}
@@ -85,7 +87,41 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		s.Close()
 		return nil, err
 	}
+	if dia == dialect.SQLite {
+		s.stopCheckpoints = s.checkpointer()
+	}
 	return s, nil
+}
+
+// checkpointInterval is how often the checkpointer copies the WAL back into
+// the database file.
+const checkpointInterval = 250 * time.Millisecond
+
+// checkpointer checkpoints the WAL from a read connection, beside the
+// writer. SQLite's automatic checkpoint runs inside the commit that crosses
+// its threshold, on the one writer connection, and with it the database
+// file's fsync: every transaction queued behind that commit waited for it.
+// A PASSIVE checkpoint waits for no one; the writer restarts the WAL from
+// the beginning once a checkpoint has copied all of it.
+func (s *DB) checkpointer() (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(checkpointInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				// An error (the database closing, a busy lock) is retried
+				// at the next tick; the WAL only grows meanwhile.
+				_, _ = s.SQL.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 func openPool(ctx context.Context, drv, dsn, dia string, maxConns int) (*sql.DB, error) {
@@ -117,8 +153,14 @@ func (s *DB) GroupCommitStats() (transactions, commits int64) {
 	return s.group.members.Load(), s.group.commits.Load()
 }
 
-// Close releases the pool.
-func (s *DB) Close() error { return s.Client.Close() }
+// Close stops the checkpointer and releases the pool.
+func (s *DB) Close() error {
+	if s.stopCheckpoints != nil {
+		s.stopCheckpoints()
+		s.stopCheckpoints = nil
+	}
+	return s.Client.Close()
+}
 
 // Ping reports whether the database answers.
 func (s *DB) Ping(ctx context.Context) error { return s.SQL.PingContext(ctx) }
