@@ -75,7 +75,11 @@ type cachedStmt struct {
 // migrations send those), a full cache, or the statement is in use by
 // rows still open (a nested query).
 func (c *cachingConn) acquire(ctx context.Context, query string) *cachedStmt {
-	if strings.Contains(query, ";") {
+	// Several statements in one string (only migrations send those) cannot
+	// be prepared as one. A PRAGMA may answer rows to an Exec, which leaves
+	// the statement stepped and its connection's read snapshot open until
+	// the statement is next used; uncached, it is finalized at once.
+	if strings.Contains(query, ";") || strings.HasPrefix(strings.TrimSpace(strings.ToUpper(query)), "PRAGMA") {
 		return nil
 	}
 	if cs, ok := c.stmts[query]; ok {

@@ -116,8 +116,11 @@ func (s *DB) checkpointer() (stop func()) {
 				return
 			case <-t.C:
 				// An error (the database closing, a busy lock) is retried
-				// at the next tick; the WAL only grows meanwhile.
-				_, _ = s.SQL.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+				// at the next tick; the WAL only grows meanwhile. Read as
+				// rows: the pragma answers one, and a statement left on it
+				// would hold its connection's read snapshot open.
+				var busy, frames, copied int
+				_ = s.SQL.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 			}
 		}
 	}()
