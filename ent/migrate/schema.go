@@ -128,11 +128,6 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "automation_org_id",
-				Unique:  false,
-				Columns: []*schema.Column{AutomationsColumns[11]},
-			},
-			{
 				Name:    "automation_endpoint_id",
 				Unique:  false,
 				Columns: []*schema.Column{AutomationsColumns[10]},
@@ -242,11 +237,6 @@ var (
 			},
 		},
 		Indexes: []*schema.Index{
-			{
-				Name:    "callevent_org_id",
-				Unique:  false,
-				Columns: []*schema.Column{CallEventsColumns[12]},
-			},
 			{
 				Name:    "callevent_user_id_occurred_at_external_call_id_event_type",
 				Unique:  false,
@@ -468,11 +458,6 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "lead_org_id",
-				Unique:  false,
-				Columns: []*schema.Column{LeadsColumns[28]},
-			},
-			{
 				Name:    "lead_org_id_created_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{LeadsColumns[28], LeadsColumns[1], LeadsColumns[0]},
@@ -546,11 +531,6 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "pipelinestage_org_id",
-				Unique:  false,
-				Columns: []*schema.Column{PipelineStagesColumns[8]},
-			},
-			{
 				Name:    "pipelinestage_org_id_stage_key",
 				Unique:  true,
 				Columns: []*schema.Column{PipelineStagesColumns[8], PipelineStagesColumns[3]},
@@ -584,11 +564,6 @@ var (
 			},
 		},
 		Indexes: []*schema.Index{
-			{
-				Name:    "team_org_id",
-				Unique:  false,
-				Columns: []*schema.Column{TeamsColumns[4]},
-			},
 			{
 				Name:    "team_org_id_name",
 				Unique:  true,
@@ -628,11 +603,6 @@ var (
 			},
 		},
 		Indexes: []*schema.Index{
-			{
-				Name:    "user_org_id",
-				Unique:  false,
-				Columns: []*schema.Column{UsersColumns[7]},
-			},
 			{
 				Name:    "user_org_id_email",
 				Unique:  true,

@@ -27,7 +27,7 @@ func (Automation) Annotations() []schema.Annotation {
 }
 
 func (Automation) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "automations"}}
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "automations", LeadingIndexes: true}}
 }
 
 func (Automation) Fields() []ent.Field {

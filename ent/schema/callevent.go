@@ -29,7 +29,7 @@ func (CallEvent) Annotations() []schema.Annotation {
 }
 
 func (CallEvent) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "call_events"}}
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "call_events", LeadingIndexes: true}}
 }
 
 func (CallEvent) Fields() []ent.Field {

@@ -23,7 +23,7 @@ func (Lead) Annotations() []schema.Annotation {
 }
 
 func (Lead) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "leads"}}
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "leads", LeadingIndexes: true}}
 }
 
 // Lead sources and priorities (SPEC 4.1).

@@ -54,6 +54,9 @@ type OrgMixin struct {
 	mixin.Schema
 	// Ref is the name of the organization's edge to this entity.
 	Ref string
+	// LeadingIndexes says the schema's own indexes begin with org_id, so a
+	// separate org_id index would only cost every insert another b-tree.
+	LeadingIndexes bool
 }
 
 func (OrgMixin) Fields() []ent.Field {
@@ -69,7 +72,10 @@ func (m OrgMixin) Edges() []ent.Edge {
 	}
 }
 
-func (OrgMixin) Indexes() []ent.Index {
+func (m OrgMixin) Indexes() []ent.Index {
+	if m.LeadingIndexes {
+		return nil
+	}
 	return []ent.Index{index.Fields("org_id")}
 }
 

@@ -25,7 +25,7 @@ func (PipelineStage) Annotations() []schema.Annotation {
 }
 
 func (PipelineStage) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "stages"}}
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "stages", LeadingIndexes: true}}
 }
 
 func (PipelineStage) Fields() []ent.Field {

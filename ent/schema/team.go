@@ -23,7 +23,7 @@ func (Team) Annotations() []schema.Annotation {
 }
 
 func (Team) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "teams"}}
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "teams", LeadingIndexes: true}}
 }
 
 func (Team) Fields() []ent.Field {

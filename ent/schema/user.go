@@ -24,7 +24,7 @@ func (User) Annotations() []schema.Annotation {
 }
 
 func (User) Mixin() []ent.Mixin {
-	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "users"}}
+	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "users", LeadingIndexes: true}}
 }
 
 func (User) Fields() []ent.Field {

@@ -242,6 +242,10 @@ func (s *DB) migrate(ctx context.Context) error {
 var supersededIndexes = []string{
 	// Replaced by the covering callevent_user_id_occurred_at_external_call_id_event_type.
 	`DROP INDEX IF EXISTS callevent_user_id_occurred_at`,
+	// Prefixes of indexes that begin with org_id (OrgMixin.LeadingIndexes).
+	`DROP INDEX IF EXISTS automation_org_id`, `DROP INDEX IF EXISTS callevent_org_id`,
+	`DROP INDEX IF EXISTS lead_org_id`, `DROP INDEX IF EXISTS pipelinestage_org_id`,
+	`DROP INDEX IF EXISTS team_org_id`, `DROP INDEX IF EXISTS user_org_id`,
 }
 
 // Optimize refreshes the query planner's statistics. Without them both
