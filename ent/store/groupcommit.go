@@ -61,7 +61,10 @@ func (g *groupCommit) begin(ctx context.Context) (dialect.Tx, error) {
 	case g.turn <- struct{}{}:
 		g.waiting.Add(-1)
 	case <-ctx.Done():
-		g.waiting.Add(-1)
+		// Still counted as queued: a member may have left its group open
+		// for this transaction, so the turn is taken anyway, in the
+		// background, to settle the group.
+		go g.settle()
 		return nil, ctx.Err()
 	}
 	if g.tx == nil {
@@ -117,6 +120,19 @@ func (g *groupCommit) end(commit bool) error {
 	}
 	<-group.done
 	return group.err
+}
+
+// settle takes the turn for a queued transaction that gave up, and commits
+// the open group if no other transaction is queued to end it. Every
+// transaction counted as queued takes the turn in the end, so a group left
+// open for the queue is always finished by its last.
+func (g *groupCommit) settle() {
+	g.turn <- struct{}{}
+	g.waiting.Add(-1)
+	if g.tx != nil && g.waiting.Load() == 0 {
+		g.finish()
+	}
+	<-g.turn
 }
 
 // finish commits the shared transaction and releases its members.

@@ -163,3 +163,48 @@ func TestGroupCommitWaitHeedsContext(t *testing.T) {
 func createOrg(ctx context.Context, c *ent.Client, name string) error {
 	return c.Organization.Create().SetName(name).SetConnectorTokenHash("hash of " + name).Exec(ctx)
 }
+
+// A queued transaction that gives up at the moment the writer is handed to
+// it does not strand the group the previous one left open for it: that
+// one's commit still returns.
+func TestGroupCommitQueuedGivesUp(t *testing.T) {
+	ctx := rule.SystemContext(context.Background())
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "giveup.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 300 {
+		held := make(chan struct{})
+		release := make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
+				close(held)
+				<-release
+				return createOrg(ctx, tx, fmt.Sprintf("held %d", i))
+			})
+		}()
+		<-held
+		queued, cancel := context.WithCancel(ctx)
+		gaveUp := make(chan struct{})
+		go func() {
+			defer close(gaveUp)
+			_ = store.WithTx(queued, db.Client, func(ctx context.Context, tx *ent.Client) error {
+				return createOrg(ctx, tx, fmt.Sprintf("queued %d", i))
+			})
+		}()
+		time.Sleep(time.Millisecond) // let it queue
+		go cancel()
+		close(release)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: the held transaction's commit never returned", i)
+		}
+		<-gaveUp
+	}
+}

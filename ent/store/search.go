@@ -18,10 +18,10 @@ import (
 const leadColumns = "business_name, contact_first_name, contact_last_name, email"
 
 // pgDocument is the searched document on PostgreSQL, kept in a stored
-// generated column (search_doc) so neither the index recheck nor ts_rank
-// recomputes it per row. The email's @ and dots become spaces so that "acme"
-// finds jane@acme.com, and the weights rank a business-name hit above a
-// contact-name hit above an email hit.
+// generated column (search_doc) so the index recheck does not recompute it
+// per row. The email's @ and dots become spaces so that "acme" finds
+// jane@acme.com. (The weights date from ranking by ts_rank; ranking is now
+// rank's, on both databases, and changing the column would rewrite it.)
 const pgDocument = `(setweight(to_tsvector('simple', coalesce(business_name, '')), 'A') || ` +
 	`setweight(to_tsvector('simple', coalesce(contact_first_name, '') || ' ' || coalesce(contact_last_name, '')), 'B') || ` +
 	`setweight(to_tsvector('simple', translate(coalesce(email, ''), '@.', '  ')), 'C'))`
@@ -108,15 +108,19 @@ func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (se
 		tsq := make([]string, len(terms))
 		copy(tsq, terms)
 		tsq[len(tsq)-1] += ":*"
-		where := `org_id = $1 AND search_doc @@ to_tsquery('simple', $2) ORDER BY created_at DESC, id DESC`
+		match := `FROM leads WHERE org_id = $1 AND search_doc @@ to_tsquery('simple', $2)`
+		newest := ` ORDER BY created_at DESC, id DESC`
 		return search{
 			args:       []any{orgID, strings.Join(tsq, " & ")},
-			count:      `SELECT count(*) FROM leads WHERE ` + strings.TrimSuffix(where, ` ORDER BY created_at DESC, id DESC`),
-			candidates: `SELECT id, ` + leadColumns + ` FROM leads WHERE ` + where + ` LIMIT ` + window,
-			newer:      `SELECT id FROM leads WHERE ` + where + ` LIMIT $3 OFFSET $4`,
+			count:      `SELECT count(*) ` + match,
+			candidates: `SELECT id, ` + leadColumns + ` ` + match + newest + ` LIMIT ` + window,
+			newer:      `SELECT id ` + match + newest + ` LIMIT $3 OFFSET $4`,
 		}, true, nil
 	}
 	match, ok, err := s.sqliteMatch(ctx, orgID, terms)
+	if err != nil || !ok {
+		return search{}, ok, err
+	}
 	// CROSS JOIN keeps the index as the outer loop: SQLite must not start
 	// from the organization's leads and probe the index once per row.
 	hits := func(limit string) string {
@@ -128,7 +132,7 @@ func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (se
 		count:      `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ?`,
 		candidates: `SELECT leads.id, ` + strings.ReplaceAll("leads."+leadColumns, ", ", ", leads.") + hits(window),
 		newer:      `SELECT leads.id` + hits(`? OFFSET ?`),
-	}, ok, err
+	}, true, nil
 }
 
 // candidate is a match with the columns it is ranked on.
@@ -161,20 +165,21 @@ func (s *DB) searchCandidates(ctx context.Context, q search) ([]*candidate, erro
 var columnWeights = [4]int{10, 5, 5, 2}
 
 // rank orders candidates by relevance, ties newest first. A candidate
-// scores, for each term, the weight of every column holding a word it
-// matches (the last term as a prefix, one more when it is the whole word).
+// scores, for each term and each column, the column's weight times the
+// term's matchStrength there (the last term may match as a prefix, at half
+// the strength of a whole word).
 // The index chose the candidates; this only orders them, so it needs no
 // corpus statistics (bm25's document frequencies cost a walk of every
 // term's full postings per search).
 func rank(cands []*candidate, terms []string) {
-	terms = sqliteWords(terms)
+	terms = indexWords(terms)
 	last := len(terms) - 1
 	for _, c := range cands {
 		for i := range c.cols {
 			if !c.cols[i].Valid {
 				continue
 			}
-			words := sqliteWords(SearchTerms(foldDiacritics(c.cols[i].String)))
+			words := indexWords(SearchTerms(foldDiacritics(c.cols[i].String)))
 			for t, term := range terms {
 				c.score += columnWeights[i] * matchStrength(words, term, t == last)
 			}
@@ -207,7 +212,7 @@ func matchStrength(words []string, term string, prefix bool) int {
 // terms the last word begins (see leads_fts_terms).
 func (s *DB) sqliteMatch(ctx context.Context, orgID uuid.UUID, terms []string) (string, bool, error) {
 	code := orgCode(orgID.String())
-	words := sqliteWords(terms)
+	words := indexWords(terms)
 	if len(words) == 0 {
 		return "", false, nil
 	}

@@ -46,9 +46,6 @@ var sqliteSearchObjects = []struct{ name, sql string }{
 		ftsDelete("old") + ` ` + ftsInsert("new") + ` ` + ftsTerms("new") + ` END`},
 }
 
-// retiredSearchObjects belonged to earlier layouts.
-var retiredSearchObjects = []string{"leads_fts_vocab"}
-
 // ftsValues is the index's row for a lead row (new, old, or a table name).
 func ftsValues(row string) string {
 	cols := strings.Split(leadColumns, ", ")
@@ -106,9 +103,6 @@ func (s *DB) migrateSearch(ctx context.Context) (rebuild bool, err error) {
 		return false, nil
 	}
 	var stmts []string
-	for _, name := range retiredSearchObjects {
-		stmts = append(stmts, `DROP TABLE IF EXISTS `+name)
-	}
 	for i := len(sqliteSearchObjects) - 1; i >= 0; i-- { // triggers first
 		o := sqliteSearchObjects[i]
 		kind := "TABLE"
@@ -152,7 +146,7 @@ func orgCode(orgID string) string {
 	return "o" + strings.ReplaceAll(orgID, "-", "")
 }
 
-// searchText is svc_fts(org_id, value): value's index words (sqliteWords),
+// searchText is svc_fts(org_id, value): value's index words (indexWords),
 // each prefixed by the organization's code, separated by spaces.
 func searchText(orgID string, value any) string {
 	return strings.Join(orgWords(orgID, value), " ")
@@ -186,17 +180,18 @@ func orgWords(orgID string, value any) []string {
 		return nil
 	}
 	code := orgCode(orgID)
-	words := sqliteWords(SearchTerms(text))
+	words := indexWords(SearchTerms(text))
 	for i, w := range words {
 		words[i] = code + w
 	}
 	return words
 }
 
-// sqliteWords are the index's words for search terms: diacritics removed
+// indexWords are the index's words for search terms: diacritics removed
 // (so a prefix typed without them finds the terms the index holds) and
-// split where letters meet digits.
-func sqliteWords(terms []string) []string {
+// split where letters meet digits. rank compares words the same way on
+// both databases.
+func indexWords(terms []string) []string {
 	var out []string
 	for _, t := range terms {
 		t = foldDiacritics(t)
