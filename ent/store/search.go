@@ -53,11 +53,12 @@ const RankWindow = 250
 const maxExpansions = 16
 
 // search is one dialect's statements for a search. Each takes the match
-// arguments first; newer takes LIMIT and OFFSET after them.
+// arguments first; older takes a candidate's position after them, newer
+// LIMIT and OFFSET.
 type search struct {
 	args       []any  // the match arguments
-	count      string // the number of matches
-	candidates string // the newest RankWindow matches: id and the searched columns, newest first
+	candidates string // the newest RankWindow matches: id, the searched columns and position, newest first
+	older      string // the number of matches older than a position
 	newer      string // a page of ids past the window, newest first
 }
 
@@ -80,9 +81,13 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 	}
 	total := len(cands)
 	if total == RankWindow { // there may be more
-		if err := s.SQL.QueryRowContext(ctx, q.count, q.args...).Scan(&total); err != nil {
+		// Counting only past the window walks each match once in all.
+		var older int
+		args := append(q.args[:len(q.args):len(q.args)], cands[total-1].position...)
+		if err := s.SQL.QueryRowContext(ctx, q.older, args...).Scan(&older); err != nil {
 			return nil, 0, fmt.Errorf("counting search matches: %w", err)
 		}
+		total += older
 	}
 	rank(cands, terms)
 	var ids []uuid.UUID
@@ -112,8 +117,8 @@ func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (se
 		newest := ` ORDER BY created_at DESC, id DESC`
 		return search{
 			args:       []any{orgID, strings.Join(tsq, " & ")},
-			count:      `SELECT count(*) ` + match,
-			candidates: `SELECT id, ` + leadColumns + ` ` + match + newest + ` LIMIT ` + window,
+			candidates: `SELECT id, ` + leadColumns + `, created_at, id ` + match + newest + ` LIMIT ` + window,
+			older:      `SELECT count(*) ` + match + ` AND (created_at, id) < ($3, $4)`,
 			newer:      `SELECT id ` + match + newest + ` LIMIT $3 OFFSET $4`,
 		}, true, nil
 	}
@@ -129,18 +134,19 @@ func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (se
 	}
 	return search{
 		args:       []any{match},
-		count:      `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ?`,
-		candidates: `SELECT leads.id, ` + strings.ReplaceAll("leads."+leadColumns, ", ", ", leads.") + hits(window),
+		candidates: `SELECT leads.id, ` + strings.ReplaceAll("leads."+leadColumns, ", ", ", leads.") + `, hit.rowid` + hits(window),
+		older:      `SELECT count(*) FROM leads_fts WHERE leads_fts MATCH ? AND rowid < ?`,
 		newer:      `SELECT leads.id` + hits(`? OFFSET ?`),
 	}, true, nil
 }
 
 // candidate is a match with the columns it is ranked on.
 type candidate struct {
-	id     uuid.UUID
-	cols   [4]sql.NullString // leadColumns
-	score  int
-	newest int // position in the newest-first order
+	id       uuid.UUID
+	cols     [4]sql.NullString // leadColumns
+	position []any             // its place in the newest-first order, as the dialect sorts it
+	score    int
+	newest   int // index in the newest-first order
 }
 
 func (s *DB) searchCandidates(ctx context.Context, q search) ([]*candidate, error) {
@@ -149,10 +155,18 @@ func (s *DB) searchCandidates(ctx context.Context, q search) ([]*candidate, erro
 		return nil, fmt.Errorf("searching leads: %w", err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("searching leads: %w", err)
+	}
 	var out []*candidate
 	for rows.Next() {
-		c := &candidate{newest: len(out)}
-		if err := rows.Scan(&c.id, &c.cols[0], &c.cols[1], &c.cols[2], &c.cols[3]); err != nil {
+		c := &candidate{newest: len(out), position: make([]any, len(cols)-5)}
+		dest := []any{&c.id, &c.cols[0], &c.cols[1], &c.cols[2], &c.cols[3]}
+		for i := range c.position {
+			dest = append(dest, &c.position[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("reading search results: %w", err)
 		}
 		out = append(out, c)
@@ -166,22 +180,33 @@ var columnWeights = [4]int{10, 5, 5, 2}
 
 // rank orders candidates by relevance, ties newest first. A candidate
 // scores, for each term and each column, the column's weight times the
-// term's matchStrength there (the last term may match as a prefix, at half
-// the strength of a whole word).
+// term's strength there: 2 when a word of the column is the term, 1 when
+// (for the last term, a prefix) a word begins with it.
 // The index chose the candidates; this only orders them, so it needs no
 // corpus statistics (bm25's document frequencies cost a walk of every
 // term's full postings per search).
 func rank(cands []*candidate, terms []string) {
 	terms = indexWords(terms)
 	last := len(terms) - 1
+	strength := make([]int, len(terms)) // per term, in one column
 	for _, c := range cands {
 		for i := range c.cols {
 			if !c.cols[i].Valid {
 				continue
 			}
-			words := indexWords(SearchTerms(foldDiacritics(c.cols[i].String)))
-			for t, term := range terms {
-				c.score += columnWeights[i] * matchStrength(words, term, t == last)
+			clear(strength)
+			eachIndexWord(c.cols[i].String, func(w string) {
+				for t, term := range terms {
+					switch {
+					case w == term:
+						strength[t] = 2
+					case t == last && strength[t] == 0 && strings.HasPrefix(w, term):
+						strength[t] = 1
+					}
+				}
+			})
+			for _, s := range strength {
+				c.score += columnWeights[i] * s
 			}
 		}
 	}
@@ -191,21 +216,6 @@ func rank(cands []*candidate, terms []string) {
 		}
 		return cands[a].newest < cands[b].newest
 	})
-}
-
-// matchStrength is 2 when words hold term, 1 when (prefix) a word starts
-// with it, else 0.
-func matchStrength(words []string, term string, prefix bool) int {
-	best := 0
-	for _, w := range words {
-		switch {
-		case w == term:
-			return 2
-		case prefix && strings.HasPrefix(w, term):
-			best = 1
-		}
-	}
-	return best
 }
 
 // sqliteMatch is the FTS5 query: the organization's whole words, and the

@@ -180,36 +180,60 @@ func orgWords(orgID string, value any) []string {
 		return nil
 	}
 	code := orgCode(orgID)
-	words := indexWords(SearchTerms(text))
-	for i, w := range words {
-		words[i] = code + w
-	}
+	var words []string
+	eachIndexWord(text, func(w string) { words = append(words, code+w) })
 	return words
 }
 
-// indexWords are the index's words for search terms: diacritics removed
-// (so a prefix typed without them finds the terms the index holds) and
-// split where letters meet digits. rank compares words the same way on
-// both databases.
+// indexWords are the index's words for search terms (see eachIndexWord).
+// rank compares words the same way on both databases.
 func indexWords(terms []string) []string {
 	var out []string
 	for _, t := range terms {
-		t = foldDiacritics(t)
-		start := 0
-		var prevDigit bool
-		for i, r := range t {
-			digit := unicode.IsDigit(r)
-			if i > 0 && digit != prevDigit {
-				out = append(out, t[start:i])
-				start = i
-			}
-			prevDigit = digit
-		}
-		if start < len(t) {
-			out = append(out, t[start:])
-		}
+		eachIndexWord(t, func(w string) { out = append(out, w) })
 	}
 	return out
+}
+
+// eachIndexWord calls fn with each of text's index words: its SearchTerms,
+// each with diacritics removed (so a prefix typed without them finds the
+// terms the index holds) and split where letters meet digits, so
+// "jane.doe1987" is three words. The index's words for a row must never
+// change (a contentless index deletes a row by its words), so this is the
+// order of steps the index was built with.
+func eachIndexWord(text string, fn func(word string)) {
+	text = strings.ToLower(text)
+	start := -1
+	for i, r := range text {
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case inWord && start < 0:
+			start = i
+		case !inWord && start >= 0:
+			splitDigits(foldDiacritics(text[start:i]), fn)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		splitDigits(foldDiacritics(text[start:]), fn)
+	}
+}
+
+// splitDigits calls fn with each run of digits or non-digits of word.
+func splitDigits(word string, fn func(string)) {
+	start := 0
+	var prevDigit bool
+	for i, r := range word {
+		digit := unicode.IsDigit(r)
+		if i > 0 && digit != prevDigit {
+			fn(word[start:i])
+			start = i
+		}
+		prevDigit = digit
+	}
+	if start < len(word) {
+		fn(word[start:])
+	}
 }
 
 var diacritics = runes.Remove(runes.In(unicode.Mn))
