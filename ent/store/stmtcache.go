@@ -48,8 +48,16 @@ func (stmtCacheDriver) Open(dsn string) (driver.Conn, error) {
 		// it. Its page cache is larger than a reader's (2 MiB): every write
 		// walks the leads' indexes and the search index, and with the
 		// default cache a bulk load spent a third of its time in reads of
-		// pages the OS already held.
-		for _, pragma := range []string{"PRAGMA wal_autocheckpoint=0", "PRAGMA cache_size=-32768"} {
+		// pages the OS already held. Its temporary files live in memory:
+		// each group-commit member is a savepoint, whose journal holds the
+		// prior content of every page the member changes. Past 64 KiB
+		// SQLite spilled that journal to a temporary file, which it then
+		// keeps (and writes a page to per change) until the shared
+		// transaction ends; in memory it is emptied at each RELEASE.
+		// Measured: creates 1,400 -> 1,900/s. A long transaction of its own
+		// (rebuilding the search index) holds the prior content of the
+		// pages it changes in memory until it ends.
+		for _, pragma := range []string{"PRAGMA wal_autocheckpoint=0", "PRAGMA cache_size=-32768", "PRAGMA temp_store=MEMORY"} {
 			if _, err := conn.Exec(pragma, nil); err != nil {
 				conn.Close()
 				return nil, fmt.Errorf("configuring the writer: %w", err)
