@@ -49,6 +49,12 @@ func (rc *refCache) clear() {
 	rc.users = map[uuid.UUID]ref[*ent.User]{}
 }
 
+// AttachRefs sets the stage and advisor edges of leads a mutation returned,
+// for adapters that answer with them (the REST /v1 lead resources).
+func (r *Resolver) AttachRefs(ctx context.Context, leads ...*ent.Lead) error {
+	return r.attachRefs(ctx, leads...)
+}
+
 // attach sets each lead's stage and primary advisor edges, reading only
 // what the cache lacks (one query per kind).
 func (r *Resolver) attachRefs(ctx context.Context, leads ...*ent.Lead) error {

@@ -165,16 +165,19 @@ func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(co
 	return nil
 }
 
-// mutate runs fn in a transaction (as GraphQL mutations run), then reads the
-// lead back with its stage and advisor inside the same transaction.
+// mutate runs fn in a transaction (as GraphQL mutations run) and answers
+// with the lead it returned, its stage and advisor attached.
 func (h leadHandlers) mutate(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) (*ent.Lead, error) {
-	return inTx(ctx, h.client, func(ctx context.Context) (*ent.Lead, error) {
-		l, err := fn(ctx, h.resolver.Mutation())
-		if err != nil {
-			return nil, err
-		}
-		return h.resolver.Query().Lead(ctx, l.ID)
+	l, err := inTx(ctx, h.client, func(ctx context.Context) (*ent.Lead, error) {
+		return fn(ctx, h.resolver.Mutation())
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The mutation returns the lead as written; its stage and advisor names
+	// come after the commit, from the cache, so SQLite's one writer does
+	// not wait on them.
+	return l, h.resolver.AttachRefs(ctx, l)
 }
 
 // pathID parses the {id} path parameter. An id that is not a UUID names no

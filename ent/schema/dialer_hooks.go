@@ -40,9 +40,18 @@ func callEventEffects(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		leadID, hasLead := m.LeadID()
+		var called *gen.Lead
 		if hasLead {
-			if err := leadInOrg(ctx, m.Client(), orgID, leadID, "leadId"); err != nil {
-				return nil, err
+			// Read once: the check and applyCallToLead share it, and
+			// updating from the loaded lead gives the lead's hooks its old
+			// values without reading it again.
+			var err error
+			called, err = m.Client().Lead.Query().Where(lead.ID(leadID), lead.OrgID(orgID)).Only(rule.SystemContext(ctx))
+			if err != nil {
+				if gen.IsNotFound(err) {
+					err = nil
+				}
+				return nil, refError(err, "leadId", "lead")
 			}
 		}
 		v, err := next.Mutate(ctx, m)
@@ -50,19 +59,15 @@ func callEventEffects(next ent.Mutator) ent.Mutator {
 			return v, err
 		}
 		ev := v.(*gen.CallEvent)
-		if err := applyCallToLead(ctx, m.Client(), ev); err != nil {
+		if err := applyCallToLead(ctx, m.Client(), called, ev); err != nil {
 			return nil, err
 		}
 		return ev, nil
 	})
 }
 
-func applyCallToLead(ctx context.Context, c *gen.Client, ev *gen.CallEvent) error {
-	sys := rule.SystemContext(ctx)
-	l, err := c.Lead.Query().Where(lead.ID(*ev.LeadID), lead.OrgID(ev.OrgID)).Only(sys)
-	if err != nil {
-		return fmt.Errorf("loading the called lead: %w", err)
-	}
+// applyCallToLead updates l, the called lead as read in this transaction.
+func applyCallToLead(ctx context.Context, c *gen.Client, l *gen.Lead, ev *gen.CallEvent) error {
 	u := c.Lead.UpdateOne(l)
 	changed := false
 	if l.LastContactedAt == nil || ev.OccurredAt.After(*l.LastContactedAt) {
@@ -80,7 +85,7 @@ func applyCallToLead(ctx context.Context, c *gen.Client, ev *gen.CallEvent) erro
 	if !changed {
 		return nil
 	}
-	if err := u.Exec(sys); err != nil {
+	if err := u.Exec(rule.SystemContext(ctx)); err != nil {
 		return fmt.Errorf("updating the called lead: %w", err)
 	}
 	return nil

@@ -23,12 +23,11 @@ import (
 // for any other change.
 func emitLeadEvents(next ent.Mutator) ent.Mutator {
 	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
-		var before *gen.Lead
+		var before *leadBefore
 		if m.Op().Is(ent.OpUpdateOne) {
-			id, _ := m.ID()
 			var err error
-			if before, err = m.Client().Lead.Query().Where(lead.ID(id)).Only(rule.SystemContext(ctx)); err != nil && !gen.IsNotFound(err) {
-				return nil, fmt.Errorf("reading the lead before its update: %w", err)
+			if before, err = oldLead(ctx, m); err != nil {
+				return nil, err
 			}
 		}
 		changed := m.Fields()
@@ -50,6 +49,31 @@ func emitLeadEvents(next ent.Mutator) ent.Mutator {
 	})
 }
 
+// leadBefore is what the lead events compare of a lead before its update.
+type leadBefore struct {
+	stageID   uuid.UUID
+	advisorID *uuid.UUID
+}
+
+// oldLead reads the lead's values before the update through the mutation:
+// one query per mutation, none when the update began from a lead already
+// loaded (UpdateOne). nil when the lead does not exist.
+func oldLead(ctx context.Context, m *gen.LeadMutation) (*leadBefore, error) {
+	sys := rule.SystemContext(ctx)
+	stage, err := m.OldStageID(sys)
+	if err != nil {
+		if gen.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading the lead before its update: %w", err)
+	}
+	advisor, err := m.OldPrimaryAdvisorID(sys)
+	if err != nil {
+		return nil, fmt.Errorf("reading the lead before its update: %w", err)
+	}
+	return &leadBefore{stageID: stage, advisorID: advisor}, nil
+}
+
 func leadCreated(l *gen.Lead) map[string]any {
 	return map[string]any{
 		"leadId": l.ID, "orgId": l.OrgID, "businessName": l.BusinessName,
@@ -61,8 +85,8 @@ func leadCreated(l *gen.Lead) map[string]any {
 // bookkeeping fields change with others and are not news of their own.
 var bookkeeping = []string{lead.FieldUpdatedAt, lead.FieldStageChangedAt, lead.FieldStageID, lead.FieldPrimaryAdvisorID}
 
-func emitLeadChanges(ctx context.Context, c *gen.Client, before, after *gen.Lead, changed []string) error {
-	if before.StageID != after.StageID {
+func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead, changed []string) error {
+	if before.stageID != after.StageID {
 		data, err := stageChange(ctx, c, before, after)
 		if err != nil {
 			return err
@@ -73,9 +97,9 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before, after *gen.Lead
 			}
 		}
 	}
-	if !equalUUID(before.PrimaryAdvisorID, after.PrimaryAdvisorID) {
+	if !equalUUID(before.advisorID, after.PrimaryAdvisorID) {
 		data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "advisorId": after.PrimaryAdvisorID,
-			"previousAdvisorId": before.PrimaryAdvisorID, "assignedBy": webhooks.Actor(ctx)}
+			"previousAdvisorId": before.advisorID, "assignedBy": webhooks.Actor(ctx)}
 		if err := webhooks.Emit(ctx, c, after.OrgID, webhooks.LeadAssigned, data); err != nil {
 			return err
 		}
@@ -94,9 +118,9 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before, after *gen.Lead
 	return webhooks.Emit(ctx, c, after.OrgID, webhooks.LeadUpdated, data)
 }
 
-func stageChange(ctx context.Context, c *gen.Client, before, after *gen.Lead) (map[string]any, error) {
+func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead) (map[string]any, error) {
 	stages, err := c.PipelineStage.Query().
-		Where(pipelinestage.IDIn(before.StageID, after.StageID)).All(rule.SystemContext(ctx))
+		Where(pipelinestage.IDIn(before.stageID, after.StageID)).All(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("reading stage labels: %w", err)
 	}
@@ -106,7 +130,7 @@ func stageChange(ctx context.Context, c *gen.Client, before, after *gen.Lead) (m
 	}
 	return map[string]any{
 		"leadId": after.ID, "orgId": after.OrgID,
-		"previousStageId": before.StageID, "previousStageLabel": label[before.StageID],
+		"previousStageId": before.stageID, "previousStageLabel": label[before.stageID],
 		"newStageId": after.StageID, "newStageLabel": label[after.StageID],
 		"changedBy": webhooks.Actor(ctx),
 	}, nil
