@@ -464,6 +464,7 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 	leads := fs.Int("leads", 10000, "leads to seed when the database has no load organization yet")
 	agents := fs.Int("agents", 50, "dialer agents to seed with it")
 	duration := fs.Duration("duration", 10*time.Second, "how long each scenario runs")
+	warmup := fs.Duration("warmup", time.Second, "how long each scenario runs first, unmeasured")
 	concurrency := fs.Int("concurrency", 8, "connections (and workers)")
 	rate := fs.Int("rate", 0, "requests per second per scenario; 0 runs as fast as the connections allow")
 	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
@@ -479,7 +480,7 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 		names = strings.Split(*only, ",")
 	}
 	_, err = loadtest.Run(ctx, loadtest.Config{Exe: exe, DatabaseURL: cfg.DatabaseURL, Leads: *leads, Agents: *agents,
-		Duration: *duration, Concurrency: *concurrency, Rate: *rate, Scenarios: names, Out: stdout})
+		Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, Out: stdout})
 	return err
 }
 

@@ -165,7 +165,7 @@ func call(t *testing.T, method, url, key, body string) int {
 // errors.
 func TestLoadRunner(t *testing.T) {
 	exe := buildBinary(t)
-	cmd := exec.Command(exe, "loadtest", "--leads", "300", "--agents", "4", "--duration", "300ms", "--concurrency", "4")
+	cmd := exec.Command(exe, "loadtest", "--leads", "300", "--agents", "4", "--duration", "300ms", "--warmup", "100ms", "--concurrency", "4")
 	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -30,6 +30,7 @@ type Config struct {
 	Leads       int // leads of the load organization; seeded when it has none
 	Agents      int
 	Duration    time.Duration // per scenario
+	Warmup      time.Duration // per scenario, before Duration, not measured
 	Concurrency int           // connections and workers
 	Rate        int           // requests per second per scenario; 0: as fast as the workers go
 	Scenarios   []string      // names to run; empty: all
@@ -104,11 +105,20 @@ func wanted(names []string, name string) bool {
 // attack runs one scenario with vegeta and summarises it.
 func attack(cfg Config, sc scenario) Result {
 	workers := uint64(cfg.Concurrency)
-	atk := vegeta.NewAttacker(vegeta.Workers(workers), vegeta.MaxWorkers(workers), vegeta.Connections(cfg.Concurrency),
-		vegeta.MaxConnections(cfg.Concurrency), vegeta.KeepAlive(true), vegeta.Timeout(10*time.Second), vegeta.HTTP2(false))
+	attacker := func() *vegeta.Attacker {
+		return vegeta.NewAttacker(vegeta.Workers(workers), vegeta.MaxWorkers(workers), vegeta.Connections(cfg.Concurrency),
+			vegeta.MaxConnections(cfg.Concurrency), vegeta.KeepAlive(true), vegeta.Timeout(10*time.Second), vegeta.HTTP2(false))
+	}
 	pacer := vegeta.ConstantPacer{Freq: cfg.Rate, Per: time.Second}
+	// A warm-up at the same pacing first (an attacker runs one attack): the
+	// server's database connections fill their page caches, so the figures
+	// are its steady state rather than its first second.
+	if cfg.Warmup > 0 {
+		for range attacker().Attack(sc.targeter, pacer, cfg.Warmup, sc.name+" warm-up") {
+		}
+	}
 	var m vegeta.Metrics
-	for res := range atk.Attack(sc.targeter, pacer, cfg.Duration, sc.name) {
+	for res := range attacker().Attack(sc.targeter, pacer, cfg.Duration, sc.name) {
 		m.Add(res)
 	}
 	m.Close()
@@ -218,7 +228,7 @@ func printReport(cfg Config, rep *Report) {
 	if cfg.Rate > 0 {
 		mode = fmt.Sprintf("%d connections at %d req/s", cfg.Concurrency, cfg.Rate)
 	}
-	fmt.Fprintf(w, "%d leads; %s; %s per scenario\n\n", rep.Leads, mode, cfg.Duration)
+	fmt.Fprintf(w, "%d leads; %s; %s per scenario after a %s warm-up\n\n", rep.Leads, mode, cfg.Duration, cfg.Warmup)
 	fmt.Fprintln(w, "| scenario | requests | req/s | p50 | p90 | p99 | errors | vs baseline (req/s, p99) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Results {
