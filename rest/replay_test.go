@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
@@ -80,8 +82,12 @@ func TestDeadLetterQueueAndReplay(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		for _, name := range []string{"svc_webhook_deliveries_sent_total", "svc_webhook_delivery_failures_total",
-			"svc_webhook_dead_lettered_total", "svc_webhook_queue_depth", "svc_webhook_dead_letter_depth"} {
+		names := []string{"svc_webhook_deliveries_sent_total", "svc_webhook_delivery_failures_total",
+			"svc_webhook_dead_lettered_total", "svc_webhook_queue_depth", "svc_webhook_dead_letter_depth"}
+		if e.DB.Dialect == dialect.SQLite {
+			names = append(names, "svc_sqlite_transactions_total", "svc_sqlite_commits_total")
+		}
+		for _, name := range names {
 			if !strings.Contains(string(body), "\n"+name+" ") {
 				t.Errorf("metrics lack %s:\n%s", name, body)
 			}

@@ -66,7 +66,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
 	r.Get("/v1/webhooks/catalog", catalog)
 	r.Get("/v1/openapi.json", errorHandler(openAPIHandler).ServeHTTP)
-	r.Get("/metrics", metricsHandler(db.Client).ServeHTTP)
+	r.Get("/metrics", metricsHandler(db).ServeHTTP)
 	// Authenticated by the endpoint's HMAC signature.
 	r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)
 	r.Handle("/playground", graph.Playground("/graphql"))

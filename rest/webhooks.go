@@ -2,15 +2,18 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
@@ -193,10 +196,22 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-// metricsHandler serves the delivery counters for Prometheus.
-func metricsHandler(c *ent.Client) errorHandler {
+// metricsHandler serves the delivery counters for Prometheus and, on
+// SQLite, the group commit's: transactions per commit is their ratio.
+func metricsHandler(db *store.DB) errorHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		return webhooks.WriteMetrics(r.Context(), w, c)
+		if err := webhooks.WriteMetrics(r.Context(), w, db.Client); err != nil {
+			return err
+		}
+		if db.Dialect != dialect.SQLite {
+			return nil
+		}
+		members, commits := db.GroupCommitStats()
+		_, err := fmt.Fprintf(w, "# HELP svc_sqlite_transactions_total Transactions committed on the SQLite writer.\n"+
+			"# TYPE svc_sqlite_transactions_total counter\nsvc_sqlite_transactions_total %d\n"+
+			"# HELP svc_sqlite_commits_total Shared (group) commits that carried them.\n"+
+			"# TYPE svc_sqlite_commits_total counter\nsvc_sqlite_commits_total %d\n", members, commits)
+		return err
 	}
 }
