@@ -2048,7 +2048,8 @@ func (c *LeadClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *LeadClient) Interceptors() []Interceptor {
-	return c.inters.Lead
+	inters := c.inters.Lead
+	return append(inters[:len(inters):len(inters)], lead.Interceptors[:]...)
 }
 
 func (c *LeadClient) mutate(ctx context.Context, m *LeadMutation) (Value, error) {

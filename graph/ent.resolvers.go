@@ -49,8 +49,7 @@ func (r *queryResolver) InboundEndpoints(ctx context.Context, after *entgql.Curs
 
 // Leads is the resolver for the leads field.
 func (r *queryResolver) Leads(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error) {
-	return r.client(ctx).Lead.Query().Paginate(ctx, after, first, before, last,
-		ent.WithLeadOrder(orderBy), ent.WithLeadFilter(where.Filter))
+	return r.leadsConnection(ctx, after, first, before, last, orderBy, where)
 }
 
 // Stages is the resolver for the stages field.

@@ -305,3 +305,34 @@ func TestLeadShowsRenamedAdvisorAndStage(t *testing.T) {
 		t.Fatalf("stale: %s", r.Raw)
 	}
 }
+
+// An unfiltered leads connection's totalCount is the organization's
+// maintained count; a filtered one counts its matches; a key without
+// leads:read gets no total at all. Without orderBy, newest first, as REST.
+func TestLeadsTotalCount(t *testing.T) {
+	e := resttest.New(t)
+	for _, name := range []string{"Acme", "Zed Freight", "Orbit"} {
+		if r := e.Post("/v1/leads", e.Key, map[string]any{"businessName": name}); r.Status != http.StatusCreated {
+			t.Fatalf("create: %s", r.Raw)
+		}
+	}
+	data, code := gql(t, e, e.Key, `{ all: leads(first: 2) { totalCount edges { node { businessName } } }
+		zed: leads(first: 2, where: {businessNameContains: "Zed"}) { totalCount } }`, nil)
+	if code != "" {
+		t.Fatalf("error %s", code)
+	}
+	all := data["all"].(map[string]any)
+	var names []any
+	for _, edge := range all["edges"].([]any) {
+		names = append(names, edge.(map[string]any)["node"].(map[string]any)["businessName"])
+	}
+	if all["totalCount"] != 3.0 || fmt.Sprint(names) != "[Orbit Zed Freight]" {
+		t.Errorf("unfiltered: %v", all)
+	}
+	if zed := data["zed"].(map[string]any); zed["totalCount"] != 1.0 {
+		t.Errorf("filtered totalCount = %v, want 1", zed["totalCount"])
+	}
+	if _, code := gql(t, e, e.NewKey(e.Org.ID, "webhooks:manage"), `{ leads { totalCount } }`, nil); code != "FORBIDDEN" {
+		t.Errorf("a key without leads:read: code %q, want FORBIDDEN", code)
+	}
+}

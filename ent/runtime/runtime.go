@@ -434,6 +434,8 @@ func init() {
 	lead.Hooks[4] = leadHooks[2]
 
 	lead.Hooks[5] = leadHooks[3]
+	leadInters := schema.Lead{}.Interceptors()
+	lead.Interceptors[0] = leadInters[0]
 	leadMixinFields0 := leadMixin[0].Fields()
 	_ = leadMixinFields0
 	leadMixinFields1 := leadMixin[1].Fields()

@@ -1,0 +1,23 @@
+// Package counted lets a query's Count be answered by a total the service
+// maintains (such as an organization's lead count) instead of a COUNT over
+// every row. The caller marks the context when it knows the query has no
+// filter beyond what the total covers; the entity's interceptor answers.
+package counted
+
+import "context"
+
+type key struct{}
+
+// Total returns the maintained total.
+type Total func(context.Context) (int, error)
+
+// With marks ctx: a Count of the marked entity's query returns total.
+func With(ctx context.Context, total Total) context.Context {
+	return context.WithValue(ctx, key{}, total)
+}
+
+// From returns the total ctx was marked with.
+func From(ctx context.Context) (Total, bool) {
+	t, ok := ctx.Value(key{}).(Total)
+	return t, ok
+}
