@@ -59,11 +59,22 @@ func (r *Resolver) leadsConnection(ctx context.Context, after *entgql.Cursor[uui
 	if orderBy == nil {
 		orderBy = newestFirst
 	}
-	if v, ok := viewer.FromContext(ctx); ok && where == nil && v.OrgID != uuid.Nil {
-		ctx = counted.With(ctx, func(ctx context.Context) (int, error) { return r.db.LeadTotal(ctx, v.OrgID) })
+	if where == nil {
+		ctx = r.countedLeads(ctx)
 	}
 	return r.client(ctx).Lead.Query().Paginate(ctx, after, first, before, last,
 		ent.WithLeadOrder(orderBy), ent.WithLeadFilter(where.Filter))
+}
+
+// countedLeads marks ctx so that a Count of the viewer's organization's
+// leads, unfiltered, reads the maintained count (store.LeadTotal) instead
+// of counting rows; the privacy rules still vet the Count first.
+func (r *Resolver) countedLeads(ctx context.Context) context.Context {
+	v, ok := viewer.FromContext(ctx)
+	if !ok || v.OrgID == uuid.Nil {
+		return ctx
+	}
+	return counted.With(ctx, func(ctx context.Context) (int, error) { return r.db.LeadTotal(ctx, v.OrgID) })
 }
 
 // leadsPage is the offset-paged lead list behind REST GET /v1/leads.
@@ -92,7 +103,7 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 }
 
 // newestLeads pages the organization's leads; the total is its maintained
-// count, read after the page so the privacy rules have vetted the caller.
+// count (countedLeads).
 func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.Lead, int, error) {
 	nodes, err := r.client(ctx).Lead.Query().
 		Order(lead.ByCreatedAt(sql.OrderDesc()), lead.ByID(sql.OrderDesc())).
@@ -104,8 +115,7 @@ func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.L
 	if err := r.attachRefs(ctx, nodes...); err != nil {
 		return nil, 0, err
 	}
-	v, _ := viewer.FromContext(ctx)
-	total, err := r.db.LeadTotal(ctx, v.OrgID)
+	total, err := r.client(ctx).Lead.Query().Count(r.countedLeads(ctx))
 	return nodes, total, err
 }
 

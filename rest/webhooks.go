@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -201,17 +200,14 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 func metricsHandler(db *store.DB) errorHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		if err := webhooks.WriteMetrics(r.Context(), w, db.Client); err != nil {
-			return err
+		var extra []webhooks.Metric
+		if db.Dialect == dialect.SQLite {
+			members, commits := db.GroupCommitStats()
+			extra = []webhooks.Metric{
+				{Name: "svc_sqlite_transactions_total", Kind: "counter", Help: "Transactions committed on the SQLite writer.", Value: members},
+				{Name: "svc_sqlite_commits_total", Kind: "counter", Help: "Shared (group) commits that carried them.", Value: commits},
+			}
 		}
-		if db.Dialect != dialect.SQLite {
-			return nil
-		}
-		members, commits := db.GroupCommitStats()
-		_, err := fmt.Fprintf(w, "# HELP svc_sqlite_transactions_total Transactions committed on the SQLite writer.\n"+
-			"# TYPE svc_sqlite_transactions_total counter\nsvc_sqlite_transactions_total %d\n"+
-			"# HELP svc_sqlite_commits_total Shared (group) commits that carried them.\n"+
-			"# TYPE svc_sqlite_commits_total counter\nsvc_sqlite_commits_total %d\n", members, commits)
-		return err
+		return webhooks.WriteMetrics(r.Context(), w, db.Client, extra...)
 	}
 }

@@ -29,9 +29,15 @@ func (c *counters) count(o outcome, dead bool) {
 	}
 }
 
+// Metric is one sample in the Prometheus text format.
+type Metric struct {
+	Name, Kind, Help string // Kind: counter or gauge
+	Value            int64
+}
+
 // WriteMetrics writes the delivery counters of this process and the queue
-// depths of the database in the Prometheus text format.
-func WriteMetrics(ctx context.Context, w io.Writer, c *ent.Client) error {
+// depths of the database in the Prometheus text format, then extra.
+func WriteMetrics(ctx context.Context, w io.Writer, c *ent.Client, extra ...Metric) error {
 	sys := rule.SystemContext(ctx)
 	pending, err := c.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).Count(sys)
 	if err != nil {
@@ -45,18 +51,15 @@ func WriteMetrics(ctx context.Context, w io.Writer, c *ent.Client) error {
 	if err != nil {
 		return err
 	}
-	for _, m := range []struct {
-		name, kind, help string
-		value            int64
-	}{
+	for _, m := range append([]Metric{
 		{"svc_webhook_deliveries_sent_total", "counter", "Deliveries answered 2xx by this process.", metrics.sent.Load()},
 		{"svc_webhook_delivery_failures_total", "counter", "Failed delivery attempts by this process.", metrics.failed.Load()},
 		{"svc_webhook_dead_lettered_total", "counter", "Deliveries this process moved to the dead-letter queue.", metrics.deadLettered.Load()},
 		{"svc_webhook_queue_depth", "gauge", "Deliveries waiting for an attempt.", int64(pending)},
 		{"svc_webhook_dead_letter_depth", "gauge", "Deliveries in the dead-letter queue.", int64(dead)},
 		{"svc_webhook_outbox_depth", "gauge", "Events not yet fanned out to subscriptions.", int64(outbox)},
-	} {
-		if _, err := fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", m.name, m.help, m.name, m.kind, m.name, m.value); err != nil {
+	}, extra...) {
+		if _, err := fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", m.Name, m.Help, m.Name, m.Kind, m.Name, m.Value); err != nil {
 			return err
 		}
 	}

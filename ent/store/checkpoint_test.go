@@ -2,14 +2,12 @@ package store_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/organization"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 )
 
@@ -19,13 +17,7 @@ import (
 // checkpoint first sent with Exec left reads stale; TestInboundSignatures,
 // which reads an endpoint right after disabling it, caught that.)
 func TestCheckpointerKeepsReadsCurrent(t *testing.T) {
-	ctx := rule.SystemContext(context.Background())
-	path := filepath.Join(t.TempDir(), "wal.db")
-	db, err := store.Open(ctx, path, store.Options{MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, ctx := openSQLite(t, store.Options{MaxOpenConns: 1})
 	for round := range 3 {
 		time.Sleep(300 * time.Millisecond) // a checkpoint or more on some pool connection
 		name := "round " + string(rune('a'+round))

@@ -25,12 +25,7 @@ var errRefused = errors.New("refused on purpose")
 // by the time Commit returns, and commit hooks run only after the shared
 // commit.
 func TestGroupCommit(t *testing.T) {
-	ctx := rule.SystemContext(context.Background())
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "group.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, ctx := openSQLite(t, store.Options{})
 	visible := func(name string) bool {
 		n, err := db.Client.Organization.Query().Where(organization.Name(name)).Count(ctx)
 		if err != nil {
@@ -122,12 +117,7 @@ func TestGroupCommit(t *testing.T) {
 // A transaction whose context ends while it waits for the writer gives up
 // with the context's error and holds nothing up.
 func TestGroupCommitWaitHeedsContext(t *testing.T) {
-	ctx := rule.SystemContext(context.Background())
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "wait.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, ctx := openSQLite(t, store.Options{})
 	held := make(chan struct{})
 	release := make(chan struct{})
 	done := make(chan error)
@@ -141,7 +131,7 @@ func TestGroupCommitWaitHeedsContext(t *testing.T) {
 	<-held
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	err = store.WithTx(short, db.Client, func(ctx context.Context, tx *ent.Client) error {
+	err := store.WithTx(short, db.Client, func(ctx context.Context, tx *ent.Client) error {
 		return createOrg(ctx, tx, "late")
 	})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "starting transaction") {
@@ -160,6 +150,19 @@ func TestGroupCommitWaitHeedsContext(t *testing.T) {
 	}
 }
 
+// openSQLite opens a database file of the test's own, closed when it ends,
+// and a system context to use it with.
+func openSQLite(t *testing.T, opts store.Options) (*store.DB, context.Context) {
+	t.Helper()
+	ctx := rule.SystemContext(context.Background())
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "test.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, ctx
+}
+
 func createOrg(ctx context.Context, c *ent.Client, name string) error {
 	return c.Organization.Create().SetName(name).SetConnectorTokenHash("hash of " + name).Exec(ctx)
 }
@@ -168,12 +171,7 @@ func createOrg(ctx context.Context, c *ent.Client, name string) error {
 // it does not strand the group the previous one left open for it: that
 // one's commit still returns.
 func TestGroupCommitQueuedGivesUp(t *testing.T) {
-	ctx := rule.SystemContext(context.Background())
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "giveup.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, ctx := openSQLite(t, store.Options{})
 	for i := range 300 {
 		held := make(chan struct{})
 		release := make(chan struct{})
