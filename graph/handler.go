@@ -16,10 +16,6 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 )
 
-// MaxComplexity bounds what one query may ask for (each field costs 1,
-// a connection multiplies by its page size).
-const MaxComplexity = 2000
-
 // Authenticator resolves an Authorization header value to a context that
 // carries the viewer.
 type Authenticator func(ctx context.Context, authorization string) (context.Context, error)
@@ -27,13 +23,14 @@ type Authenticator func(ctx context.Context, authorization string) (context.Cont
 // NewHandler serves GraphQL over POST (and GET for queries), and
 // subscriptions over websockets (websocket.go). Mutations run in a
 // transaction (entgql.Transactioner), which the ent hooks share.
-func NewHandler(r *Resolver, logger *slog.Logger, auth Authenticator) http.Handler {
+func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authenticator) http.Handler {
+	cfg = cfg.withDefaults()
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: r}))
 	srv.AddTransport(websocketTransport(auth))
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	srv.Use(depthLimit{})
 	srv.Use(entgql.Transactioner{TxOpener: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {

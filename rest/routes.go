@@ -26,6 +26,7 @@ type Config struct {
 	// Idempotency-Key stays locked (409) before a retry may take it over.
 	IdempotencyLease time.Duration
 	Version          string // build version reported by /status
+	GraphQL          graph.HandlerConfig
 	Now              func() time.Time
 }
 
@@ -73,7 +74,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	// Authenticated by the organization's connector token in the path.
 	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
 
-	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, logger, graphqlAuth(db.Client, keys, cfg.Now)))
+	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, cfg.GraphQL, logger, graphqlAuth(db.Client, keys, cfg.Now)))
 
 	// Bearer API key.
 	r.Group(func(r chi.Router) {
