@@ -468,6 +468,7 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 	concurrency := fs.Int("concurrency", 8, "connections (and workers)")
 	rate := fs.Int("rate", 0, "requests per second per scenario; 0 runs as fast as the connections allow")
 	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
+	abusive := fs.Bool("abuse", false, "measure ordinary requests alone and beside clients sending abusive GraphQL queries (--concurrency of them; --rate is the ordinary requests' rate, default 100)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -479,8 +480,13 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	_, err = loadtest.Run(ctx, loadtest.Config{Exe: exe, DatabaseURL: cfg.DatabaseURL, Leads: *leads, Agents: *agents,
-		Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, Out: stdout})
+	run := loadtest.Config{Exe: exe, DatabaseURL: cfg.DatabaseURL, Leads: *leads, Agents: *agents,
+		Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, Out: stdout}
+	if *abusive {
+		_, err = loadtest.RunAbuse(ctx, run)
+		return err
+	}
+	_, err = loadtest.Run(ctx, run)
 	return err
 }
 

@@ -182,3 +182,32 @@ func TestLoadRunner(t *testing.T) {
 		t.Errorf("no RSS figure:\n%s", out)
 	}
 }
+
+// TestAbuseLoadRun runs the abusive-query load run briefly: ordinary
+// requests beside the attackers all succeed, and every abusive query is
+// refused with an error, never a 5xx.
+func TestAbuseLoadRun(t *testing.T) {
+	exe := buildBinary(t)
+	cmd := exec.Command(exe, "loadtest", "--abuse", "--leads", "300", "--agents", "4", "--duration", "500ms",
+		"--warmup", "200ms", "--concurrency", "2", "--rate", "50")
+	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("loadtest --abuse: %v\n%s", err, out)
+	}
+	for _, name := range []string{"REST get lead", "GraphQL leads\\(first: 20\\)"} {
+		m := regexp.MustCompile(`\| ` + name + ` \|.*\| (\d+) \|\n`).FindStringSubmatch(string(out))
+		if m == nil || m[1] != "0" {
+			t.Errorf("ordinary %q: want no errors beside the attackers in\n%s", name, out)
+		}
+	}
+	rows := regexp.MustCompile(`(?m)^\| ([a-z]+ bomb[^|]*) \| \d+ B \| (\d+) \| ([^|]*) \| [^|]* \| \d+ B \| ([^|]*) \|$`).FindAllStringSubmatch(string(out), -1)
+	if len(rows) != 7 {
+		t.Fatalf("want 7 abusive queries reported, got %d in\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		if r[2] == "0" || regexp.MustCompile(`×5\d\d`).MatchString(r[3]) || strings.TrimSpace(r[4]) == "" {
+			t.Errorf("%s: sent %s, answered %s, first error %q: want answers, none 5xx, each refused with an error", r[1], r[2], r[3], r[4])
+		}
+	}
+}
