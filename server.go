@@ -27,6 +27,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/loadtest"
 	"github.com/lendingpipe/svc/webhooks"
@@ -57,6 +58,7 @@ type config struct {
 	MaxConns     int
 	LogLevel     slog.Level
 	Webhooks     webhooks.Config
+	GraphQL      graph.HandlerConfig
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -67,6 +69,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateWindow:   time.Minute,
 		MaxBodyBytes: 1 << 20,
 		Webhooks:     webhooks.DefaultConfig(),
+		GraphQL:      graph.DefaultHandlerConfig(),
 	}
 	var err error
 	c.RedisURL = getenv("SVC_REDIS_URL")
@@ -91,6 +94,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 	if err := loadWebhookConfig(&c.Webhooks, getenv); err != nil {
+		return c, err
+	}
+	if err := loadWebsocketConfig(&c.GraphQL, getenv); err != nil {
 		return c, err
 	}
 	if v := getenv("SVC_LOG_LEVEL"); v != "" {
@@ -126,6 +132,28 @@ func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
 	}
 	w.AllowPrivate = getenv("SVC_WEBHOOK_ALLOW_PRIVATE") == "true"
 	w.AllowHTTP = getenv("SVC_WEBHOOK_ALLOW_HTTP") == "true"
+	return nil
+}
+
+// loadWebsocketConfig reads the SVC_WS_* settings of GraphQL websocket
+// sessions over their defaults.
+func loadWebsocketConfig(g *graph.HandlerConfig, getenv func(string) string) error {
+	var err error
+	if v := getenv("SVC_WS_INIT_TIMEOUT"); v != "" {
+		if g.WSInitTimeout, err = time.ParseDuration(v); err != nil || g.WSInitTimeout <= 0 {
+			return fmt.Errorf("SVC_WS_INIT_TIMEOUT must be a positive duration such as 10s, got %q", v)
+		}
+	}
+	if v := getenv("SVC_WS_RECHECK_INTERVAL"); v != "" {
+		if g.WSRecheckInterval, err = time.ParseDuration(v); err != nil || g.WSRecheckInterval <= 0 || g.WSRecheckInterval > store.KeyCacheTTL {
+			return fmt.Errorf("SVC_WS_RECHECK_INTERVAL must be a positive duration of at most %s such as 5s, got %q", store.KeyCacheTTL, v)
+		}
+	}
+	if v := getenv("SVC_WS_MAX_SUBSCRIPTIONS"); v != "" {
+		if g.WSMaxSubscriptions, err = strconv.Atoi(v); err != nil || g.WSMaxSubscriptions < 1 {
+			return fmt.Errorf("SVC_WS_MAX_SUBSCRIPTIONS must be a positive integer, got %q", v)
+		}
+	}
 	return nil
 }
 
@@ -212,7 +240,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		Addr: cfg.Addr,
 		Handler: rest.NewServer(rest.Config{
 			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, IdempotencyLease: cfg.IdemLease, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
-			Webhooks: cfg.Webhooks,
+			Webhooks: cfg.Webhooks, GraphQL: cfg.GraphQL,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -183,6 +183,26 @@ func TestLoadRunner(t *testing.T) {
 	}
 }
 
+// TestWebsocketSettings: the SVC_WS_* settings reach the GraphQL handler's
+// configuration, and a bad value is refused at start-up naming it.
+func TestWebsocketSettings(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	c, err := loadConfig(env(nil))
+	if err != nil || c.GraphQL.WSInitTimeout != 10*time.Second || c.GraphQL.WSRecheckInterval != 5*time.Second || c.GraphQL.WSMaxSubscriptions != 20 {
+		t.Fatalf("defaults: %+v, %v", c.GraphQL, err)
+	}
+	c, err = loadConfig(env(map[string]string{"SVC_WS_INIT_TIMEOUT": "3s", "SVC_WS_RECHECK_INTERVAL": "2s", "SVC_WS_MAX_SUBSCRIPTIONS": "7"}))
+	if err != nil || c.GraphQL.WSInitTimeout != 3*time.Second || c.GraphQL.WSRecheckInterval != 2*time.Second || c.GraphQL.WSMaxSubscriptions != 7 {
+		t.Fatalf("set: %+v, %v", c.GraphQL, err)
+	}
+	for name, value := range map[string]string{
+		"SVC_WS_INIT_TIMEOUT": "0s", "SVC_WS_RECHECK_INTERVAL": "1m", "SVC_WS_MAX_SUBSCRIPTIONS": "none",
+	} {
+		if _, err := loadConfig(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v, want an error naming it", name, value, err)
+		}
+	}
+}
 // TestAbuseLoadRun runs the abusive-query load run briefly: ordinary
 // requests beside the attackers all succeed, and every abusive query is
 // refused with an error, never a 5xx.

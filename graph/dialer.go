@@ -14,7 +14,6 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/callevent"
-	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -34,8 +33,8 @@ func (r *Resolver) recordCall(ctx context.Context, in dialer.CallEventInput) (*e
 }
 
 // updatePresence sets an agent's status (one record per agent, keyed by the
-// agent's user id), answers the enriched row, and tells subscribers once
-// the change has committed.
+// agent's user id) and answers the enriched row; the presence hook tells
+// subscribers once the change has committed.
 func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) (*dialer.AgentStatus, error) {
 	c := r.client(ctx)
 	prev, err := c.AgentPresence.Query().Where(agentpresence.UserID(in.UserID)).Only(ctx)
@@ -79,12 +78,7 @@ func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) 
 	if err != nil {
 		return nil, err
 	}
-	status, err := r.agentStatus(ctx, in.UserID)
-	if err != nil {
-		return nil, err
-	}
-	commit.After(ctx, func() { r.presence.Publish(status) })
-	return status, nil
+	return r.agentStatus(ctx, in.UserID)
 }
 
 // onCallOnly keeps a current lead only while the agent is on a call.

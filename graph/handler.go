@@ -26,7 +26,7 @@ type Authenticator func(ctx context.Context, authorization string) (context.Cont
 func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authenticator) http.Handler {
 	cfg = cfg.withDefaults()
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: r}))
-	srv.AddTransport(websocketTransport(auth))
+	srv.AddTransport(websocketTransport(cfg, auth))
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.Use(extension.Introspection{})

@@ -27,7 +27,7 @@ type Resolver struct {
 // NewResolver returns the root resolver over db; hooks holds the webhook
 // settings subscriptions are validated against.
 func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
-	return &Resolver{db: db, now: now, presence: dialer.NewBroker(), webhooks: hooks, refs: newRefCache()}
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now), webhooks: hooks, refs: newRefCache()}
 }
 
 // client is the transaction's client when the request runs in one

@@ -1,31 +1,338 @@
 package graph
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"net"
 	"net/http"
+	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
-// websocketTransport serves subscriptions over graphql-ws. A websocket
-// whose upgrade carried no Authorization header authenticates with the
-// connection_init payload's "Authorization" (browsers cannot set headers).
-func websocketTransport(auth Authenticator) transport.Websocket {
-	return transport.Websocket{
-		KeepAlivePingInterval: 10 * time.Second,
-		// Credentials travel in headers or the init payload, never in
-		// cookies, so another origin gains nothing by connecting.
-		Upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
-		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			if _, ok := viewer.FromContext(ctx); ok {
-				return ctx, &p, nil
-			}
-			ctx, err := auth(ctx, p.Authorization())
-			return ctx, &p, err
+// Close codes of the graphql-ws protocols. Clients do not reconnect after
+// them, so a refused key cannot turn into a reconnect storm.
+const (
+	CloseUnauthorized    = 4401 // missing, invalid, revoked, expired or deleted key
+	CloseForbidden       = 4403 // the key lacks the scope for an operation it sent
+	CloseTooManyRequests = 4429 // the key's rate budget or subscription cap is spent
+)
+
+// WebsocketKeys is what the HTTP surface lends websocket sessions so that
+// they obey its rules for their API key (graph cannot import rest).
+type WebsocketKeys interface {
+	// Recheck authenticates authorization again against a key record read
+	// at most maxAge ago; a key no longer valid is apperr.Unauthorized.
+	Recheck(ctx context.Context, authorization string, maxAge time.Duration) error
+	// Allow counts one operation against the rate budget of the key in
+	// ctx, the one its HTTP requests draw from; a spent budget is
+	// apperr.RateLimited.
+	Allow(ctx context.Context) error
+}
+
+// websocketSessions serves subscriptions over graphql-ws and
+// graphql-transport-ws. A websocket whose upgrade carried no Authorization
+// header authenticates with the connection_init payload's "Authorization"
+// (browsers cannot set headers).
+type websocketSessions struct {
+	ws   transport.Websocket
+	cfg  HandlerConfig
+	auth Authenticator
+	subs *keySubscriptions
+}
+
+func websocketTransport(cfg HandlerConfig, auth Authenticator) graphql.Transport {
+	return &websocketSessions{
+		ws: transport.Websocket{
+			KeepAlivePingInterval: 10 * time.Second,
+			InitTimeout:           cfg.WSInitTimeout,
+			// Credentials travel in headers or the init payload, never in
+			// cookies, so another origin gains nothing by connecting.
+			Upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 		},
+		cfg:  cfg,
+		auth: auth,
+		subs: &keySubscriptions{max: cfg.WSMaxSubscriptions, open: map[uuid.UUID]int{}},
 	}
+}
+
+func (t *websocketSessions) Supports(r *http.Request) bool { return t.ws.Supports(r) }
+
+// Do runs one socket: its session sees the connection_init, every
+// operation, and the close frame, whose code it chooses.
+func (t *websocketSessions) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	s := &wsSession{t: t, authorization: r.Header.Get("Authorization"), cancel: cancel}
+	ws := t.ws
+	ws.InitFunc = s.init
+	ws.Do(hijackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx), sessionExecutor{GraphExecutor: exec, s: s})
+}
+
+// wsSession is one socket's state.
+type wsSession struct {
+	t             *websocketSessions
+	authorization string // from the upgrade request, if it carried one
+	cancel        context.CancelFunc
+
+	mu        sync.Mutex
+	closeCode int
+	reason    string
+}
+
+// init authenticates connection_init. The ack carries no payload: the
+// payload holds the key, which must not travel back.
+func (s *wsSession) init(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+	authorization := s.authorization
+	if authorization == "" {
+		authorization = p.Authorization()
+	}
+	ctx, err := s.t.auth(ctx, authorization)
+	if err != nil {
+		s.setClose(closeCodeFor(err), AppError(err).Message)
+		return ctx, nil, err
+	}
+	if s.t.cfg.WSKeys != nil {
+		go s.recheck(ctx, authorization)
+	}
+	return ctx, nil, nil
+}
+
+// recheck closes the socket once its key is no longer valid (revoked,
+// expired, deleted), as its HTTP requests would start failing.
+func (s *wsSession) recheck(ctx context.Context, authorization string) {
+	interval := s.t.cfg.WSRecheckInterval
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := s.t.cfg.WSKeys.Recheck(ctx, authorization, interval)
+		// A failed lookup (the database unreachable) is no verdict on the
+		// key: it is checked again at the next tick.
+		if e := AppError(err); err != nil && e.Code == apperr.Unauthorized {
+			s.close(CloseUnauthorized, e.Message)
+			return
+		}
+	}
+}
+
+// setClose chooses the code of the close frame the transport sends next.
+func (s *wsSession) setClose(code int, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closeCode == 0 {
+		s.closeCode, s.reason = code, reason
+	}
+}
+
+// close ends the socket with code: the transport closes it when its
+// context ends, and the connection rewrites the close frame it sends.
+func (s *wsSession) close(code int, reason string) {
+	s.setClose(code, reason)
+	s.cancel()
+}
+
+// closeFrame is the close frame chosen for this socket, nil for none.
+func (s *wsSession) closeFrame() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closeCode == 0 {
+		return nil
+	}
+	payload := websocket.FormatCloseMessage(s.closeCode, truncateReason(s.reason))
+	return append([]byte{0x80 | websocket.CloseMessage, byte(len(payload))}, payload...)
+}
+
+// truncateReason fits a close reason in a control frame (125 bytes, two of
+// them the code) without splitting a character.
+func truncateReason(s string) string {
+	const maxReason = 123
+	if len(s) <= maxReason {
+		return s
+	}
+	s = s[:maxReason]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// closeCodeFor maps a refusal to the close code that tells the client not
+// to retry; anything else is the server's failure (1011), which it may.
+func closeCodeFor(err error) int {
+	switch AppError(err).Code {
+	case apperr.Unauthorized:
+		return CloseUnauthorized
+	case apperr.Forbidden:
+		return CloseForbidden
+	case apperr.RateLimited:
+		return CloseTooManyRequests
+	}
+	return websocket.CloseInternalServerErr
+}
+
+// sessionExecutor admits each operation a socket sends as the HTTP surface
+// admits a request.
+type sessionExecutor struct {
+	graphql.GraphExecutor
+	s *wsSession
+}
+
+func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.OperationContext) (graphql.ResponseHandler, context.Context) {
+	if code, err := e.s.admit(ctx, oc.Operation); err != nil {
+		return e.s.refuse(err, code), ctx
+	}
+	responses, ctx := e.GraphExecutor.DispatchOperation(ctx, oc)
+	return e.s.closeIfForbidden(responses), ctx
+}
+
+// admit counts the operation against the key's rate budget, refuses
+// mutations and holds a subscription within the key's cap until ctx (the
+// operation's) ends. code is the close code that follows the refusal, 0
+// to keep the socket open.
+func (s *wsSession) admit(ctx context.Context, op *ast.OperationDefinition) (code int, err error) {
+	if keys := s.t.cfg.WSKeys; keys != nil {
+		if err := keys.Allow(ctx); err != nil {
+			return closeCodeFor(err), err
+		}
+	}
+	switch op.Operation {
+	case ast.Mutation:
+		// A mutation's transaction and events belong to one request and
+		// one response; a socket may answer many times.
+		return 0, apperr.New(apperr.BadRequest, "mutations are not accepted over the websocket; use POST /graphql")
+	case ast.Subscription:
+		v, _ := viewer.FromContext(ctx)
+		release, ok := s.t.subs.acquire(v.KeyID)
+		if !ok {
+			return CloseTooManyRequests, apperr.New(apperr.RateLimited, "this API key already has %d open subscriptions, the most it may hold", s.t.subs.max)
+		}
+		context.AfterFunc(ctx, release)
+	}
+	return 0, nil
+}
+
+// refuse answers the operation with err and then, when code is set,
+// closes the socket, so the client reads why before the close.
+func (s *wsSession) refuse(err error, code int) graphql.ResponseHandler {
+	answered := false
+	return func(ctx context.Context) *graphql.Response {
+		if !answered {
+			answered = true
+			return &graphql.Response{Errors: gqlerror.List{presentError(ctx, err)}}
+		}
+		if code != 0 {
+			s.close(code, AppError(err).Message)
+		}
+		return nil
+	}
+}
+
+// closeIfForbidden closes the socket with 4403 after an operation refused
+// as a whole for a scope the key lacks: sending it again cannot succeed.
+func (s *wsSession) closeIfForbidden(next graphql.ResponseHandler) graphql.ResponseHandler {
+	forbidden := ""
+	return func(ctx context.Context) *graphql.Response {
+		if forbidden != "" {
+			s.close(CloseForbidden, forbidden)
+			return nil
+		}
+		r := next(ctx)
+		if r != nil && (len(r.Data) == 0 || string(r.Data) == "null") {
+			for _, e := range r.Errors {
+				if e.Extensions["code"] == apperr.Forbidden {
+					forbidden = e.Message
+				}
+			}
+		}
+		return r
+	}
+}
+
+// keySubscriptions counts the open subscriptions of each API key across
+// every socket of this process.
+type keySubscriptions struct {
+	max  int
+	mu   sync.Mutex
+	open map[uuid.UUID]int
+}
+
+// acquire holds one of key's subscriptions until release is called.
+func (k *keySubscriptions) acquire(key uuid.UUID) (release func(), ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.open[key] >= k.max {
+		return nil, false
+	}
+	k.open[key]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			if k.open[key]--; k.open[key] <= 0 {
+				delete(k.open, key)
+			}
+		})
+	}, true
+}
+
+// hijackWriter hands the websocket library a connection whose close frame
+// the session chooses: the transport always closes with 1000, which
+// clients answer by reconnecting.
+type hijackWriter struct {
+	http.ResponseWriter
+	s *wsSession
+}
+
+func (h hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	conn, rw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return closeCodeConn{Conn: conn, s: h.s}, rw, nil
+}
+
+// closeCodeConn replaces the server's close frame with the session's
+// choice, when it made one.
+type closeCodeConn struct {
+	net.Conn
+	s *wsSession
+}
+
+func (c closeCodeConn) Write(b []byte) (int, error) {
+	if isCloseFrame(b) {
+		if frame := c.s.closeFrame(); frame != nil {
+			if _, err := c.Conn.Write(frame); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+	}
+	return c.Conn.Write(b)
+}
+
+// isCloseFrame reports whether b is exactly one unmasked close frame, the
+// way the websocket library writes it (one write per control frame).
+func isCloseFrame(b []byte) bool {
+	return len(b) >= 2 && b[0] == 0x80|websocket.CloseMessage && b[1]&0x80 == 0 && int(b[1]) == len(b)-2
 }

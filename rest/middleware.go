@@ -133,7 +133,7 @@ func withAuthentication(client *ent.Client, keys *store.KeyCache, now func() tim
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			res := authResult{err: apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header")}
 			if h := r.Header.Get("Authorization"); h != "" {
-				res = authenticate(r.Context(), client, keys, h, now())
+				res = authenticate(r.Context(), client, keys, h, now(), store.KeyCacheTTL)
 			}
 			ctx := context.WithValue(r.Context(), authKey{}, res)
 			if res.err == nil {
@@ -144,12 +144,13 @@ func withAuthentication(client *ent.Client, keys *store.KeyCache, now func() tim
 	}
 }
 
-func authenticate(ctx context.Context, client *ent.Client, keys *store.KeyCache, header string, now time.Time) authResult {
+// authenticate resolves header from a key record read at most maxAge ago.
+func authenticate(ctx context.Context, client *ent.Client, keys *store.KeyCache, header string, now time.Time, maxAge time.Duration) authResult {
 	scheme, key, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return authResult{err: apperr.New(apperr.Unauthorized, "the Authorization header must be: Bearer <API key>")}
 	}
-	v, err := keys.Authenticate(ctx, client, strings.TrimSpace(key), now)
+	v, err := keys.AuthenticateWithin(ctx, client, strings.TrimSpace(key), now, maxAge)
 	switch {
 	case errors.Is(err, store.ErrBadKey):
 		return authResult{err: apperr.New(apperr.Unauthorized, "the API key is invalid, revoked or expired")}
@@ -178,12 +179,34 @@ func graphqlAuth(client *ent.Client, keys *store.KeyCache, now func() time.Time)
 		if header == "" {
 			return ctx, apperr.New(apperr.Unauthorized, "missing Authorization in the connection_init payload")
 		}
-		res := authenticate(ctx, client, keys, header, now())
+		res := authenticate(ctx, client, keys, header, now(), store.KeyCacheTTL)
 		if res.err != nil {
 			return ctx, res.err
 		}
 		return viewer.NewContext(ctx, res.viewer), nil
 	}
+}
+
+// websocketKeys holds GraphQL websocket sessions to the HTTP surface's
+// rules for their key: it is re-checked while the socket is open, and each
+// operation draws from the rate budget its requests draw from.
+type websocketKeys struct {
+	client  *ent.Client
+	keys    *store.KeyCache
+	now     func() time.Time
+	limiter *rateLimiter
+}
+
+func (k websocketKeys) Recheck(ctx context.Context, authorization string, maxAge time.Duration) error {
+	return authenticate(ctx, k.client, k.keys, authorization, k.now(), maxAge).err
+}
+
+func (k websocketKeys) Allow(ctx context.Context) error {
+	v, ok := viewer.FromContext(ctx)
+	if !ok {
+		return apperr.New(apperr.Unauthorized, "authentication required")
+	}
+	return k.limiter.allow(ctx, keyRateKey(v))
 }
 
 // requireAuth answers 401 unless withAuthentication found a valid key.
@@ -202,20 +225,67 @@ func requireAuth(next http.Handler) http.Handler {
 	})
 }
 
-// withRateLimit limits each API key (or, before authentication succeeds,
-// each client address) to limit requests per window, with the
-// X-RateLimit-* headers on every response.
-func withRateLimit(cfg Config, logger *slog.Logger) func(http.Handler) http.Handler {
-	limit, window := cfg.RateLimit, cfg.RateWindow
+// rateLimiter limits each API key (or, before authentication succeeds,
+// each client address) to limit requests per window. HTTP requests and
+// websocket operations draw from the same counters.
+type rateLimiter struct {
+	*httprate.RateLimiter
+	limit  int
+	window time.Duration
+}
+
+func newRateLimiter(cfg Config, logger *slog.Logger) *rateLimiter {
+	l := &rateLimiter{limit: cfg.RateLimit, window: cfg.RateWindow}
 	opts := []httprate.Option{httprate.WithLimitHandler(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, apperr.New(apperr.RateLimited, "rate limit of %d requests per %s exceeded; retry after %s seconds",
-			limit, window, w.Header().Get("Retry-After")))
+		writeError(w, r, l.refusal(w.Header()))
 	})}
 	if counter := redisCounter(cfg, logger); counter != nil {
 		opts = append(opts, httprate.WithLimitCounter(counter))
 	}
-	return httprate.LimitBy(limit, window, rateKey, opts...)
+	l.RateLimiter = httprate.NewRateLimiter(cfg.RateLimit, cfg.RateWindow, opts...)
+	return l
 }
+
+// withRateLimit applies l to every request, with the X-RateLimit-*
+// headers on every response.
+func withRateLimit(l *rateLimiter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if l.RespondOnLimit(w, r, rateKey(r)) {
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// allow counts one operation outside an HTTP request (a websocket's)
+// against key, and refuses it when the budget is spent.
+func (l *rateLimiter) allow(ctx context.Context, key string) error {
+	h := headerSink{}
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "/graphql", nil)
+	if err != nil {
+		return fmt.Errorf("building the rate-limit check: %w", err)
+	}
+	if l.OnLimit(h, r, key) {
+		return l.refusal(http.Header(h))
+	}
+	return nil
+}
+
+// refusal is the error of a spent budget; h holds the limiter's headers.
+func (l *rateLimiter) refusal(h http.Header) error {
+	return apperr.New(apperr.RateLimited, "rate limit of %d requests per %s exceeded; retry after %s seconds",
+		l.limit, l.window, h.Get("Retry-After"))
+}
+
+// headerSink is a response that keeps only its headers, for the limiter's
+// checks of websocket operations.
+type headerSink http.Header
+
+func (h headerSink) Header() http.Header       { return http.Header(h) }
+func (headerSink) Write(b []byte) (int, error) { return len(b), nil }
+func (headerSink) WriteHeader(int)             {}
 
 // redisCounter shares the counters through Redis, so replicas enforce one
 // limit together. When Redis does not answer within 100 ms the counter
@@ -244,9 +314,11 @@ func redisCounter(cfg Config, logger *slog.Logger) httprate.LimitCounter {
 	})
 }
 
-func rateKey(r *http.Request) (string, error) {
+// rateKey is the counter a request draws from: its key's, else its
+// address's.
+func rateKey(r *http.Request) string {
 	if v, ok := viewer.FromContext(r.Context()); ok {
-		return "key:" + v.KeyID.String(), nil
+		return keyRateKey(v)
 	}
 	// The TCP peer: behind a proxy every client shares its bucket, which
 	// errs on the safe side until a trusted forwarded-for source is configured.
@@ -254,8 +326,10 @@ func rateKey(r *http.Request) (string, error) {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	return "ip:" + httprate.CanonicalizeIP(host), nil
+	return "ip:" + httprate.CanonicalizeIP(host)
 }
+
+func keyRateKey(v viewer.Viewer) string { return "key:" + v.KeyID.String() }
 
 // statusRecorder remembers the status for the access log.
 type statusRecorder struct {

@@ -90,6 +90,8 @@ func init() {
 	agentpresence.Hooks[1] = agentpresenceMixinHooks2[0]
 
 	agentpresence.Hooks[2] = agentpresenceHooks[0]
+
+	agentpresence.Hooks[3] = agentpresenceHooks[1]
 	agentpresenceMixinFields0 := agentpresenceMixin[0].Fields()
 	_ = agentpresenceMixinFields0
 	agentpresenceMixinFields1 := agentpresenceMixin[1].Fields()
@@ -232,6 +234,8 @@ func init() {
 	callevent.Hooks[1] = calleventMixinHooks2[0]
 
 	callevent.Hooks[2] = calleventHooks[0]
+
+	callevent.Hooks[3] = calleventHooks[1]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
@@ -434,6 +438,8 @@ func init() {
 	lead.Hooks[4] = leadHooks[2]
 
 	lead.Hooks[5] = leadHooks[3]
+
+	lead.Hooks[6] = leadHooks[4]
 	leadInters := schema.Lead{}.Interceptors()
 	lead.Interceptors[0] = leadInters[0]
 	leadMixinFields0 := leadMixin[0].Fields()
@@ -691,6 +697,8 @@ func init() {
 	user.Hooks[2] = userHooks[0]
 
 	user.Hooks[3] = userHooks[1]
+
+	user.Hooks[4] = userHooks[2]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userMixinFields1 := userMixin[1].Fields()

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/board"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/rule"
@@ -20,11 +21,59 @@ import (
 var DNCDispositions = []string{"do_not_call", "dnc"}
 
 func (CallEvent) Hooks() []ent.Hook {
-	return []ent.Hook{hook.On(callEventEffects, ent.OpCreate)}
+	return []ent.Hook{hook.On(callEventEffects, ent.OpCreate), hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne)}
 }
 
 func (AgentPresence) Hooks() []ent.Hook {
-	return []ent.Hook{hook.On(checkPresenceRefs, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)}
+	return []ent.Hook{
+		hook.On(checkPresenceRefs, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
+	}
+}
+
+// publishBoardRows reports the agents board rows a change alters, to be
+// published once it commits: presence, a call event (callsToday,
+// dispositionCount), an agent's name or role, a current lead's name.
+func publishBoardRows(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return v, err
+		}
+		if c, ok := boardChange(m, v); ok {
+			board.Changed(ctx, m, c)
+		}
+		return v, nil
+	})
+}
+
+// boardChange names the rows the mutation m, which answered v, alters.
+func boardChange(m ent.Mutation, v ent.Value) (board.Change, bool) {
+	switch v := v.(type) {
+	case *gen.AgentPresence:
+		return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.UserID}}, true
+	case *gen.CallEvent:
+		return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.UserID}}, true
+	case *gen.User:
+		if touches(m, user.FieldFirstName, user.FieldLastName, user.FieldEmail, user.FieldRole) {
+			return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.ID}}, true
+		}
+	case *gen.Lead:
+		if touches(m, lead.FieldBusinessName, lead.FieldContactFirstName, lead.FieldContactLastName) {
+			return board.Change{OrgID: v.OrgID, Leads: []uuid.UUID{v.ID}}, true
+		}
+	}
+	return board.Change{}, false
+}
+
+// touches reports whether m sets or clears one of fields.
+func touches(m ent.Mutation, fields ...string) bool {
+	for _, f := range fields {
+		if _, set := m.Field(f); set || m.FieldCleared(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // callEventEffects checks that agent and lead belong to the caller's

@@ -36,6 +36,7 @@ func (Lead) Hooks() []ent.Hook {
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
 		hook.On(countLead, ent.OpCreate),
+		hook.On(publishBoardRows, ent.OpUpdateOne),
 	}
 }
 

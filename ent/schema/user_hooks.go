@@ -13,7 +13,10 @@ import (
 )
 
 func (User) Hooks() []ent.Hook {
-	return []ent.Hook{hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne), refs.BumpOnCommit}
+	return []ent.Hook{
+		hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne), refs.BumpOnCommit,
+		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
+	}
 }
 
 // checkUserTeam keeps users in teams of their own organization.

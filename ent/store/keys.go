@@ -111,11 +111,18 @@ type cachedKey struct {
 
 // Authenticate resolves a bearer key to its viewer, through the cache.
 func (kc *KeyCache) Authenticate(ctx context.Context, c *ent.Client, key string, now time.Time) (viewer.Viewer, error) {
+	return kc.AuthenticateWithin(ctx, c, key, now, KeyCacheTTL)
+}
+
+// AuthenticateWithin is Authenticate from a key record read at most maxAge
+// ago: an open websocket re-checks its key more often than KeyCacheTTL, and
+// the record it reads refreshes the cache for every other caller.
+func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key string, now time.Time, maxAge time.Duration) (viewer.Viewer, error) {
 	if !wellFormedKey(key) {
 		return viewer.Viewer{}, ErrBadKey
 	}
 	hash := Hash(key)
-	if e, ok := kc.entries.Load(hash); ok && time.Since(e.(cachedKey).fetched) < KeyCacheTTL {
+	if e, ok := kc.entries.Load(hash); ok && time.Since(e.(cachedKey).fetched) < min(maxAge, KeyCacheTTL) {
 		return viewerOf(e.(cachedKey).rec, now)
 	}
 	rec, err := c.APIKey.Query().Where(apikey.Hash(hash)).Only(rule.SystemContext(ctx))

@@ -1,0 +1,378 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+const presenceSubscription = "subscription { agentPresenceChanged { userId status callsToday dispositionCount } }"
+
+// wsClient is a websocket client of one of the two protocols.
+type wsClient struct {
+	t     *testing.T
+	conn  *websocket.Conn
+	proto string
+}
+
+// dialWS opens a websocket to /graphql with proto ("graphql-transport-ws"
+// or "graphql-ws"); header is sent on the upgrade.
+func dialWS(t *testing.T, e *resttest.Env, proto string, header http.Header) *wsClient {
+	t.Helper()
+	dialer := websocket.Dialer{Subprotocols: []string{proto}}
+	conn, resp, err := dialer.Dial("ws"+strings.TrimPrefix(e.Server.URL, "http")+"/graphql", header)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &wsClient{t: t, conn: conn, proto: proto}
+}
+
+func (c *wsClient) send(m wsMessage) {
+	c.t.Helper()
+	if err := c.conn.WriteJSON(m); err != nil {
+		c.t.Fatalf("sending %s: %v", m.Type, err)
+	}
+}
+
+// read returns the next message, or the close error that ended the socket.
+func (c *wsClient) read(timeout time.Duration) (wsMessage, error) {
+	_ = c.conn.SetReadDeadline(time.Now().Add(timeout))
+	for {
+		var m wsMessage
+		err := c.conn.ReadJSON(&m)
+		if err == nil && m.Type == "ka" {
+			continue // graphql-ws keep-alive
+		}
+		return m, err
+	}
+}
+
+// init sends connection_init with key in its payload and returns the answer.
+func (c *wsClient) init(key string) (wsMessage, error) {
+	c.t.Helper()
+	payload := map[string]any{}
+	if key != "" {
+		payload["Authorization"] = "Bearer " + key
+	}
+	c.send(wsMessage{Type: "connection_init", Payload: payload})
+	return c.read(5 * time.Second)
+}
+
+// mustInit authenticates with key and expects the ack.
+func (c *wsClient) mustInit(key string) {
+	c.t.Helper()
+	if ack, err := c.init(key); err != nil || ack.Type != "connection_ack" {
+		c.t.Fatalf("got %+v, %v; want connection_ack", ack, err)
+	}
+}
+
+// start sends an operation under id.
+func (c *wsClient) start(id, query string) {
+	c.t.Helper()
+	typ := "subscribe"
+	if c.proto == "graphql-ws" {
+		typ = "start"
+	}
+	c.send(wsMessage{ID: id, Type: typ, Payload: map[string]any{"query": query}})
+}
+
+// mustBeOpen checks that the socket still answers a ping
+// (graphql-transport-ws) and that nothing else arrived before the pong.
+func (c *wsClient) mustBeOpen() {
+	c.t.Helper()
+	c.send(wsMessage{Type: "ping"})
+	if m, err := c.read(5 * time.Second); err != nil || m.Type != "pong" {
+		c.t.Fatalf("got %+v, %v; want the socket open and a pong", m, err)
+	}
+}
+
+// closed reads until the socket closes and returns its close code and
+// reason, with the messages read before.
+func (c *wsClient) closed(timeout time.Duration) (code int, reason string, before []wsMessage) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		m, err := c.read(time.Until(deadline))
+		var ce *websocket.CloseError
+		switch {
+		case errors.As(err, &ce):
+			return ce.Code, ce.Text, before
+		case err != nil:
+			c.t.Fatalf("reading: %v (after %+v), want a close frame", err, before)
+		}
+		before = append(before, m)
+	}
+	c.t.Fatalf("the socket stayed open for %s (read %+v)", timeout, before)
+	return 0, "", nil
+}
+
+// errorCode is extensions.code of the first error of an answer.
+func errorCode(m wsMessage) string {
+	errs, _ := m.Payload["errors"].([]any)
+	if len(errs) == 0 {
+		return ""
+	}
+	first, _ := errs[0].(map[string]any)
+	ext, _ := first["extensions"].(map[string]any)
+	code, _ := ext["code"].(string)
+	return code
+}
+
+// TestWebsocketAckCarriesNoKey: the ack must not echo the init payload,
+// which holds the key.
+func TestWebsocketAckCarriesNoKey(t *testing.T) {
+	e := resttest.New(t)
+	for _, proto := range []string{"graphql-transport-ws", "graphql-ws"} {
+		t.Run(proto, func(t *testing.T) {
+			c := dialWS(t, e, proto, nil)
+			ack, err := c.init(e.Key)
+			if err != nil || ack.Type != "connection_ack" {
+				t.Fatalf("got %+v, %v; want connection_ack", ack, err)
+			}
+			if len(ack.Payload) != 0 {
+				t.Errorf("ack payload = %v, want none", ack.Payload)
+			}
+		})
+	}
+}
+
+// TestWebsocketRefusedKeyCloses4401: a refused key closes the socket with
+// 4401, which clients do not retry; on the upgrade it is an HTTP 401.
+func TestWebsocketRefusedKeyCloses4401(t *testing.T) {
+	e := resttest.New(t)
+	ctx := rule.SystemContext(context.Background())
+	revoked := e.NewKey(e.Org.ID, viewer.AllScopes...)
+	expired := e.NewKey(e.Org.ID, viewer.AllScopes...)
+	deleted := e.NewKey(e.Org.ID, viewer.AllScopes...)
+	must(t, e.DB.Client.APIKey.Update().Where(apikey.Hash(store.Hash(revoked))).SetRevokedAt(time.Now()).Exec(ctx))
+	must(t, e.DB.Client.APIKey.Update().Where(apikey.Hash(store.Hash(expired))).SetExpiresAt(time.Now().Add(-time.Minute)).Exec(ctx))
+	_, err := e.DB.Client.APIKey.Delete().Where(apikey.Hash(store.Hash(deleted))).Exec(ctx)
+	must(t, err)
+	keys := map[string]string{
+		"missing": "", "unknown": "svc_live_wrongwrongwrongwrongwrong",
+		"revoked": revoked, "expired": expired, "deleted": deleted,
+	}
+	for _, proto := range []string{"graphql-transport-ws", "graphql-ws"} {
+		for name, key := range keys {
+			t.Run(proto+"/"+name, func(t *testing.T) {
+				c := dialWS(t, e, proto, nil)
+				if key == "" {
+					c.send(wsMessage{Type: "connection_init"})
+				} else {
+					c.send(wsMessage{Type: "connection_init", Payload: map[string]any{"Authorization": "Bearer " + key}})
+				}
+				code, reason, before := c.closed(5 * time.Second)
+				if code != graph.CloseUnauthorized {
+					t.Errorf("close code %d (%q), want %d", code, reason, graph.CloseUnauthorized)
+				}
+				for _, m := range before {
+					if m.Type == "connection_ack" {
+						t.Errorf("the key was acknowledged")
+					}
+				}
+			})
+		}
+	}
+	t.Run("upgrade header", func(t *testing.T) {
+		dialer := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+		_, resp, err := dialer.Dial("ws"+strings.TrimPrefix(e.Server.URL, "http")+"/graphql",
+			http.Header{"Authorization": {"Bearer " + revoked}})
+		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("upgrade with a revoked key: %v, %v; want HTTP 401", err, resp)
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWebsocketKeyRechecked: an open socket closes with 4401 once its key
+// is revoked, expires or is deleted, whichever way it authenticated.
+func TestWebsocketKeyRechecked(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.GraphQL.WSRecheckInterval = 50 * time.Millisecond })
+	ctx := rule.SystemContext(context.Background())
+	cases := []struct {
+		name   string
+		header bool // the key on the upgrade rather than in connection_init
+		end    func(hash string) error
+	}{
+		{"revoked", false, func(h string) error {
+			return e.DB.Client.APIKey.Update().Where(apikey.Hash(h)).SetRevokedAt(time.Now()).Exec(ctx)
+		}},
+		{"revoked, key on the upgrade", true, func(h string) error {
+			return e.DB.Client.APIKey.Update().Where(apikey.Hash(h)).SetRevokedAt(time.Now()).Exec(ctx)
+		}},
+		{"expired", false, func(h string) error {
+			return e.DB.Client.APIKey.Update().Where(apikey.Hash(h)).SetExpiresAt(time.Now()).Exec(ctx)
+		}},
+		{"deleted", false, func(h string) error {
+			_, err := e.DB.Client.APIKey.Delete().Where(apikey.Hash(h)).Exec(ctx)
+			return err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			key := e.NewKey(e.Org.ID, viewer.AllScopes...)
+			var header http.Header
+			if tc.header {
+				header = http.Header{"Authorization": {"Bearer " + key}}
+			}
+			c := dialWS(t, e, "graphql-transport-ws", header)
+			c.mustInit(key)
+			c.start("1", presenceSubscription)
+			time.Sleep(150 * time.Millisecond) // a few re-checks pass while the key is valid
+			c.mustBeOpen()
+			must(t, tc.end(store.Hash(key)))
+			code, reason, _ := c.closed(5 * time.Second)
+			if code != graph.CloseUnauthorized {
+				t.Errorf("close code %d (%q), want %d", code, reason, graph.CloseUnauthorized)
+			}
+		})
+	}
+}
+
+// TestWebsocketOperationsShareRateLimit: each operation over the socket
+// draws from its key's budget, the one its HTTP requests draw from.
+func TestWebsocketOperationsShareRateLimit(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.RateLimit, c.RateWindow = 4, time.Minute })
+	for range 2 {
+		if r := e.Get("/v1/dialer/agents", e.Key); r.Status != http.StatusOK {
+			t.Fatalf("GET: %d %s", r.Status, r.Raw)
+		}
+	}
+	c := dialWS(t, e, "graphql-transport-ws", nil)
+	c.mustInit(e.Key)
+	c.start("1", "query { agentsBoard { total } }")
+	c.start("2", "query { agentsBoard { total } }")
+	for _, id := range []string{"1", "2"} {
+		if m, err := c.read(5 * time.Second); err != nil || m.Type != "next" || errorCode(m) != "" {
+			t.Fatalf("operation %s within the budget: %+v, %v", id, m, err)
+		}
+		if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
+			t.Fatalf("operation %s: %+v, %v; want complete", id, m, err)
+		}
+	}
+	c.start("3", "query { agentsBoard { total } }")
+	code, reason, before := c.closed(5 * time.Second)
+	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "rate limit") {
+		t.Errorf("close %d %q, want %d naming the rate limit", code, reason, graph.CloseTooManyRequests)
+	}
+	if len(before) == 0 || errorCode(before[0]) != "RATE_LIMITED" {
+		t.Errorf("operation 3 answered %+v, want a RATE_LIMITED error", before)
+	}
+	if r := e.Get("/v1/dialer/agents", e.Key); r.Status != http.StatusTooManyRequests {
+		t.Errorf("GET after the socket spent the budget: %d, want 429", r.Status)
+	}
+}
+
+// TestWebsocketSubscriptionCap: one key holds at most WSMaxSubscriptions
+// subscriptions across its sockets; another key is not affected, and a
+// closed subscription frees its place.
+func TestWebsocketSubscriptionCap(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.GraphQL.WSMaxSubscriptions = 2 })
+	first := dialWS(t, e, "graphql-transport-ws", nil)
+	first.mustInit(e.Key)
+	first.start("1", presenceSubscription)
+	second := dialWS(t, e, "graphql-ws", nil)
+	second.mustInit(e.Key)
+	second.start("1", presenceSubscription)
+	time.Sleep(100 * time.Millisecond)
+
+	other := dialWS(t, e, "graphql-transport-ws", nil)
+	other.mustInit(e.NewKey(e.Org.ID, viewer.AllScopes...))
+	other.start("1", presenceSubscription)
+
+	second.start("2", presenceSubscription)
+	code, reason, before := second.closed(5 * time.Second)
+	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "2 open subscriptions") {
+		t.Errorf("close %d %q, want %d naming the cap", code, reason, graph.CloseTooManyRequests)
+	}
+	if len(before) == 0 || errorCode(before[0]) != "RATE_LIMITED" {
+		t.Errorf("the third subscription answered %+v, want a RATE_LIMITED error", before)
+	}
+	other.mustBeOpen()
+	// The closed socket's subscription is released (just after the close
+	// frame): the key may open one again.
+	time.Sleep(50 * time.Millisecond)
+	again := dialWS(t, e, "graphql-transport-ws", nil)
+	again.mustInit(e.Key)
+	again.start("1", presenceSubscription)
+	again.mustBeOpen()
+}
+
+// TestWebsocketInitTimeout: a socket that never sends connection_init is
+// closed.
+func TestWebsocketInitTimeout(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.GraphQL.WSInitTimeout = 100 * time.Millisecond })
+	c := dialWS(t, e, "graphql-transport-ws", nil)
+	start := time.Now()
+	code, reason, _ := c.closed(3 * time.Second)
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("closed %d %q after %s, want within a second", code, reason, took)
+	}
+}
+
+// TestWebsocketForbiddenCloses4403: an operation refused for a scope the
+// key lacks is answered FORBIDDEN, then the socket closes with 4403.
+func TestWebsocketForbiddenCloses4403(t *testing.T) {
+	e := resttest.New(t)
+	c := dialWS(t, e, "graphql-transport-ws", nil)
+	c.mustInit(e.NewKey(e.Org.ID, viewer.ScopeDialerWrite))
+	c.start("1", "query { leads(first: 1) { totalCount } }")
+	code, reason, before := c.closed(5 * time.Second)
+	if code != graph.CloseForbidden {
+		t.Errorf("close %d %q, want %d", code, reason, graph.CloseForbidden)
+	}
+	if len(before) == 0 || errorCode(before[0]) != "FORBIDDEN" {
+		t.Errorf("answered %+v, want a FORBIDDEN error first", before)
+	}
+}
+
+// TestWebsocketRefusesMutations: a mutation over the socket is refused
+// with BAD_REQUEST and commits nothing; the socket goes on serving.
+func TestWebsocketRefusesMutations(t *testing.T) {
+	e := resttest.New(t)
+	agent := e.NewUser(e.Org.ID, "Mo", "Socket", "agent", "")
+	for _, proto := range []string{"graphql-transport-ws", "graphql-ws"} {
+		t.Run(proto, func(t *testing.T) {
+			c := dialWS(t, e, proto, nil)
+			c.mustInit(e.Key)
+			c.start("1", fmt.Sprintf(`mutation { updatePresence(input: {userId: %q, status: online}) { status } }`, agent.ID))
+			m, err := c.read(5 * time.Second)
+			if err != nil || errorCode(m) != "BAD_REQUEST" || !strings.Contains(fmt.Sprint(m.Payload), "POST /graphql") {
+				t.Fatalf("got %+v, %v; want a BAD_REQUEST error pointing at POST /graphql", m, err)
+			}
+			n, err := e.DB.Client.AgentPresence.Query().Where(agentpresence.UserID(agent.ID)).Count(rule.SystemContext(context.Background()))
+			if err != nil || n != 0 {
+				t.Fatalf("presence rows after a refused mutation: %d, %v", n, err)
+			}
+			if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
+				t.Fatalf("got %+v, %v; want complete", m, err)
+			}
+			c.start("2", "query { agentsBoard { total } }")
+			if m, err := c.read(5 * time.Second); err != nil || errorCode(m) != "" {
+				t.Fatalf("a query after the refusal: %+v, %v", m, err)
+			}
+		})
+	}
+}
