@@ -203,6 +203,7 @@ func TestWebsocketSettings(t *testing.T) {
 		}
 	}
 }
+
 // TestAbuseLoadRun runs the abusive-query load run briefly: ordinary
 // requests beside the attackers all succeed, and every abusive query is
 // refused with an error, never a 5xx.
