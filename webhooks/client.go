@@ -43,15 +43,66 @@ func newHTTPClient(cfg Config) *http.Client {
 	}
 	return &http.Client{
 		Timeout: cfg.Timeout,
-		Transport: &http.Transport{
+		Transport: addressFreeErrors{&http.Transport{
 			Proxy:               nil,
 			DialContext:         dialer.DialContext,
 			MaxIdleConnsPerHost: cfg.Concurrency,
 			IdleConnTimeout:     90 * time.Second,
 			TLSHandshakeTimeout: cfg.Timeout,
-		},
+		}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// addressFreeErrors words transport errors without network addresses: an
+// attempt's error is shown to the subscriber (the deliveries API), and the
+// addresses a name resolved to, or our own, are not theirs to learn.
+type addressFreeErrors struct{ t *http.Transport }
+
+func (a addressFreeErrors) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := a.t.RoundTrip(r)
+	if err != nil {
+		return nil, deliveryError{msg: describeNetError(err), err: err}
+	}
+	return resp, nil
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the transport.
+func (a addressFreeErrors) CloseIdleConnections() { a.t.CloseIdleConnections() }
+
+// deliveryError is an error worded for the subscriber that still unwraps to
+// its cause (errors.Is(err, ErrForbiddenAddress) holds).
+type deliveryError struct {
+	msg string
+	err error
+}
+
+func (e deliveryError) Error() string { return e.msg }
+func (e deliveryError) Unwrap() error { return e.err }
+
+// describeNetError says what went wrong in words that name no address.
+func describeNetError(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return "the receiver's address resolves to a private or reserved network"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "the receiver's host name does not resolve"
+	case errors.As(err, &dns):
+		return "resolving the receiver's host name failed"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the receiver refused the connection"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the receiver reset the connection"
+	case errors.As(err, &op) && op.Timeout():
+		return "the connection to the receiver timed out"
+	case errors.As(err, &op) && op.Op == "dial":
+		return "could not connect to the receiver"
+	case errors.As(err, &op):
+		return "the connection to the receiver failed"
+	}
+	return err.Error() // TLS, protocol and timeout errors carry no addresses
 }
 
 // CheckURL validates a subscription URL: https (or http when allowed), a

@@ -32,6 +32,44 @@ func TestDeliveryClientRefusesPrivateAddresses(t *testing.T) {
 	resp.Body.Close()
 }
 
+// Attempt errors reach the subscriber through the deliveries API: they say
+// what failed without the addresses a name resolved to.
+func TestDeliveryErrorsNameNoAddress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedPort := closed.URL[strings.LastIndex(closed.URL, ":"):]
+	closed.Close()
+	defer srv.Close()
+	for _, c := range []struct {
+		name, url    string
+		allowPrivate bool
+		want         string
+	}{
+		{"Guarded", "http://localhost" + port, false, "the receiver's address resolves to a private or reserved network"},
+		{"Refused", "http://localhost" + closedPort, true, "the receiver refused the connection"},
+		{"Unresolvable", "http://receiver.invalid" + port, true, "the receiver's host name does not resolve"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.AllowPrivate = c.allowPrivate
+			_, err := newHTTPClient(cfg).Post(c.url, "application/json", strings.NewReader("{}"))
+			if err == nil {
+				t.Fatal("the delivery did not fail")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("error %q does not say %q", msg, c.want)
+			}
+			for _, addr := range []string{"127.0.0.1", "::1", "[::1]", "dial tcp", "lookup"} {
+				if strings.Contains(msg, addr) {
+					t.Errorf("error %q names %q", msg, addr)
+				}
+			}
+		})
+	}
+}
+
 func TestForbiddenRanges(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"127.0.0.1": true, "10.0.0.8": true, "172.16.5.4": true, "192.168.1.1": true, "169.254.169.254": true,
