@@ -7,23 +7,15 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lendingpipe/svc/webhooks/netguard"
 )
 
 // ErrForbiddenAddress is returned when a delivery would reach an address
 // that is not on the public internet.
 var ErrForbiddenAddress = errors.New("destination address is not public")
-
-// forbidden reports whether ip is loopback, private, link-local (which
-// includes cloud metadata at 169.254.169.254), CGNAT, multicast or unspecified.
-func forbidden(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	cgnat := netip.MustParsePrefix("100.64.0.0/10")
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip)
-}
 
 // newHTTPClient returns the client deliveries go out on. Unless private
 // addresses are allowed, the address is checked when the connection is
@@ -33,13 +25,7 @@ func forbidden(ip netip.Addr) bool {
 func newHTTPClient(cfg Config) *http.Client {
 	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
 	if !cfg.AllowPrivate {
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || forbidden(ap.Addr()) {
-				return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-			}
-			return nil
-		}
+		dialer.Control = dialGuard
 	}
 	return &http.Client{
 		Timeout: cfg.Timeout,
@@ -52,6 +38,16 @@ func newHTTPClient(cfg Config) *http.Client {
 		}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// dialGuard refuses a connection to an address netguard forbids; the
+// address is the resolved one, so every way of naming it is covered.
+func dialGuard(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || netguard.Forbidden(ap.Addr()) {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
+	}
+	return nil
 }
 
 // addressFreeErrors words transport errors without network addresses: an
@@ -117,11 +113,15 @@ func CheckURL(raw string, cfg Config) error {
 	case u.User != nil:
 		return errors.New("must not carry credentials")
 	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !cfg.AllowPrivate && forbidden(ip) {
-		return errors.New("must not point to a private, loopback or link-local address")
+	if cfg.AllowPrivate {
+		return nil
 	}
-	host := strings.ToLower(u.Hostname())
-	if !cfg.AllowPrivate && (host == "localhost" || strings.HasSuffix(host, ".localhost")) {
+	// The host as the resolver will read it, checked against the list the
+	// dialer uses, so no spelling of an address passes here and fails there.
+	if ip, ok := netguard.ParseIP(u.Hostname()); ok && netguard.Forbidden(ip) {
+		return errors.New("must not point to a private, loopback, link-local or reserved address")
+	}
+	if netguard.IsLocalName(u.Hostname()) {
 		return errors.New("must not point to localhost")
 	}
 	return nil
