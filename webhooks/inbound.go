@@ -14,6 +14,7 @@ import (
 	"github.com/theory/jsonpath"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 )
 
 // Inbound signature headers (SPEC 5.5): X-svc-Signature, or X-Webhook-Signature.
@@ -82,6 +83,9 @@ func CheckMapping(m map[string]string) error {
 	for target, expr := range m {
 		if n := utf8.RuneCountInString(target); n < 1 || n > 100 {
 			return apperr.Invalid("mapping", "target names must be 1 to 100 characters")
+		}
+		if err := bounds.Text("mapping."+target, expr, bounds.MaxJSONPath); err != nil {
+			return err
 		}
 		if _, err := jsonpath.Parse(expr); err != nil {
 			return apperr.Invalid("mapping."+target, "is not a valid JSONPath expression: %s", err)

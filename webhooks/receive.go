@@ -10,6 +10,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -27,7 +28,8 @@ const DedupWindow = 24 * time.Hour
 // same signature means the same signed bytes, a replay (a body-only
 // signature never expires otherwise). Failures come back
 // as *apperr.Error: 404 for an unknown or inactive key, 401 for a bad
-// signature, 400 for a body that is not JSON; none of them stores anything.
+// signature, 400 for a body that is not JSON or repeats a member name in an
+// object; none of them stores anything.
 func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body []byte, now time.Time) (*ent.InboundRequest, error) {
 	sys := rule.SystemContext(ctx)
 	ep, err := c.InboundEndpoint.Query().Where(inboundendpoint.EndpointKey(key), inboundendpoint.IsActive(true)).Only(sys)
@@ -44,6 +46,11 @@ func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body
 	var payload any
 	if err := json.Unmarshal(body, &payload); err != nil {
 		return nil, apperr.New(apperr.BadRequest, "the body must be JSON")
+	}
+	// A repeated member makes what the mapping reads depend on the parser
+	// (ours keeps the last): the partner hears of it instead.
+	if path := bounds.DuplicateMember(body); path != "" {
+		return nil, bounds.DuplicateError(path)
 	}
 	mapped, err := ApplyMapping(ep.Mapping, payload)
 	if err != nil {

@@ -90,6 +90,8 @@ func init() {
 	agentpresence.Hooks[1] = agentpresenceMixinHooks2[0]
 
 	agentpresence.Hooks[2] = agentpresenceHooks[0]
+
+	agentpresence.Hooks[3] = agentpresenceHooks[1]
 	agentpresenceMixinFields0 := agentpresenceMixin[0].Fields()
 	_ = agentpresenceMixinFields0
 	agentpresenceMixinFields1 := agentpresenceMixin[1].Fields()
@@ -232,6 +234,8 @@ func init() {
 	callevent.Hooks[1] = calleventMixinHooks2[0]
 
 	callevent.Hooks[2] = calleventHooks[0]
+
+	callevent.Hooks[3] = calleventHooks[1]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
