@@ -238,6 +238,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldEndpointID:      {Type: field.TypeUUID, Column: inboundrequest.FieldEndpointID},
 			inboundrequest.FieldReceivedAt:      {Type: field.TypeTime, Column: inboundrequest.FieldReceivedAt},
 			inboundrequest.FieldDedupKey:        {Type: field.TypeString, Column: inboundrequest.FieldDedupKey},
+			inboundrequest.FieldReplayKey:       {Type: field.TypeString, Column: inboundrequest.FieldReplayKey},
 			inboundrequest.FieldSignatureValid:  {Type: field.TypeBool, Column: inboundrequest.FieldSignatureValid},
 			inboundrequest.FieldTimestampSigned: {Type: field.TypeBool, Column: inboundrequest.FieldTimestampSigned},
 			inboundrequest.FieldPayload:         {Type: field.TypeJSON, Column: inboundrequest.FieldPayload},
@@ -2110,6 +2111,11 @@ func (f *InboundRequestFilter) WhereReceivedAt(p entql.TimeP) {
 // WhereDedupKey applies the entql string predicate on the dedup_key field.
 func (f *InboundRequestFilter) WhereDedupKey(p entql.StringP) {
 	f.Where(p.Field(inboundrequest.FieldDedupKey))
+}
+
+// WhereReplayKey applies the entql string predicate on the replay_key field.
+func (f *InboundRequestFilter) WhereReplayKey(p entql.StringP) {
+	f.Where(p.Field(inboundrequest.FieldReplayKey))
 }
 
 // WhereSignatureValid applies the entql bool predicate on the signature_valid field.

@@ -28,6 +28,8 @@ type InboundRequest struct {
 	ReceivedAt time.Time `json:"received_at,omitempty"`
 	// DedupKey holds the value of the "dedup_key" field.
 	DedupKey *string `json:"dedup_key,omitempty"`
+	// ReplayKey holds the value of the "replay_key" field.
+	ReplayKey *string `json:"replay_key,omitempty"`
 	// SignatureValid holds the value of the "signature_valid" field.
 	SignatureValid bool `json:"signature_valid,omitempty"`
 	// TimestampSigned holds the value of the "timestamp_signed" field.
@@ -77,7 +79,7 @@ func (*InboundRequest) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case inboundrequest.FieldSignatureValid, inboundrequest.FieldTimestampSigned:
 			values[i] = new(sql.NullBool)
-		case inboundrequest.FieldDedupKey, inboundrequest.FieldStatus, inboundrequest.FieldError:
+		case inboundrequest.FieldDedupKey, inboundrequest.FieldReplayKey, inboundrequest.FieldStatus, inboundrequest.FieldError:
 			values[i] = new(sql.NullString)
 		case inboundrequest.FieldReceivedAt:
 			values[i] = new(sql.NullTime)
@@ -128,6 +130,13 @@ func (_m *InboundRequest) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.DedupKey = new(string)
 				*_m.DedupKey = value.String
+			}
+		case inboundrequest.FieldReplayKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field replay_key", values[i])
+			} else if value.Valid {
+				_m.ReplayKey = new(string)
+				*_m.ReplayKey = value.String
 			}
 		case inboundrequest.FieldSignatureValid:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -222,6 +231,11 @@ func (_m *InboundRequest) String() string {
 	builder.WriteString(", ")
 	if v := _m.DedupKey; v != nil {
 		builder.WriteString("dedup_key=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ReplayKey; v != nil {
+		builder.WriteString("replay_key=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

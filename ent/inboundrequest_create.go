@@ -57,6 +57,20 @@ func (_c *InboundRequestCreate) SetNillableDedupKey(v *string) *InboundRequestCr
 	return _c
 }
 
+// SetReplayKey sets the "replay_key" field.
+func (_c *InboundRequestCreate) SetReplayKey(v string) *InboundRequestCreate {
+	_c.mutation.SetReplayKey(v)
+	return _c
+}
+
+// SetNillableReplayKey sets the "replay_key" field if the given value is not nil.
+func (_c *InboundRequestCreate) SetNillableReplayKey(v *string) *InboundRequestCreate {
+	if v != nil {
+		_c.SetReplayKey(*v)
+	}
+	return _c
+}
+
 // SetSignatureValid sets the "signature_valid" field.
 func (_c *InboundRequestCreate) SetSignatureValid(v bool) *InboundRequestCreate {
 	_c.mutation.SetSignatureValid(v)
@@ -255,6 +269,10 @@ func (_c *InboundRequestCreate) createSpec() (*InboundRequest, *sqlgraph.CreateS
 		_spec.SetField(inboundrequest.FieldDedupKey, field.TypeString, value)
 		_node.DedupKey = &value
 	}
+	if value, ok := _c.mutation.ReplayKey(); ok {
+		_spec.SetField(inboundrequest.FieldReplayKey, field.TypeString, value)
+		_node.ReplayKey = &value
+	}
 	if value, ok := _c.mutation.SignatureValid(); ok {
 		_spec.SetField(inboundrequest.FieldSignatureValid, field.TypeBool, value)
 		_node.SignatureValid = value
@@ -363,6 +381,24 @@ func (u *InboundRequestUpsert) UpdateDedupKey() *InboundRequestUpsert {
 // ClearDedupKey clears the value of the "dedup_key" field.
 func (u *InboundRequestUpsert) ClearDedupKey() *InboundRequestUpsert {
 	u.SetNull(inboundrequest.FieldDedupKey)
+	return u
+}
+
+// SetReplayKey sets the "replay_key" field.
+func (u *InboundRequestUpsert) SetReplayKey(v string) *InboundRequestUpsert {
+	u.Set(inboundrequest.FieldReplayKey, v)
+	return u
+}
+
+// UpdateReplayKey sets the "replay_key" field to the value that was provided on create.
+func (u *InboundRequestUpsert) UpdateReplayKey() *InboundRequestUpsert {
+	u.SetExcluded(inboundrequest.FieldReplayKey)
+	return u
+}
+
+// ClearReplayKey clears the value of the "replay_key" field.
+func (u *InboundRequestUpsert) ClearReplayKey() *InboundRequestUpsert {
+	u.SetNull(inboundrequest.FieldReplayKey)
 	return u
 }
 
@@ -513,6 +549,27 @@ func (u *InboundRequestUpsertOne) UpdateDedupKey() *InboundRequestUpsertOne {
 func (u *InboundRequestUpsertOne) ClearDedupKey() *InboundRequestUpsertOne {
 	return u.Update(func(s *InboundRequestUpsert) {
 		s.ClearDedupKey()
+	})
+}
+
+// SetReplayKey sets the "replay_key" field.
+func (u *InboundRequestUpsertOne) SetReplayKey(v string) *InboundRequestUpsertOne {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.SetReplayKey(v)
+	})
+}
+
+// UpdateReplayKey sets the "replay_key" field to the value that was provided on create.
+func (u *InboundRequestUpsertOne) UpdateReplayKey() *InboundRequestUpsertOne {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.UpdateReplayKey()
+	})
+}
+
+// ClearReplayKey clears the value of the "replay_key" field.
+func (u *InboundRequestUpsertOne) ClearReplayKey() *InboundRequestUpsertOne {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.ClearReplayKey()
 	})
 }
 
@@ -841,6 +898,27 @@ func (u *InboundRequestUpsertBulk) UpdateDedupKey() *InboundRequestUpsertBulk {
 func (u *InboundRequestUpsertBulk) ClearDedupKey() *InboundRequestUpsertBulk {
 	return u.Update(func(s *InboundRequestUpsert) {
 		s.ClearDedupKey()
+	})
+}
+
+// SetReplayKey sets the "replay_key" field.
+func (u *InboundRequestUpsertBulk) SetReplayKey(v string) *InboundRequestUpsertBulk {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.SetReplayKey(v)
+	})
+}
+
+// UpdateReplayKey sets the "replay_key" field to the value that was provided on create.
+func (u *InboundRequestUpsertBulk) UpdateReplayKey() *InboundRequestUpsertBulk {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.UpdateReplayKey()
+	})
+}
+
+// ClearReplayKey clears the value of the "replay_key" field.
+func (u *InboundRequestUpsertBulk) ClearReplayKey() *InboundRequestUpsertBulk {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.ClearReplayKey()
 	})
 }
 

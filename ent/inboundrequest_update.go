@@ -48,6 +48,26 @@ func (_u *InboundRequestUpdate) ClearDedupKey() *InboundRequestUpdate {
 	return _u
 }
 
+// SetReplayKey sets the "replay_key" field.
+func (_u *InboundRequestUpdate) SetReplayKey(v string) *InboundRequestUpdate {
+	_u.mutation.SetReplayKey(v)
+	return _u
+}
+
+// SetNillableReplayKey sets the "replay_key" field if the given value is not nil.
+func (_u *InboundRequestUpdate) SetNillableReplayKey(v *string) *InboundRequestUpdate {
+	if v != nil {
+		_u.SetReplayKey(*v)
+	}
+	return _u
+}
+
+// ClearReplayKey clears the value of the "replay_key" field.
+func (_u *InboundRequestUpdate) ClearReplayKey() *InboundRequestUpdate {
+	_u.mutation.ClearReplayKey()
+	return _u
+}
+
 // SetPayload sets the "payload" field.
 func (_u *InboundRequestUpdate) SetPayload(v map[string]interface{}) *InboundRequestUpdate {
 	_u.mutation.SetPayload(v)
@@ -175,6 +195,12 @@ func (_u *InboundRequestUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if _u.mutation.DedupKeyCleared() {
 		_spec.ClearField(inboundrequest.FieldDedupKey, field.TypeString)
 	}
+	if value, ok := _u.mutation.ReplayKey(); ok {
+		_spec.SetField(inboundrequest.FieldReplayKey, field.TypeString, value)
+	}
+	if _u.mutation.ReplayKeyCleared() {
+		_spec.ClearField(inboundrequest.FieldReplayKey, field.TypeString)
+	}
 	if value, ok := _u.mutation.Payload(); ok {
 		_spec.SetField(inboundrequest.FieldPayload, field.TypeJSON, value)
 	}
@@ -235,6 +261,26 @@ func (_u *InboundRequestUpdateOne) SetNillableDedupKey(v *string) *InboundReques
 // ClearDedupKey clears the value of the "dedup_key" field.
 func (_u *InboundRequestUpdateOne) ClearDedupKey() *InboundRequestUpdateOne {
 	_u.mutation.ClearDedupKey()
+	return _u
+}
+
+// SetReplayKey sets the "replay_key" field.
+func (_u *InboundRequestUpdateOne) SetReplayKey(v string) *InboundRequestUpdateOne {
+	_u.mutation.SetReplayKey(v)
+	return _u
+}
+
+// SetNillableReplayKey sets the "replay_key" field if the given value is not nil.
+func (_u *InboundRequestUpdateOne) SetNillableReplayKey(v *string) *InboundRequestUpdateOne {
+	if v != nil {
+		_u.SetReplayKey(*v)
+	}
+	return _u
+}
+
+// ClearReplayKey clears the value of the "replay_key" field.
+func (_u *InboundRequestUpdateOne) ClearReplayKey() *InboundRequestUpdateOne {
+	_u.mutation.ClearReplayKey()
 	return _u
 }
 
@@ -394,6 +440,12 @@ func (_u *InboundRequestUpdateOne) sqlSave(ctx context.Context) (_node *InboundR
 	}
 	if _u.mutation.DedupKeyCleared() {
 		_spec.ClearField(inboundrequest.FieldDedupKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.ReplayKey(); ok {
+		_spec.SetField(inboundrequest.FieldReplayKey, field.TypeString, value)
+	}
+	if _u.mutation.ReplayKeyCleared() {
+		_spec.ClearField(inboundrequest.FieldReplayKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Payload(); ok {
 		_spec.SetField(inboundrequest.FieldPayload, field.TypeJSON, value)

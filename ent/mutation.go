@@ -8741,6 +8741,7 @@ type InboundRequestMutation struct {
 	org_id           *uuid.UUID
 	received_at      *time.Time
 	dedup_key        *string
+	replay_key       *string
 	signature_valid  *bool
 	timestamp_signed *bool
 	payload          *map[string]interface{}
@@ -9014,6 +9015,55 @@ func (m *InboundRequestMutation) DedupKeyCleared() bool {
 func (m *InboundRequestMutation) ResetDedupKey() {
 	m.dedup_key = nil
 	delete(m.clearedFields, inboundrequest.FieldDedupKey)
+}
+
+// SetReplayKey sets the "replay_key" field.
+func (m *InboundRequestMutation) SetReplayKey(s string) {
+	m.replay_key = &s
+}
+
+// ReplayKey returns the value of the "replay_key" field in the mutation.
+func (m *InboundRequestMutation) ReplayKey() (r string, exists bool) {
+	v := m.replay_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplayKey returns the old "replay_key" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldReplayKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplayKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplayKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplayKey: %w", err)
+	}
+	return oldValue.ReplayKey, nil
+}
+
+// ClearReplayKey clears the value of the "replay_key" field.
+func (m *InboundRequestMutation) ClearReplayKey() {
+	m.replay_key = nil
+	m.clearedFields[inboundrequest.FieldReplayKey] = struct{}{}
+}
+
+// ReplayKeyCleared returns if the "replay_key" field was cleared in this mutation.
+func (m *InboundRequestMutation) ReplayKeyCleared() bool {
+	_, ok := m.clearedFields[inboundrequest.FieldReplayKey]
+	return ok
+}
+
+// ResetReplayKey resets all changes to the "replay_key" field.
+func (m *InboundRequestMutation) ResetReplayKey() {
+	m.replay_key = nil
+	delete(m.clearedFields, inboundrequest.FieldReplayKey)
 }
 
 // SetSignatureValid sets the "signature_valid" field.
@@ -9332,7 +9382,7 @@ func (m *InboundRequestMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InboundRequestMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.org_id != nil {
 		fields = append(fields, inboundrequest.FieldOrgID)
 	}
@@ -9344,6 +9394,9 @@ func (m *InboundRequestMutation) Fields() []string {
 	}
 	if m.dedup_key != nil {
 		fields = append(fields, inboundrequest.FieldDedupKey)
+	}
+	if m.replay_key != nil {
+		fields = append(fields, inboundrequest.FieldReplayKey)
 	}
 	if m.signature_valid != nil {
 		fields = append(fields, inboundrequest.FieldSignatureValid)
@@ -9379,6 +9432,8 @@ func (m *InboundRequestMutation) Field(name string) (ent.Value, bool) {
 		return m.ReceivedAt()
 	case inboundrequest.FieldDedupKey:
 		return m.DedupKey()
+	case inboundrequest.FieldReplayKey:
+		return m.ReplayKey()
 	case inboundrequest.FieldSignatureValid:
 		return m.SignatureValid()
 	case inboundrequest.FieldTimestampSigned:
@@ -9408,6 +9463,8 @@ func (m *InboundRequestMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldReceivedAt(ctx)
 	case inboundrequest.FieldDedupKey:
 		return m.OldDedupKey(ctx)
+	case inboundrequest.FieldReplayKey:
+		return m.OldReplayKey(ctx)
 	case inboundrequest.FieldSignatureValid:
 		return m.OldSignatureValid(ctx)
 	case inboundrequest.FieldTimestampSigned:
@@ -9456,6 +9513,13 @@ func (m *InboundRequestMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDedupKey(v)
+		return nil
+	case inboundrequest.FieldReplayKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplayKey(v)
 		return nil
 	case inboundrequest.FieldSignatureValid:
 		v, ok := value.(bool)
@@ -9532,6 +9596,9 @@ func (m *InboundRequestMutation) ClearedFields() []string {
 	if m.FieldCleared(inboundrequest.FieldDedupKey) {
 		fields = append(fields, inboundrequest.FieldDedupKey)
 	}
+	if m.FieldCleared(inboundrequest.FieldReplayKey) {
+		fields = append(fields, inboundrequest.FieldReplayKey)
+	}
 	if m.FieldCleared(inboundrequest.FieldPayload) {
 		fields = append(fields, inboundrequest.FieldPayload)
 	}
@@ -9557,6 +9624,9 @@ func (m *InboundRequestMutation) ClearField(name string) error {
 	switch name {
 	case inboundrequest.FieldDedupKey:
 		m.ClearDedupKey()
+		return nil
+	case inboundrequest.FieldReplayKey:
+		m.ClearReplayKey()
 		return nil
 	case inboundrequest.FieldPayload:
 		m.ClearPayload()
@@ -9586,6 +9656,9 @@ func (m *InboundRequestMutation) ResetField(name string) error {
 		return nil
 	case inboundrequest.FieldDedupKey:
 		m.ResetDedupKey()
+		return nil
+	case inboundrequest.FieldReplayKey:
+		m.ResetReplayKey()
 		return nil
 	case inboundrequest.FieldSignatureValid:
 		m.ResetSignatureValid()

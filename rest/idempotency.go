@@ -43,11 +43,11 @@ type idempotency struct {
 
 func (h idempotency) wrap(next http.Handler) http.Handler {
 	return errorHandler(func(w http.ResponseWriter, r *http.Request) error {
-		key := r.Header.Get(IdempotencyHeader)
-		if key == "" {
+		if _, present := r.Header[IdempotencyHeader]; !present {
 			next.ServeHTTP(w, r)
 			return nil
 		}
+		key := r.Header.Get(IdempotencyHeader)
 		if err := checkIdempotencyKey(key); err != nil {
 			return err
 		}
@@ -69,7 +69,12 @@ func (h idempotency) wrap(next http.Handler) http.Handler {
 	})
 }
 
+// checkIdempotencyKey refuses a key that is present but unusable; an empty
+// one too, which a client meant as a key (absent means none).
 func checkIdempotencyKey(key string) error {
+	if key == "" {
+		return apperr.Invalid(IdempotencyHeader, "must not be empty; omit the header to send no key")
+	}
 	if len(key) > maxIdempotencyKey {
 		return apperr.Invalid(IdempotencyHeader, "must be at most %d characters", maxIdempotencyKey)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,7 +87,15 @@ func TestIdempotentCreate(t *testing.T) {
 		}
 	})
 	t.Run("BadKey", func(t *testing.T) {
-		mustError(t, postIdem(e, e.Key, "has space", body), http.StatusUnprocessableEntity, "VALIDATION_ERROR", "Idempotency-Key")
+		before := leadTotal(t, e, e.Key)
+		for name, key := range map[string]string{"Space": "has space", "Empty": "", "TooLong": strings.Repeat("k", 256)} {
+			t.Run(name, func(t *testing.T) {
+				mustError(t, postIdem(e, e.Key, key, body), http.StatusUnprocessableEntity, "VALIDATION_ERROR", "Idempotency-Key")
+			})
+		}
+		if n := leadTotal(t, e, e.Key); n != before {
+			t.Errorf("refused keys created %v leads", n-before)
+		}
 	})
 }
 

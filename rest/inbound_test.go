@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,4 +172,101 @@ func TestInboundManagement(t *testing.T) {
 	}
 	body := `{"name":"gone"}`
 	mustError(t, f.post(body, map[string]string{"X-svc-Signature": rawSig(f.secret, []byte(body))}), http.StatusNotFound, "NOT_FOUND", "")
+}
+
+// TestInboundReplayIsAcknowledgedNotRerun: a signature seen within the
+// dedup window is a replay of the same signed bytes, acknowledged 200
+// without running the endpoint's automations again, whatever X-Webhook-Id
+// or spelling of the signature it comes with. A new timestamp is a new
+// signature, and the window ends.
+func TestInboundReplayIsAcknowledgedNotRerun(t *testing.T) {
+	e := resttest.New(t)
+	body := []byte(`{"name":"Replay Bakery"}`)
+	bare := func(secret string) map[string]string {
+		return map[string]string{"X-svc-Signature": rawSig(secret, body)}
+	}
+	stamped := func(ago time.Duration) func(string) map[string]string {
+		return func(secret string) map[string]string {
+			at := e.Clock.Now().Add(-ago)
+			return map[string]string{"X-Webhook-Signature": webhooks.Sign(secret, at, body), "X-Webhook-Timestamp": fmt.Sprint(at.Unix())}
+		}
+	}
+	withID := func(id string, sign func(string) map[string]string) func(string) map[string]string {
+		return func(secret string) map[string]string {
+			h := sign(secret)
+			h["X-Webhook-Id"] = id
+			return h
+		}
+	}
+	respelt := func(secret string) map[string]string {
+		return map[string]string{"X-Webhook-Signature": "sha256=" + strings.ToUpper(rawSig(secret, body)), "X-Webhook-Id": "b"}
+	}
+	cases := []struct {
+		name    string
+		sends   []func(secret string) map[string]string
+		advance time.Duration // before the last send
+		runs    int
+	}{
+		{"BodyOnlyTwice", []func(string) map[string]string{bare, bare}, 0, 1},
+		{"BodyOnlyNewIDAndSpelling", []func(string) map[string]string{withID("a", bare), respelt}, 0, 1},
+		{"TimestampedReplay", []func(string) map[string]string{stamped(0), stamped(0)}, 0, 1},
+		{"NewTimestamp", []func(string) map[string]string{stamped(0), stamped(10 * time.Second)}, 0, 2},
+		{"AfterTheWindow", []func(string) map[string]string{bare, bare}, 25 * time.Hour, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ep := e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": c.name, "mapping": map[string]any{"businessName": "$.name"}})
+			mustStatus(t, ep, http.StatusCreated)
+			id := ep.Data()["id"].(string)
+			f := inboundFixture{e: e, id: id, path: ep.Attr("path").(string), secret: ep.Attr("secret").(string),
+				requestsPath: "/v1/inbound-endpoints/" + id + "/requests"}
+			auto := automate(t, e, map[string]any{"name": c.name, "trigger": map[string]any{"endpointId": id},
+				"actions": []map[string]any{{"type": "create_lead"}}})
+			for i, sign := range c.sends {
+				if i == len(c.sends)-1 {
+					e.Clock.Advance(c.advance)
+				}
+				mustStatus(t, f.post(string(body), sign(f.secret)), http.StatusOK)
+			}
+			settle(t, e, auto, c.runs)
+			if got := f.stored(t); got != c.runs {
+				t.Errorf("stored %d requests, want %d", got, c.runs)
+			}
+		})
+	}
+}
+
+// Replays racing in on separate connections store one request between them
+// (a unique index decides), and every one is acknowledged.
+func TestInboundConcurrentReplays(t *testing.T) {
+	f := newInbound(t, nil)
+	body := `{"name":"Racing Bakery"}`
+	sig := rawSig(f.secret, []byte(body))
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", f.e.Server.URL+f.path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-svc-Signature", sig)
+			req.Header.Set("X-Webhook-Id", fmt.Sprint("race-", i)) // a replayer may change the unsigned id
+			resp, err := f.e.Server.Client().Do(req)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != http.StatusOK {
+			t.Errorf("request %d: status %d, want 200", i, s)
+		}
+	}
+	if got := f.stored(t); got != 1 {
+		t.Errorf("stored %d requests, want 1", got)
+	}
 }

@@ -198,3 +198,32 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	}
 	return f
 }
+
+// TestCrossTenantDeleteIsNotFound deletes org A's resources that have
+// dependants (an endpoint that triggers an automation, an automation with
+// runs, a subscription with deliveries) with another organization's key,
+// on both surfaces: the answer is 404 like any other id of another
+// organization, never a 409 that reveals the resource exists.
+func TestCrossTenantDeleteIsNotFound(t *testing.T) {
+	e := resttest.New(t)
+	a := fixturesOf(t, e)
+	au := e.Post("/v1/automations", e.Key, map[string]any{"name": "From partner", "trigger": map[string]any{"endpointId": a.endpoint},
+		"actions": []map[string]any{{"type": "create_lead"}}})
+	mustStatus(t, au, http.StatusCreated)
+	_, otherKey := e.NewOrg("Other Shop", viewer.AllScopes...)
+	for _, c := range []struct{ path, mutation, still string }{
+		{"/v1/inbound-endpoints/" + a.endpoint, "deleteInboundEndpoint", "/requests"},
+		{"/v1/automations/" + a.automation, "deleteAutomation", "/runs"},
+		{"/v1/app-webhooks/" + a.subscription, "deleteWebhookSubscription", "/deliveries"},
+	} {
+		t.Run(c.mutation, func(t *testing.T) {
+			mustError(t, e.Do(resttest.Request{Method: "DELETE", Path: c.path, Key: otherKey}), http.StatusNotFound, "NOT_FOUND", "")
+			id := strings.TrimPrefix(c.path[strings.LastIndexByte(c.path, '/')+1:], "whsub_")
+			r := e.Post("/graphql", otherKey, map[string]any{"query": "mutation($id: ID!) { " + c.mutation + "(id: $id) }", "variables": map[string]any{"id": id}})
+			if !strings.Contains(string(r.Raw), `"NOT_FOUND"`) {
+				t.Errorf("GraphQL %s of another organization's id: %s, want NOT_FOUND", c.mutation, r.Raw)
+			}
+			mustStatus(t, e.Get(c.path+c.still, e.Key), http.StatusOK) // still there for its owner
+		})
+	}
+}

@@ -364,14 +364,46 @@ func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // logPath is the request's route pattern once routed (so secrets in the
-// path, such as a connector token, never reach the log), else its path.
+// path, such as a connector token, never reach the log), else its path
+// with any secret segment redacted: responses made before routing (413,
+// 429, a refused API version) and unrouted paths have no pattern.
 func logPath(r *http.Request) string {
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		if p := rc.RoutePattern(); p != "" {
 			return p
 		}
 	}
-	return r.URL.Path
+	return redactPath(r.URL.Path)
+}
+
+// secretPaths are the path prefixes whose next segment is a credential,
+// with the placeholder the log shows instead.
+var secretPaths = []struct {
+	prefix      []string
+	placeholder string
+}{
+	{[]string{"v1", "dialer", "connect"}, "{orgToken}"},
+	{[]string{"v1", "webhooks", "inbound"}, "{endpointKey}"},
+}
+
+// redactPath replaces the secret segment of a connector or inbound path, and
+// anything after it, however the path is spelled (letter case, repeated
+// slashes), since a misspelt path may still carry a real token.
+func redactPath(path string) string {
+	segs := strings.FieldsFunc(path, func(c rune) bool { return c == '/' })
+	for _, s := range secretPaths {
+		if len(segs) <= len(s.prefix) {
+			continue
+		}
+		match := true
+		for i, want := range s.prefix {
+			match = match && strings.EqualFold(segs[i], want)
+		}
+		if match {
+			return "/" + strings.Join(s.prefix, "/") + "/" + s.placeholder
+		}
+	}
+	return path
 }
 
 // withAccessLog logs one line per request. It never logs headers or

@@ -165,7 +165,7 @@ func headerRefs(extra ...string) m {
 // errorStatuses names the shared error responses; each carries the error
 // envelope and the common headers.
 var errorStatuses = map[int]struct{ name, desc string }{
-	400: {"BadRequest", "Malformed JSON, a body that is not an object, or an unsupported SVC-API-Version (BAD_REQUEST)."},
+	400: {"BadRequest", "Malformed JSON, a body that is not an object, an object that repeats a member name (detail.field names it), or an unsupported SVC-API-Version (BAD_REQUEST)."},
 	401: {"Unauthorized", "Missing or invalid credentials (UNAUTHORIZED)."},
 	403: {"Forbidden", "The API key lacks the scope the operation needs (FORBIDDEN)."},
 	404: {"NotFound", "No such resource in the caller's organization (NOT_FOUND)."},

@@ -263,7 +263,7 @@ func inboundOperations() []operation {
 	admin := viewer.ScopeAdmin
 	return []operation{
 		{method: "POST", path: "/v1/webhooks/inbound/{endpointKey}", id: "receiveInboundWebhook", tag: "inbound", summary: "Inbound webhook receiver",
-			desc: "Accepts a signed JSON body for an inbound endpoint, maps it with the endpoint's JSONPath mapping and queues its automations. 200 only once the request is stored. A repeated X-Webhook-Id within 24 hours is answered 200 and not stored again. A bad or missing signature is 401; an unknown or inactive key 404; a body that is not JSON 400.",
+			desc: "Accepts a signed JSON body for an inbound endpoint, maps it with the endpoint's JSONPath mapping and queues its automations. 200 only once the request is stored. A repeated X-Webhook-Id within 24 hours is answered 200 and not stored again. So is a repeated signature within 24 hours, whatever X-Webhook-Id it comes with: the same signature means the same signed bytes, a replay (without X-Webhook-Timestamp the signature covers the body alone, so send a timestamp, or vary the body, for two deliveries of the same content to run twice). A bad or missing signature is 401; an unknown or inactive key 404; a body that is not JSON, or has an object with a duplicate member name, 400.",
 			auth: authSignature,
 			params: []m{pathParam("endpointKey", "The endpoint's routing key (ibk_...).", str()),
 				headerParam(headerTimestamp, "Unix seconds; when sent, the signature covers \"<timestamp>.<raw body>\" and must be within 300 seconds of now.", str()),

@@ -324,3 +324,42 @@ func TestContactEvents(t *testing.T) {
 		t.Errorf("contact.updated = %v", u)
 	}
 }
+
+// TestDeliveryErrorsInTheAttemptLogNameNoAddress: with the address guard
+// on, a subscription whose host resolves to loopback (stored directly, as
+// if its name had re-resolved since it was checked) fails its attempt, and
+// the attempt log the deliveries API returns says why without the address.
+func TestDeliveryErrorsInTheAttemptLogNameNoAddress(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.AllowPrivate = false })
+	recv := newReceiver(t, ok)
+	url := "http://localhost" + recv.URL[strings.LastIndex(recv.URL, ":"):]
+	sub, err := e.DB.Client.WebhookSubscription.Create().SetOrgID(e.Org.ID).SetURL(url).
+		SetEvents([]string{"lead.created"}).SetSecret("whsec_guarded").Save(rule.SystemContext(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Guarded Co"}), http.StatusCreated)
+	path := "/v1/app-webhooks/whsub_" + sub.ID.String() + "/deliveries"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		items := e.Get(path, e.Key).Items()
+		if len(items) > 0 {
+			if log, _ := items[0]["attributes"].(map[string]any)["attemptLog"].([]any); len(log) > 0 {
+				msg, _ := log[0].(map[string]any)["error"].(string)
+				if !strings.Contains(msg, "the receiver's address resolves to a private or reserved network") {
+					t.Errorf("attempt error = %q", msg)
+				}
+				for _, addr := range []string{"127.0.0.1", "::1"} {
+					if strings.Contains(msg, addr) {
+						t.Errorf("attempt error %q names the resolved address %s", msg, addr)
+					}
+				}
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no attempt logged: %s", e.Get(path, e.Key).Raw)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -32,14 +32,98 @@ func TestDeliveryClientRefusesPrivateAddresses(t *testing.T) {
 	resp.Body.Close()
 }
 
-func TestForbiddenRanges(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1": true, "10.0.0.8": true, "172.16.5.4": true, "192.168.1.1": true, "169.254.169.254": true,
-		"100.64.0.1": true, "0.0.0.0": true, "::1": true, "fc00::1": true, "fe80::1": true, "::ffff:127.0.0.1": true,
-		"8.8.8.8": false, "2606:4700:4700::1111": false, "93.184.216.34": false,
+// Attempt errors reach the subscriber through the deliveries API: they say
+// what failed without the addresses a name resolved to.
+func TestDeliveryErrorsNameNoAddress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedPort := closed.URL[strings.LastIndex(closed.URL, ":"):]
+	closed.Close()
+	defer srv.Close()
+	for _, c := range []struct {
+		name, url    string
+		allowPrivate bool
+		want         string
+	}{
+		{"Guarded", "http://localhost" + port, false, "the receiver's address resolves to a private or reserved network"},
+		{"Refused", "http://localhost" + closedPort, true, "the receiver refused the connection"},
+		{"Unresolvable", "http://receiver.invalid" + port, true, "the receiver's host name does not resolve"},
 	} {
-		if got := forbidden(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("forbidden(%s) = %v, want %v", addr, got, want)
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.AllowPrivate = c.allowPrivate
+			_, err := newHTTPClient(cfg).Post(c.url, "application/json", strings.NewReader("{}"))
+			if err == nil {
+				t.Fatal("the delivery did not fail")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("error %q does not say %q", msg, c.want)
+			}
+			for _, addr := range []string{"127.0.0.1", "::1", "[::1]", "dial tcp", "lookup"} {
+				if strings.Contains(msg, addr) {
+					t.Errorf("error %q names %q", msg, addr)
+				}
+			}
+		})
+	}
+}
+
+// TestSubscribeAndDialChecksAgree runs every spelling of a non-public
+// address through both checks: the subscription URL check refuses it, and
+// the dial-time guard refuses the address the resolver makes of it; both
+// let it through when private addresses are allowed (development).
+func TestSubscribeAndDialChecksAgree(t *testing.T) {
+	for _, c := range []struct {
+		name, url, resolved string
+	}{
+		{"Loopback", "http://127.0.0.1/", "127.0.0.1"},
+		{"Decimal", "http://2130706433/", "127.0.0.1"},
+		{"HexShort", "http://0x7f.1/", "127.0.0.1"},
+		{"Octal", "http://0177.0.0.1/", "127.0.0.1"},
+		{"ThreeParts", "http://10.0.258/", "10.0.1.2"},
+		{"HexDotted", "http://0xa9.0xfe.0xa9.0xfe/", "169.254.169.254"},
+		{"TrailingDot", "http://127.0.0.1./", "127.0.0.1"},
+		{"LocalhostDot", "http://localhost./", "127.0.0.1"},
+		{"LocalhostSub", "http://api.LOCALHOST/", "127.0.0.1"},
+		{"Mapped", "http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1"},
+		{"MappedHex", "http://[::ffff:a9fe:a9fe]/", "::ffff:169.254.169.254"},
+		{"NAT64", "http://[64:ff9b::10.0.0.1]/", "64:ff9b::a00:1"},
+		{"NAT64Metadata", "http://[64:ff9b::a9fe:a9fe]/", "64:ff9b::a9fe:a9fe"},
+		{"SixToFour", "http://[2002:7f00:1::1]/", "2002:7f00:1::1"},
+		{"SixToFourPrivate", "http://[2002:c0a8:101::]/", "2002:c0a8:101::"},
+		{"ZoneID", "http://[fe80::1%25eth0]/", "fe80::1%eth0"},
+		{"LoopbackV6", "http://[::1]:8443/", "::1"},
+		{"Benchmarking", "http://198.18.0.1/", "198.18.0.1"},
+		{"Benchmarking2", "http://198.19.255.254/", "198.19.255.254"},
+		{"Reserved", "http://240.0.0.1/", "240.0.0.1"},
+		{"Broadcast", "http://255.255.255.255/", "255.255.255.255"},
+		{"ThisNetwork", "http://0.1.2.3/", "0.1.2.3"},
+		{"CGNAT", "http://100.64.0.1/", "100.64.0.1"},
+		{"ULA", "http://[fd00::1]/", "fd00::1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.AllowHTTP = true
+			if err := CheckURL(c.url, cfg); err == nil {
+				t.Errorf("CheckURL(%s) accepted it", c.url)
+			}
+			addr := netip.AddrPortFrom(netip.MustParseAddr(c.resolved), 443).String()
+			if err := dialGuard("tcp", addr, nil); !errors.Is(err, ErrForbiddenAddress) {
+				t.Errorf("the dial guard let %s through: %v", addr, err)
+			}
+			cfg.AllowPrivate = true
+			if err := CheckURL(c.url, cfg); err != nil {
+				t.Errorf("with AllowPrivate, CheckURL(%s) = %v", c.url, err)
+			}
+		})
+	}
+	cfg := DefaultConfig()
+	for _, public := range []string{"https://hooks.example.com/x", "https://93.184.216.34/", "https://[2606:4700:4700::1111]/",
+		"https://[64:ff9b::808:808]/", "https://[2002:808:808::1]/", "https://1.1/", "https://example.com./"} {
+		if err := CheckURL(public, cfg); err != nil {
+			t.Errorf("CheckURL(%s) = %v, want it accepted", public, err)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/theory/jsonpath"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 )
 
 // Inbound signature headers (SPEC 5.5): X-svc-Signature, or X-Webhook-Signature.
@@ -27,6 +28,9 @@ type InboundVerdict struct {
 	Valid           bool
 	TimestampSigned bool   // the signature covered "<timestamp>.<body>"
 	Reason          string // why it is not valid
+	// Signature is the valid signature in lower-case hex, whatever case or
+	// prefix it came in: the same value means the same signed bytes.
+	Signature string
 }
 
 // VerifyInbound checks an inbound request's HMAC-SHA256 in constant time.
@@ -50,7 +54,7 @@ func VerifyInbound(secret string, h http.Header, body []byte, now time.Time) Inb
 	if ts == "" {
 		m := hmac.New(sha256.New, []byte(secret))
 		m.Write(body)
-		return verdict(hmac.Equal(got, m.Sum(nil)), false)
+		return verdict(got, hmac.Equal(got, m.Sum(nil)), false)
 	}
 	secs, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil {
@@ -59,12 +63,12 @@ func VerifyInbound(secret string, h http.Header, body []byte, now time.Time) Inb
 	if d := now.Sub(time.Unix(secs, 0)); d > Tolerance || d < -Tolerance {
 		return InboundVerdict{TimestampSigned: true, Reason: "timestamp outside the 300-second tolerance"}
 	}
-	return verdict(hmac.Equal(got, mac(secret, ts, body)), true)
+	return verdict(got, hmac.Equal(got, mac(secret, ts, body)), true)
 }
 
-func verdict(ok, timestamped bool) InboundVerdict {
+func verdict(sig []byte, ok, timestamped bool) InboundVerdict {
 	if ok {
-		return InboundVerdict{Valid: true, TimestampSigned: timestamped}
+		return InboundVerdict{Valid: true, TimestampSigned: timestamped, Signature: hex.EncodeToString(sig)}
 	}
 	return InboundVerdict{TimestampSigned: timestamped, Reason: "signature does not match"}
 }
@@ -79,6 +83,9 @@ func CheckMapping(m map[string]string) error {
 	for target, expr := range m {
 		if n := utf8.RuneCountInString(target); n < 1 || n > 100 {
 			return apperr.Invalid("mapping", "target names must be 1 to 100 characters")
+		}
+		if err := bounds.Text("mapping."+target, expr, bounds.MaxJSONPath); err != nil {
+			return err
 		}
 		if _, err := jsonpath.Parse(expr); err != nil {
 			return apperr.Invalid("mapping."+target, "is not a valid JSONPath expression: %s", err)

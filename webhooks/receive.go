@@ -6,23 +6,30 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
+	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/rule"
 )
 
-// DedupWindow is how long a repeated X-Webhook-Id is answered without
-// being processed again.
+// DedupWindow is how long a repeated X-Webhook-Id, or a repeated
+// signature, is answered without being processed again.
 const DedupWindow = 24 * time.Hour
 
 // Receive verifies, maps and durably stores one inbound request. It returns
 // only after the request is committed, so the caller's 200 is never sent for
-// a request that could be lost. A request whose X-Webhook-Id was seen within
-// DedupWindow is acknowledged again and stored nothing. Failures come back
+// a request that could be lost. A request whose X-Webhook-Id or signature
+// was seen within DedupWindow is acknowledged again and stored nothing: the
+// same signature means the same signed bytes, a replay (a body-only
+// signature never expires otherwise). Failures come back
 // as *apperr.Error: 404 for an unknown or inactive key, 401 for a bad
-// signature, 400 for a body that is not JSON; none of them stores anything.
+// signature, 400 for a body that is not JSON or repeats a member name in an
+// object; none of them stores anything.
 func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body []byte, now time.Time) (*ent.InboundRequest, error) {
 	sys := rule.SystemContext(ctx)
 	ep, err := c.InboundEndpoint.Query().Where(inboundendpoint.EndpointKey(key), inboundendpoint.IsActive(true)).Only(sys)
@@ -40,11 +47,54 @@ func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body
 	if err := json.Unmarshal(body, &payload); err != nil {
 		return nil, apperr.New(apperr.BadRequest, "the body must be JSON")
 	}
+	// A repeated member makes what the mapping reads depend on the parser
+	// (ours keeps the last): the partner hears of it instead.
+	if path := bounds.DuplicateMember(body); path != "" {
+		return nil, bounds.DuplicateError(path)
+	}
 	mapped, err := ApplyMapping(ep.Mapping, payload)
 	if err != nil {
 		return nil, err
 	}
 	return store(sys, c, ep, h.Get(HeaderID), payload, mapped, v, now)
+}
+
+// dedupKeys are a request's keys that make a repeat an acknowledged no-op.
+type dedupKeys struct {
+	webhookID, signature *string
+}
+
+// held finds a request of ep holding one of keys.
+func (k dedupKeys) held(ctx context.Context, c *ent.Client, epID uuid.UUID) (*ent.InboundRequest, error) {
+	var or []predicate.InboundRequest
+	if k.webhookID != nil {
+		or = append(or, inboundrequest.DedupKey(*k.webhookID))
+	}
+	if k.signature != nil {
+		or = append(or, inboundrequest.ReplayKey(*k.signature))
+	}
+	return c.InboundRequest.Query().Where(inboundrequest.EndpointID(epID), inboundrequest.Or(or...)).
+		Order(inboundrequest.ByReceivedAt()).First(ctx)
+}
+
+// seen returns the request that received one of keys within DedupWindow;
+// requests that hold them from before the window give them up.
+func (k dedupKeys) seen(ctx context.Context, tx *ent.Tx, epID uuid.UUID, now time.Time) (*ent.InboundRequest, error) {
+	for {
+		prev, err := k.held(ctx, tx.Client(), epID)
+		switch {
+		case ent.IsNotFound(err):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case now.Sub(prev.ReceivedAt) < DedupWindow:
+			return prev, nil
+		}
+		// Outside the window: the old row keeps its log, not the keys.
+		if err := tx.InboundRequest.UpdateOne(prev).ClearDedupKey().ClearReplayKey().Exec(ctx); err != nil {
+			return nil, err
+		}
+	}
 }
 
 func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookID string, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
@@ -54,34 +104,26 @@ func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookI
 	}
 	defer tx.Rollback()
 	ctx = ent.NewTxContext(ctx, tx) // wakes the runner on commit
-	var dedup *string
+	keys := dedupKeys{signature: &v.Signature}
 	if webhookID != "" {
-		dedup = &webhookID
-		prev, err := tx.InboundRequest.Query().Where(inboundrequest.EndpointID(ep.ID), inboundrequest.DedupKey(webhookID)).Only(ctx)
-		switch {
-		case err == nil && now.Sub(prev.ReceivedAt) < DedupWindow:
-			return prev, nil // already received: acknowledge, do nothing twice
-		case err == nil:
-			// Outside the window: the old row keeps its log, not the key.
-			if err := tx.InboundRequest.UpdateOne(prev).ClearDedupKey().Exec(ctx); err != nil {
-				return nil, err
-			}
-		case !ent.IsNotFound(err):
-			return nil, err
-		}
+		keys.webhookID = &webhookID
+	}
+	if prev, err := keys.seen(ctx, tx, ep.ID, now); prev != nil || err != nil {
+		return prev, err // already received: acknowledge, do nothing twice
 	}
 	obj, _ := payload.(map[string]any)
 	if obj == nil {
 		obj = map[string]any{"value": payload}
 	}
 	req, err := tx.InboundRequest.Create().SetOrgID(ep.OrgID).SetEndpointID(ep.ID).SetReceivedAt(now.UTC()).
-		SetNillableDedupKey(dedup).SetSignatureValid(v.Valid).SetTimestampSigned(v.TimestampSigned).
+		SetNillableDedupKey(keys.webhookID).SetNillableReplayKey(keys.signature).
+		SetSignatureValid(v.Valid).SetTimestampSigned(v.TimestampSigned).
 		SetPayload(obj).SetMapped(mapped).Save(ctx)
 	if ent.IsConstraintError(err) {
-		// The same X-Webhook-Id raced in on another connection and won
-		// (PostgreSQL has aborted this transaction: read outside it).
+		// The same X-Webhook-Id or signature raced in on another connection
+		// and won (PostgreSQL has aborted this transaction: read outside it).
 		_ = tx.Rollback()
-		return c.InboundRequest.Query().Where(inboundrequest.EndpointID(ep.ID), inboundrequest.DedupKey(webhookID)).Only(ctx)
+		return keys.held(ctx, c, ep.ID)
 	}
 	if err != nil {
 		return nil, err

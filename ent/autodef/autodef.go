@@ -14,6 +14,7 @@ import (
 	"github.com/theory/jsonpath"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 )
 
 // Action types, applied in order to the run's lead.
@@ -147,8 +148,13 @@ func (a Action) check(at string, hasLead bool) error {
 			return apperr.Invalid(at+".matchBy", `must be "id", "email", "phone" or "externalIds.<key>"`)
 		}
 	case AddTags:
-		if len(a.Tags) == 0 {
-			return apperr.Invalid(at+".tags", "at least one tag is required")
+		if n := len(a.Tags); n == 0 || n > bounds.MaxTags {
+			return apperr.Invalid(at+".tags", "between 1 and %d tags are required", bounds.MaxTags)
+		}
+		for _, t := range a.Tags {
+			if n := utf8.RuneCountInString(t); n < 1 || n > bounds.MaxTagLen {
+				return apperr.Invalid(at+".tags", "each tag must be 1 to %d characters", bounds.MaxTagLen)
+			}
 		}
 	case MoveStage:
 		if a.StageID == nil {
@@ -167,6 +173,12 @@ func (a Action) check(at string, hasLead bool) error {
 }
 
 func (c Condition) check(at string) error {
+	if err := bounds.Text(at+".path", c.Path, bounds.MaxJSONPath); err != nil {
+		return err
+	}
+	if err := bounds.ConditionValue.CheckValue(at+".value", c.Value); err != nil {
+		return err
+	}
 	if _, err := jsonpath.Parse(c.Path); err != nil {
 		return apperr.Invalid(at+".path", "is not a valid JSONPath expression: %s", err)
 	}

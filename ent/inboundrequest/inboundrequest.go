@@ -26,6 +26,8 @@ const (
 	FieldReceivedAt = "received_at"
 	// FieldDedupKey holds the string denoting the dedup_key field in the database.
 	FieldDedupKey = "dedup_key"
+	// FieldReplayKey holds the string denoting the replay_key field in the database.
+	FieldReplayKey = "replay_key"
 	// FieldSignatureValid holds the string denoting the signature_valid field in the database.
 	FieldSignatureValid = "signature_valid"
 	// FieldTimestampSigned holds the string denoting the timestamp_signed field in the database.
@@ -58,6 +60,7 @@ var Columns = []string{
 	FieldEndpointID,
 	FieldReceivedAt,
 	FieldDedupKey,
+	FieldReplayKey,
 	FieldSignatureValid,
 	FieldTimestampSigned,
 	FieldPayload,
@@ -141,6 +144,11 @@ func ByReceivedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDedupKey orders the results by the dedup_key field.
 func ByDedupKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDedupKey, opts...).ToFunc()
+}
+
+// ByReplayKey orders the results by the replay_key field.
+func ByReplayKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplayKey, opts...).ToFunc()
 }
 
 // BySignatureValid orders the results by the signature_valid field.

@@ -76,6 +76,11 @@ func DedupKey(v string) predicate.InboundRequest {
 	return predicate.InboundRequest(sql.FieldEQ(FieldDedupKey, v))
 }
 
+// ReplayKey applies equality check predicate on the "replay_key" field. It's identical to ReplayKeyEQ.
+func ReplayKey(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldEQ(FieldReplayKey, v))
+}
+
 // SignatureValid applies equality check predicate on the "signature_valid" field. It's identical to SignatureValidEQ.
 func SignatureValid(v bool) predicate.InboundRequest {
 	return predicate.InboundRequest(sql.FieldEQ(FieldSignatureValid, v))
@@ -264,6 +269,81 @@ func DedupKeyEqualFold(v string) predicate.InboundRequest {
 // DedupKeyContainsFold applies the ContainsFold predicate on the "dedup_key" field.
 func DedupKeyContainsFold(v string) predicate.InboundRequest {
 	return predicate.InboundRequest(sql.FieldContainsFold(FieldDedupKey, v))
+}
+
+// ReplayKeyEQ applies the EQ predicate on the "replay_key" field.
+func ReplayKeyEQ(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldEQ(FieldReplayKey, v))
+}
+
+// ReplayKeyNEQ applies the NEQ predicate on the "replay_key" field.
+func ReplayKeyNEQ(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldNEQ(FieldReplayKey, v))
+}
+
+// ReplayKeyIn applies the In predicate on the "replay_key" field.
+func ReplayKeyIn(vs ...string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldIn(FieldReplayKey, vs...))
+}
+
+// ReplayKeyNotIn applies the NotIn predicate on the "replay_key" field.
+func ReplayKeyNotIn(vs ...string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldNotIn(FieldReplayKey, vs...))
+}
+
+// ReplayKeyGT applies the GT predicate on the "replay_key" field.
+func ReplayKeyGT(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldGT(FieldReplayKey, v))
+}
+
+// ReplayKeyGTE applies the GTE predicate on the "replay_key" field.
+func ReplayKeyGTE(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldGTE(FieldReplayKey, v))
+}
+
+// ReplayKeyLT applies the LT predicate on the "replay_key" field.
+func ReplayKeyLT(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldLT(FieldReplayKey, v))
+}
+
+// ReplayKeyLTE applies the LTE predicate on the "replay_key" field.
+func ReplayKeyLTE(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldLTE(FieldReplayKey, v))
+}
+
+// ReplayKeyContains applies the Contains predicate on the "replay_key" field.
+func ReplayKeyContains(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldContains(FieldReplayKey, v))
+}
+
+// ReplayKeyHasPrefix applies the HasPrefix predicate on the "replay_key" field.
+func ReplayKeyHasPrefix(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldHasPrefix(FieldReplayKey, v))
+}
+
+// ReplayKeyHasSuffix applies the HasSuffix predicate on the "replay_key" field.
+func ReplayKeyHasSuffix(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldHasSuffix(FieldReplayKey, v))
+}
+
+// ReplayKeyIsNil applies the IsNil predicate on the "replay_key" field.
+func ReplayKeyIsNil() predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldIsNull(FieldReplayKey))
+}
+
+// ReplayKeyNotNil applies the NotNil predicate on the "replay_key" field.
+func ReplayKeyNotNil() predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldNotNull(FieldReplayKey))
+}
+
+// ReplayKeyEqualFold applies the EqualFold predicate on the "replay_key" field.
+func ReplayKeyEqualFold(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldEqualFold(FieldReplayKey, v))
+}
+
+// ReplayKeyContainsFold applies the ContainsFold predicate on the "replay_key" field.
+func ReplayKeyContainsFold(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldContainsFold(FieldReplayKey, v))
 }
 
 // SignatureValidEQ applies the EQ predicate on the "signature_valid" field.

@@ -357,6 +357,7 @@ var (
 		{Name: "org_id", Type: field.TypeUUID},
 		{Name: "received_at", Type: field.TypeTime},
 		{Name: "dedup_key", Type: field.TypeString, Nullable: true},
+		{Name: "replay_key", Type: field.TypeString, Nullable: true},
 		{Name: "signature_valid", Type: field.TypeBool},
 		{Name: "timestamp_signed", Type: field.TypeBool},
 		{Name: "payload", Type: field.TypeJSON, Nullable: true},
@@ -373,7 +374,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "inbound_requests_inbound_endpoints_requests",
-				Columns:    []*schema.Column{InboundRequestsColumns[10]},
+				Columns:    []*schema.Column{InboundRequestsColumns[11]},
 				RefColumns: []*schema.Column{InboundEndpointsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -382,12 +383,17 @@ var (
 			{
 				Name:    "inboundrequest_endpoint_id_dedup_key",
 				Unique:  true,
-				Columns: []*schema.Column{InboundRequestsColumns[10], InboundRequestsColumns[3]},
+				Columns: []*schema.Column{InboundRequestsColumns[11], InboundRequestsColumns[3]},
+			},
+			{
+				Name:    "inboundrequest_endpoint_id_replay_key",
+				Unique:  true,
+				Columns: []*schema.Column{InboundRequestsColumns[11], InboundRequestsColumns[4]},
 			},
 			{
 				Name:    "inboundrequest_endpoint_id_received_at",
 				Unique:  false,
-				Columns: []*schema.Column{InboundRequestsColumns[10], InboundRequestsColumns[2]},
+				Columns: []*schema.Column{InboundRequestsColumns[11], InboundRequestsColumns[2]},
 			},
 		},
 	}

@@ -92,6 +92,8 @@ func init() {
 	agentpresence.Hooks[2] = agentpresenceHooks[0]
 
 	agentpresence.Hooks[3] = agentpresenceHooks[1]
+
+	agentpresence.Hooks[4] = agentpresenceHooks[2]
 	agentpresenceMixinFields0 := agentpresenceMixin[0].Fields()
 	_ = agentpresenceMixinFields0
 	agentpresenceMixinFields1 := agentpresenceMixin[1].Fields()
@@ -236,6 +238,8 @@ func init() {
 	callevent.Hooks[2] = calleventHooks[0]
 
 	callevent.Hooks[3] = calleventHooks[1]
+
+	callevent.Hooks[4] = calleventHooks[2]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()

@@ -146,6 +146,11 @@ var refuseEndpointDelete = hook.On(func(next ent.Mutator) ent.Mutator {
 		if err != nil {
 			return nil, err
 		}
+		// Only the caller's own endpoints: another organization's id must
+		// go on to the delete's 404, not reveal its automations with a 409.
+		if ids, err = m.Client().InboundEndpoint.Query().Where(inboundendpoint.IDIn(ids...)).IDs(ctx); err != nil {
+			return nil, fmt.Errorf("reading the endpoints to delete: %w", err)
+		}
 		n, err := m.Client().Automation.Query().Where(automation.EndpointIDIn(ids...)).Count(rule.SystemContext(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("counting the endpoint's automations: %w", err)

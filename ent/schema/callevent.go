@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"fmt"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
@@ -8,6 +10,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -39,9 +42,10 @@ func (CallEvent) Fields() []ent.Field {
 		field.UUID("lead_id", uuidType).Optional().Nillable(),
 		field.Enum("event_type").Values(CallEventTypes...),
 		field.Enum("direction").Values(CallDirections...).Optional().Nillable(),
-		field.Int("duration_seconds").Optional().Nillable().Min(0),
+		// A call lasts at most a day: anything else is a unit or clock mistake.
+		field.Int("duration_seconds").Optional().Nillable().Validate(duration),
 		field.String("disposition").Optional().Nillable().Validate(runeLen(1, 100)),
-		field.String("notes").Optional().Nillable().Validate(runeLen(0, 5000)),
+		field.String("notes").Optional().Nillable().Validate(runeLen(0, bounds.MaxNotes)),
 		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),
 		field.Time("occurred_at").Annotations(entgql.OrderField("OCCURRED_AT")),
 	}
@@ -66,3 +70,11 @@ func (CallEvent) Indexes() []ent.Index {
 }
 
 func (CallEvent) Policy() ent.Policy { return orgPolicy("", viewer.ScopeDialerWrite) }
+
+// duration refuses a negative call or one longer than a day.
+func duration(secs int) error {
+	if secs < 0 || secs > bounds.MaxDurationSeconds {
+		return fmt.Errorf("must be between 0 and %d seconds (24 hours)", bounds.MaxDurationSeconds)
+	}
+	return nil
+}

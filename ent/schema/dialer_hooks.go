@@ -10,6 +10,7 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/board"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/rule"
@@ -21,12 +22,17 @@ import (
 var DNCDispositions = []string{"do_not_call", "dnc"}
 
 func (CallEvent) Hooks() []ent.Hook {
-	return []ent.Hook{hook.On(callEventEffects, ent.OpCreate), hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne)}
+	return []ent.Hook{
+		hook.On(callEventEffects, ent.OpCreate),
+		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
+	}
 }
 
 func (AgentPresence) Hooks() []ent.Hook {
 	return []ent.Hook{
 		hook.On(checkPresenceRefs, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}
 }
@@ -74,6 +80,21 @@ func touches(m ent.Mutation, fields ...string) bool {
 		}
 	}
 	return false
+}
+
+// boundMetadata keeps a metadata map (a connector's vendor fields among
+// them) within bounds.Metadata, whichever surface wrote it.
+func boundMetadata(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		if v, ok := m.Field("metadata"); ok {
+			if md, ok := v.(map[string]any); ok {
+				if err := bounds.Metadata.Check("metadata", md); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return next.Mutate(ctx, m)
+	})
 }
 
 // callEventEffects checks that agent and lead belong to the caller's

@@ -68,6 +68,9 @@ func (InboundRequest) Fields() []ent.Field {
 		field.Time("received_at").Immutable(),
 		// The sender's X-Webhook-Id while it deduplicates (24 h); cleared after.
 		field.String("dedup_key").Optional().Nillable(),
+		// The verified signature (hex) while it deduplicates (24 h); cleared
+		// after. The same signature is the same signed bytes: a replay.
+		field.String("replay_key").Optional().Nillable(),
 		field.Bool("signature_valid").Immutable(),
 		field.Bool("timestamp_signed").Immutable(),
 		field.JSON("payload", map[string]any{}).Optional(),
@@ -86,6 +89,7 @@ func (InboundRequest) Edges() []ent.Edge {
 func (InboundRequest) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("endpoint_id", "dedup_key").Unique(),
+		index.Fields("endpoint_id", "replay_key").Unique(),
 		index.Fields("endpoint_id", "received_at"),
 	}
 }

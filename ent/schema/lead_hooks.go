@@ -11,6 +11,7 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/counted"
 	"github.com/lendingpipe/svc/ent/hook"
@@ -23,11 +24,11 @@ import (
 
 // Limits the spec leaves open (SPEC 8: "not shown"); documented in the README.
 const (
-	MaxTags           = 50
-	MaxTagLen         = 50
-	MaxCustomFields   = 50
-	MaxCustomFieldKey = 100
-	MaxExternalIDs    = 20
+	MaxTags           = bounds.MaxTags
+	MaxTagLen         = bounds.MaxTagLen
+	MaxCustomFields   = bounds.MaxCustomFields
+	MaxCustomFieldKey = bounds.MaxKeyLen
+	MaxExternalIDs    = bounds.MaxExternalIDs
 )
 
 func (Lead) Hooks() []ent.Hook {
@@ -177,7 +178,7 @@ func checkCustomFields(m *gen.LeadMutation) error {
 			return apperr.Invalid("customFields", "each key %s", err)
 		}
 	}
-	return nil
+	return bounds.CustomFields.Check("customFields", fields)
 }
 
 // checkExternalIDs keeps externalIds a small map of other systems' ids:

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/text"
 )
 
@@ -46,7 +47,8 @@ func (o Opt[T]) Ptr() *T {
 type nuller interface{ setNull() }
 
 // ParseObject parses body as one JSON object of raw members. Anything else
-// (malformed JSON, another type, trailing data) is 400 BAD_REQUEST.
+// (malformed JSON, another type, trailing data, an object anywhere inside
+// that repeats a member name) is 400 BAD_REQUEST.
 func ParseObject(body []byte) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var obj map[string]json.RawMessage
@@ -58,6 +60,9 @@ func ParseObject(body []byte) (map[string]json.RawMessage, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, apperr.New(apperr.BadRequest, "the request body has data after the JSON object")
+	}
+	if path := bounds.DuplicateMember(body); path != "" {
+		return nil, bounds.DuplicateError(path)
 	}
 	if err := CheckText(body); err != nil {
 		return nil, err
