@@ -19,6 +19,10 @@ import (
 // replicas find them by polling.
 var wake = make(chan struct{}, 1)
 
+// Woken is signalled when events or deliveries due now have committed;
+// this process's worker waits on it.
+func Woken() <-chan struct{} { return wake }
+
 // Wake nudges the worker without blocking.
 func Wake() {
 	select {
