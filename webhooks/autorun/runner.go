@@ -7,6 +7,7 @@ package autorun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -187,18 +188,18 @@ func (r *Runner) finish(ctx context.Context, tx *ent.Client, run *ent.Automation
 }
 
 // recordFailure counts a failed attempt: the run is retried on the
-// schedule, or fails for good when its input is invalid (retrying cannot
-// help) or the schedule is spent.
+// schedule while the failure may clear by itself, and fails for good when
+// it cannot (see retryable) or the schedule is spent.
 func (r *Runner) recordFailure(ctx context.Context, tx *ent.Client, run *ent.AutomationRun, cause error) error {
 	attempts := run.Attempts + 1
-	msg := cause.Error()
 	delay, again := r.cfg.RetryDelay(attempts)
+	again = again && retryable(cause)
+	msg := cause.Error()
 	if e, ok := apperr.As(cause); ok {
 		msg = e.Message
 		if e.Field != "" {
 			msg = e.Field + ": " + msg
 		}
-		again = again && e.Code != apperr.Validation
 	}
 	now := r.now().UTC()
 	u := tx.AutomationRun.UpdateOne(run).SetAttempts(attempts).SetError(msg)
@@ -238,4 +239,18 @@ func closeRequest(ctx context.Context, tx *ent.Client, reqID *uuid.UUID) error {
 		}
 	}
 	return tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status).SetNillableError(failure).Exec(ctx)
+}
+
+// retryable reports whether another attempt of a failed run may succeed.
+// The failure is classified as both API surfaces classify errors
+// (graph.AppError): invalid input, a denied permission, a conflict with
+// stored data or a missing record fail the same way every time, so the run
+// fails at once; only an unavailable or failing database (a lost
+// connection, a timeout, a lock) is worth waiting for, and a failure an
+// action marked as awaiting data still on its way (see awaited).
+func retryable(err error) bool {
+	if errors.As(err, new(awaited)) {
+		return true
+	}
+	return apperr.Transient(graph.AppError(err).Code)
 }
