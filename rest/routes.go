@@ -46,7 +46,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	}
 	idem := idempotency{client: db.Client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	keys := &store.KeyCache{}
-	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
+	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now, writable: &writeCheck{db: db, log: logger}}
 
 	r := chi.NewRouter()
 	// Outermost first: every response, errors and 404s included, carries

@@ -211,7 +211,7 @@ func (s *DB) migrate(ctx context.Context) error {
 			return err
 		}
 	}
-	ddl := supersededIndexes
+	ddl := append([]string{heartbeatDDL}, supersededIndexes...)
 	if s.Dialect == dialect.Postgres {
 		ddl = append(pgSearchDDL, ddl...)
 	}
