@@ -51,7 +51,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r := chi.NewRouter()
 	// Outermost first: every response, errors and 404s included, carries
 	// the request id, the API version and the rate-limit headers.
-	r.Use(withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
+	r.Use(withClock(cfg.Now), withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
 		withAuthentication(db.Client, keys, cfg.Now), withRateLimit(cfg, logger),
 		withPinnedVersion, withBodyLimit(cfg.MaxBodyBytes))
 	r.NotFound(errorHandler(func(w http.ResponseWriter, r *http.Request) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -59,6 +60,7 @@ func Background(ctx context.Context, db *store.DB, cfg webhooks.Config, now func
 // Run works until ctx ends. A run being applied when it ends rolls back
 // and stays queued.
 func (r *Runner) Run(ctx context.Context) {
+	ctx = apitime.WithClock(ctx, r.now)
 	for ctx.Err() == nil {
 		n, err := r.runDue(ctx)
 		if err != nil && ctx.Err() == nil {
