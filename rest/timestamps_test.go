@@ -3,11 +3,15 @@ package rest_test
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
 	"github.com/lendingpipe/svc/rest/resttest"
 )
+
+// millisUTC is every timestamp the service writes.
+var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 // Every surface writes a timestamp the same way: UTC with exactly three
 // fractional digits, even when they are zeros. The lead is created at an
