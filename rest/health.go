@@ -92,7 +92,7 @@ func (h healthHandlers) ready(w http.ResponseWriter, r *http.Request) error {
 	if err := h.ping(r.Context()); err != nil {
 		return apperr.New(apperr.Unavailable, "the database is unreachable")
 	}
-	if err := h.writable.check(r.Context(), h.now); err != nil {
+	if err := h.writable.check(r.Context()); err != nil {
 		reason := err.Error()
 		var refused *store.WriteRefused
 		if errors.As(err, &refused) {
@@ -110,9 +110,13 @@ func (h healthHandlers) ready(w http.ResponseWriter, r *http.Request) error {
 // second, not one per poll (on SQLite each waits its turn for the writer).
 const writeCheckTTL = time.Second
 
+// writeCheckTimeout bounds how long the write check waits for the writer.
+const writeCheckTimeout = 2 * time.Second
+
 // writeCheck runs the database's write check at most once per
 // writeCheckTTL and shares the outcome; concurrent callers wait for the
-// check in flight rather than starting their own.
+// check in flight rather than starting their own. A check that times out
+// (writeCheckTimeout) leaves the outcome as it was.
 type writeCheck struct {
 	db      *store.DB
 	log     *slog.Logger
@@ -121,20 +125,30 @@ type writeCheck struct {
 	err     error
 }
 
-func (c *writeCheck) check(ctx context.Context, now func() time.Time) error {
+// check answers from the last outcome while it is fresh. Freshness is
+// measured on the real (monotonic) clock: it paces the database's work, not
+// anything a caller sees.
+func (c *writeCheck) check(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t := now(); !c.checked.IsZero() && t.Sub(c.checked) < writeCheckTTL && !t.Before(c.checked) {
+	if !c.checked.IsZero() && time.Since(c.checked) < writeCheckTTL {
 		return c.err
 	}
 	// Not the caller's cancellation: the outcome is shared with every caller.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeCheckTimeout)
 	defer cancel()
 	err := c.db.CheckWrite(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The writer is busy, not broken: a replica is not taken out of
+		// the load balancer for being under load. The last outcome stands.
+		c.log.Warn("the write check timed out; readiness unchanged", "err", err)
+		c.checked = time.Now()
+		return c.err
+	}
 	if err != nil && c.err == nil {
 		c.log.Warn("the database does not take writes: not ready", "err", err)
 	}
-	c.checked, c.err = now(), err
+	c.checked, c.err = time.Now(), err
 	return err
 }
 

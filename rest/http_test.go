@@ -270,3 +270,33 @@ func TestReadinessFollowsWrites(t *testing.T) {
 	mustStatus(t, awaitReadiness(t, e, http.StatusOK), http.StatusOK)
 	mustStatus(t, e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Room Again"}), http.StatusCreated)
 }
+
+// A write check that waits out its time for a busy writer leaves the
+// server ready: under load a replica stays in the load balancer.
+func TestReadinessWhileTheWriterIsBusy(t *testing.T) {
+	e := resttest.New(t)
+	mustStatus(t, e.Get("/readyz", ""), http.StatusOK) // the heartbeat row exists now
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- store.WithTx(rule.SystemContext(context.Background()), e.DB.Client, func(ctx context.Context, tx *ent.Client) error {
+			// Holds SQLite's one writer, and PostgreSQL's lock on the heartbeat row.
+			_, err := tx.ExecContext(ctx, "UPDATE heartbeats SET beats = beats + 1 WHERE id = 1")
+			close(held)
+			<-release
+			return err
+		})
+	}()
+	<-held
+	time.Sleep(1100 * time.Millisecond) // the last check's outcome goes stale
+	start := time.Now()
+	r := e.Get("/readyz", "")
+	waited := time.Since(start)
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, r, http.StatusOK)
+	if waited < time.Second {
+		t.Errorf("/readyz answered in %v: the check did not wait for the writer", waited)
+	}
+}
