@@ -1,8 +1,9 @@
 // Package autorun applies queued automation runs. A run's actions and its
 // new status commit in one transaction, so a run is applied whole or not at
-// all; a failed run is rolled back, recorded and retried on the delivery
-// schedule. The actions call the GraphQL resolvers, so a lead an automation
-// creates is validated, stored and announced exactly as POST /v1/leads does.
+// all; a failed run is rolled back and recorded, and retried on the
+// delivery schedule only when the failure may clear by itself. The actions
+// call the GraphQL resolvers, so a lead an automation creates is validated,
+// stored and announced exactly as POST /v1/leads does.
 package autorun
 
 import (
