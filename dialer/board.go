@@ -11,6 +11,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -31,8 +32,8 @@ type AgentStatus struct {
 	CurrentCallID    *string              `json:"currentCallId"`
 	CurrentLeadID    *uuid.UUID           `json:"currentLeadId"`
 	CurrentLeadName  *string              `json:"currentLeadName"`
-	CallStartedAt    *time.Time           `json:"callStartedAt"`
-	StatusChangedAt  *time.Time           `json:"statusChangedAt"`
+	CallStartedAt    *apitime.Time        `json:"callStartedAt"`
+	StatusChangedAt  *apitime.Time        `json:"statusChangedAt"`
 	CallsToday       int                  `json:"callsToday"`
 	DispositionCount int                  `json:"dispositionCount"`
 	CampaignName     *string              `json:"campaignName"`
@@ -110,24 +111,15 @@ func row(u *ent.User, p *ent.AgentPresence, names map[uuid.UUID]string, n dayCou
 	if p == nil {
 		return a
 	}
-	changed := p.StatusChangedAt.UTC()
 	a.Status, a.CurrentCallID, a.CurrentLeadID = p.Status, p.CurrentCallID, p.CurrentLeadID
-	a.CallStartedAt, a.StatusChangedAt, a.CampaignName = utc(p.CallStartedAt), &changed, p.CampaignName
-	a.StatusTimeSec = max(0, int(now.Sub(changed).Seconds()))
+	a.CallStartedAt, a.StatusChangedAt, a.CampaignName = apitime.OfPtr(p.CallStartedAt), apitime.OfPtr(&p.StatusChangedAt), p.CampaignName
+	a.StatusTimeSec = max(0, int(now.Sub(p.StatusChangedAt).Seconds()))
 	if p.CurrentLeadID != nil {
 		if name, ok := names[*p.CurrentLeadID]; ok {
 			a.CurrentLeadName = &name
 		}
 	}
 	return a
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 // leadNames names each lead by its business, or its contact when it has none.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
@@ -143,7 +144,7 @@ func (r *Resolver) replayRange(ctx context.Context, c *ent.Client, sub *ent.Webh
 		}
 		n++
 	}
-	webhooks.Wake()
+	commit.After(ctx, webhooks.Wake)
 	return n, nil
 }
 
@@ -155,7 +156,7 @@ func (r *Resolver) requeue(ctx context.Context, c *ent.Client, where ...predicat
 		SetStatus(webhookdelivery.StatusPending).SetAttempts(0).SetNextAttemptAt(r.now().UTC()).ClearDeadAt().
 		Exec(rule.SystemContext(ctx))
 	if err == nil {
-		webhooks.Wake()
+		commit.After(ctx, webhooks.Wake) // the worker would find nothing before then
 	}
 	return err
 }

@@ -29,7 +29,7 @@ func TestDialerOverGraphQL(t *testing.T) {
 	}
 	l := data["lead"].(map[string]any)
 	events := l["callEvents"].(map[string]any)
-	if events["totalCount"] != 2.0 || l["lastContactedAt"] != "2026-11-22T10:03:00Z" {
+	if events["totalCount"] != 2.0 || l["lastContactedAt"] != "2026-11-22T10:03:00.000Z" {
 		t.Errorf("lead = %v", l)
 	}
 	last := events["edges"].([]any)[1].(map[string]any)["node"].(map[string]any)

@@ -20,6 +20,7 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
@@ -5836,8 +5837,8 @@ func (ec *executionContext) _AgentStatus_callStartedAt(ctx context.Context, fiel
 			return obj.CallStartedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5859,8 +5860,8 @@ func (ec *executionContext) _AgentStatus_statusChangedAt(ctx context.Context, fi
 			return obj.StatusChangedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5974,8 +5975,8 @@ func (ec *executionContext) _AttemptRecord_attemptedAt(ctx context.Context, fiel
 			return obj.AttemptedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v apitime.Time) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8344,8 +8345,8 @@ func (ec *executionContext) _DeliveryRecord_nextAttemptAt(ctx context.Context, f
 			return obj.NextAttemptAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -8413,8 +8414,8 @@ func (ec *executionContext) _DeliveryRecord_deliveredAt(ctx context.Context, fie
 			return obj.DeliveredAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -8436,8 +8437,8 @@ func (ec *executionContext) _DeliveryRecord_deadAt(ctx context.Context, field gr
 			return obj.DeadAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -8459,8 +8460,8 @@ func (ec *executionContext) _DeliveryRecord_createdAt(ctx context.Context, field
 			return obj.CreatedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v apitime.Time) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -29108,14 +29109,30 @@ func (ec *executionContext) unmarshalNTeamWhereInput2ᚖgithubᚗcomᚋlendingpi
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, v any) (apitime.Time, error) {
+	res, err := scalar.UnmarshalAPITime(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, sel ast.SelectionSet, v apitime.Time) graphql.Marshaler {
+	_ = sel
+	res := scalar.MarshalAPITime(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalar.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(v)
+	res := scalar.MarshalTime(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -30583,11 +30600,29 @@ func (ec *executionContext) marshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, 
 	return ret
 }
 
+func (ec *executionContext) unmarshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, v any) (*apitime.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalar.UnmarshalAPITime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalAPITime(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalTime(v)
+	res, err := scalar.UnmarshalTime(v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -30597,7 +30632,7 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalTime(*v)
+	res := scalar.MarshalTime(*v)
 	return res
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -83,7 +84,7 @@ func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in Webh
 	}
 	sub, err := u.Save(ctx)
 	if err == nil && in.IsActive != nil && *in.IsActive {
-		webhooks.Wake() // deliveries held while it was paused are due again
+		commit.After(ctx, webhooks.Wake) // deliveries held while it was paused are due again
 	}
 	return sub, err
 }

@@ -27,7 +27,7 @@ func TestEveryAlias(t *testing.T) {
 		{"durationSeconds", "/v1/dialer/events", f.event(nil), 33, "durationSeconds", 33.0},
 		{"disposition", "/v1/dialer/events", f.event(nil), "voicemail", "disposition", "voicemail"},
 		{"metadata", "/v1/dialer/events", f.event(nil), map[string]any{"k": "v"}, "", nil},
-		{"occurredAt", "/v1/dialer/events", f.event(map[string]any{"occurredAt": nil}), "2026-11-20T08:00:00Z", "occurredAt", "2026-11-20T08:00:00Z"},
+		{"occurredAt", "/v1/dialer/events", f.event(map[string]any{"occurredAt": nil}), "2026-11-20T08:00:00Z", "occurredAt", "2026-11-20T08:00:00.000Z"},
 		{"notes", "/v1/dialer/disposition", map[string]any{"externalCallId": "d", "userId": f.agent, "disposition": "x", "occurredAt": "2026-11-22T10:00:00Z"}, "note text", "notes", "note text"},
 		{"status", "/v1/dialer/presence", map[string]any{"userId": f.agent}, "break", "status", "break"},
 		{"currentCallId", "/v1/dialer/presence", map[string]any{"userId": f.agent, "status": "on_call"}, "cc-1", "currentCallId", "cc-1"},

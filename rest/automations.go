@@ -3,12 +3,12 @@ package rest
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/graph"
@@ -35,8 +35,8 @@ type automationAttributes struct {
 	Conditions     []autodef.Condition `json:"conditions"`
 	Actions        []autodef.Action    `json:"actions"`
 	RequiredFields []string            `json:"requiredFields"`
-	CreatedAt      time.Time           `json:"createdAt"`
-	UpdatedAt      time.Time           `json:"updatedAt"`
+	CreatedAt      apitime.Time        `json:"createdAt"`
+	UpdatedAt      apitime.Time        `json:"updatedAt"`
 }
 
 func automationResource(a *ent.Automation) Resource {
@@ -50,7 +50,7 @@ func automationResource(a *ent.Automation) Resource {
 	}
 	return Resource{ID: a.ID.String(), Type: "automation", Attributes: automationAttributes{
 		Name: a.Name, IsActive: a.IsActive, Trigger: t, Conditions: conds, Actions: a.Actions,
-		RequiredFields: nonNilSlice(a.RequiredFields), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		RequiredFields: nonNilSlice(a.RequiredFields), CreatedAt: apitime.Of(a.CreatedAt), UpdatedAt: apitime.Of(a.UpdatedAt),
 	}}
 }
 
@@ -158,28 +158,27 @@ type runAttributes struct {
 	AutomationID     uuid.UUID        `json:"automationId"`
 	Status           string           `json:"status"`
 	Attempts         int              `json:"attempts"`
-	NextAttemptAt    *time.Time       `json:"nextAttemptAt"`
+	NextAttemptAt    *apitime.Time    `json:"nextAttemptAt"`
 	InboundRequestID *uuid.UUID       `json:"inboundRequestId"`
 	EventID          *string          `json:"eventId"`
 	Input            map[string]any   `json:"input"`
 	Applied          []map[string]any `json:"applied"`
 	LeadID           *uuid.UUID       `json:"leadId"`
 	Error            *string          `json:"error"`
-	CreatedAt        time.Time        `json:"createdAt"`
-	FinishedAt       *time.Time       `json:"finishedAt"`
+	CreatedAt        apitime.Time     `json:"createdAt"`
+	FinishedAt       *apitime.Time    `json:"finishedAt"`
 }
 
 func runResource(run *ent.AutomationRun) Resource {
 	a := runAttributes{AutomationID: run.AutomationID, Status: run.Status.String(), Attempts: run.Attempts,
 		InboundRequestID: run.InboundRequestID, Input: nonNilMap(run.Input), Applied: run.Applied,
-		LeadID: run.LeadID, Error: run.Error, CreatedAt: run.CreatedAt.UTC(), FinishedAt: utcPtr(run.FinishedAt)}
+		LeadID: run.LeadID, Error: run.Error, CreatedAt: apitime.Of(run.CreatedAt), FinishedAt: utcPtr(run.FinishedAt)}
 	if run.EventID != nil {
 		id := webhooks.EventIDPrefix + run.EventID.String()
 		a.EventID = &id
 	}
 	if run.Status.String() == "queued" {
-		t := run.NextAttemptAt.UTC()
-		a.NextAttemptAt = &t
+		a.NextAttemptAt = utcPtr(&run.NextAttemptAt)
 	}
 	if a.Applied == nil {
 		a.Applied = []map[string]any{}

@@ -471,3 +471,22 @@ func TestInactiveAutomationDoesNotRun(t *testing.T) {
 		t.Errorf("%v leads created", n)
 	}
 }
+
+// A run whose action the data layer refuses (here an email the lead's
+// validator rejects) fails at once, naming the field: another attempt
+// would fail the same way.
+func TestAutomationRefusedActionFailsAtOnce(t *testing.T) {
+	f := newInbound(t, map[string]any{"businessName": "$.name", "email": "$.email"})
+	e := f.e
+	id := automate(t, e, map[string]any{
+		"name": "Partner leads", "trigger": map[string]any{"endpointId": f.id},
+		"actions": []map[string]any{{"type": "create_lead"}},
+	})
+	f.send(t, `{"name":"Bad Mail Co","email":"not-an-email"}`)
+	run := settle(t, e, id, 1)[0]
+	msg, _ := attr(run, "error").(string)
+	if attr(run, "status") != "failed" || attr(run, "attempts") != 1.0 || !strings.HasPrefix(msg, "email: ") ||
+		!strings.Contains(msg, "actions[0] (create_lead)") {
+		t.Errorf("run = %v", run)
+	}
+}

@@ -53,7 +53,7 @@ func TestConnector(t *testing.T) {
 		r := f.postForm(url.Values{"event": {"call_event"}, "call_id": {"c1"}, "agent_id": {f.agent},
 			"event_type": {"call_ended"}, "duration": {"125"}, "timestamp": {"1795341600"}})
 		mustStatus(t, r, http.StatusOK)
-		if r.Attr("durationSeconds") != 125.0 || r.Attr("occurredAt") != "2026-11-22T10:00:00Z" {
+		if r.Attr("durationSeconds") != 125.0 || r.Attr("occurredAt") != "2026-11-22T10:00:00.000Z" {
 			t.Errorf("got %s", r.Raw)
 		}
 	})

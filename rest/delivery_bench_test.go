@@ -64,7 +64,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	b.StopTimer()
 	mu.Lock()
 	for _, d := range got {
-		lat = append(lat, d.at.Sub(d.env.Timestamp))
+		lat = append(lat, d.at.Sub(time.Time(d.env.Timestamp)))
 	}
 	mu.Unlock()
 	slices.Sort(lat)

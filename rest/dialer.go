@@ -4,12 +4,12 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
@@ -26,9 +26,9 @@ type callEventAttributes struct {
 	Disposition     *string        `json:"disposition"`
 	Notes           *string        `json:"notes"`
 	Metadata        map[string]any `json:"metadata"`
-	OccurredAt      time.Time      `json:"occurredAt"`
-	CreatedAt       time.Time      `json:"createdAt"`
-	UpdatedAt       time.Time      `json:"updatedAt"`
+	OccurredAt      apitime.Time   `json:"occurredAt"`
+	CreatedAt       apitime.Time   `json:"createdAt"`
+	UpdatedAt       apitime.Time   `json:"updatedAt"`
 }
 
 // Resource id prefixes (SPEC 2.3, 2.4).
@@ -41,7 +41,7 @@ func callEventResource(e *ent.CallEvent) Resource {
 	a := callEventAttributes{
 		ExternalCallID: e.ExternalCallID, UserID: e.UserID, LeadID: e.LeadID, EventType: e.EventType.String(),
 		DurationSeconds: e.DurationSeconds, Disposition: e.Disposition, Notes: e.Notes,
-		Metadata: nonNilMap(e.Metadata), OccurredAt: e.OccurredAt.UTC(), CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(),
+		Metadata: nonNilMap(e.Metadata), OccurredAt: apitime.Of(e.OccurredAt), CreatedAt: apitime.Of(e.CreatedAt), UpdatedAt: apitime.Of(e.UpdatedAt),
 	}
 	if e.Direction != nil {
 		d := e.Direction.String()

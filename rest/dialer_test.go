@@ -55,13 +55,13 @@ func TestDialerEvents(t *testing.T) {
 		}
 		for k, want := range map[string]any{
 			"externalCallId": "call-1", "userId": f.agent, "leadId": f.leadID, "eventType": "call_started",
-			"direction": "outbound", "durationSeconds": 42.0, "occurredAt": "2026-11-22T10:00:00Z",
+			"direction": "outbound", "durationSeconds": 42.0, "occurredAt": "2026-11-22T10:00:00.000Z",
 		} {
 			if got := r.Attr(k); got != want {
 				t.Errorf("%s = %v, want %v", k, got, want)
 			}
 		}
-		if got := e.Get("/v1/leads/"+f.leadID, e.Key).Attr("lastContactedAt"); got != "2026-11-22T10:00:00Z" {
+		if got := e.Get("/v1/leads/"+f.leadID, e.Key).Attr("lastContactedAt"); got != "2026-11-22T10:00:00.000Z" {
 			t.Errorf("lead lastContactedAt = %v", got)
 		}
 	})
@@ -71,7 +71,7 @@ func TestDialerEvents(t *testing.T) {
 			"duration": 90, "timestamp": "2026-11-22T10:05:00+01:00",
 		})
 		mustStatus(t, r, http.StatusCreated)
-		if r.Attr("externalCallId") != "call-2" || r.Attr("durationSeconds") != 90.0 || r.Attr("occurredAt") != "2026-11-22T09:05:00Z" {
+		if r.Attr("externalCallId") != "call-2" || r.Attr("durationSeconds") != 90.0 || r.Attr("occurredAt") != "2026-11-22T09:05:00.000Z" {
 			t.Errorf("got %s", r.Raw)
 		}
 		r = e.Post("/v1/dialer/events", f.dialer, map[string]any{
@@ -159,10 +159,10 @@ func TestDialerDisposition(t *testing.T) {
 			"leadId": f.leadID, "disposition": "dnc", "notes": "asked to be removed", "occurredAt": "2026-11-22T12:00:00Z"})
 		mustStatus(t, r, http.StatusCreated)
 		l := e.Get("/v1/leads/"+f.leadID, e.Key)
-		if l.Attr("isDoNotCall") != true || l.Attr("dncReason") != "asked to be removed" || l.Attr("dncAt") != "2026-11-22T12:00:00Z" {
+		if l.Attr("isDoNotCall") != true || l.Attr("dncReason") != "asked to be removed" || l.Attr("dncAt") != "2026-11-22T12:00:00.000Z" {
 			t.Errorf("lead = %s", l.Raw)
 		}
-		if l.Attr("lastContactedAt") != "2026-11-22T12:00:00Z" {
+		if l.Attr("lastContactedAt") != "2026-11-22T12:00:00.000Z" {
 			t.Errorf("lastContactedAt = %v", l.Attr("lastContactedAt"))
 		}
 	})

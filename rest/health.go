@@ -2,8 +2,11 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/lendingpipe/svc/ent/apperr"
@@ -15,10 +18,11 @@ import (
 )
 
 type healthHandlers struct {
-	db      *store.DB
-	version string
-	started time.Time
-	now     func() time.Time
+	db       *store.DB
+	version  string
+	started  time.Time
+	now      func() time.Time
+	writable *writeCheck
 }
 
 type statusAttributes struct {
@@ -81,12 +85,71 @@ func (h healthHandlers) live(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
+// ready answers 200 while the database answers and takes writes: a replica
+// whose writes fail (a full disk, a read-only or recovering database, a
+// SQLite file at its size limit) is taken out of the load balancer.
 func (h healthHandlers) ready(w http.ResponseWriter, r *http.Request) error {
 	if err := h.ping(r.Context()); err != nil {
 		return apperr.New(apperr.Unavailable, "the database is unreachable")
 	}
+	if err := h.writable.check(r.Context()); err != nil {
+		reason := err.Error()
+		var refused *store.WriteRefused
+		if errors.As(err, &refused) {
+			reason = refused.Reason
+		}
+		return &apperr.Error{Code: apperr.Unavailable, Message: "the database does not take writes: " + reason,
+			Detail: map[string]any{"check": "write"}}
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	return nil
+}
+
+// writeCheckTTL is how long a write check's outcome stands: a load balancer
+// polling every replica often costs the database one heartbeat commit a
+// second, not one per poll (on SQLite each waits its turn for the writer).
+const writeCheckTTL = time.Second
+
+// writeCheckTimeout bounds how long the write check waits for the writer.
+const writeCheckTimeout = 2 * time.Second
+
+// writeCheck runs the database's write check at most once per
+// writeCheckTTL and shares the outcome; concurrent callers wait for the
+// check in flight rather than starting their own. A check that times out
+// (writeCheckTimeout) leaves the outcome as it was.
+type writeCheck struct {
+	db      *store.DB
+	log     *slog.Logger
+	mu      sync.Mutex
+	checked time.Time
+	err     error
+}
+
+// check answers from the last outcome while it is fresh. Freshness is
+// measured on the real (monotonic) clock: it paces the database's work, not
+// anything a caller sees.
+func (c *writeCheck) check(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.checked.IsZero() && time.Since(c.checked) < writeCheckTTL {
+		return c.err
+	}
+	// Not the caller's cancellation: the outcome is shared with every caller.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeCheckTimeout)
+	defer cancel()
+	err := c.db.CheckWrite(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The writer is busy, not broken: a replica is not taken out of
+		// the load balancer for being under load. The last outcome stands.
+		c.log.Warn("the write check timed out; readiness unchanged", "err", err)
+		c.checked = time.Now()
+		return c.err
+	}
+	if err != nil && c.err == nil {
+		c.log.Warn("the database does not take writes: not ready", "err", err)
+	}
+	c.checked, c.err = time.Now(), err
+	return err
 }
 
 func (h healthHandlers) ping(ctx context.Context) error {

@@ -2,13 +2,17 @@ package rest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
@@ -184,4 +188,115 @@ func TestStatusWhenTheDatabaseIsGone(t *testing.T) {
 	}
 	mustError(t, e.Get("/readyz", ""), http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "")
 	mustStatus(t, e.Get("/healthz", ""), http.StatusOK) // the process itself is alive
+}
+
+// refuseWrites makes the test database refuse writes while it still answers
+// reads, and returns the function that lets it write again. SQLite: the
+// writer connection's file size limit is lowered to the file's size.
+// PostgreSQL: the pool is narrowed to one connection, made read-only.
+func refuseWrites(t *testing.T, db *store.DB) (restore func()) {
+	t.Helper()
+	ctx := rule.SystemContext(context.Background())
+	exec := func(stmt string) {
+		t.Helper()
+		err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
+			_, err := tx.ExecContext(ctx, stmt)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if db.Dialect == dialect.SQLite {
+		var limit int64
+		if err := db.SQL.QueryRow("PRAGMA max_page_count").Scan(&limit); err != nil {
+			t.Fatal(err)
+		}
+		exec("PRAGMA max_page_count = 1") // clamped to the current page count
+		return func() { exec(fmt.Sprintf("PRAGMA max_page_count = %d", limit)) }
+	}
+	db.SQL.SetMaxOpenConns(1)
+	db.SQL.SetMaxIdleConns(1)
+	deadline := time.Now().Add(10 * time.Second)
+	for db.SQL.Stats().OpenConnections > 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // connections in use close as they are returned
+	}
+	if _, err := db.SQL.Exec("SET default_transaction_read_only = on"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if _, err := db.SQL.Exec("SET default_transaction_read_only = off"); err != nil {
+			t.Fatal(err)
+		}
+		db.SQL.SetMaxOpenConns(store.DefaultMaxConns())
+		db.SQL.SetMaxIdleConns(store.DefaultMaxConns())
+	}
+}
+
+// awaitReadiness polls /readyz (whose write check stands for a second)
+// until it answers want, and returns that answer.
+func awaitReadiness(t *testing.T, e *resttest.Env, want int) *resttest.Response {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := e.Get("/readyz", "")
+		if r.Status == want || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A database that answers but refuses writes makes the server not ready,
+// saying why, and ready again once writes work; the process stays live.
+func TestReadinessFollowsWrites(t *testing.T) {
+	e := resttest.New(t)
+	mustStatus(t, e.Get("/readyz", ""), http.StatusOK)
+	restore := refuseWrites(t, e.DB)
+	// Large enough to need pages of its own (a small row may fit in a page
+	// the file already has).
+	big := map[string]any{"businessName": "Full Co", "customFields": map[string]any{"notes": strings.Repeat("n", 16000)}}
+	mustError(t, e.Post("/v1/leads", e.Key, big), http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "")
+	r := awaitReadiness(t, e, http.StatusServiceUnavailable)
+	mustError(t, r, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "")
+	msg, _ := r.Body["errors"].([]any)[0].(map[string]any)["message"].(string)
+	want := map[string]string{dialect.SQLite: "size limit", dialect.Postgres: "read-only"}[e.DB.Dialect]
+	if !strings.HasPrefix(msg, "the database does not take writes: ") || !strings.Contains(msg, want) {
+		t.Errorf("message = %q, want the reason (%s)", msg, want)
+	}
+	mustStatus(t, e.Get("/healthz", ""), http.StatusOK)
+	mustStatus(t, e.Get("/status", ""), http.StatusOK) // reads still work
+	restore()
+	mustStatus(t, awaitReadiness(t, e, http.StatusOK), http.StatusOK)
+	mustStatus(t, e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Room Again"}), http.StatusCreated)
+}
+
+// A write check that waits out its time for a busy writer leaves the
+// server ready: under load a replica stays in the load balancer.
+func TestReadinessWhileTheWriterIsBusy(t *testing.T) {
+	e := resttest.New(t)
+	mustStatus(t, e.Get("/readyz", ""), http.StatusOK) // the heartbeat row exists now
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- store.WithTx(rule.SystemContext(context.Background()), e.DB.Client, func(ctx context.Context, tx *ent.Client) error {
+			// Holds SQLite's one writer, and PostgreSQL's lock on the heartbeat row.
+			_, err := tx.ExecContext(ctx, "UPDATE heartbeats SET beats = beats + 1 WHERE id = 1")
+			close(held)
+			<-release
+			return err
+		})
+	}()
+	<-held
+	time.Sleep(1100 * time.Millisecond) // the last check's outcome goes stale
+	start := time.Now()
+	r := e.Get("/readyz", "")
+	waited := time.Since(start)
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, r, http.StatusOK)
+	if waited < time.Second {
+		t.Errorf("/readyz answered in %v: the check did not wait for the writer", waited)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest/reqbody"
@@ -43,13 +44,13 @@ type inboundAttributes struct {
 	Secret      string            `json:"secret,omitempty"`
 	Mapping     map[string]string `json:"mapping"`
 	IsActive    bool              `json:"isActive"`
-	CreatedAt   time.Time         `json:"createdAt"`
+	CreatedAt   apitime.Time      `json:"createdAt"`
 }
 
 func inboundResource(ep *ent.InboundEndpoint, secret string) Resource {
 	return Resource{ID: ep.ID.String(), Type: "inbound_endpoint", Attributes: inboundAttributes{
 		Name: ep.Name, EndpointKey: ep.EndpointKey, Path: "/v1/webhooks/inbound/" + ep.EndpointKey, Secret: secret,
-		Mapping: ep.Mapping, IsActive: ep.IsActive, CreatedAt: ep.CreatedAt.UTC(),
+		Mapping: ep.Mapping, IsActive: ep.IsActive, CreatedAt: apitime.Of(ep.CreatedAt),
 	}}
 }
 
@@ -115,7 +116,7 @@ func (h inboundHandlers) delete(w http.ResponseWriter, r *http.Request) error {
 }
 
 type inboundRequestAttributes struct {
-	ReceivedAt      time.Time      `json:"receivedAt"`
+	ReceivedAt      apitime.Time   `json:"receivedAt"`
 	WebhookID       *string        `json:"webhookId"`
 	SignatureValid  bool           `json:"signatureValid"`
 	TimestampSigned bool           `json:"timestampSigned"`
@@ -144,7 +145,7 @@ func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error 
 
 func inboundRequestResource(q *ent.InboundRequest) Resource {
 	return Resource{ID: q.ID.String(), Type: "inbound_request", Attributes: inboundRequestAttributes{
-		ReceivedAt: q.ReceivedAt.UTC(), WebhookID: q.DedupKey, SignatureValid: q.SignatureValid,
+		ReceivedAt: apitime.Of(q.ReceivedAt), WebhookID: q.DedupKey, SignatureValid: q.SignatureValid,
 		TimestampSigned: q.TimestampSigned, Payload: nonNilMap(q.Payload), Mapped: nonNilMap(q.Mapped),
 		Status: q.Status.String(), Error: q.Error,
 	}}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/graph"
 )
 
@@ -31,13 +32,13 @@ type leadAttributes struct {
 	PrimaryAdvisorID   *uuid.UUID     `json:"primaryAdvisorId"`
 	PrimaryAdvisorName *string        `json:"primaryAdvisorName"`
 	ContactID          *uuid.UUID     `json:"contactId"`
-	LastContactedAt    *time.Time     `json:"lastContactedAt"`
-	StageChangedAt     time.Time      `json:"stageChangedAt"`
-	CreatedAt          time.Time      `json:"createdAt"`
-	UpdatedAt          time.Time      `json:"updatedAt"`
+	LastContactedAt    *apitime.Time  `json:"lastContactedAt"`
+	StageChangedAt     apitime.Time   `json:"stageChangedAt"`
+	CreatedAt          apitime.Time   `json:"createdAt"`
+	UpdatedAt          apitime.Time   `json:"updatedAt"`
 	DNCReason          *string        `json:"dncReason"`
-	DNCAt              *time.Time     `json:"dncAt"`
-	ConvertedAt        *time.Time     `json:"convertedAt"`
+	DNCAt              *apitime.Time  `json:"dncAt"`
+	ConvertedAt        *apitime.Time  `json:"convertedAt"`
 	ConvertedAccountID *uuid.UUID     `json:"convertedAccountId"`
 	ConvertedContactID *uuid.UUID     `json:"convertedContactId"`
 	ImportJobID        *uuid.UUID     `json:"importJobId"`
@@ -61,8 +62,8 @@ func leadResource(l *ent.Lead) Resource {
 		Source: l.Source.String(), Priority: l.Priority.String(), IsDoNotCall: l.IsDoNotCall,
 		Tags: nonNilSlice(l.Tags), CustomFields: nonNilMap(l.CustomFields), ExternalIDs: nonNilMap(l.ExternalIds),
 		LeadScore: l.LeadScore, PrimaryAdvisorID: l.PrimaryAdvisorID, ContactID: l.ContactID,
-		LastContactedAt: utcPtr(l.LastContactedAt), StageChangedAt: l.StageChangedAt.UTC(),
-		CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC(),
+		LastContactedAt: utcPtr(l.LastContactedAt), StageChangedAt: apitime.Of(l.StageChangedAt),
+		CreatedAt: apitime.Of(l.CreatedAt), UpdatedAt: apitime.Of(l.UpdatedAt),
 		DNCReason: l.DncReason, DNCAt: utcPtr(l.DncAt), ConvertedAt: utcPtr(l.ConvertedAt),
 		ConvertedAccountID: l.ConvertedAccountID, ConvertedContactID: l.ConvertedContactID,
 		ImportJobID: l.ImportJobID, CreatedBy: l.CreatedBy,
@@ -77,13 +78,7 @@ func leadResource(l *ent.Lead) Resource {
 	return Resource{ID: l.ID.String(), Type: "lead", Attributes: a}
 }
 
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
+func utcPtr(t *time.Time) *apitime.Time { return apitime.OfPtr(t) }
 
 func nonNilSlice(s []string) []string {
 	if s == nil {

@@ -171,7 +171,7 @@ func metaOperations() []operation {
 		{method: "GET", path: "/healthz", id: "getLiveness", tag: "meta", summary: "Liveness probe",
 			desc: "200 while the process serves requests; for orchestrators.", auth: authPublic, status: 200, result: plain("ok"), resultDesc: "Alive."},
 		{method: "GET", path: "/readyz", id: "getReadiness", tag: "meta", summary: "Readiness probe",
-			desc: "200 when the database answers, else 503; for orchestrators.", auth: authPublic, status: 200, result: plain("ready"), resultDesc: "Ready for traffic."},
+			desc: "200 when the database answers and takes writes (a heartbeat commit, checked at most once a second), else 503 SERVICE_UNAVAILABLE saying why; for orchestrators.", auth: authPublic, status: 200, result: plain("ready"), resultDesc: "Ready for traffic."},
 		{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", tag: "meta", summary: "This OpenAPI 3.0 document",
 			auth: authPublic, status: 200, result: m{"type": "object"}, resultDesc: "The OpenAPI document."},
 	}

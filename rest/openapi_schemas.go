@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"github.com/lendingpipe/svc/dialer"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/schema"
 	"github.com/lendingpipe/svc/graph"
@@ -31,12 +32,17 @@ func listRef(name string) m      { return sRef(name + "List") }
 func totalListRef(name string) m { return sRef(name + "TotalList") }
 func str() m                     { return m{"type": "string"} }
 func uuidS() m                   { return m{"type": "string", "format": "uuid"} }
-func dateTime() m                { return m{"type": "string", "format": "date-time"} }
 func boolS() m                   { return m{"type": "boolean"} }
 func count() m                   { return m{"type": "integer", "minimum": 0} }
 func arr(items m) m              { return m{"type": "array", "items": items} }
 func freeObject() m              { return m{"type": "object", "additionalProperties": true} }
 func enumS(values ...string) m   { return m{"type": "string", "enum": values} }
+
+// dateTime is a timestamp as every surface writes it (ent/apitime).
+func dateTime() m {
+	return m{"type": "string", "format": "date-time", "example": apitime.Example,
+		"description": "RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision."}
+}
 
 // null returns s that also accepts null (OpenAPI 3.0 spelling).
 func null(s m) m {

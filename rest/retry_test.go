@@ -106,6 +106,9 @@ func TestAutoPauseAndResume(t *testing.T) {
 	if sub["isActive"] != false || sub["pausedReason"] == nil || sub["pausedAt"] == nil {
 		t.Fatalf("subscription = %v", sub)
 	}
+	if at, _ := paused.env.Data["pausedAt"].(string); at != sub["pausedAt"] || !millisUTC.MatchString(at) {
+		t.Errorf("event pausedAt = %q, subscription pausedAt = %v: want the same, to the millisecond", at, sub["pausedAt"])
+	}
 	// Paused: new events are not sent to it.
 	createLead(t, e, e.Key, map[string]any{"businessName": "While paused"})
 	time.Sleep(200 * time.Millisecond)

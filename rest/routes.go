@@ -48,12 +48,12 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	keys := &store.KeyCache{}
 	limiter := newRateLimiter(cfg, logger)
 	cfg.GraphQL.WSKeys = websocketKeys{client: db.Client, keys: keys, now: cfg.Now, limiter: limiter}
-	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now}
+	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now, writable: &writeCheck{db: db, log: logger}}
 
 	r := chi.NewRouter()
 	// Outermost first: every response, errors and 404s included, carries
 	// the request id, the API version and the rate-limit headers.
-	r.Use(withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
+	r.Use(withClock(cfg.Now), withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
 		withAuthentication(db.Client, keys, cfg.Now), withRateLimit(limiter),
 		withPinnedVersion, withBodyLimit(cfg.MaxBodyBytes))
 	r.NotFound(errorHandler(func(w http.ResponseWriter, r *http.Request) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
@@ -23,21 +24,21 @@ const subscriptionPrefix = "whsub_"
 // subscriptionAttributes is a subscription as SPEC 2.5 shows it, plus the
 // pause state. Secret is set only in the create response.
 type subscriptionAttributes struct {
-	URL                 string     `json:"url"`
-	Events              []string   `json:"events"`
-	Secret              string     `json:"secret,omitempty"`
-	IsActive            bool       `json:"isActive"`
-	PausedReason        *string    `json:"pausedReason"`
-	PausedAt            *time.Time `json:"pausedAt"`
-	ConsecutiveFailures int        `json:"consecutiveFailures"`
-	CreatedAt           time.Time  `json:"createdAt"`
+	URL                 string        `json:"url"`
+	Events              []string      `json:"events"`
+	Secret              string        `json:"secret,omitempty"`
+	IsActive            bool          `json:"isActive"`
+	PausedReason        *string       `json:"pausedReason"`
+	PausedAt            *apitime.Time `json:"pausedAt"`
+	ConsecutiveFailures int           `json:"consecutiveFailures"`
+	CreatedAt           apitime.Time  `json:"createdAt"`
 }
 
 func subscriptionResource(s *ent.WebhookSubscription, secret string) Resource {
 	return Resource{ID: subscriptionPrefix + s.ID.String(), Type: "webhook_subscription", Attributes: subscriptionAttributes{
 		URL: s.URL, Events: nonNilSlice(s.Events), Secret: secret, IsActive: s.IsActive,
 		PausedReason: s.PausedReason, PausedAt: utcPtr(s.PausedAt), ConsecutiveFailures: s.ConsecutiveFailures,
-		CreatedAt: s.CreatedAt.UTC(),
+		CreatedAt: apitime.Of(s.CreatedAt),
 	}}
 }
 

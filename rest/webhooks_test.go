@@ -216,7 +216,7 @@ func TestDeliverySignedEnvelope(t *testing.T) {
 	_, secret := subscribe(t, e, rc.URL, "lead.created")
 	lead := createLead(t, e, e.Key, map[string]any{"businessName": "Signed Co", "email": "s@signed.example"})
 	d := rc.wait(t, 1)[0]
-	if d.env.Event != "lead.created" || !strings.HasPrefix(d.env.ID, "evt_") || d.env.Timestamp.IsZero() {
+	if d.env.Event != "lead.created" || !strings.HasPrefix(d.env.ID, "evt_") || time.Time(d.env.Timestamp).IsZero() {
 		t.Errorf("envelope = %+v", d.env)
 	}
 	want := map[string]any{"leadId": lead, "businessName": "Signed Co", "email": "s@signed.example", "source": "manual",

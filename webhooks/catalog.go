@@ -3,7 +3,11 @@
 // queue (SPEC 6.4), and the worker that fans the outbox out and sends.
 package webhooks
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lendingpipe/svc/ent/apitime"
+)
 
 // Event types (SPEC 6.2).
 const (
@@ -43,7 +47,7 @@ func prop(kind string) map[string]any {
 	case "int":
 		return map[string]any{"type": "integer"}
 	case "time":
-		return map[string]any{"type": "string", "format": "date-time"}
+		return map[string]any{"type": "string", "format": "date-time", "example": apitime.Example}
 	case "strings":
 		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 	}

@@ -3,12 +3,12 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -18,6 +18,10 @@ import (
 // wake tells this process's worker that events have committed. Other
 // replicas find them by polling.
 var wake = make(chan struct{}, 1)
+
+// Woken is signalled when events or deliveries due now have committed;
+// this process's worker waits on it.
+func Woken() <-chan struct{} { return wake }
 
 // Wake nudges the worker without blocking.
 func Wake() {
@@ -43,7 +47,7 @@ func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string,
 		depth = v.Depth
 	}
 	err := c.WebhookEvent.Create().SetOrgID(orgID).SetEventType(eventType).SetData(data).SetDepth(depth).
-		SetOccurredAt(time.Now().UTC().Truncate(time.Microsecond)).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
+		SetOccurredAt(apitime.Now(ctx)).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", eventType, err)
 	}

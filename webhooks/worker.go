@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
@@ -51,7 +52,7 @@ func NewWorker(client *ent.Client, dia string, cfg Config, now func() time.Time,
 // Run works until ctx ends. A delivery in flight when it ends is not
 // recorded, so its claim lapses and it is retried.
 func (w *Worker) Run(ctx context.Context) {
-	ctx = rule.SystemContext(ctx)
+	ctx = apitime.WithClock(rule.SystemContext(ctx), w.now)
 	p := &pipeline{
 		slots:   make(chan struct{}, max(1, w.cfg.Concurrency)),
 		results: make(chan result, 4*max(1, w.cfg.Concurrency)),
@@ -325,8 +326,8 @@ func (w *Worker) claim(ctx context.Context, limit int) ([]claimed, error) {
 	for i, d := range ds {
 		ids[i] = d.ID
 	}
-	// Microseconds: what both databases store, so the record can match it.
-	lease := now.Add(w.cfg.Timeout + 30*time.Second).Truncate(time.Microsecond)
+	// As stored (milliseconds), so the record can match it.
+	lease := apitime.Truncate(now.Add(w.cfg.Timeout + 30*time.Second))
 	if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).SetNextAttemptAt(lease).Exec(ctx); err != nil {
 		return nil, err
 	}
@@ -348,13 +349,13 @@ func (w *Worker) claim(ctx context.Context, limit int) ([]claimed, error) {
 type Envelope struct {
 	ID        string         `json:"id"`
 	Event     string         `json:"event"`
-	Timestamp time.Time      `json:"timestamp"`
+	Timestamp apitime.Time   `json:"timestamp"`
 	Data      map[string]any `json:"data"`
 }
 
 // Body is an event's delivery body, the same bytes on every attempt.
 func Body(ev *ent.WebhookEvent) ([]byte, error) {
-	return json.Marshal(Envelope{ID: EventIDPrefix + ev.ID.String(), Event: ev.EventType, Timestamp: ev.OccurredAt.UTC(), Data: ev.Data})
+	return json.Marshal(Envelope{ID: EventIDPrefix + ev.ID.String(), Event: ev.EventType, Timestamp: apitime.Of(ev.OccurredAt), Data: ev.Data})
 }
 
 // outcome is what one attempt came to.
@@ -458,6 +459,6 @@ func (w *Worker) countFailure(ctx context.Context, c *ent.Client, subID uuid.UUI
 	}
 	w.log.Warn("webhook subscription paused", "subscription", subID, "reason", reason)
 	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
-		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": now}
+		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": apitime.Format(now)}
 	return emit(ctx, c, sub.OrgID, AppWebhookPaused, data, &subID)
 }

@@ -54,6 +54,14 @@ func Invalid(field, format string, args ...any) *Error {
 	return &Error{Code: Validation, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// Transient reports whether an error of code may clear by itself (the
+// service or its database unavailable or overloaded, an internal failure
+// such as a lost connection or a timeout), so trying again later can help.
+// Every other code says the request itself cannot succeed as it stands.
+func Transient(code string) bool {
+	return code == Unavailable || code == Internal || code == RateLimited
+}
+
 // As returns the *Error in err's chain, if any.
 func As(err error) (*Error, bool) {
 	var e *Error

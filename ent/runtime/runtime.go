@@ -47,9 +47,12 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	apikeyMixinHooks1 := apikeyMixin[1].Hooks()
 	apikeyMixinHooks2 := apikeyMixin[2].Hooks()
 
-	apikey.Hooks[1] = apikeyMixinHooks2[0]
+	apikey.Hooks[1] = apikeyMixinHooks1[0]
+
+	apikey.Hooks[2] = apikeyMixinHooks2[0]
 	apikeyMixinFields0 := apikeyMixin[0].Fields()
 	_ = apikeyMixinFields0
 	apikeyMixinFields1 := apikeyMixin[1].Fields()
@@ -84,16 +87,19 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	agentpresenceMixinHooks1 := agentpresenceMixin[1].Hooks()
 	agentpresenceMixinHooks2 := agentpresenceMixin[2].Hooks()
 	agentpresenceHooks := schema.AgentPresence{}.Hooks()
 
-	agentpresence.Hooks[1] = agentpresenceMixinHooks2[0]
+	agentpresence.Hooks[1] = agentpresenceMixinHooks1[0]
 
-	agentpresence.Hooks[2] = agentpresenceHooks[0]
+	agentpresence.Hooks[2] = agentpresenceMixinHooks2[0]
 
-	agentpresence.Hooks[3] = agentpresenceHooks[1]
+	agentpresence.Hooks[3] = agentpresenceHooks[0]
 
-	agentpresence.Hooks[4] = agentpresenceHooks[2]
+	agentpresence.Hooks[4] = agentpresenceHooks[1]
+
+	agentpresence.Hooks[5] = agentpresenceHooks[2]
 	agentpresenceMixinFields0 := agentpresenceMixin[0].Fields()
 	_ = agentpresenceMixinFields0
 	agentpresenceMixinFields1 := agentpresenceMixin[1].Fields()
@@ -136,12 +142,15 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	automationMixinHooks1 := automationMixin[1].Hooks()
 	automationMixinHooks2 := automationMixin[2].Hooks()
 	automationHooks := schema.Automation{}.Hooks()
 
-	automation.Hooks[1] = automationMixinHooks2[0]
+	automation.Hooks[1] = automationMixinHooks1[0]
 
-	automation.Hooks[2] = automationHooks[0]
+	automation.Hooks[2] = automationMixinHooks2[0]
+
+	automation.Hooks[3] = automationHooks[0]
 	automationMixinFields0 := automationMixin[0].Fields()
 	_ = automationMixinFields0
 	automationMixinFields1 := automationMixin[1].Fields()
@@ -192,6 +201,9 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	automationrunMixinHooks1 := automationrunMixin[1].Hooks()
+
+	automationrun.Hooks[1] = automationrunMixinHooks1[0]
 	automationrunMixinFields0 := automationrunMixin[0].Fields()
 	_ = automationrunMixinFields0
 	automationrunMixinFields1 := automationrunMixin[1].Fields()
@@ -230,16 +242,19 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	calleventMixinHooks1 := calleventMixin[1].Hooks()
 	calleventMixinHooks2 := calleventMixin[2].Hooks()
 	calleventHooks := schema.CallEvent{}.Hooks()
 
-	callevent.Hooks[1] = calleventMixinHooks2[0]
+	callevent.Hooks[1] = calleventMixinHooks1[0]
 
-	callevent.Hooks[2] = calleventHooks[0]
+	callevent.Hooks[2] = calleventMixinHooks2[0]
 
-	callevent.Hooks[3] = calleventHooks[1]
+	callevent.Hooks[3] = calleventHooks[0]
 
-	callevent.Hooks[4] = calleventHooks[2]
+	callevent.Hooks[4] = calleventHooks[1]
+
+	callevent.Hooks[5] = calleventHooks[2]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
@@ -290,12 +305,15 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	contactMixinHooks1 := contactMixin[1].Hooks()
 	contactMixinHooks2 := contactMixin[2].Hooks()
 	contactHooks := schema.Contact{}.Hooks()
 
-	contact.Hooks[1] = contactMixinHooks2[0]
+	contact.Hooks[1] = contactMixinHooks1[0]
 
-	contact.Hooks[2] = contactHooks[0]
+	contact.Hooks[2] = contactMixinHooks2[0]
+
+	contact.Hooks[3] = contactHooks[0]
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
 	contactMixinFields1 := contactMixin[1].Fields()
@@ -364,12 +382,15 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	inboundendpointMixinHooks1 := inboundendpointMixin[1].Hooks()
 	inboundendpointMixinHooks2 := inboundendpointMixin[2].Hooks()
 	inboundendpointHooks := schema.InboundEndpoint{}.Hooks()
 
-	inboundendpoint.Hooks[1] = inboundendpointMixinHooks2[0]
+	inboundendpoint.Hooks[1] = inboundendpointMixinHooks1[0]
 
-	inboundendpoint.Hooks[2] = inboundendpointHooks[0]
+	inboundendpoint.Hooks[2] = inboundendpointMixinHooks2[0]
+
+	inboundendpoint.Hooks[3] = inboundendpointHooks[0]
 	inboundendpointMixinFields0 := inboundendpointMixin[0].Fields()
 	_ = inboundendpointMixinFields0
 	inboundendpointMixinFields1 := inboundendpointMixin[1].Fields()
@@ -430,20 +451,23 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	leadMixinHooks1 := leadMixin[1].Hooks()
 	leadMixinHooks2 := leadMixin[2].Hooks()
 	leadHooks := schema.Lead{}.Hooks()
 
-	lead.Hooks[1] = leadMixinHooks2[0]
+	lead.Hooks[1] = leadMixinHooks1[0]
 
-	lead.Hooks[2] = leadHooks[0]
+	lead.Hooks[2] = leadMixinHooks2[0]
 
-	lead.Hooks[3] = leadHooks[1]
+	lead.Hooks[3] = leadHooks[0]
 
-	lead.Hooks[4] = leadHooks[2]
+	lead.Hooks[4] = leadHooks[1]
 
-	lead.Hooks[5] = leadHooks[3]
+	lead.Hooks[5] = leadHooks[2]
 
-	lead.Hooks[6] = leadHooks[4]
+	lead.Hooks[6] = leadHooks[3]
+
+	lead.Hooks[7] = leadHooks[4]
 	leadInters := schema.Lead{}.Interceptors()
 	lead.Interceptors[0] = leadInters[0]
 	leadMixinFields0 := leadMixin[0].Fields()
@@ -547,9 +571,12 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	organizationMixinHooks1 := organizationMixin[1].Hooks()
 	organizationHooks := schema.Organization{}.Hooks()
 
-	organization.Hooks[1] = organizationHooks[0]
+	organization.Hooks[1] = organizationMixinHooks1[0]
+
+	organization.Hooks[2] = organizationHooks[0]
 	organizationMixinFields0 := organizationMixin[0].Fields()
 	_ = organizationMixinFields0
 	organizationMixinFields1 := organizationMixin[1].Fields()
@@ -588,12 +615,15 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	pipelinestageMixinHooks1 := pipelinestageMixin[1].Hooks()
 	pipelinestageMixinHooks2 := pipelinestageMixin[2].Hooks()
 	pipelinestageHooks := schema.PipelineStage{}.Hooks()
 
-	pipelinestage.Hooks[1] = pipelinestageMixinHooks2[0]
+	pipelinestage.Hooks[1] = pipelinestageMixinHooks1[0]
 
-	pipelinestage.Hooks[2] = pipelinestageHooks[0]
+	pipelinestage.Hooks[2] = pipelinestageMixinHooks2[0]
+
+	pipelinestage.Hooks[3] = pipelinestageHooks[0]
 	pipelinestageMixinFields0 := pipelinestageMixin[0].Fields()
 	_ = pipelinestageMixinFields0
 	pipelinestageMixinFields1 := pipelinestageMixin[1].Fields()
@@ -656,9 +686,12 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	teamMixinHooks1 := teamMixin[1].Hooks()
 	teamMixinHooks2 := teamMixin[2].Hooks()
 
-	team.Hooks[1] = teamMixinHooks2[0]
+	team.Hooks[1] = teamMixinHooks1[0]
+
+	team.Hooks[2] = teamMixinHooks2[0]
 	teamMixinFields0 := teamMixin[0].Fields()
 	_ = teamMixinFields0
 	teamMixinFields1 := teamMixin[1].Fields()
@@ -693,16 +726,19 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	userMixinHooks1 := userMixin[1].Hooks()
 	userMixinHooks2 := userMixin[2].Hooks()
 	userHooks := schema.User{}.Hooks()
 
-	user.Hooks[1] = userMixinHooks2[0]
+	user.Hooks[1] = userMixinHooks1[0]
 
-	user.Hooks[2] = userHooks[0]
+	user.Hooks[2] = userMixinHooks2[0]
 
-	user.Hooks[3] = userHooks[1]
+	user.Hooks[3] = userHooks[0]
 
-	user.Hooks[4] = userHooks[2]
+	user.Hooks[4] = userHooks[1]
+
+	user.Hooks[5] = userHooks[2]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userMixinFields1 := userMixin[1].Fields()
@@ -763,6 +799,9 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	webhookdeliveryMixinHooks1 := webhookdeliveryMixin[1].Hooks()
+
+	webhookdelivery.Hooks[1] = webhookdeliveryMixinHooks1[0]
 	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
 	_ = webhookdeliveryMixinFields0
 	webhookdeliveryMixinFields1 := webhookdeliveryMixin[1].Fields()
@@ -823,9 +862,12 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	webhooksubscriptionMixinHooks1 := webhooksubscriptionMixin[1].Hooks()
 	webhooksubscriptionMixinHooks2 := webhooksubscriptionMixin[2].Hooks()
 
-	webhooksubscription.Hooks[1] = webhooksubscriptionMixinHooks2[0]
+	webhooksubscription.Hooks[1] = webhooksubscriptionMixinHooks1[0]
+
+	webhooksubscription.Hooks[2] = webhooksubscriptionMixinHooks2[0]
 	webhooksubscriptionMixinFields0 := webhooksubscriptionMixin[0].Fields()
 	_ = webhooksubscriptionMixinFields0
 	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/contact"
@@ -132,7 +133,7 @@ func leadChecks(next ent.Mutator) ent.Mutator {
 		}
 		if _, ok := m.StageID(); ok {
 			// Stage moves are the only writes of stage_id, so this marks the move.
-			m.SetStageChangedAt(now())
+			m.SetStageChangedAt(apitime.Now(ctx))
 		}
 		return next.Mutate(ctx, m)
 	})

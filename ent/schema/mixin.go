@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/mixin"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -42,9 +43,35 @@ func (TimeMixin) Fields() []ent.Field {
 	}
 }
 
-// now is UTC with microsecond precision, the finest both SQLite text
-// timestamps and PostgreSQL timestamptz keep, so a value reads back as written.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+// now is the default without a clock in the context: UTC to the
+// millisecond, as every timestamp is stored (apitime.StoreMillis).
+func now() time.Time { return apitime.Truncate(time.Now()) }
+
+func (TimeMixin) Hooks() []ent.Hook {
+	return []ent.Hook{stampTimes}
+}
+
+// stampTimes takes created_at and updated_at from the clock the request or
+// worker runs by (apitime.WithClock, the server's injected clock), so a
+// row's times agree with the events and records stamped beside it; without
+// one the field defaults stand.
+func stampTimes(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		if !apitime.HasClock(ctx) || m.Op().Is(ent.OpDelete|ent.OpDeleteOne) {
+			return next.Mutate(ctx, m)
+		}
+		at := apitime.Now(ctx)
+		if m.Op().Is(ent.OpCreate) {
+			if err := m.SetField("created_at", at); err != nil {
+				return nil, fmt.Errorf("stamping created_at: %w", err)
+			}
+		}
+		if err := m.SetField("updated_at", at); err != nil {
+			return nil, fmt.Errorf("stamping updated_at: %w", err)
+		}
+		return next.Mutate(ctx, m)
+	})
+}
 
 // OrgMixin makes an entity belong to one organization. Rows are stamped with
 // the viewer's organization on create and filtered by it on every read,

@@ -19,6 +19,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/migrate"
 	"github.com/lendingpipe/svc/ent/rule"
@@ -82,7 +83,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		driver = splitDriver{read: entsql.OpenDB(dia, read), write: write, group: s.group}
 	}
 	s.Client = ent.NewClient(ent.Driver(driver))
-	s.Client.Use(text.RefuseNUL) // before any use: Use is not safe beside running queries
+	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -211,7 +212,7 @@ func (s *DB) migrate(ctx context.Context) error {
 			return err
 		}
 	}
-	ddl := supersededIndexes
+	ddl := append([]string{heartbeatDDL}, supersededIndexes...)
 	if s.Dialect == dialect.Postgres {
 		ddl = append(pgSearchDDL, ddl...)
 	}

@@ -388,22 +388,38 @@ type Lead struct {
 	ContactId          *openapi_types.UUID `json:"contactId"`
 	ContactLastName    *string             `json:"contactLastName"`
 	ConvertedAccountId *openapi_types.UUID `json:"convertedAccountId"`
+
+	// ConvertedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	//
+	// Example: 2026-11-23T10:17:27.120Z
 	ConvertedAt        *time.Time          `json:"convertedAt"`
 	ConvertedContactId *openapi_types.UUID `json:"convertedContactId"`
-	CreatedAt          time.Time           `json:"createdAt"`
+
+	// CreatedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	//
+	// Example: 2026-11-23T10:17:27.120Z
+	CreatedAt time.Time `json:"createdAt"`
 
 	// CreatedBy The API key id, or automation:<id>, that created the lead.
-	CreatedBy       *string                `json:"createdBy"`
-	CustomFields    map[string]interface{} `json:"customFields"`
-	DncAt           *time.Time             `json:"dncAt"`
-	DncReason       *string                `json:"dncReason"`
-	Email           *string                `json:"email"`
-	ExternalIds     map[string]interface{} `json:"externalIds"`
-	ImportJobId     *openapi_types.UUID    `json:"importJobId"`
-	Industry        *string                `json:"industry"`
-	IsDoNotCall     bool                   `json:"isDoNotCall"`
-	LastContactedAt *time.Time             `json:"lastContactedAt"`
-	LeadScore       *int                   `json:"leadScore"`
+	CreatedBy    *string                `json:"createdBy"`
+	CustomFields map[string]interface{} `json:"customFields"`
+
+	// DncAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	//
+	// Example: 2026-11-23T10:17:27.120Z
+	DncAt       *time.Time             `json:"dncAt"`
+	DncReason   *string                `json:"dncReason"`
+	Email       *string                `json:"email"`
+	ExternalIds map[string]interface{} `json:"externalIds"`
+	ImportJobId *openapi_types.UUID    `json:"importJobId"`
+	Industry    *string                `json:"industry"`
+	IsDoNotCall bool                   `json:"isDoNotCall"`
+
+	// LastContactedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	//
+	// Example: 2026-11-23T10:17:27.120Z
+	LastContactedAt *time.Time `json:"lastContactedAt"`
+	LeadScore       *int       `json:"leadScore"`
 
 	// MonthlyRevenue A non-negative decimal kept as a string so no precision is lost.
 	MonthlyRevenue     *string             `json:"monthlyRevenue"`
@@ -416,9 +432,17 @@ type Lead struct {
 	RequestedAmount *string    `json:"requestedAmount"`
 	Source          LeadSource `json:"source"`
 	Stage           Stage      `json:"stage"`
-	StageChangedAt  time.Time  `json:"stageChangedAt"`
-	Tags            []string   `json:"tags"`
-	UpdatedAt       time.Time  `json:"updatedAt"`
+
+	// StageChangedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	//
+	// Example: 2026-11-23T10:17:27.120Z
+	StageChangedAt time.Time `json:"stageChangedAt"`
+	Tags           []string  `json:"tags"`
+
+	// UpdatedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	//
+	// Example: 2026-11-23T10:17:27.120Z
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // LeadPriority defines model for Lead.Priority.

@@ -267,15 +267,27 @@ func (r *Response) Error() (code, field string) {
 
 // Clock is a settable clock for the server.
 type Clock struct {
-	mu  sync.Mutex
-	off time.Duration
+	mu    sync.Mutex
+	off   time.Duration
+	fixed time.Time // when set, the clock stands still there
 }
 
-// Now is the real time plus the offset set by Advance.
+// Now is the real time, or the time set by Set, plus the offset set by Advance.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.fixed.IsZero() {
+		return c.fixed.Add(c.off)
+	}
 	return time.Now().Add(c.off)
+}
+
+// Set stops the clock at t (until Advance moves it on); the zero time
+// starts it again.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fixed, c.off = t, 0
 }
 
 // Advance moves the clock forward by d.

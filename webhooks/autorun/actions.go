@@ -2,6 +2,7 @@ package autorun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -73,16 +74,31 @@ func (r *Runner) apply(ctx context.Context, tx *ent.Client, a *ent.Automation, r
 	return outcome{status: automationrun.StatusSucceeded, applied: applied, leadID: s.lead}, nil
 }
 
-// actionError says which action failed, keeping the error's code.
+// actionError says which action failed, with the error's code and field
+// as the API surfaces map them (an ent validation error names its field).
+// An unexpected error keeps its own words for the run's record.
 func actionError(i int, act autodef.Action, err error) error {
 	at := fmt.Sprintf("actions[%d] (%s)", i, act.Type)
-	if e, ok := apperr.As(err); ok {
-		out := *e
-		out.Message = at + ": " + e.Message
-		return &out
+	e := graph.AppError(err)
+	if _, ours := apperr.As(err); !ours && e.Code == apperr.Internal {
+		return fmt.Errorf("%s: %w", at, err)
 	}
-	return fmt.Errorf("%s: %w", at, err)
+	out := *e
+	out.Message = at + ": " + e.Message
+	if errors.As(err, new(awaited)) {
+		return awaited{&out}
+	}
+	return &out
 }
+
+// awaited is a failure that waits on data that may yet arrive, so the run
+// is retried although its code alone would fail it at once: the lead an
+// update_lead matches may be created by a request still on its way, a team
+// may gain an advisor.
+type awaited struct{ err *apperr.Error }
+
+func (a awaited) Error() string { return a.err.Error() }
+func (a awaited) Unwrap() error { return a.err }
 
 // step is one run in progress: its input and the lead it works on.
 type step struct {
@@ -163,7 +179,7 @@ func (s *step) updateLead(ctx context.Context, m graph.MutationResolver, act aut
 }
 
 // match finds the lead whose matchBy attribute equals the input's value;
-// the newest when several do. None is NOT_FOUND, retried: the lead may be
+// the newest when several do. None is NOT_FOUND, awaited: the lead may be
 // created by a request still on its way.
 func (s *step) match(ctx context.Context, act autodef.Action) (*ent.Lead, error) {
 	field := act.ValueField()
@@ -191,7 +207,7 @@ func (s *step) match(ctx context.Context, act autodef.Action) (*ent.Lead, error)
 	}
 	l, err := q.Order(lead.ByCreatedAt(entsql.OrderDesc())).First(ctx)
 	if ent.IsNotFound(err) {
-		return nil, apperr.New(apperr.NotFound, "no lead has %s = %q", act.MatchBy, text)
+		return nil, awaited{apperr.New(apperr.NotFound, "no lead has %s = %q", act.MatchBy, text)}
 	}
 	return l, err
 }
@@ -242,7 +258,7 @@ func (s *step) nextInTeam(ctx context.Context, teamID uuid.UUID) (*uuid.UUID, er
 		return nil, fmt.Errorf("reading the team: %w", err)
 	}
 	if len(members) == 0 {
-		return nil, apperr.New(apperr.Conflict, "team %s has no advisors to assign to", teamID)
+		return nil, awaited{apperr.New(apperr.Conflict, "team %s has no advisors to assign to", teamID)}
 	}
 	// Both databases support UPDATE ... RETURNING (SQLite since 3.35).
 	bump := entsql.Dialect(s.r.db.Dialect).Update(automation.Table).

@@ -1,12 +1,14 @@
 // Package autorun applies queued automation runs. A run's actions and its
 // new status commit in one transaction, so a run is applied whole or not at
-// all; a failed run is rolled back, recorded and retried on the delivery
-// schedule. The actions call the GraphQL resolvers, so a lead an automation
-// creates is validated, stored and announced exactly as POST /v1/leads does.
+// all; a failed run is rolled back and recorded, and retried on the
+// delivery schedule only when the failure may clear by itself. The actions
+// call the GraphQL resolvers, so a lead an automation creates is validated,
+// stored and announced exactly as POST /v1/leads does.
 package autorun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -58,6 +61,7 @@ func Background(ctx context.Context, db *store.DB, cfg webhooks.Config, now func
 // Run works until ctx ends. A run being applied when it ends rolls back
 // and stays queued.
 func (r *Runner) Run(ctx context.Context) {
+	ctx = apitime.WithClock(ctx, r.now)
 	for ctx.Err() == nil {
 		n, err := r.runDue(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -187,18 +191,18 @@ func (r *Runner) finish(ctx context.Context, tx *ent.Client, run *ent.Automation
 }
 
 // recordFailure counts a failed attempt: the run is retried on the
-// schedule, or fails for good when its input is invalid (retrying cannot
-// help) or the schedule is spent.
+// schedule while the failure may clear by itself, and fails for good when
+// it cannot (see retryable) or the schedule is spent.
 func (r *Runner) recordFailure(ctx context.Context, tx *ent.Client, run *ent.AutomationRun, cause error) error {
 	attempts := run.Attempts + 1
-	msg := cause.Error()
 	delay, again := r.cfg.RetryDelay(attempts)
+	again = again && retryable(cause)
+	msg := cause.Error()
 	if e, ok := apperr.As(cause); ok {
 		msg = e.Message
 		if e.Field != "" {
 			msg = e.Field + ": " + msg
 		}
-		again = again && e.Code != apperr.Validation
 	}
 	now := r.now().UTC()
 	u := tx.AutomationRun.UpdateOne(run).SetAttempts(attempts).SetError(msg)
@@ -238,4 +242,18 @@ func closeRequest(ctx context.Context, tx *ent.Client, reqID *uuid.UUID) error {
 		}
 	}
 	return tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status).SetNillableError(failure).Exec(ctx)
+}
+
+// retryable reports whether another attempt of a failed run may succeed.
+// The failure is classified as both API surfaces classify errors
+// (graph.AppError): invalid input, a denied permission, a conflict with
+// stored data or a missing record fail the same way every time, so the run
+// fails at once; only an unavailable or failing database (a lost
+// connection, a timeout, a lock) is worth waiting for, and a failure an
+// action marked as awaiting data still on its way (see awaited).
+func retryable(err error) bool {
+	if errors.As(err, new(awaited)) {
+		return true
+	}
+	return apperr.Transient(graph.AppError(err).Code)
 }

@@ -1,0 +1,101 @@
+// Package apitime is the service's one timestamp format: RFC 3339 in UTC
+// with exactly three fractional digits, 2026-11-23T10:17:27.120Z, on every
+// surface (REST, GraphQL, webhook envelopes and payloads). Timestamps are
+// stored to the millisecond too, so what is read back, compared or put in a
+// cursor is exactly what the API showed. Input is read at any precision.
+package apitime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"entgo.io/ent"
+)
+
+// Layout formats a UTC time; Format converts to UTC first.
+const Layout = "2006-01-02T15:04:05.000Z"
+
+// Example is a timestamp as the API writes it, for documentation.
+const Example = "2026-11-23T10:17:27.120Z"
+
+// Format writes t as the API does. Go's RFC3339Nano would trim trailing
+// zeros and write anything from no fraction to nanoseconds.
+func Format(t time.Time) string { return t.UTC().Format(Layout) }
+
+// Parse reads an RFC 3339 timestamp with any fraction, or none.
+func Parse(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// Truncate is t as the service stores it: UTC, to the millisecond.
+func Truncate(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// Time is a time.Time that encodes as Format does, for response bodies.
+type Time time.Time
+
+// Of converts t; OfPtr keeps nil as nil (JSON null).
+func Of(t time.Time) Time { return Time(t) }
+
+func OfPtr(t *time.Time) *Time {
+	if t == nil {
+		return nil
+	}
+	v := Time(*t)
+	return &v
+}
+
+func (t Time) MarshalJSON() ([]byte, error) { return json.Marshal(Format(time.Time(t))) }
+
+func (t *Time) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a timestamp must be a string: %w", err)
+	}
+	v, err := Parse(s)
+	if err != nil {
+		return err
+	}
+	*t = Time(v)
+	return nil
+}
+
+func (t Time) String() string { return Format(time.Time(t)) }
+
+type clockKey struct{}
+
+// WithClock makes now the clock of everything done with ctx: the times
+// rows are stamped with (created, updated, an event's occurrence).
+func WithClock(ctx context.Context, now func() time.Time) context.Context {
+	return context.WithValue(ctx, clockKey{}, now)
+}
+
+// Now is the time by ctx's clock (time.Now without one), as stored.
+func Now(ctx context.Context) time.Time {
+	if now, ok := ctx.Value(clockKey{}).(func() time.Time); ok {
+		return Truncate(now())
+	}
+	return Truncate(time.Now())
+}
+
+// HasClock reports whether ctx carries a clock.
+func HasClock(ctx context.Context) bool {
+	_, ok := ctx.Value(clockKey{}).(func() time.Time)
+	return ok
+}
+
+// StoreMillis is an ent hook for every schema (store.Open installs it):
+// every timestamp a mutation writes is stored in UTC to the millisecond,
+// whichever way it came (a default, the clock, a client's RFC 3339 input).
+func StoreMillis(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		for _, name := range m.Fields() {
+			v, _ := m.Field(name)
+			if t, ok := v.(time.Time); ok {
+				if err := m.SetField(name, Truncate(t)); err != nil {
+					return nil, fmt.Errorf("storing %s to the millisecond: %w", name, err)
+				}
+			}
+		}
+		return next.Mutate(ctx, m)
+	})
+}

@@ -1,0 +1,48 @@
+package scalar
+
+import (
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// MarshalTime writes t as every surface writes a timestamp: UTC with
+// exactly three fractional digits (apitime.Format). The zero time is null.
+func MarshalTime(t time.Time) graphql.Marshaler {
+	if t.IsZero() {
+		return graphql.Null
+	}
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(apitime.Format(t)))
+	})
+}
+
+// UnmarshalTime reads an RFC 3339 timestamp with any fraction, or none,
+// in any offset, as UTC: SQLite compares stored timestamps as text, so a
+// filter in another offset would match nothing. Anything else is the
+// caller's mistake (BAD_REQUEST).
+func UnmarshalTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, apperr.New(apperr.BadRequest, "expected an RFC 3339 timestamp string, got %T", v)
+	}
+	t, err := apitime.Parse(s)
+	if err != nil {
+		return time.Time{}, apperr.New(apperr.BadRequest, "%q is not an RFC 3339 timestamp such as %s", s, apitime.Example)
+	}
+	return t.UTC(), nil
+}
+
+// MarshalAPITime and UnmarshalAPITime bind the Time scalar to the
+// apitime.Time fields of records both surfaces share.
+func MarshalAPITime(t apitime.Time) graphql.Marshaler { return MarshalTime(time.Time(t)) }
+
+func UnmarshalAPITime(v any) (apitime.Time, error) {
+	t, err := UnmarshalTime(v)
+	return apitime.Time(t), err
+}
