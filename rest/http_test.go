@@ -255,7 +255,11 @@ func TestReadinessFollowsWrites(t *testing.T) {
 	restore := refuseWrites(t, e.DB)
 	// Large enough to need pages of its own (a small row may fit in a page
 	// the file already has).
-	big := map[string]any{"businessName": "Full Co", "customFields": map[string]any{"notes": strings.Repeat("n", 16000)}}
+	fields := map[string]any{}
+	for i := range 10 {
+		fields[fmt.Sprintf("notes%d", i)] = strings.Repeat("n", 1600)
+	}
+	big := map[string]any{"businessName": "Full Co", "customFields": fields}
 	mustError(t, e.Post("/v1/leads", e.Key, big), http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "")
 	r := awaitReadiness(t, e, http.StatusServiceUnavailable)
 	mustError(t, r, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "")
