@@ -24,7 +24,7 @@ type Authenticator func(ctx context.Context, authorization string) (context.Cont
 // subscriptions over websockets (websocket.go). Mutations run in a
 // transaction (entgql.Transactioner), which the ent hooks share.
 func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authenticator) http.Handler {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: r}))
 	srv.AddTransport(websocketTransport(auth))
 	srv.AddTransport(transport.GET{})
