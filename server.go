@@ -27,6 +27,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/loadtest"
 	"github.com/lendingpipe/svc/webhooks"
@@ -57,6 +58,7 @@ type config struct {
 	MaxConns     int
 	LogLevel     slog.Level
 	Webhooks     webhooks.Config
+	GraphQL      graph.HandlerConfig
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -93,6 +95,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err := loadWebhookConfig(&c.Webhooks, getenv); err != nil {
 		return c, err
 	}
+	if c.GraphQL, err = loadGraphQLConfig(getenv); err != nil {
+		return c, err
+	}
 	if v := getenv("SVC_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
@@ -127,6 +132,35 @@ func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
 	w.AllowPrivate = getenv("SVC_WEBHOOK_ALLOW_PRIVATE") == "true"
 	w.AllowHTTP = getenv("SVC_WEBHOOK_ALLOW_HTTP") == "true"
 	return nil
+}
+
+// loadGraphQLConfig reads the SVC_GRAPHQL_* bounds over graph's defaults.
+func loadGraphQLConfig(getenv func(string) string) (graph.HandlerConfig, error) {
+	g := graph.HandlerConfig{}.WithDefaults()
+	for _, s := range []struct {
+		name string
+		dst  *int
+	}{
+		{"SVC_GRAPHQL_MAX_COMPLEXITY", &g.MaxComplexity},
+		{"SVC_GRAPHQL_MAX_PAGE_SIZE", &g.MaxPageSize},
+		{"SVC_GRAPHQL_MAX_TOKENS", &g.MaxTokens},
+	} {
+		if v := getenv(s.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return g, fmt.Errorf("%s must be a positive integer, got %q", s.name, v)
+			}
+			*s.dst = n
+		}
+	}
+	if v := getenv("SVC_GRAPHQL_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return g, fmt.Errorf("SVC_GRAPHQL_TIMEOUT must be a positive duration such as 15s, got %q", v)
+		}
+		g.Timeout = d
+	}
+	return g, nil
 }
 
 func or(v, def string) string {
@@ -212,7 +246,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		Addr: cfg.Addr,
 		Handler: rest.NewServer(rest.Config{
 			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, IdempotencyLease: cfg.IdemLease, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
-			Webhooks: cfg.Webhooks,
+			Webhooks: cfg.Webhooks, GraphQL: cfg.GraphQL,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
