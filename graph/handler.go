@@ -40,6 +40,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	srv.AroundFields(stopAtDeadline)
 	srv.AroundResponses(capErrors)
+	srv.AroundOperations(codeEveryError(logger)) // around the transaction's
 	srv.Use(entgql.Transactioner{TxOpener: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -86,4 +87,29 @@ func capErrors(ctx context.Context, next graphql.ResponseHandler) *graphql.Respo
 		Extensions: map[string]any{"code": "TOO_MANY_ERRORS"},
 	})
 	return resp
+}
+
+// codeEveryError gives every error of an operation's answer a code. Errors
+// made outside the resolvers (entgql's transaction handling) carry none;
+// they are internal, or, past the deadline, the deadline's.
+func codeEveryError(logger *slog.Logger) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		responses := next(ctx)
+		return func(ctx context.Context) *graphql.Response {
+			resp := responses(ctx)
+			if resp == nil {
+				return nil
+			}
+			for i, err := range resp.Errors {
+				if err.Extensions["code"] != nil {
+					continue
+				}
+				resp.Errors[i] = presentError(ctx, err)
+				if resp.Errors[i].Extensions["code"] == apperr.Internal {
+					logger.ErrorContext(ctx, "graphql operation failed", "err", err.Message)
+				}
+			}
+			return resp
+		}
+	}
 }
