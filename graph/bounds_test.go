@@ -264,7 +264,9 @@ func TestGraphQLHugeQueries(t *testing.T) {
 	}
 	t.Run("ErrorsCapped", func(t *testing.T) {
 		got := gqlFirstError(t, e, unknown.String(), nil)
-		var body struct{ Errors []struct{ Extensions map[string]any } }
+		var body struct {
+			Errors []struct{ Extensions map[string]any }
+		}
 		if err := json.Unmarshal(got.Raw, &body); err != nil || len(body.Errors) != graph.MaxErrors+1 ||
 			body.Errors[graph.MaxErrors].Extensions["code"] != "TOO_MANY_ERRORS" {
 			t.Fatalf("%d errors, last %v", len(body.Errors), body.Errors[len(body.Errors)-1])
