@@ -69,7 +69,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateWindow:   time.Minute,
 		MaxBodyBytes: 1 << 20,
 		Webhooks:     webhooks.DefaultConfig(),
-		GraphQL:      graph.DefaultHandlerConfig(),
 	}
 	var err error
 	c.RedisURL = getenv("SVC_REDIS_URL")
@@ -94,6 +93,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 	if err := loadWebhookConfig(&c.Webhooks, getenv); err != nil {
+		return c, err
+	}
+	if c.GraphQL, err = loadGraphQLConfig(getenv); err != nil {
 		return c, err
 	}
 	if err := loadWebsocketConfig(&c.GraphQL, getenv); err != nil {
@@ -133,6 +135,35 @@ func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
 	w.AllowPrivate = getenv("SVC_WEBHOOK_ALLOW_PRIVATE") == "true"
 	w.AllowHTTP = getenv("SVC_WEBHOOK_ALLOW_HTTP") == "true"
 	return nil
+}
+
+// loadGraphQLConfig reads the SVC_GRAPHQL_* bounds over graph's defaults.
+func loadGraphQLConfig(getenv func(string) string) (graph.HandlerConfig, error) {
+	g := graph.HandlerConfig{}.WithDefaults()
+	for _, s := range []struct {
+		name string
+		dst  *int
+	}{
+		{"SVC_GRAPHQL_MAX_COMPLEXITY", &g.MaxComplexity},
+		{"SVC_GRAPHQL_MAX_PAGE_SIZE", &g.MaxPageSize},
+		{"SVC_GRAPHQL_MAX_TOKENS", &g.MaxTokens},
+	} {
+		if v := getenv(s.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return g, fmt.Errorf("%s must be a positive integer, got %q", s.name, v)
+			}
+			*s.dst = n
+		}
+	}
+	if v := getenv("SVC_GRAPHQL_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return g, fmt.Errorf("SVC_GRAPHQL_TIMEOUT must be a positive duration such as 15s, got %q", v)
+		}
+		g.Timeout = d
+	}
+	return g, nil
 }
 
 // loadWebsocketConfig reads the SVC_WS_* settings of GraphQL websocket

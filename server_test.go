@@ -232,3 +232,35 @@ func TestAbuseLoadRun(t *testing.T) {
 		}
 	}
 }
+
+// The SVC_GRAPHQL_* settings reach graph.HandlerConfig, with the defaults
+// when unset; a bad value stops start-up with the setting's name.
+func TestGraphQLSettings(t *testing.T) {
+	cfg, err := loadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := cfg.GraphQL; g.MaxComplexity != 2000 || g.MaxPageSize != 100 || g.MaxTokens != 5000 || g.Timeout != 15*time.Second {
+		t.Errorf("defaults: %+v", g)
+	}
+	env := map[string]string{"SVC_GRAPHQL_MAX_COMPLEXITY": "5000", "SVC_GRAPHQL_MAX_PAGE_SIZE": "50",
+		"SVC_GRAPHQL_MAX_TOKENS": "8000", "SVC_GRAPHQL_TIMEOUT": "3s"}
+	if cfg, err = loadConfig(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if g := cfg.GraphQL; g.MaxComplexity != 5000 || g.MaxPageSize != 50 || g.MaxTokens != 8000 || g.Timeout != 3*time.Second {
+		t.Errorf("set: %+v", g)
+	}
+	for name, bad := range map[string]string{"SVC_GRAPHQL_MAX_COMPLEXITY": "0", "SVC_GRAPHQL_MAX_PAGE_SIZE": "many",
+		"SVC_GRAPHQL_MAX_TOKENS": "-1", "SVC_GRAPHQL_TIMEOUT": "15"} {
+		_, err := loadConfig(func(k string) string {
+			if k == name {
+				return bad
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, bad, err)
+		}
+	}
+}

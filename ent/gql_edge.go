@@ -40,16 +40,25 @@ func (_m *CallEvent) Lead(ctx context.Context) (*Lead, error) {
 	return result, MaskNotFound(err)
 }
 
-func (_m *Contact) Leads(ctx context.Context) (result []*Lead, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedLeads(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.LeadsOrErr()
+func (_m *Contact) Leads(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *LeadOrder, where *LeadWhereInput,
+) (*LeadConnection, error) {
+	opts := []LeadPaginateOption{
+		WithLeadOrder(orderBy),
+		WithLeadFilter(where.Filter),
 	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryLeads().All(ctx)
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
+	if nodes, err := _m.NamedLeads(alias); err == nil || hasTotalCount {
+		pager, err := newLeadPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &LeadConnection{Edges: []*LeadEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
 	}
-	return result, err
+	return _m.QueryLeads().Paginate(ctx, after, first, before, last, opts...)
 }
 
 func (_m *Lead) Stage(ctx context.Context) (*PipelineStage, error) {
@@ -97,28 +106,46 @@ func (_m *Lead) CallEvents(
 	return _m.QueryCallEvents().Paginate(ctx, after, first, before, last, opts...)
 }
 
-func (_m *PipelineStage) Leads(ctx context.Context) (result []*Lead, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedLeads(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.LeadsOrErr()
+func (_m *PipelineStage) Leads(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *LeadOrder, where *LeadWhereInput,
+) (*LeadConnection, error) {
+	opts := []LeadPaginateOption{
+		WithLeadOrder(orderBy),
+		WithLeadFilter(where.Filter),
 	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryLeads().All(ctx)
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
+	if nodes, err := _m.NamedLeads(alias); err == nil || hasTotalCount {
+		pager, err := newLeadPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &LeadConnection{Edges: []*LeadEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
 	}
-	return result, err
+	return _m.QueryLeads().Paginate(ctx, after, first, before, last, opts...)
 }
 
-func (_m *Team) Members(ctx context.Context) (result []*User, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedMembers(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.MembersOrErr()
+func (_m *Team) Members(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *UserOrder, where *UserWhereInput,
+) (*UserConnection, error) {
+	opts := []UserPaginateOption{
+		WithUserOrder(orderBy),
+		WithUserFilter(where.Filter),
 	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryMembers().All(ctx)
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
+	if nodes, err := _m.NamedMembers(alias); err == nil || hasTotalCount {
+		pager, err := newUserPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &UserConnection{Edges: []*UserEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
 	}
-	return result, err
+	return _m.QueryMembers().Paginate(ctx, after, first, before, last, opts...)
 }
 
 func (_m *User) Team(ctx context.Context) (*Team, error) {
@@ -129,26 +156,44 @@ func (_m *User) Team(ctx context.Context) (*Team, error) {
 	return result, MaskNotFound(err)
 }
 
-func (_m *User) AdvisedLeads(ctx context.Context) (result []*Lead, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedAdvisedLeads(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.AdvisedLeadsOrErr()
+func (_m *User) AdvisedLeads(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *LeadOrder, where *LeadWhereInput,
+) (*LeadConnection, error) {
+	opts := []LeadPaginateOption{
+		WithLeadOrder(orderBy),
+		WithLeadFilter(where.Filter),
 	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryAdvisedLeads().All(ctx)
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[1][alias]
+	if nodes, err := _m.NamedAdvisedLeads(alias); err == nil || hasTotalCount {
+		pager, err := newLeadPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &LeadConnection{Edges: []*LeadEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
 	}
-	return result, err
+	return _m.QueryAdvisedLeads().Paginate(ctx, after, first, before, last, opts...)
 }
 
-func (_m *User) CallEvents(ctx context.Context) (result []*CallEvent, err error) {
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
-		result, err = _m.NamedCallEvents(graphql.GetFieldContext(ctx).Field.Alias)
-	} else {
-		result, err = _m.Edges.CallEventsOrErr()
+func (_m *User) CallEvents(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *CallEventOrder, where *CallEventWhereInput,
+) (*CallEventConnection, error) {
+	opts := []CallEventPaginateOption{
+		WithCallEventOrder(orderBy),
+		WithCallEventFilter(where.Filter),
 	}
-	if IsNotLoaded(err) {
-		result, err = _m.QueryCallEvents().All(ctx)
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[2][alias]
+	if nodes, err := _m.NamedCallEvents(alias); err == nil || hasTotalCount {
+		pager, err := newCallEventPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &CallEventConnection{Edges: []*CallEventEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
 	}
-	return result, err
+	return _m.QueryCallEvents().Paginate(ctx, after, first, before, last, opts...)
 }

@@ -2,12 +2,22 @@ package graph
 
 import "time"
 
-// HandlerConfig bounds what GraphQL requests and websocket sessions may
-// cost. It is read once at start-up; a zero field takes its default
-// (DefaultHandlerConfig).
+// HandlerConfig bounds what one GraphQL operation and one websocket session
+// may cost. It is read once at start-up (server.go, SVC_GRAPHQL_* and
+// SVC_WS_*); zero values take the defaults.
 type HandlerConfig struct {
-	// Request bounds: page sizes, cost, parser and validation, time.
-	MaxComplexity int // the cost one operation may have
+	// MaxComplexity bounds an operation's cost: each field costs 1, and a
+	// connection or list multiplies what it selects by its page size.
+	MaxComplexity int
+	// MaxPageSize bounds first, last and limit on every connection and page,
+	// and the ids of nodes(ids:); it is also the page size of a connection
+	// asked for with neither first nor last.
+	MaxPageSize int
+	// MaxTokens bounds the lexical tokens of one query document, which bounds
+	// the time parsing and validation may take before any deadline applies.
+	MaxTokens int
+	// Timeout is how long one operation may run, parsing included.
+	Timeout time.Duration
 
 	// Websocket sessions.
 	WSInitTimeout      time.Duration // from connect to connection_init
@@ -18,34 +28,59 @@ type HandlerConfig struct {
 	WSKeys WebsocketKeys
 }
 
-// DefaultHandlerConfig is the configuration of a server started without
-// settings.
-func DefaultHandlerConfig() HandlerConfig {
-	return HandlerConfig{
-		MaxComplexity: 2000,
+// Defaults of HandlerConfig.
+const (
+	DefaultMaxComplexity = 2000
+	DefaultMaxPageSize   = 100
+	DefaultMaxTokens     = 5000
+	DefaultTimeout       = 15 * time.Second
 
-		WSInitTimeout: 10 * time.Second,
-		// Half the key cache's lifetime: a revoked key's sockets close
-		// within store.KeyCacheTTL, as its HTTP requests start failing.
-		WSRecheckInterval:  5 * time.Second,
-		WSMaxSubscriptions: 20,
-	}
-}
+	DefaultWSInitTimeout = 10 * time.Second
+	// Half the key cache's lifetime: a revoked key's sockets close within
+	// store.KeyCacheTTL, as its HTTP requests start failing.
+	DefaultWSRecheckInterval  = 5 * time.Second
+	DefaultWSMaxSubscriptions = 20
+)
 
-// withDefaults fills every zero field from DefaultHandlerConfig.
-func (c HandlerConfig) withDefaults() HandlerConfig {
-	d := DefaultHandlerConfig()
+// Fixed bounds, not worth a setting.
+const (
+	// MaxErrors is how many errors one response lists; the rest are
+	// summed up in one TOO_MANY_ERRORS error.
+	MaxErrors = 50
+	// MaxIntrospectionDepth bounds the nesting inside __schema and __type,
+	// which graphql-js's and GraphiQL's introspection queries take to 14.
+	MaxIntrospectionDepth = 20
+	// MaxIntrospectionFields bounds the selections inside __schema and
+	// __type, fragments expanded; the standard introspection query makes
+	// about 200.
+	MaxIntrospectionFields = 500
+	// listEstimate is what an unpaginated list of objects (an automation's
+	// actions, a delivery's attempts) is assumed to hold when costing.
+	listEstimate = 10
+)
+
+// WithDefaults fills in the zero values.
+func (c HandlerConfig) WithDefaults() HandlerConfig {
 	if c.MaxComplexity <= 0 {
-		c.MaxComplexity = d.MaxComplexity
+		c.MaxComplexity = DefaultMaxComplexity
+	}
+	if c.MaxPageSize <= 0 {
+		c.MaxPageSize = DefaultMaxPageSize
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
 	}
 	if c.WSInitTimeout <= 0 {
-		c.WSInitTimeout = d.WSInitTimeout
+		c.WSInitTimeout = DefaultWSInitTimeout
 	}
 	if c.WSRecheckInterval <= 0 {
-		c.WSRecheckInterval = d.WSRecheckInterval
+		c.WSRecheckInterval = DefaultWSRecheckInterval
 	}
 	if c.WSMaxSubscriptions <= 0 {
-		c.WSMaxSubscriptions = d.WSMaxSubscriptions
+		c.WSMaxSubscriptions = DefaultWSMaxSubscriptions
 	}
 	return c
 }

@@ -220,5 +220,16 @@ func (r *Resolver) markDoNotCall(ctx context.Context, leadID *uuid.UUID, phone, 
 			return nil, err
 		}
 	}
-	return &DoNotCallResult{Phone: phone, Reason: reason, Leads: leads}, nil
+	return &DoNotCallResult{Phone: phone, Reason: reason, Leads: leads, LeadCount: len(leads)}, nil
+}
+
+// firstLeads is GraphQL's page of a do-not-call result's leads; the
+// operation's bounds (bounds.go) have refused a first over the page size
+// and supplied it when absent.
+func firstLeads(res *DoNotCallResult, first *int) []*ent.Lead {
+	n := DefaultMaxPageSize
+	if first != nil {
+		n = max(*first, 0)
+	}
+	return res.Leads[:min(n, len(res.Leads))]
 }

@@ -13,6 +13,11 @@ import (
 	"github.com/lendingpipe/svc/ent"
 )
 
+// Leads is the resolver for the leads field.
+func (r *doNotCallResultResolver) Leads(ctx context.Context, obj *DoNotCallResult, first *int) ([]*ent.Lead, error) {
+	return firstLeads(obj, first), nil
+}
+
 // RecordCallEvent is the resolver for the recordCallEvent field.
 func (r *mutationResolver) RecordCallEvent(ctx context.Context, input dialer.CallEventInput) (*ent.CallEvent, error) {
 	return r.recordCall(ctx, input)
@@ -48,7 +53,11 @@ func (r *subscriptionResolver) AgentPresenceChanged(ctx context.Context) (<-chan
 	return r.presenceChanges(ctx)
 }
 
+// DoNotCallResult returns DoNotCallResultResolver implementation.
+func (r *Resolver) DoNotCallResult() DoNotCallResultResolver { return &doNotCallResultResolver{r} }
+
 // Subscription returns SubscriptionResolver implementation.
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
+type doNotCallResultResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }

@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/ent/privacy"
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent"
@@ -70,10 +71,30 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		return gqlErr // parser and validation errors already say what is wrong
 	}
 	e := AppError(err)
+	if e.Code == apperr.Internal && existing != nil && len(existing.Path) > 0 && ctx.Err() == nil {
+		// gqlgen failed to decode an argument (a cursor, say) before any
+		// resolver ran: the caller sent a value of the wrong form.
+		e = apperr.Invalid(lastName(existing.Path), "is not a valid value")
+	}
+	if e.Code == apperr.Internal && ctx.Err() != nil {
+		// An unexplained failure of an operation past its deadline (or
+		// abandoned by its client) is that, whatever wrapping lost the cause.
+		e = AppError(stopped(ctx))
+	}
 	gqlErr.Message = e.Message
 	gqlErr.Extensions = map[string]any{"code": e.Code}
 	if e.Field != "" {
 		gqlErr.Extensions["field"] = e.Field
 	}
 	return gqlErr
+}
+
+// lastName is the last field or argument name of path.
+func lastName(path ast.Path) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if name, ok := path[i].(ast.PathName); ok {
+			return string(name)
+		}
+	}
+	return ""
 }

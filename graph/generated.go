@@ -44,6 +44,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	DoNotCallResult() DoNotCallResultResolver
 	InboundEndpoint() InboundEndpointResolver
 	Lead() LeadResolver
 	Mutation() MutationResolver
@@ -205,7 +206,7 @@ type ComplexityRoot struct {
 		FirstName func(childComplexity int) int
 		ID        func(childComplexity int) int
 		LastName  func(childComplexity int) int
-		Leads     func(childComplexity int) int
+		Leads     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
 		Phone     func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
 	}
@@ -255,9 +256,10 @@ type ComplexityRoot struct {
 	}
 
 	DoNotCallResult struct {
-		Leads  func(childComplexity int) int
-		Phone  func(childComplexity int) int
-		Reason func(childComplexity int) int
+		LeadCount func(childComplexity int) int
+		Leads     func(childComplexity int, first *int) int
+		Phone     func(childComplexity int) int
+		Reason    func(childComplexity int) int
 	}
 
 	InboundEndpoint struct {
@@ -401,7 +403,7 @@ type ComplexityRoot struct {
 		Color        func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
 		ID           func(childComplexity int) int
-		Leads        func(childComplexity int) int
+		Leads        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
 		Position     func(childComplexity int) int
 		SemanticSlot func(childComplexity int) int
 		StageKey     func(childComplexity int) int
@@ -447,7 +449,7 @@ type ComplexityRoot struct {
 	Team struct {
 		CreatedAt func(childComplexity int) int
 		ID        func(childComplexity int) int
-		Members   func(childComplexity int) int
+		Members   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) int
 		Name      func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
 	}
@@ -464,8 +466,8 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		AdvisedLeads func(childComplexity int) int
-		CallEvents   func(childComplexity int) int
+		AdvisedLeads func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
+		CallEvents   func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
 		CreatedAt    func(childComplexity int) int
 		Email        func(childComplexity int) int
 		FirstName    func(childComplexity int) int
@@ -512,6 +514,9 @@ type ComplexityRoot struct {
 	}
 }
 
+type DoNotCallResultResolver interface {
+	Leads(ctx context.Context, obj *DoNotCallResult, first *int) ([]*ent.Lead, error)
+}
 type InboundEndpointResolver interface {
 	Mapping(ctx context.Context, obj *ent.InboundEndpoint) (map[string]any, error)
 }
@@ -1247,7 +1252,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Contact.Leads(childComplexity), true
+		args, err := ec.field_Contact_leads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Contact.Leads(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.LeadOrder), args["where"].(*ent.LeadWhereInput)), true
 	case "Contact.phone":
 		if e.ComplexityRoot.Contact.Phone == nil {
 			break
@@ -1423,12 +1433,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeliveryRecord.WebhookID(childComplexity), true
 
+	case "DoNotCallResult.leadCount":
+		if e.ComplexityRoot.DoNotCallResult.LeadCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoNotCallResult.LeadCount(childComplexity), true
 	case "DoNotCallResult.leads":
 		if e.ComplexityRoot.DoNotCallResult.Leads == nil {
 			break
 		}
 
-		return e.ComplexityRoot.DoNotCallResult.Leads(childComplexity), true
+		args, err := ec.field_DoNotCallResult_leads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.DoNotCallResult.Leads(childComplexity, args["first"].(*int)), true
 	case "DoNotCallResult.phone":
 		if e.ComplexityRoot.DoNotCallResult.Phone == nil {
 			break
@@ -2250,7 +2271,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.PipelineStage.Leads(childComplexity), true
+		args, err := ec.field_PipelineStage_leads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.PipelineStage.Leads(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.LeadOrder), args["where"].(*ent.LeadWhereInput)), true
 	case "PipelineStage.position":
 		if e.ComplexityRoot.PipelineStage.Position == nil {
 			break
@@ -2527,7 +2553,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Team.Members(childComplexity), true
+		args, err := ec.field_Team_members_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Team.Members(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.UserOrder), args["where"].(*ent.UserWhereInput)), true
 	case "Team.name":
 		if e.ComplexityRoot.Team.Name == nil {
 			break
@@ -2578,13 +2609,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.User.AdvisedLeads(childComplexity), true
+		args, err := ec.field_User_advisedLeads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.User.AdvisedLeads(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.LeadOrder), args["where"].(*ent.LeadWhereInput)), true
 	case "User.callEvents":
 		if e.ComplexityRoot.User.CallEvents == nil {
 			break
 		}
 
-		return e.ComplexityRoot.User.CallEvents(childComplexity), true
+		args, err := ec.field_User_callEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.User.CallEvents(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.CallEventOrder), args["where"].(*ent.CallEventWhereInput)), true
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -3299,6 +3340,8 @@ func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, fie
 		return ec.fieldContext_DoNotCallResult_reason(ctx, field)
 	case "leads":
 		return ec.fieldContext_DoNotCallResult_leads(ctx, field)
+	case "leadCount":
+		return ec.fieldContext_DoNotCallResult_leadCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DoNotCallResult", field.Name)
 }
@@ -3808,6 +3851,74 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Contact_leads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.LeadOrder, error) {
+			return ec.unmarshalOLeadOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
+			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_DoNotCallResult_leads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Lead_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -4402,6 +4513,60 @@ func (ec *executionContext) field_Mutation_updateWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_PipelineStage_leads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.LeadOrder, error) {
+			return ec.unmarshalOLeadOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
+			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5105,6 +5270,168 @@ func (ec *executionContext) field_Query_webhookSubscriptions_args(ctx context.Co
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*ent.WebhookSubscriptionWhereInput, error) {
 			return ec.unmarshalOWebhookSubscriptionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐWebhookSubscriptionWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Team_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.UserOrder, error) {
+			return ec.unmarshalOUserOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.UserWhereInput, error) {
+			return ec.unmarshalOUserWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_User_advisedLeads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.LeadOrder, error) {
+			return ec.unmarshalOLeadOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
+			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_User_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.CallEventOrder, error) {
+			return ec.unmarshalOCallEventOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.CallEventWhereInput, error) {
+			return ec.unmarshalOCallEventWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventWhereInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7819,25 +8146,37 @@ func (ec *executionContext) _Contact_leads(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Contact_leads(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Leads(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Leads(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.LeadOrder), fc.Args["where"].(*ent.LeadWhereInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
-			return ec.marshalOLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.LeadConnection) graphql.Marshaler {
+			return ec.marshalNLeadConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadConnection(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_Contact_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Contact_leads(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Contact",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Lead(ctx, field)
+			return ec.childFields_LeadConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Contact_leads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8558,7 +8897,8 @@ func (ec *executionContext) _DoNotCallResult_leads(ctx context.Context, field gr
 			return ec.fieldContext_DoNotCallResult_leads(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Leads, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.DoNotCallResult().Leads(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
@@ -8568,17 +8908,51 @@ func (ec *executionContext) _DoNotCallResult_leads(ctx context.Context, field gr
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_DoNotCallResult_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_DoNotCallResult_leads(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DoNotCallResult",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Lead(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_DoNotCallResult_leads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DoNotCallResult_leadCount(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoNotCallResult_leadCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DoNotCallResult_leadCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DoNotCallResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _InboundEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
@@ -11895,25 +12269,37 @@ func (ec *executionContext) _PipelineStage_leads(ctx context.Context, field grap
 			return ec.fieldContext_PipelineStage_leads(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Leads(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Leads(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.LeadOrder), fc.Args["where"].(*ent.LeadWhereInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
-			return ec.marshalOLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.LeadConnection) graphql.Marshaler {
+			return ec.marshalNLeadConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadConnection(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_PipelineStage_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_PipelineStage_leads(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "PipelineStage",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Lead(ctx, field)
+			return ec.childFields_LeadConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_PipelineStage_leads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13017,25 +13403,37 @@ func (ec *executionContext) _Team_members(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Team_members(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Members(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Members(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.UserOrder), fc.Args["where"].(*ent.UserWhereInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.User) graphql.Marshaler {
-			return ec.marshalOUser2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.UserConnection) graphql.Marshaler {
+			return ec.marshalNUserConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserConnection(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_Team_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Team_members(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Team",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_User(ctx, field)
+			return ec.childFields_UserConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Team_members_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13407,25 +13805,37 @@ func (ec *executionContext) _User_advisedLeads(ctx context.Context, field graphq
 			return ec.fieldContext_User_advisedLeads(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.AdvisedLeads(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return obj.AdvisedLeads(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.LeadOrder), fc.Args["where"].(*ent.LeadWhereInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
-			return ec.marshalOLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.LeadConnection) graphql.Marshaler {
+			return ec.marshalNLeadConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadConnection(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_User_advisedLeads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_User_advisedLeads(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "User",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Lead(ctx, field)
+			return ec.childFields_LeadConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_User_advisedLeads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13439,25 +13849,37 @@ func (ec *executionContext) _User_callEvents(ctx context.Context, field graphql.
 			return ec.fieldContext_User_callEvents(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CallEvents(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return obj.CallEvents(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.CallEventOrder), fc.Args["where"].(*ent.CallEventWhereInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CallEvent) graphql.Marshaler {
-			return ec.marshalOCallEvent2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CallEventConnection) graphql.Marshaler {
+			return ec.marshalNCallEventConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventConnection(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_User_callEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_User_callEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "User",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CallEvent(ctx, field)
+			return ec.childFields_CallEventConnection(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_User_callEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -25036,13 +25458,16 @@ func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, 
 		case "leads":
 			field := field
 
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
 				defer func() {
 					if r := recover(); r != nil {
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
 				res = ec._Contact_leads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -25418,9 +25843,45 @@ func (ec *executionContext) _DoNotCallResult(ctx context.Context, sel ast.Select
 		case "reason":
 			out.Values[i] = ec._DoNotCallResult_reason(ctx, field, obj)
 		case "leads":
-			out.Values[i] = ec._DoNotCallResult_leads(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._DoNotCallResult_leads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "leadCount":
+			out.Values[i] = ec._DoNotCallResult_leadCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -26543,13 +27004,16 @@ func (ec *executionContext) _PipelineStage(ctx context.Context, sel ast.Selectio
 		case "leads":
 			field := field
 
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
 				defer func() {
 					if r := recover(); r != nil {
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
 				res = ec._PipelineStage_leads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -27158,13 +27622,16 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 		case "members":
 			field := field
 
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
 				defer func() {
 					if r := recover(); r != nil {
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
 				res = ec._Team_members(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -27382,13 +27849,16 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "advisedLeads":
 			field := field
 
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
 				defer func() {
 					if r := recover(); r != nil {
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
 				res = ec._User_advisedLeads(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -27415,13 +27885,16 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "callEvents":
 			field := field
 
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
 				defer func() {
 					if r := recover(); r != nil {
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
 				res = ec._User_callEvents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -29650,25 +30123,6 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
-func (ec *executionContext) marshalOCallEvent2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CallEvent) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalOCallEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx context.Context, sel ast.SelectionSet, v *ent.CallEvent) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -30110,25 +30564,6 @@ func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.
 	_ = ctx
 	res := graphql.MarshalAny(v)
 	return res
-}
-
-func (ec *executionContext) marshalOLead2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Lead) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNLead2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLead(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalOLead2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLead(ctx context.Context, sel ast.SelectionSet, v *ent.Lead) graphql.Marshaler {
@@ -30688,25 +31123,6 @@ func (ec *executionContext) marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(
 	_ = ctx
 	res := scalar.MarshalUUID(*v)
 	return res
-}
-
-func (ec *executionContext) marshalOUser2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.User) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx context.Context, sel ast.SelectionSet, v *ent.User) graphql.Marshaler {

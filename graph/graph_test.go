@@ -268,10 +268,10 @@ func TestInboundEndpointsOverGraphQL(t *testing.T) {
 func TestGraphQLDepthLimit(t *testing.T) {
 	e := resttest.New(t)
 	nest := func(levels int) string {
-		// leads → stage → leads → stage ...: two levels per round.
+		// leads → edges → node → stage → leads ...: four levels per round.
 		q := "id"
-		for i := 0; i < levels/2; i++ {
-			q = "leads { stage { " + q + " } }"
+		for i := 0; i < levels/4; i++ {
+			q = "leads(first: 1) { edges { node { stage { " + q + " } } } }"
 		}
 		return "{ stages(first: 1) { edges { node { " + q + " } } } }"
 	}

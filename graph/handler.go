@@ -24,14 +24,23 @@ type Authenticator func(ctx context.Context, authorization string) (context.Cont
 // subscriptions over websockets (websocket.go). Mutations run in a
 // transaction (entgql.Transactioner), which the ent hooks share.
 func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authenticator) http.Handler {
-	cfg = cfg.withDefaults()
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: r}))
+	cfg = cfg.WithDefaults()
+	srv := handler.New(costedSchema{ExecutableSchema: NewExecutableSchema(Config{Resolvers: r}), maxPage: cfg.MaxPageSize})
 	srv.AddTransport(websocketTransport(cfg, auth))
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postTransport{})
+	srv.SetParserTokenLimit(cfg.MaxTokens)
+	srv.SetValidationRulesFn(validationRules)
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	// In this order: a request past its deadline costs nothing more; a
+	// page over the limit is refused by name before it is priced.
+	srv.Use(deadlineCheck{})
+	srv.Use(pageBounds{maxPage: cfg.MaxPageSize})
 	srv.Use(depthLimit{})
+	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	srv.AroundFields(stopAtDeadline)
+	srv.AroundResponses(capErrors)
+	srv.AroundOperations(codeEveryError(logger)) // around the transaction's
 	srv.Use(entgql.Transactioner{TxOpener: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)
@@ -44,7 +53,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 		logger.ErrorContext(ctx, "graphql resolver panicked", "panic", fmt.Sprint(p))
 		return apperr.New(apperr.Internal, "internal error")
 	})
-	return srv
+	return withDeadline(srv, cfg.Timeout)
 }
 
 // Playground serves GraphiQL pointed at endpoint.

@@ -67,8 +67,10 @@ type DoNotCallResult struct {
 	// The phone number marked, when the request named one.
 	Phone  *string `json:"phone,omitempty"`
 	Reason *string `json:"reason,omitempty"`
-	// The leads now marked do-not-call.
+	// The first leads now marked do-not-call: first is at most the page size limit (100 by default), which is also its default.
 	Leads []*ent.Lead `json:"leads"`
+	// How many leads are now marked do-not-call.
+	LeadCount int `json:"leadCount"`
 }
 
 type InboundEndpointPatch struct {

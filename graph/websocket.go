@@ -197,8 +197,20 @@ func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.Oper
 	if code, err := e.s.admit(ctx, oc.Operation); err != nil {
 		return e.s.refuse(err, code), ctx
 	}
+	if oc.Operation.Operation != ast.Query {
+		responses, ctx := e.GraphExecutor.DispatchOperation(ctx, oc)
+		return e.s.closeIfForbidden(responses), ctx
+	}
+	// A query over the socket has the deadline of one over HTTP; a
+	// subscription lives as long as its client wants it.
+	timeout := e.s.t.cfg.Timeout
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, deadlineError(timeout))
 	responses, ctx := e.GraphExecutor.DispatchOperation(ctx, oc)
-	return e.s.closeIfForbidden(responses), ctx
+	answer := e.s.closeIfForbidden(responses)
+	return func(ctx context.Context) *graphql.Response {
+		defer cancel() // a query answers once
+		return answer(ctx)
+	}, ctx
 }
 
 // admit counts the operation against the key's rate budget, refuses

@@ -122,8 +122,8 @@ func (c *wsClient) closed(timeout time.Duration) (code int, reason string, befor
 	return 0, "", nil
 }
 
-// errorCode is extensions.code of the first error of an answer.
-func errorCode(m wsMessage) string {
+// wsErrorCode is extensions.code of the first error of an answer.
+func wsErrorCode(m wsMessage) string {
 	errs, _ := m.Payload["errors"].([]any)
 	if len(errs) == 0 {
 		return ""
@@ -265,7 +265,7 @@ func TestWebsocketOperationsShareRateLimit(t *testing.T) {
 	c.start("1", "query { agentsBoard { total } }")
 	c.start("2", "query { agentsBoard { total } }")
 	for _, id := range []string{"1", "2"} {
-		if m, err := c.read(5 * time.Second); err != nil || m.Type != "next" || errorCode(m) != "" {
+		if m, err := c.read(5 * time.Second); err != nil || m.Type != "next" || wsErrorCode(m) != "" {
 			t.Fatalf("operation %s within the budget: %+v, %v", id, m, err)
 		}
 		if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
@@ -277,7 +277,7 @@ func TestWebsocketOperationsShareRateLimit(t *testing.T) {
 	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "rate limit") {
 		t.Errorf("close %d %q, want %d naming the rate limit", code, reason, graph.CloseTooManyRequests)
 	}
-	if len(before) == 0 || errorCode(before[0]) != "RATE_LIMITED" {
+	if len(before) == 0 || wsErrorCode(before[0]) != "RATE_LIMITED" {
 		t.Errorf("operation 3 answered %+v, want a RATE_LIMITED error", before)
 	}
 	if r := e.Get("/v1/dialer/agents", e.Key); r.Status != http.StatusTooManyRequests {
@@ -307,7 +307,7 @@ func TestWebsocketSubscriptionCap(t *testing.T) {
 	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "2 open subscriptions") {
 		t.Errorf("close %d %q, want %d naming the cap", code, reason, graph.CloseTooManyRequests)
 	}
-	if len(before) == 0 || errorCode(before[0]) != "RATE_LIMITED" {
+	if len(before) == 0 || wsErrorCode(before[0]) != "RATE_LIMITED" {
 		t.Errorf("the third subscription answered %+v, want a RATE_LIMITED error", before)
 	}
 	other.mustBeOpen()
@@ -343,7 +343,7 @@ func TestWebsocketForbiddenCloses4403(t *testing.T) {
 	if code != graph.CloseForbidden {
 		t.Errorf("close %d %q, want %d", code, reason, graph.CloseForbidden)
 	}
-	if len(before) == 0 || errorCode(before[0]) != "FORBIDDEN" {
+	if len(before) == 0 || wsErrorCode(before[0]) != "FORBIDDEN" {
 		t.Errorf("answered %+v, want a FORBIDDEN error first", before)
 	}
 }
@@ -359,7 +359,7 @@ func TestWebsocketRefusesMutations(t *testing.T) {
 			c.mustInit(e.Key)
 			c.start("1", fmt.Sprintf(`mutation { updatePresence(input: {userId: %q, status: online}) { status } }`, agent.ID))
 			m, err := c.read(5 * time.Second)
-			if err != nil || errorCode(m) != "BAD_REQUEST" || !strings.Contains(fmt.Sprint(m.Payload), "POST /graphql") {
+			if err != nil || wsErrorCode(m) != "BAD_REQUEST" || !strings.Contains(fmt.Sprint(m.Payload), "POST /graphql") {
 				t.Fatalf("got %+v, %v; want a BAD_REQUEST error pointing at POST /graphql", m, err)
 			}
 			n, err := e.DB.Client.AgentPresence.Query().Where(agentpresence.UserID(agent.ID)).Count(rule.SystemContext(context.Background()))
@@ -370,8 +370,32 @@ func TestWebsocketRefusesMutations(t *testing.T) {
 				t.Fatalf("got %+v, %v; want complete", m, err)
 			}
 			c.start("2", "query { agentsBoard { total } }")
-			if m, err := c.read(5 * time.Second); err != nil || errorCode(m) != "" {
+			if m, err := c.read(5 * time.Second); err != nil || wsErrorCode(m) != "" {
 				t.Fatalf("a query after the refusal: %+v, %v", m, err)
+			}
+		})
+	}
+}
+
+// A query over the socket runs under the same deadline as one over HTTP,
+// while a subscription on the same socket outlives it.
+func TestWebsocketQueryDeadline(t *testing.T) {
+	e := resttest.New(t, withGraphQL(graph.HandlerConfig{Timeout: time.Nanosecond}))
+	for _, proto := range []string{"graphql-transport-ws", "graphql-ws"} {
+		t.Run(proto, func(t *testing.T) {
+			c := dialWS(t, e, proto, nil)
+			c.mustInit(e.Key)
+			c.start("1", "subscription { agentPresenceChanged { userId } }")
+			c.start("2", "query { agentsBoard { total } }")
+			m, err := c.read(5 * time.Second)
+			if err != nil || wsErrorCode(m) != "SERVICE_UNAVAILABLE" || !strings.Contains(fmt.Sprint(m.Payload), "deadline") {
+				t.Fatalf("got %+v, %v; want SERVICE_UNAVAILABLE naming the deadline", m, err)
+			}
+			if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" || m.ID != "2" {
+				t.Fatalf("got %+v, %v; want the query complete", m, err)
+			}
+			if proto == "graphql-transport-ws" { // the older protocol has no ping
+				c.mustBeOpen()
 			}
 		})
 	}

@@ -76,7 +76,7 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	// Authenticated by the organization's connector token in the path.
 	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
 
-	r.With(requireAuthOrWebsocket).Handle("/graphql", graph.NewHandler(resolver, cfg.GraphQL, logger, graphqlAuth(db.Client, keys, cfg.Now)))
+	r.With(requireAuthOrWebsocket, withWholeBody).Handle("/graphql", graph.NewHandler(resolver, cfg.GraphQL, logger, graphqlAuth(db.Client, keys, cfg.Now)))
 
 	// Bearer API key.
 	r.Group(func(r chi.Router) {

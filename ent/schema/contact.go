@@ -36,7 +36,7 @@ func (Contact) Fields() []ent.Field {
 
 func (Contact) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("leads", Lead.Type).Annotations(noInput),
+		edge.To("leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()),
 	}
 }
 

@@ -42,7 +42,7 @@ func (PipelineStage) Fields() []ent.Field {
 
 func (PipelineStage) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("leads", Lead.Type).Annotations(noInput),
+		edge.To("leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()),
 	}
 }
 

@@ -35,7 +35,7 @@ func (Team) Fields() []ent.Field {
 func (Team) Edges() []ent.Edge {
 	return []ent.Edge{
 		// Membership is set on the user (teamID), where its organization is checked.
-		edge.To("members", User.Type).Annotations(noInput),
+		edge.To("members", User.Type).Annotations(noInput, entgql.RelayConnection()),
 	}
 }
 

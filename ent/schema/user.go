@@ -40,8 +40,8 @@ func (User) Fields() []ent.Field {
 func (User) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("team", Team.Type).Ref("members").Field("team_id").Unique(),
-		edge.To("advised_leads", Lead.Type).Annotations(noInput),
-		edge.To("call_events", CallEvent.Type).Annotations(noInput),
+		edge.To("advised_leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()),
 		edge.To("presence", AgentPresence.Type).Unique().Annotations(noInput, entgql.Skip()),
 	}
 }

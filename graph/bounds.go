@@ -1,0 +1,137 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// Arguments that size what a field returns: Relay connections take first
+// and last, offset pages take limit, nodes takes ids.
+const (
+	argFirst = "first"
+	argLast  = "last"
+	argLimit = "limit"
+	argIDs   = "ids"
+)
+
+// pageBounds refuses, before any resolver runs, an operation that asks any
+// field for more than maxPage items, so no connection can be forgotten; and
+// it gives every connection asked for with neither first nor last a first
+// of maxPage, so none answers everything.
+type pageBounds struct{ maxPage int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = pageBounds{}
+
+func (pageBounds) ExtensionName() string                   { return "PageBounds" }
+func (pageBounds) Validate(graphql.ExecutableSchema) error { return nil }
+func (b pageBounds) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	w := pageWalker{maxPage: b.maxPage, vars: oc.Variables, seen: map[string]bool{}}
+	return w.selections(oc.Operation.SelectionSet)
+}
+
+// pageWalker visits every field of an operation once; a fragment's fields
+// are the same wherever it is spread, so each fragment is visited once.
+type pageWalker struct {
+	maxPage int
+	vars    map[string]any
+	seen    map[string]bool
+}
+
+func (w pageWalker) selections(set ast.SelectionSet) *gqlerror.Error {
+	for _, sel := range set {
+		var err *gqlerror.Error
+		switch s := sel.(type) {
+		case *ast.Field:
+			if err = w.field(s); err == nil {
+				err = w.selections(s.SelectionSet)
+			}
+		case *ast.InlineFragment:
+			err = w.selections(s.SelectionSet)
+		case *ast.FragmentSpread:
+			if s.Definition != nil && !w.seen[s.Name] {
+				w.seen[s.Name] = true
+				err = w.selections(s.Definition.SelectionSet)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// field checks one field's sizing arguments and supplies a missing first.
+func (w pageWalker) field(f *ast.Field) *gqlerror.Error {
+	if f.Definition == nil || len(f.Definition.Arguments) == 0 {
+		return nil
+	}
+	args := f.ArgumentMap(w.vars)
+	for _, name := range []string{argFirst, argLast, argLimit} {
+		if f.Definition.Arguments.ForName(name) == nil {
+			continue
+		}
+		if n, ok := intArg(args[name]); ok && (n < 0 || n > int64(w.maxPage)) {
+			return pageError(f, name, "must be between 0 and %d", w.maxPage)
+		}
+	}
+	if ids, ok := args[argIDs].([]any); ok && f.Definition.Arguments.ForName(argIDs) != nil && len(ids) > w.maxPage {
+		return pageError(f, argIDs, "must list at most %d ids", w.maxPage)
+	}
+	if def := f.Definition.Arguments.ForName(argFirst); def != nil && args[argFirst] == nil && args[argLast] == nil {
+		setArgument(f, def, strconv.Itoa(w.maxPage))
+	}
+	return nil
+}
+
+// setArgument replaces or adds a literal argument of f.
+func setArgument(f *ast.Field, def *ast.ArgumentDefinition, raw string) {
+	v := &ast.Value{Kind: ast.IntValue, Raw: raw, ExpectedType: def.Type, Position: f.Position}
+	if a := f.Arguments.ForName(def.Name); a != nil {
+		a.Value = v
+		return
+	}
+	f.Arguments = append(f.Arguments, &ast.Argument{Name: def.Name, Value: v, Position: f.Position})
+}
+
+func pageError(f *ast.Field, arg, format string, args ...any) *gqlerror.Error {
+	err := gqlerror.ErrorPosf(f.Position, "%s.%s: %s %s", f.ObjectDefinition.Name, f.Name, arg, fmt.Sprintf(format, args...))
+	err.Extensions = map[string]any{"code": apperr.Validation, "field": arg}
+	return err
+}
+
+// intArg reads an Int argument, whether literal (int64) or a variable.
+func intArg(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case *int:
+		if n != nil {
+			return int64(*n), true
+		}
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case float64:
+		if n >= math.MinInt64 && n <= math.MaxInt64 {
+			return int64(n), true
+		}
+	}
+	return 0, false
+}

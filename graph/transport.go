@@ -1,0 +1,89 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// postTransport is gqlgen's POST transport behind a strict reading of the
+// body: a body that cannot be read, is too large, or is not a GraphQL
+// request object is the caller's error (400 or 413, BAD_REQUEST or
+// PAYLOAD_TOO_LARGE), never an internal one, and is not echoed back.
+type postTransport struct{ transport.POST }
+
+var _ graphql.Transport = postTransport{}
+
+// graphqlRequest is the body of a GraphQL POST, with the types it must have.
+type graphqlRequest struct {
+	Query         string         `json:"query"`
+	OperationName string         `json:"operationName"`
+	Variables     map[string]any `json:"variables"`
+	Extensions    map[string]any `json:"extensions"`
+}
+
+func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeRequestError(w, http.StatusRequestEntityTooLarge, apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit))
+			return
+		}
+		writeRequestError(w, http.StatusBadRequest, apperr.New(apperr.BadRequest, "the request body could not be read"))
+		return
+	}
+	if err := checkRequest(body); err != nil {
+		writeRequestError(w, http.StatusBadRequest, err)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	t.POST.Do(w, r, exec)
+}
+
+// checkRequest decodes body as one GraphQL request object.
+func checkRequest(body []byte) *apperr.Error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var req graphqlRequest
+	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return &apperr.Error{Code: apperr.BadRequest, Field: te.Field,
+				Message: fmt.Sprintf("%s must be a JSON %s, not %s", te.Field, expectedJSON(te.Field), te.Value)}
+		}
+		return apperr.New(apperr.BadRequest, "the body must be a JSON object with a query string")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return apperr.New(apperr.BadRequest, "the body must hold one JSON object")
+	}
+	return nil
+}
+
+func expectedJSON(field string) string {
+	if field == "query" || field == "operationName" {
+		return "string"
+	}
+	return "object"
+}
+
+// writeRequestError answers a request that never reached GraphQL, in
+// GraphQL's shape.
+func writeRequestError(w http.ResponseWriter, status int, e *apperr.Error) {
+	gqlErr := &gqlerror.Error{Message: e.Message, Extensions: map[string]any{"code": e.Code}}
+	if e.Field != "" {
+		gqlErr.Extensions["field"] = e.Field
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(graphql.Response{Errors: gqlerror.List{gqlErr}})
+}
