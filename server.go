@@ -87,6 +87,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("SVC_RATE_WINDOW must be a positive duration such as 1m, got %q", v)
 		}
 	}
+	if v := getenv("SVC_MAX_BODY_BYTES"); v != "" {
+		if c.MaxBodyBytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.MaxBodyBytes < 1024 {
+			return c, fmt.Errorf("SVC_MAX_BODY_BYTES must be an integer of at least 1024, got %q", v)
+		}
+	}
 	if v := getenv("SVC_DB_MAX_CONNS"); v != "" {
 		if c.MaxConns, err = strconv.Atoi(v); err != nil || c.MaxConns < 1 {
 			return c, fmt.Errorf("SVC_DB_MAX_CONNS must be a positive integer, got %q", v)

@@ -264,3 +264,29 @@ func TestGraphQLSettings(t *testing.T) {
 		}
 	}
 }
+
+// SVC_MAX_BODY_BYTES sets the request body limit (1 MiB by default); a
+// value too small to hold an ordinary request is refused at start-up.
+func TestBodyLimitSetting(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "SVC_MAX_BODY_BYTES" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		value string
+		want  int64
+	}{{"", 1 << 20}, {"65536", 65536}} {
+		if c, err := loadConfig(env(tc.value)); err != nil || c.MaxBodyBytes != tc.want {
+			t.Errorf("SVC_MAX_BODY_BYTES=%q: %d, %v; want %d", tc.value, c.MaxBodyBytes, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"0", "100", "1MiB", "-5"} {
+		if _, err := loadConfig(env(bad)); err == nil || !strings.Contains(err.Error(), "SVC_MAX_BODY_BYTES") {
+			t.Errorf("SVC_MAX_BODY_BYTES=%q: %v, want an error naming it", bad, err)
+		}
+	}
+}
