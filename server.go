@@ -533,6 +533,7 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 	rate := fs.Int("rate", 0, "requests per second per scenario; 0 runs as fast as the connections allow")
 	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
 	abusive := fs.Bool("abuse", false, "measure ordinary requests alone and beside clients sending abusive GraphQL queries (--concurrency of them; --rate is the ordinary requests' rate, default 100)")
+	abuseRate := fs.Int("abuse-rate", 0, "with --abuse: abusive requests per second, all clients together; 0 sends them as fast as the clients go")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -545,7 +546,7 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 		names = strings.Split(*only, ",")
 	}
 	run := loadtest.Config{Exe: exe, DatabaseURL: cfg.DatabaseURL, Leads: *leads, Agents: *agents,
-		Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, Out: stdout}
+		Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate, Out: stdout}
 	if *abusive {
 		_, err = loadtest.RunAbuse(ctx, run)
 		return err

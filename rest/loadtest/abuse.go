@@ -97,7 +97,7 @@ func RunAbuse(ctx context.Context, cfg Config) (*AbuseReport, error) {
 	}
 	abuseCtx, stopAbuse := context.WithCancel(ctx)
 	results := make(chan []AbuseResult, 1)
-	go func() { results <- abuse(abuseCtx, cfg.Concurrency, server.url, fx) }()
+	go func() { results <- abuse(abuseCtx, cfg.Concurrency, cfg.AbuseRate, server.url, fx) }()
 	time.Sleep(cfg.Warmup) // the attackers are under way before measuring
 	for _, sc := range ordinary {
 		rep.Beside = append(rep.Beside, attack(paced, sc))
@@ -125,8 +125,9 @@ func ordinaryScenarios(fx *fixtures, server string) []scenario {
 	}
 }
 
-// abuse sends the abusive queries round-robin from n clients until ctx ends.
-func abuse(ctx context.Context, n int, server string, fx *fixtures) []AbuseResult {
+// abuse sends the abusive queries round-robin from n clients until ctx
+// ends, together at most rate a second (0: as fast as they go).
+func abuse(ctx context.Context, n, rate int, server string, fx *fixtures) []AbuseResult {
 	queries := abusiveQueries(fx.leads[0].String())
 	out := make([]AbuseResult, len(queries))
 	bodies := make([][]byte, len(queries))
@@ -137,11 +138,23 @@ func abuse(ctx context.Context, n int, server string, fx *fixtures) []AbuseResul
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	client := &http.Client{Timeout: 60 * time.Second}
+	pace := func() {}
+	if rate > 0 {
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		pace = func() {
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+			}
+		}
+	}
 	for w := range n {
 		wg.Go(func() {
 			// Every query is sent at least once, and a request under way
 			// when ctx ends is allowed to finish: its answer is the point.
 			for i := w; i < len(queries) || ctx.Err() == nil; i++ {
+				pace()
 				k := i % len(queries)
 				status, size, took, errText := send(context.WithoutCancel(ctx), client, server, fx.key, bodies[k])
 				mu.Lock()
@@ -192,8 +205,12 @@ func printAbuseReport(cfg Config, rep *AbuseReport) {
 	if w == nil {
 		return
 	}
-	fmt.Fprintf(w, "%d leads; ordinary requests at %d req/s for %s each, alone and beside %d abusive clients\n\n",
-		rep.Leads, cfg.Rate, cfg.Duration, cfg.Concurrency)
+	pace := "as fast as they go"
+	if cfg.AbuseRate > 0 {
+		pace = fmt.Sprintf("%d req/s together", cfg.AbuseRate)
+	}
+	fmt.Fprintf(w, "%d leads; ordinary requests at %d req/s for %s each, alone and beside %d abusive clients (%s)\n\n",
+		rep.Leads, cfg.Rate, cfg.Duration, cfg.Concurrency, pace)
 	fmt.Fprintln(w, "| ordinary request | p50 alone | p99 alone | p50 beside | p99 beside | p99 ratio | errors beside |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for i, a := range rep.Alone {

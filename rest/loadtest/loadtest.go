@@ -34,6 +34,7 @@ type Config struct {
 	Concurrency int           // connections and workers
 	Rate        int           // requests per second per scenario; 0: as fast as the workers go
 	Scenarios   []string      // names to run; empty: all
+	AbuseRate   int           // abusive requests per second of an abuse run; 0: as fast as they go
 	Out         io.Writer
 }
 
