@@ -78,11 +78,7 @@ func RunAbuse(ctx context.Context, cfg Config) (*AbuseReport, error) {
 	if cfg.Rate <= 0 {
 		cfg.Rate = 100
 	}
-	fx, err := prepare(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	server, err := startChild(ctx, cfg, "serve")
+	fx, server, err := prepareAndServe(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -63,11 +63,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 8
 	}
-	fx, err := prepare(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	server, err := startChild(ctx, cfg, "serve")
+	fx, server, err := prepareAndServe(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +130,17 @@ func attack(cfg Config, sc scenario) Result {
 		r.FirstErrorText = m.Errors[0]
 	}
 	return r
+}
+
+// prepareAndServe prepares the load organization and starts `svc serve`
+// over it.
+func prepareAndServe(ctx context.Context, cfg Config) (*fixtures, *child, error) {
+	fx, err := prepare(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	server, err := startChild(ctx, cfg, "serve")
+	return fx, server, err
 }
 
 // child is a started svc process.
