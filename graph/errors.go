@@ -76,7 +76,7 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		// resolver ran: the caller sent a value of the wrong form.
 		e = apperr.Invalid(lastName(existing.Path), "is not a valid value")
 	}
-	if e.Code == apperr.Internal && ctx.Err() != nil {
+	if ctx.Err() != nil && (e.Code == apperr.Internal || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		// An unexplained failure of an operation past its deadline (or
 		// abandoned by its client) is that, whatever wrapping lost the cause.
 		e = AppError(stopped(ctx))
