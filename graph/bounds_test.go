@@ -370,6 +370,8 @@ func TestGraphQLMalformedBodies(t *testing.T) {
 		{"TrailingData", `{"query": "{ __typename }"} {}`, false, http.StatusBadRequest, "BAD_REQUEST"},
 		{"Truncated", `{"query": "{ __typen`, true, http.StatusBadRequest, "BAD_REQUEST"},
 		{"Empty", ``, false, http.StatusBadRequest, "BAD_REQUEST"},
+		{"DuplicateQuery", `{"query": "{ __typename }", "query": "mutation { x }"}`, false, http.StatusBadRequest, "BAD_REQUEST"},
+		{"DuplicateVariable", `{"query": "{ __typename }", "variables": {"id": 1, "id": 2}}`, false, http.StatusBadRequest, "BAD_REQUEST"},
 		{"Valid", `{"query": "{ __typename }"}`, true, http.StatusOK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

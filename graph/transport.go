@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 )
 
 // postTransport is gqlgen's POST transport behind a strict reading of the
@@ -65,6 +66,12 @@ func checkRequest(body []byte) *apperr.Error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return apperr.New(apperr.BadRequest, "the body must hold one JSON object")
+	}
+	// As on every REST body: which of two same-named members was meant
+	// (two queries, two values of one variable) is ambiguous.
+	if path := bounds.DuplicateMember(body); path != "" {
+		e, _ := apperr.As(bounds.DuplicateError(path))
+		return e
 	}
 	return nil
 }
