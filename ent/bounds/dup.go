@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/lendingpipe/svc/ent/apperr"
 )
+
+// maxDupDepth is encoding/json's own nesting limit: deeper text is refused
+// by every decoder the service uses, so scanning it is wasted work.
+const maxDupDepth = 10000
 
 // DuplicateMember returns the path ("a.b[2].c") of the first member name
 // that an object in the JSON text data repeats, or "" when none does (or
@@ -24,10 +29,11 @@ func DuplicateError(path string) error {
 		Message: fmt.Sprintf("the JSON object member %q appears more than once", path)}
 }
 
-// frame is one open object or array while scanning.
+// frame is one open object or array while scanning. It holds only its own
+// path segment (key or index): the full path is joined from the stack when
+// a duplicate is found, so memory stays linear in the input however deep.
 type frame struct {
 	object  bool
-	path    string
 	keys    map[string]bool
 	wantKey bool   // objects: the next token is a member name
 	key     string // objects: the member whose value comes next
@@ -36,28 +42,35 @@ type frame struct {
 
 type dupScanner struct {
 	dec   *json.Decoder
-	stack []*frame
+	stack []frame
 }
 
 func (d *dupScanner) top() *frame {
 	if len(d.stack) == 0 {
 		return nil
 	}
-	return d.stack[len(d.stack)-1]
+	return &d.stack[len(d.stack)-1]
 }
 
-// childPath is the path of the value about to start inside the top frame.
-func (d *dupScanner) childPath() string {
-	t := d.top()
-	switch {
-	case t == nil:
-		return ""
-	case t.object && t.path == "":
-		return t.key
-	case t.object:
-		return t.path + "." + t.key
+// path joins the stack's segments: the path of the value about to start
+// inside the top frame (or of the member just named there).
+func (d *dupScanner) path() string {
+	var b strings.Builder
+	for i := range d.stack {
+		f := &d.stack[i]
+		switch {
+		case f.object && b.Len() == 0:
+			b.WriteString(f.key)
+		case f.object:
+			b.WriteByte('.')
+			b.WriteString(f.key)
+		default:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(f.items))
+			b.WriteByte(']')
+		}
 	}
-	return t.path + "[" + strconv.Itoa(t.items) + "]"
+	return b.String()
 }
 
 // valueDone records that a value of the top frame has ended.
@@ -81,17 +94,21 @@ func (d *dupScanner) scan() string {
 			if k, ok := tok.(string); ok {
 				if t.keys[k] {
 					t.key = k
-					return d.childPath()
+					return d.path()
 				}
 				t.keys[k], t.key, t.wantKey = true, k, false
 				continue
 			}
 		}
 		switch tok {
-		case json.Delim('{'):
-			d.stack = append(d.stack, &frame{object: true, path: d.childPath(), keys: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
-			d.stack = append(d.stack, &frame{path: d.childPath()})
+		case json.Delim('{'), json.Delim('['):
+			if len(d.stack) >= maxDupDepth {
+				return "" // the decoder refuses this depth itself
+			}
+			d.stack = append(d.stack, frame{object: tok == json.Delim('{'), wantKey: tok == json.Delim('{')})
+			if t := d.top(); t.object {
+				t.keys = map[string]bool{}
+			}
 		case json.Delim('}'), json.Delim(']'):
 			d.stack = d.stack[:len(d.stack)-1]
 			d.valueDone()
