@@ -125,9 +125,15 @@ func (b *Broker) read() {
 	}
 }
 
+// publishTimeout bounds the reads behind one batch of published rows.
+const publishTimeout = 5 * time.Second
+
 // publishRows reads the changed rows of orgID as committed and publishes them.
 func (b *Broker) publishRows(orgID uuid.UUID, p *rows) error {
-	ctx := rule.SystemContext(context.Background())
+	// A hung query must not stop the board: the reader gives up on this
+	// batch, and the next change publishes the rows again.
+	ctx, cancel := context.WithTimeout(rule.SystemContext(context.Background()), publishTimeout)
+	defer cancel()
 	ids := make([]uuid.UUID, 0, len(p.agents))
 	for id := range p.agents {
 		ids = append(ids, id)

@@ -128,6 +128,9 @@ func intArg(v any) (int64, bool) {
 	case json.Number:
 		i, err := n.Int64()
 		return i, err == nil
+	case string: // a variable of type Int may arrive as a JSON string
+		i, err := strconv.ParseInt(n, 10, 64)
+		return i, err == nil
 	case float64:
 		if n >= math.MinInt64 && n <= math.MaxInt64 {
 			return int64(n), true

@@ -76,6 +76,7 @@ func TestGraphQLPageSizeLimit(t *testing.T) {
 		{"leads last", `{ leads(last: 101) { edges { node { id } } } }`, nil, "last"},
 		{"negative first", `{ leads(first: -1) { totalCount } }`, nil, "first"},
 		{"first as a variable", `query($n: Int) { users(first: $n) { totalCount } }`, map[string]any{"n": 100000}, "first"},
+		{"first as a string variable", `query($n: Int) { leads(first: $n) { totalCount } }`, map[string]any{"n": "500"}, "first"},
 		{"stage leads", `{ stages(first: 1) { edges { node { leads(first: 101) { totalCount } } } } }`, nil, "first"},
 		{"advisor leads", `{ users(first: 1) { edges { node { advisedLeads(first: 101) { totalCount } } } } }`, nil, "first"},
 		{"user call events", `{ users(first: 1) { edges { node { callEvents(last: 101) { totalCount } } } } }`, nil, "last"},
@@ -372,6 +373,7 @@ func TestGraphQLMalformedBodies(t *testing.T) {
 		{"Empty", ``, false, http.StatusBadRequest, "BAD_REQUEST"},
 		{"DuplicateQuery", `{"query": "{ __typename }", "query": "mutation { x }"}`, false, http.StatusBadRequest, "BAD_REQUEST"},
 		{"DuplicateVariable", `{"query": "{ __typename }", "variables": {"id": 1, "id": 2}}`, false, http.StatusBadRequest, "BAD_REQUEST"},
+		{"SubscriptionOverHTTP", `{"query": "subscription { agentPresenceChanged { id } }"}`, false, http.StatusOK, "BAD_REQUEST"},
 		{"Valid", `{"query": "{ __typename }"}`, true, http.StatusOK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

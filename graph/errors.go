@@ -71,7 +71,7 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		return gqlErr // parser and validation errors already say what is wrong
 	}
 	e := AppError(err)
-	if e.Code == apperr.Internal && existing != nil && len(existing.Path) > 0 && ctx.Err() == nil {
+	if e.Code == apperr.Internal && existing != nil && isArgumentPath(ctx, existing.Path) && ctx.Err() == nil {
 		// gqlgen failed to decode an argument (a cursor, say) before any
 		// resolver ran: the caller sent a value of the wrong form.
 		e = apperr.Invalid(lastName(existing.Path), "is not a valid value")
@@ -87,6 +87,13 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr.Extensions["field"] = e.Field
 	}
 	return gqlErr
+}
+
+// isArgumentPath reports whether path points below the field being
+// resolved, at one of its arguments: gqlgen puts every resolver error on
+// the field's own path, and an argument it could not decode one further.
+func isArgumentPath(ctx context.Context, path ast.Path) bool {
+	return len(path) > len(graphql.GetPath(ctx))
 }
 
 // lastName is the last field or argument name of path.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent/apperr"
@@ -24,8 +25,31 @@ func withDeadline(next http.Handler, timeout time.Duration) http.Handler {
 		}
 		ctx, cancel := context.WithTimeoutCause(r.Context(), timeout, deadlineError(timeout))
 		defer cancel()
+		ctx = context.WithValue(ctx, overHTTPKey{}, true)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+type overHTTPKey struct{}
+
+// subscriptionsOverSocket refuses a subscription sent as an HTTP request:
+// its one answer would wait for an event until the deadline.
+type subscriptionsOverSocket struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = subscriptionsOverSocket{}
+
+func (subscriptionsOverSocket) ExtensionName() string                   { return "SubscriptionsOverSocket" }
+func (subscriptionsOverSocket) Validate(graphql.ExecutableSchema) error { return nil }
+func (subscriptionsOverSocket) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil || oc.Operation.Operation != ast.Subscription || ctx.Value(overHTTPKey{}) == nil {
+		return nil
+	}
+	err := gqlerror.Errorf("subscriptions are served over the websocket at /graphql (graphql-transport-ws), not over HTTP requests")
+	err.Extensions = map[string]any{"code": apperr.BadRequest}
+	return err
 }
 
 // deadlineError is what an operation cut off by its deadline answers.
