@@ -23,6 +23,10 @@ type HandlerConfig struct {
 	WSInitTimeout      time.Duration // from connect to connection_init
 	WSRecheckInterval  time.Duration // how often an open socket's API key is checked again
 	WSMaxSubscriptions int           // concurrent subscriptions of one API key in this process
+	// WSMaxMessageBytes bounds the payload of one incoming websocket
+	// message, connection_init included; rest.NewServer sets it to the
+	// HTTP body limit.
+	WSMaxMessageBytes int64
 	// WSKeys is the HTTP surface's rules for a socket's API key (re-check,
 	// shared rate budget). rest.NewServer sets it; it is no setting.
 	WSKeys WebsocketKeys
@@ -40,6 +44,7 @@ const (
 	// store.KeyCacheTTL, as its HTTP requests start failing.
 	DefaultWSRecheckInterval  = 5 * time.Second
 	DefaultWSMaxSubscriptions = 20
+	DefaultWSMaxMessageBytes  = 1 << 20
 )
 
 // Fixed bounds, not worth a setting.
@@ -81,6 +86,9 @@ func (c HandlerConfig) WithDefaults() HandlerConfig {
 	}
 	if c.WSMaxSubscriptions <= 0 {
 		c.WSMaxSubscriptions = DefaultWSMaxSubscriptions
+	}
+	if c.WSMaxMessageBytes <= 0 {
+		c.WSMaxMessageBytes = DefaultWSMaxMessageBytes
 	}
 	return c
 }

@@ -3,10 +3,14 @@ package graph
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -89,6 +93,10 @@ type wsSession struct {
 	mu        sync.Mutex
 	closeCode int
 	reason    string
+
+	// refused holds the operations whose rate-budget refusal
+	// DispatchOperation answers (with the close that follows).
+	refused sync.Map // *graphql.OperationContext -> error
 }
 
 // init authenticates connection_init. The ack carries no payload: the
@@ -193,7 +201,27 @@ type sessionExecutor struct {
 	s *wsSession
 }
 
+// CreateOperationContext counts the operation against the key's rate
+// budget before parsing, validation and the bounds run, so that operations
+// refused there cost the client as they cost the server. A refused one is
+// handed on unparsed for DispatchOperation to answer and close, since an
+// error returned here would be answered with no way to close after it.
+func (e sessionExecutor) CreateOperationContext(ctx context.Context, params *graphql.RawParams) (*graphql.OperationContext, gqlerror.List) {
+	if keys := e.s.t.cfg.WSKeys; keys != nil {
+		if err := keys.Allow(ctx); err != nil {
+			oc := &graphql.OperationContext{RawQuery: params.Query, OperationName: params.OperationName,
+				Variables: params.Variables, Headers: params.Headers, RecoverFunc: graphql.DefaultRecover}
+			e.s.refused.Store(oc, err)
+			return oc, nil
+		}
+	}
+	return e.GraphExecutor.CreateOperationContext(ctx, params)
+}
+
 func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.OperationContext) (graphql.ResponseHandler, context.Context) {
+	if err, ok := e.s.refused.LoadAndDelete(oc); ok {
+		return e.s.refuse(err.(error), closeCodeFor(err.(error))), ctx
+	}
 	if code, err := e.s.admit(ctx, oc.Operation); err != nil {
 		return e.s.refuse(err, code), ctx
 	}
@@ -213,16 +241,11 @@ func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.Oper
 	}, ctx
 }
 
-// admit counts the operation against the key's rate budget, refuses
-// mutations and holds a subscription within the key's cap until ctx (the
-// operation's) ends. code is the close code that follows the refusal, 0
-// to keep the socket open.
+// admit refuses mutations and holds a subscription within the key's cap
+// until ctx (the operation's) ends; CreateOperationContext has counted it
+// against the rate budget. code is the close code that follows the
+// refusal, 0 to keep the socket open.
 func (s *wsSession) admit(ctx context.Context, op *ast.OperationDefinition) (code int, err error) {
-	if keys := s.t.cfg.WSKeys; keys != nil {
-		if err := keys.Allow(ctx); err != nil {
-			return closeCodeFor(err), err
-		}
-	}
 	switch op.Operation {
 	case ast.Mutation:
 		// A mutation's transaction and events belong to one request and
@@ -321,17 +344,62 @@ func (h hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return closeCodeConn{Conn: conn, s: h.s}, rw, nil
+	return &closeCodeConn{Conn: conn, s: h.s, frames: frameLimit{max: h.s.t.cfg.WSMaxMessageBytes}}, rw, nil
 }
+
+// errMessageTooBig ends the reading of a socket whose client sent a message
+// over WSMaxMessageBytes.
+var errMessageTooBig = errors.New("websocket message over the size limit")
+
+// lingerTime is how long a socket closed for a message too big keeps
+// discarding what its client still sends, so that the close frame reaches
+// the client rather than a connection reset.
+const lingerTime = time.Second
 
 // closeCodeConn replaces the server's close frame with the session's
-// choice, when it made one.
+// choice, when it made one, and stops reading at the header of a client
+// frame that takes its message over the size limit: the websocket library
+// has no limit of its own until it is handed the connection, and would
+// otherwise buffer and decode a message of any size, before authentication
+// too.
 type closeCodeConn struct {
 	net.Conn
-	s *wsSession
+	s      *wsSession
+	frames frameLimit  // used by the one reading goroutine only
+	tooBig atomic.Bool // a message over the limit was refused
 }
 
-func (c closeCodeConn) Write(b []byte) (int, error) {
+func (c *closeCodeConn) Read(b []byte) (int, error) {
+	if c.tooBig.Load() {
+		return 0, errMessageTooBig
+	}
+	n, err := c.Conn.Read(b)
+	pass, ok := c.frames.scan(b[:n])
+	if ok {
+		return n, err
+	}
+	c.tooBig.Store(true)
+	c.s.setClose(websocket.CloseMessageTooBig, fmt.Sprintf("a websocket message may hold at most %d bytes", c.frames.max))
+	if pass > 0 {
+		return pass, nil // the frames before it; the next read fails
+	}
+	return 0, errMessageTooBig
+}
+
+// Close half-closes a socket refused for a message too big and discards,
+// for a moment and at most one more message's worth, what its client still
+// sends: closing with unread data would reset the connection and lose the
+// close frame that says why.
+func (c *closeCodeConn) Close() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok && c.tooBig.Load() {
+		if cw.CloseWrite() == nil && c.Conn.SetReadDeadline(time.Now().Add(lingerTime)) == nil {
+			_, _ = io.CopyN(io.Discard, c.Conn, c.frames.max)
+		}
+	}
+	return c.Conn.Close()
+}
+
+func (c *closeCodeConn) Write(b []byte) (int, error) {
 	if isCloseFrame(b) {
 		if frame := c.s.closeFrame(); frame != nil {
 			if _, err := c.Conn.Write(frame); err != nil {
@@ -347,4 +415,83 @@ func (c closeCodeConn) Write(b []byte) (int, error) {
 // way the websocket library writes it (one write per control frame).
 func isCloseFrame(b []byte) bool {
 	return len(b) >= 2 && b[0] == 0x80|websocket.CloseMessage && b[1]&0x80 == 0 && int(b[1]) == len(b)-2
+}
+
+// frameLimit follows the frame headers of the bytes a client sends to bound
+// the payload of each message (its frames summed; control frames apart)
+// before any of it is buffered.
+type frameLimit struct {
+	max     int64
+	header  [14]byte // the most a frame header takes
+	have    int      // bytes of the next frame's header read so far
+	left    uint64   // payload bytes of the current frame still to come
+	message uint64   // payload bytes of the current data message so far
+}
+
+// scan follows b, the next bytes of the stream. When a frame takes its
+// message over max it returns false and how many bytes of b come before
+// that frame's header.
+func (f *frameLimit) scan(b []byte) (int, bool) {
+	start := 0
+	for i := 0; i < len(b); {
+		if f.left > 0 {
+			step := min(uint64(len(b)-i), f.left)
+			i += int(step)
+			f.left -= step
+			continue
+		}
+		if f.have == 0 {
+			start = i
+		}
+		f.header[f.have] = b[i]
+		f.have++
+		i++
+		if f.have < frameHeaderLen(f.header[:f.have]) {
+			continue
+		}
+		f.have = 0
+		length := framePayloadLen(f.header[:])
+		if f.header[0]&0x08 == 0 { // a data frame (text, binary, continuation)
+			if length > uint64(f.max)-f.message {
+				return start, false
+			}
+			f.message += length
+			if f.header[0]&0x80 != 0 { // FIN: the message is whole
+				f.message = 0
+			}
+		}
+		f.left = length
+	}
+	return len(b), true
+}
+
+// frameHeaderLen is the length of the frame header that h begins (RFC 6455
+// section 5.2), or 2 while h is too short to tell.
+func frameHeaderLen(h []byte) int {
+	if len(h) < 2 {
+		return 2
+	}
+	n := 2
+	switch h[1] & 0x7f {
+	case 126:
+		n += 2
+	case 127:
+		n += 8
+	}
+	if h[1]&0x80 != 0 { // masked, as every client frame is
+		n += 4
+	}
+	return n
+}
+
+// framePayloadLen is the payload length a whole frame header h announces.
+func framePayloadLen(h []byte) uint64 {
+	switch n := h[1] & 0x7f; n {
+	case 126:
+		return uint64(binary.BigEndian.Uint16(h[2:4]))
+	case 127:
+		return binary.BigEndian.Uint64(h[2:10])
+	default:
+		return uint64(n)
+	}
 }

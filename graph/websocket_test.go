@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -399,4 +400,154 @@ func TestWebsocketQueryDeadline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWebsocketRefusedOperationsSpendRateBudget: an operation refused by
+// parsing, validation or a bound is counted against the key's rate budget
+// as one that runs, so refused operations cannot be sent for free.
+func TestWebsocketRefusedOperationsSpendRateBudget(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.RateLimit, c.RateWindow = 4, time.Minute })
+	c := dialWS(t, e, "graphql-transport-ws", nil)
+	c.mustInit(e.Key)
+	refused := []string{
+		"{ leads(first: 100000) { totalCount } }",
+		"{ leads(first: 100000) { totalCount } }",
+		"{ leads(first: ",
+		"{ noSuchField }",
+	}
+	for i, query := range refused {
+		id := fmt.Sprint(i + 1)
+		c.start(id, query)
+		// A parse failure is an "error" message whose payload is the list.
+		var m struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		_ = c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if err := c.conn.ReadJSON(&m); err != nil || !strings.Contains(string(m.Payload), `"code"`) || strings.Contains(string(m.Payload), "RATE_LIMITED") {
+			t.Fatalf("operation %s (%s): %s %s, %v; want it refused for what it asks", id, query, m.Type, m.Payload, err)
+		}
+		if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
+			t.Fatalf("operation %s: %+v, %v; want complete", id, m, err)
+		}
+	}
+	c.start("5", "{ leads(first: 100000) { totalCount } }")
+	code, reason, before := c.closed(5 * time.Second)
+	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "rate limit") {
+		t.Errorf("close %d %q, want %d naming the rate limit", code, reason, graph.CloseTooManyRequests)
+	}
+	if len(before) == 0 || wsErrorCode(before[0]) != "RATE_LIMITED" {
+		t.Errorf("operation 5 answered %+v, want a RATE_LIMITED error", before)
+	}
+	if r := e.Get("/v1/dialer/agents", e.Key); r.Status != http.StatusTooManyRequests {
+		t.Errorf("GET after refused operations spent the budget: %d, want 429", r.Status)
+	}
+}
+
+// continuation is the opcode of a message's frames after its first.
+const continuation = 0
+
+// wsFrame is a masked client frame announcing a payload of announce bytes
+// and carrying payload (zero mask: the payload travels as it is).
+func wsFrame(fin bool, opcode byte, payload []byte, announce uint64) []byte {
+	first := opcode
+	if fin {
+		first |= 0x80
+	}
+	var f []byte
+	switch {
+	case announce < 126:
+		f = []byte{first, 0x80 | byte(announce)}
+	case announce <= 0xffff:
+		f = []byte{first, 0x80 | 126, byte(announce >> 8), byte(announce)}
+	default:
+		f = []byte{first, 0x80 | 127}
+		for s := 56; s >= 0; s -= 8 {
+			f = append(f, byte(announce>>s))
+		}
+	}
+	f = append(f, 0, 0, 0, 0)
+	return append(f, payload...)
+}
+
+// initOfSize is a connection_init message of exactly size bytes, carrying
+// key when set.
+func initOfSize(t *testing.T, key string, size int) []byte {
+	t.Helper()
+	payload := map[string]any{"pad": ""}
+	if key != "" {
+		payload["Authorization"] = "Bearer " + key
+	}
+	b, err := json.Marshal(wsMessage{Type: "connection_init", Payload: payload})
+	must(t, err)
+	payload["pad"] = strings.Repeat("x", size-len(b))
+	b, err = json.Marshal(wsMessage{Type: "connection_init", Payload: payload})
+	must(t, err)
+	if len(b) != size {
+		t.Fatalf("connection_init of %d bytes, want %d", len(b), size)
+	}
+	return b
+}
+
+// TestWebsocketMessageSizeLimit: every message a client sends, before
+// authentication too, is bounded by the HTTP body limit; one over it closes
+// the socket with 1009 as soon as its frame header says so, and a session
+// within it works.
+func TestWebsocketMessageSizeLimit(t *testing.T) {
+	const limit = 4096
+	e := resttest.New(t, func(c *rest.Config) { c.MaxBodyBytes = limit })
+	over := initOfSize(t, "", limit+1)
+	for _, tc := range []struct {
+		name   string
+		frames func(c *wsClient) [][]byte
+	}{
+		{"one frame", func(*wsClient) [][]byte {
+			return [][]byte{wsFrame(true, websocket.TextMessage, over, uint64(len(over)))}
+		}},
+		{"fragments", func(*wsClient) [][]byte {
+			return [][]byte{
+				wsFrame(false, websocket.TextMessage, over[:limit/2], limit/2),
+				wsFrame(true, websocket.PingMessage, nil, 0),
+				wsFrame(false, continuation, over[limit/2:limit], limit/2),
+				wsFrame(true, continuation, over[limit:], 1),
+			}
+		}},
+		// Only the header of a 64 MiB frame is sent: the refusal cannot
+		// wait for its payload.
+		{"announced only", func(*wsClient) [][]byte {
+			return [][]byte{wsFrame(true, websocket.TextMessage, []byte(`{"type":`), 64<<20)}
+		}},
+		{"after the ack", func(c *wsClient) [][]byte {
+			c.mustInit(e.Key)
+			return [][]byte{wsFrame(true, websocket.TextMessage, over, uint64(len(over)))}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialWS(t, e, "graphql-transport-ws", nil)
+			for _, f := range tc.frames(c) {
+				if _, err := c.conn.UnderlyingConn().Write(f); err != nil {
+					t.Fatalf("writing: %v", err)
+				}
+			}
+			code, reason, before := c.closed(5 * time.Second)
+			if code != websocket.CloseMessageTooBig || !strings.Contains(reason, fmt.Sprint(limit)) {
+				t.Errorf("close %d %q (after %+v), want %d naming %d bytes", code, reason, before, websocket.CloseMessageTooBig, limit)
+			}
+		})
+	}
+	t.Run("at the limit", func(t *testing.T) {
+		c := dialWS(t, e, "graphql-transport-ws", nil)
+		must(t, c.conn.WriteMessage(websocket.TextMessage, initOfSize(t, e.Key, limit)))
+		if ack, err := c.read(5 * time.Second); err != nil || ack.Type != "connection_ack" {
+			t.Fatalf("got %+v, %v; want connection_ack", ack, err)
+		}
+		c.start("1", "query { agentsBoard { total } }")
+		if m, err := c.read(5 * time.Second); err != nil || m.Type != "next" || wsErrorCode(m) != "" {
+			t.Fatalf("operation: %+v, %v", m, err)
+		}
+		if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
+			t.Fatalf("operation: %+v, %v; want complete", m, err)
+		}
+		c.mustBeOpen()
+	})
 }

@@ -48,6 +48,10 @@ func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
 	keys := &store.KeyCache{}
 	limiter := newRateLimiter(cfg, logger)
 	cfg.GraphQL.WSKeys = websocketKeys{client: db.Client, keys: keys, now: cfg.Now, limiter: limiter}
+	if cfg.GraphQL.WSMaxMessageBytes <= 0 {
+		// A websocket message is bounded as a request body is.
+		cfg.GraphQL.WSMaxMessageBytes = cfg.MaxBodyBytes
+	}
 	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now, writable: &writeCheck{db: db, log: logger}}
 
 	r := chi.NewRouter()
