@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -395,5 +396,40 @@ func TestGraphQLUndecodableArgument(t *testing.T) {
 	got := gqlFirstError(t, e, `{ leads(first: 1, after: "bm90LWEtY3Vyc29y") { totalCount } }`, nil)
 	if got.Code != "VALIDATION_ERROR" || got.Field != "after" {
 		t.Fatalf("code %q field %q: %s", got.Code, got.Field, got.Raw)
+	}
+}
+
+// A GET whose variables or extensions are not JSON objects is 400
+// BAD_REQUEST naming the parameter, like a malformed POST body.
+func TestGraphQLMalformedQueryString(t *testing.T) {
+	e := resttest.New(t)
+	for _, tc := range []struct {
+		name, rawQuery string
+		status         int
+		code           string
+	}{
+		{"VariablesNotJSON", "query=" + url.QueryEscape("{ __typename }") + "&variables=%7Bnope", http.StatusBadRequest, "BAD_REQUEST"},
+		{"VariablesAnArray", "query=" + url.QueryEscape("{ __typename }") + "&variables=%5B1%5D", http.StatusBadRequest, "BAD_REQUEST"},
+		{"ExtensionsNotJSON", "query=" + url.QueryEscape("{ __typename }") + "&extensions=x", http.StatusBadRequest, "BAD_REQUEST"},
+		{"DuplicateVariable", "query=" + url.QueryEscape("{ __typename }") + "&variables=" + url.QueryEscape(`{"a":1,"a":2}`), http.StatusBadRequest, "BAD_REQUEST"},
+		{"BadEscape", "query=%zz", http.StatusBadRequest, "BAD_REQUEST"},
+		{"Valid", "query=" + url.QueryEscape("{ __typename }") + "&variables=" + url.QueryEscape(`{"a":1}`), http.StatusOK, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", e.Server.URL+"/graphql?"+tc.rawQuery, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+e.Key)
+			resp, err := e.Server.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.status || errorCode(raw) != tc.code {
+				t.Fatalf("%d %q, want %d %q: %s", resp.StatusCode, errorCode(raw), tc.status, tc.code, raw)
+			}
+		})
 	}
 }

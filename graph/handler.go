@@ -9,7 +9,6 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -27,7 +26,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	cfg = cfg.WithDefaults()
 	srv := handler.New(costedSchema{ExecutableSchema: NewExecutableSchema(Config{Resolvers: r}), maxPage: cfg.MaxPageSize})
 	srv.AddTransport(websocketTransport(cfg, auth))
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(getTransport{})
 	srv.AddTransport(postTransport{})
 	srv.SetParserTokenLimit(cfg.MaxTokens)
 	srv.SetValidationRulesFn(validationRules)

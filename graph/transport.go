@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -49,6 +50,44 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	t.POST.Do(w, r, exec)
+}
+
+// getTransport is gqlgen's GET transport behind the same strict reading:
+// a query string whose variables or extensions are not JSON objects (or
+// that cannot be parsed at all) is 400 BAD_REQUEST naming the parameter.
+type getTransport struct{ transport.GET }
+
+var _ graphql.Transport = getTransport{}
+
+func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	if err := checkQueryString(r.URL.RawQuery); err != nil {
+		writeRequestError(w, http.StatusBadRequest, err)
+		return
+	}
+	t.GET.Do(w, r, exec)
+}
+
+// checkQueryString checks the parameters of a GraphQL GET request.
+func checkQueryString(raw string) *apperr.Error {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return apperr.New(apperr.BadRequest, "the query string could not be parsed")
+	}
+	for _, name := range []string{"variables", "extensions"} {
+		v := q.Get(name)
+		if v == "" {
+			continue
+		}
+		var obj map[string]any
+		if json.Unmarshal([]byte(v), &obj) != nil {
+			return &apperr.Error{Code: apperr.BadRequest, Field: name, Message: fmt.Sprintf("%s must be a JSON object", name)}
+		}
+		if path := bounds.DuplicateMember([]byte(v)); path != "" {
+			e, _ := apperr.As(bounds.DuplicateError(name + "." + path))
+			return e
+		}
+	}
+	return nil
 }
 
 // checkRequest decodes body as one GraphQL request object.
