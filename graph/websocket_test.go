@@ -328,8 +328,8 @@ func TestWebsocketInitTimeout(t *testing.T) {
 	c := dialWS(t, e, "graphql-transport-ws", nil)
 	start := time.Now()
 	code, reason, _ := c.closed(3 * time.Second)
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("closed %d %q after %s, want within a second", code, reason, took)
+	if took := time.Since(start); took > time.Second || code != websocket.CloseProtocolError {
+		t.Errorf("closed %d %q after %s, want %d within a second", code, reason, took, websocket.CloseProtocolError)
 	}
 }
 
