@@ -12,7 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/rest/reqbody"
+	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

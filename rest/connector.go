@@ -17,7 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/rest/reqbody"
+	"github.com/lendingpipe/svc/ent/reqbody"
 )
 
 // connectorScopes are what a dialer connector may do: record calls and

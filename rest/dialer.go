@@ -12,7 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/rest/reqbody"
+	"github.com/lendingpipe/svc/ent/reqbody"
 )
 
 // callEventAttributes is a call event as SPEC 2.3 shows it, plus notes.

@@ -22,7 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/rest/reqbody"
+	"github.com/lendingpipe/svc/ent/reqbody"
 )
 
 // outcome is what a run that did not fail came to.
