@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/webhooks"
+)
+
+// config is every setting, read once from the environment.
+type config struct {
+	Addr         string
+	DatabaseURL  string
+	RateLimit    int
+	RateWindow   time.Duration
+	RedisURL     string
+	IdemLease    time.Duration
+	MaxBodyBytes int64
+	MaxConns     int
+	LogLevel     slog.Level
+	Webhooks     webhooks.Config
+	GraphQL      graph.HandlerConfig
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		Addr:         or(getenv("SVC_ADDR"), ":8080"),
+		DatabaseURL:  or(getenv("SVC_DATABASE_URL"), "svc.db"),
+		RateLimit:    600,
+		RateWindow:   time.Minute,
+		MaxBodyBytes: 1 << 20,
+		Webhooks:     webhooks.DefaultConfig(),
+	}
+	var err error
+	c.RedisURL = getenv("SVC_REDIS_URL")
+	if v := getenv("SVC_IDEMPOTENCY_LEASE"); v != "" {
+		if c.IdemLease, err = time.ParseDuration(v); err != nil || c.IdemLease <= 0 {
+			return c, fmt.Errorf("SVC_IDEMPOTENCY_LEASE must be a positive duration such as 2m, got %q", v)
+		}
+	}
+	if v := getenv("SVC_RATE_LIMIT"); v != "" {
+		if c.RateLimit, err = strconv.Atoi(v); err != nil || c.RateLimit < 1 {
+			return c, fmt.Errorf("SVC_RATE_LIMIT must be a positive integer, got %q", v)
+		}
+	}
+	if v := getenv("SVC_RATE_WINDOW"); v != "" {
+		if c.RateWindow, err = time.ParseDuration(v); err != nil || c.RateWindow <= 0 {
+			return c, fmt.Errorf("SVC_RATE_WINDOW must be a positive duration such as 1m, got %q", v)
+		}
+	}
+	if v := getenv("SVC_MAX_BODY_BYTES"); v != "" {
+		if c.MaxBodyBytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.MaxBodyBytes < 1024 {
+			return c, fmt.Errorf("SVC_MAX_BODY_BYTES must be an integer of at least 1024, got %q", v)
+		}
+	}
+	if v := getenv("SVC_DB_MAX_CONNS"); v != "" {
+		if c.MaxConns, err = strconv.Atoi(v); err != nil || c.MaxConns < 1 {
+			return c, fmt.Errorf("SVC_DB_MAX_CONNS must be a positive integer, got %q", v)
+		}
+	}
+	if err := loadWebhookConfig(&c.Webhooks, getenv); err != nil {
+		return c, err
+	}
+	if c.GraphQL, err = loadGraphQLConfig(getenv); err != nil {
+		return c, err
+	}
+	if err := loadWebsocketConfig(&c.GraphQL, getenv); err != nil {
+		return c, err
+	}
+	if v := getenv("SVC_LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// loadWebhookConfig reads the SVC_WEBHOOK_* settings over the SPEC defaults.
+func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
+	var err error
+	if v := getenv("SVC_WEBHOOK_RETRY_SCHEDULE"); v != "" {
+		if w.Schedule, err = webhooks.ParseSchedule(v); err != nil {
+			return fmt.Errorf("SVC_WEBHOOK_RETRY_SCHEDULE: %w", err)
+		}
+	}
+	if v := getenv("SVC_WEBHOOK_TIMEOUT"); v != "" {
+		if w.Timeout, err = time.ParseDuration(v); err != nil || w.Timeout <= 0 {
+			return fmt.Errorf("SVC_WEBHOOK_TIMEOUT must be a positive duration, got %q", v)
+		}
+	}
+	if v := getenv("SVC_WEBHOOK_PAUSE_AFTER"); v != "" {
+		if w.PauseAfter, err = strconv.Atoi(v); err != nil || w.PauseAfter < 1 {
+			return fmt.Errorf("SVC_WEBHOOK_PAUSE_AFTER must be a positive integer, got %q", v)
+		}
+	}
+	if v := getenv("SVC_WEBHOOK_POLL"); v != "" {
+		if w.Poll, err = time.ParseDuration(v); err != nil || w.Poll <= 0 {
+			return fmt.Errorf("SVC_WEBHOOK_POLL must be a positive duration, got %q", v)
+		}
+	}
+	w.AllowPrivate = getenv("SVC_WEBHOOK_ALLOW_PRIVATE") == "true"
+	w.AllowHTTP = getenv("SVC_WEBHOOK_ALLOW_HTTP") == "true"
+	return nil
+}
+
+// loadGraphQLConfig reads the SVC_GRAPHQL_* bounds over graph's defaults.
+func loadGraphQLConfig(getenv func(string) string) (graph.HandlerConfig, error) {
+	g := graph.HandlerConfig{}.WithDefaults()
+	for _, s := range []struct {
+		name string
+		dst  *int
+	}{
+		{"SVC_GRAPHQL_MAX_COMPLEXITY", &g.MaxComplexity},
+		{"SVC_GRAPHQL_MAX_PAGE_SIZE", &g.MaxPageSize},
+		{"SVC_GRAPHQL_MAX_TOKENS", &g.MaxTokens},
+	} {
+		if v := getenv(s.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return g, fmt.Errorf("%s must be a positive integer, got %q", s.name, v)
+			}
+			*s.dst = n
+		}
+	}
+	if v := getenv("SVC_GRAPHQL_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return g, fmt.Errorf("SVC_GRAPHQL_TIMEOUT must be a positive duration such as 15s, got %q", v)
+		}
+		g.Timeout = d
+	}
+	return g, nil
+}
+
+// loadWebsocketConfig reads the SVC_WS_* settings of GraphQL websocket
+// sessions over their defaults.
+func loadWebsocketConfig(g *graph.HandlerConfig, getenv func(string) string) error {
+	var err error
+	if v := getenv("SVC_WS_INIT_TIMEOUT"); v != "" {
+		if g.WSInitTimeout, err = time.ParseDuration(v); err != nil || g.WSInitTimeout <= 0 {
+			return fmt.Errorf("SVC_WS_INIT_TIMEOUT must be a positive duration such as 10s, got %q", v)
+		}
+	}
+	if v := getenv("SVC_WS_RECHECK_INTERVAL"); v != "" {
+		if g.WSRecheckInterval, err = time.ParseDuration(v); err != nil || g.WSRecheckInterval <= 0 || g.WSRecheckInterval > store.KeyCacheTTL {
+			return fmt.Errorf("SVC_WS_RECHECK_INTERVAL must be a positive duration of at most %s such as 5s, got %q", store.KeyCacheTTL, v)
+		}
+	}
+	if v := getenv("SVC_WS_MAX_SUBSCRIPTIONS"); v != "" {
+		if g.WSMaxSubscriptions, err = strconv.Atoi(v); err != nil || g.WSMaxSubscriptions < 1 {
+			return fmt.Errorf("SVC_WS_MAX_SUBSCRIPTIONS must be a positive integer, got %q", v)
+		}
+	}
+	return nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
