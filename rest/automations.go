@@ -11,8 +11,8 @@ import (
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

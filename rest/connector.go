@@ -14,10 +14,10 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/ent/reqbody"
 )
 
 // connectorScopes are what a dialer connector may do: record calls and

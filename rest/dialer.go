@@ -11,8 +11,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/graph"
 )
 
 // callEventAttributes is a call event as SPEC 2.3 shows it, plus notes.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/graph"
 )
 
 // leadHandlers translates /v1/leads onto the GraphQL resolvers.

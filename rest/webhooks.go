@@ -13,9 +13,9 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

@@ -18,11 +18,11 @@ import (
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/ent/reqbody"
 )
 
 // outcome is what a run that did not fail came to.
