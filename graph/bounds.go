@@ -27,21 +27,11 @@ const (
 // field for more than maxPage items, so no connection can be forgotten; and
 // it gives every connection asked for with neither first nor last a first
 // of maxPage, so none answers everything.
-type pageBounds struct{ maxPage int }
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = pageBounds{}
-
-func (pageBounds) ExtensionName() string                   { return "PageBounds" }
-func (pageBounds) Validate(graphql.ExecutableSchema) error { return nil }
-func (b pageBounds) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if oc.Operation == nil {
-		return nil
-	}
-	w := pageWalker{maxPage: b.maxPage, vars: oc.Variables, seen: map[string]bool{}}
-	return w.selections(oc.Operation.SelectionSet)
+func pageBounds(maxPage int) operationCheck {
+	return operationCheck{"PageBounds", func(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+		w := pageWalker{maxPage: maxPage, vars: oc.Variables, seen: map[string]bool{}}
+		return w.selections(oc.Operation.SelectionSet)
+	}}
 }
 
 // pageWalker visits every field of an operation once; a fragment's fields

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -307,6 +308,42 @@ func TestGraphQLDeadline(t *testing.T) {
 			t.Fatalf("code %q, want SERVICE_UNAVAILABLE and nothing run: %.300s", got.Code, got.Raw)
 		}
 	})
+}
+
+// An operation whose client goes away stops: a mutation waiting for a row
+// another transaction holds is abandoned with its client, and does not
+// commit once the row is free.
+func TestGraphQLStopsWhenTheClientGoesAway(t *testing.T) {
+	e := resttest.New(t)
+	id := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Abandoned"}).Data()["id"].(string)
+	ctx := rule.SystemContext(t.Context())
+	tx, err := e.DB.Client.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Lead.UpdateOneID(uuid.MustParse(id)).SetIndustry("held").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"query": `mutation($id: ID!) { updateLead(id: $id, input: {industry: "Freight"}) { id } }`,
+		"variables": map[string]any{"id": id}})
+	client, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(client, "POST", e.Server.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+e.Key)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := e.Server.Client().Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the mutation answered %d while the row was held", resp.StatusCode)
+	}
+	time.Sleep(300 * time.Millisecond) // the server notices the client is gone
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // time enough to commit, had it gone on
+	got := e.Get("/v1/leads/"+id, e.Key).Attr("industry")
+	if got == "Freight" {
+		t.Fatalf("the abandoned mutation committed (industry %v)", got)
+	}
 }
 
 // postRaw posts body to /graphql as it is; chunked sends it without a

@@ -64,31 +64,22 @@ const (
 	listEstimate = 10
 )
 
-// WithDefaults fills in the zero values.
+// WithDefaults fills in the zero (or negative) values.
 func (c HandlerConfig) WithDefaults() HandlerConfig {
-	if c.MaxComplexity <= 0 {
-		c.MaxComplexity = DefaultMaxComplexity
-	}
-	if c.MaxPageSize <= 0 {
-		c.MaxPageSize = DefaultMaxPageSize
-	}
-	if c.MaxTokens <= 0 {
-		c.MaxTokens = DefaultMaxTokens
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.WSInitTimeout <= 0 {
-		c.WSInitTimeout = DefaultWSInitTimeout
-	}
-	if c.WSRecheckInterval <= 0 {
-		c.WSRecheckInterval = DefaultWSRecheckInterval
-	}
-	if c.WSMaxSubscriptions <= 0 {
-		c.WSMaxSubscriptions = DefaultWSMaxSubscriptions
-	}
-	if c.WSMaxMessageBytes <= 0 {
-		c.WSMaxMessageBytes = DefaultWSMaxMessageBytes
-	}
+	c.MaxComplexity = orDefault(c.MaxComplexity, DefaultMaxComplexity)
+	c.MaxPageSize = orDefault(c.MaxPageSize, DefaultMaxPageSize)
+	c.MaxTokens = orDefault(c.MaxTokens, DefaultMaxTokens)
+	c.Timeout = orDefault(c.Timeout, DefaultTimeout)
+	c.WSInitTimeout = orDefault(c.WSInitTimeout, DefaultWSInitTimeout)
+	c.WSRecheckInterval = orDefault(c.WSRecheckInterval, DefaultWSRecheckInterval)
+	c.WSMaxSubscriptions = orDefault(c.WSMaxSubscriptions, DefaultWSMaxSubscriptions)
+	c.WSMaxMessageBytes = orDefault(c.WSMaxMessageBytes, DefaultWSMaxMessageBytes)
 	return c
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

@@ -15,26 +15,12 @@ const MaxDepth = 10
 
 // depthLimit refuses operations nested deeper than MaxDepth before any
 // resolver runs.
-type depthLimit struct{}
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = depthLimit{}
-
-func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
-func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
-func (depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if oc.Operation == nil {
-		return nil
-	}
+var depthLimit = operationCheck{"DepthLimit", func(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	if d := depth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); d > MaxDepth {
-		err := gqlerror.Errorf("the operation nests %d levels deep; at most %d are allowed", d, MaxDepth)
-		err.Extensions = map[string]any{"code": "DEPTH_LIMIT_EXCEEDED"}
-		return err
+		return codedError("DEPTH_LIMIT_EXCEEDED", "the operation nests %d levels deep; at most %d are allowed", d, MaxDepth)
 	}
 	return introspectionLimit(oc.Operation.SelectionSet, oc.Doc.Fragments)
-}
+}}
 
 // isIntrospection tells __schema and __type, whose selections describe the
 // schema (a finite tree) rather than walk the data, and are bounded apart.
@@ -53,13 +39,9 @@ func introspectionLimit(set ast.SelectionSet, fragments ast.FragmentDefinitionLi
 	}
 	switch {
 	case w.deepest > MaxIntrospectionDepth:
-		err := gqlerror.Errorf("the introspection nests more than %d levels deep", MaxIntrospectionDepth)
-		err.Extensions = map[string]any{"code": "DEPTH_LIMIT_EXCEEDED"}
-		return err
+		return codedError("DEPTH_LIMIT_EXCEEDED", "the introspection nests more than %d levels deep", MaxIntrospectionDepth)
 	case w.fields > MaxIntrospectionFields:
-		err := gqlerror.Errorf("the introspection selects more than %d fields", MaxIntrospectionFields)
-		err.Extensions = map[string]any{"code": "COMPLEXITY_LIMIT_EXCEEDED"}
-		return err
+		return codedError("COMPLEXITY_LIMIT_EXCEEDED", "the introspection selects more than %d fields", MaxIntrospectionFields)
 	}
 	return nil
 }

@@ -33,10 +33,10 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	srv.Use(extension.Introspection{})
 	// In this order: a request past its deadline costs nothing more; a
 	// page over the limit is refused by name before it is priced.
-	srv.Use(deadlineCheck{})
-	srv.Use(subscriptionsOverSocket{})
-	srv.Use(pageBounds{maxPage: cfg.MaxPageSize})
-	srv.Use(depthLimit{})
+	srv.Use(deadlineCheck)
+	srv.Use(subscriptionsOverSocket)
+	srv.Use(pageBounds(cfg.MaxPageSize))
+	srv.Use(depthLimit)
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	srv.AroundFields(stopAtDeadline)
 	srv.AroundResponses(capErrors)

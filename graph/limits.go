@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -23,7 +22,7 @@ func withDeadline(next http.Handler, timeout time.Duration) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithTimeoutCause(r.Context(), timeout, deadlineError(timeout))
+		ctx, cancel := withOperationDeadline(r.Context(), timeout)
 		defer cancel()
 		ctx = context.WithValue(ctx, overHTTPKey{}, true)
 		next.ServeHTTP(w, r.WithContext(ctx))
@@ -34,22 +33,18 @@ type overHTTPKey struct{}
 
 // subscriptionsOverSocket refuses a subscription sent as an HTTP request:
 // its one answer would wait for an event until the deadline.
-type subscriptionsOverSocket struct{}
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = subscriptionsOverSocket{}
-
-func (subscriptionsOverSocket) ExtensionName() string                   { return "SubscriptionsOverSocket" }
-func (subscriptionsOverSocket) Validate(graphql.ExecutableSchema) error { return nil }
-func (subscriptionsOverSocket) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if oc.Operation == nil || oc.Operation.Operation != ast.Subscription || ctx.Value(overHTTPKey{}) == nil {
+var subscriptionsOverSocket = operationCheck{"SubscriptionsOverSocket", func(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation.Operation != ast.Subscription || ctx.Value(overHTTPKey{}) == nil {
 		return nil
 	}
-	err := gqlerror.Errorf("subscriptions are served over the websocket at /graphql (graphql-transport-ws), not over HTTP requests")
-	err.Extensions = map[string]any{"code": apperr.BadRequest}
-	return err
+	return codedError(apperr.BadRequest, "subscriptions are served over the websocket at /graphql (graphql-transport-ws), not over HTTP requests")
+}}
+
+// withOperationDeadline runs one operation (an HTTP request, or a query
+// over a websocket) under timeout; past it, the operation answers
+// deadlineError.
+func withOperationDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, timeout, deadlineError(timeout))
 }
 
 // deadlineError is what an operation cut off by its deadline answers.
@@ -70,24 +65,13 @@ func stopped(ctx context.Context) error {
 
 // deadlineCheck refuses to execute an operation whose parsing and
 // validation already used up its deadline.
-type deadlineCheck struct{}
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = deadlineCheck{}
-
-func (deadlineCheck) ExtensionName() string                   { return "DeadlineCheck" }
-func (deadlineCheck) Validate(graphql.ExecutableSchema) error { return nil }
-func (deadlineCheck) MutateOperationContext(ctx context.Context, _ *graphql.OperationContext) *gqlerror.Error {
+var deadlineCheck = operationCheck{"DeadlineCheck", func(ctx context.Context, _ *graphql.OperationContext) *gqlerror.Error {
 	if ctx.Err() == nil {
 		return nil
 	}
 	e := AppError(stopped(ctx))
-	err := gqlerror.Errorf("%s", e.Message)
-	err.Extensions = map[string]any{"code": e.Code}
-	return err
-}
+	return codedError(e.Code, "%s", e.Message)
+}}
 
 // stopAtDeadline resolves no further field once the operation's context is
 // done, so a large answer stops being built too, not only its queries.
@@ -106,10 +90,7 @@ func capErrors(ctx context.Context, next graphql.ResponseHandler) *graphql.Respo
 		return resp
 	}
 	more := len(resp.Errors) - MaxErrors
-	resp.Errors = append(resp.Errors[:MaxErrors:MaxErrors], &gqlerror.Error{
-		Message:    fmt.Sprintf("%d more errors not shown", more),
-		Extensions: map[string]any{"code": "TOO_MANY_ERRORS"},
-	})
+	resp.Errors = append(resp.Errors[:MaxErrors:MaxErrors], codedError("TOO_MANY_ERRORS", "%d more errors not shown", more))
 	return resp
 }
 

@@ -18,9 +18,10 @@ import (
 )
 
 // postTransport is gqlgen's POST transport behind a strict reading of the
-// body: a body that cannot be read, is too large, or is not a GraphQL
-// request object is the caller's error (400 or 413, BAD_REQUEST or
-// PAYLOAD_TOO_LARGE), never an internal one, and is not echoed back.
+// body: a body that cannot be read or is not a GraphQL request object is
+// the caller's error (400 BAD_REQUEST), never an internal one, and is not
+// echoed back. The HTTP surface has read the body whole by then, and
+// answered 413 for one over its limit however it was sent.
 type postTransport struct{ transport.POST }
 
 var _ graphql.Transport = postTransport{}
@@ -36,11 +37,6 @@ type graphqlRequest struct {
 func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeRequestError(w, http.StatusRequestEntityTooLarge, apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit))
-			return
-		}
 		writeRequestError(w, http.StatusBadRequest, apperr.New(apperr.BadRequest, "the request body could not be read"))
 		return
 	}
@@ -125,7 +121,7 @@ func expectedJSON(field string) string {
 // writeRequestError answers a request that never reached GraphQL, in
 // GraphQL's shape.
 func writeRequestError(w http.ResponseWriter, status int, e *apperr.Error) {
-	gqlErr := &gqlerror.Error{Message: e.Message, Extensions: map[string]any{"code": e.Code}}
+	gqlErr := codedError(e.Code, "%s", e.Message)
 	if e.Field != "" {
 		gqlErr.Extensions["field"] = e.Field
 	}

@@ -232,7 +232,7 @@ func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.Oper
 	// A query over the socket has the deadline of one over HTTP; a
 	// subscription lives as long as its client wants it.
 	timeout := e.s.t.cfg.Timeout
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, deadlineError(timeout))
+	ctx, cancel := withOperationDeadline(ctx, timeout)
 	responses, ctx := e.GraphExecutor.DispatchOperation(ctx, oc)
 	answer := e.s.closeIfForbidden(responses)
 	return func(ctx context.Context) *graphql.Response {

@@ -131,12 +131,17 @@ type errorHandler func(w http.ResponseWriter, r *http.Request) error
 
 func (h errorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := h(w, r); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			err = apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit)
-		}
-		writeError(w, r, err)
+		writeError(w, r, tooLarge(err))
 	}
+}
+
+// tooLarge turns a body read past withBodyLimit's cap into the 413 it is.
+func tooLarge(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit)
+	}
+	return err
 }
 
 type loggerKey struct{}

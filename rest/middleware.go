@@ -131,12 +131,12 @@ func withWholeBody(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeError(w, r, apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit))
+			if e, ok := apperr.As(tooLarge(err)); ok {
+				err = e
 			} else {
-				writeError(w, r, apperr.New(apperr.BadRequest, "the request body could not be read"))
+				err = apperr.New(apperr.BadRequest, "the request body could not be read")
 			}
+			writeError(w, r, err)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
