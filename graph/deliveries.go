@@ -10,6 +10,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/commit"
+	"github.com/lendingpipe/svc/ent/event"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
@@ -131,7 +133,7 @@ func (r *Resolver) replayRange(ctx context.Context, c *ent.Client, sub *ent.Webh
 	}
 	n := 0
 	for _, ev := range events {
-		if !webhooks.Wants(sub.Events, ev.EventType) || ev.EventType == webhooks.AppWebhookPaused {
+		if !event.Wants(sub.Events, ev.EventType) || ev.EventType == event.AppWebhookPaused {
 			continue
 		}
 		err := c.WebhookDelivery.Create().SetOrgID(sub.OrgID).SetEventID(ev.ID).SetSubscriptionID(sub.ID).
@@ -144,7 +146,7 @@ func (r *Resolver) replayRange(ctx context.Context, c *ent.Client, sub *ent.Webh
 		}
 		n++
 	}
-	commit.After(ctx, webhooks.Wake)
+	commit.After(ctx, outbox.Wake)
 	return n, nil
 }
 
@@ -156,7 +158,7 @@ func (r *Resolver) requeue(ctx context.Context, c *ent.Client, where ...predicat
 		SetStatus(webhookdelivery.StatusPending).SetAttempts(0).SetNextAttemptAt(r.now().UTC()).ClearDeadAt().
 		Exec(rule.SystemContext(ctx))
 	if err == nil {
-		commit.After(ctx, webhooks.Wake) // the worker would find nothing before then
+		commit.After(ctx, outbox.Wake) // the worker would find nothing before then
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/event"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/store/storetest"
@@ -20,7 +22,7 @@ import (
 // and consumes it. No worker runs in this test to take it first.
 func woken() bool {
 	select {
-	case <-webhooks.Woken():
+	case <-outbox.Woken():
 		return true
 	default:
 		return false
@@ -46,7 +48,7 @@ func TestWorkerIsWokenOnlyAfterCommit(t *testing.T) {
 	}
 	sub := created.Subscription
 	sys := rule.SystemContext(ctx)
-	ev, err := db.Client.WebhookEvent.Create().SetOrgID(org.ID).SetEventType(webhooks.LeadCreated).
+	ev, err := db.Client.WebhookEvent.Create().SetOrgID(org.ID).SetEventType(event.LeadCreated).
 		SetData(map[string]any{}).SetOccurredAt(time.Now().UTC().Add(-time.Minute)).SetDispatched(true).Save(sys)
 	if err != nil {
 		t.Fatal(err)

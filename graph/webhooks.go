@@ -11,6 +11,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/commit"
+	"github.com/lendingpipe/svc/ent/event"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -58,7 +60,7 @@ func (r *Resolver) checkSubscription(url *string, events []string) error {
 		return apperr.Invalid("events", "must name at least one event type, or \"*\"")
 	}
 	for _, e := range events {
-		if e != webhooks.AllEvents && !webhooks.KnownEvent(e) {
+		if e != event.All && !event.Known(e) {
 			return apperr.Invalid("events", "unknown event type %q (see GET /v1/webhooks/catalog)", e)
 		}
 	}
@@ -84,7 +86,7 @@ func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in Webh
 	}
 	sub, err := u.Save(ctx)
 	if err == nil && in.IsActive != nil && *in.IsActive {
-		commit.After(ctx, webhooks.Wake) // deliveries held while it was paused are due again
+		commit.After(ctx, outbox.Wake) // deliveries held while it was paused are due again
 	}
 	return sub, err
 }

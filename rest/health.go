@@ -11,10 +11,10 @@ import (
 
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
-	"github.com/lendingpipe/svc/webhooks"
 )
 
 type healthHandlers struct {
@@ -60,7 +60,7 @@ func (h healthHandlers) status(w http.ResponseWriter, r *http.Request) error {
 func (h healthHandlers) depths(ctx context.Context, a *statusAttributes) error {
 	sys := rule.SystemContext(ctx)
 	c := h.db.Client
-	events, err := c.WebhookEvent.Query().Where(webhooks.Undispatched()).Count(sys)
+	events, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Count(sys)
 	if err != nil {
 		return fmt.Errorf("counting the outbox: %w", err)
 	}

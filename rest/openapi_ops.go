@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lendingpipe/svc/ent/schema"
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -229,7 +229,7 @@ func dialerOperations() []operation {
 
 func webhookOperations() []operation {
 	manage := viewer.ScopeWebhooksManage
-	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumS(schema.DeliveryStatuses...))
+	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumS(enum.DeliveryStatuses...))
 	return []operation{
 		{method: "GET", path: "/v1/webhooks/catalog", id: "listEventTypes", tag: "webhooks", summary: "The event catalog",
 			desc: "Every event type a subscription may name, with its payload's JSON Schema; emitted false marks types reserved for features this service does not have yet.",
@@ -288,7 +288,7 @@ func inboundOperations() []operation {
 
 func automationOperations() []operation {
 	admin := viewer.ScopeAdmin
-	runStatus := docQuery("status", "Only runs in this state.", enumS(schema.RunStatuses...))
+	runStatus := docQuery("status", "Only runs in this state.", enumS(enum.RunStatuses...))
 	return []operation{
 		{method: "GET", path: "/v1/automations", id: "listAutomations", tag: "automations", summary: "List automations",
 			scope: admin, params: paged(), status: 200, result: listRef("Automation"), resultDesc: "A page of automations."},

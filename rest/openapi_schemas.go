@@ -10,7 +10,9 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/ent/schema"
+	"github.com/lendingpipe/svc/ent/bounds"
+	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -90,7 +92,7 @@ func schemas() m {
 		"TotalMeta":     record(m{"total": count(), "requestId": uuidS()}),
 		"Error":         record(m{"code": enumS(errorCodes()...), "message": str(), "detail": m{"type": "object", "additionalProperties": true, "description": "Machine-readable context; field names the offending field of a validation error."}}),
 		"ErrorEnvelope": record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
-		"Stage":         record(m{"id": uuidS(), "stageKey": str(), "stageLabel": str(), "color": m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}, "semanticSlot": enumS(schema.SemanticSlots...)}),
+		"Stage":         record(m{"id": uuidS(), "stageKey": str(), "stageLabel": str(), "color": m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}, "semanticSlot": enumS(enum.SemanticSlots...)}),
 		"DeliveryAttempt": record(m{"attemptedAt": dateTime(), "statusCode": null(m{"type": "integer"}), "latencyMs": count(),
 			"error": null(str()), "responseExcerpt": null(str())}),
 		"AutomationTrigger": record(m{"type": enumS("inbound_endpoint", "event"), "endpointId": null(uuidS()), "event": null(str())}),
@@ -117,7 +119,7 @@ func schemas() m {
 	for _, r := range resources() {
 		r.addTo(out)
 	}
-	for _, e := range webhooks.Catalog {
+	for _, e := range event.Catalog {
 		out[eventSchemaName(e.Name)] = eventEnvelope(e)
 	}
 	return out
@@ -153,11 +155,11 @@ func prefixed(prefix string) m {
 
 func resources() []resource {
 	nstr, nuuid, ntime := null(str()), null(uuidS()), null(dateTime())
-	decimal := null(m{"type": "string", "pattern": schema.NumericPattern, "description": "A non-negative decimal kept as a string so no precision is lost."})
+	decimal := null(m{"type": "string", "pattern": enum.DecimalPattern, "description": "A non-negative decimal kept as a string so no precision is lost."})
 	return []resource{
 		{name: "Lead", typ: "lead", id: uuidS(), single: true, paged: true, attrs: m{
 			"businessName": nstr, "contactFirstName": nstr, "contactLastName": nstr, "email": nstr, "phone": nstr, "industry": nstr,
-			"monthlyRevenue": decimal, "requestedAmount": decimal, "source": enumS(schema.LeadSources...), "priority": enumS(schema.LeadPriorities...),
+			"monthlyRevenue": decimal, "requestedAmount": decimal, "source": enumS(enum.LeadSources...), "priority": enumS(enum.LeadPriorities...),
 			"isDoNotCall": boolS(), "tags": arr(str()), "customFields": freeObject(), "externalIds": freeObject(),
 			"leadScore": null(m{"type": "integer", "minimum": 0, "maximum": 100}), "stage": sRef("Stage"),
 			"primaryAdvisorId": nuuid, "primaryAdvisorName": nstr, "contactId": nuuid, "lastContactedAt": ntime,
@@ -166,12 +168,12 @@ func resources() []resource {
 			"createdBy": null(m{"type": "string", "description": "The API key id, or automation:<id>, that created the lead."}),
 		}},
 		{name: "CallEvent", typ: "call_event", id: prefixed(callEventPrefix), single: true, attrs: m{
-			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumS(schema.CallEventTypes...), "direction": null(enumS(schema.CallDirections...)),
+			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumS(enum.CallEventTypes...), "direction": null(enumS(enum.CallDirections...)),
 			"durationSeconds": null(count()), "disposition": nstr, "notes": nstr, "metadata": freeObject(),
 			"occurredAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		}},
 		{name: "AgentPresence", typ: "agent_presence", id: prefixed(presencePrefix), single: true, paged: true, attrs: m{
-			"userId": uuidS(), "firstName": str(), "lastName": str(), "email": str(), "status": enumS(schema.PresenceStatuses...),
+			"userId": uuidS(), "firstName": str(), "lastName": str(), "email": str(), "status": enumS(enum.PresenceStatuses...),
 			"currentCallId": nstr, "currentLeadId": nuuid, "currentLeadName": nstr, "callStartedAt": ntime, "statusChangedAt": ntime,
 			"callsToday": count(), "dispositionCount": count(), "campaignName": nstr, "statusTimeSec": count(),
 		}},
@@ -183,7 +185,7 @@ func resources() []resource {
 			}},
 		{name: "WebhookDelivery", typ: "webhook_delivery", id: prefixed(webhooks.DeliveryIDPrefix), single: true, paged: true, attrs: m{
 			"webhookId": prefixed(webhooks.DeliveryIDPrefix), "eventId": prefixed(webhooks.EventIDPrefix), "eventType": str(),
-			"status": enumS(schema.DeliveryStatuses...), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
+			"status": enumS(enum.DeliveryStatuses...), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
 			"lastError": nstr, "deliveredAt": ntime, "deadAt": ntime, "createdAt": dateTime(), "attemptLog": arr(sRef("DeliveryAttempt")),
 		}},
 		{name: "WebhookReplay", typ: "webhook_replay", id: enumS("replay"), single: true, attrs: m{"queued": count()}},
@@ -196,14 +198,14 @@ func resources() []resource {
 		}},
 		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
 			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
-			"payload": freeObject(), "mapped": freeObject(), "status": enumS(schema.InboundRequestStatuses...), "error": nstr,
+			"payload": freeObject(), "mapped": freeObject(), "status": enumS(enum.InboundRequestStatuses...), "error": nstr,
 		}},
 		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
 			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
 			"actions": arr(sRef("AutomationAction")), "requiredFields": arr(str()), "createdAt": dateTime(), "updatedAt": dateTime(),
 		}},
 		{name: "AutomationRun", typ: "automation_run", id: uuidS(), single: true, paged: true, attrs: m{
-			"automationId": uuidS(), "status": enumS(schema.RunStatuses...), "attempts": count(), "nextAttemptAt": ntime,
+			"automationId": uuidS(), "status": enumS(enum.RunStatuses...), "attempts": count(), "nextAttemptAt": ntime,
 			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
 			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
 		}},
@@ -225,19 +227,19 @@ func leadInput(create bool) m {
 		"businessName":     null(m{"type": "string", "minLength": 1, "maxLength": 255, "description": "No HTML: markup and character references are refused."}),
 		"contactFirstName": text(0, 100), "contactLastName": text(0, 100), "industry": text(0, 100), "phone": text(0, 20),
 		"email":           null(m{"type": "string", "format": "email", "maxLength": 254}),
-		"monthlyRevenue":  null(m{"type": "string", "pattern": schema.NumericPattern, "example": "12500.00"}),
-		"requestedAmount": null(m{"type": "string", "pattern": schema.NumericPattern, "example": "50000"}),
-		"priority":        null(enumS(schema.LeadPriorities...)),
-		"tags": null(m{"type": "array", "maxItems": schema.MaxTags,
-			"items": m{"type": "string", "minLength": 1, "maxLength": schema.MaxTagLen}}),
-		"customFields": null(m{"type": "object", "maxProperties": schema.MaxCustomFields, "additionalProperties": true}),
+		"monthlyRevenue":  null(m{"type": "string", "pattern": enum.DecimalPattern, "example": "12500.00"}),
+		"requestedAmount": null(m{"type": "string", "pattern": enum.DecimalPattern, "example": "50000"}),
+		"priority":        null(enumS(enum.LeadPriorities...)),
+		"tags": null(m{"type": "array", "maxItems": bounds.MaxTags,
+			"items": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxTagLen}}),
+		"customFields": null(m{"type": "object", "maxProperties": bounds.MaxCustomFields, "additionalProperties": true}),
 	}
 	if create {
-		props["source"] = null(enumS(schema.LeadSources...))
+		props["source"] = null(enumS(enum.LeadSources...))
 		props["stageId"] = null(m{"type": "string", "format": "uuid", "description": "Defaults to the organization's first stage."})
 		props["assignToAdvisorId"] = null(uuidS())
 		props["contactId"] = null(uuidS())
-		props["externalIds"] = null(m{"type": "object", "maxProperties": schema.MaxExternalIDs, "description": "Other systems' ids: strings or numbers.",
+		props["externalIds"] = null(m{"type": "object", "maxProperties": bounds.MaxExternalIDs, "description": "Other systems' ids: strings or numbers.",
 			"additionalProperties": m{"oneOf": []m{{"type": "string", "minLength": 1, "maxLength": 255}, {"type": "number"}}}})
 	}
 	return m{"type": "object", "properties": props, "additionalProperties": false}
@@ -275,11 +277,11 @@ func dialerField(name string) m {
 	case "userId", "leadId", "currentLeadId":
 		return null(uuidS())
 	case "eventType":
-		return null(enumS(schema.CallEventTypes...))
+		return null(enumS(enum.CallEventTypes...))
 	case "direction":
-		return null(enumS(schema.CallDirections...))
+		return null(enumS(enum.CallDirections...))
 	case "status":
-		return null(enumS(schema.PresenceStatuses...))
+		return null(enumS(enum.PresenceStatuses...))
 	case "durationSeconds":
 		return null(m{"type": "integer", "minimum": 0})
 	case "metadata":
@@ -303,8 +305,8 @@ func subscriptionURL() m {
 }
 
 func subscriptionEvents() m {
-	names := []string{webhooks.AllEvents}
-	for _, e := range webhooks.Catalog {
+	names := []string{event.All}
+	for _, e := range event.Catalog {
 		names = append(names, e.Name)
 	}
 	return m{"type": "array", "minItems": 1, "items": enumS(names...), "description": "Event types, or \"*\" for all."}
@@ -351,7 +353,7 @@ func eventSchemaName(event string) string {
 
 func eventSchemaNames() []string {
 	var out []string
-	for _, e := range webhooks.Catalog {
+	for _, e := range event.Catalog {
 		out = append(out, eventSchemaName(e.Name))
 	}
 	return out
@@ -359,7 +361,7 @@ func eventSchemaNames() []string {
 
 // eventEnvelope is a delivery's body (SPEC 6.1) with the catalog's payload,
 // converted from JSON Schema's type lists to OpenAPI 3.0's nullable.
-func eventEnvelope(e webhooks.EventType) m {
+func eventEnvelope(e event.Type) m {
 	return m{"type": "object", "description": e.Description, "required": []string{"id", "event", "timestamp", "data"},
 		"properties": m{"id": prefixed(webhooks.EventIDPrefix), "event": enumS(e.Name), "timestamp": dateTime(), "data": toOpenAPI30(e.Schema)}}
 }

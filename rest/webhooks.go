@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
@@ -128,7 +129,7 @@ func subscriptionID(r *http.Request) (uuid.UUID, error) {
 
 // catalog serves the event catalog (public).
 func catalog(w http.ResponseWriter, r *http.Request) {
-	writeAll(w, r, webhooks.Catalog, func(e webhooks.EventType) Resource {
+	writeAll(w, r, event.Catalog, func(e event.Type) Resource {
 		return Resource{ID: e.Name, Type: "webhook_event_type", Attributes: e}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 )
@@ -47,7 +48,7 @@ func WriteMetrics(ctx context.Context, w io.Writer, c *ent.Client, extra ...Metr
 	if err != nil {
 		return err
 	}
-	outbox, err := c.WebhookEvent.Query().Where(Undispatched()).Count(sys)
+	outbox, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Count(sys)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/event"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
@@ -66,7 +68,7 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-wake:
+		case <-outbox.Woken():
 			// Let a burst of commits gather, so a busy writer fans out many
 			// events per transaction rather than one per commit (on SQLite
 			// every dispatch waits its turn for the one write connection).
@@ -158,7 +160,7 @@ func (w *Worker) recorder(ctx context.Context, results <-chan result) {
 		if err := w.recordAll(ctx, work, outcomes); err != nil && ctx.Err() == nil {
 			w.log.Error("recording webhook attempts", "err", err)
 		}
-		Wake() // retries scheduled now may already be due
+		outbox.Wake() // retries scheduled now may already be due
 	}
 }
 
@@ -186,7 +188,7 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 	}
 	defer tx.Rollback()
 	ctx = ent.NewTxContext(ctx, tx) // wakes the automation runner on commit
-	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(Undispatched()).
+	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(outbox.Undispatched()).
 		Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
 	if err != nil || len(events) == 0 {
 		return 0, err
@@ -201,7 +203,7 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 	for i, ev := range events {
 		ids[i] = ev.ID
 		for _, s := range subs[ev.OrgID] {
-			if Wants(s.Events, ev.EventType) && (ev.ExcludeSubscriptionID == nil || *ev.ExcludeSubscriptionID != s.ID) {
+			if event.Wants(s.Events, ev.EventType) && (ev.ExcludeSubscriptionID == nil || *ev.ExcludeSubscriptionID != s.ID) {
 				creates = append(creates, tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).
 					SetSubscriptionID(s.ID).SetNextAttemptAt(now))
 			}
@@ -460,5 +462,5 @@ func (w *Worker) countFailure(ctx context.Context, c *ent.Client, subID uuid.UUI
 	w.log.Warn("webhook subscription paused", "subscription", subID, "reason", reason)
 	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
 		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": apitime.Format(now)}
-	return emit(ctx, c, sub.OrgID, AppWebhookPaused, data, &subID)
+	return outbox.EmitExcept(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID)
 }

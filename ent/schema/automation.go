@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -87,7 +88,7 @@ func (AutomationRun) Fields() []ent.Field {
 		// queued: waiting for its (next) attempt; succeeded; skipped: the
 		// conditions did not hold; failed: gave up (bad input, or retries
 		// exhausted).
-		field.Enum("status").Values(RunStatuses...).Default("queued"),
+		field.Enum("status").Values(enum.RunStatuses...).Default("queued"),
 		field.Int("attempts").Default(0),
 		field.Time("next_attempt_at"),
 		field.UUID("lead_id", uuidType).Optional().Nillable(),

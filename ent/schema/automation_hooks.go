@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
+	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -20,7 +21,6 @@ import (
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
-	"github.com/lendingpipe/svc/webhooks"
 )
 
 // checkAutomation validates an automation as it will be after the mutation:
@@ -89,7 +89,7 @@ func checkTrigger(a *gen.Automation) error {
 	switch {
 	case (a.EndpointID == nil) == (a.TriggerEvent == nil):
 		return apperr.Invalid("trigger", "give exactly one of endpointId (an inbound endpoint) or event (an event type)")
-	case a.TriggerEvent != nil && !slices.ContainsFunc(webhooks.Catalog, func(e webhooks.EventType) bool { return e.Name == *a.TriggerEvent }):
+	case a.TriggerEvent != nil && !slices.ContainsFunc(event.Catalog, func(e event.Type) bool { return e.Name == *a.TriggerEvent }):
 		return apperr.Invalid("trigger.event", "must be an event type of GET /v1/webhooks/catalog")
 	}
 	return nil

@@ -11,18 +11,13 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/lendingpipe/svc/ent/bounds"
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 // CallEvent is one event a dialer reports about a call (SPEC 2.3).
 // REST renders its id as evt_<uuid>.
 type CallEvent struct{ ent.Schema }
-
-// Call event types and directions (SPEC 4.2).
-var (
-	CallEventTypes = []string{"call_started", "call_answered", "call_ended", "disposition", "transfer", "hold", "resume"}
-	CallDirections = []string{"inbound", "outbound"}
-)
 
 func (CallEvent) Annotations() []schema.Annotation {
 	return []schema.Annotation{
@@ -40,8 +35,8 @@ func (CallEvent) Fields() []ent.Field {
 		field.String("external_call_id").Validate(runeLen(1, 255)),
 		field.UUID("user_id", uuidType),
 		field.UUID("lead_id", uuidType).Optional().Nillable(),
-		field.Enum("event_type").Values(CallEventTypes...),
-		field.Enum("direction").Values(CallDirections...).Optional().Nillable(),
+		field.Enum("event_type").Values(enum.CallEventTypes...),
+		field.Enum("direction").Values(enum.CallDirections...).Optional().Nillable(),
 		// A call lasts at most a day: anything else is a unit or clock mistake.
 		field.Int("duration_seconds").Optional().Nillable().Validate(duration),
 		field.String("disposition").Optional().Nillable().Validate(runeLen(1, 100)),

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -75,7 +76,7 @@ func (InboundRequest) Fields() []ent.Field {
 		field.Bool("timestamp_signed").Immutable(),
 		field.JSON("payload", map[string]any{}).Optional(),
 		field.JSON("mapped", map[string]any{}).Optional(),
-		field.Enum("status").Values(InboundRequestStatuses...).Default("received"),
+		field.Enum("status").Values(enum.InboundRequestStatuses...).Default("received"),
 		field.String("error").Optional().Nillable(),
 	}
 }

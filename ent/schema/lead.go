@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -26,12 +27,6 @@ func (Lead) Mixin() []ent.Mixin {
 	return []ent.Mixin{IDMixin{}, TimeMixin{}, OrgMixin{Ref: "leads", LeadingIndexes: true}}
 }
 
-// Lead sources and priorities (SPEC 4.1).
-var (
-	LeadSources    = []string{"manual", "csv_import", "api", "web_form", "referral", "dialer"}
-	LeadPriorities = []string{"low", "normal", "high", "urgent"}
-)
-
 func (Lead) Fields() []ent.Field {
 	optional := func(name string, check func(string) error) ent.Field {
 		return field.String(name).Optional().Nillable().Validate(check)
@@ -46,8 +41,8 @@ func (Lead) Fields() []ent.Field {
 		optional("industry", runeLen(0, 100)),
 		optional("monthly_revenue", numeric),
 		optional("requested_amount", numeric),
-		field.Enum("source").Values(LeadSources...).Default("manual").Immutable(),
-		field.Enum("priority").Values(LeadPriorities...).Default("normal").Annotations(entgql.OrderField("PRIORITY")),
+		field.Enum("source").Values(enum.LeadSources...).Default("manual").Immutable(),
+		field.Enum("priority").Values(enum.LeadPriorities...).Default("normal").Annotations(entgql.OrderField("PRIORITY")),
 		field.Bool("is_do_not_call").Default(false).Annotations(noInput),
 		field.Strings("tags").Default([]string{}),
 		field.JSON("custom_fields", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),

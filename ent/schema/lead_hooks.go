@@ -23,15 +23,6 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
-// Limits the spec leaves open (SPEC 8: "not shown"); documented in the README.
-const (
-	MaxTags           = bounds.MaxTags
-	MaxTagLen         = bounds.MaxTagLen
-	MaxCustomFields   = bounds.MaxCustomFields
-	MaxCustomFieldKey = bounds.MaxKeyLen
-	MaxExternalIDs    = bounds.MaxExternalIDs
-)
-
 func (Lead) Hooks() []ent.Hook {
 	return []ent.Hook{
 		hook.On(leadCreateDefaults, ent.OpCreate),
@@ -155,11 +146,11 @@ func checkTags(ctx context.Context, m *gen.LeadMutation) error {
 		}
 		total += len(current.Tags)
 	}
-	if total > MaxTags {
-		return apperr.Invalid("tags", "at most %d tags are allowed", MaxTags)
+	if total > bounds.MaxTags {
+		return apperr.Invalid("tags", "at most %d tags are allowed", bounds.MaxTags)
 	}
 	for _, t := range append(tags, appended...) {
-		if err := runeLen(1, MaxTagLen)(t); err != nil {
+		if err := runeLen(1, bounds.MaxTagLen)(t); err != nil {
 			return apperr.Invalid("tags", "each tag %s", err)
 		}
 	}
@@ -171,11 +162,11 @@ func checkCustomFields(m *gen.LeadMutation) error {
 	if !ok {
 		return nil
 	}
-	if len(fields) > MaxCustomFields {
-		return apperr.Invalid("customFields", "at most %d custom fields are allowed", MaxCustomFields)
+	if len(fields) > bounds.MaxCustomFields {
+		return apperr.Invalid("customFields", "at most %d custom fields are allowed", bounds.MaxCustomFields)
 	}
 	for k := range fields {
-		if err := runeLen(1, MaxCustomFieldKey)(k); err != nil {
+		if err := runeLen(1, bounds.MaxKeyLen)(k); err != nil {
 			return apperr.Invalid("customFields", "each key %s", err)
 		}
 	}
@@ -189,11 +180,11 @@ func checkExternalIDs(m *gen.LeadMutation) error {
 	if !ok {
 		return nil
 	}
-	if len(ids) > MaxExternalIDs {
-		return apperr.Invalid("externalIds", "at most %d external ids are allowed", MaxExternalIDs)
+	if len(ids) > bounds.MaxExternalIDs {
+		return apperr.Invalid("externalIds", "at most %d external ids are allowed", bounds.MaxExternalIDs)
 	}
 	for k, v := range ids {
-		if err := runeLen(1, MaxCustomFieldKey)(k); err != nil {
+		if err := runeLen(1, bounds.MaxKeyLen)(k); err != nil {
 			return apperr.Invalid("externalIds", "each key %s", err)
 		}
 		switch v := v.(type) {

@@ -10,11 +10,12 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/webhooks"
 )
 
 // emitLeadEvents writes the lead's webhook events to the outbox in the
@@ -40,7 +41,7 @@ func emitLeadEvents(next ent.Mutator) ent.Mutator {
 			return v, nil
 		}
 		if m.Op().Is(ent.OpCreate) {
-			return l, webhooks.Emit(ctx, m.Client(), l.OrgID, webhooks.LeadCreated, leadCreated(l))
+			return l, outbox.Emit(ctx, m.Client(), l.OrgID, event.LeadCreated, leadCreated(l))
 		}
 		if before == nil {
 			return l, nil
@@ -91,16 +92,16 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, aft
 		if err != nil {
 			return err
 		}
-		for _, t := range []string{webhooks.LeadStatusChanged, webhooks.LeadStageChanged} {
-			if err := webhooks.Emit(ctx, c, after.OrgID, t, data); err != nil {
+		for _, t := range []string{event.LeadStatusChanged, event.LeadStageChanged} {
+			if err := outbox.Emit(ctx, c, after.OrgID, t, data); err != nil {
 				return err
 			}
 		}
 	}
 	if !equalUUID(before.advisorID, after.PrimaryAdvisorID) {
 		data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "advisorId": after.PrimaryAdvisorID,
-			"previousAdvisorId": before.advisorID, "assignedBy": webhooks.Actor(ctx)}
-		if err := webhooks.Emit(ctx, c, after.OrgID, webhooks.LeadAssigned, data); err != nil {
+			"previousAdvisorId": before.advisorID, "assignedBy": outbox.Actor(ctx)}
+		if err := outbox.Emit(ctx, c, after.OrgID, event.LeadAssigned, data); err != nil {
 			return err
 		}
 	}
@@ -114,8 +115,8 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, aft
 		return nil
 	}
 	slices.Sort(fields)
-	data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "changedFields": fields, "updatedBy": webhooks.Actor(ctx)}
-	return webhooks.Emit(ctx, c, after.OrgID, webhooks.LeadUpdated, data)
+	data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "changedFields": fields, "updatedBy": outbox.Actor(ctx)}
+	return outbox.Emit(ctx, c, after.OrgID, event.LeadUpdated, data)
 }
 
 func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead) (map[string]any, error) {
@@ -132,7 +133,7 @@ func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *
 		"leadId": after.ID, "orgId": after.OrgID,
 		"previousStageId": before.stageID, "previousStageLabel": label[before.stageID],
 		"newStageId": after.StageID, "newStageLabel": label[after.StageID],
-		"changedBy": webhooks.Actor(ctx),
+		"changedBy": outbox.Actor(ctx),
 	}, nil
 }
 
@@ -151,13 +152,13 @@ func emitContactEvents(next ent.Mutator) ent.Mutator {
 		if !ok {
 			return v, nil
 		}
-		t := webhooks.ContactUpdated
+		t := event.ContactUpdated
 		if m.Op().Is(ent.OpCreate) {
-			t = webhooks.ContactCreated
+			t = event.ContactCreated
 		}
 		data := map[string]any{"contactId": ct.ID, "orgId": ct.OrgID, "firstName": ct.FirstName,
 			"lastName": ct.LastName, "email": ct.Email, "phone": ct.Phone}
-		return ct, webhooks.Emit(ctx, m.Client(), ct.OrgID, t, data)
+		return ct, outbox.Emit(ctx, m.Client(), ct.OrgID, t, data)
 	})
 }
 

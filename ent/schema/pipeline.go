@@ -4,9 +4,6 @@ import "regexp"
 
 var stageKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
-// SemanticSlots are the meanings a stage can carry.
-var SemanticSlots = []string{"new", "working", "qualified", "application", "approved", "won", "lost"}
-
 // StageSpec describes a stage of the default pipeline.
 type StageSpec struct {
 	Key, Label, Color, Slot string

@@ -7,15 +7,13 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 // AgentPresence is an agent's current dialer status, one row per agent
 // (SPEC 2.4). REST renders its id as pres_<uuid>.
 type AgentPresence struct{ ent.Schema }
-
-// PresenceStatuses are the states of SPEC 3.2.
-var PresenceStatuses = []string{"online", "on_call", "break", "offline"}
 
 func (AgentPresence) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
@@ -28,7 +26,7 @@ func (AgentPresence) Mixin() []ent.Mixin {
 func (AgentPresence) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("user_id", uuidType).Unique(),
-		field.Enum("status").Values(PresenceStatuses...),
+		field.Enum("status").Values(enum.PresenceStatuses...),
 		field.String("current_call_id").Optional().Nillable().Validate(runeLen(1, 255)),
 		field.UUID("current_lead_id", uuidType).Optional().Nillable(),
 		field.String("campaign_name").Optional().Nillable().Validate(runeLen(0, 255)),

@@ -7,6 +7,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/refs"
 
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -35,7 +37,7 @@ func (PipelineStage) Fields() []ent.Field {
 		field.String("color").Match(hexColor).Default("#6b7280"),
 		// The stage's meaning across pipelines (open, working, won, lost, ...),
 		// so reports work whatever an organization names its stages.
-		field.Enum("semantic_slot").Values(SemanticSlots...),
+		field.Enum("semantic_slot").Values(enum.SemanticSlots...),
 		field.Int("position").NonNegative().Annotations(entgql.OrderField("POSITION")),
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lendingpipe/svc/ent/enum"
 )
 
 // runeLen checks a length in characters (SPEC 8 counts characters, not bytes).
@@ -47,11 +49,7 @@ func email(s string) error {
 	return nil
 }
 
-// numericPattern is a non-negative decimal with up to 15 integer digits and
-// 4 fraction digits: money amounts kept as strings so no precision is lost.
-const NumericPattern = `^[0-9]{1,15}(\.[0-9]{1,4})?$`
-
-var numericPattern = regexp.MustCompile(NumericPattern)
+var numericPattern = regexp.MustCompile(enum.DecimalPattern)
 
 func numeric(s string) error {
 	if !numericPattern.MatchString(s) {

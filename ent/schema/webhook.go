@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -17,13 +18,6 @@ import (
 // WebhookSubscription is an endpoint that receives signed event deliveries
 // (SPEC 2.5). REST renders its id as whsub_<uuid>.
 type WebhookSubscription struct{ ent.Schema }
-
-// States of a delivery, an automation run and an inbound request.
-var (
-	DeliveryStatuses       = []string{"pending", "succeeded", "dead"}
-	RunStatuses            = []string{"queued", "succeeded", "skipped", "failed"}
-	InboundRequestStatuses = []string{"received", "processed", "failed"}
-)
 
 func (WebhookSubscription) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection(),
@@ -124,7 +118,7 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.UUID("event_id", uuidType).Immutable(),
 		field.UUID("subscription_id", uuidType).Immutable(),
 		// pending: waiting for its next attempt; succeeded; dead: in the dead-letter queue.
-		field.Enum("status").Values(DeliveryStatuses...).Default("pending"),
+		field.Enum("status").Values(enum.DeliveryStatuses...).Default("pending"),
 		field.Int("attempts").Default(0),
 		field.Time("next_attempt_at"),
 		field.Int("last_status_code").Optional().Nillable(),

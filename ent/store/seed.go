@@ -12,11 +12,11 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/schema"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -71,7 +71,7 @@ func seedLead(c *ent.Client, rng *rand.Rand, orgID uuid.UUID, stages []*ent.Pipe
 		SetPhone("+1555" + strconv.Itoa(1000000+rng.IntN(8999999))).
 		SetMonthlyRevenue(strconv.Itoa(5000 + rng.IntN(500000))).
 		SetRequestedAmount(strconv.Itoa(10000 + rng.IntN(2000000))).
-		SetSource(lead.Source(schema.LeadSources[rng.IntN(len(schema.LeadSources))])).
+		SetSource(lead.Source(enum.LeadSources[rng.IntN(len(enum.LeadSources))])).
 		SetStageID(stages[rng.IntN(len(stages))].ID).
 		SetCreatedAt(at).SetUpdatedAt(at)
 }
@@ -80,7 +80,7 @@ func seedLead(c *ent.Client, rng *rand.Rand, orgID uuid.UUID, stages []*ent.Pipe
 // presence, and returns their ids.
 func (s *DB) SeedAgents(ctx context.Context, orgID uuid.UUID, m int) ([]uuid.UUID, error) {
 	sys := rule.SystemContext(ctx)
-	statuses := schema.PresenceStatuses
+	statuses := enum.PresenceStatuses
 	ids := make([]uuid.UUID, 0, m)
 	now := time.Now().UTC()
 	for i := range m {
@@ -115,7 +115,7 @@ func (s *DB) SeedCallEvents(ctx context.Context, orgID uuid.UUID, agents, leads 
 			n := from + i
 			b := tx.CallEvent.Create().SetOrgID(orgID).SetUserID(agents[rng.IntN(len(agents))]).
 				SetExternalCallID("seed-" + strconv.Itoa(n/3)).
-				SetEventType(callevent.EventType(schema.CallEventTypes[n%3])).
+				SetEventType(callevent.EventType(enum.CallEventTypes[n%3])).
 				SetOccurredAt(start.Add(time.Duration(rng.IntN(86400)) * time.Second))
 			if len(leads) > 0 && n%3 == 0 {
 				b.SetLeadID(leads[rng.IntN(len(leads))])

@@ -1,4 +1,9 @@
-package webhooks
+// Package outbox writes events into the mutation's own transaction (the
+// outbox table), so a committed change never loses its event and a rolled-back
+// one never emits, and wakes this process's delivery worker once the
+// transaction commits. The schema hooks call it; it imports only ent and its
+// leaf packages.
+package outbox
 
 import (
 	"context"
@@ -35,10 +40,12 @@ func Wake() {
 // that caused it, so the event commits or rolls back with the change. The
 // worker is woken once the transaction in ctx commits.
 func Emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any) error {
-	return emit(ctx, c, orgID, eventType, data, nil)
+	return EmitExcept(ctx, c, orgID, eventType, data, nil)
 }
 
-func emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude *uuid.UUID) error {
+// EmitExcept is Emit for an event that the subscription exclude must not
+// receive (a subscription is not told that it was itself paused).
+func EmitExcept(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude *uuid.UUID) error {
 	if viewer.IsBulkLoad(ctx) {
 		return nil
 	}

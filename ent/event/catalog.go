@@ -1,7 +1,8 @@
-// Package webhooks delivers events to subscribers: the event catalog and
-// payloads (SPEC 6), signing (SPEC 5.6), the retry schedule and dead-letter
-// queue (SPEC 6.4), and the worker that fans the outbox out and sends.
-package webhooks
+// Package event is the catalog of event types (SPEC 6.2): their names, what
+// each means and the JSON Schema of its payload. It is a leaf: the schema
+// hooks that emit events, the worker that delivers them and both API surfaces
+// read it, and it imports nothing of this service but ent/apitime.
+package event
 
 import (
 	"slices"
@@ -19,11 +20,11 @@ const (
 	ContactCreated    = "contact.created"
 	ContactUpdated    = "contact.updated"
 	AppWebhookPaused  = "app.webhook_paused"
-	AllEvents         = "*"
+	All               = "*" // a subscription to every event
 )
 
-// EventType is one entry of the catalog.
-type EventType struct {
+// Type is one entry of the catalog.
+type Type struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
 	Emitted     bool           `json:"emitted"` // false: reserved for features this service does not have yet
@@ -72,7 +73,7 @@ var (
 
 // Catalog lists every event type of SPEC 6.2 with its payload. Payloads
 // the spec leaves open are this service's choice (README, API notes).
-var Catalog = []EventType{
+var Catalog = []Type{
 	{LeadCreated, "A lead was created by any channel (UI, API, web form, CSV import, dialer).", true,
 		schemaOf("leadId", "uuid", "orgId", "uuid", "businessName", "string?", "contactFirstName", "string?", "contactLastName", "string?",
 			"email", "string?", "source", "string", "priority", "string", "stageId", "uuid", "advisorId", "uuid?")},
@@ -102,12 +103,12 @@ var Catalog = []EventType{
 		schemaOf("subscriptionId", "string", "orgId", "uuid", "url", "string", "reason", "string", "consecutiveFailures", "int", "pausedAt", "time")},
 }
 
-// KnownEvent reports whether name is in the catalog.
-func KnownEvent(name string) bool {
-	return slices.ContainsFunc(Catalog, func(e EventType) bool { return e.Name == name })
+// Known reports whether name is in the catalog.
+func Known(name string) bool {
+	return slices.ContainsFunc(Catalog, func(e Type) bool { return e.Name == name })
 }
 
 // Wants reports whether a subscription to events receives eventType.
 func Wants(events []string, eventType string) bool {
-	return slices.Contains(events, AllEvents) || slices.Contains(events, eventType)
+	return slices.Contains(events, All) || slices.Contains(events, eventType)
 }
