@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,4 +104,38 @@ func TestArchitectureRulesCatchUpwardImports(t *testing.T) {
 			t.Errorf("%s -> %s is refused (%s); the design allows it", e[0], e[1], why)
 		}
 	}
+}
+
+// TestPackagesSayWhatTheyAre fails when a package written by hand has no
+// doc comment: each says what it provides and what it may import. Packages
+// that are wholly generated (one per ent model) are exempt.
+func TestPackagesSayWhatTheyAre(t *testing.T) {
+	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \",\"}}\t{{.Doc}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	// Trim only the final newline: a missing doc leaves a trailing tab.
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		f := strings.SplitN(line, "\t", 4)
+		if len(f) < 4 || !handWritten(t, f[1], strings.Split(f[2], ",")) {
+			continue
+		}
+		if strings.TrimSpace(f[3]) == "" {
+			t.Errorf("%s has no package doc comment", f[0])
+		}
+	}
+}
+
+// handWritten reports whether any of a package's files is not generated.
+func handWritten(t *testing.T, dir string, files []string) bool {
+	for _, name := range files {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("reading %s: %v", name, err)
+		}
+		if !strings.HasPrefix(string(b), "// Code generated") {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,9 @@
 //
 // Settings come from the environment (config.go); serving is in server.go
 // and the other commands in commands.go.
+//
+// Package main is the top layer: it may import every package of the
+// service, and nothing imports it.
 package main
 
 import (

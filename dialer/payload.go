@@ -1,6 +1,8 @@
 // Package dialer holds the dialer domain logic: the field names and aliases
 // dialers send, decoding JSON and form payloads into the canonical inputs,
 // the presence rules, and the agents-board enrichment.
+//
+// It sits beside the operations and imports only ent and its leaf packages.
 package dialer
 
 import (

@@ -1,5 +1,9 @@
 // Package graph is the GraphQL API and the one place behaviour is reached
 // from: the REST adapter calls these same resolvers.
+//
+// The resolvers are the operations: REST handlers and automation actions
+// call them. It imports ent and its leaf packages, dialer and webhooks
+// (delivery settings and replays), never rest or the automation runner.
 package graph
 
 //go:generate sh -c "cd .. && go run github.com/99designs/gqlgen generate"

@@ -1,6 +1,9 @@
 // Package rest is the /v1 adapter: it decodes each endpoint's body (names,
 // aliases, strictness), calls the GraphQL resolvers, and encodes the SPEC 2.1
 // envelopes. Business rules live below it, in the resolvers and ent.
+//
+// It imports graph (the operations), dialer, webhooks and ent's packages;
+// nothing but package main and the test harness imports it.
 package rest
 
 import (

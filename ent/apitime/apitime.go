@@ -3,6 +3,8 @@
 // surface (REST, GraphQL, webhook envelopes and payloads). Timestamps are
 // stored to the millisecond too, so what is read back, compared or put in a
 // cursor is exactly what the API showed. Input is read at any precision.
+//
+// A leaf: it imports nothing of this service.
 package apitime
 
 import (

@@ -1,6 +1,8 @@
 // Package apperr is the service's one error type. Errors are created where a
 // problem is found, carry one of the codes of SPEC 7, and are mapped to an
 // HTTP status (REST) or an extensions.code (GraphQL) only at the edge.
+//
+// A leaf: it imports nothing of this service, so every layer may use it.
 package apperr
 
 import (

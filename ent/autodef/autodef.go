@@ -2,6 +2,8 @@
 // store them (conditions and ordered actions), checks them when an
 // automation is saved, and evaluates conditions against a run's input. The
 // runner that applies actions lives in webhooks/autorun.
+//
+// A leaf under ent: it imports only ent/apperr and ent/bounds.
 package autodef
 
 import (

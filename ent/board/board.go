@@ -3,6 +3,8 @@
 // built from (presence, call events, users, leads) report here, so every
 // surface that writes them (GraphQL, REST, the dialer connector,
 // automations) updates the board, and a rolled-back change never does.
+//
+// It imports only the generated ent client and ent/commit.
 package board
 
 import (

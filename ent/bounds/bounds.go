@@ -2,6 +2,8 @@
 // metadata, tags, notes, durations) that every write obeys whichever
 // surface it came through, and the rule for the JSON text they arrive in:
 // no object may repeat a member name.
+//
+// A leaf: it imports only ent/apperr.
 package bounds
 
 import (

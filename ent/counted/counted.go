@@ -2,6 +2,8 @@
 // maintains (such as an organization's lead count) instead of a COUNT over
 // every row. The caller marks the context when it knows the query has no
 // filter beyond what the total covers; the entity's interceptor answers.
+//
+// A leaf: it imports nothing of this service.
 package counted
 
 import "context"

@@ -1,6 +1,8 @@
 // Package refs tells readers that cache pipeline stages or users (the lead
 // renderer in graph) that one of them changed in this process: every
 // committed write of either bumps Version.
+//
+// It imports only ent/commit.
 package refs
 
 import (

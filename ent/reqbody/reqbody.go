@@ -2,6 +2,9 @@
 // every member known and of the right type, with absent, null and set told
 // apart. The lead bodies live here too, so that automations build a lead
 // from mapped data exactly as POST /v1/leads builds one from a request.
+//
+// It sits below every surface (REST and the automation runner both decode
+// with it) and imports only ent and its leaf packages.
 package reqbody
 
 import (

@@ -4,6 +4,9 @@
 //
 // Workers and the command line act without a viewer through SystemContext,
 // which skips every rule; their queries must name the organization themselves.
+//
+// It imports only ent's generated privacy and interceptor packages and
+// ent/viewer.
 package rule
 
 import (

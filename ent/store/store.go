@@ -1,6 +1,9 @@
 // Package store opens the database behind the ent client: embedded SQLite by
 // default, PostgreSQL when the URL says so. It migrates the schema, including
 // the full-text search objects ent does not model, on open.
+//
+// It imports ent and its leaf packages only; every layer above opens its
+// database and its transactions here.
 package store
 
 import (

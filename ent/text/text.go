@@ -1,6 +1,8 @@
 // Package text holds the rule every stored string obeys, whichever surface
 // it came through: no NUL characters, which PostgreSQL can store neither
 // in text nor in jsonb and which no field of ours means.
+//
+// A leaf: it imports only ent/apperr.
 package text
 
 import (

@@ -2,6 +2,8 @@
 // context: which organization it acts for and which scopes its API key holds.
 // The ent privacy rules read it, so org isolation and permissions hold on
 // every surface that reaches the database.
+//
+// A leaf: it imports nothing of this service.
 package viewer
 
 import (

@@ -1,4 +1,6 @@
 // Package scalar maps GraphQL scalars onto Go types.
+//
+// It imports only ent's leaf packages apitime and apperr.
 package scalar
 
 import (

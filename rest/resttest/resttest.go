@@ -1,5 +1,7 @@
 // Package resttest runs the whole HTTP surface on a real listener over a real
 // database for tests, with helpers to make organizations, keys and calls.
+//
+// It is imported by tests only, and may import every package it starts.
 package resttest
 
 import (

@@ -4,6 +4,9 @@
 // delivery schedule only when the failure may clear by itself. The actions
 // call the GraphQL resolvers, so a lead an automation creates is validated,
 // stored and announced exactly as POST /v1/leads does.
+//
+// It is a client of the operations, as REST is: it imports graph, webhooks
+// and ent's packages, never rest.
 package autorun
 
 import (

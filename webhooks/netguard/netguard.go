@@ -2,6 +2,8 @@
 // reach. The subscribe-time URL check and the dial-time check share it, so
 // a host is read the same way in both: as the system resolver would read it
 // (inet_aton numbers, a trailing dot, brackets, zone ids) against one list.
+//
+// A leaf: it imports nothing of this service.
 package netguard
 
 import (

@@ -1,6 +1,8 @@
 // Package storetest opens real databases for tests: a fresh SQLite file by
 // default, or, when SVC_TEST_DATABASE_URL names a PostgreSQL database, a
 // fresh schema in it, dropped when the test ends.
+//
+// It imports only ent/store.
 package storetest
 
 import (

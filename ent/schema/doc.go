@@ -1,0 +1,11 @@
+// Package schema defines the models: their fields, edges and indexes, the
+// privacy policies that isolate organizations and check scopes, and the hooks
+// that hold every write's rules (field checks, defaults, counters) and write
+// its events into the outbox in the same transaction. Every surface reaches
+// these rules through the generated client, so none of them repeats one.
+//
+// Code generation reads this package, and at run time only ent/runtime
+// imports it. It imports ent's own packages and the leaf packages under ent
+// (ent/apperr, ent/viewer, ent/rule, ent/bounds, ent/enum, ent/event,
+// ent/outbox and the like), never graph, rest, webhooks or dialer.
+package schema
