@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,6 +138,57 @@ func handWritten(t *testing.T, dir string, files []string) bool {
 		if !strings.HasPrefix(string(b), "// Code generated") {
 			return true
 		}
+	}
+	return false
+}
+
+// TestFilesSpeakOfTheProduct fails when a file of the repository speaks of
+// how it was built rather than of the product: numbered issues or work
+// rounds, or paths of the machine it was built on. History belongs in git.
+func TestFilesSpeakOfTheProduct(t *testing.T) {
+	banned := regexp.MustCompile(`(?i)\bissue\s*#?\d+|\b(work|review|fix)\s+rounds?\b|\bround\s+\d+\b|(^|[\s("'` + "`" + `])/(work|home|Users|root)/`)
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !speaks(path) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.IndexByte(b, 0) >= 0 {
+			return nil // a binary, such as a built svc
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := banned.FindString(line); m != "" {
+				t.Errorf("%s:%d speaks of how it was built (%q): %s", path, i+1, strings.TrimSpace(m), strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// speaks reports whether a file is prose or code a person wrote: documents,
+// Go sources (generated ones aside), scripts and configuration.
+func speaks(path string) bool {
+	if path == "architecture_test.go" || strings.HasSuffix(path, ".gen.go") || strings.HasSuffix(path, "generated.go") {
+		return false
+	}
+	switch filepath.Ext(path) {
+	case ".md", ".go", ".graphql", ".yml", ".yaml", ".json", ".sh", "":
+		return !strings.HasSuffix(path, "package-lock.json")
 	}
 	return false
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
-// benchLeads is how many leads the benchmarks run over (issue 2: 100,000).
+// benchLeads is how many leads the benchmarks run over: 100,000.
 const benchLeads = 100_000
 
 type benchEnv struct {
