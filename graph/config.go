@@ -3,7 +3,7 @@ package graph
 import "time"
 
 // HandlerConfig bounds what one GraphQL operation and one websocket session
-// may cost. It is read once at start-up (server.go, SVC_GRAPHQL_* and
+// may cost. It is read once at start-up (config.go, SVC_GRAPHQL_* and
 // SVC_WS_*); zero values take the defaults.
 type HandlerConfig struct {
 	// MaxComplexity bounds an operation's cost: each field costs 1, and a

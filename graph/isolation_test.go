@@ -77,7 +77,7 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.attachRecording":           {`mutation { attachRecording(externalCallId: "a-call", recordingUrl: "https://rec.example/1") { id } }`, nil},
 		"Mutation.markDoNotCall":             {`mutation($l: ID) { markDoNotCall(leadId: $l, reason: "asked") { leads { id } } }`, map[string]any{"l": a["lead"]}},
 	}
-	// Readable by any key of the organization (README, Dialer): the
+	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board.
 	anyKey := map[string]bool{"Query.callEvents": true, "Query.stages": true, "Query.teams": true,
 		"Query.users": true, "Query.agentsBoard": true}

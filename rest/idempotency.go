@@ -20,7 +20,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
-// Idempotency settings (SPEC 4 leaves replay and retention open; README, API notes).
+// Idempotency settings (SPEC 4 leaves replay and retention open; docs/api.md).
 const (
 	IdempotencyHeader   = "Idempotency-Key"
 	IdempotencyRetained = 24 * time.Hour

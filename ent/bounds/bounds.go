@@ -15,7 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 )
 
-// Limits on lead fields and call events (documented in the README).
+// Limits on lead fields and call events (documented in docs/api.md).
 const (
 	MaxTags            = 50
 	MaxTagLen          = 50

@@ -72,7 +72,7 @@ var (
 )
 
 // Catalog lists every event type of SPEC 6.2 with its payload. Payloads
-// the spec leaves open are this service's choice (README, API notes).
+// the spec leaves open are this service's choice (docs/api.md).
 var Catalog = []Type{
 	{LeadCreated, "A lead was created by any channel (UI, API, web form, CSV import, dialer).", true,
 		schemaOf("leadId", "uuid", "orgId", "uuid", "businessName", "string?", "contactFirstName", "string?", "contactLastName", "string?",
