@@ -15,14 +15,27 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/term"
 
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/loadtest"
 )
 
-// withDB runs a command against the configured database.
-func withDB(ctx context.Context, cfg config, fn func(*store.DB) error) error {
+// withDB runs a command against the configured database. A command that
+// needs data already there (existing) refuses a SQLite file that does not
+// exist rather than creating an empty one: run in the wrong directory, it
+// would fail anyway, and the stray svc.db would keep the next `svc serve`
+// from making the demo organization.
+func withDB(ctx context.Context, cfg config, existing bool, fn func(*store.DB) error) error {
+	if path, ok := store.SQLiteFile(cfg.DatabaseURL); ok && existing {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no database at %s (SVC_DATABASE_URL): svc serve or svc orgs create makes one", path)
+		}
+	}
 	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{})
 	if err != nil {
 		return err
@@ -31,53 +44,100 @@ func withDB(ctx context.Context, cfg config, fn func(*store.DB) error) error {
 	return fn(db)
 }
 
-func orgsCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("orgs create", flag.ContinueOnError)
-	name := fs.String("name", "", "organization name (required)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *name == "" {
-		return errors.New("orgs create: --name is required")
-	}
-	return withDB(ctx, cfg, func(db *store.DB) error {
-		org, token, err := store.CreateOrganization(ctx, db.Client, *name)
+// withOrg runs a command against an organization of the configured
+// database, refusing an id the database does not hold: the write would
+// otherwise fail as a bare foreign-key violation.
+func withOrg(ctx context.Context, cfg config, orgID uuid.UUID, fn func(*store.DB) error) error {
+	return withDB(ctx, cfg, true, func(db *store.DB) error {
+		found, err := db.Client.Organization.Query().Where(organization.ID(orgID)).Exist(rule.SystemContext(ctx))
 		if err != nil {
-			return err
+			return fmt.Errorf("looking up organization %s: %w", orgID, err)
 		}
-		fmt.Fprintf(stdout, "connector token (shown once): %s\n%s\n", token, org.ID)
-		return nil
+		if !found {
+			return fmt.Errorf("no organization %s in this database (svc orgs create prints the ids of new ones)", orgID)
+		}
+		return fn(db)
 	})
 }
 
-func keysCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+// orgFlag parses a required --org flag.
+func orgFlag(command, value string) (uuid.UUID, error) {
+	if value == "" {
+		return uuid.Nil, usagef(command, "--org is required")
+	}
+	id, err := uuid.Parse(value)
+	if err != nil {
+		return uuid.Nil, usagef(command, "--org must be an organization id: %v", err)
+	}
+	return id, nil
+}
+
+func setupServe(fs *flag.FlagSet) action {
+	demo := fs.Bool("demo", false, "create the demo organization (users, a team, leads and an all-scopes API key) unless the database has one")
+	return func(ctx context.Context, e env) error {
+		tuneGC()
+		return serve(ctx, e.cfg, e.logger, e.stdout, *demo)
+	}
+}
+
+func setupOrgsCreate(fs *flag.FlagSet) action {
+	name := fs.String("name", "", "organization name (required)")
+	return func(ctx context.Context, e env) error {
+		if *name == "" {
+			return usagef("orgs create", "--name is required")
+		}
+		return withDB(ctx, e.cfg, false, func(db *store.DB) error {
+			org, token, err := store.CreateOrganization(ctx, db.Client, *name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "connector token (shown once): %s\n%s\n", token, org.ID)
+			return nil
+		})
+	}
+}
+
+func setupKeysCreate(fs *flag.FlagSet) action {
 	org := fs.String("org", "", "organization id (required)")
-	scopes := fs.String("scopes", "", "comma-separated scopes (required)")
+	scopes := fs.String("scopes", "", "comma-separated scopes (required): "+strings.Join(viewer.AllScopes, ", "))
 	kind := fs.String("kind", "live", "live (API key) or at (app token)")
 	name := fs.String("name", "", "a label for the key")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	orgID, err := uuid.Parse(*org)
-	if err != nil {
-		return fmt.Errorf("keys create: --org must be an organization id: %w", err)
-	}
-	if *scopes == "" {
-		return errors.New("keys create: --scopes is required")
-	}
-	return withDB(ctx, cfg, func(db *store.DB) error {
-		key, _, err := store.CreateAPIKey(ctx, db.Client, orgID, *kind, *name, strings.Split(*scopes, ","))
+	return func(ctx context.Context, e env) error {
+		orgID, err := orgFlag("keys create", *org)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, key)
-		return nil
-	})
+		if *scopes == "" {
+			return usagef("keys create", "--scopes is required")
+		}
+		list := strings.Split(*scopes, ",")
+		for i := range list {
+			list[i] = strings.TrimSpace(list[i])
+		}
+		if err := store.CheckKey(*kind, list); err != nil {
+			return flagError("keys create", err)
+		}
+		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
+			key, _, err := store.CreateAPIKey(ctx, db.Client, orgID, *kind, *name, list)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, key)
+			return nil
+		})
+	}
 }
 
-func usersCreate(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("users create", flag.ContinueOnError)
+// flagError turns a validation error naming a field into a usage error
+// naming the flag.
+func flagError(command string, err error) error {
+	if e, ok := apperr.As(err); ok && e.Field != "" {
+		return usagef(command, "--%s: %s", e.Field, e.Message)
+	}
+	return usagef(command, "%v", err)
+}
+
+func setupUsersCreate(fs *flag.FlagSet) action {
 	org := fs.String("org", "", "organization id (required)")
 	var s store.UserSpec
 	fs.StringVar(&s.First, "first", "", "first name")
@@ -85,21 +145,42 @@ func usersCreate(ctx context.Context, cfg config, args []string, stdout io.Write
 	fs.StringVar(&s.Email, "email", "", "email address")
 	fs.StringVar(&s.Role, "role", "advisor", "advisor, agent or admin")
 	fs.StringVar(&s.Team, "team", "", "team name (created when missing)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	var err error
-	if s.OrgID, err = uuid.Parse(*org); err != nil {
-		return fmt.Errorf("users create: --org must be an organization id: %w", err)
-	}
-	return withDB(ctx, cfg, func(db *store.DB) error {
-		u, err := store.CreateUser(ctx, db.Client, s)
-		if err != nil {
+	return func(ctx context.Context, e env) error {
+		var err error
+		if s.OrgID, err = orgFlag("users create", *org); err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, u.ID)
-		return nil
-	})
+		if err := user.RoleValidator(user.Role(s.Role)); err != nil {
+			return usagef("users create", "--role must be advisor, agent or admin, got %q", s.Role)
+		}
+		return withOrg(ctx, e.cfg, s.OrgID, func(db *store.DB) error {
+			u, err := store.CreateUser(ctx, db.Client, s)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, u.ID)
+			return nil
+		})
+	}
+}
+
+func setupReindex(*flag.FlagSet) action {
+	return func(ctx context.Context, e env) error {
+		return withDB(ctx, e.cfg, true, func(db *store.DB) error { return db.Reindex(ctx) })
+	}
+}
+
+func setupBaseline(*flag.FlagSet) action {
+	return func(ctx context.Context, e env) error {
+		tuneGC() // the same runtime as the server it is compared with
+		return withDB(ctx, e.cfg, false, func(db *store.DB) error {
+			return serveHandler(ctx, e.cfg.Addr, loadtest.Baseline(db))
+		})
+	}
+}
+
+func setupOpenAPI(*flag.FlagSet) action {
+	return func(_ context.Context, e env) error { return printOpenAPI(e.stdout) }
 }
 
 // printOpenAPI writes the document GET /v1/openapi.json serves, for linters
@@ -118,47 +199,52 @@ func printOpenAPI(stdout io.Writer) error {
 	return err
 }
 
-// seed fills an organization with realistic data for load runs.
-func seed(ctx context.Context, cfg config, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+// setupSeed fills an organization with realistic data for load runs.
+func setupSeed(fs *flag.FlagSet) action {
 	org := fs.String("org", "", "organization id (required)")
 	leads := fs.Int("leads", 0, "leads to create")
 	agents := fs.Int("agents", 0, "dialer agents to create, each with a presence")
 	events := fs.Int("events", 0, "call events to record (needs agents)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	orgID, err := uuid.Parse(*org)
-	if err != nil {
-		return fmt.Errorf("seed: --org must be an organization id: %w", err)
-	}
-	if *events > 0 && *agents == 0 {
-		return errors.New("seed: --events needs --agents")
-	}
-	ctx = viewer.WithBulkLoad(ctx)
-	return withDB(ctx, cfg, func(db *store.DB) error {
-		started := time.Now()
-		if *leads > 0 {
-			if err := db.SeedLeads(ctx, orgID, *leads, newProgress(stderr, "leads", *leads).report); err != nil {
-				return err
-			}
-		}
-		ids, err := db.SeedAgents(ctx, orgID, *agents)
+	return func(ctx context.Context, e env) error {
+		orgID, err := orgFlag("seed", *org)
 		if err != nil {
 			return err
 		}
-		if *events > 0 {
-			some, err := db.SomeLeadIDs(ctx, orgID, 10000)
-			if err != nil {
-				return err
-			}
-			if err := db.SeedCallEvents(ctx, orgID, ids, some, *events, newProgress(stderr, "call events", *events).report); err != nil {
-				return err
-			}
+		if *leads < 0 || *agents < 0 || *events < 0 {
+			return usagef("seed", "--leads, --agents and --events cannot be negative")
 		}
-		fmt.Fprintf(stderr, "seeded %d leads, %d agents, %d call events in %s\n", *leads, *agents, *events, time.Since(started).Round(time.Millisecond))
-		return nil
-	})
+		if *events > 0 && *agents == 0 {
+			return usagef("seed", "--events needs --agents")
+		}
+		ctx = viewer.WithBulkLoad(ctx)
+		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
+			return seed(ctx, db, orgID, *leads, *agents, *events, e.stderr)
+		})
+	}
+}
+
+func seed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads, agents, events int, stderr io.Writer) error {
+	started := time.Now()
+	if leads > 0 {
+		if err := db.SeedLeads(ctx, orgID, leads, newProgress(stderr, "leads", leads).report); err != nil {
+			return err
+		}
+	}
+	ids, err := db.SeedAgents(ctx, orgID, agents)
+	if err != nil {
+		return err
+	}
+	if events > 0 {
+		some, err := db.SomeLeadIDs(ctx, orgID, 10000)
+		if err != nil {
+			return err
+		}
+		if err := db.SeedCallEvents(ctx, orgID, ids, some, events, newProgress(stderr, "call events", events).report); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "seeded %d leads, %d agents, %d call events in %s\n", leads, agents, events, time.Since(started).Round(time.Millisecond))
+	return nil
 }
 
 // progress shows a bar on a terminal and a plain line per tenth otherwise.
@@ -194,9 +280,8 @@ func (p *progress) report(done int) {
 	}
 }
 
-// loadTest runs the load runner against this binary's own server.
-func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+// setupLoadTest runs the load runner against this binary's own server.
+func setupLoadTest(fs *flag.FlagSet) action {
 	leads := fs.Int("leads", 10000, "leads to seed when the database has no load organization yet")
 	agents := fs.Int("agents", 50, "dialer agents to seed with it")
 	duration := fs.Duration("duration", 10*time.Second, "how long each scenario runs")
@@ -206,23 +291,22 @@ func loadTest(ctx context.Context, cfg config, args []string, stdout io.Writer) 
 	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
 	abusive := fs.Bool("abuse", false, "measure ordinary requests alone and beside clients sending abusive GraphQL queries (--concurrency of them; --rate is the ordinary requests' rate, default 100)")
 	abuseRate := fs.Int("abuse-rate", 0, "with --abuse: abusive requests per second, all clients together; 0 sends them as fast as the clients go")
-	if err := fs.Parse(args); err != nil {
+	return func(ctx context.Context, e env) error {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding this binary: %w", err)
+		}
+		var names []string
+		if *only != "" {
+			names = strings.Split(*only, ",")
+		}
+		run := loadtest.Config{Exe: exe, DatabaseURL: e.cfg.DatabaseURL, Leads: *leads, Agents: *agents,
+			Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate, Out: e.stdout}
+		if *abusive {
+			_, err = loadtest.RunAbuse(ctx, run)
+			return err
+		}
+		_, err = loadtest.Run(ctx, run)
 		return err
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("finding this binary: %w", err)
-	}
-	var names []string
-	if *only != "" {
-		names = strings.Split(*only, ",")
-	}
-	run := loadtest.Config{Exe: exe, DatabaseURL: cfg.DatabaseURL, Leads: *leads, Agents: *agents,
-		Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate, Out: stdout}
-	if *abusive {
-		_, err = loadtest.RunAbuse(ctx, run)
-		return err
-	}
-	_, err = loadtest.Run(ctx, run)
-	return err
 }

@@ -24,6 +24,10 @@ type config struct {
 	LogLevel     slog.Level
 	Webhooks     webhooks.Config
 	GraphQL      graph.HandlerConfig
+
+	// DefaultDatabase is set when SVC_DATABASE_URL is unset: only then may
+	// serve, creating the file, add the demo organization by itself.
+	DefaultDatabase bool
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -34,6 +38,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateWindow:   time.Minute,
 		MaxBodyBytes: 1 << 20,
 		Webhooks:     webhooks.DefaultConfig(),
+	}
+	c.DefaultDatabase = getenv("SVC_DATABASE_URL") == ""
+	if err := store.CheckDatabaseURL(c.DatabaseURL); err != nil {
+		return c, fmt.Errorf("SVC_DATABASE_URL: %w", err)
 	}
 	var err error
 	c.RedisURL = getenv("SVC_REDIS_URL")

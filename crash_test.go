@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 // buildBinary compiles svc for tests that run the real process.
@@ -50,6 +51,29 @@ func startServe(t *testing.T, exe string, env []string) *process {
 	return p
 }
 
+// newOrgKey creates an organization and an API key holding every scope
+// with the svc commands, and returns the key and the organization's dialer
+// connector token: an organization with nothing in it yet.
+func newOrgKey(t *testing.T, exe string, env []string) (key, connector string) {
+	t.Helper()
+	svc := func(args ...string) string {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("svc %s: %v\n%s", strings.Join(args, " "), err, &stderr)
+		}
+		return string(out)
+	}
+	out := svc("orgs", "create", "--name", "Test Lending")
+	connector = lineAfter(t, out, "connector token (shown once): ")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	key = strings.TrimSpace(svc("keys", "create", "--org", lines[len(lines)-1], "--scopes", strings.Join(viewer.AllScopes, ",")))
+	return key, connector
+}
+
 // The server is killed with SIGKILL in the middle of a burst of lead
 // creations and restarted: every acknowledged lead exists, each lead's
 // lead.created arrives (duplicates only with the same X-Webhook-Id), no
@@ -78,12 +102,11 @@ func TestCrashSafety(t *testing.T) {
 
 	first := startServe(t, exe, env)
 	waitUp(t, base+"/readyz")
-	key := lineAfter(t, first.stdout.String(), "API key (shown once): ")
+	key, connector := newOrgKey(t, exe, env)
 	secret := "whsec_crash_test_secret_0123456789"
 	if code := call(t, "POST", base+"/v1/app-webhooks", key, `{"url":"`+recv.URL+`","events":["lead.created"],"secret":"`+secret+`"}`); code != http.StatusCreated {
 		t.Fatalf("subscribing: %d", code)
 	}
-	connector := lineAfter(t, first.stdout.String(), "Dialer connector token (shown once): ")
 
 	const n = 400
 	acked := make([]string, n) // lead id per request that got a 2xx
@@ -274,7 +297,7 @@ func TestGracefulShutdown(t *testing.T) {
 
 	first := startServe(t, exe, env)
 	waitUp(t, base+"/readyz")
-	key := lineAfter(t, first.stdout.String(), "API key (shown once): ")
+	key, _ := newOrgKey(t, exe, env)
 	if code := call(t, "POST", base+"/v1/app-webhooks", key, `{"url":"`+recv.URL+`","events":["lead.created"]}`); code != http.StatusCreated {
 		t.Fatalf("subscribing: %d", code)
 	}

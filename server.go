@@ -11,6 +11,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/term"
@@ -44,19 +46,29 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Writer) error {
+// serve runs the server until ctx ends. It binds its address before it
+// opens the database, so a port in use fails before a database file, demo
+// data or a secret is made, and people are told where to go only once the
+// server can answer. The demo organization is made with --demo, or when this
+// start creates the default SQLite file (a database someone configured may
+// be a production one).
+func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Writer, withDemo bool) error {
+	ln, err := listen(cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers the returns before it
+	withDemo = withDemo || createsDefaultDatabase(cfg)
 	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	demo, err := db.Bootstrap(ctx)
-	if err != nil {
-		return fmt.Errorf("creating the demo organization: %w", err)
-	}
-	if demo != nil {
-		fmt.Fprintf(stdout, "Created demo organization %s.\nAPI key (shown once): %s\nDialer connector token (shown once): %s\n",
-			demo.OrgID, demo.APIKey, demo.ConnectorToken)
+	var demo *store.Demo
+	if withDemo {
+		if demo, err = db.CreateDemo(ctx); err != nil {
+			return err
+		}
 	}
 	srv := &http.Server{
 		Addr: cfg.Addr,
@@ -70,11 +82,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
-	}
 	logger.Info("serving", "addr", ln.Addr().String(), "database", db.Dialect, "version", version)
+	printBanner(stdout, ln.Addr(), db.Dialect, demo)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintainHourly(ctx, db, logger)
@@ -104,6 +113,66 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	return nil
+}
+
+// listen binds addr, naming it and the cause when it cannot.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err // "bind: address already in use" without repeating the address
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (SVC_ADDR): %w", addr, err)
+	}
+	return ln, nil
+}
+
+// createsDefaultDatabase reports whether this start will create the default
+// SQLite file.
+func createsDefaultDatabase(cfg config) bool {
+	if !cfg.DefaultDatabase {
+		return false
+	}
+	path, ok := store.SQLiteFile(cfg.DatabaseURL)
+	if !ok {
+		return false
+	}
+	_, err := os.Stat(path)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// printBanner tells a person where to go once the server listens, and the
+// demo organization's secrets when this start made it.
+func printBanner(w io.Writer, addr net.Addr, dialect string, demo *store.Demo) {
+	base := "http://" + browsable(addr)
+	fmt.Fprintf(w, "svc %s serving on %s (database: %s)\n", version, base, dialect)
+	fmt.Fprintf(w, "  REST API    %s/v1  (OpenAPI: %s/v1/openapi.json)\n", base, base)
+	fmt.Fprintf(w, "  GraphQL     %s/graphql\n", base)
+	fmt.Fprintf(w, "  Playground  %s/playground\n", base)
+	if demo == nil {
+		return
+	}
+	fmt.Fprintf(w, "Created demo organization %s (%s): %d advisors and %d agents in team %s, %d leads.\n",
+		store.DemoOrgName, demo.OrgID, demo.Advisors, demo.Agents, store.DemoTeam, demo.Leads)
+	fmt.Fprintf(w, "API key (shown once): %s\n", demo.APIKey)
+	fmt.Fprintf(w, "  scopes: %s\n", strings.Join(demo.Scopes, ", "))
+	fmt.Fprintf(w, "Dialer connector token (shown once): %s\n", demo.ConnectorToken)
+	fmt.Fprintf(w, "Try: curl -s %s/v1/leads -H \"Authorization: Bearer %s\"\n", base, demo.APIKey)
+}
+
+// browsable spells a listening address as a browser may open it: a
+// wildcard address (":8080") is reached on localhost.
+func browsable(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP == nil || tcp.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(tcp.Port))
 }
 
 // maintainHourly keeps planner statistics fresh as the data grows and

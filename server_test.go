@@ -45,8 +45,8 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// TestServeAndCommands runs the program as main does: it serves on an empty
-// database, prints a working demo key, administers orgs, keys and users
+// TestServeAndCommands runs the program as main does: with --demo it serves
+// on an empty database, prints a working demo key, administers orgs, keys and users
 // from the command line, and shuts down gracefully when cancelled.
 func TestServeAndCommands(t *testing.T) {
 	addr := freeAddr(t)
@@ -55,7 +55,7 @@ func TestServeAndCommands(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}, getenv, &stdout, &stderr) }()
+	go func() { done <- run(ctx, []string{"serve", "--demo"}, getenv, &stdout, &stderr) }()
 	base := "http://" + addr
 	waitUp(t, base+"/status")
 

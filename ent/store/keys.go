@@ -60,15 +60,24 @@ func CreateOrganization(ctx context.Context, c *ent.Client, name string) (*ent.O
 	return org, token, nil
 }
 
-// CreateAPIKey creates a key for orgID and returns the key, shown only now.
-func CreateAPIKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, kind, name string, scopes []string) (string, *ent.APIKey, error) {
+// CheckKey validates a key's kind and scopes, so the command line can
+// refuse them before it opens the database.
+func CheckKey(kind string, scopes []string) error {
 	if !slices.Contains(KeyKinds, kind) {
-		return "", nil, apperr.Invalid("kind", "must be one of %s", strings.Join(KeyKinds, ", "))
+		return apperr.Invalid("kind", "must be one of %s", strings.Join(KeyKinds, ", "))
 	}
 	for _, s := range scopes {
 		if !viewer.ValidScope(s) {
-			return "", nil, apperr.Invalid("scopes", "unknown scope %q; known: %s", s, strings.Join(viewer.AllScopes, ", "))
+			return apperr.Invalid("scopes", "unknown scope %q; known: %s", s, strings.Join(viewer.AllScopes, ", "))
 		}
+	}
+	return nil
+}
+
+// CreateAPIKey creates a key for orgID and returns the key, shown only now.
+func CreateAPIKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, kind, name string, scopes []string) (string, *ent.APIKey, error) {
+	if err := CheckKey(kind, scopes); err != nil {
+		return "", nil, err
 	}
 	key := "svc_" + kind + "_" + randomToken(32)
 	rec, err := c.APIKey.Create().

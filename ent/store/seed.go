@@ -34,8 +34,12 @@ var (
 func (s *DB) SeedLeads(ctx context.Context, orgID uuid.UUID, n int, progress func(done int)) error {
 	sys, c := rule.SystemContext(ctx), s.Client
 	stages, err := c.PipelineStage.Query().Where(pipelinestage.OrgID(orgID)).All(sys)
-	if err != nil || len(stages) == 0 {
-		return fmt.Errorf("loading the pipeline of %s: %v", orgID, err)
+	if err != nil {
+		return fmt.Errorf("loading the pipeline of %s: %w", orgID, err)
+	}
+	if len(stages) == 0 {
+		// Every organization is created with the default pipeline.
+		return fmt.Errorf("organization %s has no pipeline stages (no such organization in this database?)", orgID)
 	}
 	rng := rand.New(rand.NewPCG(uint64(n), 42))
 	start := time.Now().UTC().Add(-time.Duration(n) * time.Second)

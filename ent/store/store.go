@@ -10,8 +10,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -64,8 +62,12 @@ func DefaultMaxConns() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // Open connects to databaseURL and migrates the schema. A postgres:// or
 // postgresql:// URL selects PostgreSQL; anything else is a SQLite file path
-// (optionally prefixed file:).
+// (optionally prefixed file:), but a URL of another scheme is refused
+// (CheckDatabaseURL).
 func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
+	if err := CheckDatabaseURL(databaseURL); err != nil {
+		return nil, err
+	}
 	drv, dsn, dia := driverFor(databaseURL)
 	if opts.MaxOpenConns <= 0 {
 		opts.MaxOpenConns = DefaultMaxConns()
@@ -173,7 +175,7 @@ func (s *DB) Close() error {
 func (s *DB) Ping(ctx context.Context) error { return s.SQL.PingContext(ctx) }
 
 func driverFor(databaseURL string) (driver, dsn, dia string) {
-	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
+	if isPostgres(databaseURL) {
 		return "pgx", databaseURL, dialect.Postgres
 	}
 	registerCachedSQLite()
@@ -184,13 +186,8 @@ func driverFor(databaseURL string) (driver, dsn, dia string) {
 // WAL so readers never wait for the writer, a busy timeout instead of
 // immediate SQLITE_BUSY, foreign keys, and BEGIN IMMEDIATE so a transaction
 // takes the write lock up front rather than failing to upgrade mid-way.
-func sqliteDSN(path string) string {
-	path = strings.TrimPrefix(path, "file:")
-	q := url.Values{}
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		q, _ = url.ParseQuery(path[i+1:])
-		path = path[:i]
-	}
+func sqliteDSN(databaseURL string) string {
+	path, q := splitSQLite(databaseURL)
 	set := func(k, v string) {
 		if q.Get(k) == "" {
 			q.Set(k, v)
@@ -201,7 +198,7 @@ func sqliteDSN(path string) string {
 	set("_busy_timeout", "10000")
 	set("_txlock", "immediate")
 	set("_synchronous", "NORMAL")
-	return "file:" + filepath.Clean(path) + "?" + q.Encode()
+	return "file:" + path + "?" + q.Encode()
 }
 
 func (s *DB) migrate(ctx context.Context) error {

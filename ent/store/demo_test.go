@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// The demo organization is usable at once: advisors and agents in a team,
+// leads across the pipeline (some assigned), and a key holding every scope.
+// Asking for it again changes nothing.
+func TestCreateDemo(t *testing.T) {
+	ctx := context.Background()
+	sys := rule.SystemContext(ctx)
+	db := storetest.Open(t)
+	demo, err := db.CreateDemo(ctx)
+	if err != nil || demo == nil {
+		t.Fatalf("CreateDemo: %+v, %v", demo, err)
+	}
+	orgID := uuid.MustParse(demo.OrgID)
+
+	v, err := (&store.KeyCache{}).Authenticate(ctx, db.Client, demo.APIKey, time.Now())
+	if err != nil || v.OrgID != orgID {
+		t.Fatalf("the demo key does not authenticate for its organization: %+v, %v", v, err)
+	}
+	for _, s := range viewer.AllScopes {
+		if !slices.Contains(v.Scopes, s) {
+			t.Errorf("the demo key lacks %s", s)
+		}
+	}
+	if _, err := store.OrgByConnectorToken(ctx, db.Client, demo.ConnectorToken); err != nil {
+		t.Errorf("the demo connector token: %v", err)
+	}
+
+	users := db.Client.User.Query().Where(user.OrgID(orgID))
+	advisors, _ := users.Clone().Where(user.RoleEQ(user.RoleAdvisor), user.TeamIDNotNil()).Count(sys)
+	agents, _ := users.Clone().Where(user.RoleEQ(user.RoleAgent), user.TeamIDNotNil()).Count(sys)
+	if advisors < 2 || agents < 2 || advisors != demo.Advisors || agents != demo.Agents {
+		t.Errorf("%d advisors and %d agents in a team (reported %d and %d), want at least 2 of each", advisors, agents, demo.Advisors, demo.Agents)
+	}
+	leads, err := db.Client.Lead.Query().Where(lead.OrgID(orgID)).WithStage().All(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages, assigned := map[string]bool{}, 0
+	for _, l := range leads {
+		stages[l.Edges.Stage.StageKey] = true
+		if l.PrimaryAdvisorID != nil {
+			assigned++
+		}
+	}
+	if len(leads) != demo.Leads || len(stages) < 5 || assigned < 3 || assigned == len(leads) {
+		t.Errorf("%d leads (reported %d) in %d stages, %d assigned: want several stages, some assigned and some not",
+			len(leads), demo.Leads, len(stages), assigned)
+	}
+	if total, err := db.LeadTotal(ctx, orgID); err != nil || total != len(leads) {
+		t.Errorf("lead total %d, %v; want %d (the leads were written through the hooks)", total, err, len(leads))
+	}
+
+	again, err := db.CreateDemo(ctx)
+	if err != nil || again != nil {
+		t.Fatalf("second CreateDemo: %+v, %v; want nothing made", again, err)
+	}
+	if n, _ := db.Client.Organization.Query().Where(organization.Name(store.DemoOrgName)).Count(sys); n != 1 {
+		t.Errorf("%d demo organizations after asking twice", n)
+	}
+}
+
+// Seeding an organization the database does not hold names the cause.
+func TestSeedUnknownOrganization(t *testing.T) {
+	db := storetest.Open(t)
+	id := uuid.New()
+	err := db.SeedLeads(context.Background(), id, 10, nil)
+	if err == nil || !strings.Contains(err.Error(), id.String()) || strings.Contains(err.Error(), "<nil>") {
+		t.Fatalf("SeedLeads for an unknown organization: %v; want an error naming it and its cause", err)
+	}
+}
+
+// A database URL of an unknown scheme is refused naming it; SQLite paths (with or without file:) and PostgreSQL URLs pass.
+func TestCheckDatabaseURL(t *testing.T) {
+	for _, ok := range []string{"svc.db", "./data/svc.db", "file:svc.db?_busy_timeout=5000", "file:///tmp/svc.db",
+		"postgres://u@localhost/db", "postgresql://u@localhost/db?sslmode=disable", "C:\\data\\svc.db"} {
+		if err := store.CheckDatabaseURL(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"postgress://u@localhost/db", "mysql://u@localhost/db", "sqlite://svc.db"} {
+		err := store.CheckDatabaseURL(bad)
+		scheme := bad[:strings.Index(bad, "://")+3]
+		if err == nil || !strings.Contains(err.Error(), scheme) || !strings.Contains(err.Error(), "postgres://") {
+			t.Errorf("%s: %v; want an error naming %s and the accepted forms", bad, err, scheme)
+		}
+	}
+	if _, err := store.Open(context.Background(), "postgress://u@localhost/db", store.Options{}); err == nil ||
+		!strings.Contains(err.Error(), "postgress://") {
+		t.Errorf("Open of a misspelt scheme: %v", err)
+	}
+}
