@@ -2,6 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +27,10 @@ func layer(pkg string) int {
 	switch {
 	case p == "":
 		return 5 // main: configuration, wiring, commands
+	case p == "rest/root":
+		return 5 // the HTTP root: mounts /v1, GraphQL, the probes
+	case p == "rest/resttest":
+		return 5 // the test server: the whole HTTP root over a real database
 	case top == "rest":
 		return 4 // the /v1 adapter
 	case p == "webhooks/autorun":
@@ -57,8 +66,9 @@ func violation(from, to string) string {
 }
 
 // TestImportsPointDown fails when a package imports one of a layer above
-// its own (main > rest > graph and the automation runner > webhooks and
-// dialer > ent), so that a reader knows where a rule lives from its folder.
+// its own (main and the HTTP root > rest > graph and the automation runner >
+// webhooks and dialer > ent), so that a reader knows where a rule lives from
+// its folder.
 // Tests in external test packages may reach up for a harness (resttest
 // starts the whole server), so only the packages' own imports are checked.
 func TestImportsPointDown(t *testing.T) {
@@ -90,6 +100,7 @@ func TestArchitectureRulesCatchUpwardImports(t *testing.T) {
 		{"webhooks/autorun", "rest"},                    // the automation runner is a client of the operations, not of REST
 		{"ent/event", "webhooks"},                       // a leaf reaching up
 		{"rest/loadtest", "github.com/lendingpipe/svc"}, // nothing imports main
+		{"rest", "rest/root"},                           // the root's router (GraphQL, the probes) lived in the /v1 adapter
 	}
 	for _, e := range refused {
 		from, to := module+"/"+e[0], module+"/"+e[1]
@@ -100,7 +111,8 @@ func TestArchitectureRulesCatchUpwardImports(t *testing.T) {
 			t.Errorf("%s -> %s is allowed; the rules must refuse it", e[0], e[1])
 		}
 	}
-	allowed := [][2]string{{"rest", "graph"}, {"webhooks/autorun", "graph"}, {"ent/runtime", "ent/schema"}, {"graph", "ent/outbox"}, {"dialer", "ent"}}
+	allowed := [][2]string{{"rest", "graph"}, {"webhooks/autorun", "graph"}, {"ent/runtime", "ent/schema"}, {"graph", "ent/outbox"}, {"dialer", "ent"},
+		{"rest/root", "rest"}, {"rest/root", "graph"}, {"rest/resttest", "rest/root"}}
 	for _, e := range allowed {
 		if why := violation(module+"/"+e[0], module+"/"+e[1]); why != "" {
 			t.Errorf("%s -> %s is refused (%s); the design allows it", e[0], e[1], why)
@@ -191,4 +203,150 @@ func speaks(path string) bool {
 		return !strings.HasSuffix(path, "package-lock.json")
 	}
 	return false
+}
+
+// txOwner is the one package that opens transactions (store.WithTx), so
+// that every surface's commits, rollbacks and commit hooks behave alike.
+const txOwner = "ent/store"
+
+// txOpener names call when it opens a transaction: ent's Client.Tx(ctx) and
+// BeginTx, entgql's OpenTx helpers, database/sql's Begin and BeginTx. A
+// mutation's Tx() (no argument) only names the transaction it runs in.
+func txOpener(call *ast.CallExpr) (string, bool) {
+	var name string
+	switch fn := call.Fun.(type) {
+	case *ast.SelectorExpr:
+		name = fn.Sel.Name
+	case *ast.Ident:
+		name = fn.Name
+	default:
+		return "", false
+	}
+	switch name {
+	case "Tx":
+		return name, len(call.Args) > 0
+	case "Begin", "BeginTx", "OpenTx", "OpenTxFromContext":
+		return name, true
+	}
+	return "", false
+}
+
+// txCalls lists the transactions a Go source file opens itself, as
+// "file:line: Name"; a generated file and a test are not looked at.
+func txCalls(path string, src []byte) ([]string, error) {
+	if strings.HasSuffix(path, "_test.go") {
+		return nil, nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	if ast.IsGenerated(f) {
+		return nil, nil
+	}
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if name, ok := txOpener(n); ok {
+				found = append(found, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), name))
+			}
+		case *ast.SelectorExpr:
+			// entgql's GraphQL extension opens its own transactions.
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "entgql" && n.Sel.Name == "Transactioner" {
+				found = append(found, fmt.Sprintf("%s: entgql.Transactioner", fset.Position(n.Pos())))
+			}
+		}
+		return true
+	})
+	return found, nil
+}
+
+// mayOpenTx reports whether the file at path (slash-separated, relative to
+// the module root) belongs to txOwner.
+func mayOpenTx(path string) bool {
+	return strings.HasPrefix(path, txOwner+"/")
+}
+
+// TestOnlyTheStoreOpensTransactions fails when Go code outside ent/store
+// opens a transaction itself instead of through store.WithTx.
+func TestOnlyTheStoreOpensTransactions(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		path = filepath.ToSlash(path)
+		if !strings.HasSuffix(path, ".go") || mayOpenTx(path) {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found, err := txCalls(path, src)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, f := range found {
+			t.Errorf("%s opens a transaction; use store.WithTx", f)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("only %d Go files scanned; the walk missed the tree", files)
+	}
+}
+
+// TestTransactionScanCatchesOpeners proves the scan above can fail: each
+// source below opens a transaction outside ent/store and must be flagged,
+// and the others must not be.
+func TestTransactionScanCatchesOpeners(t *testing.T) {
+	const body = "package p\n\nfunc f() {\n\t%s\n}\n"
+	cases := []struct {
+		path, code string
+		flagged    bool
+	}{
+		{"webhooks/worker.go", "tx, err := w.client.Tx(ctx)", true},
+		{"webhooks/receive.go", "tx, err := c.Tx(ctx)", true},
+		{"rest/leads.go", "tx, err := h.client.BeginTx(ctx, &sql.TxOptions{})", true},
+		{"graph/handler.go", "ctx, tx, err := r.db.Client.OpenTx(ctx)", true},
+		{"graph/handler.go", "ctx, tx, err := ent.OpenTxFromContext(ctx)", true},
+		{"rest/loadtest/sql.go", "tx, err := db.Begin()", true},
+		{"webhooks/autorun/runner.go", "go func() { _, _ = r.db.Client.Tx(context.Background()) }()", true},
+		{"graph/handler.go", "srv.Use(entgql.Transactioner{TxOpener: r.db.Client})", true},
+		{"ent/storefront/x.go", "tx, err := c.Tx(ctx)", true}, // a name that starts like the store's
+		{"ent/board/board.go", "tx, err := m.Tx()", false},    // the mutation's own transaction
+		{"rest/leads.go", "err := store.WithTx(ctx, c, fn)", false},
+		{"rest/leads.go", "tx := ent.TxFromContext(ctx)", false},
+		{"webhooks/worker_test.go", "tx, err := c.Tx(ctx)", false},
+	}
+	for _, c := range cases {
+		src := fmt.Sprintf(body, c.code)
+		found, err := txCalls(c.path, []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", c.code, err)
+		}
+		if got := len(found) > 0 && !mayOpenTx(c.path); got != c.flagged {
+			t.Errorf("%s in %s: flagged %v, want %v", c.code, c.path, got, c.flagged)
+		}
+	}
+	generated := "// Code generated by ent, DO NOT EDIT.\n\n" + fmt.Sprintf(body, "tx, err := c.Tx(ctx)")
+	if found, _ := txCalls("ent/client.go", []byte(generated)); len(found) > 0 {
+		t.Errorf("a generated file was flagged: %v", found)
+	}
+	if !mayOpenTx("ent/store/tx.go") || !mayOpenTx("ent/store/storetest/storetest.go") {
+		t.Error("ent/store may open transactions")
+	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/root"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -72,7 +73,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	}
 	srv := &http.Server{
 		Addr: cfg.Addr,
-		Handler: rest.NewServer(rest.Config{
+		Handler: root.Handler(rest.Config{
 			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, IdempotencyLease: cfg.IdemLease, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
 			Webhooks: cfg.Webhooks, GraphQL: cfg.GraphQL,
 		}, db, logger),

@@ -24,11 +24,12 @@ type HandlerConfig struct {
 	WSRecheckInterval  time.Duration // how often an open socket's API key is checked again
 	WSMaxSubscriptions int           // concurrent subscriptions of one API key in this process
 	// WSMaxMessageBytes bounds the payload of one incoming websocket
-	// message, connection_init included; rest.NewServer sets it to the
-	// HTTP body limit.
+	// message, connection_init included; the HTTP root (rest/root) sets
+	// it to the HTTP body limit when unset.
 	WSMaxMessageBytes int64
 	// WSKeys is the HTTP surface's rules for a socket's API key (re-check,
-	// shared rate budget). rest.NewServer sets it; it is no setting.
+	// shared rate budget). The HTTP root (rest/root) sets it from
+	// rest.Edge; it is no setting.
 	WSKeys WebsocketKeys
 }
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/playground"
@@ -21,7 +20,7 @@ type Authenticator func(ctx context.Context, authorization string) (context.Cont
 
 // NewHandler serves GraphQL over POST (and GET for queries), and
 // subscriptions over websockets (websocket.go). Mutations run in a
-// transaction (entgql.Transactioner), which the ent hooks share.
+// transaction (mutationTx, store.WithTx), which the ent hooks share.
 func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authenticator) http.Handler {
 	cfg = cfg.WithDefaults()
 	srv := handler.New(costedSchema{ExecutableSchema: NewExecutableSchema(Config{Resolvers: r}), maxPage: cfg.MaxPageSize})
@@ -41,7 +40,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	srv.AroundFields(stopAtDeadline)
 	srv.AroundResponses(capErrors)
 	srv.AroundOperations(codeEveryError(logger)) // around the transaction's
-	srv.Use(entgql.Transactioner{TxOpener: r.db.Client})
+	srv.Use(mutationTx{client: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)
 		if gqlErr.Extensions["code"] == apperr.Internal {

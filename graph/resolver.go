@@ -34,8 +34,9 @@ func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Res
 	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now), webhooks: hooks, refs: newRefCache()}
 }
 
-// client is the transaction's client when the request runs in one
-// (entgql.Transactioner on GraphQL, store.WithTx on REST), else the pool's.
+// client is the transaction's client when the request runs in one (every
+// surface opens it with store.WithTx: mutationTx on GraphQL, the handlers on
+// REST, the automation runner), else the pool's.
 func (r *Resolver) client(ctx context.Context) *ent.Client {
 	if c := ent.FromContext(ctx); c != nil {
 		return c

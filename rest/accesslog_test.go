@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // lockedBuffer is a log sink the server's goroutines may share.
@@ -74,7 +75,7 @@ func TestAccessLogRedactsPathSecrets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(rest.NewServer(rest.Config{MaxBodyBytes: 1024, RateLimit: limit, RateWindow: time.Minute}, db, logger))
+			srv := httptest.NewServer(root.Handler(rest.Config{MaxBodyBytes: 1024, RateLimit: limit, RateWindow: time.Minute}, db, logger))
 			status := 0
 			for range limit + 1 { // a rate limit of n answers 429 to request n+1
 				req, err := http.NewRequest(c.method, srv.URL+strings.Replace(c.path, secret, token, 1), c.body)

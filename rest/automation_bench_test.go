@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -55,7 +56,7 @@ func benchInbound(b *testing.B, steady bool) {
 	hooks := webhooks.DefaultConfig()
 	cfg := rest.Config{RateLimit: 1 << 30, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Now: time.Now, Webhooks: hooks}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(rest.NewServer(cfg, db, logger))
+	srv := httptest.NewServer(root.Handler(cfg, db, logger))
 	b.Cleanup(srv.Close)
 	done := make(chan struct{})
 	background := func() { autorun.Background(ctx, db, hooks, time.Now, logger); close(done) }

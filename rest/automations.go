@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -121,7 +122,9 @@ func (h automationHandlers) patch(w http.ResponseWriter, r *http.Request) error 
 
 // save runs a mutation in a transaction, as GraphQL mutations run.
 func (h automationHandlers) save(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Automation, error)) (*ent.Automation, error) {
-	return inTx(ctx, h.client, func(ctx context.Context) (*ent.Automation, error) { return fn(ctx, h.resolver.Mutation()) })
+	return store.WithTxValue(ctx, h.client, func(ctx context.Context, _ *ent.Client) (*ent.Automation, error) {
+		return fn(ctx, h.resolver.Mutation())
+	})
 }
 
 func (h automationHandlers) list(w http.ResponseWriter, r *http.Request) error {
@@ -212,7 +215,7 @@ func (h automationHandlers) retry(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return apperr.New(apperr.NotFound, "automation run not found")
 	}
-	run, err := inTx(r.Context(), h.client, func(ctx context.Context) (*ent.AutomationRun, error) {
+	run, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*ent.AutomationRun, error) {
 		return h.resolver.Mutation().RetryAutomationRun(ctx, id, runID)
 	})
 	if err != nil {

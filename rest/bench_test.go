@@ -20,6 +20,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // benchLeads is how many leads the benchmarks run over: 100,000.
@@ -53,7 +54,7 @@ func setupBench(b *testing.B) *benchEnv {
 		}
 		cfg := rest.Config{RateLimit: 1 << 30, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Now: time.Now}
 		logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-		bench = &benchEnv{handler: rest.NewServer(cfg, db, logger), key: key, ids: ids}
+		bench = &benchEnv{handler: root.Handler(cfg, db, logger), key: key, ids: ids}
 	})
 	if bench == nil {
 		b.Skip("setup failed")

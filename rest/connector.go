@@ -210,7 +210,7 @@ func (h connectorHandlers) dnc(w http.ResponseWriter, r *http.Request, obj map[s
 	if err != nil {
 		return err
 	}
-	res, err := inTx(r.Context(), h.client, func(ctx context.Context) (*graph.DoNotCallResult, error) {
+	res, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*graph.DoNotCallResult, error) {
 		return h.resolver.Mutation().MarkDoNotCall(ctx, leadID, phone, reason)
 	})
 	if err != nil {

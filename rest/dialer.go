@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 )
 
@@ -111,7 +112,9 @@ func (h dialerHandlers) disposition(w http.ResponseWriter, r *http.Request) erro
 
 // recordCall runs a call-event mutation in a transaction and answers with it.
 func (h dialerHandlers) recordCall(w http.ResponseWriter, r *http.Request, status int, fn func(context.Context) (*ent.CallEvent, error)) error {
-	ev, err := inTx(r.Context(), h.client, fn)
+	ev, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*ent.CallEvent, error) {
+		return fn(ctx)
+	})
 	if err != nil {
 		return err
 	}
@@ -128,7 +131,7 @@ func (h dialerHandlers) presence(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s, err := inTx(r.Context(), h.client, func(ctx context.Context) (*dialer.AgentStatus, error) {
+	s, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*dialer.AgentStatus, error) {
 		return h.resolver.Mutation().UpdatePresence(ctx, in)
 	})
 	if err != nil {

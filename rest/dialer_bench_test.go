@@ -21,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // dialerBench is an organization with 500 agents, each with a presence and
@@ -39,7 +40,7 @@ func setupDialerBench(b *testing.B) *dialerBench {
 	db := storetest.Open(b)
 	org, key := resttest.OrgWithKey(b, db, "Floor", viewer.AllScopes...)
 	cfg := rest.Config{RateLimit: 1 << 30, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Now: time.Now}
-	h := rest.NewServer(cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := root.Handler(cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	d := &dialerBench{url: srv.URL, key: key, handler: h, db: db}

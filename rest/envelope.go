@@ -17,6 +17,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 )
 
@@ -184,7 +185,11 @@ func deleteByID(w http.ResponseWriter, r *http.Request, c *ent.Client, parse fun
 	if err != nil {
 		return err
 	}
-	if _, err := inTx(r.Context(), c, func(ctx context.Context) (uuid.UUID, error) { return del(ctx, id) }); err != nil {
+	err = store.WithTx(r.Context(), c, func(ctx context.Context, _ *ent.Client) error {
+		_, err := del(ctx, id)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

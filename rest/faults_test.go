@@ -25,6 +25,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // PostgreSQL goes away under load (a toxiproxy between the server and the
@@ -50,7 +51,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 	}
 	defer db.Close()
 	_, key := resttest.OrgWithKey(t, db, "Outage", viewer.AllScopes...)
-	srv := httptest.NewServer(rest.NewServer(rest.Config{RateLimit: 1_000_000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20},
+	srv := httptest.NewServer(root.Handler(rest.Config{RateLimit: 1_000_000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20},
 		db, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 

@@ -9,21 +9,40 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
-type healthHandlers struct {
+// Health answers the probes: /status for operators, /healthz and /readyz
+// for the load balancer.
+type Health struct {
 	db       *store.DB
 	version  string
 	started  time.Time
 	now      func() time.Time
 	writable *writeCheck
 }
+
+// NewHealth returns the probes over db; version is the build's, now the
+// server's clock (uptime counts from this call).
+func NewHealth(db *store.DB, version string, now func() time.Time, logger *slog.Logger) *Health {
+	return &Health{db: db, version: version, started: now(), now: now, writable: &writeCheck{db: db, log: logger}}
+}
+
+// Status serves /status.
+func (h *Health) Status(w http.ResponseWriter, r *http.Request) {
+	errorHandler(h.status).ServeHTTP(w, r)
+}
+
+// Ready serves /readyz.
+func (h *Health) Ready(w http.ResponseWriter, r *http.Request) { errorHandler(h.ready).ServeHTTP(w, r) }
 
 type statusAttributes struct {
 	Status            string `json:"status"`
@@ -42,7 +61,7 @@ type statusAttributes struct {
 
 // status reports health in the single-resource envelope; 503 when the
 // database does not answer.
-func (h healthHandlers) status(w http.ResponseWriter, r *http.Request) error {
+func (h *Health) status(w http.ResponseWriter, r *http.Request) error {
 	a := statusAttributes{Status: "ok", Version: h.version, APIVersion: APIVersion, Database: h.db.Dialect,
 		UptimeSeconds: int64(h.now().Sub(h.started).Seconds())}
 	code := http.StatusOK
@@ -57,7 +76,7 @@ func (h healthHandlers) status(w http.ResponseWriter, r *http.Request) error {
 }
 
 // depths counts the queues, each an index range scan.
-func (h healthHandlers) depths(ctx context.Context, a *statusAttributes) error {
+func (h *Health) depths(ctx context.Context, a *statusAttributes) error {
 	sys := rule.SystemContext(ctx)
 	c := h.db.Client
 	events, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Count(sys)
@@ -81,14 +100,15 @@ func (h healthHandlers) depths(ctx context.Context, a *statusAttributes) error {
 	return nil
 }
 
-func (h healthHandlers) live(w http.ResponseWriter, r *http.Request) {
+// Live serves /healthz: the process answers.
+func (h *Health) Live(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // ready answers 200 while the database answers and takes writes: a replica
 // whose writes fail (a full disk, a read-only or recovering database, a
 // SQLite file at its size limit) is taken out of the load balancer.
-func (h healthHandlers) ready(w http.ResponseWriter, r *http.Request) error {
+func (h *Health) ready(w http.ResponseWriter, r *http.Request) error {
 	if err := h.ping(r.Context()); err != nil {
 		return apperr.New(apperr.Unavailable, "the database is unreachable")
 	}
@@ -152,8 +172,25 @@ func (c *writeCheck) check(ctx context.Context) error {
 	return err
 }
 
-func (h healthHandlers) ping(ctx context.Context) error {
+func (h *Health) ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	return h.db.Ping(ctx)
+}
+
+// Metrics serves the delivery counters for Prometheus and, on SQLite, the
+// group commit's: transactions per commit is their ratio.
+func Metrics(db *store.DB) http.Handler {
+	return errorHandler(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		var extra []webhooks.Metric
+		if db.Dialect == dialect.SQLite {
+			members, commits := db.GroupCommitStats()
+			extra = []webhooks.Metric{
+				{Name: "svc_sqlite_transactions_total", Kind: "counter", Help: "Transactions committed on the SQLite writer.", Value: members},
+				{Name: "svc_sqlite_commits_total", Kind: "counter", Help: "Shared (group) commits that carried them.", Value: commits},
+			}
+		}
+		return webhooks.WriteMetrics(r.Context(), w, db.Client, extra...)
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -65,7 +66,7 @@ func (h inboundHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	if body.Name.Ptr() == nil {
 		return apperr.Invalid("name", "is required")
 	}
-	created, err := inTx(r.Context(), h.client, func(ctx context.Context) (*graph.CreatedInboundEndpoint, error) {
+	created, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*graph.CreatedInboundEndpoint, error) {
 		return h.resolver.Mutation().CreateInboundEndpoint(ctx, graph.NewInboundEndpoint{Name: body.Name.Value, Mapping: body.Mapping.Value})
 	})
 	if err != nil {
@@ -101,7 +102,7 @@ func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if body.Mapping.Set {
 		in.Mapping = nonNilMap(body.Mapping.Value)
 	}
-	ep, err := inTx(r.Context(), h.client, func(ctx context.Context) (*ent.InboundEndpoint, error) {
+	ep, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*ent.InboundEndpoint, error) {
 		return h.resolver.Mutation().UpdateInboundEndpoint(ctx, id, in)
 	})
 	if err != nil {

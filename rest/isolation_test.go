@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // isolationCase is how the matrix calls one route: the path with org A's
@@ -117,7 +118,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 
 // routeTable lists "METHOD /path" for every route of the server.
 func routeTable(t *testing.T) []string {
-	routes, ok := rest.NewServer(rest.Config{MaxBodyBytes: 1 << 20, RateLimit: 10, RateWindow: time.Minute},
+	routes, ok := root.Handler(rest.Config{MaxBodyBytes: 1 << 20, RateLimit: 10, RateWindow: time.Minute},
 		storetest.Open(t), slog.Default()).(chi.Routes)
 	if !ok {
 		t.Fatal("the server is not a chi router")

@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 )
 
@@ -168,7 +169,7 @@ func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(co
 // mutate runs fn in a transaction (as GraphQL mutations run) and answers
 // with the lead it returned, its stage and advisor attached.
 func (h leadHandlers) mutate(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) (*ent.Lead, error) {
-	l, err := inTx(ctx, h.client, func(ctx context.Context) (*ent.Lead, error) {
+	l, err := store.WithTxValue(ctx, h.client, func(ctx context.Context, _ *ent.Client) (*ent.Lead, error) {
 		return fn(ctx, h.resolver.Mutation())
 	})
 	if err != nil {

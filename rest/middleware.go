@@ -119,11 +119,11 @@ func withBodyLimit(limit int64) func(http.Handler) http.Handler {
 	}
 }
 
-// withWholeBody reads a request body to its end before the next handler
+// WithWholeBody reads a request body to its end before the next handler
 // sees it, so one sent in chunks over the cap is answered 413 in the
 // envelope, as one declaring its length is, rather than failing half read
 // inside a handler (gqlgen's) that would not say so.
-func withWholeBody(next http.Handler) http.Handler {
+func WithWholeBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
@@ -188,9 +188,10 @@ func authenticate(ctx context.Context, client *ent.Client, keys *store.KeyCache,
 	return authResult{viewer: v}
 }
 
-// requireAuthOrWebsocket is requireAuth, except that a websocket upgrade
-// without an Authorization header may authenticate inside the protocol.
-func requireAuthOrWebsocket(next http.Handler) http.Handler {
+// RequireAuthOrWebsocket is requireAuth, except that a websocket upgrade
+// without an Authorization header may authenticate inside the protocol
+// (GraphQL's connection_init, Edge.GraphQLAuth).
+func RequireAuthOrWebsocket(next http.Handler) http.Handler {
 	guarded := requireAuth(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {

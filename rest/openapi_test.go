@@ -12,6 +12,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // The served document is a valid OpenAPI 3.0 document.
@@ -33,7 +34,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 // that this test holds to the router's own table.
 func TestOpenAPICoversTheRouteTable(t *testing.T) {
 	db := storetest.Open(t)
-	router, ok := rest.NewServer(rest.Config{MaxBodyBytes: 1 << 20, RateLimit: 10, RateWindow: time.Minute}, db, slog.Default()).(chi.Routes)
+	router, ok := root.Handler(rest.Config{MaxBodyBytes: 1 << 20, RateLimit: 10, RateWindow: time.Minute}, db, slog.Default()).(chi.Routes)
 	if !ok {
 		t.Fatal("the server is not a chi router")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -106,7 +107,7 @@ func startReplicas(t *testing.T, url string, n int, cfg rest.Config) []replica {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		srv := httptest.NewServer(rest.NewServer(cfg, db, logger))
+		srv := httptest.NewServer(root.Handler(cfg, db, logger))
 		t.Cleanup(srv.Close)
 		wg.Go(func() { autorun.Background(ctx, db, cfg.Webhooks, time.Now, logger) })
 		out = append(out, replica{db: db, srv: srv})

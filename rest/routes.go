@@ -1,14 +1,13 @@
 package rest
 
 import (
-	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -30,100 +29,93 @@ type Config struct {
 	Now              func() time.Time
 }
 
-// NewServer returns the whole HTTP surface: REST /v1, GraphQL and health.
-func NewServer(cfg Config, db *store.DB, logger *slog.Logger) http.Handler {
+// WithDefaults fills in the clock (time.Now) and the idempotency lease
+// (DefaultIdempotencyLease) when they are unset.
+func (cfg Config) WithDefaults() Config {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	resolver := graph.NewResolver(db, cfg.Now, cfg.Webhooks)
-	leads := leadHandlers{resolver: resolver, client: db.Client}
-	dialerH := dialerHandlers{resolver: resolver, client: db.Client}
-	hooks := webhookHandlers{resolver: resolver, client: db.Client}
-	inbound := inboundHandlers{resolver: resolver, client: db.Client, now: cfg.Now}
-	autos := automationHandlers{resolver: resolver, client: db.Client}
 	if cfg.IdempotencyLease <= 0 {
 		cfg.IdempotencyLease = DefaultIdempotencyLease
 	}
-	idem := idempotency{client: db.Client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
-	keys := &store.KeyCache{}
-	limiter := newRateLimiter(cfg, logger)
-	cfg.GraphQL.WSKeys = websocketKeys{client: db.Client, keys: keys, now: cfg.Now, limiter: limiter}
-	if cfg.GraphQL.WSMaxMessageBytes <= 0 {
-		// A websocket message is bounded as a request body is.
-		cfg.GraphQL.WSMaxMessageBytes = cfg.MaxBodyBytes
+	return cfg
+}
+
+// V1 registers the /v1 routes on the HTTP root's router (behind its edge,
+// Edge.Middleware): the public ones, the ones signed or authenticated by a
+// token in their path, and the ones behind an API key. Each runs its
+// operation through resolver, the one the GraphQL handler serves.
+func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Router) {
+	cfg = cfg.WithDefaults()
+	leads := leadHandlers{resolver: resolver, client: client}
+	dialerH := dialerHandlers{resolver: resolver, client: client}
+	hooks := webhookHandlers{resolver: resolver, client: client}
+	inbound := inboundHandlers{resolver: resolver, client: client, now: cfg.Now}
+	autos := automationHandlers{resolver: resolver, client: client}
+	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
+	return func(r chi.Router) {
+		// Public.
+		r.Get("/v1/webhooks/catalog", catalog)
+		r.Get("/v1/openapi.json", errorHandler(openAPIHandler).ServeHTTP)
+		// Authenticated by the endpoint's HMAC signature.
+		r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)
+		// Authenticated by the organization's connector token in the path.
+		r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
+
+		// Bearer API key.
+		r.Group(func(r chi.Router) {
+			r.Use(requireAuth)
+			r.Route("/v1/leads", func(r chi.Router) {
+				r.Get("/", errorHandler(leads.list).ServeHTTP)
+				r.With(idem).Post("/", errorHandler(leads.create).ServeHTTP)
+				r.Get("/{id}", errorHandler(leads.get).ServeHTTP)
+				r.With(idem).Patch("/{id}", errorHandler(leads.patch).ServeHTTP)
+				r.Post("/{id}/stage", errorHandler(leads.moveStage).ServeHTTP)
+				r.Post("/{id}/assign", errorHandler(leads.assign).ServeHTTP)
+			})
+			r.Route("/v1/dialer", func(r chi.Router) {
+				r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
+				r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)
+				r.Post("/presence", errorHandler(dialerH.presence).ServeHTTP)
+				r.Get("/agents", errorHandler(dialerH.agents).ServeHTTP)
+			})
+			r.Route("/v1/app-webhooks", func(r chi.Router) {
+				r.Post("/", errorHandler(hooks.create).ServeHTTP)
+				r.Get("/", errorHandler(hooks.list).ServeHTTP)
+				r.Patch("/{id}", errorHandler(hooks.patch).ServeHTTP)
+				r.Delete("/{id}", errorHandler(hooks.delete).ServeHTTP)
+				r.Get("/{id}/deliveries", errorHandler(hooks.deliveries).ServeHTTP)
+				r.Post("/{id}/deliveries/{deliveryId}/replay", errorHandler(hooks.replayOne).ServeHTTP)
+				r.Post("/{id}/replay", errorHandler(hooks.replayMany).ServeHTTP)
+			})
+			r.Route("/v1/inbound-endpoints", func(r chi.Router) {
+				r.Post("/", errorHandler(inbound.create).ServeHTTP)
+				r.Get("/", errorHandler(inbound.list).ServeHTTP)
+				r.Patch("/{id}", errorHandler(inbound.patch).ServeHTTP)
+				r.Delete("/{id}", errorHandler(inbound.delete).ServeHTTP)
+				r.Get("/{id}/requests", errorHandler(inbound.requests).ServeHTTP)
+			})
+			r.Route("/v1/automations", func(r chi.Router) {
+				r.Get("/", errorHandler(autos.list).ServeHTTP)
+				r.Post("/", errorHandler(autos.create).ServeHTTP)
+				r.Get("/{id}", errorHandler(autos.get).ServeHTTP)
+				r.Patch("/{id}", errorHandler(autos.patch).ServeHTTP)
+				r.Delete("/{id}", errorHandler(autos.delete).ServeHTTP)
+				r.Get("/{id}/runs", errorHandler(autos.runs).ServeHTTP)
+				r.Post("/{id}/runs/{runId}/retry", errorHandler(autos.retry).ServeHTTP)
+			})
+		})
 	}
-	health := healthHandlers{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now, writable: &writeCheck{db: db, log: logger}}
+}
 
-	r := chi.NewRouter()
-	// Outermost first: every response, errors and 404s included, carries
-	// the request id, the API version and the rate-limit headers.
-	r.Use(withClock(cfg.Now), withRequestID(logger), withAccessLog, withRecovery, withAPIVersion,
-		withAuthentication(db.Client, keys, cfg.Now), withRateLimit(limiter),
-		withPinnedVersion, withBodyLimit(cfg.MaxBodyBytes))
-	r.NotFound(errorHandler(func(w http.ResponseWriter, r *http.Request) error {
-		return apperr.New(apperr.NotFound, "no route for %s %s", r.Method, r.URL.Path)
-	}).ServeHTTP)
-	r.MethodNotAllowed(errorHandler(func(w http.ResponseWriter, r *http.Request) error {
-		return apperr.New(apperr.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
-	}).ServeHTTP)
+// NotFound answers a request for a path no route serves, in the error
+// envelope.
+func NotFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, apperr.New(apperr.NotFound, "no route for %s %s", r.Method, r.URL.Path))
+}
 
-	// Public.
-	r.Get("/status", errorHandler(health.status).ServeHTTP)
-	r.Get("/healthz", health.live)
-	r.Get("/readyz", errorHandler(health.ready).ServeHTTP)
-	r.Get("/v1/webhooks/catalog", catalog)
-	r.Get("/v1/openapi.json", errorHandler(openAPIHandler).ServeHTTP)
-	r.Get("/metrics", metricsHandler(db).ServeHTTP)
-	// Authenticated by the endpoint's HMAC signature.
-	r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)
-	r.Handle("/playground", graph.Playground("/graphql"))
-	// Authenticated by the organization's connector token in the path.
-	r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
-
-	r.With(requireAuthOrWebsocket, withWholeBody).Handle("/graphql", graph.NewHandler(resolver, cfg.GraphQL, logger, graphqlAuth(db.Client, keys, cfg.Now)))
-
-	// Bearer API key.
-	r.Group(func(r chi.Router) {
-		r.Use(requireAuth)
-		r.Route("/v1/leads", func(r chi.Router) {
-			r.Get("/", errorHandler(leads.list).ServeHTTP)
-			r.With(idem).Post("/", errorHandler(leads.create).ServeHTTP)
-			r.Get("/{id}", errorHandler(leads.get).ServeHTTP)
-			r.With(idem).Patch("/{id}", errorHandler(leads.patch).ServeHTTP)
-			r.Post("/{id}/stage", errorHandler(leads.moveStage).ServeHTTP)
-			r.Post("/{id}/assign", errorHandler(leads.assign).ServeHTTP)
-		})
-		r.Route("/v1/dialer", func(r chi.Router) {
-			r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
-			r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)
-			r.Post("/presence", errorHandler(dialerH.presence).ServeHTTP)
-			r.Get("/agents", errorHandler(dialerH.agents).ServeHTTP)
-		})
-		r.Route("/v1/app-webhooks", func(r chi.Router) {
-			r.Post("/", errorHandler(hooks.create).ServeHTTP)
-			r.Get("/", errorHandler(hooks.list).ServeHTTP)
-			r.Patch("/{id}", errorHandler(hooks.patch).ServeHTTP)
-			r.Delete("/{id}", errorHandler(hooks.delete).ServeHTTP)
-			r.Get("/{id}/deliveries", errorHandler(hooks.deliveries).ServeHTTP)
-			r.Post("/{id}/deliveries/{deliveryId}/replay", errorHandler(hooks.replayOne).ServeHTTP)
-			r.Post("/{id}/replay", errorHandler(hooks.replayMany).ServeHTTP)
-		})
-		r.Route("/v1/inbound-endpoints", func(r chi.Router) {
-			r.Post("/", errorHandler(inbound.create).ServeHTTP)
-			r.Get("/", errorHandler(inbound.list).ServeHTTP)
-			r.Patch("/{id}", errorHandler(inbound.patch).ServeHTTP)
-			r.Delete("/{id}", errorHandler(inbound.delete).ServeHTTP)
-			r.Get("/{id}/requests", errorHandler(inbound.requests).ServeHTTP)
-		})
-		r.Route("/v1/automations", func(r chi.Router) {
-			r.Get("/", errorHandler(autos.list).ServeHTTP)
-			r.Post("/", errorHandler(autos.create).ServeHTTP)
-			r.Get("/{id}", errorHandler(autos.get).ServeHTTP)
-			r.Patch("/{id}", errorHandler(autos.patch).ServeHTTP)
-			r.Delete("/{id}", errorHandler(autos.delete).ServeHTTP)
-			r.Get("/{id}/runs", errorHandler(autos.runs).ServeHTTP)
-			r.Post("/{id}/runs/{runId}/retry", errorHandler(autos.retry).ServeHTTP)
-		})
-	})
-	return r
+// MethodNotAllowed answers a request whose path is routed for other
+// methods, in the error envelope.
+func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, apperr.New(apperr.MethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"entgo.io/ent/dialect"
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
@@ -65,7 +64,7 @@ func (h webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
 		return apperr.Invalid("events", "is required")
 	}
 	in := graph.NewWebhookSubscription{URL: body.URL.Value, Events: nonNilSlice(body.Events.Value), Secret: body.Secret.Ptr()}
-	created, err := inTx(r.Context(), h.client, func(ctx context.Context) (*graph.CreatedWebhookSubscription, error) {
+	created, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*graph.CreatedWebhookSubscription, error) {
 		return h.resolver.Mutation().CreateWebhookSubscription(ctx, in)
 	})
 	if err != nil {
@@ -104,7 +103,7 @@ func (h webhookHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if body.Events.Set {
 		in.Events = nonNilSlice(body.Events.Value)
 	}
-	sub, err := inTx(r.Context(), h.client, func(ctx context.Context) (*ent.WebhookSubscription, error) {
+	sub, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*ent.WebhookSubscription, error) {
 		return h.resolver.Mutation().UpdateWebhookSubscription(ctx, id, in)
 	})
 	if err != nil {
@@ -165,7 +164,7 @@ func (h webhookHandlers) replayOne(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return apperr.New(apperr.NotFound, "delivery not found")
 	}
-	d, err := inTx(r.Context(), h.client, func(ctx context.Context) (*webhooks.DeliveryRecord, error) {
+	d, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (*webhooks.DeliveryRecord, error) {
 		return h.resolver.Mutation().ReplayWebhookDelivery(ctx, subID, deliveryID)
 	})
 	if err != nil {
@@ -187,7 +186,7 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}
-	n, err := inTx(r.Context(), h.client, func(ctx context.Context) (int, error) {
+	n, err := store.WithTxValue(r.Context(), h.client, func(ctx context.Context, _ *ent.Client) (int, error) {
 		return h.resolver.Mutation().ReplayWebhookDeliveries(ctx, subID, body.Since.Ptr(), body.Until.Ptr())
 	})
 	if err != nil {
@@ -195,21 +194,4 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 	}
 	writeResource(w, r, http.StatusAccepted, Resource{ID: "replay", Type: "webhook_replay", Attributes: map[string]int{"queued": n}})
 	return nil
-}
-
-// metricsHandler serves the delivery counters for Prometheus and, on
-// SQLite, the group commit's: transactions per commit is their ratio.
-func metricsHandler(db *store.DB) errorHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		var extra []webhooks.Metric
-		if db.Dialect == dialect.SQLite {
-			members, commits := db.GroupCommitStats()
-			extra = []webhooks.Metric{
-				{Name: "svc_sqlite_transactions_total", Kind: "counter", Help: "Transactions committed on the SQLite writer.", Value: members},
-				{Name: "svc_sqlite_commits_total", Kind: "counter", Help: "Shared (group) commits that carried them.", Value: commits},
-			}
-		}
-		return webhooks.WriteMetrics(r.Context(), w, db.Client, extra...)
-	}
 }

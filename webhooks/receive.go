@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/store"
 )
 
 // DedupWindow is how long a repeated X-Webhook-Id, or a repeated
@@ -56,7 +58,7 @@ func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body
 	if err != nil {
 		return nil, err
 	}
-	return store(sys, c, ep, h.Get(HeaderID), payload, mapped, v, now)
+	return storeRequest(sys, c, ep, h.Get(HeaderID), payload, mapped, v, now)
 }
 
 // dedupKeys are a request's keys that make a repeat an acknowledged no-op.
@@ -78,10 +80,10 @@ func (k dedupKeys) held(ctx context.Context, c *ent.Client, epID uuid.UUID) (*en
 }
 
 // seen returns the request that received one of keys within DedupWindow;
-// requests that hold them from before the window give them up.
-func (k dedupKeys) seen(ctx context.Context, tx *ent.Tx, epID uuid.UUID, now time.Time) (*ent.InboundRequest, error) {
+// requests that hold them from before the window give them up (through tx).
+func (k dedupKeys) seen(ctx context.Context, tx *ent.Client, epID uuid.UUID, now time.Time) (*ent.InboundRequest, error) {
 	for {
-		prev, err := k.held(ctx, tx.Client(), epID)
+		prev, err := k.held(ctx, tx, epID)
 		switch {
 		case ent.IsNotFound(err):
 			return nil, nil
@@ -97,20 +99,46 @@ func (k dedupKeys) seen(ctx context.Context, tx *ent.Tx, epID uuid.UUID, now tim
 	}
 }
 
-func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookID string, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
-	tx, err := c.Tx(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	ctx = ent.NewTxContext(ctx, tx) // wakes the runner on commit
+// Outcomes of storeRequest's transaction that roll it back without failing.
+var (
+	errAlreadyReceived = errors.New("already received")
+	errLostRace        = errors.New("another connection stored the same request")
+)
+
+// storeRequest stores one verified request and queues its automation runs
+// in one transaction, unless a request with the same keys is already held.
+func storeRequest(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookID string, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
 	keys := dedupKeys{signature: &v.Signature}
 	if webhookID != "" {
 		keys.webhookID = &webhookID
 	}
-	if prev, err := keys.seen(ctx, tx, ep.ID, now); prev != nil || err != nil {
-		return prev, err // already received: acknowledge, do nothing twice
+	var prev *ent.InboundRequest
+	// The transaction is in ctx: the runs it queues wake the runner once it
+	// commits.
+	req, err := store.WithTxValue(ctx, c, func(ctx context.Context, tx *ent.Client) (*ent.InboundRequest, error) {
+		var err error
+		if prev, err = keys.seen(ctx, tx, ep.ID, now); err != nil {
+			return nil, err
+		}
+		if prev != nil {
+			// Roll back: the keys older requests gave up in seen stay theirs.
+			return nil, errAlreadyReceived
+		}
+		return insertRequest(ctx, tx, ep, keys, payload, mapped, v, now)
+	})
+	switch {
+	case errors.Is(err, errAlreadyReceived):
+		return prev, nil // acknowledge, do nothing twice
+	case errors.Is(err, errLostRace):
+		// PostgreSQL has aborted the transaction: read outside it.
+		return keys.held(ctx, c, ep.ID)
 	}
+	return req, err
+}
+
+// insertRequest stores the request through tx and queues its runs; a
+// request with nothing to run is processed once stored.
+func insertRequest(ctx context.Context, tx *ent.Client, ep *ent.InboundEndpoint, keys dedupKeys, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
 	obj, _ := payload.(map[string]any)
 	if obj == nil {
 		obj = map[string]any{"value": payload}
@@ -121,22 +149,19 @@ func store(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookI
 		SetPayload(obj).SetMapped(mapped).Save(ctx)
 	if ent.IsConstraintError(err) {
 		// The same X-Webhook-Id or signature raced in on another connection
-		// and won (PostgreSQL has aborted this transaction: read outside it).
-		_ = tx.Rollback()
-		return keys.held(ctx, c, ep.ID)
+		// and won.
+		return nil, errLostRace
 	}
 	if err != nil {
 		return nil, err
 	}
-	n, err := enqueueForRequest(ctx, tx.Client(), req, now.UTC())
+	n, err := enqueueForRequest(ctx, tx, req, now.UTC())
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		// Nothing to run: the request is done with once stored.
-		if req, err = tx.InboundRequest.UpdateOne(req).SetStatus(inboundrequest.StatusProcessed).Save(ctx); err != nil {
-			return nil, err
-		}
+		return tx.InboundRequest.UpdateOne(req).SetStatus(inboundrequest.StatusProcessed).Save(ctx)
 	}
-	return req, tx.Commit()
+	return req, nil
 }

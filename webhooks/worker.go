@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
@@ -182,20 +184,38 @@ func (w *Worker) lockDeliveries(q *ent.WebhookDeliveryQuery) *ent.WebhookDeliver
 // dispatch creates a delivery for each undispatched event and each active
 // subscription of its organization that wants it.
 func (w *Worker) dispatch(ctx context.Context) (int, error) {
-	tx, err := w.client.Tx(ctx)
-	if err != nil {
-		return 0, err
+	// The transaction is in ctx: the automation runs it queues wake the
+	// runner once it commits.
+	n, err := store.WithTxValue(ctx, w.client, func(ctx context.Context, tx *ent.Client) (int, error) {
+		events, err := w.lockEvents(tx.WebhookEvent.Query().Where(outbox.Undispatched()).
+			Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if len(events) == 0 {
+			return 0, errNoWork
+		}
+		if err := w.fanOut(ctx, tx, events); err != nil {
+			return 0, err
+		}
+		return len(events), nil
+	})
+	if errors.Is(err, errNoWork) {
+		return 0, nil
 	}
-	defer tx.Rollback()
-	ctx = ent.NewTxContext(ctx, tx) // wakes the automation runner on commit
-	events, err := w.lockEvents(tx.WebhookEvent.Query().Where(outbox.Undispatched()).
-		Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
-	if err != nil || len(events) == 0 {
-		return 0, err
-	}
-	subs, err := activeSubscriptions(ctx, tx.Client(), events)
+	return n, err
+}
+
+// errNoWork rolls back a transaction that found nothing to do: it wrote
+// nothing, and a rollback costs no commit.
+var errNoWork = errors.New("no work")
+
+// fanOut creates events' deliveries and automation runs through tx, and
+// marks the events dispatched.
+func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.WebhookEvent) error {
+	subs, err := activeSubscriptions(ctx, tx, events)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	now := w.now().UTC()
 	var creates []*ent.WebhookDeliveryCreate
@@ -211,16 +231,13 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 	}
 	if len(creates) > 0 {
 		if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("creating deliveries: %w", err)
+			return fmt.Errorf("creating deliveries: %w", err)
 		}
 	}
-	if err := enqueueForEvents(ctx, tx.Client(), events, now); err != nil {
-		return 0, err
+	if err := enqueueForEvents(ctx, tx, events, now); err != nil {
+		return err
 	}
-	if err := tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx); err != nil {
-		return 0, err
-	}
-	return len(events), tx.Commit()
+	return tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx)
 }
 
 func activeSubscriptions(ctx context.Context, c *ent.Client, events []*ent.WebhookEvent) (map[uuid.UUID][]*ent.WebhookSubscription, error) {
@@ -259,7 +276,7 @@ type claimed struct {
 // subscription was deleted meanwhile, each outcome is recorded on its own.
 func (w *Worker) recordAll(ctx context.Context, work []claimed, outcomes []outcome) error {
 	dead := make([]bool, len(work))
-	err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error {
+	err := store.WithTx(ctx, w.client, func(ctx context.Context, c *ent.Client) error {
 		for i := range work {
 			var err error
 			if dead[i], err = w.record(ctx, c, work[i], outcomes[i]); err != nil {
@@ -278,7 +295,7 @@ func (w *Worker) recordAll(ctx context.Context, work []claimed, outcomes []outco
 		return nil // shutting down: unrecorded claims lapse and are retried
 	}
 	for i := range work {
-		err := w.inTx(ctx, func(ctx context.Context, c *ent.Client) error {
+		err := store.WithTx(ctx, w.client, func(ctx context.Context, c *ent.Client) error {
 			var err error
 			dead[i], err = w.record(ctx, c, work[i], outcomes[i])
 			return err
@@ -293,51 +310,38 @@ func (w *Worker) recordAll(ctx context.Context, work []claimed, outcomes []outco
 	return nil
 }
 
-// inTx runs fn in a transaction that is also in ctx (so events it emits
-// wake the worker on commit).
-func (w *Worker) inTx(ctx context.Context, fn func(context.Context, *ent.Client) error) error {
-	tx, err := w.client.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	if err := fn(ent.NewTxContext(ctx, tx), tx.Client()); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
 // claim takes up to limit due deliveries of active subscriptions, pushing
 // their next attempt past the send timeout (a lease: a crashed worker's
 // claim lapses and the delivery is retried).
 func (w *Worker) claim(ctx context.Context, limit int) ([]claimed, error) {
-	tx, err := w.client.Tx(ctx)
+	var lease time.Time
+	full, err := store.WithTxValue(ctx, w.client, func(ctx context.Context, tx *ent.Client) ([]*ent.WebhookDelivery, error) {
+		now := w.now().UTC()
+		ds, err := w.lockDeliveries(tx.WebhookDelivery.Query().
+			Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now),
+				webhookdelivery.HasSubscriptionWith(webhooksubscription.IsActive(true))).
+			Order(webhookdelivery.ByNextAttemptAt()).Limit(limit)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(ds) == 0 {
+			return nil, errNoWork
+		}
+		ids := make([]uuid.UUID, len(ds))
+		for i, d := range ds {
+			ids[i] = d.ID
+		}
+		// As stored (milliseconds), so the record can match it.
+		lease = apitime.Truncate(now.Add(w.cfg.Timeout + 30*time.Second))
+		if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).SetNextAttemptAt(lease).Exec(ctx); err != nil {
+			return nil, err
+		}
+		return tx.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...)).WithEvent().WithSubscription().All(ctx)
+	})
+	if errors.Is(err, errNoWork) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	now := w.now().UTC()
-	ds, err := w.lockDeliveries(tx.WebhookDelivery.Query().
-		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now),
-			webhookdelivery.HasSubscriptionWith(webhooksubscription.IsActive(true))).
-		Order(webhookdelivery.ByNextAttemptAt()).Limit(limit)).All(ctx)
-	if err != nil || len(ds) == 0 {
-		return nil, err
-	}
-	ids := make([]uuid.UUID, len(ds))
-	for i, d := range ds {
-		ids[i] = d.ID
-	}
-	// As stored (milliseconds), so the record can match it.
-	lease := apitime.Truncate(now.Add(w.cfg.Timeout + 30*time.Second))
-	if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).SetNextAttemptAt(lease).Exec(ctx); err != nil {
-		return nil, err
-	}
-	full, err := tx.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...)).WithEvent().WithSubscription().All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	out := make([]claimed, len(full))

@@ -8,9 +8,14 @@ import (
 )
 
 // WithTx runs fn in a transaction whose client is also placed in the context
-// (ent.FromContext), so resolvers and hooks called by fn join it. The
-// transaction commits when fn returns nil and rolls back otherwise. When ctx
-// already carries a transaction, fn joins that one.
+// (ent.FromContext), so resolvers and hooks called by fn join it, and whose
+// commit hooks (ent/commit) run only once it has committed. The transaction
+// commits when fn returns nil and rolls back otherwise. When ctx already
+// carries a transaction, fn joins that one.
+//
+// It is the only place that opens a transaction: GraphQL mutations, REST
+// handlers, the automation runner and the delivery worker all run theirs
+// through it (architecture_test.go at the root refuses any other).
 func WithTx(ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx *ent.Client) error) error {
 	if tx := ent.TxFromContext(ctx); tx != nil {
 		return fn(ctx, tx.Client())
@@ -38,4 +43,17 @@ func WithTx(ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx 
 		return fmt.Errorf("committing transaction: %w", err)
 	}
 	return nil
+}
+
+// WithTxValue is WithTx for a function with a result: it returns what fn
+// returned, with the transaction's error (fn's own, or the failure to start
+// or commit), which callers look at first.
+func WithTxValue[T any](ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx *ent.Client) (T, error)) (T, error) {
+	var out T
+	err := WithTx(ctx, c, func(ctx context.Context, tx *ent.Client) error {
+		var err error
+		out, err = fn(ctx, tx)
+		return err
+	})
+	return out, err
 }

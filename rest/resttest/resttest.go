@@ -27,6 +27,7 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/root"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -64,7 +65,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 		logOut = os.Stderr // F may not log from inside the fuzz target
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := httptest.NewServer(checked(tb, rest.NewServer(cfg, db, logger)))
+	srv := httptest.NewServer(checked(tb, root.Handler(cfg, db, logger)))
 	tb.Cleanup(srv.Close)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -1,0 +1,87 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/store"
+)
+
+// mutationTx runs each mutation operation in one transaction, opened by
+// store.WithTx as every other surface's are: the ent hooks and outbox writes
+// join it, commit.After runs only once it has committed, and the operation
+// is kept whole or, when its response carries an error, not at all.
+// Queries and subscriptions run outside any transaction.
+type mutationTx struct {
+	client *ent.Client
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+	graphql.ResponseInterceptor
+} = mutationTx{}
+
+func (mutationTx) ExtensionName() string { return "MutationTransaction" }
+
+func (t mutationTx) Validate(graphql.ExecutableSchema) error {
+	if t.client == nil {
+		return errors.New("the mutation transaction has no client")
+	}
+	return nil
+}
+
+// MutateOperationContext serialises a mutation's field resolvers: they
+// share the transaction, whose one connection is not safe for concurrent
+// use.
+func (mutationTx) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if !isMutation(oc.Operation) {
+		return nil
+	}
+	previous := oc.ResolverMiddleware
+	var mu sync.Mutex
+	oc.ResolverMiddleware = func(ctx context.Context, next graphql.Resolver) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return previous(ctx, next)
+	}
+	return nil
+}
+
+// errOperationFailed rolls back the transaction of a response with errors.
+var errOperationFailed = errors.New("the operation answered with errors")
+
+// InterceptResponse runs a mutation in its transaction.
+func (t mutationTx) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !isMutation(graphql.GetOperationContext(ctx).Operation) {
+		return next(ctx)
+	}
+	var resp *graphql.Response
+	err := store.WithTx(ctx, t.client, func(ctx context.Context, _ *ent.Client) error {
+		resp = next(ctx)
+		if len(resp.Errors) > 0 {
+			return errOperationFailed
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errOperationFailed):
+		// Nothing of a rolled-back operation is answered, its data included.
+		return &graphql.Response{Errors: resp.Errors}
+	case err != nil:
+		// The transaction could not start or commit: codeEveryError logs
+		// the cause and answers an internal error (or the deadline's).
+		return graphql.ErrorResponse(ctx, "%s", err.Error())
+	}
+	return resp
+}
+
+func isMutation(op *ast.OperationDefinition) bool {
+	return op != nil && op.Operation == ast.Mutation
+}
