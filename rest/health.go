@@ -42,7 +42,9 @@ func (h *Health) Status(w http.ResponseWriter, r *http.Request) {
 }
 
 // Ready serves /readyz.
-func (h *Health) Ready(w http.ResponseWriter, r *http.Request) { errorHandler(h.ready).ServeHTTP(w, r) }
+func (h *Health) Ready(w http.ResponseWriter, r *http.Request) {
+	errorHandler(h.ready).ServeHTTP(w, r)
+}
 
 type statusAttributes struct {
 	Status            string `json:"status"`
