@@ -2,8 +2,12 @@
 // aliases, strictness), calls the GraphQL resolvers, and encodes the SPEC 2.1
 // envelopes. Business rules live below it, in the resolvers and ent.
 //
+// It also holds the edge every request to the HTTP root meets (middleware,
+// the API-key rules GraphQL's websockets follow), the probes and the /v1
+// route table, which the HTTP root (rest/root) mounts.
+//
 // It imports graph (the operations), dialer, webhooks and ent's packages;
-// nothing but package main and the test harness imports it.
+// nothing but package main, the HTTP root and the test harness imports it.
 package rest
 
 import (

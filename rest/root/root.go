@@ -1,5 +1,9 @@
 // Package root is the HTTP root: one router that mounts /v1, /graphql,
 // /playground, health and metrics; the console will mount here too.
+//
+// It imports rest (the edge, the /v1 routes, the probes), graph (the
+// GraphQL handler) and ent/store; only package main and the test harness
+// import it.
 package root
 
 import (
