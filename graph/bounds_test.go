@@ -259,7 +259,10 @@ func TestGraphQLHugeQueries(t *testing.T) {
 			if len(got.Raw) > 64<<10 || got.Count > graph.MaxErrors+1 {
 				t.Errorf("%d bytes and %d errors in the answer", len(got.Raw), got.Count)
 			}
-			if took > 3*time.Second {
+			// A bound, not a speed target (BENCHMARKS.md has the figures):
+			// unbounded, these queries take minutes; a loaded CI machine
+			// under -race must not fail a refusal that took a few seconds.
+			if took > 30*time.Second {
 				t.Errorf("took %v", took)
 			}
 			t.Logf("%d-byte query: %v, %d-byte answer", len(tc.query), took, len(got.Raw))

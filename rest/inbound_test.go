@@ -185,9 +185,12 @@ func TestInboundReplayIsAcknowledgedNotRerun(t *testing.T) {
 	bare := func(secret string) map[string]string {
 		return map[string]string{"X-svc-Signature": rawSig(secret, body)}
 	}
+	// Each case signs against one instant, so two sends of a case never
+	// straddle a second boundary and differ in their timestamp.
+	var base time.Time
 	stamped := func(ago time.Duration) func(string) map[string]string {
 		return func(secret string) map[string]string {
-			at := e.Clock.Now().Add(-ago)
+			at := base.Add(-ago)
 			return map[string]string{"X-Webhook-Signature": webhooks.Sign(secret, at, body), "X-Webhook-Timestamp": fmt.Sprint(at.Unix())}
 		}
 	}
@@ -215,6 +218,7 @@ func TestInboundReplayIsAcknowledgedNotRerun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			base = e.Clock.Now()
 			ep := e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": c.name, "mapping": map[string]any{"businessName": "$.name"}})
 			mustStatus(t, ep, http.StatusCreated)
 			id := ep.Data()["id"].(string)
