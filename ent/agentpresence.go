@@ -17,32 +17,33 @@ import (
 	"github.com/lendingpipe/svc/ent/user"
 )
 
-// AgentPresence is the model entity for the AgentPresence schema.
+// An agent's stored dialer status, one record per agent, whose id is the agent's user id. The agents board shows it enriched, as AgentStatus.
 type AgentPresence struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// UserID holds the value of the "user_id" field.
+	// The agent's user id.
 	UserID uuid.UUID `json:"user_id,omitempty"`
-	// Status holds the value of the "status" field.
+	// The agent's dialer status. Every move between statuses is allowed.
 	Status agentpresence.Status `json:"status,omitempty"`
-	// CurrentCallID holds the value of the "current_call_id" field.
+	// The dialer's id of the call in progress; null unless on_call.
 	CurrentCallID *string `json:"current_call_id,omitempty"`
-	// CurrentLeadID holds the value of the "current_lead_id" field.
+	// The id of the lead on the call in progress; null unless on_call, or when not reported.
 	CurrentLeadID *uuid.UUID `json:"current_lead_id,omitempty"`
-	// CampaignName holds the value of the "campaign_name" field.
+	// The dialer campaign the agent works: at most 255 characters; null when not reported.
 	CampaignName *string `json:"campaign_name,omitempty"`
-	// Metadata holds the value of the "metadata" field.
+	// Anything else the dialer sent with the status, as a JSON object; {} when nothing.
 	Metadata map[string]interface{} `json:"metadata,omitempty"`
-	// StatusChangedAt holds the value of the "status_changed_at" field.
+	// When the status last changed (a re-report of the same status does not move it).
 	StatusChangedAt time.Time `json:"status_changed_at,omitempty"`
-	// CallStartedAt holds the value of the "call_started_at" field.
+	// When the call in progress started; null unless on_call.
 	CallStartedAt *time.Time `json:"call_started_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AgentPresenceQuery when eager-loading is set.
@@ -54,9 +55,9 @@ type AgentPresence struct {
 type AgentPresenceEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// User holds the value of the user edge.
+	// The agent.
 	User *User `json:"user,omitempty"`
-	// CurrentLead holds the value of the current_lead edge.
+	// The lead on the call in progress; null unless on_call, or when not reported.
 	CurrentLead *Lead `json:"current_lead,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

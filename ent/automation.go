@@ -17,30 +17,31 @@ import (
 	"github.com/lendingpipe/svc/ent/organization"
 )
 
-// Automation is the model entity for the Automation schema.
+// Ordered actions applied to leads when a trigger fires: an inbound endpoint receiving a request, or an event of the webhook catalog such as lead.created.
 type Automation struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// The automation's name: 1 to 100 characters.
 	Name string `json:"name,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// false keeps the automation from firing; true by default.
 	IsActive bool `json:"is_active,omitempty"`
-	// EndpointID holds the value of the "endpoint_id" field.
+	// The id of the inbound endpoint whose requests trigger the automation; null for an event trigger.
 	EndpointID *uuid.UUID `json:"endpoint_id,omitempty"`
-	// TriggerEvent holds the value of the "trigger_event" field.
+	// The event type (from the webhook catalog, such as lead.created) that triggers the automation; null for an endpoint trigger.
 	TriggerEvent *string `json:"trigger_event,omitempty"`
 	// Conditions holds the value of the "conditions" field.
 	Conditions []autodef.Condition `json:"conditions,omitempty"`
 	// Actions holds the value of the "actions" field.
 	Actions []autodef.Action `json:"actions,omitempty"`
-	// RequiredFields holds the value of the "required_fields" field.
+	// Input fields a run needs; a run missing one fails without retrying. Empty when none.
 	RequiredFields []string `json:"required_fields,omitempty"`
 	// RoundRobin holds the value of the "round_robin" field.
 	RoundRobin int `json:"round_robin,omitempty"`

@@ -17,36 +17,37 @@ import (
 	"github.com/lendingpipe/svc/ent/user"
 )
 
-// CallEvent is the model entity for the CallEvent schema.
+// One event a dialer reported about a call: recordCallEvent, recordDisposition or the dialer connector.
 type CallEvent struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// ExternalCallID holds the value of the "external_call_id" field.
+	// The dialer's id of the call, 1 to 255 characters: every event of one call carries it.
 	ExternalCallID string `json:"external_call_id,omitempty"`
-	// UserID holds the value of the "user_id" field.
+	// The id of the agent (a user) who handled the call.
 	UserID uuid.UUID `json:"user_id,omitempty"`
-	// LeadID holds the value of the "lead_id" field.
+	// The id of the lead called; null when the dialer did not say.
 	LeadID *uuid.UUID `json:"lead_id,omitempty"`
-	// EventType holds the value of the "event_type" field.
+	// What happened to the call.
 	EventType callevent.EventType `json:"event_type,omitempty"`
-	// Direction holds the value of the "direction" field.
+	// Who called whom; null when the dialer did not say.
 	Direction *callevent.Direction `json:"direction,omitempty"`
-	// DurationSeconds holds the value of the "duration_seconds" field.
+	// The call's length in seconds, 0 to 86,400; null when not reported.
 	DurationSeconds *int `json:"duration_seconds,omitempty"`
-	// Disposition holds the value of the "disposition" field.
+	// The outcome code the agent chose (such as interested, callback, not_interested, no_answer; do_not_call or dnc marks the lead do-not-call): 1 to 100 characters; null when none.
 	Disposition *string `json:"disposition,omitempty"`
-	// Notes holds the value of the "notes" field.
+	// The agent's notes from a disposition: at most 5,000 characters; null when none.
 	Notes *string `json:"notes,omitempty"`
-	// Metadata holds the value of the "metadata" field.
+	// Anything else the dialer sent, as a JSON object (a recording adds recordingUrl); {} when nothing.
 	Metadata map[string]interface{} `json:"metadata,omitempty"`
-	// OccurredAt holds the value of the "occurred_at" field.
+	// When it happened, as the dialer reported it.
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CallEventQuery when eager-loading is set.
@@ -58,9 +59,9 @@ type CallEvent struct {
 type CallEventEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// User holds the value of the user edge.
+	// The agent who handled the call.
 	User *User `json:"user,omitempty"`
-	// Lead holds the value of the lead edge.
+	// The lead called; null when the dialer did not say.
 	Lead *Lead `json:"lead,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

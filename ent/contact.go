@@ -14,24 +14,25 @@ import (
 	"github.com/lendingpipe/svc/ent/organization"
 )
 
-// Contact is the model entity for the Contact schema.
+// A person at a borrowing business; leads may link one.
 type Contact struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// FirstName holds the value of the "first_name" field.
+	// First name: at most 100 characters; null when not given.
 	FirstName *string `json:"first_name,omitempty"`
-	// LastName holds the value of the "last_name" field.
+	// Last name: at most 100 characters; null when not given.
 	LastName *string `json:"last_name,omitempty"`
-	// Email holds the value of the "email" field.
+	// Email address (a bare address, at most 254 characters); null when not given.
 	Email *string `json:"email,omitempty"`
-	// Phone holds the value of the "phone" field.
+	// Phone number as given: at most 20 characters; null when not given.
 	Phone *string `json:"phone,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ContactQuery when eager-loading is set.
@@ -43,7 +44,7 @@ type Contact struct {
 type ContactEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// Leads holds the value of the leads edge.
+	// The leads linked to this contact.
 	Leads []*Lead `json:"leads,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -1,7 +1,8 @@
 //go:build ignore
 
 // Command entc generates the ent client and the GraphQL schema of the ent
-// types (graph/ent.graphql). Run it through `go generate ./...`.
+// types (graph/ent.graphql). Run it through `go generate ./...`; the naming
+// and documentation rules of the GraphQL schema are in entc_gql.go.
 package main
 
 import (
@@ -18,6 +19,7 @@ func main() {
 		entgql.WithSchemaGenerator(),
 		entgql.WithSchemaPath("../graph/ent.graphql"),
 		entgql.WithWhereInputs(true),
+		entgql.WithSchemaHook(renameIDs, describe),
 	)
 	if err != nil {
 		log.Fatalf("creating entgql extension: %v", err)
@@ -32,6 +34,9 @@ func main() {
 			gen.FeatureExecQuery,
 			gen.FeatureModifier,
 		},
+		// Runs before entgql's own hooks, so the GraphQL schema and the
+		// field collection it generates agree on every field's name.
+		Hooks: []gen.Hook{mapIDFields},
 	}, entc.Extensions(ex))
 	if err != nil {
 		log.Fatalf("running ent codegen: %v", err)

@@ -8,4 +8,4 @@
 // rest, webhooks or dialer; architecture_test.go keeps it so.
 package ent
 
-//go:generate go run -mod=mod entc.go
+//go:generate go run -mod=mod entc.go entc_gql.go

@@ -84,7 +84,7 @@ func (_q *AgentPresenceQuery) collectField(ctx context.Context, oneNode bool, op
 				selectedFields = append(selectedFields, agentpresence.FieldUpdatedAt)
 				fieldSeen[agentpresence.FieldUpdatedAt] = struct{}{}
 			}
-		case "userID":
+		case "userId":
 			if _, ok := fieldSeen[agentpresence.FieldUserID]; !ok {
 				selectedFields = append(selectedFields, agentpresence.FieldUserID)
 				fieldSeen[agentpresence.FieldUserID] = struct{}{}
@@ -94,12 +94,12 @@ func (_q *AgentPresenceQuery) collectField(ctx context.Context, oneNode bool, op
 				selectedFields = append(selectedFields, agentpresence.FieldStatus)
 				fieldSeen[agentpresence.FieldStatus] = struct{}{}
 			}
-		case "currentCallID":
+		case "currentCallId":
 			if _, ok := fieldSeen[agentpresence.FieldCurrentCallID]; !ok {
 				selectedFields = append(selectedFields, agentpresence.FieldCurrentCallID)
 				fieldSeen[agentpresence.FieldCurrentCallID] = struct{}{}
 			}
-		case "currentLeadID":
+		case "currentLeadId":
 			if _, ok := fieldSeen[agentpresence.FieldCurrentLeadID]; !ok {
 				selectedFields = append(selectedFields, agentpresence.FieldCurrentLeadID)
 				fieldSeen[agentpresence.FieldCurrentLeadID] = struct{}{}
@@ -228,7 +228,7 @@ func (_q *AutomationQuery) collectField(ctx context.Context, oneNode bool, opCtx
 				selectedFields = append(selectedFields, automation.FieldIsActive)
 				fieldSeen[automation.FieldIsActive] = struct{}{}
 			}
-		case "endpointID":
+		case "endpointId":
 			if _, ok := fieldSeen[automation.FieldEndpointID]; !ok {
 				selectedFields = append(selectedFields, automation.FieldEndpointID)
 				fieldSeen[automation.FieldEndpointID] = struct{}{}
@@ -367,17 +367,17 @@ func (_q *CallEventQuery) collectField(ctx context.Context, oneNode bool, opCtx 
 				selectedFields = append(selectedFields, callevent.FieldUpdatedAt)
 				fieldSeen[callevent.FieldUpdatedAt] = struct{}{}
 			}
-		case "externalCallID":
+		case "externalCallId":
 			if _, ok := fieldSeen[callevent.FieldExternalCallID]; !ok {
 				selectedFields = append(selectedFields, callevent.FieldExternalCallID)
 				fieldSeen[callevent.FieldExternalCallID] = struct{}{}
 			}
-		case "userID":
+		case "userId":
 			if _, ok := fieldSeen[callevent.FieldUserID]; !ok {
 				selectedFields = append(selectedFields, callevent.FieldUserID)
 				fieldSeen[callevent.FieldUserID] = struct{}{}
 			}
-		case "leadID":
+		case "leadId":
 			if _, ok := fieldSeen[callevent.FieldLeadID]; !ok {
 				selectedFields = append(selectedFields, callevent.FieldLeadID)
 				fieldSeen[callevent.FieldLeadID] = struct{}{}
@@ -1032,17 +1032,17 @@ func (_q *LeadQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, lead.FieldLeadScore)
 				fieldSeen[lead.FieldLeadScore] = struct{}{}
 			}
-		case "stageID":
+		case "stageId":
 			if _, ok := fieldSeen[lead.FieldStageID]; !ok {
 				selectedFields = append(selectedFields, lead.FieldStageID)
 				fieldSeen[lead.FieldStageID] = struct{}{}
 			}
-		case "primaryAdvisorID":
+		case "primaryAdvisorId":
 			if _, ok := fieldSeen[lead.FieldPrimaryAdvisorID]; !ok {
 				selectedFields = append(selectedFields, lead.FieldPrimaryAdvisorID)
 				fieldSeen[lead.FieldPrimaryAdvisorID] = struct{}{}
 			}
-		case "contactID":
+		case "contactId":
 			if _, ok := fieldSeen[lead.FieldContactID]; !ok {
 				selectedFields = append(selectedFields, lead.FieldContactID)
 				fieldSeen[lead.FieldContactID] = struct{}{}
@@ -1072,17 +1072,17 @@ func (_q *LeadQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, lead.FieldConvertedAt)
 				fieldSeen[lead.FieldConvertedAt] = struct{}{}
 			}
-		case "convertedAccountID":
+		case "convertedAccountId":
 			if _, ok := fieldSeen[lead.FieldConvertedAccountID]; !ok {
 				selectedFields = append(selectedFields, lead.FieldConvertedAccountID)
 				fieldSeen[lead.FieldConvertedAccountID] = struct{}{}
 			}
-		case "convertedContactID":
+		case "convertedContactId":
 			if _, ok := fieldSeen[lead.FieldConvertedContactID]; !ok {
 				selectedFields = append(selectedFields, lead.FieldConvertedContactID)
 				fieldSeen[lead.FieldConvertedContactID] = struct{}{}
 			}
-		case "importJobID":
+		case "importJobId":
 			if _, ok := fieldSeen[lead.FieldImportJobID]; !ok {
 				selectedFields = append(selectedFields, lead.FieldImportJobID)
 				fieldSeen[lead.FieldImportJobID] = struct{}{}
@@ -1795,7 +1795,7 @@ func (_q *UserQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 				selectedFields = append(selectedFields, user.FieldRole)
 				fieldSeen[user.FieldRole] = struct{}{}
 			}
-		case "teamID":
+		case "teamId":
 			if _, ok := fieldSeen[user.FieldTeamID]; !ok {
 				selectedFields = append(selectedFields, user.FieldTeamID)
 				fieldSeen[user.FieldTeamID] = struct{}{}

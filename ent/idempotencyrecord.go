@@ -17,6 +17,7 @@ import (
 type IdempotencyRecord struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
 	// APIKeyID holds the value of the "api_key_id" field.
 	APIKeyID uuid.UUID `json:"api_key_id,omitempty"`

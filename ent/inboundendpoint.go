@@ -15,26 +15,27 @@ import (
 	"github.com/lendingpipe/svc/ent/organization"
 )
 
-// InboundEndpoint is the model entity for the InboundEndpoint schema.
+// Receives signed JSON from an external system at POST /v1/webhooks/inbound/{endpointKey} and maps it with JSONPath into the input of the automations it triggers.
 type InboundEndpoint struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// The endpoint's name: 1 to 100 characters.
 	Name string `json:"name,omitempty"`
-	// EndpointKey holds the value of the "endpoint_key" field.
+	// The random key in the endpoint's URL (ibk_...), set at creation.
 	EndpointKey string `json:"endpoint_key,omitempty"`
 	// Secret holds the value of the "secret" field.
 	Secret string `json:"-"`
 	// Mapping holds the value of the "mapping" field.
 	Mapping map[string]string `json:"mapping,omitempty"`
-	// IsActive holds the value of the "is_active" field.
+	// false answers the endpoint's requests with 404 and stores nothing; true by default.
 	IsActive bool `json:"is_active,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InboundEndpointQuery when eager-loading is set.

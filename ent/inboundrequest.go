@@ -19,6 +19,7 @@ import (
 type InboundRequest struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`

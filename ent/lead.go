@@ -18,70 +18,71 @@ import (
 	"github.com/lendingpipe/svc/ent/user"
 )
 
-// Lead is the model entity for the Lead schema.
+// A potential borrower: a business and its contact person, moving through the organization's pipeline stages.
 type Lead struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// BusinessName holds the value of the "business_name" field.
+	// The borrowing business's name: 1 to 255 characters, no HTML; null when not given.
 	BusinessName *string `json:"business_name,omitempty"`
-	// ContactFirstName holds the value of the "contact_first_name" field.
+	// The contact person's first name: at most 100 characters; null when not given.
 	ContactFirstName *string `json:"contact_first_name,omitempty"`
-	// ContactLastName holds the value of the "contact_last_name" field.
+	// The contact person's last name: at most 100 characters; null when not given.
 	ContactLastName *string `json:"contact_last_name,omitempty"`
-	// Email holds the value of the "email" field.
+	// The contact's email address (a bare address, at most 254 characters); null when not given.
 	Email *string `json:"email,omitempty"`
-	// Phone holds the value of the "phone" field.
+	// The contact's phone number as given: at most 20 characters; null when not given.
 	Phone *string `json:"phone,omitempty"`
-	// Industry holds the value of the "industry" field.
+	// The business's industry: at most 100 characters; null when not given.
 	Industry *string `json:"industry,omitempty"`
-	// MonthlyRevenue holds the value of the "monthly_revenue" field.
+	// The business's monthly revenue: a non-negative decimal string (up to 15 digits, 4 after the point, such as "12500.00"), so no precision is lost; null when not given.
 	MonthlyRevenue *string `json:"monthly_revenue,omitempty"`
-	// RequestedAmount holds the value of the "requested_amount" field.
+	// The amount the business asks to borrow, a decimal string like monthlyRevenue; null when not given.
 	RequestedAmount *string `json:"requested_amount,omitempty"`
-	// Source holds the value of the "source" field.
+	// How the lead reached the pipeline: set on create (manual by default), never changed.
 	Source lead.Source `json:"source,omitempty"`
-	// Priority holds the value of the "priority" field.
+	// How urgently the lead should be worked (normal by default).
 	Priority lead.Priority `json:"priority,omitempty"`
-	// IsDoNotCall holds the value of the "is_do_not_call" field.
+	// true when the lead must not be called: set by markDoNotCall or a do_not_call disposition.
 	IsDoNotCall bool `json:"is_do_not_call,omitempty"`
-	// Tags holds the value of the "tags" field.
+	// Free labels: at most 50, each 1 to 50 characters; empty when none.
 	Tags []string `json:"tags,omitempty"`
-	// CustomFields holds the value of the "custom_fields" field.
+	// The organization's own attributes as a JSON object: at most 50 keys, 4 levels, 64 KB; {} when none.
 	CustomFields map[string]interface{} `json:"custom_fields,omitempty"`
-	// ExternalIds holds the value of the "external_ids" field.
+	// Other systems' ids for the lead, as a JSON object of at most 20 strings or numbers; set on create only, matched by automations' update_lead; {} when none.
 	ExternalIds map[string]interface{} `json:"external_ids,omitempty"`
-	// LeadScore holds the value of the "lead_score" field.
+	// A score from 0 to 100 set by scoring; null until scored.
 	LeadScore *int `json:"lead_score,omitempty"`
-	// StageID holds the value of the "stage_id" field.
+	// The id of the lead's pipeline stage. On create, the first stage when omitted; afterwards it changes through moveLeadToStage.
 	StageID uuid.UUID `json:"stage_id,omitempty"`
-	// PrimaryAdvisorID holds the value of the "primary_advisor_id" field.
+	// The id of the lead's primary advisor (a user); null when unassigned. After create it changes through assignLead.
 	PrimaryAdvisorID *uuid.UUID `json:"primary_advisor_id,omitempty"`
-	// ContactID holds the value of the "contact_id" field.
+	// The id of the linked contact; null when none.
 	ContactID *uuid.UUID `json:"contact_id,omitempty"`
-	// LastContactedAt holds the value of the "last_contacted_at" field.
+	// The latest occurredAt of the lead's call events and dispositions; null before the first.
 	LastContactedAt *time.Time `json:"last_contacted_at,omitempty"`
-	// StageChangedAt holds the value of the "stage_changed_at" field.
+	// When the lead entered its current stage.
 	StageChangedAt time.Time `json:"stage_changed_at,omitempty"`
-	// DncReason holds the value of the "dnc_reason" field.
+	// Why the lead is do-not-call (the reason given, or the disposition's notes or code); null otherwise.
 	DncReason *string `json:"dnc_reason,omitempty"`
-	// DncAt holds the value of the "dnc_at" field.
+	// When the lead was marked do-not-call; null otherwise.
 	DncAt *time.Time `json:"dnc_at,omitempty"`
-	// ConvertedAt holds the value of the "converted_at" field.
+	// When the lead converted into a customer account; null until then.
 	ConvertedAt *time.Time `json:"converted_at,omitempty"`
-	// ConvertedAccountID holds the value of the "converted_account_id" field.
+	// The id of the account the lead converted into; null until then.
 	ConvertedAccountID *uuid.UUID `json:"converted_account_id,omitempty"`
-	// ConvertedContactID holds the value of the "converted_contact_id" field.
+	// The id of the contact the conversion created; null until then.
 	ConvertedContactID *uuid.UUID `json:"converted_contact_id,omitempty"`
-	// ImportJobID holds the value of the "import_job_id" field.
+	// The id of the CSV import that created the lead; null for other sources.
 	ImportJobID *uuid.UUID `json:"import_job_id,omitempty"`
-	// CreatedBy holds the value of the "created_by" field.
+	// Who created the lead: the id of the API key, or automation:<id> for an automation; null when unknown.
 	CreatedBy *string `json:"created_by,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the LeadQuery when eager-loading is set.
@@ -93,13 +94,13 @@ type Lead struct {
 type LeadEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// Stage holds the value of the stage edge.
+	// The lead's pipeline stage.
 	Stage *PipelineStage `json:"stage,omitempty"`
-	// PrimaryAdvisor holds the value of the primary_advisor edge.
+	// The lead's primary advisor; null when unassigned.
 	PrimaryAdvisor *User `json:"primary_advisor,omitempty"`
-	// Contact holds the value of the contact edge.
+	// The linked contact; null when none.
 	Contact *Contact `json:"contact,omitempty"`
-	// CallEvents holds the value of the call_events edge.
+	// The call events reported for the lead.
 	CallEvents []*CallEvent `json:"call_events,omitempty"`
 	// Presences holds the value of the presences edge.
 	Presences []*AgentPresence `json:"presences,omitempty"`

@@ -14,26 +14,27 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 )
 
-// PipelineStage is the model entity for the PipelineStage schema.
+// One step of the organization's lending pipeline. A lead created without a stage starts in the stage with the lowest position.
 type PipelineStage struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// StageKey holds the value of the "stage_key" field.
+	// A stable key for integrations: 1 to 50 lowercase letters, digits and underscores, starting with a letter; unique within the organization.
 	StageKey string `json:"stage_key,omitempty"`
-	// StageLabel holds the value of the "stage_label" field.
+	// The name shown for the stage: 1 to 100 characters.
 	StageLabel string `json:"stage_label,omitempty"`
-	// Color holds the value of the "color" field.
+	// The stage's display colour, #rrggbb (#6b7280 by default).
 	Color string `json:"color,omitempty"`
-	// SemanticSlot holds the value of the "semantic_slot" field.
+	// What the stage means across pipelines, so reports work whatever an organization names its stages.
 	SemanticSlot pipelinestage.SemanticSlot `json:"semantic_slot,omitempty"`
-	// Position holds the value of the "position" field.
+	// The stage's place in the pipeline, 0 or more: lowest first.
 	Position int `json:"position,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the PipelineStageQuery when eager-loading is set.
@@ -45,7 +46,7 @@ type PipelineStage struct {
 type PipelineStageEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// Leads holds the value of the leads edge.
+	// The leads now in this stage.
 	Leads []*Lead `json:"leads,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

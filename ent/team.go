@@ -14,18 +14,19 @@ import (
 	"github.com/lendingpipe/svc/ent/team"
 )
 
-// Team is the model entity for the Team schema.
+// A group of advisors and dialer agents.
 type Team struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// Name holds the value of the "name" field.
+	// The team's name: 1 to 100 characters, unique within the organization.
 	Name string `json:"name,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TeamQuery when eager-loading is set.
@@ -37,7 +38,7 @@ type Team struct {
 type TeamEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// Members holds the value of the members edge.
+	// The team's users; a user joins a team through its teamId.
 	Members []*User `json:"members,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

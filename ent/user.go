@@ -16,26 +16,27 @@ import (
 	"github.com/lendingpipe/svc/ent/user"
 )
 
-// User is the model entity for the User schema.
+// A person of the organization: an advisor who owns leads, a dialer agent who makes calls, or an admin.
 type User struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// FirstName holds the value of the "first_name" field.
+	// First name: 1 to 100 characters.
 	FirstName string `json:"first_name,omitempty"`
-	// LastName holds the value of the "last_name" field.
+	// Last name: 1 to 100 characters.
 	LastName string `json:"last_name,omitempty"`
-	// Email holds the value of the "email" field.
+	// Email address, unique within the organization.
 	Email string `json:"email,omitempty"`
-	// Role holds the value of the "role" field.
+	// What the user does in the organization (advisor by default).
 	Role user.Role `json:"role,omitempty"`
-	// TeamID holds the value of the "team_id" field.
+	// The id of the user's team; null when in none. Setting it moves the user to that team.
 	TeamID *uuid.UUID `json:"team_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the UserQuery when eager-loading is set.
@@ -47,11 +48,11 @@ type User struct {
 type UserEdges struct {
 	// Organization holds the value of the organization edge.
 	Organization *Organization `json:"organization,omitempty"`
-	// Team holds the value of the team edge.
+	// The user's team; null when in none.
 	Team *Team `json:"team,omitempty"`
-	// AdvisedLeads holds the value of the advised_leads edge.
+	// The leads whose primary advisor the user is.
 	AdvisedLeads []*Lead `json:"advised_leads,omitempty"`
-	// CallEvents holds the value of the call_events edge.
+	// The call events of the user's calls as a dialer agent.
 	CallEvents []*CallEvent `json:"call_events,omitempty"`
 	// Presence holds the value of the presence edge.
 	Presence *AgentPresence `json:"presence,omitempty"`

@@ -18,6 +18,7 @@ import (
 type WebhookAttempt struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
 	// DeliveryID holds the value of the "delivery_id" field.
 	DeliveryID uuid.UUID `json:"delivery_id,omitempty"`

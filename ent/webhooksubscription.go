@@ -15,30 +15,31 @@ import (
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 )
 
-// WebhookSubscription is the model entity for the WebhookSubscription schema.
+// An https URL that receives signed deliveries of the events it lists. Its signing secret is shown only by createWebhookSubscription.
 type WebhookSubscription struct {
 	config `json:"-"`
 	// ID of the ent.
+	// The record's unique id, a UUID.
 	ID uuid.UUID `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// When the record was created.
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// When the record last changed.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
-	// URL holds the value of the "url" field.
+	// The https URL deliveries are POSTed to: at most 2,048 characters.
 	URL string `json:"url,omitempty"`
-	// Events holds the value of the "events" field.
+	// The event types delivered (webhook catalog types), or "*" for every type.
 	Events []string `json:"events,omitempty"`
 	// Secret holds the value of the "secret" field.
 	Secret string `json:"-"`
-	// IsActive holds the value of the "is_active" field.
+	// false while deliveries are paused: by updateWebhookSubscription, after 50 failed attempts in a row, or on a 410 Gone answer.
 	IsActive bool `json:"is_active,omitempty"`
-	// PausedReason holds the value of the "paused_reason" field.
+	// Why deliveries are paused (such as "paused by request" or "50 consecutive delivery failures"); null while active.
 	PausedReason *string `json:"paused_reason,omitempty"`
-	// PausedAt holds the value of the "paused_at" field.
+	// When deliveries were paused; null while active.
 	PausedAt *time.Time `json:"paused_at,omitempty"`
-	// ConsecutiveFailures holds the value of the "consecutive_failures" field.
+	// Failed delivery attempts in a row; a success or a resume sets it back to 0.
 	ConsecutiveFailures int `json:"consecutive_failures,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WebhookSubscriptionQuery when eager-loading is set.

@@ -15,7 +15,6 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -119,38 +118,6 @@ func (r *Resolver) agentStatus(ctx context.Context, userID uuid.UUID) (*dialer.A
 		return nil, err
 	}
 	return rows[0], nil
-}
-
-// agentsBoard pages through the organization's agents (users with the
-// agent role), ordered by name.
-func (r *Resolver) agentsBoard(ctx context.Context, teamID *uuid.UUID, pageArg, limitArg *int) (*AgentBoard, error) {
-	v, ok := viewer.FromContext(ctx)
-	if !ok {
-		return nil, apperr.New(apperr.Unauthorized, "authentication required")
-	}
-	page, limit, err := pageArgs(pageArg, limitArg)
-	if err != nil {
-		return nil, err
-	}
-	q := r.client(ctx).User.Query().Where(user.RoleEQ(user.RoleAgent))
-	if teamID != nil {
-		q = q.Where(user.TeamID(*teamID))
-	}
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	users, err := q.Order(user.ByLastName(), user.ByFirstName(), user.ByID()).
-		Limit(limit).Offset((page - 1) * limit).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := dialer.Enrich(ctx, r.client(ctx), v.OrgID, users, r.now())
-	if err != nil {
-		return nil, err
-	}
-	offset := (page - 1) * limit
-	return &AgentBoard{Nodes: rows, Total: total, Page: page, Limit: limit, HasMore: offset+len(rows) < total}, nil
 }
 
 // presenceChanges streams the viewer's organization's presence changes

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
@@ -44,8 +45,13 @@ func (r *mutationResolver) MarkDoNotCall(ctx context.Context, leadID *uuid.UUID,
 }
 
 // AgentsBoard is the resolver for the agentsBoard field.
-func (r *queryResolver) AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error) {
-	return r.agentsBoard(ctx, teamID, page, limit)
+func (r *queryResolver) AgentsBoard(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) (*AgentStatusConnection, error) {
+	return r.agentsBoard(ctx, after, first, before, last, teamID)
+}
+
+// AgentsBoardPage is the resolver for the agentsBoardPage field.
+func (r *queryResolver) AgentsBoardPage(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoardPage, error) {
+	return r.agentsBoardPage(ctx, teamID, page, limit)
 }
 
 // AgentPresenceChanged is the resolver for the agentPresenceChanged field.

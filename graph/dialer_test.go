@@ -22,7 +22,8 @@ func TestDialerOverGraphQL(t *testing.T) {
 	data, code := gql(t, e, e.Key, `query($l: ID!) {
 		lead(id: $l) { lastContactedAt callEvents(first: 10, orderBy: {field: OCCURRED_AT, direction: ASC}) { totalCount edges { node { eventType disposition } } } }
 		callEvents(first: 10) { totalCount }
-		agentsBoard { total nodes { firstName status } }
+		agentsBoard { totalCount edges { cursor node { firstName status } } }
+		agentsBoardPage { total nodes { firstName status } }
 	}`, vars)
 	if code != "" {
 		t.Fatalf("queries: %s", code)
@@ -37,8 +38,12 @@ func TestDialerOverGraphQL(t *testing.T) {
 		t.Errorf("events = %v", events)
 	}
 	board := data["agentsBoard"].(map[string]any)
-	if board["total"] != 1.0 || board["nodes"].([]any)[0].(map[string]any)["status"] != "online" {
+	if board["totalCount"] != 1.0 || board["edges"].([]any)[0].(map[string]any)["node"].(map[string]any)["status"] != "online" {
 		t.Errorf("board = %v", board)
+	}
+	page := data["agentsBoardPage"].(map[string]any)
+	if page["total"] != 1.0 || page["nodes"].([]any)[0].(map[string]any)["status"] != "online" {
+		t.Errorf("board page = %v", page)
 	}
 	ro := e.NewKey(e.Org.ID, "leads:read")
 	if _, code := gql(t, e, ro, `mutation($u: ID!) { updatePresence(input: {userId: $u, status: online}) { status } }`, map[string]any{"u": agent.ID}); code != "FORBIDDEN" {

@@ -57,7 +57,7 @@ func FuzzGraphQLQuery(f *testing.F) {
 	for _, seed := range []string{
 		`{ leads(first: 5) { totalCount pageInfo { hasNextPage } edges { cursor node { id businessName stage { stageKey leads(first: 1) { totalCount } } } } } }`,
 		`query($id: ID!) { lead(id: $id) { id callEvents(last: 2) { edges { node { id } } } } node(id: $id) { id } }`,
-		`{ leadsPage(page: 2, limit: 3, search: "fuz") { total nodes { id } } agentsBoard { total } }`,
+		`{ leadsPage(page: 2, limit: 3, search: "fuz") { total nodes { id } } agentsBoardPage { total } agentsBoard(last: 2) { totalCount edges { cursor node { id } } } }`,
 		`{ users { edges { node { advisedLeads { totalCount } callEvents { totalCount } team { members(first: 2) { totalCount } } } } } }`,
 		`mutation { updateLead(id: "` + id + `", input: {industry: "Freight"}) { id } }`,
 		`mutation { markDoNotCall(phone: "+15550100") { leadCount leads(first: 1) { id } } }`,

@@ -56,7 +56,7 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
-	AgentBoard struct {
+	AgentBoardPage struct {
 		HasMore func(childComplexity int) int
 		Limit   func(childComplexity int) int
 		Nodes   func(childComplexity int) int
@@ -96,6 +96,17 @@ type ComplexityRoot struct {
 		StatusChangedAt  func(childComplexity int) int
 		StatusTimeSec    func(childComplexity int) int
 		UserID           func(childComplexity int) int
+	}
+
+	AgentStatusConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AgentStatusEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	AttemptRecord struct {
@@ -423,7 +434,8 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AgentsBoard          func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		AgentsBoard          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) int
+		AgentsBoardPage      func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
 		AutomationRuns       func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
 		Automations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) int
 		CallEvents           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
@@ -568,7 +580,8 @@ type QueryResolver interface {
 	WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error)
 	LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error)
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
-	AgentsBoard(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoard, error)
+	AgentsBoard(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) (*AgentStatusConnection, error)
+	AgentsBoardPage(ctx context.Context, teamID *uuid.UUID, page *int, limit *int) (*AgentBoardPage, error)
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error)
 	InboundRequests(ctx context.Context, endpointID uuid.UUID, page *int, limit *int) (*InboundRequestPage, error)
 	AutomationRuns(ctx context.Context, automationID uuid.UUID, status *string, page *int, limit *int) (*AutomationRunPage, error)
@@ -591,36 +604,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
-	case "AgentBoard.hasMore":
-		if e.ComplexityRoot.AgentBoard.HasMore == nil {
+	case "AgentBoardPage.hasMore":
+		if e.ComplexityRoot.AgentBoardPage.HasMore == nil {
 			break
 		}
 
-		return e.ComplexityRoot.AgentBoard.HasMore(childComplexity), true
-	case "AgentBoard.limit":
-		if e.ComplexityRoot.AgentBoard.Limit == nil {
+		return e.ComplexityRoot.AgentBoardPage.HasMore(childComplexity), true
+	case "AgentBoardPage.limit":
+		if e.ComplexityRoot.AgentBoardPage.Limit == nil {
 			break
 		}
 
-		return e.ComplexityRoot.AgentBoard.Limit(childComplexity), true
-	case "AgentBoard.nodes":
-		if e.ComplexityRoot.AgentBoard.Nodes == nil {
+		return e.ComplexityRoot.AgentBoardPage.Limit(childComplexity), true
+	case "AgentBoardPage.nodes":
+		if e.ComplexityRoot.AgentBoardPage.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.AgentBoard.Nodes(childComplexity), true
-	case "AgentBoard.page":
-		if e.ComplexityRoot.AgentBoard.Page == nil {
+		return e.ComplexityRoot.AgentBoardPage.Nodes(childComplexity), true
+	case "AgentBoardPage.page":
+		if e.ComplexityRoot.AgentBoardPage.Page == nil {
 			break
 		}
 
-		return e.ComplexityRoot.AgentBoard.Page(childComplexity), true
-	case "AgentBoard.total":
-		if e.ComplexityRoot.AgentBoard.Total == nil {
+		return e.ComplexityRoot.AgentBoardPage.Page(childComplexity), true
+	case "AgentBoardPage.total":
+		if e.ComplexityRoot.AgentBoardPage.Total == nil {
 			break
 		}
 
-		return e.ComplexityRoot.AgentBoard.Total(childComplexity), true
+		return e.ComplexityRoot.AgentBoardPage.Total(childComplexity), true
 
 	case "AgentPresence.callStartedAt":
 		if e.ComplexityRoot.AgentPresence.CallStartedAt == nil {
@@ -640,7 +653,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentPresence.CreatedAt(childComplexity), true
-	case "AgentPresence.currentCallID":
+	case "AgentPresence.currentCallId":
 		if e.ComplexityRoot.AgentPresence.CurrentCallID == nil {
 			break
 		}
@@ -652,7 +665,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentPresence.CurrentLead(childComplexity), true
-	case "AgentPresence.currentLeadID":
+	case "AgentPresence.currentLeadId":
 		if e.ComplexityRoot.AgentPresence.CurrentLeadID == nil {
 			break
 		}
@@ -694,7 +707,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentPresence.User(childComplexity), true
-	case "AgentPresence.userID":
+	case "AgentPresence.userId":
 		if e.ComplexityRoot.AgentPresence.UserID == nil {
 			break
 		}
@@ -792,6 +805,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AgentStatus.UserID(childComplexity), true
 
+	case "AgentStatusConnection.edges":
+		if e.ComplexityRoot.AgentStatusConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatusConnection.Edges(childComplexity), true
+	case "AgentStatusConnection.pageInfo":
+		if e.ComplexityRoot.AgentStatusConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatusConnection.PageInfo(childComplexity), true
+	case "AgentStatusConnection.totalCount":
+		if e.ComplexityRoot.AgentStatusConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatusConnection.TotalCount(childComplexity), true
+
+	case "AgentStatusEdge.cursor":
+		if e.ComplexityRoot.AgentStatusEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatusEdge.Cursor(childComplexity), true
+	case "AgentStatusEdge.node":
+		if e.ComplexityRoot.AgentStatusEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentStatusEdge.Node(childComplexity), true
+
 	case "AttemptRecord.attemptedAt":
 		if e.ComplexityRoot.AttemptRecord.AttemptedAt == nil {
 			break
@@ -841,7 +886,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Automation.CreatedAt(childComplexity), true
-	case "Automation.endpointID":
+	case "Automation.endpointId":
 		if e.ComplexityRoot.Automation.EndpointID == nil {
 			break
 		}
@@ -1124,7 +1169,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CallEvent.EventType(childComplexity), true
-	case "CallEvent.externalCallID":
+	case "CallEvent.externalCallId":
 		if e.ComplexityRoot.CallEvent.ExternalCallID == nil {
 			break
 		}
@@ -1142,7 +1187,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CallEvent.Lead(childComplexity), true
-	case "CallEvent.leadID":
+	case "CallEvent.leadId":
 		if e.ComplexityRoot.CallEvent.LeadID == nil {
 			break
 		}
@@ -1178,7 +1223,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CallEvent.User(childComplexity), true
-	case "CallEvent.userID":
+	case "CallEvent.userId":
 		if e.ComplexityRoot.CallEvent.UserID == nil {
 			break
 		}
@@ -1653,7 +1698,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.ContactFirstName(childComplexity), true
-	case "Lead.contactID":
+	case "Lead.contactId":
 		if e.ComplexityRoot.Lead.ContactID == nil {
 			break
 		}
@@ -1665,7 +1710,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.ContactLastName(childComplexity), true
-	case "Lead.convertedAccountID":
+	case "Lead.convertedAccountId":
 		if e.ComplexityRoot.Lead.ConvertedAccountID == nil {
 			break
 		}
@@ -1677,7 +1722,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.ConvertedAt(childComplexity), true
-	case "Lead.convertedContactID":
+	case "Lead.convertedContactId":
 		if e.ComplexityRoot.Lead.ConvertedContactID == nil {
 			break
 		}
@@ -1731,7 +1776,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.ID(childComplexity), true
-	case "Lead.importJobID":
+	case "Lead.importJobId":
 		if e.ComplexityRoot.Lead.ImportJobID == nil {
 			break
 		}
@@ -1779,7 +1824,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.PrimaryAdvisor(childComplexity), true
-	case "Lead.primaryAdvisorID":
+	case "Lead.primaryAdvisorId":
 		if e.ComplexityRoot.Lead.PrimaryAdvisorID == nil {
 			break
 		}
@@ -1821,7 +1866,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.StageChangedAt(childComplexity), true
-	case "Lead.stageID":
+	case "Lead.stageId":
 		if e.ComplexityRoot.Lead.StageID == nil {
 			break
 		}
@@ -2350,7 +2395,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.AgentsBoard(childComplexity, args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
+		return e.ComplexityRoot.Query.AgentsBoard(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["teamId"].(*uuid.UUID)), true
+	case "Query.agentsBoardPage":
+		if e.ComplexityRoot.Query.AgentsBoardPage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_agentsBoardPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AgentsBoardPage(childComplexity, args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.automationRuns":
 		if e.ComplexityRoot.Query.AutomationRuns == nil {
 			break
@@ -2668,7 +2724,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Team(childComplexity), true
-	case "User.teamID":
+	case "User.teamId":
 		if e.ComplexityRoot.User.TeamID == nil {
 			break
 		}
@@ -2966,20 +3022,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
-func (ec *executionContext) childFields_AgentBoard(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_AgentBoardPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "nodes":
-		return ec.fieldContext_AgentBoard_nodes(ctx, field)
+		return ec.fieldContext_AgentBoardPage_nodes(ctx, field)
 	case "total":
-		return ec.fieldContext_AgentBoard_total(ctx, field)
+		return ec.fieldContext_AgentBoardPage_total(ctx, field)
 	case "page":
-		return ec.fieldContext_AgentBoard_page(ctx, field)
+		return ec.fieldContext_AgentBoardPage_page(ctx, field)
 	case "limit":
-		return ec.fieldContext_AgentBoard_limit(ctx, field)
+		return ec.fieldContext_AgentBoardPage_limit(ctx, field)
 	case "hasMore":
-		return ec.fieldContext_AgentBoard_hasMore(ctx, field)
+		return ec.fieldContext_AgentBoardPage_hasMore(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type AgentBoard", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type AgentBoardPage", field.Name)
 }
 
 func (ec *executionContext) childFields_AgentStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3018,6 +3074,28 @@ func (ec *executionContext) childFields_AgentStatus(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type AgentStatus", field.Name)
 }
 
+func (ec *executionContext) childFields_AgentStatusConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AgentStatusConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AgentStatusConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AgentStatusConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentStatusConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentStatusEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AgentStatusEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AgentStatusEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentStatusEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_AttemptRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "attemptedAt":
@@ -3046,8 +3124,8 @@ func (ec *executionContext) childFields_Automation(ctx context.Context, field gr
 		return ec.fieldContext_Automation_name(ctx, field)
 	case "isActive":
 		return ec.fieldContext_Automation_isActive(ctx, field)
-	case "endpointID":
-		return ec.fieldContext_Automation_endpointID(ctx, field)
+	case "endpointId":
+		return ec.fieldContext_Automation_endpointId(ctx, field)
 	case "triggerEvent":
 		return ec.fieldContext_Automation_triggerEvent(ctx, field)
 	case "requiredFields":
@@ -3172,12 +3250,12 @@ func (ec *executionContext) childFields_CallEvent(ctx context.Context, field gra
 		return ec.fieldContext_CallEvent_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_CallEvent_updatedAt(ctx, field)
-	case "externalCallID":
-		return ec.fieldContext_CallEvent_externalCallID(ctx, field)
-	case "userID":
-		return ec.fieldContext_CallEvent_userID(ctx, field)
-	case "leadID":
-		return ec.fieldContext_CallEvent_leadID(ctx, field)
+	case "externalCallId":
+		return ec.fieldContext_CallEvent_externalCallId(ctx, field)
+	case "userId":
+		return ec.fieldContext_CallEvent_userId(ctx, field)
+	case "leadId":
+		return ec.fieldContext_CallEvent_leadId(ctx, field)
 	case "eventType":
 		return ec.fieldContext_CallEvent_eventType(ctx, field)
 	case "direction":
@@ -3466,12 +3544,12 @@ func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.
 		return ec.fieldContext_Lead_externalIds(ctx, field)
 	case "leadScore":
 		return ec.fieldContext_Lead_leadScore(ctx, field)
-	case "stageID":
-		return ec.fieldContext_Lead_stageID(ctx, field)
-	case "primaryAdvisorID":
-		return ec.fieldContext_Lead_primaryAdvisorID(ctx, field)
-	case "contactID":
-		return ec.fieldContext_Lead_contactID(ctx, field)
+	case "stageId":
+		return ec.fieldContext_Lead_stageId(ctx, field)
+	case "primaryAdvisorId":
+		return ec.fieldContext_Lead_primaryAdvisorId(ctx, field)
+	case "contactId":
+		return ec.fieldContext_Lead_contactId(ctx, field)
 	case "lastContactedAt":
 		return ec.fieldContext_Lead_lastContactedAt(ctx, field)
 	case "stageChangedAt":
@@ -3482,12 +3560,12 @@ func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.
 		return ec.fieldContext_Lead_dncAt(ctx, field)
 	case "convertedAt":
 		return ec.fieldContext_Lead_convertedAt(ctx, field)
-	case "convertedAccountID":
-		return ec.fieldContext_Lead_convertedAccountID(ctx, field)
-	case "convertedContactID":
-		return ec.fieldContext_Lead_convertedContactID(ctx, field)
-	case "importJobID":
-		return ec.fieldContext_Lead_importJobID(ctx, field)
+	case "convertedAccountId":
+		return ec.fieldContext_Lead_convertedAccountId(ctx, field)
+	case "convertedContactId":
+		return ec.fieldContext_Lead_convertedContactId(ctx, field)
+	case "importJobId":
+		return ec.fieldContext_Lead_importJobId(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_Lead_createdBy(ctx, field)
 	case "stage":
@@ -3656,8 +3734,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_email(ctx, field)
 	case "role":
 		return ec.fieldContext_User_role(ctx, field)
-	case "teamID":
-		return ec.fieldContext_User_teamID(ctx, field)
+	case "teamId":
+		return ec.fieldContext_User_teamId(ctx, field)
 	case "team":
 		return ec.fieldContext_User_team(ctx, field)
 	case "advisedLeads":
@@ -4584,7 +4662,7 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
-func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+func (ec *executionContext) field_Query_agentsBoardPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
@@ -4611,6 +4689,52 @@ func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["teamId"] = arg4
 	return args, nil
 }
 
@@ -5504,13 +5628,13 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _AgentBoard_nodes(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentBoardPage_nodes(ctx context.Context, field graphql.CollectedField, obj *AgentBoardPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentBoard_nodes(ctx, field)
+			return ec.fieldContext_AgentBoardPage_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -5523,9 +5647,9 @@ func (ec *executionContext) _AgentBoard_nodes(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AgentBoard_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_AgentBoardPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "AgentBoard",
+		Object:     "AgentBoardPage",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -5536,13 +5660,13 @@ func (ec *executionContext) fieldContext_AgentBoard_nodes(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _AgentBoard_total(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentBoardPage_total(ctx context.Context, field graphql.CollectedField, obj *AgentBoardPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentBoard_total(ctx, field)
+			return ec.fieldContext_AgentBoardPage_total(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Total, nil
@@ -5555,17 +5679,17 @@ func (ec *executionContext) _AgentBoard_total(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AgentBoard_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_AgentBoardPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoardPage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _AgentBoard_page(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentBoardPage_page(ctx context.Context, field graphql.CollectedField, obj *AgentBoardPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentBoard_page(ctx, field)
+			return ec.fieldContext_AgentBoardPage_page(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Page, nil
@@ -5578,17 +5702,17 @@ func (ec *executionContext) _AgentBoard_page(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AgentBoard_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_AgentBoardPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoardPage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _AgentBoard_limit(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentBoardPage_limit(ctx context.Context, field graphql.CollectedField, obj *AgentBoardPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentBoard_limit(ctx, field)
+			return ec.fieldContext_AgentBoardPage_limit(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Limit, nil
@@ -5601,17 +5725,17 @@ func (ec *executionContext) _AgentBoard_limit(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AgentBoard_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_AgentBoardPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoardPage", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _AgentBoard_hasMore(ctx context.Context, field graphql.CollectedField, obj *AgentBoard) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentBoardPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *AgentBoardPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentBoard_hasMore(ctx, field)
+			return ec.fieldContext_AgentBoardPage_hasMore(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.HasMore, nil
@@ -5624,8 +5748,8 @@ func (ec *executionContext) _AgentBoard_hasMore(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AgentBoard_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AgentBoard", field, false, false, errors.New("field of type Boolean does not have child fields"))
+func (ec *executionContext) fieldContext_AgentBoardPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentBoardPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AgentPresence_id(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
@@ -5697,13 +5821,13 @@ func (ec *executionContext) fieldContext_AgentPresence_updatedAt(_ context.Conte
 	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _AgentPresence_userID(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentPresence_userId(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentPresence_userID(ctx, field)
+			return ec.fieldContext_AgentPresence_userId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserID, nil
@@ -5716,7 +5840,7 @@ func (ec *executionContext) _AgentPresence_userID(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_AgentPresence_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_AgentPresence_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -5743,13 +5867,13 @@ func (ec *executionContext) fieldContext_AgentPresence_status(_ context.Context,
 	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type AgentPresenceStatus does not have child fields"))
 }
 
-func (ec *executionContext) _AgentPresence_currentCallID(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentPresence_currentCallId(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentPresence_currentCallID(ctx, field)
+			return ec.fieldContext_AgentPresence_currentCallId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.CurrentCallID, nil
@@ -5762,17 +5886,17 @@ func (ec *executionContext) _AgentPresence_currentCallID(ctx context.Context, fi
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_AgentPresence_currentCallID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_AgentPresence_currentCallId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _AgentPresence_currentLeadID(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
+func (ec *executionContext) _AgentPresence_currentLeadId(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AgentPresence_currentLeadID(ctx, field)
+			return ec.fieldContext_AgentPresence_currentLeadId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.CurrentLeadID, nil
@@ -5785,7 +5909,7 @@ func (ec *executionContext) _AgentPresence_currentLeadID(ctx context.Context, fi
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_AgentPresence_currentLeadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_AgentPresence_currentLeadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentPresence", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -6290,6 +6414,148 @@ func (ec *executionContext) fieldContext_AgentStatus_statusTimeSec(_ context.Con
 	return graphql.NewScalarFieldContext("AgentStatus", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _AgentStatusConnection_edges(ctx context.Context, field graphql.CollectedField, obj *AgentStatusConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatusConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*AgentStatusEdge) graphql.Marshaler {
+			return ec.marshalNAgentStatusEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatusConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentStatusConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStatusEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentStatusConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *AgentStatusConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatusConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatusConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentStatusConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentStatusConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *AgentStatusConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatusConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatusConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatusConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentStatusEdge_node(ctx context.Context, field graphql.CollectedField, obj *AgentStatusEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatusEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *dialer.AgentStatus) graphql.Marshaler {
+			return ec.marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐAgentStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatusEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentStatusEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AgentStatusEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *AgentStatusEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentStatusEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentStatusEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentStatusEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
 func (ec *executionContext) _AttemptRecord_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6520,13 +6786,13 @@ func (ec *executionContext) fieldContext_Automation_isActive(_ context.Context, 
 	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Automation_endpointID(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
+func (ec *executionContext) _Automation_endpointId(ctx context.Context, field graphql.CollectedField, obj *ent.Automation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Automation_endpointID(ctx, field)
+			return ec.fieldContext_Automation_endpointId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.EndpointID, nil
@@ -6539,7 +6805,7 @@ func (ec *executionContext) _Automation_endpointID(ctx context.Context, field gr
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Automation_endpointID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Automation_endpointId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Automation", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -7540,13 +7806,13 @@ func (ec *executionContext) fieldContext_CallEvent_updatedAt(_ context.Context, 
 	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _CallEvent_externalCallID(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _CallEvent_externalCallId(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CallEvent_externalCallID(ctx, field)
+			return ec.fieldContext_CallEvent_externalCallId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ExternalCallID, nil
@@ -7559,17 +7825,17 @@ func (ec *executionContext) _CallEvent_externalCallID(ctx context.Context, field
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_CallEvent_externalCallID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_CallEvent_externalCallId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _CallEvent_userID(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _CallEvent_userId(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CallEvent_userID(ctx, field)
+			return ec.fieldContext_CallEvent_userId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.UserID, nil
@@ -7582,17 +7848,17 @@ func (ec *executionContext) _CallEvent_userID(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_CallEvent_userID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_CallEvent_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _CallEvent_leadID(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _CallEvent_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CallEvent_leadID(ctx, field)
+			return ec.fieldContext_CallEvent_leadId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.LeadID, nil
@@ -7605,7 +7871,7 @@ func (ec *executionContext) _CallEvent_leadID(ctx context.Context, field graphql
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_CallEvent_leadID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_CallEvent_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CallEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -10003,13 +10269,13 @@ func (ec *executionContext) fieldContext_Lead_leadScore(_ context.Context, field
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Lead_stageID(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+func (ec *executionContext) _Lead_stageId(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Lead_stageID(ctx, field)
+			return ec.fieldContext_Lead_stageId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.StageID, nil
@@ -10022,17 +10288,17 @@ func (ec *executionContext) _Lead_stageID(ctx context.Context, field graphql.Col
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Lead_stageID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Lead_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Lead_primaryAdvisorID(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+func (ec *executionContext) _Lead_primaryAdvisorId(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Lead_primaryAdvisorID(ctx, field)
+			return ec.fieldContext_Lead_primaryAdvisorId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.PrimaryAdvisorID, nil
@@ -10045,17 +10311,17 @@ func (ec *executionContext) _Lead_primaryAdvisorID(ctx context.Context, field gr
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Lead_primaryAdvisorID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Lead_primaryAdvisorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Lead_contactID(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+func (ec *executionContext) _Lead_contactId(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Lead_contactID(ctx, field)
+			return ec.fieldContext_Lead_contactId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ContactID, nil
@@ -10068,7 +10334,7 @@ func (ec *executionContext) _Lead_contactID(ctx context.Context, field graphql.C
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Lead_contactID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Lead_contactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -10187,13 +10453,13 @@ func (ec *executionContext) fieldContext_Lead_convertedAt(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Lead_convertedAccountID(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+func (ec *executionContext) _Lead_convertedAccountId(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Lead_convertedAccountID(ctx, field)
+			return ec.fieldContext_Lead_convertedAccountId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ConvertedAccountID, nil
@@ -10206,17 +10472,17 @@ func (ec *executionContext) _Lead_convertedAccountID(ctx context.Context, field 
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Lead_convertedAccountID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Lead_convertedAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type UUID does not have child fields"))
 }
 
-func (ec *executionContext) _Lead_convertedContactID(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+func (ec *executionContext) _Lead_convertedContactId(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Lead_convertedContactID(ctx, field)
+			return ec.fieldContext_Lead_convertedContactId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ConvertedContactID, nil
@@ -10229,17 +10495,17 @@ func (ec *executionContext) _Lead_convertedContactID(ctx context.Context, field 
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Lead_convertedContactID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Lead_convertedContactId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type UUID does not have child fields"))
 }
 
-func (ec *executionContext) _Lead_importJobID(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+func (ec *executionContext) _Lead_importJobId(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Lead_importJobID(ctx, field)
+			return ec.fieldContext_Lead_importJobId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ImportJobID, nil
@@ -10252,7 +10518,7 @@ func (ec *executionContext) _Lead_importJobID(ctx context.Context, field graphql
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Lead_importJobID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Lead_importJobId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, false, false, errors.New("field of type UUID does not have child fields"))
 }
 
@@ -13028,11 +13294,11 @@ func (ec *executionContext) _Query_agentsBoard(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().AgentsBoard(ctx, fc.Args["teamId"].(*uuid.UUID), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+			return ec.Resolvers.Query().AgentsBoard(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["teamId"].(*uuid.UUID))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *AgentBoard) graphql.Marshaler {
-			return ec.marshalNAgentBoard2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoard(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *AgentStatusConnection) graphql.Marshaler {
+			return ec.marshalNAgentStatusConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13045,7 +13311,7 @@ func (ec *executionContext) fieldContext_Query_agentsBoard(ctx context.Context, 
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AgentBoard(ctx, field)
+			return ec.childFields_AgentStatusConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -13056,6 +13322,50 @@ func (ec *executionContext) fieldContext_Query_agentsBoard(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_agentsBoard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_agentsBoardPage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_agentsBoardPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AgentsBoardPage(ctx, fc.Args["teamId"].(*uuid.UUID), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AgentBoardPage) graphql.Marshaler {
+			return ec.marshalNAgentBoardPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoardPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_agentsBoardPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentBoardPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_agentsBoardPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13741,13 +14051,13 @@ func (ec *executionContext) fieldContext_User_role(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type UserRole does not have child fields"))
 }
 
-func (ec *executionContext) _User_teamID(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_teamId(ctx context.Context, field graphql.CollectedField, obj *ent.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_User_teamID(ctx, field)
+			return ec.fieldContext_User_teamId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TeamID, nil
@@ -13760,7 +14070,7 @@ func (ec *executionContext) _User_teamID(ctx context.Context, field graphql.Coll
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_User_teamID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_User_teamId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
@@ -15486,7 +15796,7 @@ func (ec *executionContext) unmarshalInputAgentPresenceWhereInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "currentCallID", "currentCallIDNEQ", "currentCallIDIn", "currentCallIDNotIn", "currentCallIDGT", "currentCallIDGTE", "currentCallIDLT", "currentCallIDLTE", "currentCallIDContains", "currentCallIDHasPrefix", "currentCallIDHasSuffix", "currentCallIDIsNil", "currentCallIDNotNil", "currentCallIDEqualFold", "currentCallIDContainsFold", "currentLeadID", "currentLeadIDNEQ", "currentLeadIDIn", "currentLeadIDNotIn", "currentLeadIDIsNil", "currentLeadIDNotNil", "campaignName", "campaignNameNEQ", "campaignNameIn", "campaignNameNotIn", "campaignNameGT", "campaignNameGTE", "campaignNameLT", "campaignNameLTE", "campaignNameContains", "campaignNameHasPrefix", "campaignNameHasSuffix", "campaignNameIsNil", "campaignNameNotNil", "campaignNameEqualFold", "campaignNameContainsFold", "statusChangedAt", "statusChangedAtNEQ", "statusChangedAtIn", "statusChangedAtNotIn", "statusChangedAtGT", "statusChangedAtGTE", "statusChangedAtLT", "statusChangedAtLTE", "callStartedAt", "callStartedAtNEQ", "callStartedAtIn", "callStartedAtNotIn", "callStartedAtGT", "callStartedAtGTE", "callStartedAtLT", "callStartedAtLTE", "callStartedAtIsNil", "callStartedAtNotNil", "hasUser", "hasUserWith", "hasCurrentLead", "hasCurrentLeadWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "currentCallId", "currentCallIdNEQ", "currentCallIdIn", "currentCallIdNotIn", "currentCallIdGT", "currentCallIdGTE", "currentCallIdLT", "currentCallIdLTE", "currentCallIdContains", "currentCallIdHasPrefix", "currentCallIdHasSuffix", "currentCallIdIsNil", "currentCallIdNotNil", "currentCallIdEqualFold", "currentCallIdContainsFold", "currentLeadId", "currentLeadIdNEQ", "currentLeadIdIn", "currentLeadIdNotIn", "currentLeadIdIsNil", "currentLeadIdNotNil", "campaignName", "campaignNameNEQ", "campaignNameIn", "campaignNameNotIn", "campaignNameGT", "campaignNameGTE", "campaignNameLT", "campaignNameLTE", "campaignNameContains", "campaignNameHasPrefix", "campaignNameHasSuffix", "campaignNameIsNil", "campaignNameNotNil", "campaignNameEqualFold", "campaignNameContainsFold", "statusChangedAt", "statusChangedAtNEQ", "statusChangedAtIn", "statusChangedAtNotIn", "statusChangedAtGT", "statusChangedAtGTE", "statusChangedAtLT", "statusChangedAtLTE", "callStartedAt", "callStartedAtNEQ", "callStartedAtIn", "callStartedAtNotIn", "callStartedAtGT", "callStartedAtGTE", "callStartedAtLT", "callStartedAtLTE", "callStartedAtIsNil", "callStartedAtNotNil", "hasUser", "hasUserWith", "hasCurrentLead", "hasCurrentLeadWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15682,29 +15992,29 @@ func (ec *executionContext) unmarshalInputAgentPresenceWhereInput(ctx context.Co
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "userID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
-		case "userIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+		case "userIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNEQ = data
-		case "userIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+		case "userIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDIn = data
-		case "userIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+		case "userIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
@@ -15738,148 +16048,148 @@ func (ec *executionContext) unmarshalInputAgentPresenceWhereInput(ctx context.Co
 				return it, err
 			}
 			it.StatusNotIn = data
-		case "currentCallID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallID"))
+		case "currentCallId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallID = data
-		case "currentCallIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDNEQ"))
+		case "currentCallIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDNEQ = data
-		case "currentCallIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDIn"))
+		case "currentCallIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDIn = data
-		case "currentCallIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDNotIn"))
+		case "currentCallIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDNotIn = data
-		case "currentCallIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDGT"))
+		case "currentCallIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDGT = data
-		case "currentCallIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDGTE"))
+		case "currentCallIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDGTE = data
-		case "currentCallIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDLT"))
+		case "currentCallIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDLT = data
-		case "currentCallIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDLTE"))
+		case "currentCallIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDLTE = data
-		case "currentCallIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDContains"))
+		case "currentCallIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDContains = data
-		case "currentCallIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDHasPrefix"))
+		case "currentCallIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDHasPrefix = data
-		case "currentCallIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDHasSuffix"))
+		case "currentCallIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDHasSuffix = data
-		case "currentCallIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDIsNil"))
+		case "currentCallIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDIsNil = data
-		case "currentCallIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDNotNil"))
+		case "currentCallIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDNotNil = data
-		case "currentCallIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDEqualFold"))
+		case "currentCallIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDEqualFold = data
-		case "currentCallIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIDContainsFold"))
+		case "currentCallIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentCallIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentCallIDContainsFold = data
-		case "currentLeadID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadID"))
+		case "currentLeadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentLeadID = data
-		case "currentLeadIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDNEQ"))
+		case "currentLeadIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentLeadIDNEQ = data
-		case "currentLeadIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDIn"))
+		case "currentLeadIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentLeadIDIn = data
-		case "currentLeadIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDNotIn"))
+		case "currentLeadIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentLeadIDNotIn = data
-		case "currentLeadIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDIsNil"))
+		case "currentLeadIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CurrentLeadIDIsNil = data
-		case "currentLeadIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIDNotNil"))
+		case "currentLeadIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currentLeadIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
@@ -16426,7 +16736,7 @@ func (ec *executionContext) unmarshalInputAutomationWhereInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "isActive", "isActiveNEQ", "endpointID", "endpointIDNEQ", "endpointIDIn", "endpointIDNotIn", "endpointIDIsNil", "endpointIDNotNil", "triggerEvent", "triggerEventNEQ", "triggerEventIn", "triggerEventNotIn", "triggerEventGT", "triggerEventGTE", "triggerEventLT", "triggerEventLTE", "triggerEventContains", "triggerEventHasPrefix", "triggerEventHasSuffix", "triggerEventIsNil", "triggerEventNotNil", "triggerEventEqualFold", "triggerEventContainsFold"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "isActive", "isActiveNEQ", "endpointId", "endpointIdNEQ", "endpointIdIn", "endpointIdNotIn", "endpointIdIsNil", "endpointIdNotNil", "triggerEvent", "triggerEventNEQ", "triggerEventIn", "triggerEventNotIn", "triggerEventGT", "triggerEventGTE", "triggerEventLT", "triggerEventLTE", "triggerEventContains", "triggerEventHasPrefix", "triggerEventHasSuffix", "triggerEventIsNil", "triggerEventNotNil", "triggerEventEqualFold", "triggerEventContainsFold"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16727,43 +17037,43 @@ func (ec *executionContext) unmarshalInputAutomationWhereInput(ctx context.Conte
 				return it, err
 			}
 			it.IsActiveNEQ = data
-		case "endpointID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointID"))
+		case "endpointId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.EndpointID = data
-		case "endpointIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDNEQ"))
+		case "endpointIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.EndpointIDNEQ = data
-		case "endpointIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDIn"))
+		case "endpointIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.EndpointIDIn = data
-		case "endpointIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDNotIn"))
+		case "endpointIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.EndpointIDNotIn = data
-		case "endpointIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDIsNil"))
+		case "endpointIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.EndpointIDIsNil = data
-		case "endpointIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIDNotNil"))
+		case "endpointIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpointIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
@@ -17024,7 +17334,7 @@ func (ec *executionContext) unmarshalInputCallEventWhereInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "externalCallID", "externalCallIDNEQ", "externalCallIDIn", "externalCallIDNotIn", "externalCallIDGT", "externalCallIDGTE", "externalCallIDLT", "externalCallIDLTE", "externalCallIDContains", "externalCallIDHasPrefix", "externalCallIDHasSuffix", "externalCallIDEqualFold", "externalCallIDContainsFold", "userID", "userIDNEQ", "userIDIn", "userIDNotIn", "leadID", "leadIDNEQ", "leadIDIn", "leadIDNotIn", "leadIDIsNil", "leadIDNotNil", "eventType", "eventTypeNEQ", "eventTypeIn", "eventTypeNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "directionIsNil", "directionNotNil", "durationSeconds", "durationSecondsNEQ", "durationSecondsIn", "durationSecondsNotIn", "durationSecondsGT", "durationSecondsGTE", "durationSecondsLT", "durationSecondsLTE", "durationSecondsIsNil", "durationSecondsNotNil", "disposition", "dispositionNEQ", "dispositionIn", "dispositionNotIn", "dispositionGT", "dispositionGTE", "dispositionLT", "dispositionLTE", "dispositionContains", "dispositionHasPrefix", "dispositionHasSuffix", "dispositionIsNil", "dispositionNotNil", "dispositionEqualFold", "dispositionContainsFold", "notes", "notesNEQ", "notesIn", "notesNotIn", "notesGT", "notesGTE", "notesLT", "notesLTE", "notesContains", "notesHasPrefix", "notesHasSuffix", "notesIsNil", "notesNotNil", "notesEqualFold", "notesContainsFold", "occurredAt", "occurredAtNEQ", "occurredAtIn", "occurredAtNotIn", "occurredAtGT", "occurredAtGTE", "occurredAtLT", "occurredAtLTE", "hasUser", "hasUserWith", "hasLead", "hasLeadWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "externalCallId", "externalCallIdNEQ", "externalCallIdIn", "externalCallIdNotIn", "externalCallIdGT", "externalCallIdGTE", "externalCallIdLT", "externalCallIdLTE", "externalCallIdContains", "externalCallIdHasPrefix", "externalCallIdHasSuffix", "externalCallIdEqualFold", "externalCallIdContainsFold", "userId", "userIdNEQ", "userIdIn", "userIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "leadIdIsNil", "leadIdNotNil", "eventType", "eventTypeNEQ", "eventTypeIn", "eventTypeNotIn", "direction", "directionNEQ", "directionIn", "directionNotIn", "directionIsNil", "directionNotNil", "durationSeconds", "durationSecondsNEQ", "durationSecondsIn", "durationSecondsNotIn", "durationSecondsGT", "durationSecondsGTE", "durationSecondsLT", "durationSecondsLTE", "durationSecondsIsNil", "durationSecondsNotNil", "disposition", "dispositionNEQ", "dispositionIn", "dispositionNotIn", "dispositionGT", "dispositionGTE", "dispositionLT", "dispositionLTE", "dispositionContains", "dispositionHasPrefix", "dispositionHasSuffix", "dispositionIsNil", "dispositionNotNil", "dispositionEqualFold", "dispositionContainsFold", "notes", "notesNEQ", "notesIn", "notesNotIn", "notesGT", "notesGTE", "notesLT", "notesLTE", "notesContains", "notesHasPrefix", "notesHasSuffix", "notesIsNil", "notesNotNil", "notesEqualFold", "notesContainsFold", "occurredAt", "occurredAtNEQ", "occurredAtIn", "occurredAtNotIn", "occurredAtGT", "occurredAtGTE", "occurredAtLT", "occurredAtLTE", "hasUser", "hasUserWith", "hasLead", "hasLeadWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17220,162 +17530,162 @@ func (ec *executionContext) unmarshalInputCallEventWhereInput(ctx context.Contex
 				return it, err
 			}
 			it.UpdatedAtLTE = data
-		case "externalCallID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallID"))
+		case "externalCallId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallID = data
-		case "externalCallIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDNEQ"))
+		case "externalCallIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdNEQ"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDNEQ = data
-		case "externalCallIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDIn"))
+		case "externalCallIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDIn = data
-		case "externalCallIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDNotIn"))
+		case "externalCallIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdNotIn"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDNotIn = data
-		case "externalCallIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDGT"))
+		case "externalCallIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdGT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDGT = data
-		case "externalCallIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDGTE"))
+		case "externalCallIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdGTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDGTE = data
-		case "externalCallIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDLT"))
+		case "externalCallIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdLT"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDLT = data
-		case "externalCallIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDLTE"))
+		case "externalCallIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdLTE"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDLTE = data
-		case "externalCallIDContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDContains"))
+		case "externalCallIdContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdContains"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDContains = data
-		case "externalCallIDHasPrefix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDHasPrefix"))
+		case "externalCallIdHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdHasPrefix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDHasPrefix = data
-		case "externalCallIDHasSuffix":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDHasSuffix"))
+		case "externalCallIdHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdHasSuffix"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDHasSuffix = data
-		case "externalCallIDEqualFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDEqualFold"))
+		case "externalCallIdEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdEqualFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDEqualFold = data
-		case "externalCallIDContainsFold":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIDContainsFold"))
+		case "externalCallIdContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalCallIdContainsFold"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExternalCallIDContainsFold = data
-		case "userID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userID"))
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserID = data
-		case "userIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNEQ"))
+		case "userIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNEQ = data
-		case "userIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDIn"))
+		case "userIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDIn = data
-		case "userIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIDNotIn"))
+		case "userIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.UserIDNotIn = data
-		case "leadID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadID"))
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.LeadID = data
-		case "leadIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDNEQ"))
+		case "leadIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.LeadIDNEQ = data
-		case "leadIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDIn"))
+		case "leadIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.LeadIDIn = data
-		case "leadIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDNotIn"))
+		case "leadIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.LeadIDNotIn = data
-		case "leadIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDIsNil"))
+		case "leadIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.LeadIDIsNil = data
-		case "leadIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIDNotNil"))
+		case "leadIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
@@ -18569,7 +18879,7 @@ func (ec *executionContext) unmarshalInputCreateLeadInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"businessName", "contactFirstName", "contactLastName", "email", "phone", "industry", "monthlyRevenue", "requestedAmount", "source", "priority", "tags", "customFields", "externalIds", "stageID", "primaryAdvisorID", "contactID"}
+	fieldsInOrder := [...]string{"businessName", "contactFirstName", "contactLastName", "email", "phone", "industry", "monthlyRevenue", "requestedAmount", "source", "priority", "tags", "customFields", "externalIds", "stageId", "primaryAdvisorId", "contactId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18667,22 +18977,22 @@ func (ec *executionContext) unmarshalInputCreateLeadInput(ctx context.Context, o
 				return it, err
 			}
 			it.ExternalIds = data
-		case "stageID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageID"))
+		case "stageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageID = data
-		case "primaryAdvisorID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorID"))
+		case "primaryAdvisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorID = data
-		case "contactID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactID"))
+		case "contactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
@@ -18792,7 +19102,7 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"firstName", "lastName", "email", "role", "teamID"}
+	fieldsInOrder := [...]string{"firstName", "lastName", "email", "role", "teamId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18827,8 +19137,8 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 				return it, err
 			}
 			it.Role = data
-		case "teamID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamID"))
+		case "teamId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
@@ -19449,7 +19759,7 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageID", "stageIDNEQ", "stageIDIn", "stageIDNotIn", "stageIDIsNil", "stageIDNotNil", "primaryAdvisorID", "primaryAdvisorIDNEQ", "primaryAdvisorIDIn", "primaryAdvisorIDNotIn", "primaryAdvisorIDIsNil", "primaryAdvisorIDNotNil", "contactID", "contactIDNEQ", "contactIDIn", "contactIDNotIn", "contactIDIsNil", "contactIDNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountID", "convertedAccountIDNEQ", "convertedAccountIDIn", "convertedAccountIDNotIn", "convertedAccountIDGT", "convertedAccountIDGTE", "convertedAccountIDLT", "convertedAccountIDLTE", "convertedAccountIDIsNil", "convertedAccountIDNotNil", "convertedContactID", "convertedContactIDNEQ", "convertedContactIDIn", "convertedContactIDNotIn", "convertedContactIDGT", "convertedContactIDGTE", "convertedContactIDLT", "convertedContactIDLTE", "convertedContactIDIsNil", "convertedContactIDNotNil", "importJobID", "importJobIDNEQ", "importJobIDIn", "importJobIDNotIn", "importJobIDGT", "importJobIDGTE", "importJobIDLT", "importJobIDLTE", "importJobIDIsNil", "importJobIDNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageId", "stageIdNEQ", "stageIdIn", "stageIdNotIn", "stageIdIsNil", "stageIdNotNil", "primaryAdvisorId", "primaryAdvisorIdNEQ", "primaryAdvisorIdIn", "primaryAdvisorIdNotIn", "primaryAdvisorIdIsNil", "primaryAdvisorIdNotNil", "contactId", "contactIdNEQ", "contactIdIn", "contactIdNotIn", "contactIdIsNil", "contactIdNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountId", "convertedAccountIdNEQ", "convertedAccountIdIn", "convertedAccountIdNotIn", "convertedAccountIdGT", "convertedAccountIdGTE", "convertedAccountIdLT", "convertedAccountIdLTE", "convertedAccountIdIsNil", "convertedAccountIdNotNil", "convertedContactId", "convertedContactIdNEQ", "convertedContactIdIn", "convertedContactIdNotIn", "convertedContactIdGT", "convertedContactIdGTE", "convertedContactIdLT", "convertedContactIdLTE", "convertedContactIdIsNil", "convertedContactIdNotNil", "importJobId", "importJobIdNEQ", "importJobIdIn", "importJobIdNotIn", "importJobIdGT", "importJobIdGTE", "importJobIdLT", "importJobIdLTE", "importJobIdIsNil", "importJobIdNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20625,127 +20935,127 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.LeadScoreNotNil = data
-		case "stageID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageID"))
+		case "stageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageID = data
-		case "stageIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIDNEQ"))
+		case "stageIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageIDNEQ = data
-		case "stageIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIDIn"))
+		case "stageIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageIDIn = data
-		case "stageIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIDNotIn"))
+		case "stageIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageIDNotIn = data
-		case "stageIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIDIsNil"))
+		case "stageIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageIDIsNil = data
-		case "stageIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIDNotNil"))
+		case "stageIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stageIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StageIDNotNil = data
-		case "primaryAdvisorID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorID"))
+		case "primaryAdvisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorID = data
-		case "primaryAdvisorIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIDNEQ"))
+		case "primaryAdvisorIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorIDNEQ = data
-		case "primaryAdvisorIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIDIn"))
+		case "primaryAdvisorIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorIDIn = data
-		case "primaryAdvisorIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIDNotIn"))
+		case "primaryAdvisorIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorIDNotIn = data
-		case "primaryAdvisorIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIDIsNil"))
+		case "primaryAdvisorIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorIDIsNil = data
-		case "primaryAdvisorIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIDNotNil"))
+		case "primaryAdvisorIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("primaryAdvisorIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrimaryAdvisorIDNotNil = data
-		case "contactID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactID"))
+		case "contactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ContactID = data
-		case "contactIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDNEQ"))
+		case "contactIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ContactIDNEQ = data
-		case "contactIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDIn"))
+		case "contactIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ContactIDIn = data
-		case "contactIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDNotIn"))
+		case "contactIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ContactIDNotIn = data
-		case "contactIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDIsNil"))
+		case "contactIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ContactIDIsNil = data
-		case "contactIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIDNotNil"))
+		case "contactIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
@@ -21122,211 +21432,211 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.ConvertedAtNotNil = data
-		case "convertedAccountID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountID"))
+		case "convertedAccountId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountId"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountID = data
-		case "convertedAccountIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDNEQ"))
+		case "convertedAccountIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdNEQ"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDNEQ = data
-		case "convertedAccountIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDIn"))
+		case "convertedAccountIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdIn"))
 			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDIn = data
-		case "convertedAccountIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDNotIn"))
+		case "convertedAccountIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdNotIn"))
 			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDNotIn = data
-		case "convertedAccountIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDGT"))
+		case "convertedAccountIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdGT"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDGT = data
-		case "convertedAccountIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDGTE"))
+		case "convertedAccountIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdGTE"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDGTE = data
-		case "convertedAccountIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDLT"))
+		case "convertedAccountIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdLT"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDLT = data
-		case "convertedAccountIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDLTE"))
+		case "convertedAccountIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdLTE"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDLTE = data
-		case "convertedAccountIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDIsNil"))
+		case "convertedAccountIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDIsNil = data
-		case "convertedAccountIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIDNotNil"))
+		case "convertedAccountIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedAccountIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedAccountIDNotNil = data
-		case "convertedContactID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactID"))
+		case "convertedContactId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactId"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactID = data
-		case "convertedContactIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDNEQ"))
+		case "convertedContactIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdNEQ"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDNEQ = data
-		case "convertedContactIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDIn"))
+		case "convertedContactIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdIn"))
 			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDIn = data
-		case "convertedContactIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDNotIn"))
+		case "convertedContactIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdNotIn"))
 			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDNotIn = data
-		case "convertedContactIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDGT"))
+		case "convertedContactIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdGT"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDGT = data
-		case "convertedContactIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDGTE"))
+		case "convertedContactIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdGTE"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDGTE = data
-		case "convertedContactIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDLT"))
+		case "convertedContactIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdLT"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDLT = data
-		case "convertedContactIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDLTE"))
+		case "convertedContactIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdLTE"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDLTE = data
-		case "convertedContactIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDIsNil"))
+		case "convertedContactIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDIsNil = data
-		case "convertedContactIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIDNotNil"))
+		case "convertedContactIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("convertedContactIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ConvertedContactIDNotNil = data
-		case "importJobID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobID"))
+		case "importJobId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobId"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobID = data
-		case "importJobIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDNEQ"))
+		case "importJobIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdNEQ"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDNEQ = data
-		case "importJobIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDIn"))
+		case "importJobIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdIn"))
 			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDIn = data
-		case "importJobIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDNotIn"))
+		case "importJobIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdNotIn"))
 			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDNotIn = data
-		case "importJobIDGT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDGT"))
+		case "importJobIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdGT"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDGT = data
-		case "importJobIDGTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDGTE"))
+		case "importJobIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdGTE"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDGTE = data
-		case "importJobIDLT":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDLT"))
+		case "importJobIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdLT"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDLT = data
-		case "importJobIDLTE":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDLTE"))
+		case "importJobIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdLTE"))
 			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDLTE = data
-		case "importJobIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDIsNil"))
+		case "importJobIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ImportJobIDIsNil = data
-		case "importJobIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIDNotNil"))
+		case "importJobIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("importJobIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
@@ -23032,7 +23342,7 @@ func (ec *executionContext) unmarshalInputUpdateUserInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"firstName", "lastName", "email", "role", "teamID", "clearTeam"}
+	fieldsInOrder := [...]string{"firstName", "lastName", "email", "role", "teamId", "clearTeam"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23067,8 +23377,8 @@ func (ec *executionContext) unmarshalInputUpdateUserInput(ctx context.Context, o
 				return it, err
 			}
 			it.Role = data
-		case "teamID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamID"))
+		case "teamId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
@@ -23138,7 +23448,7 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "firstName", "firstNameNEQ", "firstNameIn", "firstNameNotIn", "firstNameGT", "firstNameGTE", "firstNameLT", "firstNameLTE", "firstNameContains", "firstNameHasPrefix", "firstNameHasSuffix", "firstNameEqualFold", "firstNameContainsFold", "lastName", "lastNameNEQ", "lastNameIn", "lastNameNotIn", "lastNameGT", "lastNameGTE", "lastNameLT", "lastNameLTE", "lastNameContains", "lastNameHasPrefix", "lastNameHasSuffix", "lastNameEqualFold", "lastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailEqualFold", "emailContainsFold", "role", "roleNEQ", "roleIn", "roleNotIn", "teamID", "teamIDNEQ", "teamIDIn", "teamIDNotIn", "teamIDIsNil", "teamIDNotNil", "hasTeam", "hasTeamWith", "hasAdvisedLeads", "hasAdvisedLeadsWith", "hasCallEvents", "hasCallEventsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "firstName", "firstNameNEQ", "firstNameIn", "firstNameNotIn", "firstNameGT", "firstNameGTE", "firstNameLT", "firstNameLTE", "firstNameContains", "firstNameHasPrefix", "firstNameHasSuffix", "firstNameEqualFold", "firstNameContainsFold", "lastName", "lastNameNEQ", "lastNameIn", "lastNameNotIn", "lastNameGT", "lastNameGTE", "lastNameLT", "lastNameLTE", "lastNameContains", "lastNameHasPrefix", "lastNameHasSuffix", "lastNameEqualFold", "lastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailEqualFold", "emailContainsFold", "role", "roleNEQ", "roleIn", "roleNotIn", "teamId", "teamIdNEQ", "teamIdIn", "teamIdNotIn", "teamIdIsNil", "teamIdNotNil", "hasTeam", "hasTeamWith", "hasAdvisedLeads", "hasAdvisedLeadsWith", "hasCallEvents", "hasCallEventsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23635,43 +23945,43 @@ func (ec *executionContext) unmarshalInputUserWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.RoleNotIn = data
-		case "teamID":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamID"))
+		case "teamId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamId"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TeamID = data
-		case "teamIDNEQ":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIDNEQ"))
+		case "teamIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIdNEQ"))
 			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TeamIDNEQ = data
-		case "teamIDIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIDIn"))
+		case "teamIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIdIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TeamIDIn = data
-		case "teamIDNotIn":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIDNotIn"))
+		case "teamIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIdNotIn"))
 			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TeamIDNotIn = data
-		case "teamIDIsNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIDIsNil"))
+		case "teamIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIdIsNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.TeamIDIsNil = data
-		case "teamIDNotNil":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIDNotNil"))
+		case "teamIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teamIdNotNil"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
@@ -24428,39 +24738,39 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
-var agentBoardImplementors = []string{"AgentBoard"}
+var agentBoardPageImplementors = []string{"AgentBoardPage"}
 
-func (ec *executionContext) _AgentBoard(ctx context.Context, sel ast.SelectionSet, obj *AgentBoard) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, agentBoardImplementors)
+func (ec *executionContext) _AgentBoardPage(ctx context.Context, sel ast.SelectionSet, obj *AgentBoardPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentBoardPageImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AgentBoard")
+			out.Values[i] = graphql.MarshalString("AgentBoardPage")
 		case "nodes":
-			out.Values[i] = ec._AgentBoard_nodes(ctx, field, obj)
+			out.Values[i] = ec._AgentBoardPage_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "total":
-			out.Values[i] = ec._AgentBoard_total(ctx, field, obj)
+			out.Values[i] = ec._AgentBoardPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "page":
-			out.Values[i] = ec._AgentBoard_page(ctx, field, obj)
+			out.Values[i] = ec._AgentBoardPage_page(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "limit":
-			out.Values[i] = ec._AgentBoard_limit(ctx, field, obj)
+			out.Values[i] = ec._AgentBoardPage_limit(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "hasMore":
-			out.Values[i] = ec._AgentBoard_hasMore(ctx, field, obj)
+			out.Values[i] = ec._AgentBoardPage_hasMore(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24513,8 +24823,8 @@ func (ec *executionContext) _AgentPresence(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userID":
-			out.Values[i] = ec._AgentPresence_userID(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._AgentPresence_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24523,10 +24833,10 @@ func (ec *executionContext) _AgentPresence(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "currentCallID":
-			out.Values[i] = ec._AgentPresence_currentCallID(ctx, field, obj)
-		case "currentLeadID":
-			out.Values[i] = ec._AgentPresence_currentLeadID(ctx, field, obj)
+		case "currentCallId":
+			out.Values[i] = ec._AgentPresence_currentCallId(ctx, field, obj)
+		case "currentLeadId":
+			out.Values[i] = ec._AgentPresence_currentLeadId(ctx, field, obj)
 		case "campaignName":
 			out.Values[i] = ec._AgentPresence_campaignName(ctx, field, obj)
 		case "metadata":
@@ -24724,6 +25034,99 @@ func (ec *executionContext) _AgentStatus(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var agentStatusConnectionImplementors = []string{"AgentStatusConnection"}
+
+func (ec *executionContext) _AgentStatusConnection(ctx context.Context, sel ast.SelectionSet, obj *AgentStatusConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentStatusConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentStatusConnection")
+		case "edges":
+			out.Values[i] = ec._AgentStatusConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AgentStatusConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AgentStatusConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var agentStatusEdgeImplementors = []string{"AgentStatusEdge"}
+
+func (ec *executionContext) _AgentStatusEdge(ctx context.Context, sel ast.SelectionSet, obj *AgentStatusEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentStatusEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentStatusEdge")
+		case "node":
+			out.Values[i] = ec._AgentStatusEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._AgentStatusEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var attemptRecordImplementors = []string{"AttemptRecord"}
 
 func (ec *executionContext) _AttemptRecord(ctx context.Context, sel ast.SelectionSet, obj *webhooks.AttemptRecord) graphql.Marshaler {
@@ -24810,8 +25213,8 @@ func (ec *executionContext) _Automation(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "endpointID":
-			out.Values[i] = ec._Automation_endpointID(ctx, field, obj)
+		case "endpointId":
+			out.Values[i] = ec._Automation_endpointId(ctx, field, obj)
 		case "triggerEvent":
 			out.Values[i] = ec._Automation_triggerEvent(ctx, field, obj)
 		case "requiredFields":
@@ -25207,18 +25610,18 @@ func (ec *executionContext) _CallEvent(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "externalCallID":
-			out.Values[i] = ec._CallEvent_externalCallID(ctx, field, obj)
+		case "externalCallId":
+			out.Values[i] = ec._CallEvent_externalCallId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "userID":
-			out.Values[i] = ec._CallEvent_userID(ctx, field, obj)
+		case "userId":
+			out.Values[i] = ec._CallEvent_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "leadID":
-			out.Values[i] = ec._CallEvent_leadID(ctx, field, obj)
+		case "leadId":
+			out.Values[i] = ec._CallEvent_leadId(ctx, field, obj)
 		case "eventType":
 			out.Values[i] = ec._CallEvent_eventType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26293,12 +26696,12 @@ func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "leadScore":
 			out.Values[i] = ec._Lead_leadScore(ctx, field, obj)
-		case "stageID":
-			out.Values[i] = ec._Lead_stageID(ctx, field, obj)
-		case "primaryAdvisorID":
-			out.Values[i] = ec._Lead_primaryAdvisorID(ctx, field, obj)
-		case "contactID":
-			out.Values[i] = ec._Lead_contactID(ctx, field, obj)
+		case "stageId":
+			out.Values[i] = ec._Lead_stageId(ctx, field, obj)
+		case "primaryAdvisorId":
+			out.Values[i] = ec._Lead_primaryAdvisorId(ctx, field, obj)
+		case "contactId":
+			out.Values[i] = ec._Lead_contactId(ctx, field, obj)
 		case "lastContactedAt":
 			out.Values[i] = ec._Lead_lastContactedAt(ctx, field, obj)
 		case "stageChangedAt":
@@ -26312,12 +26715,12 @@ func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj
 			out.Values[i] = ec._Lead_dncAt(ctx, field, obj)
 		case "convertedAt":
 			out.Values[i] = ec._Lead_convertedAt(ctx, field, obj)
-		case "convertedAccountID":
-			out.Values[i] = ec._Lead_convertedAccountID(ctx, field, obj)
-		case "convertedContactID":
-			out.Values[i] = ec._Lead_convertedContactID(ctx, field, obj)
-		case "importJobID":
-			out.Values[i] = ec._Lead_importJobID(ctx, field, obj)
+		case "convertedAccountId":
+			out.Values[i] = ec._Lead_convertedAccountId(ctx, field, obj)
+		case "convertedContactId":
+			out.Values[i] = ec._Lead_convertedContactId(ctx, field, obj)
+		case "importJobId":
+			out.Values[i] = ec._Lead_importJobId(ctx, field, obj)
 		case "createdBy":
 			out.Values[i] = ec._Lead_createdBy(ctx, field, obj)
 		case "stage":
@@ -27471,6 +27874,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "agentsBoardPage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_agentsBoardPage(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "webhookDeliveries":
 			field := field
 
@@ -27811,8 +28236,8 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "teamID":
-			out.Values[i] = ec._User_teamID(ctx, field, obj)
+		case "teamId":
+			out.Values[i] = ec._User_teamId(ctx, field, obj)
 		case "team":
 			field := field
 
@@ -28523,18 +28948,18 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAgentBoard2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoard(ctx context.Context, sel ast.SelectionSet, v AgentBoard) graphql.Marshaler {
-	return ec._AgentBoard(ctx, sel, &v)
+func (ec *executionContext) marshalNAgentBoardPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoardPage(ctx context.Context, sel ast.SelectionSet, v AgentBoardPage) graphql.Marshaler {
+	return ec._AgentBoardPage(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAgentBoard2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoard(ctx context.Context, sel ast.SelectionSet, v *AgentBoard) graphql.Marshaler {
+func (ec *executionContext) marshalNAgentBoardPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentBoardPage(ctx context.Context, sel ast.SelectionSet, v *AgentBoardPage) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._AgentBoard(ctx, sel, v)
+	return ec._AgentBoardPage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAgentPresenceOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceOrderField(ctx context.Context, v any) (*ent.AgentPresenceOrderField, error) {
@@ -28596,6 +29021,46 @@ func (ec *executionContext) marshalNAgentStatus2ᚖgithubᚗcomᚋlendingpipeᚋ
 		return graphql.Null
 	}
 	return ec._AgentStatus(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentStatusConnection2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusConnection(ctx context.Context, sel ast.SelectionSet, v AgentStatusConnection) graphql.Marshaler {
+	return ec._AgentStatusConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgentStatusConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusConnection(ctx context.Context, sel ast.SelectionSet, v *AgentStatusConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentStatusConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAgentStatusEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*AgentStatusEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentStatusEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAgentStatusEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAgentStatusEdge(ctx context.Context, sel ast.SelectionSet, v *AgentStatusEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AgentStatusEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAttemptRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐAttemptRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.AttemptRecord) graphql.Marshaler {
@@ -29401,6 +29866,16 @@ func (ec *executionContext) marshalNOrderDirection2entgoᚗioᚋcontribᚋentgql
 
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPipelineStage2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐPipelineStage(ctx context.Context, sel ast.SelectionSet, v ent.PipelineStage) graphql.Marshaler {

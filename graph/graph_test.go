@@ -40,7 +40,7 @@ func TestLeadReadsTheSameOnBothSurfaces(t *testing.T) {
 	id := created.Data()["id"].(string)
 	data, code := gql(t, e, e.Key, `query($id: ID!) { lead(id: $id) {
 		id businessName email monthlyRevenue source priority tags customFields
-		primaryAdvisorID primaryAdvisorName stage { id stageKey stageLabel color semanticSlot } } }`,
+		primaryAdvisorId primaryAdvisorName stage { id stageKey stageLabel color semanticSlot } } }`,
 		map[string]any{"id": id})
 	if code != "" {
 		t.Fatalf("error %s", code)
@@ -48,7 +48,7 @@ func TestLeadReadsTheSameOnBothSurfaces(t *testing.T) {
 	l := data["lead"].(map[string]any)
 	for gqlField, restField := range map[string]string{
 		"id": "", "businessName": "businessName", "email": "email", "monthlyRevenue": "monthlyRevenue",
-		"source": "source", "priority": "priority", "primaryAdvisorID": "primaryAdvisorId",
+		"source": "source", "priority": "priority", "primaryAdvisorId": "primaryAdvisorId",
 		"primaryAdvisorName": "primaryAdvisorName", "tags": "tags", "customFields": "customFields", "stage": "stage",
 	} {
 		want := created.Attr(restField)
@@ -153,7 +153,7 @@ func TestGraphQLMutations(t *testing.T) {
 			t.Fatalf("createTeam: %s", code)
 		}
 		team := data["createTeam"].(map[string]any)["id"]
-		_, code = gql(t, e, e.Key, `mutation($t: ID!) { createUser(input: {firstName: "Cy", lastName: "Closer", email: "cy@example.com", role: advisor, teamID: $t}) { id team { name } } }`,
+		_, code = gql(t, e, e.Key, `mutation($t: ID!) { createUser(input: {firstName: "Cy", lastName: "Closer", email: "cy@example.com", role: advisor, teamId: $t}) { id team { name } } }`,
 			map[string]any{"t": team})
 		if code != "" {
 			t.Fatalf("createUser: %s", code)
@@ -194,13 +194,13 @@ func TestGraphQLOrgIsolation(t *testing.T) {
 		}
 	})
 	t.Run("CrossOrgReference", func(t *testing.T) {
-		_, code := gql(t, e, otherKey, `mutation($s: ID!) { createLead(input: {stageID: $s}) { id } }`,
+		_, code := gql(t, e, otherKey, `mutation($s: ID!) { createLead(input: {stageId: $s}) { id } }`,
 			map[string]any{"s": e.Stages(e.Org.ID)[0].ID})
 		if code != "VALIDATION_ERROR" {
 			t.Errorf("code = %q, want VALIDATION_ERROR", code)
 		}
 		team := e.NewUser(e.Org.ID, "In", "Team", "agent", "Floor").TeamID
-		_, code = gql(t, e, otherKey, `mutation($t: ID!) { createUser(input: {firstName: "X", lastName: "Y", email: "x@y.com", teamID: $t}) { id } }`,
+		_, code = gql(t, e, otherKey, `mutation($t: ID!) { createUser(input: {firstName: "X", lastName: "Y", email: "x@y.com", teamId: $t}) { id } }`,
 			map[string]any{"t": team})
 		if code != "VALIDATION_ERROR" {
 			t.Errorf("user in another org's team: code = %q, want VALIDATION_ERROR", code)

@@ -43,17 +43,18 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Query.webhookSubscriptions":         {`{ webhookSubscriptions ` + conn + ` }`, nil},
 		"Query.leadsPage":                    {`{ leadsPage(search: "secret") ` + page + ` }`, nil},
 		"Query.lead":                         {`query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": a["lead"]}},
-		"Query.agentsBoard":                  {`{ agentsBoard { total nodes { userId } } }`, nil},
+		"Query.agentsBoard":                  {`{ agentsBoard { totalCount edges { node { userId } } } }`, nil},
+		"Query.agentsBoardPage":              {`{ agentsBoardPage { total nodes { userId } } }`, nil},
 		"Query.automationRuns":               {`query($id: ID!) { automationRuns(automationId: $id) ` + page + ` }`, map[string]any{"id": a["automation"]}},
 		"Query.webhookDeliveries":            {`query($id: ID!) { webhookDeliveries(subscriptionId: $id) ` + page + ` }`, map[string]any{"id": a["subscription"]}},
 		"Query.inboundRequests":              {`query($id: ID!) { inboundRequests(endpointId: $id) ` + page + ` }`, map[string]any{"id": a["endpoint"]}},
-		"Mutation.createLead":                {`mutation($s: ID!) { createLead(input: {businessName: "x", stageID: $s}) { id } }`, map[string]any{"s": a["stage"]}},
+		"Mutation.createLead":                {`mutation($s: ID!) { createLead(input: {businessName: "x", stageId: $s}) { id } }`, map[string]any{"s": a["stage"]}},
 		"Mutation.updateLead":                {`mutation($id: ID!) { updateLead(id: $id, input: {industry: "x"}) { id } }`, map[string]any{"id": a["lead"]}},
 		"Mutation.moveLeadToStage":           {`mutation($id: ID!, $s: ID!) { moveLeadToStage(id: $id, stageId: $s) { id } }`, map[string]any{"id": a["lead"], "s": a["stage"]}},
 		"Mutation.assignLead":                {`mutation($id: ID!, $u: ID!) { assignLead(id: $id, advisorId: $u) { id } }`, map[string]any{"id": a["lead"], "u": a["advisor"]}},
 		"Mutation.createContact":             {`mutation { createContact(input: {firstName: "x"}) { id } }`, nil},
 		"Mutation.updateContact":             {`mutation($id: ID!) { updateContact(id: $id, input: {firstName: "x"}) { id } }`, map[string]any{"id": a["contact"]}},
-		"Mutation.createUser":                {`mutation($t: ID!) { createUser(input: {firstName: "X", lastName: "Y", email: "xy@example.com", teamID: $t}) { id } }`, map[string]any{"t": a["team"]}},
+		"Mutation.createUser":                {`mutation($t: ID!) { createUser(input: {firstName: "X", lastName: "Y", email: "xy@example.com", teamId: $t}) { id } }`, map[string]any{"t": a["team"]}},
 		"Mutation.updateUser":                {`mutation($id: ID!) { updateUser(id: $id, input: {firstName: "x"}) { id } }`, map[string]any{"id": a["advisor"]}},
 		"Mutation.createTeam":                {`mutation { createTeam(input: {name: "x"}) { id } }`, nil},
 		"Mutation.updateTeam":                {`mutation($id: ID!) { updateTeam(id: $id, input: {name: "x"}) { id } }`, map[string]any{"id": a["team"]}},
@@ -80,7 +81,7 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board.
 	anyKey := map[string]bool{"Query.callEvents": true, "Query.stages": true, "Query.teams": true,
-		"Query.users": true, "Query.agentsBoard": true}
+		"Query.users": true, "Query.agentsBoard": true, "Query.agentsBoardPage": true}
 	cells := 0
 	for _, field := range graph.OperationFields() {
 		c, ok := cases[field]

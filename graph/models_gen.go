@@ -3,6 +3,7 @@
 package graph
 
 import (
+	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
@@ -10,62 +11,114 @@ import (
 	"github.com/lendingpipe/svc/webhooks"
 )
 
-// One page of the agents board: every user with the agent role.
-type AgentBoard struct {
-	Nodes   []*dialer.AgentStatus `json:"nodes"`
-	Total   int                   `json:"total"`
-	Page    int                   `json:"page"`
-	Limit   int                   `json:"limit"`
-	HasMore bool                  `json:"hasMore"`
+// One offset page of the agents board: users with the agent role, ordered by
+// last name, first name, then id. This is the query behind REST GET
+// /v1/dialer/agents.
+type AgentBoardPage struct {
+	// The rows of this page, at most limit of them.
+	Nodes []*dialer.AgentStatus `json:"nodes"`
+	// How many agents the board lists on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has rows.
+	HasMore bool `json:"hasMore"`
 }
 
+// A page of the agents board: users with the agent role, ordered by last name,
+// first name, then id.
+type AgentStatusConnection struct {
+	// The rows of this page, in board order, each with its cursor.
+	Edges []*AgentStatusEdge `json:"edges"`
+	// The cursors of this page's first and last rows, and whether rows lie beyond them.
+	PageInfo *entgql.PageInfo[uuid.UUID] `json:"pageInfo"`
+	// How many agents the board lists on all pages (within teamId, when given).
+	TotalCount int `json:"totalCount"`
+}
+
+// One row of the agents board with its cursor.
+type AgentStatusEdge struct {
+	// The agent's row.
+	Node *dialer.AgentStatus `json:"node"`
+	// Where the row sits in the board, for after and before.
+	Cursor entgql.Cursor[uuid.UUID] `json:"cursor"`
+}
+
+// Changes to an automation: only the fields given change; lists given replace the old ones whole.
 type AutomationPatch struct {
-	Name           *string                 `json:"name,omitempty"`
-	Trigger        *AutomationTriggerInput `json:"trigger,omitempty"`
-	Conditions     []*autodef.Condition    `json:"conditions,omitempty"`
-	Actions        []*autodef.Action       `json:"actions,omitempty"`
-	RequiredFields []string                `json:"requiredFields,omitempty"`
-	IsActive       *bool                   `json:"isActive,omitempty"`
+	// The new name: 1 to 100 characters.
+	Name *string `json:"name,omitempty"`
+	// The new trigger.
+	Trigger *AutomationTriggerInput `json:"trigger,omitempty"`
+	// The new conditions.
+	Conditions []*autodef.Condition `json:"conditions,omitempty"`
+	// The new steps: at least one.
+	Actions []*autodef.Action `json:"actions,omitempty"`
+	// The new list of required input fields.
+	RequiredFields []string `json:"requiredFields,omitempty"`
+	// false stops the automation from firing; true lets it fire again.
+	IsActive *bool `json:"isActive,omitempty"`
 }
 
+// One offset page of an automation's runs, newest first.
 type AutomationRunPage struct {
-	Nodes   []*ent.AutomationRun `json:"nodes"`
-	Total   int                  `json:"total"`
-	Page    int                  `json:"page"`
-	Limit   int                  `json:"limit"`
-	HasMore bool                 `json:"hasMore"`
+	// The runs of this page, at most limit of them.
+	Nodes []*ent.AutomationRun `json:"nodes"`
+	// How many runs match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has runs.
+	HasMore bool `json:"hasMore"`
 }
 
 // Exactly one of an inbound endpoint or an event type (see the webhook catalog).
 type AutomationTriggerInput struct {
+	// An inbound endpoint of the organization: each request it receives runs the automation on the mapped data.
 	EndpointID *uuid.UUID `json:"endpointId,omitempty"`
-	Event      *string    `json:"event,omitempty"`
+	// An event type of the webhook catalog, such as lead.created: each event runs the automation on the event's data.
+	Event *string `json:"event,omitempty"`
 }
 
 // A new endpoint with its signing secret, which is never shown again.
 type CreatedInboundEndpoint struct {
+	// The endpoint; requests go to POST /v1/webhooks/inbound/{endpointKey}.
 	Endpoint *ent.InboundEndpoint `json:"endpoint"`
-	Secret   string               `json:"secret"`
+	// The shared HMAC-SHA256 secret the sender signs requests with (X-svc-Signature or X-Webhook-Signature).
+	Secret string `json:"secret"`
 }
 
 // A new subscription with its secret, which is never shown again.
 type CreatedWebhookSubscription struct {
+	// The subscription.
 	Subscription *ent.WebhookSubscription `json:"subscription"`
-	Secret       string                   `json:"secret"`
+	// The signing secret: X-Webhook-Signature is the hex HMAC-SHA256 of "<X-Webhook-Timestamp>.<raw body>" keyed with it.
+	Secret string `json:"secret"`
 }
 
+// One offset page of a subscription's deliveries, newest first.
 type DeliveryPage struct {
-	Nodes   []*webhooks.DeliveryRecord `json:"nodes"`
-	Total   int                        `json:"total"`
-	Page    int                        `json:"page"`
-	Limit   int                        `json:"limit"`
-	HasMore bool                       `json:"hasMore"`
+	// The deliveries of this page, at most limit of them.
+	Nodes []*webhooks.DeliveryRecord `json:"nodes"`
+	// How many deliveries match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has deliveries.
+	HasMore bool `json:"hasMore"`
 }
 
 // What a do-not-call request marked.
 type DoNotCallResult struct {
 	// The phone number marked, when the request named one.
-	Phone  *string `json:"phone,omitempty"`
+	Phone *string `json:"phone,omitempty"`
+	// The reason given; null when none.
 	Reason *string `json:"reason,omitempty"`
 	// The first leads now marked do-not-call: first is at most the page size limit (100 by default), which is also its default.
 	Leads []*ent.Lead `json:"leads"`
@@ -73,61 +126,88 @@ type DoNotCallResult struct {
 	LeadCount int `json:"leadCount"`
 }
 
+// Changes to an inbound endpoint: only the fields given change.
 type InboundEndpointPatch struct {
-	Name     *string        `json:"name,omitempty"`
-	Mapping  map[string]any `json:"mapping,omitempty"`
-	IsActive *bool          `json:"isActive,omitempty"`
+	// The endpoint's new name: 1 to 100 characters.
+	Name *string `json:"name,omitempty"`
+	// The new mapping, replacing the old one whole.
+	Mapping map[string]any `json:"mapping,omitempty"`
+	// false answers the endpoint's requests with 404; true accepts them again.
+	IsActive *bool `json:"isActive,omitempty"`
 }
 
+// One offset page of an endpoint's requests, newest first.
 type InboundRequestPage struct {
-	Nodes   []*ent.InboundRequest `json:"nodes"`
-	Total   int                   `json:"total"`
-	Page    int                   `json:"page"`
-	Limit   int                   `json:"limit"`
-	HasMore bool                  `json:"hasMore"`
+	// The requests of this page, at most limit of them.
+	Nodes []*ent.InboundRequest `json:"nodes"`
+	// How many requests the endpoint has, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has requests.
+	HasMore bool `json:"hasMore"`
 }
 
 // One offset page of leads: newest first, or best match first with a search.
 // This is the query behind REST GET /v1/leads.
 type LeadPage struct {
+	// The leads of this page, at most limit of them.
 	Nodes []*ent.Lead `json:"nodes"`
 	// Number of leads matching, on all pages.
-	Total   int  `json:"total"`
-	Page    int  `json:"page"`
-	Limit   int  `json:"limit"`
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has leads.
 	HasMore bool `json:"hasMore"`
 }
 
+// A new automation.
 type NewAutomation struct {
-	Name       string                  `json:"name"`
-	Trigger    *AutomationTriggerInput `json:"trigger"`
-	Conditions []*autodef.Condition    `json:"conditions,omitempty"`
-	Actions    []*autodef.Action       `json:"actions"`
+	// The automation's name: 1 to 100 characters.
+	Name string `json:"name"`
+	// What fires the automation.
+	Trigger *AutomationTriggerInput `json:"trigger"`
+	// Conditions that must all hold for a run to act; a run that fails one is skipped.
+	Conditions []*autodef.Condition `json:"conditions,omitempty"`
+	// The steps, applied in order, all or nothing: at least one.
+	Actions []*autodef.Action `json:"actions"`
 	// Input fields a run needs; a run without one fails without retrying.
 	RequiredFields []string `json:"requiredFields,omitempty"`
-	IsActive       *bool    `json:"isActive,omitempty"`
+	// false saves the automation without letting it fire; true by default.
+	IsActive *bool `json:"isActive,omitempty"`
 }
 
+// A new inbound endpoint.
 type NewInboundEndpoint struct {
+	// The endpoint's name: 1 to 100 characters.
 	Name string `json:"name"`
-	// Target field → RFC 9535 JSONPath expression, e.g. {"businessName": "$.company.name"}.
+	// Target field → RFC 9535 JSONPath expression, e.g. {"businessName": "$.company.name"}: at most 50 targets, each expression at most 500 characters.
 	Mapping map[string]any `json:"mapping,omitempty"`
 }
 
+// A new webhook subscription.
 type NewWebhookSubscription struct {
-	// An https URL (SPEC 4.3).
+	// The https URL to POST deliveries to: no credentials, not a private, loopback or link-local address, not localhost.
 	URL string `json:"url"`
-	// Catalog event types, or "*" for all.
+	// Webhook catalog event types, or "*" for all: at least one.
 	Events []string `json:"events"`
-	// The signing secret; generated (whsec_ + 32 random bytes) when omitted.
+	// The signing secret, 16 to 256 characters; generated (whsec_ + 32 random bytes, base64) when omitted. It cannot be changed later.
 	Secret *string `json:"secret,omitempty"`
 }
 
+// Live updates, over a graphql-transport-ws websocket at /graphql.
 type Subscription struct {
 }
 
+// Changes to a webhook subscription: only the fields given change.
 type WebhookSubscriptionPatch struct {
-	URL    *string  `json:"url,omitempty"`
+	// The new https URL, under the same rules as on create.
+	URL *string `json:"url,omitempty"`
+	// The new event types, or "*" for all: at least one.
 	Events []string `json:"events,omitempty"`
 	// false pauses deliveries; true resumes them and resets the failure count.
 	IsActive *bool `json:"isActive,omitempty"`

@@ -263,8 +263,8 @@ func TestWebsocketOperationsShareRateLimit(t *testing.T) {
 	}
 	c := dialWS(t, e, "graphql-transport-ws", nil)
 	c.mustInit(e.Key)
-	c.start("1", "query { agentsBoard { total } }")
-	c.start("2", "query { agentsBoard { total } }")
+	c.start("1", "query { agentsBoard { totalCount } }")
+	c.start("2", "query { agentsBoard { totalCount } }")
 	for _, id := range []string{"1", "2"} {
 		if m, err := c.read(5 * time.Second); err != nil || m.Type != "next" || wsErrorCode(m) != "" {
 			t.Fatalf("operation %s within the budget: %+v, %v", id, m, err)
@@ -273,7 +273,7 @@ func TestWebsocketOperationsShareRateLimit(t *testing.T) {
 			t.Fatalf("operation %s: %+v, %v; want complete", id, m, err)
 		}
 	}
-	c.start("3", "query { agentsBoard { total } }")
+	c.start("3", "query { agentsBoard { totalCount } }")
 	code, reason, before := c.closed(5 * time.Second)
 	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "rate limit") {
 		t.Errorf("close %d %q, want %d naming the rate limit", code, reason, graph.CloseTooManyRequests)
@@ -370,7 +370,7 @@ func TestWebsocketRefusesMutations(t *testing.T) {
 			if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
 				t.Fatalf("got %+v, %v; want complete", m, err)
 			}
-			c.start("2", "query { agentsBoard { total } }")
+			c.start("2", "query { agentsBoard { totalCount } }")
 			if m, err := c.read(5 * time.Second); err != nil || wsErrorCode(m) != "" {
 				t.Fatalf("a query after the refusal: %+v, %v", m, err)
 			}
@@ -387,7 +387,7 @@ func TestWebsocketQueryDeadline(t *testing.T) {
 			c := dialWS(t, e, proto, nil)
 			c.mustInit(e.Key)
 			c.start("1", "subscription { agentPresenceChanged { userId } }")
-			c.start("2", "query { agentsBoard { total } }")
+			c.start("2", "query { agentsBoard { totalCount } }")
 			m, err := c.read(5 * time.Second)
 			if err != nil || wsErrorCode(m) != "SERVICE_UNAVAILABLE" || !strings.Contains(fmt.Sprint(m.Payload), "deadline") {
 				t.Fatalf("got %+v, %v; want SERVICE_UNAVAILABLE naming the deadline", m, err)
@@ -541,7 +541,7 @@ func TestWebsocketMessageSizeLimit(t *testing.T) {
 		if ack, err := c.read(5 * time.Second); err != nil || ack.Type != "connection_ack" {
 			t.Fatalf("got %+v, %v; want connection_ack", ack, err)
 		}
-		c.start("1", "query { agentsBoard { total } }")
+		c.start("1", "query { agentsBoard { totalCount } }")
 		if m, err := c.read(5 * time.Second); err != nil || m.Type != "next" || wsErrorCode(m) != "" {
 			t.Fatalf("operation: %+v, %v", m, err)
 		}

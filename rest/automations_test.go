@@ -410,10 +410,10 @@ func TestAutomationsOverGraphQL(t *testing.T) {
 	}
 	r := gql(`mutation($ep: ID!) { createAutomation(input: {name: "GQL", trigger: {endpointId: $ep},
 		conditions: [{path: "$.businessName", op: "exists"}],
-		actions: [{type: "create_lead"}, {type: "add_tags", tags: ["gql"]}]}) { id name endpointID actions { type tags } conditions { path op } } }`,
+		actions: [{type: "create_lead"}, {type: "add_tags", tags: ["gql"]}]}) { id name endpointId actions { type tags } conditions { path op } } }`,
 		map[string]any{"ep": f.id})
 	created, _ := r.Body["data"].(map[string]any)["createAutomation"].(map[string]any)
-	if created == nil || created["endpointID"] != f.id || len(created["actions"].([]any)) != 2 {
+	if created == nil || created["endpointId"] != f.id || len(created["actions"].([]any)) != 2 {
 		t.Fatalf("created = %s", r.Raw)
 	}
 	id := created["id"].(string)

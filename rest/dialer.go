@@ -154,7 +154,7 @@ func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
 		}
 		teamID = &id
 	}
-	board, err := h.resolver.Query().AgentsBoard(r.Context(), teamID, page, limit)
+	board, err := h.resolver.Query().AgentsBoardPage(r.Context(), teamID, page, limit)
 	if err != nil {
 		return err
 	}

@@ -1,26 +1,85 @@
 // Package enum lists the values of every enumerated attribute. The ent
 // schemas declare their fields from these lists and the OpenAPI document
-// publishes them, so the two cannot disagree. It is a leaf: it imports
-// nothing.
+// publishes them, so the two cannot disagree; the *Docs maps say what each
+// value means, and the GraphQL schema shows them as the values'
+// descriptions. It is a leaf: it imports nothing.
 package enum
 
 // Lead sources and priorities (SPEC 4.1).
 var (
 	LeadSources    = []string{"manual", "csv_import", "api", "web_form", "referral", "dialer"}
 	LeadPriorities = []string{"low", "normal", "high", "urgent"}
+
+	LeadSourceDocs = map[string]string{
+		"manual":     "Entered by a person in the dashboard (the default).",
+		"csv_import": "Loaded from a CSV import.",
+		"api":        "Created through the API by an integration, or by an automation's create_lead.",
+		"web_form":   "Submitted through a web form.",
+		"referral":   "Referred by a partner or a customer.",
+		"dialer":     "Created by the power dialer.",
+	}
+	LeadPriorityDocs = map[string]string{
+		"low":    "Work when time allows.",
+		"normal": "The default.",
+		"high":   "Work before normal leads.",
+		"urgent": "Work first.",
+	}
 )
 
 // Call event types and directions (SPEC 4.2).
 var (
 	CallEventTypes = []string{"call_started", "call_answered", "call_ended", "disposition", "transfer", "hold", "resume"}
 	CallDirections = []string{"inbound", "outbound"}
+
+	CallEventTypeDocs = map[string]string{
+		"call_started":  "The call was placed or began ringing.",
+		"call_answered": "The other side answered.",
+		"call_ended":    "The call ended; durationSeconds gives its length when the dialer reports it.",
+		"disposition":   "The agent recorded the call's outcome (disposition, notes).",
+		"transfer":      "The call was transferred.",
+		"hold":          "The call was put on hold.",
+		"resume":        "The call came back from hold.",
+	}
+	CallDirectionDocs = map[string]string{
+		"inbound":  "The lead called in.",
+		"outbound": "The agent called out.",
+	}
 )
 
 // SemanticSlots are the meanings a pipeline stage can carry.
 var SemanticSlots = []string{"new", "working", "qualified", "application", "approved", "won", "lost"}
 
+// SemanticSlotDocs says what a stage in each slot means.
+var SemanticSlotDocs = map[string]string{
+	"new":         "Not worked yet.",
+	"working":     "Being worked: contacted, not yet qualified.",
+	"qualified":   "Qualified for financing.",
+	"application": "An application is with a lender.",
+	"approved":    "A lender approved the application.",
+	"won":         "Funded.",
+	"lost":        "Will not fund.",
+}
+
 // PresenceStatuses are an agent's dialer states (SPEC 3.2).
 var PresenceStatuses = []string{"online", "on_call", "break", "offline"}
+
+// PresenceStatusDocs says what each presence status means.
+var PresenceStatusDocs = map[string]string{
+	"online":  "Available for calls.",
+	"on_call": "On a call: the current call's id, lead and start time are set.",
+	"break":   "On a break.",
+	"offline": "Not working; also the status of an agent who never reported one.",
+}
+
+// UserRoles are what a user of an organization does, with what each means.
+var (
+	UserRoles    = []string{"advisor", "agent", "admin"}
+	UserRoleDocs = map[string]string{
+		"advisor": "Owns and works leads (the default).",
+		"agent":   "Makes calls from the dialer; listed on the agents board.",
+		"admin":   "Manages the organization.",
+	}
+)
 
 // States of a webhook delivery, an automation run and an inbound request.
 var (

@@ -23,8 +23,13 @@ import (
 type Automation struct{ ent.Schema }
 
 func (Automation) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection(),
-		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
+	return []schema.Annotation{
+		schema.Comment("Ordered actions applied to leads when a trigger fires: an inbound endpoint receiving a request, " +
+			"or an event of the webhook catalog such as lead.created."),
+		entgql.QueryField().Description("The organization's automations (admin scope)."),
+		entgql.RelayConnection(),
+		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+	}
 }
 
 func (Automation) Mixin() []ent.Mixin {
@@ -33,15 +38,20 @@ func (Automation) Mixin() []ent.Mixin {
 
 func (Automation) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").Validate(runeLen(1, 100)),
-		field.Bool("is_active").Default(true),
+		field.String("name").Validate(runeLen(1, 100)).
+			Comment("The automation's name: 1 to 100 characters."),
+		field.Bool("is_active").Default(true).
+			Comment("false keeps the automation from firing; true by default."),
 		// The trigger: exactly one of an inbound endpoint or an event type.
-		field.UUID("endpoint_id", uuidType).Optional().Nillable(),
-		field.String("trigger_event").Optional().Nillable(),
+		field.UUID("endpoint_id", uuidType).Optional().Nillable().
+			Comment("The id of the inbound endpoint whose requests trigger the automation; null for an event trigger."),
+		field.String("trigger_event").Optional().Nillable().
+			Comment("The event type (from the webhook catalog, such as lead.created) that triggers the automation; " +
+				"null for an endpoint trigger."),
 		field.JSON("conditions", []autodef.Condition{}).Default([]autodef.Condition{}).Annotations(entgql.Skip()),
 		field.JSON("actions", []autodef.Action{}).Annotations(entgql.Skip()),
-		// Input fields a run needs; a run missing one fails without retrying.
-		field.Strings("required_fields").Default([]string{}),
+		field.Strings("required_fields").Default([]string{}).
+			Comment("Input fields a run needs; a run missing one fails without retrying. Empty when none."),
 		// Round-robin position for assign_advisor over a team.
 		field.Int("round_robin").Default(0).Annotations(entgql.Skip()),
 	}

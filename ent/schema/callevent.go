@@ -21,7 +21,8 @@ type CallEvent struct{ ent.Schema }
 
 func (CallEvent) Annotations() []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField(),
+		schema.Comment("One event a dialer reported about a call: recordCallEvent, recordDisposition or the dialer connector."),
+		entgql.QueryField().Description("The organization's call events."),
 		entgql.RelayConnection(),
 	}
 }
@@ -32,24 +33,39 @@ func (CallEvent) Mixin() []ent.Mixin {
 
 func (CallEvent) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("external_call_id").Validate(runeLen(1, 255)),
-		field.UUID("user_id", uuidType),
-		field.UUID("lead_id", uuidType).Optional().Nillable(),
-		field.Enum("event_type").Values(enum.CallEventTypes...),
-		field.Enum("direction").Values(enum.CallDirections...).Optional().Nillable(),
+		field.String("external_call_id").Validate(runeLen(1, 255)).
+			Comment("The dialer's id of the call, 1 to 255 characters: every event of one call carries it."),
+		field.UUID("user_id", uuidType).
+			Comment("The id of the agent (a user) who handled the call."),
+		field.UUID("lead_id", uuidType).Optional().Nillable().
+			Comment("The id of the lead called; null when the dialer did not say."),
+		field.Enum("event_type").Values(enum.CallEventTypes...).
+			Comment("What happened to the call.").
+			Annotations(valueDocs(enum.CallEventTypeDocs)),
+		field.Enum("direction").Values(enum.CallDirections...).Optional().Nillable().
+			Comment("Who called whom; null when the dialer did not say.").
+			Annotations(valueDocs(enum.CallDirectionDocs)),
 		// A call lasts at most a day: anything else is a unit or clock mistake.
-		field.Int("duration_seconds").Optional().Nillable().Validate(duration),
-		field.String("disposition").Optional().Nillable().Validate(runeLen(1, 100)),
-		field.String("notes").Optional().Nillable().Validate(runeLen(0, bounds.MaxNotes)),
-		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),
-		field.Time("occurred_at").Annotations(entgql.OrderField("OCCURRED_AT")),
+		field.Int("duration_seconds").Optional().Nillable().Validate(duration).
+			Comment("The call's length in seconds, 0 to 86,400; null when not reported."),
+		field.String("disposition").Optional().Nillable().Validate(runeLen(1, 100)).
+			Comment("The outcome code the agent chose (such as interested, callback, not_interested, no_answer; " +
+				"do_not_call or dnc marks the lead do-not-call): 1 to 100 characters; null when none."),
+		field.String("notes").Optional().Nillable().Validate(runeLen(0, bounds.MaxNotes)).
+			Comment("The agent's notes from a disposition: at most 5,000 characters; null when none."),
+		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")).
+			Comment("Anything else the dialer sent, as a JSON object (a recording adds recordingUrl); {} when nothing."),
+		field.Time("occurred_at").Annotations(entgql.OrderField("OCCURRED_AT")).
+			Comment("When it happened, as the dialer reported it."),
 	}
 }
 
 func (CallEvent) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("user", User.Type).Ref("call_events").Field("user_id").Unique().Required(),
-		edge.From("lead", Lead.Type).Ref("call_events").Field("lead_id").Unique(),
+		edge.From("user", User.Type).Ref("call_events").Field("user_id").Unique().Required().
+			Comment("The agent who handled the call."),
+		edge.From("lead", Lead.Type).Ref("call_events").Field("lead_id").Unique().
+			Comment("The lead called; null when the dialer did not say."),
 	}
 }
 

@@ -15,7 +15,8 @@ type Contact struct{ ent.Schema }
 
 func (Contact) Annotations() []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField(),
+		schema.Comment("A person at a borrowing business; leads may link one."),
+		entgql.QueryField().Description("The organization's contacts."),
 		entgql.RelayConnection(),
 		entgql.Mutations(entgql.MutationCreate(), entgql.MutationUpdate()),
 	}
@@ -27,16 +28,21 @@ func (Contact) Mixin() []ent.Mixin {
 
 func (Contact) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("first_name").Optional().Nillable().Validate(runeLen(0, 100)),
-		field.String("last_name").Optional().Nillable().Validate(runeLen(0, 100)),
-		field.String("email").Optional().Nillable().Validate(email),
-		field.String("phone").Optional().Nillable().Validate(runeLen(0, 20)),
+		field.String("first_name").Optional().Nillable().Validate(runeLen(0, 100)).
+			Comment("First name: at most 100 characters; null when not given."),
+		field.String("last_name").Optional().Nillable().Validate(runeLen(0, 100)).
+			Comment("Last name: at most 100 characters; null when not given."),
+		field.String("email").Optional().Nillable().Validate(email).
+			Comment("Email address (a bare address, at most 254 characters); null when not given."),
+		field.String("phone").Optional().Nillable().Validate(runeLen(0, 20)).
+			Comment("Phone number as given: at most 20 characters; null when not given."),
 	}
 }
 
 func (Contact) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.To("leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()).
+			Comment("The leads linked to this contact."),
 	}
 }
 

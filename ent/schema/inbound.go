@@ -20,8 +20,13 @@ import (
 type InboundEndpoint struct{ ent.Schema }
 
 func (InboundEndpoint) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection(),
-		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
+	return []schema.Annotation{
+		schema.Comment("Receives signed JSON from an external system at POST /v1/webhooks/inbound/{endpointKey} " +
+			"and maps it with JSONPath into the input of the automations it triggers."),
+		entgql.QueryField().Description("The organization's inbound endpoints (admin scope)."),
+		entgql.RelayConnection(),
+		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+	}
 }
 
 func (InboundEndpoint) Mixin() []ent.Mixin {
@@ -30,14 +35,17 @@ func (InboundEndpoint) Mixin() []ent.Mixin {
 
 func (InboundEndpoint) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").Validate(runeLen(1, 100)),
+		field.String("name").Validate(runeLen(1, 100)).
+			Comment("The endpoint's name: 1 to 100 characters."),
 		// Routes requests; random, so it cannot be guessed from anything else.
-		field.String("endpoint_key").Unique().Immutable(),
+		field.String("endpoint_key").Unique().Immutable().
+			Comment("The random key in the endpoint's URL (ibk_...), set at creation."),
 		// The shared HMAC secret, shown once at creation.
 		field.String("secret").Sensitive().Annotations(entgql.Skip()),
 		// Target field → RFC 9535 JSONPath expression, validated when saved.
 		field.JSON("mapping", map[string]string{}).Default(map[string]string{}).Annotations(entgql.Skip()),
-		field.Bool("is_active").Default(true),
+		field.Bool("is_active").Default(true).
+			Comment("false answers the endpoint's requests with 404 and stores nothing; true by default."),
 	}
 }
 

@@ -17,7 +17,9 @@ type Lead struct{ ent.Schema }
 
 func (Lead) Annotations() []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField(),
+		schema.Comment("A potential borrower: a business and its contact person, moving through the organization's pipeline stages."),
+		entgql.QueryField().Description("The organization's leads, newest first unless orderBy says otherwise. " +
+			"Without where, totalCount is the organization's lead count (as the REST list's total)."),
 		entgql.RelayConnection(),
 		entgql.Mutations(entgql.MutationCreate(), entgql.MutationUpdate()),
 	}
@@ -28,46 +30,68 @@ func (Lead) Mixin() []ent.Mixin {
 }
 
 func (Lead) Fields() []ent.Field {
-	optional := func(name string, check func(string) error) ent.Field {
-		return field.String(name).Optional().Nillable().Validate(check)
+	optional := func(name, doc string, check func(string) error) ent.Field {
+		return field.String(name).Optional().Nillable().Validate(check).Comment(doc)
 	}
 	return []ent.Field{
 		field.String("business_name").Optional().Nillable().Validate(all(runeLen(1, 255), noHTML)).
+			Comment("The borrowing business's name: 1 to 255 characters, no HTML; null when not given.").
 			Annotations(entgql.OrderField("BUSINESS_NAME")),
-		optional("contact_first_name", runeLen(0, 100)),
-		optional("contact_last_name", runeLen(0, 100)),
-		optional("email", email),
-		optional("phone", runeLen(0, 20)),
-		optional("industry", runeLen(0, 100)),
-		optional("monthly_revenue", numeric),
-		optional("requested_amount", numeric),
-		field.Enum("source").Values(enum.LeadSources...).Default("manual").Immutable(),
-		field.Enum("priority").Values(enum.LeadPriorities...).Default("normal").Annotations(entgql.OrderField("PRIORITY")),
-		field.Bool("is_do_not_call").Default(false).Annotations(noInput),
-		field.Strings("tags").Default([]string{}),
-		field.JSON("custom_fields", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),
+		optional("contact_first_name", "The contact person's first name: at most 100 characters; null when not given.", runeLen(0, 100)),
+		optional("contact_last_name", "The contact person's last name: at most 100 characters; null when not given.", runeLen(0, 100)),
+		optional("email", "The contact's email address (a bare address, at most 254 characters); null when not given.", email),
+		optional("phone", "The contact's phone number as given: at most 20 characters; null when not given.", runeLen(0, 20)),
+		optional("industry", "The business's industry: at most 100 characters; null when not given.", runeLen(0, 100)),
+		optional("monthly_revenue", "The business's monthly revenue: a non-negative decimal string (up to 15 digits, "+
+			"4 after the point, such as \"12500.00\"), so no precision is lost; null when not given.", numeric),
+		optional("requested_amount", "The amount the business asks to borrow, a decimal string like monthlyRevenue; "+
+			"null when not given.", numeric),
+		field.Enum("source").Values(enum.LeadSources...).Default("manual").Immutable().
+			Comment("How the lead reached the pipeline: set on create (manual by default), never changed.").
+			Annotations(valueDocs(enum.LeadSourceDocs)),
+		field.Enum("priority").Values(enum.LeadPriorities...).Default("normal").
+			Comment("How urgently the lead should be worked (normal by default).").
+			Annotations(entgql.OrderField("PRIORITY"), valueDocs(enum.LeadPriorityDocs)),
+		field.Bool("is_do_not_call").Default(false).Annotations(noInput).
+			Comment("true when the lead must not be called: set by markDoNotCall or a do_not_call disposition."),
+		field.Strings("tags").Default([]string{}).
+			Comment("Free labels: at most 50, each 1 to 50 characters; empty when none."),
+		field.JSON("custom_fields", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")).
+			Comment("The organization's own attributes as a JSON object: at most 50 keys, 4 levels, 64 KB; {} when none."),
 		// Set on create (partners' own ids, matched by automations); not by PATCH.
 		field.JSON("external_ids", map[string]any{}).Default(map[string]any{}).
+			Comment("Other systems' ids for the lead, as a JSON object of at most 20 strings or numbers; "+
+				"set on create only, matched by automations' update_lead; {} when none.").
 			Annotations(entgql.Type("Map"), entgql.Skip(entgql.SkipMutationUpdateInput)),
-		// 0-100, set by scoring; null until scored.
-		field.Int("lead_score").Optional().Nillable().Range(0, 100).Annotations(noInput),
+		field.Int("lead_score").Optional().Nillable().Range(0, 100).Annotations(noInput).
+			Comment("A score from 0 to 100 set by scoring; null until scored."),
 		// Optional only in the input: the lead hook defaults it to the first stage.
-		field.UUID("stage_id", uuidType).Optional(),
-		field.UUID("primary_advisor_id", uuidType).Optional().Nillable(),
-		field.UUID("contact_id", uuidType).Optional().Nillable(),
-		field.Time("last_contacted_at").Optional().Nillable().Annotations(noInput),
-		field.Time("stage_changed_at").Annotations(
-			noInput),
-		field.String("dnc_reason").Optional().Nillable().Validate(runeLen(0, 500)).
-			Annotations(noInput),
-		field.Time("dnc_at").Optional().Nillable().Annotations(noInput),
-		field.Time("converted_at").Optional().Nillable().Annotations(noInput),
-		field.UUID("converted_account_id", uuidType).Optional().Nillable().Annotations(noInput),
-		field.UUID("converted_contact_id", uuidType).Optional().Nillable().Annotations(noInput),
-		field.UUID("import_job_id", uuidType).Optional().Nillable().Immutable().Annotations(noInput),
-		// The API key (or user) that created the lead.
-		field.String("created_by").Optional().Nillable().Immutable().Annotations(
-			noInput),
+		field.UUID("stage_id", uuidType).Optional().
+			Comment("The id of the lead's pipeline stage. On create, the first stage when omitted; " +
+				"afterwards it changes through moveLeadToStage."),
+		field.UUID("primary_advisor_id", uuidType).Optional().Nillable().
+			Comment("The id of the lead's primary advisor (a user); null when unassigned. " +
+				"After create it changes through assignLead."),
+		field.UUID("contact_id", uuidType).Optional().Nillable().
+			Comment("The id of the linked contact; null when none."),
+		field.Time("last_contacted_at").Optional().Nillable().Annotations(noInput).
+			Comment("The latest occurredAt of the lead's call events and dispositions; null before the first."),
+		field.Time("stage_changed_at").Annotations(noInput).
+			Comment("When the lead entered its current stage."),
+		field.String("dnc_reason").Optional().Nillable().Validate(runeLen(0, 500)).Annotations(noInput).
+			Comment("Why the lead is do-not-call (the reason given, or the disposition's notes or code); null otherwise."),
+		field.Time("dnc_at").Optional().Nillable().Annotations(noInput).
+			Comment("When the lead was marked do-not-call; null otherwise."),
+		field.Time("converted_at").Optional().Nillable().Annotations(noInput).
+			Comment("When the lead converted into a customer account; null until then."),
+		field.UUID("converted_account_id", uuidType).Optional().Nillable().Annotations(noInput).
+			Comment("The id of the account the lead converted into; null until then."),
+		field.UUID("converted_contact_id", uuidType).Optional().Nillable().Annotations(noInput).
+			Comment("The id of the contact the conversion created; null until then."),
+		field.UUID("import_job_id", uuidType).Optional().Nillable().Immutable().Annotations(noInput).
+			Comment("The id of the CSV import that created the lead; null for other sources."),
+		field.String("created_by").Optional().Nillable().Immutable().Annotations(noInput).
+			Comment("Who created the lead: the id of the API key, or automation:<id> for an automation; null when unknown."),
 	}
 }
 
@@ -76,12 +100,16 @@ func (Lead) Edges() []ent.Edge {
 		// Stage and advisor change through moveLeadToStage and assignLead, which
 		// emit their own events, never through a plain update.
 		edge.From("stage", PipelineStage.Type).Ref("leads").Field("stage_id").Unique().
+			Comment("The lead's pipeline stage.").
 			Annotations(entgql.Skip(entgql.SkipMutationUpdateInput)),
 		edge.From("primary_advisor", User.Type).Ref("advised_leads").Field("primary_advisor_id").Unique().
+			Comment("The lead's primary advisor; null when unassigned.").
 			Annotations(entgql.Skip(entgql.SkipMutationUpdateInput)),
 		edge.From("contact", Contact.Type).Ref("leads").Field("contact_id").Unique().
+			Comment("The linked contact; null when none.").
 			Annotations(entgql.Skip(entgql.SkipMutationUpdateInput)),
-		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()).
+			Comment("The call events reported for the lead."),
 		edge.To("presences", AgentPresence.Type).Annotations(noInput, entgql.Skip()),
 	}
 }

@@ -25,7 +25,8 @@ type IDMixin struct{ mixin.Schema }
 
 func (IDMixin) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("id", uuid.UUID{}).Default(newID).Immutable(),
+		field.UUID("id", uuid.UUID{}).Default(newID).Immutable().
+			Comment("The record's unique id, a UUID."),
 	}
 }
 
@@ -37,8 +38,10 @@ type TimeMixin struct{ mixin.Schema }
 func (TimeMixin) Fields() []ent.Field {
 	return []ent.Field{
 		field.Time("created_at").Default(now).Immutable().
+			Comment("When the record was created.").
 			Annotations(entgql.OrderField("CREATED_AT"), noInput),
 		field.Time("updated_at").Default(now).UpdateDefault(now).
+			Comment("When the record last changed.").
 			Annotations(entgql.OrderField("UPDATED_AT"), noInput),
 	}
 }

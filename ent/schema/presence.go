@@ -16,7 +16,11 @@ import (
 type AgentPresence struct{ ent.Schema }
 
 func (AgentPresence) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
+	return []schema.Annotation{
+		schema.Comment("An agent's stored dialer status, one record per agent, whose id is the agent's user id. " +
+			"The agents board shows it enriched, as AgentStatus."),
+		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+	}
 }
 
 func (AgentPresence) Mixin() []ent.Mixin {
@@ -25,21 +29,32 @@ func (AgentPresence) Mixin() []ent.Mixin {
 
 func (AgentPresence) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("user_id", uuidType).Unique(),
-		field.Enum("status").Values(enum.PresenceStatuses...),
-		field.String("current_call_id").Optional().Nillable().Validate(runeLen(1, 255)),
-		field.UUID("current_lead_id", uuidType).Optional().Nillable(),
-		field.String("campaign_name").Optional().Nillable().Validate(runeLen(0, 255)),
-		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")),
-		field.Time("status_changed_at"),
-		field.Time("call_started_at").Optional().Nillable(),
+		field.UUID("user_id", uuidType).Unique().
+			Comment("The agent's user id."),
+		field.Enum("status").Values(enum.PresenceStatuses...).
+			Comment("The agent's dialer status. Every move between statuses is allowed.").
+			Annotations(valueDocs(enum.PresenceStatusDocs)),
+		field.String("current_call_id").Optional().Nillable().Validate(runeLen(1, 255)).
+			Comment("The dialer's id of the call in progress; null unless on_call."),
+		field.UUID("current_lead_id", uuidType).Optional().Nillable().
+			Comment("The id of the lead on the call in progress; null unless on_call, or when not reported."),
+		field.String("campaign_name").Optional().Nillable().Validate(runeLen(0, 255)).
+			Comment("The dialer campaign the agent works: at most 255 characters; null when not reported."),
+		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")).
+			Comment("Anything else the dialer sent with the status, as a JSON object; {} when nothing."),
+		field.Time("status_changed_at").
+			Comment("When the status last changed (a re-report of the same status does not move it)."),
+		field.Time("call_started_at").Optional().Nillable().
+			Comment("When the call in progress started; null unless on_call."),
 	}
 }
 
 func (AgentPresence) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("user", User.Type).Ref("presence").Field("user_id").Unique().Required(),
-		edge.From("current_lead", Lead.Type).Ref("presences").Field("current_lead_id").Unique(),
+		edge.From("user", User.Type).Ref("presence").Field("user_id").Unique().Required().
+			Comment("The agent."),
+		edge.From("current_lead", Lead.Type).Ref("presences").Field("current_lead_id").Unique().
+			Comment("The lead on the call in progress; null unless on_call, or when not reported."),
 	}
 }
 

@@ -20,7 +20,8 @@ type PipelineStage struct{ ent.Schema }
 
 func (PipelineStage) Annotations() []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField("stages"),
+		schema.Comment("One step of the organization's lending pipeline. A lead created without a stage starts in the stage with the lowest position."),
+		entgql.QueryField("stages").Description("The organization's pipeline stages; orderBy POSITION gives the pipeline's order."),
 		entgql.RelayConnection(),
 		entgql.Mutations(entgql.MutationCreate(), entgql.MutationUpdate()),
 	}
@@ -32,19 +33,25 @@ func (PipelineStage) Mixin() []ent.Mixin {
 
 func (PipelineStage) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("stage_key").Match(stageKeyPattern).Validate(runeLen(1, 50)),
-		field.String("stage_label").Validate(runeLen(1, 100)),
-		field.String("color").Match(hexColor).Default("#6b7280"),
-		// The stage's meaning across pipelines (open, working, won, lost, ...),
-		// so reports work whatever an organization names its stages.
-		field.Enum("semantic_slot").Values(enum.SemanticSlots...),
-		field.Int("position").NonNegative().Annotations(entgql.OrderField("POSITION")),
+		field.String("stage_key").Match(stageKeyPattern).Validate(runeLen(1, 50)).
+			Comment("A stable key for integrations: 1 to 50 lowercase letters, digits and underscores, " +
+				"starting with a letter; unique within the organization."),
+		field.String("stage_label").Validate(runeLen(1, 100)).
+			Comment("The name shown for the stage: 1 to 100 characters."),
+		field.String("color").Match(hexColor).Default("#6b7280").
+			Comment("The stage's display colour, #rrggbb (#6b7280 by default)."),
+		field.Enum("semantic_slot").Values(enum.SemanticSlots...).
+			Comment("What the stage means across pipelines, so reports work whatever an organization names its stages.").
+			Annotations(valueDocs(enum.SemanticSlotDocs)),
+		field.Int("position").NonNegative().Annotations(entgql.OrderField("POSITION")).
+			Comment("The stage's place in the pipeline, 0 or more: lowest first."),
 	}
 }
 
 func (PipelineStage) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.To("leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()).
+			Comment("The leads now in this stage."),
 	}
 }
 

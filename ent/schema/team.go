@@ -16,7 +16,8 @@ type Team struct{ ent.Schema }
 
 func (Team) Annotations() []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField(),
+		schema.Comment("A group of advisors and dialer agents."),
+		entgql.QueryField().Description("The organization's teams."),
 		entgql.RelayConnection(),
 		entgql.Mutations(entgql.MutationCreate(), entgql.MutationUpdate()),
 	}
@@ -28,14 +29,16 @@ func (Team) Mixin() []ent.Mixin {
 
 func (Team) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").Validate(runeLen(1, 100)).Annotations(entgql.OrderField("NAME")),
+		field.String("name").Validate(runeLen(1, 100)).Annotations(entgql.OrderField("NAME")).
+			Comment("The team's name: 1 to 100 characters, unique within the organization."),
 	}
 }
 
 func (Team) Edges() []ent.Edge {
 	return []ent.Edge{
 		// Membership is set on the user (teamID), where its organization is checked.
-		edge.To("members", User.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.To("members", User.Type).Annotations(noInput, entgql.RelayConnection()).
+			Comment("The team's users; a user joins a team through its teamId."),
 	}
 }
 

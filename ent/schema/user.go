@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -17,7 +18,8 @@ type User struct{ ent.Schema }
 
 func (User) Annotations() []schema.Annotation {
 	return []schema.Annotation{
-		entgql.QueryField(),
+		schema.Comment("A person of the organization: an advisor who owns leads, a dialer agent who makes calls, or an admin."),
+		entgql.QueryField().Description("The organization's users."),
 		entgql.RelayConnection(),
 		entgql.Mutations(entgql.MutationCreate(), entgql.MutationUpdate()),
 	}
@@ -29,19 +31,28 @@ func (User) Mixin() []ent.Mixin {
 
 func (User) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("first_name").Validate(runeLen(1, 100)).Annotations(entgql.OrderField("FIRST_NAME")),
-		field.String("last_name").Validate(runeLen(1, 100)).Annotations(entgql.OrderField("LAST_NAME")),
-		field.String("email").Validate(email),
-		field.Enum("role").Values("advisor", "agent", "admin").Default("advisor"),
-		field.UUID("team_id", uuidType).Optional().Nillable(),
+		field.String("first_name").Validate(runeLen(1, 100)).Annotations(entgql.OrderField("FIRST_NAME")).
+			Comment("First name: 1 to 100 characters."),
+		field.String("last_name").Validate(runeLen(1, 100)).Annotations(entgql.OrderField("LAST_NAME")).
+			Comment("Last name: 1 to 100 characters."),
+		field.String("email").Validate(email).
+			Comment("Email address, unique within the organization."),
+		field.Enum("role").Values(enum.UserRoles...).Default("advisor").
+			Comment("What the user does in the organization (advisor by default).").
+			Annotations(valueDocs(enum.UserRoleDocs)),
+		field.UUID("team_id", uuidType).Optional().Nillable().
+			Comment("The id of the user's team; null when in none. Setting it moves the user to that team."),
 	}
 }
 
 func (User) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("team", Team.Type).Ref("members").Field("team_id").Unique(),
-		edge.To("advised_leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()),
-		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()),
+		edge.From("team", Team.Type).Ref("members").Field("team_id").Unique().
+			Comment("The user's team; null when in none."),
+		edge.To("advised_leads", Lead.Type).Annotations(noInput, entgql.RelayConnection()).
+			Comment("The leads whose primary advisor the user is."),
+		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()).
+			Comment("The call events of the user's calls as a dialer agent."),
 		edge.To("presence", AgentPresence.Type).Unique().Annotations(noInput, entgql.Skip()),
 	}
 }

@@ -20,8 +20,13 @@ import (
 type WebhookSubscription struct{ ent.Schema }
 
 func (WebhookSubscription) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection(),
-		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput)}
+	return []schema.Annotation{
+		schema.Comment("An https URL that receives signed deliveries of the events it lists. Its signing secret is shown " +
+			"only by createWebhookSubscription."),
+		entgql.QueryField().Description("The organization's webhook subscriptions (webhooks:manage scope)."),
+		entgql.RelayConnection(),
+		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+	}
 }
 
 func (WebhookSubscription) Mixin() []ent.Mixin {
@@ -30,15 +35,23 @@ func (WebhookSubscription) Mixin() []ent.Mixin {
 
 func (WebhookSubscription) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("url").Validate(runeLen(1, 2048)),
-		field.Strings("events"),
+		field.String("url").Validate(runeLen(1, 2048)).
+			Comment("The https URL deliveries are POSTed to: at most 2,048 characters."),
+		field.Strings("events").
+			Comment("The event types delivered (webhook catalog types), or \"*\" for every type."),
 		// The signing secret. Kept (not hashed): every delivery is signed
 		// with it. Returned only by the create call.
 		field.String("secret").Sensitive().Annotations(entgql.Skip()),
-		field.Bool("is_active").Default(true),
-		field.String("paused_reason").Optional().Nillable(),
-		field.Time("paused_at").Optional().Nillable(),
-		field.Int("consecutive_failures").Default(0),
+		field.Bool("is_active").Default(true).
+			Comment("false while deliveries are paused: by updateWebhookSubscription, after 50 failed attempts " +
+				"in a row, or on a 410 Gone answer."),
+		field.String("paused_reason").Optional().Nillable().
+			Comment("Why deliveries are paused (such as \"paused by request\" or \"50 consecutive delivery failures\"); " +
+				"null while active."),
+		field.Time("paused_at").Optional().Nillable().
+			Comment("When deliveries were paused; null while active."),
+		field.Int("consecutive_failures").Default(0).
+			Comment("Failed delivery attempts in a row; a success or a resume sets it back to 0."),
 	}
 }
 
