@@ -10,6 +10,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // automate creates an automation and returns its id.
@@ -64,7 +65,7 @@ func TestAutomationCreatesLeadFromNestedPayload(t *testing.T) {
 		"industry":                 "$.application.business.industry", // absent: left unset
 	})
 	e := f.e
-	rc := newReceiver(t, ok)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
 	subscribe(t, e, rc.URL, "lead.created")
 	advisor := e.NewUser(e.Org.ID, "Ada", "Advisor", "advisor", "")
 	id := automate(t, e, map[string]any{
@@ -109,9 +110,9 @@ func TestAutomationCreatesLeadFromNestedPayload(t *testing.T) {
 	if !strings.HasPrefix(r.Attr("createdBy").(string), "automation:") {
 		t.Errorf("createdBy = %v", r.Attr("createdBy"))
 	}
-	got := rc.wait(t, 1)
-	if got[0].env.Event != "lead.created" || got[0].env.Data["businessName"] != "Nested Bakery LLC" {
-		t.Errorf("delivery = %s", got[0].body)
+	got := rc.Wait(t, 1)
+	if got[0].Env.Event != "lead.created" || got[0].Env.Data["businessName"] != "Nested Bakery LLC" {
+		t.Errorf("delivery = %s", got[0].Body)
 	}
 	logged := f.e.Get(f.requestsPath, e.Key).Items()[0]
 	if attr(logged, "status") != "processed" {

@@ -186,3 +186,14 @@ func TestIdempotentPatch(t *testing.T) {
 	}
 	mustError(t, patch(map[string]any{"industry": "Other"}), http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED", "")
 }
+
+// Expired idempotency keys go, and the server answers as before. (The
+// retention of webhook events: webhooks' TestRetention.)
+func TestIdempotencyRetention(t *testing.T) {
+	e := resttest.New(t)
+	mustStatus(t, postIdem(e, e.Key, "old-key", map[string]any{"businessName": "Old"}), http.StatusCreated)
+	if n, err := e.DB.PurgeIdempotency(context.Background(), time.Now().Add(25*time.Hour)); err != nil || n != 1 {
+		t.Errorf("idempotency purge = %d, %v; want 1", n, err)
+	}
+	mustStatus(t, e.Get("/v1/leads", e.Key), http.StatusOK)
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // isolationCase is how the matrix calls one route: the path with org A's
@@ -169,7 +170,7 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	f.stage = e.Stages(e.Org.ID)[2].ID.String()
 	f.advisor = e.NewUser(e.Org.ID, "Ada", "Advisor", "advisor", "").ID.String()
 	f.agent = e.NewUser(e.Org.ID, "Al", "Agent", "agent", "Floor").ID.String()
-	recv := newReceiver(t, ok)
+	recv := webhookstest.NewReceiver(t, webhookstest.OK)
 	sub := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": recv.URL, "events": []string{"*"}})
 	mustStatus(t, sub, http.StatusCreated)
 	f.subscription = sub.Data()["id"].(string)

@@ -11,18 +11,19 @@ import (
 
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // A dead-lettered delivery is listed with its attempts and can be replayed
 // one by one, all together, or by time range; metrics count what happened.
 func TestDeadLetterQueueAndReplay(t *testing.T) {
 	e := resttest.New(t, fastRetries(0, time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond))
-	rc := newReceiver(t, func(int) int { return http.StatusInternalServerError })
+	rc := webhookstest.NewReceiver(t, func(int) int { return http.StatusInternalServerError })
 	sub, _ := subscribe(t, e, rc.URL, "lead.created")
 	start := time.Now().UTC().Add(-time.Second)
 	createLead(t, e, e.Key, map[string]any{"businessName": "First"})
 	createLead(t, e, e.Key, map[string]any{"businessName": "Second"})
-	rc.wait(t, 10)
+	rc.Wait(t, 10)
 	var dead []map[string]any
 	deadline := time.Now().Add(5 * time.Second)
 	for len(dead) < 2 && time.Now().Before(deadline) {
@@ -43,13 +44,13 @@ func TestDeadLetterQueueAndReplay(t *testing.T) {
 		t.Errorf("attempt = %v", first)
 	}
 
-	rc.setRespond(ok)
+	rc.SetRespond(webhookstest.OK)
 	t.Run("One", func(t *testing.T) {
 		r := e.Post("/v1/app-webhooks/"+sub+"/deliveries/"+dead[0]["id"].(string)+"/replay", e.Key, nil)
 		mustStatus(t, r, http.StatusAccepted)
-		got := rc.wait(t, 11)
-		if got[10].header.Get("X-Webhook-Id") != dead[0]["id"] {
-			t.Errorf("replay used X-Webhook-Id %q, want %q", got[10].header.Get("X-Webhook-Id"), dead[0]["id"])
+		got := rc.Wait(t, 11)
+		if got[10].Header.Get("X-Webhook-Id") != dead[0]["id"] {
+			t.Errorf("replay used X-Webhook-Id %q, want %q", got[10].Header.Get("X-Webhook-Id"), dead[0]["id"])
 		}
 	})
 	t.Run("AllDead", func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestDeadLetterQueueAndReplay(t *testing.T) {
 		if r.Attr("queued") != 1.0 {
 			t.Errorf("queued = %v, want the 1 still dead", r.Attr("queued"))
 		}
-		rc.wait(t, 12)
+		rc.Wait(t, 12)
 	})
 	t.Run("TimeRange", func(t *testing.T) {
 		r := e.Post("/v1/app-webhooks/"+sub+"/replay", e.Key, map[string]any{"since": start.Format(time.RFC3339Nano)})
@@ -66,7 +67,7 @@ func TestDeadLetterQueueAndReplay(t *testing.T) {
 		if r.Attr("queued") != 2.0 {
 			t.Errorf("queued = %v, want both events", r.Attr("queued"))
 		}
-		rc.wait(t, 14)
+		rc.Wait(t, 14)
 	})
 	t.Run("Errors", func(t *testing.T) {
 		mustError(t, e.Get("/v1/app-webhooks/"+sub+"/deliveries?status=lost", e.Key), http.StatusUnprocessableEntity, "VALIDATION_ERROR", "status")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // millisUTC is every timestamp the service writes.
@@ -19,7 +20,7 @@ var millisUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 // precision is stored and shown to the millisecond.
 func TestTimestampsHaveMillisecondPrecision(t *testing.T) {
 	e := resttest.New(t)
-	rc := newReceiver(t, ok)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
 	subscribe(t, e, rc.URL, "lead.created")
 	agent := e.NewUser(e.Org.ID, "Tia", "Caller", "agent", "")
 	second := time.Now().UTC().Truncate(time.Second)
@@ -71,8 +72,8 @@ func TestTimestampsHaveMillisecondPrecision(t *testing.T) {
 				Timestamp string         `json:"timestamp"`
 				Data      map[string]any `json:"data"`
 			}
-			got := rc.wait(t, i+1)[i]
-			if err := json.Unmarshal(got.body, &env); err != nil {
+			got := rc.Wait(t, i+1)[i]
+			if err := json.Unmarshal(got.Body, &env); err != nil {
 				t.Fatal(err)
 			}
 			if env.Data["leadId"] != id || env.Timestamp != tt.want {

@@ -2,13 +2,9 @@ package rest_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,78 +14,8 @@ import (
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
-
-// receiver is a real HTTP endpoint that records deliveries and answers
-// with the status its respond func chooses.
-type receiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	got     []delivery
-	respond func(n int) int // guarded by mu: tests change it while deliveries run
-	header  http.Header     // sent with every answer
-	arrived chan struct{}
-}
-
-type delivery struct {
-	at     time.Time
-	header http.Header
-	body   []byte
-	env    webhooks.Envelope
-}
-
-func newReceiver(t testing.TB, respond func(n int) int) *receiver {
-	return newReceiverWithHeader(t, respond, nil)
-}
-
-func newReceiverWithHeader(t testing.TB, respond func(n int) int, header http.Header) *receiver {
-	rc := &receiver{respond: respond, header: header, arrived: make(chan struct{}, 1000)}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		d := delivery{at: time.Now(), header: r.Header.Clone(), body: body}
-		_ = json.Unmarshal(body, &d.env)
-		rc.mu.Lock()
-		rc.got = append(rc.got, d)
-		status := rc.respond(len(rc.got))
-		rc.mu.Unlock()
-		for k, v := range rc.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(status)
-		rc.arrived <- struct{}{}
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func ok(int) int { return http.StatusOK }
-
-func (rc *receiver) setRespond(f func(int) int) {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	rc.respond = f
-}
-
-// wait blocks until n deliveries arrived, or fails the test.
-func (rc *receiver) wait(t testing.TB, n int) []delivery {
-	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		rc.mu.Lock()
-		got := len(rc.got)
-		rc.mu.Unlock()
-		if got >= n {
-			rc.mu.Lock()
-			defer rc.mu.Unlock()
-			return append([]delivery(nil), rc.got...)
-		}
-		select {
-		case <-rc.arrived:
-		case <-deadline:
-			t.Fatalf("received %d deliveries, want %d", got, n)
-		}
-	}
-}
 
 func subscribe(t testing.TB, e *resttest.Env, url string, events ...string) (id, secret string) {
 	t.Helper()
@@ -104,7 +30,7 @@ func fastRetries(schedule ...time.Duration) resttest.Option {
 
 func TestSubscriptions(t *testing.T) {
 	e := resttest.New(t)
-	rc := newReceiver(t, ok)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
 	r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": rc.URL, "events": []string{"lead.created", "lead.updated"}})
 	mustStatus(t, r, http.StatusCreated)
 	id, secret := r.Data()["id"].(string), r.Attr("secret").(string)
@@ -166,7 +92,7 @@ func TestSubscriptions(t *testing.T) {
 	})
 	t.Run("Delete", func(t *testing.T) {
 		createLead(t, e, e.Key, map[string]any{"businessName": "Before delete"})
-		rc.wait(t, 1)
+		rc.Wait(t, 1)
 		r := e.Do(resttest.Request{Method: "DELETE", Path: "/v1/app-webhooks/" + id, Key: e.Key})
 		if r.Status != http.StatusNoContent || len(r.Raw) != 0 {
 			t.Fatalf("delete = %d %s", r.Status, r.Raw)
@@ -210,45 +136,17 @@ func TestCatalog(t *testing.T) {
 	}
 }
 
-func TestDeliverySignedEnvelope(t *testing.T) {
-	e := resttest.New(t)
-	rc := newReceiver(t, ok)
-	_, secret := subscribe(t, e, rc.URL, "lead.created")
-	lead := createLead(t, e, e.Key, map[string]any{"businessName": "Signed Co", "email": "s@signed.example"})
-	d := rc.wait(t, 1)[0]
-	if d.env.Event != "lead.created" || !strings.HasPrefix(d.env.ID, "evt_") || time.Time(d.env.Timestamp).IsZero() {
-		t.Errorf("envelope = %+v", d.env)
-	}
-	want := map[string]any{"leadId": lead, "businessName": "Signed Co", "email": "s@signed.example", "source": "manual",
-		"priority": "normal", "orgId": e.Org.ID.String(), "stageId": e.Stages(e.Org.ID)[0].ID.String(), "advisorId": nil}
-	for k, v := range want {
-		if d.env.Data[k] != v {
-			t.Errorf("data.%s = %v, want %v", k, d.env.Data[k], v)
-		}
-	}
-	if !strings.HasPrefix(d.header.Get("X-Webhook-Id"), "msg_") || d.header.Get("Content-Type") != "application/json" {
-		t.Errorf("headers = %v", d.header)
-	}
-	sig, ts := d.header.Get("X-Webhook-Signature"), d.header.Get("X-Webhook-Timestamp")
-	if !strings.HasPrefix(sig, "sha256=") || !webhooks.Verify(secret, ts, sig, d.body, time.Now()) {
-		t.Errorf("signature %q over timestamp %q does not verify", sig, ts)
-	}
-	if webhooks.Verify("whsec_wrong", ts, sig, d.body, time.Now()) {
-		t.Errorf("a wrong secret verified")
-	}
-}
-
 func TestStageMoveEvents(t *testing.T) {
 	e := resttest.New(t)
-	rc := newReceiver(t, ok)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
 	subscribe(t, e, rc.URL, "lead.status_changed", "lead.stage_changed", "lead.assigned", "lead.updated")
 	id := createLead(t, e, e.Key, map[string]any{"businessName": "Mover"})
 	stages := e.Stages(e.Org.ID)
 	mustStatus(t, e.Post("/v1/leads/"+id+"/stage", e.Key, map[string]any{"stageId": stages[2].ID}), http.StatusOK)
-	got := rc.wait(t, 2)
+	got := rc.Wait(t, 2)
 	types := map[string]map[string]any{}
 	for _, d := range got {
-		types[d.env.Event] = d.env.Data
+		types[d.Env.Event] = d.Env.Data
 	}
 	for _, ty := range []string{"lead.status_changed", "lead.stage_changed"} {
 		data := types[ty]
@@ -260,11 +158,11 @@ func TestStageMoveEvents(t *testing.T) {
 	adv := e.NewUser(e.Org.ID, "Al", "Assign", "advisor", "")
 	mustStatus(t, e.Post("/v1/leads/"+id+"/assign", e.Key, map[string]any{"advisorId": adv.ID}), http.StatusOK)
 	mustStatus(t, e.Patch("/v1/leads/"+id, e.Key, map[string]any{"industry": "Freight"}), http.StatusOK)
-	got = rc.wait(t, 4)
+	got = rc.Wait(t, 4)
 	// Deliveries of different events run concurrently: find them by type.
 	byType := map[string]webhooks.Envelope{}
 	for _, d := range got {
-		byType[d.env.Event] = d.env
+		byType[d.Env.Event] = d.Env
 	}
 	if a := byType["lead.assigned"]; a.Data["advisorId"] != adv.ID.String() || a.Data["previousAdvisorId"] != nil {
 		t.Errorf("assign event = %+v", a)
@@ -303,19 +201,19 @@ func TestOutboxCommitsWithTheChange(t *testing.T) {
 // contact.created and contact.updated are emitted from the GraphQL mutations.
 func TestContactEvents(t *testing.T) {
 	e := resttest.New(t)
-	rc := newReceiver(t, ok)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
 	subscribe(t, e, rc.URL, "contact.created", "contact.updated")
 	r := e.Post("/graphql", e.Key, map[string]any{"query": `mutation { createContact(input: {firstName: "Cleo", email: "cleo@contact.example"}) { id } }`})
 	mustStatus(t, r, http.StatusOK)
 	id := r.Body["data"].(map[string]any)["createContact"].(map[string]any)["id"]
-	rc.wait(t, 1)
+	rc.Wait(t, 1)
 	r = e.Post("/graphql", e.Key, map[string]any{"query": `mutation($id: ID!) { updateContact(id: $id, input: {phone: "+15550111"}) { id } }`,
 		"variables": map[string]any{"id": id}})
 	mustStatus(t, r, http.StatusOK)
-	got := rc.wait(t, 2)
+	got := rc.Wait(t, 2)
 	byType := map[string]map[string]any{}
 	for _, d := range got {
-		byType[d.env.Event] = d.env.Data
+		byType[d.Env.Event] = d.Env.Data
 	}
 	if c := byType["contact.created"]; c["contactId"] != id || c["firstName"] != "Cleo" || c["email"] != "cleo@contact.example" {
 		t.Errorf("contact.created = %v", c)
@@ -331,7 +229,7 @@ func TestContactEvents(t *testing.T) {
 // the attempt log the deliveries API returns says why without the address.
 func TestDeliveryErrorsInTheAttemptLogNameNoAddress(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.AllowPrivate = false })
-	recv := newReceiver(t, ok)
+	recv := webhookstest.NewReceiver(t, webhookstest.OK)
 	url := "http://localhost" + recv.URL[strings.LastIndex(recv.URL, ":"):]
 	sub, err := e.DB.Client.WebhookSubscription.Create().SetOrgID(e.Org.ID).SetURL(url).
 		SetEvents([]string{"lead.created"}).SetSecret("whsec_guarded").Save(rule.SystemContext(context.Background()))
