@@ -8,7 +8,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent/apperr"
@@ -53,9 +52,4 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 		return apperr.New(apperr.Internal, "internal error")
 	})
 	return withDeadline(srv, cfg.Timeout)
-}
-
-// Playground serves GraphiQL pointed at endpoint.
-func Playground(endpoint string) http.Handler {
-	return playground.Handler("Lending pipeline GraphQL", endpoint)
 }

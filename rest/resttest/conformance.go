@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/root"
 )
 
 // Conformance checks traffic against the served OpenAPI document: every
@@ -29,9 +30,6 @@ type Conformance struct {
 	router routers.Router
 	doc    *openapi3.T
 }
-
-// Paths outside the REST contract: GraphQL and its playground, Prometheus.
-var uncheckedPaths = []string{"/graphql", "/playground", "/metrics"}
 
 var loadStrict = sync.OnceValues(func() (*Conformance, error) {
 	doc, err := rest.LoadOpenAPI()
@@ -88,11 +86,11 @@ func closeObjects(doc *openapi3.T) {
 // Wrap returns h checked: report receives each violation.
 func (c *Conformance) Wrap(h http.Handler, report func(error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, p := range uncheckedPaths {
-			if r.URL.Path == p {
-				h.ServeHTTP(w, r)
-				return
-			}
+		// GraphQL, the metrics and the browser's pages are outside the
+		// contract; any other method on those paths is still checked.
+		if root.OutsideContract(r.Method, r.URL.Path) {
+			h.ServeHTTP(w, r)
+			return
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {

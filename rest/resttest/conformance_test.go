@@ -50,6 +50,13 @@ func TestConformanceCatchesWrongResponses(t *testing.T) {
 			func(_ *int, h http.Header, _ map[string]any) { h.Set("X-Debug-Sql", "select 1") }},
 		{"forbidden request accepted", "PATCH", "/v1/leads/" + id, `{"priority":"extreme"}`, "forbids",
 			func(*int, http.Header, map[string]any) {}},
+		// The browser's pages are outside the contract for GET and HEAD only.
+		{"a browser page", "GET", "/playground/assets/boot.0123456789ab.js", "", "",
+			func(*int, http.Header, map[string]any) {}},
+		{"a browser page's path sent a POST", "POST", "/playground", "", "undocumented operation answered 200",
+			func(*int, http.Header, map[string]any) {}},
+		{"the landing path sent a DELETE", "DELETE", "/", "", "undocumented operation answered 200",
+			func(*int, http.Header, map[string]any) {}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,5 +1,6 @@
 // Package root is the HTTP root: one router that mounts /v1, /graphql,
-// /playground, health and metrics; the console will mount here too.
+// /playground, health and metrics, and sends a browser at / to the
+// playground; the console will mount here too.
 //
 // It imports rest (the edge, the /v1 routes, the probes), graph (the
 // GraphQL handler) and ent/store; only package main and the test harness
@@ -9,12 +10,20 @@ package root
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/graph/playground"
 	"github.com/lendingpipe/svc/rest"
+)
+
+const (
+	graphQLPath    = "/graphql"
+	playgroundPath = "/playground"
+	metricsPath    = "/metrics"
 )
 
 // Handler returns the whole HTTP surface over db. Every route, GraphQL's
@@ -37,14 +46,53 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/status", health.Status)
 	r.Get("/healthz", health.Live)
 	r.Get("/readyz", health.Ready)
-	r.Get("/metrics", rest.Metrics(db).ServeHTTP)
+	r.Get(metricsPath, rest.Metrics(db).ServeHTTP)
 	// The /v1 routes join this router's table rather than a sub-router
 	// mounted at /v1, so an unrouted /v1 path is logged as sent, not as /v1/*.
 	r.Group(rest.V1(cfg, resolver, db.Client))
-	r.Handle("/playground", graph.Playground("/graphql"))
 	r.With(rest.RequireAuthOrWebsocket, rest.WithWholeBody).
-		Handle("/graphql", graph.NewHandler(resolver, graphQLConfig(cfg, edge), logger, edge.GraphQLAuth()))
+		Handle(graphQLPath, graph.NewHandler(resolver, graphQLConfig(cfg, edge), logger, edge.GraphQLAuth()))
+	browserPages(r)
 	return r
+}
+
+// browserPages routes what a browser reads, for GET and HEAD only (any
+// other method is answered 405 in the error envelope): the landing
+// redirect and the playground, its page and each of its files.
+func browserPages(r chi.Router) {
+	r.Get("/", landing)
+	r.Head("/", landing)
+	pages := playground.Routes(playground.Config{Title: "Lending pipeline GraphQL", Endpoint: graphQLPath, Path: playgroundPath})
+	for path, h := range pages {
+		r.Get(path, h.ServeHTTP)
+		r.Head(path, h.ServeHTTP)
+	}
+}
+
+// landing sends a browser that opens the server's address to the
+// playground. 302 Found, the usual answer for a landing page: the target
+// will change (the console will take the playground's place), and a
+// permanent 301 or 308 would stay in browsers' caches. Only GET and HEAD
+// reach it, for which 302 and 307 behave alike, and every client follows
+// a 302.
+func landing(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, playgroundPath, http.StatusFound)
+}
+
+// OutsideContract reports whether the server answers method on path (a
+// request's path or a route's pattern) outside the REST contract, which
+// the OpenAPI document describes: GraphQL, Prometheus's metrics, and the
+// pages a browser reads with GET or HEAD (the landing redirect, the
+// playground and its files). Every other exchange is the document's: a
+// documented operation or an error in its envelope.
+func OutsideContract(method, path string) bool {
+	switch {
+	case path == graphQLPath, path == metricsPath:
+		return true
+	case method != http.MethodGet && method != http.MethodHead:
+		return false
+	}
+	return path == "/" || path == playgroundPath || strings.HasPrefix(path, playgroundPath+"/")
 }
 
 // graphQLConfig holds GraphQL's websocket sessions to the edge's rules: the
