@@ -21,9 +21,28 @@
     ''
   ].join('\n');
 
+  var fetcher = GraphiQL.createFetcher({ url: url.href, subscriptionUrl: socket.href });
+
+  // GraphiQL asks for the schema as it starts, before its headers pane
+  // has read the saved headers, so that first request would go without
+  // the key and the docs and completion would stay empty. A request that
+  // carries no headers gets the saved ones.
+  function withSavedHeaders(params, options) {
+    if (options && options.headers) {
+      return fetcher(params, options);
+    }
+    var saved = null;
+    try {
+      saved = JSON.parse(window.localStorage.getItem('graphiql:headers') || 'null');
+    } catch (e) {
+      saved = null; // not JSON: GraphiQL reports that itself
+    }
+    return fetcher(params, Object.assign({}, options, saved && typeof saved === 'object' ? { headers: saved } : {}));
+  }
+
   ReactDOM.createRoot(root).render(
     React.createElement(GraphiQL, {
-      fetcher: GraphiQL.createFetcher({ url: url.href, subscriptionUrl: socket.href }),
+      fetcher: withSavedHeaders,
       defaultQuery: defaultQuery,
       defaultEditorToolsVisibility: 'headers',
       isHeadersEditorEnabled: true,
