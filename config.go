@@ -110,8 +110,8 @@ func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
 			return fmt.Errorf("SVC_WEBHOOK_POLL must be a positive duration, got %q", v)
 		}
 	}
-	w.AllowPrivate = getenv("SVC_WEBHOOK_ALLOW_PRIVATE") == "true"
-	w.AllowHTTP = getenv("SVC_WEBHOOK_ALLOW_HTTP") == "true"
+	w.AllowPrivate = getenv(webhooks.SettingAllowPrivate) == "true"
+	w.AllowHTTP = getenv(webhooks.SettingAllowHTTP) == "true"
 	return nil
 }
 

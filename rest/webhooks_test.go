@@ -101,12 +101,26 @@ func TestSubscriptions(t *testing.T) {
 	})
 }
 
+// A URL refused only because a development setting is off says which
+// setting would allow it, so a developer with a local receiver is not left
+// guessing.
 func TestHTTPSRequired(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.AllowHTTP, c.Webhooks.AllowPrivate = false, false })
-	for _, url := range []string{"http://example.com/hook", "https://127.0.0.1/hook", "https://10.1.2.3/hook",
-		"https://169.254.169.254/latest", "https://[::1]/hook", "https://localhost/hook"} {
-		mustError(t, e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": url, "events": []string{"*"}}),
-			http.StatusUnprocessableEntity, "VALIDATION_ERROR", "url")
+	for url, want := range map[string]string{
+		"http://example.com/hook":         "must use https (set SVC_WEBHOOK_ALLOW_HTTP=true to allow http in development)",
+		"https://127.0.0.1/hook":          "(set SVC_WEBHOOK_ALLOW_PRIVATE=true to allow it in development)",
+		"https://10.1.2.3/hook":           "(set SVC_WEBHOOK_ALLOW_PRIVATE=true to allow it in development)",
+		"https://169.254.169.254/latest":  "(set SVC_WEBHOOK_ALLOW_PRIVATE=true to allow it in development)",
+		"https://[::1]/hook":              "(set SVC_WEBHOOK_ALLOW_PRIVATE=true to allow it in development)",
+		"https://localhost/hook":          "must not point to localhost (set SVC_WEBHOOK_ALLOW_PRIVATE=true",
+		"ftp://hooks.example.com/in":      "must use https",
+		"https://u:p@hooks.example.com/h": "must not carry credentials",
+	} {
+		r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": url, "events": []string{"*"}})
+		mustError(t, r, http.StatusUnprocessableEntity, "VALIDATION_ERROR", "url")
+		if !strings.Contains(string(r.Raw), want) {
+			t.Errorf("%s: %s, want the message to say %q", url, r.Raw, want)
+		}
 	}
 	mustStatus(t, e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": "https://hooks.example.com/in", "events": []string{"*"}}), http.StatusCreated)
 }

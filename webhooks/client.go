@@ -102,13 +102,17 @@ func describeNetError(err error) string {
 }
 
 // CheckURL validates a subscription URL: https (or http when allowed), a
-// host, no credentials, and no literal non-public address.
+// host, no credentials, and no literal non-public address. A URL refused
+// only because a development setting is off names that setting: a local
+// receiver is the first thing a developer tries.
 func CheckURL(raw string, cfg Config) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || u.Host == "" || u.Hostname() == "":
 		return errors.New("must be an absolute URL")
-	case u.Scheme != "https" && !(cfg.AllowHTTP && u.Scheme == "http"):
+	case u.Scheme == "http" && !cfg.AllowHTTP:
+		return fmt.Errorf("must use https (set %s=true to allow http in development)", SettingAllowHTTP)
+	case u.Scheme != "https" && u.Scheme != "http":
 		return errors.New("must use https")
 	case u.User != nil:
 		return errors.New("must not carry credentials")
@@ -119,10 +123,10 @@ func CheckURL(raw string, cfg Config) error {
 	// The host as the resolver will read it, checked against the list the
 	// dialer uses, so no spelling of an address passes here and fails there.
 	if ip, ok := netguard.ParseIP(u.Hostname()); ok && netguard.Forbidden(ip) {
-		return errors.New("must not point to a private, loopback, link-local or reserved address")
+		return fmt.Errorf("must not point to a private, loopback, link-local or reserved address (set %s=true to allow it in development)", SettingAllowPrivate)
 	}
 	if netguard.IsLocalName(u.Hostname()) {
-		return errors.New("must not point to localhost")
+		return fmt.Errorf("must not point to localhost (set %s=true to allow it in development)", SettingAllowPrivate)
 	}
 	return nil
 }

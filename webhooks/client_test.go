@@ -120,6 +120,19 @@ func TestSubscribeAndDialChecksAgree(t *testing.T) {
 		})
 	}
 	cfg := DefaultConfig()
+	if err := CheckURL("http://hooks.example.com/x", cfg); err == nil || !strings.Contains(err.Error(), SettingAllowHTTP+"=true") {
+		t.Errorf("CheckURL(http://...) = %v, want it refused naming %s", err, SettingAllowHTTP)
+	}
+	for _, allow := range []bool{false, true} {
+		cfg.AllowHTTP = allow
+		if err := CheckURL("ftp://hooks.example.com/x", cfg); err == nil || strings.Contains(err.Error(), "SVC_") {
+			t.Errorf("AllowHTTP %v: CheckURL(ftp://...) = %v, want it refused naming no setting (none allows it)", allow, err)
+		}
+	}
+	if err := CheckURL("http://hooks.example.com/x", cfg); err != nil {
+		t.Errorf("with AllowHTTP, CheckURL(http://...) = %v", err)
+	}
+	cfg = DefaultConfig()
 	for _, public := range []string{"https://hooks.example.com/x", "https://93.184.216.34/", "https://[2606:4700:4700::1111]/",
 		"https://[64:ff9b::808:808]/", "https://[2002:808:808::1]/", "https://1.1/", "https://example.com./"} {
 		if err := CheckURL(public, cfg); err != nil {

@@ -29,6 +29,14 @@ type Config struct {
 	AllowPrivate, AllowHTTP bool
 }
 
+// The settings that turn on AllowPrivate and AllowHTTP. They are named
+// here, beside the check they lift, so that a refused URL can tell a
+// developer which setting would allow it.
+const (
+	SettingAllowPrivate = "SVC_WEBHOOK_ALLOW_PRIVATE"
+	SettingAllowHTTP    = "SVC_WEBHOOK_ALLOW_HTTP"
+)
+
 // DefaultConfig is the SPEC's: immediate, 1 m, 5 m, 30 m, 1 h; 10 s; 50.
 func DefaultConfig() Config {
 	return Config{
