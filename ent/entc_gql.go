@@ -343,7 +343,7 @@ func describeRoot(s *ast.Schema) {
 	if q := s.Types["Query"]; q != nil && q.Description == "" {
 		q.Description = "Every read. Lists are Relay connections: first/after pages forwards, last/before backwards, " +
 			"at most the page size limit (100 by default) a page. The REST lists' offset pages (page, limit) are here too: " +
-			"leadsPage, agentsBoardPage and the delivery, request and run logs."
+			"leadsPage, agentsBoardPage, stagesPage, usersPage, teamsPage and the delivery, request and run logs."
 	}
 	if c := s.Types["Cursor"]; c != nil {
 		c.Description = "An opaque place in a list, as an edge's cursor or pageInfo's startCursor and endCursor give it: " +

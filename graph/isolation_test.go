@@ -45,6 +45,9 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Query.lead":                         {`query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": a["lead"]}},
 		"Query.agentsBoard":                  {`{ agentsBoard { totalCount edges { node { userId } } } }`, nil},
 		"Query.agentsBoardPage":              {`{ agentsBoardPage { total nodes { userId } } }`, nil},
+		"Query.stagesPage":                   {`{ stagesPage(limit: 100) { total nodes { id } } }`, nil},
+		"Query.usersPage":                    {`{ usersPage(limit: 100) { total nodes { id team { id } } } }`, nil},
+		"Query.teamsPage":                    {`{ teamsPage(limit: 100) { total nodes { id } } }`, nil},
 		"Query.automationRuns":               {`query($id: ID!) { automationRuns(automationId: $id) ` + page + ` }`, map[string]any{"id": a["automation"]}},
 		"Query.webhookDeliveries":            {`query($id: ID!) { webhookDeliveries(subscriptionId: $id) ` + page + ` }`, map[string]any{"id": a["subscription"]}},
 		"Query.inboundRequests":              {`query($id: ID!) { inboundRequests(endpointId: $id) ` + page + ` }`, map[string]any{"id": a["endpoint"]}},
@@ -81,7 +84,8 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board.
 	anyKey := map[string]bool{"Query.callEvents": true, "Query.stages": true, "Query.teams": true,
-		"Query.users": true, "Query.agentsBoard": true, "Query.agentsBoardPage": true}
+		"Query.users": true, "Query.agentsBoard": true, "Query.agentsBoardPage": true,
+		"Query.stagesPage": true, "Query.usersPage": true, "Query.teamsPage": true}
 	cells := 0
 	for _, field := range graph.OperationFields() {
 		c, ok := cases[field]

@@ -199,8 +199,53 @@ type NewWebhookSubscription struct {
 	Secret *string `json:"secret,omitempty"`
 }
 
+// One offset page of the organization's pipeline stages, in pipeline order
+// (position, then id). This is the query behind REST GET /v1/stages.
+type PipelineStagePage struct {
+	// The stages of this page, at most limit of them.
+	Nodes []*ent.PipelineStage `json:"nodes"`
+	// How many stages the pipeline has.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has stages.
+	HasMore bool `json:"hasMore"`
+}
+
 // Live updates, over a graphql-transport-ws websocket at /graphql.
 type Subscription struct {
+}
+
+// One offset page of the organization's teams, ordered by name, then id. This
+// is the query behind REST GET /v1/teams.
+type TeamPage struct {
+	// The teams of this page, at most limit of them.
+	Nodes []*ent.Team `json:"nodes"`
+	// How many teams the organization has.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has teams.
+	HasMore bool `json:"hasMore"`
+}
+
+// One offset page of the organization's users, ordered by last name, first
+// name, then id. This is the query behind REST GET /v1/users.
+type UserPage struct {
+	// The users of this page, at most limit of them, each with its team.
+	Nodes []*ent.User `json:"nodes"`
+	// How many users match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has users.
+	HasMore bool `json:"hasMore"`
 }
 
 // Changes to a webhook subscription: only the fields given change.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/user"
 )
 
 // PrimaryAdvisorName is the resolver for the primaryAdvisorName field.
@@ -97,6 +98,21 @@ func (r *queryResolver) LeadsPage(ctx context.Context, page *int, limit *int, se
 // Lead is the resolver for the lead field.
 func (r *queryResolver) Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
 	return r.leadByID(ctx, id)
+}
+
+// StagesPage is the resolver for the stagesPage field.
+func (r *queryResolver) StagesPage(ctx context.Context, page *int, limit *int) (*PipelineStagePage, error) {
+	return r.stagesPage(ctx, page, limit)
+}
+
+// UsersPage is the resolver for the usersPage field.
+func (r *queryResolver) UsersPage(ctx context.Context, role *user.Role, teamID *uuid.UUID, page *int, limit *int) (*UserPage, error) {
+	return r.usersPage(ctx, role, teamID, page, limit)
+}
+
+// TeamsPage is the resolver for the teamsPage field.
+func (r *queryResolver) TeamsPage(ctx context.Context, page *int, limit *int) (*TeamPage, error) {
+	return r.teamsPage(ctx, page, limit)
 }
 
 // Mutation returns MutationResolver implementation.

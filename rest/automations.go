@@ -40,10 +40,18 @@ type automationAttributes struct {
 	UpdatedAt      apitime.Time        `json:"updatedAt"`
 }
 
+// An automation's trigger types, as its resource shows them.
+const (
+	triggerEndpoint = "inbound_endpoint"
+	triggerEvent    = "event"
+)
+
+var triggerTypes = []string{triggerEndpoint, triggerEvent}
+
 func automationResource(a *ent.Automation) Resource {
-	t := triggerView{Type: "event", EndpointID: a.EndpointID, Event: a.TriggerEvent}
+	t := triggerView{Type: triggerEvent, EndpointID: a.EndpointID, Event: a.TriggerEvent}
 	if a.EndpointID != nil {
-		t.Type = "inbound_endpoint"
+		t.Type = triggerEndpoint
 	}
 	conds := a.Conditions
 	if conds == nil {

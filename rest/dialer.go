@@ -10,7 +10,6 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
@@ -146,13 +145,9 @@ func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var teamID *uuid.UUID
-	if s := r.URL.Query().Get("teamId"); s != "" {
-		id, err := uuid.Parse(s)
-		if err != nil {
-			return apperr.Invalid("teamId", "must be a UUID")
-		}
-		teamID = &id
+	teamID, err := uuidParam(r, "teamId")
+	if err != nil {
+		return err
 	}
 	board, err := h.resolver.Query().AgentsBoardPage(r.Context(), teamID, page, limit)
 	if err != nil {

@@ -96,6 +96,7 @@ described as callbacks of POST /v1/app-webhooks; their payloads are the *Event s
 func tags() []m {
 	return []m{
 		{"name": "leads", "description": "Leads: potential borrowers moving through the pipeline."},
+		{"name": "organization", "description": "The organization's pipeline stages, users and teams: the ids the other operations take."},
 		{"name": "dialer", "description": "Call events, dispositions, agent presence and the agents board."},
 		{"name": "connector", "description": "The dialer vendor's connector receiver, authenticated by a path token."},
 		{"name": "webhooks", "description": "Outbound webhook subscriptions, deliveries and the event catalog."},
@@ -121,9 +122,13 @@ func sharedParameters() m {
 	page := m{"type": "integer", "minimum": 1, "maximum": maxPage, "default": 1}
 	limit := m{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": defaultLimit}
 	return m{
+		// A plain string, not an enum of the supported versions: the server
+		// answers any other value 400 with the versions it serves, and a
+		// validating proxy reading an enum would refuse the request first.
 		"APIVersion": m{"name": APIVersionHeader, "in": "header", "required": false,
-			"description": "Pin the API version (a date). An unsupported version is 400 with detail.supportedVersions.",
-			"schema":      m{"type": "string", "enum": SupportedVersions}},
+			"description": fmt.Sprintf("Pin the API version, a date (YYYY-MM-DD); this build serves %s. Any other value is answered 400 BAD_REQUEST with detail.supportedVersions.",
+				strings.Join(SupportedVersions, ", ")),
+			"schema": m{"type": "string", "example": APIVersion}},
 		"RequestID": m{"name": "X-Request-Id", "in": "header", "required": false,
 			"description": "A UUID to correlate the request; echoed in X-Request-Id and meta.requestId. Anything else is replaced by a fresh UUID.",
 			"schema":      m{"type": "string"}},

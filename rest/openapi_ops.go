@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -36,6 +35,7 @@ type operation struct {
 	status                               int
 	result                               m // success body schema; nil for none
 	resultDesc                           string
+	example                              any   // success body example; nil for none
 	errs                                 []int // further error statuses
 	unavailableAsResult                  bool  // 503 answers with the result's shape
 	callbacks                            m
@@ -60,16 +60,16 @@ func (o operation) render() m {
 		out["security"] = []m{}
 	}
 	if o.body != nil {
-		content := m{"application/json": m{"schema": o.body}}
-		if o.form {
-			content["application/x-www-form-urlencoded"] = m{"schema": o.body}
-		}
-		out["requestBody"] = m{"required": true, "content": content}
+		out["requestBody"] = o.requestBody()
 	}
 	responses := m{}
 	success := m{"description": o.resultDesc, "headers": headerRefs()}
 	if o.result != nil {
-		success["content"] = m{"application/json": m{"schema": o.result}}
+		media := m{"schema": o.result}
+		if o.example != nil {
+			media["example"] = o.example
+		}
+		success["content"] = m{"application/json": media}
 	}
 	responses[fmt.Sprint(o.status)] = success
 	for _, code := range o.errorCodes() {
@@ -84,6 +84,23 @@ func (o operation) render() m {
 		out["callbacks"] = o.callbacks
 	}
 	return out
+}
+
+// requestBody is the operation's body under every Content-Type the server
+// reads it with. The server reads a body as JSON whatever Content-Type it
+// is sent with, or none (only the connector reads form fields, when the
+// Content-Type says so), so a validating proxy must not refuse a body for
+// its Content-Type. The */* entry admits any, without a schema: validators
+// parse a body by its Content-Type, and would read JSON sent as text/plain
+// (or with none) as a string, which the JSON schema refuses.
+func (o operation) requestBody() m {
+	content := m{"application/json": m{"schema": o.body}, "*/*": m{}}
+	desc := "JSON (the application/json schema); sent with another Content-Type, or none, the body is read as JSON all the same."
+	if o.form {
+		content["application/x-www-form-urlencoded"] = m{"schema": o.body}
+		desc = "JSON (the application/json schema), or form fields when the Content-Type is application/x-www-form-urlencoded; sent with another Content-Type, or none, the body is read as JSON."
+	}
+	return m{"required": true, "description": desc, "content": content}
 }
 
 func (o operation) describe() string {
@@ -154,6 +171,7 @@ func operations() []operation {
 	var ops []operation
 	ops = append(ops, metaOperations()...)
 	ops = append(ops, leadOperations()...)
+	ops = append(ops, directoryOperations()...)
 	ops = append(ops, dialerOperations()...)
 	ops = append(ops, webhookOperations()...)
 	ops = append(ops, inboundOperations()...)
@@ -202,19 +220,38 @@ func leadOperations() []operation {
 	}
 }
 
+// directoryOperations are the organization's stages, users and teams: the
+// ids the writes take. The ent privacy policy lets any key of the
+// organization read them, so they name no scope.
+func directoryOperations() []operation {
+	role := docQuery("role", "Only users with this role.", enumRef(enumUserRole))
+	team := docQuery("teamId", "Only the members of this team.", uuidS())
+	return []operation{
+		{method: "GET", path: "/v1/stages", id: "listStages", tag: "organization", summary: "List pipeline stages",
+			desc:   "The organization's pipeline stages in pipeline order (position, then id): the ids POST /v1/leads (stageId), POST /v1/leads/{id}/stage and the move_stage automation action take.",
+			params: paged(), status: 200, result: listRef("PipelineStage"), resultDesc: "A page of stages.", example: stagesExample()},
+		{method: "GET", path: "/v1/users", id: "listUsers", tag: "organization", summary: "List users",
+			desc:   "The organization's users, by last name, first name, then id, each with its team: the ids POST /v1/leads (assignToAdvisorId), POST /v1/leads/{id}/assign (advisorId) and the dialer endpoints (userId) take.",
+			params: paged(role, team), status: 200, result: listRef("User"), resultDesc: "A page of users.", example: usersExample()},
+		{method: "GET", path: "/v1/teams", id: "listTeams", tag: "organization", summary: "List teams",
+			desc:   "The organization's teams, by name, then id: the ids GET /v1/users and GET /v1/dialer/agents filter by (teamId).",
+			params: paged(), status: 200, result: listRef("Team"), resultDesc: "A page of teams.", example: teamsExample()},
+	}
+}
+
 func dialerOperations() []operation {
 	write := viewer.ScopeDialerWrite
 	aliases := " Fields may also be sent under their snake_case and vendor aliases (listed in each property's description)."
 	return []operation{
 		{method: "POST", path: "/v1/dialer/events", id: "recordCallEvent", tag: "dialer", summary: "Record a call event",
 			desc: "Records a call event and updates the agent's board." + aliases, scope: write, idem: true,
-			body: sRef("CallEventInput"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The recorded call event."},
+			body: sRef("CallEventBody"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The recorded call event."},
 		{method: "POST", path: "/v1/dialer/disposition", id: "recordDisposition", tag: "dialer", summary: "Record a disposition",
 			desc: "Records a call's disposition as a call event of type disposition." + aliases, scope: write, idem: true,
-			body: sRef("DispositionInput"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The created call event."},
+			body: sRef("DispositionBody"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The created call event."},
 		{method: "POST", path: "/v1/dialer/presence", id: "updatePresence", tag: "dialer", summary: "Set an agent's status",
 			desc: "Sets an agent's presence and returns the enriched board entry." + aliases, scope: write,
-			body: sRef("PresenceInput"), status: 200, result: envelopeRef("AgentPresence"), resultDesc: "The agent's presence, enriched."},
+			body: sRef("PresenceBody"), status: 200, result: envelopeRef("AgentPresence"), resultDesc: "The agent's presence, enriched."},
 		{method: "GET", path: "/v1/dialer/agents", id: "listAgents", tag: "dialer", summary: "The agents board",
 			desc:   "Every dialer agent of the organization with presence and today's call statistics.",
 			params: paged(docQuery("teamId", "Only agents of this team.", uuidS())), status: 200, result: listRef("AgentPresence"), resultDesc: "A page of agents."},
@@ -229,7 +266,7 @@ func dialerOperations() []operation {
 
 func webhookOperations() []operation {
 	manage := viewer.ScopeWebhooksManage
-	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumS(enum.DeliveryStatuses...))
+	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumRef(enumDeliveryStatus))
 	return []operation{
 		{method: "GET", path: "/v1/webhooks/catalog", id: "listEventTypes", tag: "webhooks", summary: "The event catalog",
 			desc: "Every event type a subscription may name, with its payload's JSON Schema; emitted false marks types reserved for features this service does not have yet.",
@@ -288,7 +325,7 @@ func inboundOperations() []operation {
 
 func automationOperations() []operation {
 	admin := viewer.ScopeAdmin
-	runStatus := docQuery("status", "Only runs in this state.", enumS(enum.RunStatuses...))
+	runStatus := docQuery("status", "Only runs in this state.", enumRef(enumAutomationRunStatus))
 	return []operation{
 		{method: "GET", path: "/v1/automations", id: "listAutomations", tag: "automations", summary: "List automations",
 			scope: admin, params: paged(), status: 200, result: listRef("Automation"), resultDesc: "A page of automations."},

@@ -5,11 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"entgo.io/ent/dialect"
-
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/event"
@@ -39,6 +36,7 @@ func count() m                   { return m{"type": "integer", "minimum": 0} }
 func arr(items m) m              { return m{"type": "array", "items": items} }
 func freeObject() m              { return m{"type": "object", "additionalProperties": true} }
 func enumS(values ...string) m   { return m{"type": "string", "enum": values} }
+func hexColor() m                { return m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"} }
 
 // dateTime is a timestamp as every surface writes it (ent/apitime).
 func dateTime() m {
@@ -90,22 +88,28 @@ func schemas() m {
 		"Meta":          record(m{"requestId": uuidS()}),
 		"PageMeta":      record(m{"total": count(), "page": m{"type": "integer", "minimum": 1}, "limit": m{"type": "integer", "minimum": 1}, "hasMore": boolS(), "requestId": uuidS()}),
 		"TotalMeta":     record(m{"total": count(), "requestId": uuidS()}),
-		"Error":         record(m{"code": enumS(errorCodes()...), "message": str(), "detail": m{"type": "object", "additionalProperties": true, "description": "Machine-readable context; field names the offending field of a validation error."}}),
+		"Error":         record(m{"code": enumRef(enumErrorCode), "message": str(), "detail": m{"type": "object", "additionalProperties": true, "description": "Machine-readable context; field names the offending field of a validation error."}}),
 		"ErrorEnvelope": record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
-		"Stage":         record(m{"id": uuidS(), "stageKey": str(), "stageLabel": str(), "color": m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}, "semanticSlot": enumS(enum.SemanticSlots...)}),
+		"Stage":         record(m{"id": uuidS(), "stageKey": str(), "stageLabel": str(), "color": hexColor(), "semanticSlot": enumRef(enumSemanticSlot)}),
 		"DeliveryAttempt": record(m{"attemptedAt": dateTime(), "statusCode": null(m{"type": "integer"}), "latencyMs": count(),
 			"error": null(str()), "responseExcerpt": null(str())}),
-		"AutomationTrigger": record(m{"type": enumS("inbound_endpoint", "event"), "endpointId": null(uuidS()), "event": null(str())}),
+		"AutomationTrigger": record(m{"type": enumRef(enumTriggerType), "endpointId": null(uuidS()), "event": null(str())}),
 		"AutomationCondition": object(m{"path": m{"type": "string", "description": "RFC 9535 JSONPath into the run's input, e.g. $.loan.amount."},
-			"op": enumS(autodef.Ops...), "value": m{"nullable": true, "description": "The operand; a list for in."}}, "path", "op"),
-		"AutomationAction": automationAction(),
-		"ReceivedEnvelope": record(m{"data": record(m{"received": m{"type": "boolean", "enum": []bool{true}}}), "meta": sRef("Meta")}),
-		"LeadCreate":       leadInput(true),
-		"LeadPatch":        leadInput(false),
-		"CallEventInput":   dialerInput(dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
-		"DispositionInput": dialerInput(dialer.DispositionFields, "externalCallId", "userId", "disposition", "occurredAt"),
-		"PresenceInput":    dialerInput(dialer.PresenceFields, "userId", "status"),
-		"ConnectorEvent":   connectorEvent(),
+			"op": enumRef(enumConditionOperator), "value": m{"nullable": true, "description": "The operand; a list for in."}}, "path", "op"),
+		"AutomationAction":   automationAction(),
+		"ReceivedEnvelope":   record(m{"data": record(m{"received": m{"type": "boolean", "enum": []bool{true}}}), "meta": sRef("Meta")}),
+		"LeadCreate":         leadInput(true),
+		"LeadPatch":          leadInput(false),
+		"CallEventInput":     dialerInput("CallEvent", dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
+		"CallEventAliases":   dialerAliases(dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
+		"DispositionInput":   dialerInput("Disposition", dialer.DispositionFields, "externalCallId", "userId", "disposition", "occurredAt"),
+		"DispositionAliases": dialerAliases(dialer.DispositionFields, "externalCallId", "userId", "disposition", "occurredAt"),
+		"PresenceInput":      dialerInput("Presence", dialer.PresenceFields, "userId", "status"),
+		"PresenceAliases":    dialerAliases(dialer.PresenceFields, "userId", "status"),
+		"CallEventBody":      dialerBody("CallEvent"),
+		"DispositionBody":    dialerBody("Disposition"),
+		"PresenceBody":       dialerBody("Presence"),
+		"ConnectorEvent":     connectorEvent(),
 		"SubscriptionCreate": object(m{"url": subscriptionURL(), "events": subscriptionEvents(),
 			"secret": m{"type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret; generated (whsec_...) when omitted."}}, "url", "events"),
 		"SubscriptionPatch": object(m{"url": subscriptionURL(), "events": subscriptionEvents(), "isActive": boolS()}),
@@ -115,6 +119,9 @@ func schemas() m {
 		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": 255}, "mapping": null(inboundMapping()), "isActive": boolS()}),
 		"AutomationCreate":     automationInput("name", "trigger", "actions"),
 		"AutomationPatch":      automationInput(),
+	}
+	for name, s := range enumSchemas() {
+		out[name] = s
 	}
 	for _, r := range resources() {
 		r.addTo(out)
@@ -159,7 +166,7 @@ func resources() []resource {
 	return []resource{
 		{name: "Lead", typ: "lead", id: uuidS(), single: true, paged: true, attrs: m{
 			"businessName": nstr, "contactFirstName": nstr, "contactLastName": nstr, "email": nstr, "phone": nstr, "industry": nstr,
-			"monthlyRevenue": decimal, "requestedAmount": decimal, "source": enumS(enum.LeadSources...), "priority": enumS(enum.LeadPriorities...),
+			"monthlyRevenue": decimal, "requestedAmount": decimal, "source": enumRef(enumLeadSource), "priority": enumRef(enumLeadPriority),
 			"isDoNotCall": boolS(), "tags": arr(str()), "customFields": freeObject(), "externalIds": freeObject(),
 			"leadScore": null(m{"type": "integer", "minimum": 0, "maximum": 100}), "stage": sRef("Stage"),
 			"primaryAdvisorId": nuuid, "primaryAdvisorName": nstr, "contactId": nuuid, "lastContactedAt": ntime,
@@ -167,13 +174,23 @@ func resources() []resource {
 			"convertedAt": ntime, "convertedAccountId": nuuid, "convertedContactId": nuuid, "importJobId": nuuid,
 			"createdBy": null(m{"type": "string", "description": "The API key id, or automation:<id>, that created the lead."}),
 		}},
+		{name: "PipelineStage", typ: "stage", id: uuidS(), paged: true, attrs: m{
+			"stageKey": str(), "stageLabel": str(), "color": hexColor(), "semanticSlot": enumRef(enumSemanticSlot),
+			"position":  m{"type": "integer", "minimum": 0, "description": "The stage's place in the pipeline: lowest first."},
+			"createdAt": dateTime(), "updatedAt": dateTime(),
+		}},
+		{name: "User", typ: "user", id: uuidS(), paged: true, attrs: m{
+			"firstName": str(), "lastName": str(), "email": str(), "role": enumRef(enumUserRole),
+			"teamId": nuuid, "teamName": nstr, "createdAt": dateTime(), "updatedAt": dateTime(),
+		}},
+		{name: "Team", typ: "team", id: uuidS(), paged: true, attrs: m{"name": str(), "createdAt": dateTime(), "updatedAt": dateTime()}},
 		{name: "CallEvent", typ: "call_event", id: prefixed(callEventPrefix), single: true, attrs: m{
-			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumS(enum.CallEventTypes...), "direction": null(enumS(enum.CallDirections...)),
+			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumRef(enumCallEventType), "direction": nullEnumRef(enumCallDirection),
 			"durationSeconds": null(count()), "disposition": nstr, "notes": nstr, "metadata": freeObject(),
 			"occurredAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		}},
 		{name: "AgentPresence", typ: "agent_presence", id: prefixed(presencePrefix), single: true, paged: true, attrs: m{
-			"userId": uuidS(), "firstName": str(), "lastName": str(), "email": str(), "status": enumS(enum.PresenceStatuses...),
+			"userId": uuidS(), "firstName": str(), "lastName": str(), "email": str(), "status": enumRef(enumPresenceStatus),
 			"currentCallId": nstr, "currentLeadId": nuuid, "currentLeadName": nstr, "callStartedAt": ntime, "statusChangedAt": ntime,
 			"callsToday": count(), "dispositionCount": count(), "campaignName": nstr, "statusTimeSec": count(),
 		}},
@@ -185,7 +202,7 @@ func resources() []resource {
 			}},
 		{name: "WebhookDelivery", typ: "webhook_delivery", id: prefixed(webhooks.DeliveryIDPrefix), single: true, paged: true, attrs: m{
 			"webhookId": prefixed(webhooks.DeliveryIDPrefix), "eventId": prefixed(webhooks.EventIDPrefix), "eventType": str(),
-			"status": enumS(enum.DeliveryStatuses...), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
+			"status": enumRef(enumDeliveryStatus), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
 			"lastError": nstr, "deliveredAt": ntime, "deadAt": ntime, "createdAt": dateTime(), "attemptLog": arr(sRef("DeliveryAttempt")),
 		}},
 		{name: "WebhookReplay", typ: "webhook_replay", id: enumS("replay"), single: true, attrs: m{"queued": count()}},
@@ -198,19 +215,19 @@ func resources() []resource {
 		}},
 		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
 			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
-			"payload": freeObject(), "mapped": freeObject(), "status": enumS(enum.InboundRequestStatuses...), "error": nstr,
+			"payload": freeObject(), "mapped": freeObject(), "status": enumRef(enumInboundRequestStatus), "error": nstr,
 		}},
 		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
 			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
 			"actions": arr(sRef("AutomationAction")), "requiredFields": arr(str()), "createdAt": dateTime(), "updatedAt": dateTime(),
 		}},
 		{name: "AutomationRun", typ: "automation_run", id: uuidS(), single: true, paged: true, attrs: m{
-			"automationId": uuidS(), "status": enumS(enum.RunStatuses...), "attempts": count(), "nextAttemptAt": ntime,
+			"automationId": uuidS(), "status": enumRef(enumAutomationRunStatus), "attempts": count(), "nextAttemptAt": ntime,
 			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
 			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
 		}},
 		{name: "Status", typ: "status", id: enumS("status"), single: true, attrs: m{
-			"status": enumS("ok", "unavailable"), "version": str(), "apiVersion": str(), "database": enumS(dialect.SQLite, dialect.Postgres),
+			"status": enumRef(enumServiceStatus), "version": str(), "apiVersion": str(), "database": enumRef(enumDatabase),
 			"databaseReachable": boolS(), "uptimeSeconds": count(),
 			"outboxDepth": null(count()), "deadLetterDepth": null(count()), "automationQueueDepth": null(count()),
 		}},
@@ -229,13 +246,13 @@ func leadInput(create bool) m {
 		"email":           null(m{"type": "string", "format": "email", "maxLength": 254}),
 		"monthlyRevenue":  null(m{"type": "string", "pattern": enum.DecimalPattern, "example": "12500.00"}),
 		"requestedAmount": null(m{"type": "string", "pattern": enum.DecimalPattern, "example": "50000"}),
-		"priority":        null(enumS(enum.LeadPriorities...)),
+		"priority":        nullEnumRef(enumLeadPriority),
 		"tags": null(m{"type": "array", "maxItems": bounds.MaxTags,
 			"items": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxTagLen}}),
 		"customFields": null(m{"type": "object", "maxProperties": bounds.MaxCustomFields, "additionalProperties": true}),
 	}
 	if create {
-		props["source"] = null(enumS(enum.LeadSources...))
+		props["source"] = nullEnumRef(enumLeadSource)
 		props["stageId"] = null(m{"type": "string", "format": "uuid", "description": "Defaults to the organization's first stage."})
 		props["assignToAdvisorId"] = null(uuidS())
 		props["contactId"] = null(uuidS())
@@ -245,23 +262,43 @@ func leadInput(create bool) m {
 	return m{"type": "object", "properties": props, "additionalProperties": false}
 }
 
-// dialerInput documents a dialer body: canonical names with their aliases
-// as further properties; a required field may come under any of its names.
-func dialerInput(fields []string, required ...string) m {
+// A dialer body may name each field by its camelCase name or by any of its
+// aliases (dialer.Aliases), mixing them freely. One object schema listing
+// every name would give generators two properties with one name in their
+// language (eventType and event_type are both EventType in Go), so each body
+// is documented as two schemas: <Body>Input, its canonical names alone (what
+// a generated client sends), and <Body>Aliases, for bodies that use at least
+// one alias, which types the aliases and leaves the canonical names to the
+// first schema's rules (dialerBody accepts either).
+
+// dialerInput is the body of dialerBody(name) under its canonical names.
+func dialerInput(name string, fields []string, required ...string) m {
 	props := m{}
 	for _, f := range fields {
-		s := dialerField(f)
+		s := dialerField(f, slices.Contains(required, f))
 		if al := dialer.Aliases[f]; len(al) > 0 {
-			s["description"] = "Also accepted as " + strings.Join(al, ", ") + "."
-			for _, a := range al {
-				alias := maps.Clone(s)
-				alias["description"] = "Alias of " + f + "."
-				props[a] = alias
-			}
+			s = describeAlso(s, "Also accepted as "+strings.Join(al, ", ")+" ("+name+"Aliases).")
 		}
 		props[f] = s
 	}
-	var all []m
+	o := object(props, required...)
+	o["additionalProperties"] = false
+	return o
+}
+
+// dialerAliases is a dialer body that names at least one field by an alias:
+// the aliases are typed here; a required field may come under any of its
+// names; canonical names sent beside aliases follow dialerInput's types.
+func dialerAliases(fields []string, required ...string) m {
+	props := m{}
+	var usesAlias []m
+	for _, f := range fields {
+		for _, a := range dialer.Aliases[f] {
+			props[a] = describeAlso(dialerField(f, slices.Contains(required, f)), "Alias of "+f+".")
+			usesAlias = append(usesAlias, m{"required": []string{a}})
+		}
+	}
+	all := []m{{"anyOf": usesAlias}}
 	for _, f := range required {
 		var names []m
 		for _, name := range append([]string{f}, dialer.Aliases[f]...) {
@@ -269,34 +306,66 @@ func dialerInput(fields []string, required ...string) m {
 		}
 		all = append(all, m{"anyOf": names})
 	}
-	return m{"type": "object", "properties": props, "additionalProperties": false, "allOf": all}
+	return m{"type": "object", "properties": props, "additionalProperties": true, "allOf": all,
+		"description": "The body with at least one field under an alias; each required field under one of its names."}
 }
 
-func dialerField(name string) m {
+// dialerBody is a dialer endpoint's body: canonical names, or aliases.
+func dialerBody(name string) m {
+	return m{"anyOf": []m{sRef(name + "Input"), sRef(name + "Aliases")},
+		"description": "The body under its canonical names (" + name + "Input), or with aliases (" + name + "Aliases)."}
+}
+
+// describeAlso returns s with more appended to its description. A
+// reference moves into allOf first: OpenAPI 3.0 ignores siblings of $ref.
+func describeAlso(s m, more string) m {
+	if _, isRef := s["$ref"]; isRef {
+		return m{"allOf": []m{s}, "description": more}
+	}
+	out := maps.Clone(s)
+	if d, _ := s["description"].(string); d != "" {
+		more = d + " " + more
+	}
+	out["description"] = more
+	return out
+}
+
+// dialerField is a dialer field's schema; an optional one may be null,
+// which is the same as absent.
+func dialerField(name string, required bool) m {
+	if name == "direction" {
+		return nullEnumRef(enumCallDirection) // optional wherever it is taken
+	}
+	s := dialerFieldType(name)
+	if required {
+		return s
+	}
+	return null(s)
+}
+
+func dialerFieldType(name string) m {
 	switch name {
 	case "userId", "leadId", "currentLeadId":
-		return null(uuidS())
+		return uuidS()
 	case "eventType":
-		return null(enumS(enum.CallEventTypes...))
-	case "direction":
-		return null(enumS(enum.CallDirections...))
+		return enumRef(enumCallEventType)
 	case "status":
-		return null(enumS(enum.PresenceStatuses...))
+		return enumRef(enumPresenceStatus)
 	case "durationSeconds":
-		return null(m{"type": "integer", "minimum": 0})
+		return m{"type": "integer", "minimum": 0}
 	case "metadata":
-		return null(freeObject())
+		return freeObject()
 	case "occurredAt":
-		return m{"nullable": true, "description": "RFC 3339 timestamp, or Unix seconds (as a number or a string).",
+		return m{"description": "RFC 3339 timestamp, or Unix seconds (as a number or a string).",
 			"oneOf": []m{{"type": "string"}, {"type": "integer", "minimum": 1}}}
 	}
-	return null(str())
+	return str()
 }
 
 func connectorEvent() m {
 	return m{"type": "object", "additionalProperties": true,
 		"description": "The members of the event type, in camelCase or snake_case: call_event as POST /v1/dialer/events, disposition as POST /v1/dialer/disposition, recording {externalCallId, recordingUrl}, lead_update {leadId and PATCH /v1/leads/{id} fields}, dnc {leadId or phone, reason}. Form-encoded objects (metadata) are JSON text.",
-		"properties":  m{"type": enumS(connectorTypes...), "event": m{"type": "string", "enum": connectorTypes, "description": "Alias of type."}},
+		"properties":  m{"type": enumRef(enumConnectorEventType), "event": m{"allOf": []m{enumRef(enumConnectorEventType)}, "description": "Alias of type."}},
 		"anyOf":       []m{{"required": []string{"type"}}, {"required": []string{"event"}}}}
 }
 
@@ -305,11 +374,17 @@ func subscriptionURL() m {
 }
 
 func subscriptionEvents() m {
+	return m{"type": "array", "minItems": 1, "items": enumRef(enumSubscriptionEvent), "description": "Event types, or \"*\" for all."}
+}
+
+// subscriptionEventNames are the names a subscription may list: every
+// catalog event type, or "*" for all.
+func subscriptionEventNames() []string {
 	names := []string{event.All}
 	for _, e := range event.Catalog {
 		names = append(names, e.Name)
 	}
-	return m{"type": "array", "minItems": 1, "items": enumS(names...), "description": "Event types, or \"*\" for all."}
+	return names
 }
 
 func inboundMapping() m {
@@ -319,7 +394,7 @@ func inboundMapping() m {
 
 func automationAction() m {
 	return object(m{
-		"type":       enumS(autodef.ActionTypes...),
+		"type":       enumRef(enumAutomationActionType),
 		"matchBy":    m{"type": "string", "description": "update_lead: id, email, phone or externalIds.<key>."},
 		"matchField": m{"type": "string", "description": "update_lead: the input field holding the match value."},
 		"tags":       arr(str()),

@@ -52,6 +52,7 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 	hooks := webhookHandlers{resolver: resolver, client: client}
 	inbound := inboundHandlers{resolver: resolver, client: client, now: cfg.Now}
 	autos := automationHandlers{resolver: resolver, client: client}
+	directory := directoryHandlers{resolver: resolver}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	return func(r chi.Router) {
 		// Public.
@@ -73,6 +74,10 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 				r.Post("/{id}/stage", errorHandler(leads.moveStage).ServeHTTP)
 				r.Post("/{id}/assign", errorHandler(leads.assign).ServeHTTP)
 			})
+			// The organization's directory: the ids the writes take.
+			r.Get("/v1/stages", errorHandler(directory.stages).ServeHTTP)
+			r.Get("/v1/users", errorHandler(directory.users).ServeHTTP)
+			r.Get("/v1/teams", errorHandler(directory.teams).ServeHTTP)
 			r.Route("/v1/dialer", func(r chi.Router) {
 				r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
 				r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)

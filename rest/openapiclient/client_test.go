@@ -3,16 +3,24 @@ package openapiclient_test
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
+	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/openapiclient"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // The committed snapshot the client was generated from is the document the
@@ -78,7 +86,7 @@ func TestGeneratedClient(t *testing.T) {
 		t.Fatalf("got %+v", got.JSON200.Data.Attributes)
 	}
 
-	priority := openapiclient.LeadPatchPriority("urgent")
+	priority := openapiclient.LeadPriorityOrNull("urgent")
 	industry := "Logistics"
 	patched, err := c.UpdateLeadWithResponse(ctx, lead.Id, nil, openapiclient.LeadPatch{Priority: &priority, Industry: &industry})
 	if err != nil || patched.JSON200 == nil {
@@ -102,3 +110,328 @@ func TestGeneratedClient(t *testing.T) {
 		t.Fatalf("missing lead: %v %d %s", err, missing.StatusCode(), missing.Body)
 	}
 }
+
+// Every operation of the document, whatever its tag, has its method in the
+// generated client: the client is generated from the whole document.
+func TestEveryOperationGenerated(t *testing.T) {
+	doc, err := rest.LoadOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := reflect.TypeOf(&openapiclient.ClientWithResponses{})
+	tags := map[string]int{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			name := strings.ToUpper(op.OperationID[:1]) + op.OperationID[1:] + "WithResponse"
+			if _, ok := client.MethodByName(name); !ok {
+				t.Errorf("%s %s (%s, tag %v): no %s in the generated client", method, path, op.OperationID, op.Tags, name)
+			}
+			for _, tag := range op.Tags {
+				tags[tag]++
+			}
+		}
+	}
+	if len(tags) != len(doc.Tags) {
+		t.Errorf("operations carry tags %v; the document lists %d", tags, len(doc.Tags))
+	}
+	t.Logf("%d tags: %v", len(tags), tags)
+}
+
+// smokeCalls drives each tag's operations through the generated client.
+var smokeCalls = map[string]func(s *smoke, t *testing.T){
+	"meta":         (*smoke).meta,
+	"leads":        (*smoke).leads,
+	"organization": (*smoke).organization,
+	"dialer":       (*smoke).dialer,
+	"connector":    (*smoke).connector,
+	"webhooks":     (*smoke).webhooks,
+	"inbound":      (*smoke).inbound,
+	"automations":  (*smoke).automations,
+}
+
+// A client generated from the whole document calls operations of every
+// tag against a live server, which checks each exchange against the
+// document as well. A tag of the document without smoke calls fails.
+func TestGeneratedClientEveryTag(t *testing.T) {
+	doc, err := rest.LoadOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSmoke(t)
+	for _, tag := range doc.Tags {
+		call, ok := smokeCalls[tag.Name]
+		if !ok {
+			t.Errorf("tag %s has no smoke calls", tag.Name)
+			continue
+		}
+		t.Run(tag.Name, func(t *testing.T) { call(s, t) })
+	}
+	if len(smokeCalls) != len(doc.Tags) {
+		t.Errorf("smoke calls for %d tags; the document has %d", len(smokeCalls), len(doc.Tags))
+	}
+}
+
+// smoke is a live server, a client for it with an all-scopes key, and the
+// ids one tag's calls leave for the next.
+type smoke struct {
+	e      *resttest.Env
+	c      *openapiclient.ClientWithResponses
+	public *openapiclient.ClientWithResponses
+	ctx    context.Context
+	agent  openapi_types.UUID
+	stage  openapi_types.UUID
+	lead   openapi_types.UUID
+}
+
+func newSmoke(t *testing.T) *smoke {
+	e := resttest.New(t)
+	bearer := func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+e.Key)
+		return nil
+	}
+	c, err := openapiclient.NewClientWithResponses(e.Server.URL, openapiclient.WithRequestEditorFn(bearer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, err := openapiclient.NewClientWithResponses(e.Server.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.NewUser(e.Org.ID, "Maya", "Chen", "advisor", "Closers")
+	e.NewUser(e.Org.ID, "Riley", "Brooks", "agent", "Closers")
+	return &smoke{e: e, c: c, public: public, ctx: context.Background()}
+}
+
+// must fails the test unless the call succeeded with want.
+func must(t *testing.T, what string, err error, status int, body []byte, want int) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if status != want {
+		t.Fatalf("%s: %d, want %d: %s", what, status, want, body)
+	}
+}
+
+func (s *smoke) meta(t *testing.T) {
+	status, err := s.public.GetStatusWithResponse(s.ctx, nil)
+	must(t, "status", err, status.StatusCode(), status.Body, http.StatusOK)
+	if status.JSON200.Data.Attributes.ApiVersion != rest.APIVersion {
+		t.Errorf("status = %+v", status.JSON200.Data.Attributes)
+	}
+	live, err := s.public.GetLivenessWithResponse(s.ctx, nil)
+	must(t, "healthz", err, live.StatusCode(), live.Body, http.StatusOK)
+	ready, err := s.public.GetReadinessWithResponse(s.ctx, nil)
+	must(t, "readyz", err, ready.StatusCode(), ready.Body, http.StatusOK)
+	doc, err := s.public.GetOpenAPIWithResponse(s.ctx, nil)
+	must(t, "openapi.json", err, doc.StatusCode(), doc.Body, http.StatusOK)
+	if (*doc.JSON200)["openapi"] != "3.0.3" {
+		t.Errorf("document = %.80s", doc.Body)
+	}
+	// A pinned version this build does not serve reaches the server and
+	// is answered with the documented 400.
+	old := openapiclient.APIVersion("1999-01-01")
+	refused, err := s.c.ListLeadsWithResponse(s.ctx, &openapiclient.ListLeadsParams{SVCAPIVersion: &old})
+	must(t, "unsupported version", err, refused.StatusCode(), refused.Body, http.StatusBadRequest)
+	if refused.JSON400 == nil || refused.JSON400.Errors[0].Code != "BAD_REQUEST" {
+		t.Errorf("unsupported version: %s", refused.Body)
+	}
+}
+
+func (s *smoke) leads(t *testing.T) {
+	name := "Smoke Freight"
+	created, err := s.c.CreateLeadWithResponse(s.ctx, nil, openapiclient.LeadCreate{BusinessName: &name})
+	must(t, "create lead", err, created.StatusCode(), created.Body, http.StatusCreated)
+	s.lead = created.JSON201.Data.Id
+	list, err := s.c.ListLeadsWithResponse(s.ctx, nil)
+	must(t, "list leads", err, list.StatusCode(), list.Body, http.StatusOK)
+	got, err := s.c.GetLeadWithResponse(s.ctx, s.lead, nil)
+	must(t, "get lead", err, got.StatusCode(), got.Body, http.StatusOK)
+	industry := "Freight"
+	patched, err := s.c.UpdateLeadWithResponse(s.ctx, s.lead, nil, openapiclient.LeadPatch{Industry: &industry})
+	must(t, "update lead", err, patched.StatusCode(), patched.Body, http.StatusOK)
+}
+
+// organization discovers the ids the writes take, and uses them.
+func (s *smoke) organization(t *testing.T) {
+	stages, err := s.c.ListStagesWithResponse(s.ctx, nil)
+	must(t, "list stages", err, stages.StatusCode(), stages.Body, http.StatusOK)
+	if len(stages.JSON200.Data) != 7 || stages.JSON200.Data[0].Attributes.StageKey != "new" {
+		t.Fatalf("stages = %+v", stages.JSON200.Data)
+	}
+	s.stage = stages.JSON200.Data[2].Id
+	teams, err := s.c.ListTeamsWithResponse(s.ctx, nil)
+	must(t, "list teams", err, teams.StatusCode(), teams.Body, http.StatusOK)
+	team := teams.JSON200.Data[0].Id
+	role := openapiclient.UserRole("agent")
+	agents, err := s.c.ListUsersWithResponse(s.ctx, &openapiclient.ListUsersParams{Role: &role, TeamId: &team})
+	must(t, "list agents", err, agents.StatusCode(), agents.Body, http.StatusOK)
+	if agents.JSON200.Meta.Total != 1 || *agents.JSON200.Data[0].Attributes.TeamName != "Closers" {
+		t.Fatalf("agents = %+v", agents.JSON200)
+	}
+	s.agent = agents.JSON200.Data[0].Id
+	advisor := openapiclient.UserRole("advisor")
+	advisors, err := s.c.ListUsersWithResponse(s.ctx, &openapiclient.ListUsersParams{Role: &advisor})
+	must(t, "list advisors", err, advisors.StatusCode(), advisors.Body, http.StatusOK)
+	bad := openapiclient.UserRole("boss")
+	refused, err := s.c.ListUsersWithResponse(s.ctx, &openapiclient.ListUsersParams{Role: &bad})
+	must(t, "list a bad role", err, refused.StatusCode(), refused.Body, http.StatusUnprocessableEntity)
+
+	moved, err := s.c.MoveLeadStageWithResponse(s.ctx, s.lead, nil, openapiclient.MoveLeadStageJSONRequestBody{StageId: s.stage})
+	must(t, "move lead", err, moved.StatusCode(), moved.Body, http.StatusOK)
+	assigned, err := s.c.AssignLeadWithResponse(s.ctx, s.lead, nil, openapiclient.AssignLeadJSONRequestBody{AdvisorId: advisors.JSON200.Data[0].Id})
+	must(t, "assign lead", err, assigned.StatusCode(), assigned.Body, http.StatusOK)
+	if a := assigned.JSON200.Data.Attributes; a.Stage.Id != s.stage || *a.PrimaryAdvisorName != "Maya Chen" {
+		t.Fatalf("lead = %+v", a)
+	}
+}
+
+func (s *smoke) dialer(t *testing.T) {
+	var at openapiclient.CallEventInput_OccurredAt
+	if err := at.FromCallEventInputOccurredAt0("2026-11-22T09:00:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	var event openapiclient.CallEventBody
+	if err := event.FromCallEventInput(openapiclient.CallEventInput{ExternalCallId: "smoke-1", UserId: s.agent, LeadId: &s.lead,
+		EventType: "call_started", OccurredAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := s.c.RecordCallEventWithResponse(s.ctx, nil, event)
+	must(t, "record call event", err, recorded.StatusCode(), recorded.Body, http.StatusCreated)
+	// The aliases a dialer vendor sends, through the same operation.
+	callID, stamp := "smoke-1", "2026-11-22T09:00:30Z"
+	var aliased openapiclient.CallEventBody
+	if err := aliased.FromCallEventAliases(openapiclient.CallEventAliases{CallId: &callID, AgentId: &s.agent,
+		EventType: ptr(openapiclient.CallEventType("call_answered")), AdditionalProperties: map[string]any{"timestamp": stamp}}); err != nil {
+		t.Fatal(err)
+	}
+	answered, err := s.c.RecordCallEventWithResponse(s.ctx, nil, aliased)
+	must(t, "record an aliased call event", err, answered.StatusCode(), answered.Body, http.StatusCreated)
+	if answered.JSON201.Data.Attributes.ExternalCallId != callID {
+		t.Errorf("aliased event = %+v", answered.JSON201.Data.Attributes)
+	}
+
+	var dat openapiclient.DispositionInput_OccurredAt
+	if err := dat.FromDispositionInputOccurredAt1(1795341600); err != nil {
+		t.Fatal(err)
+	}
+	var disposition openapiclient.DispositionBody
+	if err := disposition.FromDispositionInput(openapiclient.DispositionInput{ExternalCallId: "smoke-1", UserId: s.agent,
+		Disposition: "interested", OccurredAt: dat}); err != nil {
+		t.Fatal(err)
+	}
+	disposed, err := s.c.RecordDispositionWithResponse(s.ctx, nil, disposition)
+	must(t, "record disposition", err, disposed.StatusCode(), disposed.Body, http.StatusCreated)
+
+	var presence openapiclient.PresenceBody
+	if err := presence.FromPresenceInput(openapiclient.PresenceInput{UserId: s.agent, Status: "break"}); err != nil {
+		t.Fatal(err)
+	}
+	present, err := s.c.UpdatePresenceWithResponse(s.ctx, nil, presence)
+	must(t, "update presence", err, present.StatusCode(), present.Body, http.StatusOK)
+	board, err := s.c.ListAgentsWithResponse(s.ctx, nil)
+	must(t, "list agents", err, board.StatusCode(), board.Body, http.StatusOK)
+	if len(board.JSON200.Data) != 1 || board.JSON200.Data[0].Attributes.Status != "break" {
+		t.Errorf("board = %+v", board.JSON200.Data)
+	}
+}
+
+func (s *smoke) connector(t *testing.T) {
+	org, token, err := store.CreateOrganization(s.ctx, s.e.DB.Client, "Connector Shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := s.e.NewUser(org.ID, "Cora", "Connector", "agent", "")
+	typ := openapiclient.ConnectorEventType("call_event")
+	got, err := s.public.ReceiveConnectorEventWithResponse(s.ctx, token, nil, openapiclient.ConnectorEvent{Type: &typ,
+		AdditionalProperties: map[string]any{"call_id": "vendor-1", "agent_id": agent.ID.String(), "event_type": "call_started", "timestamp": 1795341600}})
+	must(t, "connector JSON", err, got.StatusCode(), got.Body, http.StatusOK)
+	// The generated form encoder sends only the typed members, so a
+	// vendor's form fields go as an encoded body.
+	form := url.Values{"type": {"call_event"}, "call_id": {"vendor-1"}, "agent_id": {agent.ID.String()},
+		"event_type": {"call_ended"}, "duration": {"42"}, "timestamp": {"1795341660"}}
+	formed, err := s.public.ReceiveConnectorEventWithBodyWithResponse(s.ctx, token, nil, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	must(t, "connector form", err, formed.StatusCode(), formed.Body, http.StatusOK)
+	if formed.JSON200 == nil {
+		t.Errorf("connector form: %s", formed.Body)
+	}
+	unknown, err := s.public.ReceiveConnectorEventWithResponse(s.ctx, "conn_unknown", nil, openapiclient.ConnectorEvent{Type: &typ})
+	must(t, "unknown connector", err, unknown.StatusCode(), unknown.Body, http.StatusNotFound)
+}
+
+func (s *smoke) webhooks(t *testing.T) {
+	catalog, err := s.public.ListEventTypesWithResponse(s.ctx, nil)
+	must(t, "event catalog", err, catalog.StatusCode(), catalog.Body, http.StatusOK)
+	if catalog.JSON200.Meta.Total == 0 {
+		t.Fatal("empty catalog")
+	}
+	recv := webhookstest.NewReceiver(t, webhookstest.OK)
+	created, err := s.c.CreateSubscriptionWithResponse(s.ctx, nil, openapiclient.SubscriptionCreate{Url: recv.URL, Events: []openapiclient.SubscriptionEventType{"lead.created"}})
+	must(t, "create subscription", err, created.StatusCode(), created.Body, http.StatusCreated)
+	id := created.JSON201.Data.Id
+	if created.JSON201.Data.Attributes.Secret == nil {
+		t.Error("no secret on create")
+	}
+	list, err := s.c.ListSubscriptionsWithResponse(s.ctx, nil)
+	must(t, "list subscriptions", err, list.StatusCode(), list.Body, http.StatusOK)
+	active := false
+	patched, err := s.c.UpdateSubscriptionWithResponse(s.ctx, id, nil, openapiclient.SubscriptionPatch{IsActive: &active})
+	must(t, "pause subscription", err, patched.StatusCode(), patched.Body, http.StatusOK)
+	deliveries, err := s.c.ListDeliveriesWithResponse(s.ctx, id, nil)
+	must(t, "list deliveries", err, deliveries.StatusCode(), deliveries.Body, http.StatusOK)
+	replayed, err := s.c.ReplayDeliveriesWithResponse(s.ctx, id, nil, openapiclient.ReplayRequest{})
+	must(t, "replay dead deliveries", err, replayed.StatusCode(), replayed.Body, http.StatusAccepted)
+	deleted, err := s.c.DeleteSubscriptionWithResponse(s.ctx, id, nil)
+	must(t, "delete subscription", err, deleted.StatusCode(), deleted.Body, http.StatusNoContent)
+}
+
+func (s *smoke) inbound(t *testing.T) {
+	created, err := s.c.CreateInboundEndpointWithResponse(s.ctx, nil, openapiclient.InboundEndpointCreate{Name: "Partner",
+		Mapping: &map[string]string{"businessName": "$.company"}})
+	must(t, "create endpoint", err, created.StatusCode(), created.Body, http.StatusCreated)
+	ep := created.JSON201.Data
+	body := []byte(`{"company":"Inbound Co"}`)
+	mac := hmac.New(sha256.New, []byte(*ep.Attributes.Secret))
+	mac.Write(body)
+	sign := func(_ context.Context, r *http.Request) error {
+		r.Header.Set("X-svc-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+		return nil
+	}
+	received, err := s.public.ReceiveInboundWebhookWithBodyWithResponse(s.ctx, ep.Attributes.EndpointKey, nil, "application/json", bytes.NewReader(body), sign)
+	must(t, "receive", err, received.StatusCode(), received.Body, http.StatusOK)
+	requests, err := s.c.ListInboundRequestsWithResponse(s.ctx, ep.Id, nil)
+	must(t, "list requests", err, requests.StatusCode(), requests.Body, http.StatusOK)
+	if requests.JSON200.Meta.Total != 1 || requests.JSON200.Data[0].Attributes.Mapped["businessName"] != "Inbound Co" {
+		t.Errorf("requests = %s", requests.Body)
+	}
+	list, err := s.c.ListInboundEndpointsWithResponse(s.ctx, nil)
+	must(t, "list endpoints", err, list.StatusCode(), list.Body, http.StatusOK)
+	name := "Partner 2"
+	patched, err := s.c.UpdateInboundEndpointWithResponse(s.ctx, ep.Id, nil, openapiclient.InboundEndpointPatch{Name: &name})
+	must(t, "update endpoint", err, patched.StatusCode(), patched.Body, http.StatusOK)
+	deleted, err := s.c.DeleteInboundEndpointWithResponse(s.ctx, ep.Id, nil)
+	must(t, "delete endpoint", err, deleted.StatusCode(), deleted.Body, http.StatusNoContent)
+}
+
+func (s *smoke) automations(t *testing.T) {
+	event := "lead.created"
+	body := openapiclient.AutomationCreate{Name: "Tag new leads", Actions: []openapiclient.AutomationAction{
+		{Type: "add_tags", Tags: &[]string{"auto"}}, {Type: "move_stage", StageId: &s.stage}}}
+	body.Trigger.Event = &event
+	created, err := s.c.CreateAutomationWithResponse(s.ctx, nil, body)
+	must(t, "create automation", err, created.StatusCode(), created.Body, http.StatusCreated)
+	id := created.JSON201.Data.Id
+	got, err := s.c.GetAutomationWithResponse(s.ctx, id, nil)
+	must(t, "get automation", err, got.StatusCode(), got.Body, http.StatusOK)
+	list, err := s.c.ListAutomationsWithResponse(s.ctx, nil)
+	must(t, "list automations", err, list.StatusCode(), list.Body, http.StatusOK)
+	active := false
+	patched, err := s.c.UpdateAutomationWithResponse(s.ctx, id, nil, openapiclient.AutomationPatch{IsActive: &active})
+	must(t, "update automation", err, patched.StatusCode(), patched.Body, http.StatusOK)
+	runs, err := s.c.ListAutomationRunsWithResponse(s.ctx, id, nil)
+	must(t, "list runs", err, runs.StatusCode(), runs.Body, http.StatusOK)
+	deleted, err := s.c.DeleteAutomationWithResponse(s.ctx, id, nil)
+	must(t, "delete automation", err, deleted.StatusCode(), deleted.Body, http.StatusNoContent)
+}
+
+func ptr[T any](v T) *T { return &v }

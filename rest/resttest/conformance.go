@@ -130,6 +130,7 @@ func (c *Conformance) Check(r *http.Request, reqBody []byte, resp *http.Response
 		}
 		return append(errs, c.checkErrorBody(resp, respBody)...)
 	}
+	readAsJSON(req, route.Operation)
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true}}
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && resp.StatusCode < 400 {
@@ -145,6 +146,21 @@ func (c *Conformance) Check(r *http.Request, reqBody []byte, resp *http.Response
 		errs = append(errs, undocumentedHeaders(resp.Header, res.Value.Headers)...)
 	}
 	return errs
+}
+
+// readAsJSON gives req the Content-Type application/json when the
+// operation's body lists none of its own for req's (or req has none), and
+// the document's */* entry says such a body is read as JSON, as the server
+// reads it. The body is then held to the JSON schema: kin-openapi would
+// otherwise decode it by the Content-Type it came with (a form, text).
+func readAsJSON(req *http.Request, op *openapi3.Operation) {
+	if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+		return
+	}
+	content := op.RequestBody.Value.Content
+	if wildcard := content["*/*"]; wildcard != nil && content.Get(req.Header.Get("Content-Type")) == wildcard {
+		req.Header.Set("Content-Type", "application/json")
+	}
 }
 
 // checkErrorBody checks a response outside any operation: error envelope

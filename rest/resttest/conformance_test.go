@@ -32,31 +32,40 @@ func TestConformanceCatchesWrongResponses(t *testing.T) {
 	cases := []struct {
 		name, method, path, body, want string
 		corrupt                        func(status *int, h http.Header, body map[string]any)
+		contentType                    string // application/json unless set; "-" for none
 	}{
-		{"untouched", "GET", "/v1/leads/" + id, "", "", func(*int, http.Header, map[string]any) {}},
+		{"untouched", "GET", "/v1/leads/" + id, "", "", func(*int, http.Header, map[string]any) {}, ""},
 		{"undocumented member", "GET", "/v1/leads/" + id, "", `"ssn"`,
-			func(_ *int, _ http.Header, b map[string]any) { attrs(b)["ssn"] = "078-05-1120" }},
+			func(_ *int, _ http.Header, b map[string]any) { attrs(b)["ssn"] = "078-05-1120" }, ""},
 		{"wrong type", "GET", "/v1/leads/" + id, "", "tags",
-			func(_ *int, _ http.Header, b map[string]any) { attrs(b)["tags"] = "vip" }},
+			func(_ *int, _ http.Header, b map[string]any) { attrs(b)["tags"] = "vip" }, ""},
 		{"missing member", "GET", "/v1/leads/" + id, "", "createdAt",
-			func(_ *int, _ http.Header, b map[string]any) { delete(attrs(b), "createdAt") }},
+			func(_ *int, _ http.Header, b map[string]any) { delete(attrs(b), "createdAt") }, ""},
 		{"undocumented status", "GET", "/v1/leads/" + id, "", "status is not supported",
-			func(s *int, _ http.Header, _ map[string]any) { *s = http.StatusTeapot }},
+			func(s *int, _ http.Header, _ map[string]any) { *s = http.StatusTeapot }, ""},
 		{"a 500", "GET", "/v1/leads/" + id, "", "a 500",
-			func(s *int, _ http.Header, _ map[string]any) { *s = http.StatusInternalServerError }},
+			func(s *int, _ http.Header, _ map[string]any) { *s = http.StatusInternalServerError }, ""},
 		{"missing header", "GET", "/v1/leads/" + id, "", "X-RateLimit-Remaining",
-			func(_ *int, h http.Header, _ map[string]any) { h.Del("X-RateLimit-Remaining") }},
+			func(_ *int, h http.Header, _ map[string]any) { h.Del("X-RateLimit-Remaining") }, ""},
 		{"undocumented header", "GET", "/v1/leads/" + id, "", "X-Debug-Sql",
-			func(_ *int, h http.Header, _ map[string]any) { h.Set("X-Debug-Sql", "select 1") }},
+			func(_ *int, h http.Header, _ map[string]any) { h.Set("X-Debug-Sql", "select 1") }, ""},
 		{"forbidden request accepted", "PATCH", "/v1/leads/" + id, `{"priority":"extreme"}`, "forbids",
-			func(*int, http.Header, map[string]any) {}},
+			func(*int, http.Header, map[string]any) {}, ""},
+		// A body sent with another Content-Type, or none, is held to the
+		// JSON schema all the same: the server reads it as JSON.
+		{"forbidden text accepted", "PATCH", "/v1/leads/" + id, `{"priority":"extreme"}`, "forbids",
+			func(*int, http.Header, map[string]any) {}, "text/plain"},
+		{"forbidden untyped body accepted", "PATCH", "/v1/leads/" + id, `{"priority":"extreme"}`, "forbids",
+			func(*int, http.Header, map[string]any) {}, "-"},
+		{"untyped body", "PATCH", "/v1/leads/" + id, `{"priority":"high"}`, "",
+			func(*int, http.Header, map[string]any) {}, "-"},
 		// The browser's pages are outside the contract for GET and HEAD only.
 		{"a browser page", "GET", "/playground/assets/boot.0123456789ab.js", "", "",
-			func(*int, http.Header, map[string]any) {}},
+			func(*int, http.Header, map[string]any) {}, ""},
 		{"a browser page's path sent a POST", "POST", "/playground", "", "undocumented operation answered 200",
-			func(*int, http.Header, map[string]any) {}},
+			func(*int, http.Header, map[string]any) {}, ""},
 		{"the landing path sent a DELETE", "DELETE", "/", "", "undocumented operation answered 200",
-			func(*int, http.Header, map[string]any) {}},
+			func(*int, http.Header, map[string]any) {}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,7 +84,13 @@ func TestConformanceCatchesWrongResponses(t *testing.T) {
 			defer srv.Close()
 			req, _ := http.NewRequest(c.method, srv.URL+c.path, bytes.NewBufferString(c.body))
 			req.Header.Set("Authorization", "Bearer "+e.Key)
-			req.Header.Set("Content-Type", "application/json")
+			switch c.contentType {
+			case "":
+				req.Header.Set("Content-Type", "application/json")
+			case "-":
+			default:
+				req.Header.Set("Content-Type", c.contentType)
+			}
 			resp, err := srv.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)

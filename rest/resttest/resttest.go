@@ -163,7 +163,10 @@ type Response struct {
 type Request struct {
 	Method, Path, Key string
 	Body              any // marshalled to JSON unless a string or []byte
-	Header            map[string]string
+	// Header is set on the request: a body is sent with Content-Type
+	// application/json unless Header says otherwise, or Omit names it.
+	Header map[string]string
+	Omit   []string // headers to leave out
 }
 
 // Do makes a call and decodes its JSON body.
@@ -195,6 +198,9 @@ func (e *Env) Do(req Request) *Response {
 	}
 	for k, v := range req.Header {
 		r.Header.Set(k, v)
+	}
+	for _, k := range req.Omit {
+		r.Header.Del(k)
 	}
 	resp, err := e.Server.Client().Do(r)
 	if err != nil {

@@ -1,0 +1,115 @@
+package rest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"entgo.io/ent/dialect"
+
+	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/enum"
+)
+
+// The document's enumerations are named components, and every property or
+// parameter of one refers to it. Generators make a type of each inline enum
+// named after where it appears, so one enum written inline under two names
+// (eventType and its alias event_type) became two types with one name, and
+// a client could not be generated; a named enum is one type everywhere.
+
+// Names of the enumeration components.
+const (
+	enumLeadSource           = "LeadSource"
+	enumLeadPriority         = "LeadPriority"
+	enumSemanticSlot         = "SemanticSlot"
+	enumCallEventType        = "CallEventType"
+	enumCallDirection        = "CallDirection"
+	enumPresenceStatus       = "PresenceStatus"
+	enumUserRole             = "UserRole"
+	enumDeliveryStatus       = "DeliveryStatus"
+	enumAutomationRunStatus  = "AutomationRunStatus"
+	enumInboundRequestStatus = "InboundRequestStatus"
+	enumErrorCode            = "ErrorCode"
+	enumSubscriptionEvent    = "SubscriptionEventType"
+	enumConnectorEventType   = "ConnectorEventType"
+	enumAutomationActionType = "AutomationActionType"
+	enumConditionOperator    = "ConditionOperator"
+	enumTriggerType          = "AutomationTriggerType"
+	enumServiceStatus        = "ServiceStatus"
+	enumDatabase             = "DatabaseDialect"
+)
+
+// nullableEnums are the enumerations some property admits null for: each
+// has a second component, <name>OrNull, which nullEnumRef refers to.
+var nullableEnums = []string{enumLeadSource, enumLeadPriority, enumCallDirection}
+
+// enumSchemas are the enumeration components, each from the list the code
+// keeps (and, where there is one, what each value means), and the OrNull
+// variants of nullableEnums.
+func enumSchemas() m {
+	out := baseEnumSchemas()
+	for _, name := range nullableEnums {
+		out[name+"OrNull"] = orNull(out[name].(m))
+	}
+	return out
+}
+
+func baseEnumSchemas() m {
+	return m{
+		enumLeadSource:           documentedEnum("Where a lead came from.", enum.LeadSources, enum.LeadSourceDocs),
+		enumLeadPriority:         documentedEnum("How soon a lead should be worked.", enum.LeadPriorities, enum.LeadPriorityDocs),
+		enumSemanticSlot:         documentedEnum("What a stage means across pipelines.", enum.SemanticSlots, enum.SemanticSlotDocs),
+		enumCallEventType:        documentedEnum("What happened to a call.", enum.CallEventTypes, enum.CallEventTypeDocs),
+		enumCallDirection:        documentedEnum("Who called whom.", enum.CallDirections, enum.CallDirectionDocs),
+		enumPresenceStatus:       documentedEnum("An agent's dialer status.", enum.PresenceStatuses, enum.PresenceStatusDocs),
+		enumUserRole:             documentedEnum("What a user does in the organization.", enum.UserRoles, enum.UserRoleDocs),
+		enumDeliveryStatus:       documentedEnum("A webhook delivery's state; dead is the dead-letter queue.", enum.DeliveryStatuses, nil),
+		enumAutomationRunStatus:  documentedEnum("An automation run's state.", enum.RunStatuses, nil),
+		enumInboundRequestStatus: documentedEnum("An inbound request's processing state.", enum.InboundRequestStatuses, nil),
+		enumErrorCode:            documentedEnum("An error's machine-readable code.", errorCodes(), nil),
+		enumSubscriptionEvent:    documentedEnum("An event type a subscription names, or \"*\" for all.", subscriptionEventNames(), nil),
+		enumConnectorEventType:   documentedEnum("An event type the dialer connector receives.", connectorTypes, nil),
+		enumAutomationActionType: documentedEnum("What an automation action does.", autodef.ActionTypes, nil),
+		enumConditionOperator:    documentedEnum("How an automation condition compares.", autodef.Ops, nil),
+		enumTriggerType:          documentedEnum("What starts an automation: a request to an inbound endpoint, or an event.", triggerTypes, nil),
+		enumServiceStatus:        documentedEnum("Whether the service can serve: unavailable while the database is unreachable.", []string{"ok", "unavailable"}, nil),
+		enumDatabase:             documentedEnum("The database the service runs on.", []string{dialect.SQLite, dialect.Postgres}, nil),
+	}
+}
+
+// documentedEnum is a string enumeration whose description lists what each
+// value means, when docs says.
+func documentedEnum(desc string, values []string, docs map[string]string) m {
+	var b strings.Builder
+	b.WriteString(desc)
+	for _, v := range values {
+		if d := docs[v]; d != "" {
+			fmt.Fprintf(&b, " %s: %s", v, d)
+		}
+	}
+	return m{"type": "string", "enum": values, "description": b.String()}
+}
+
+// orNull is an enumeration that admits null as well. OpenAPI 3.0.3 lets
+// nullable add null only beside the type it qualifies, and an enum lists
+// null itself for null to be valid; nullable beside a reference (in allOf)
+// adds nothing, and strict validators refuse null there.
+func orNull(e m) m {
+	values := []any{}
+	for _, v := range e["enum"].([]string) {
+		values = append(values, v)
+	}
+	return m{"type": "string", "nullable": true, "enum": append(values, nil),
+		"description": e["description"].(string) + " Null where a property admits it: the same as absent, or unknown."}
+}
+
+// enumRef refers to an enumeration component.
+func enumRef(name string) m { return sRef(name) }
+
+// nullEnumRef refers to an enumeration's OrNull variant.
+func nullEnumRef(name string) m {
+	if !slices.Contains(nullableEnums, name) {
+		panic("no OrNull variant of the enumeration " + name)
+	}
+	return sRef(name + "OrNull")
+}
