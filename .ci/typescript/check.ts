@@ -1,0 +1,56 @@
+// Uses the types openapi-typescript generates from the served document
+// (generated/api.d.ts, made by .ci/run), as an integrator's code would. tsc
+// --noEmit fails if the types cannot express these calls, and the lines
+// marked as expected errors fail it if the types stop refusing what the
+// API refuses.
+import type { components, operations, paths } from "./generated/api";
+
+type Schemas = components["schemas"];
+type Json<R> = R extends { content: { "application/json": infer B } } ? B : never;
+
+// Discovery: the ids the writes take.
+type StagePage = Json<operations["listStages"]["responses"][200]>;
+type UserPage = Json<paths["/v1/users"]["get"]["responses"][200]>;
+type UserQuery = NonNullable<operations["listUsers"]["parameters"]["query"]>;
+
+const agents: UserQuery = { role: "agent", page: 1, limit: 100 };
+// @ts-expect-error: not a role
+const boss: UserQuery = { role: "boss" };
+
+function qualifiedStage(page: StagePage): string | undefined {
+  return page.data.find((s) => s.attributes.semanticSlot === "qualified")?.id;
+}
+
+function advisorIds(page: UserPage): string[] {
+  return page.data.filter((u) => u.attributes.role === "advisor").map((u) => u.id);
+}
+
+function teamNames(page: UserPage): (string | null)[] {
+  return page.data.map((u) => u.attributes.teamName);
+}
+
+// Writes with the discovered ids.
+function newLead(stageId: string, advisorId: string): Schemas["LeadCreate"] {
+  return { businessName: "Acme Trucking LLC", priority: "high", stageId, assignToAdvisorId: advisorId, tags: ["hot"] };
+}
+// @ts-expect-error: not a priority
+const extreme: Schemas["LeadCreate"] = { priority: "extreme" };
+const cleared: Schemas["LeadPatch"] = { priority: null, email: null };
+
+// A dialer body under its canonical names or its aliases.
+const canonical: Schemas["CallEventBody"] = {
+  externalCallId: "c-881", userId: "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6c01", eventType: "call_started", occurredAt: "2026-11-22T14:03:00Z",
+};
+const aliased: Schemas["CallEventBody"] = {
+  call_id: "c-881", agent_id: "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6c01", event_type: "call_ended", duration: 125, timestamp: 1795341600,
+};
+// @ts-expect-error: eventType is required under its canonical name
+const partial: Schemas["CallEventInput"] = { externalCallId: "c-1", userId: "u", occurredAt: "2026-11-22T14:03:00Z" };
+
+// Errors name the field.
+function invalidField(e: Schemas["ErrorEnvelope"]): string | undefined {
+  const first = e.errors[0];
+  return first?.code === "VALIDATION_ERROR" ? String(first.detail["field"]) : undefined;
+}
+
+export { agents, boss, qualifiedStage, advisorIds, teamNames, newLead, extreme, cleared, canonical, aliased, partial, invalidField };
