@@ -39,17 +39,24 @@ const (
 	enumDatabase             = "DatabaseDialect"
 )
 
-// nullableEnums are the enumerations some property admits null for: each
-// has a second component, <name>OrNull, which nullEnumRef refers to.
-var nullableEnums = []string{enumLeadSource, enumLeadPriority, enumCallDirection}
+// Enumerations that admit null somewhere. One that some properties admit
+// null for and others do not has a second component, <name>OrNull; one that
+// admits null wherever it appears admits it in its own component.
+var (
+	nullableEnums   = []string{enumLeadSource, enumLeadPriority}
+	alwaysNullEnums = []string{enumCallDirection}
+)
 
 // enumSchemas are the enumeration components, each from the list the code
-// keeps (and, where there is one, what each value means), and the OrNull
-// variants of nullableEnums.
+// keeps (and, where there is one, what each value means), with null where
+// nullableEnums and alwaysNullEnums say.
 func enumSchemas() m {
 	out := baseEnumSchemas()
 	for _, name := range nullableEnums {
 		out[name+"OrNull"] = orNull(out[name].(m))
+	}
+	for _, name := range alwaysNullEnums {
+		out[name] = orNull(out[name].(m))
 	}
 	return out
 }
@@ -100,16 +107,25 @@ func orNull(e m) m {
 		values = append(values, v)
 	}
 	return m{"type": "string", "nullable": true, "enum": append(values, nil),
-		"description": e["description"].(string) + " Null where a property admits it: the same as absent, or unknown."}
+		"description": e["description"].(string) + " Null: not given, or not known."}
 }
 
-// enumRef refers to an enumeration component.
-func enumRef(name string) m { return sRef(name) }
-
-// nullEnumRef refers to an enumeration's OrNull variant.
-func nullEnumRef(name string) m {
-	if !slices.Contains(nullableEnums, name) {
-		panic("no OrNull variant of the enumeration " + name)
+// enumRef refers to an enumeration component, for a value that is never
+// null.
+func enumRef(name string) m {
+	if slices.Contains(alwaysNullEnums, name) {
+		panic("the enumeration " + name + " admits null; refer to it with nullEnumRef")
 	}
-	return sRef(name + "OrNull")
+	return sRef(name)
+}
+
+// nullEnumRef refers to an enumeration's component that admits null.
+func nullEnumRef(name string) m {
+	switch {
+	case slices.Contains(alwaysNullEnums, name):
+		return sRef(name)
+	case slices.Contains(nullableEnums, name):
+		return sRef(name + "OrNull")
+	}
+	panic("the enumeration " + name + " admits no null")
 }

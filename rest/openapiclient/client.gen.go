@@ -225,21 +225,21 @@ func (e AutomationTriggerType) Valid() bool {
 	}
 }
 
-// Defines values for CallDirectionOrNull.
+// Defines values for CallDirection.
 const (
-	CallDirectionOrNullInbound     CallDirectionOrNull = "inbound"
-	CallDirectionOrNullLessThannil CallDirectionOrNull = "<nil>"
-	CallDirectionOrNullOutbound    CallDirectionOrNull = "outbound"
+	CallDirectionInbound     CallDirection = "inbound"
+	CallDirectionLessThannil CallDirection = "<nil>"
+	CallDirectionOutbound    CallDirection = "outbound"
 )
 
-// Valid indicates whether the value is a known member of the CallDirectionOrNull enum.
-func (e CallDirectionOrNull) Valid() bool {
+// Valid indicates whether the value is a known member of the CallDirection enum.
+func (e CallDirection) Valid() bool {
 	switch e {
-	case CallDirectionOrNullInbound:
+	case CallDirectionInbound:
 		return true
-	case CallDirectionOrNullLessThannil:
+	case CallDirectionLessThannil:
 		return true
-	case CallDirectionOrNullOutbound:
+	case CallDirectionOutbound:
 		return true
 	default:
 		return false
@@ -1502,8 +1502,8 @@ type AutomationTrigger struct {
 // AutomationTriggerType What starts an automation: a request to an inbound endpoint, or an event.
 type AutomationTriggerType string
 
-// CallDirectionOrNull Who called whom. inbound: The lead called in. outbound: The agent called out. Null where a property admits it: the same as absent, or unknown.
-type CallDirectionOrNull string
+// CallDirection Who called whom. inbound: The lead called in. outbound: The agent called out. Null: not given, or not known.
+type CallDirection string
 
 // CallEvent defines model for CallEvent.
 type CallEvent struct {
@@ -1512,10 +1512,10 @@ type CallEvent struct {
 	// Example: 2026-11-23T10:17:27.120Z
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Direction Who called whom. inbound: The lead called in. outbound: The agent called out. Null where a property admits it: the same as absent, or unknown.
-	Direction       *CallDirectionOrNull `json:"direction"`
-	Disposition     *string              `json:"disposition"`
-	DurationSeconds *int                 `json:"durationSeconds"`
+	// Direction Who called whom. inbound: The lead called in. outbound: The agent called out. Null: not given, or not known.
+	Direction       *CallDirection `json:"direction"`
+	Disposition     *string        `json:"disposition"`
+	DurationSeconds *int           `json:"durationSeconds"`
 
 	// EventType What happened to a call. call_started: The call was placed or began ringing. call_answered: The other side answered. call_ended: The call ended; durationSeconds gives its length when the dialer reports it. disposition: The agent recorded the call's outcome (disposition, notes). transfer: The call was transferred. hold: The call was put on hold. resume: The call came back from hold.
 	EventType      CallEventType          `json:"eventType"`
@@ -1542,7 +1542,7 @@ type CallEventAliases struct {
 	AgentId *openapi_types.UUID `json:"agent_id,omitempty"`
 
 	// CallDirection Alias of direction.
-	CallDirection *CallDirectionOrNull `json:"call_direction,omitempty"`
+	CallDirection *CallDirection `json:"call_direction,omitempty"`
 
 	// CallId Alias of externalCallId.
 	CallId *string `json:"call_id,omitempty"`
@@ -1688,7 +1688,7 @@ type CallEventEnvelope struct {
 // CallEventInput defines model for CallEventInput.
 type CallEventInput struct {
 	// Direction Also accepted as call_direction (CallEventAliases).
-	Direction *CallDirectionOrNull `json:"direction,omitempty"`
+	Direction *CallDirection `json:"direction,omitempty"`
 
 	// Disposition Also accepted as disposition_code (CallEventAliases).
 	Disposition *string `json:"disposition,omitempty"`
@@ -2287,13 +2287,13 @@ type LeadCreate struct {
 	MonthlyRevenue *string `json:"monthlyRevenue,omitempty"`
 	Phone          *string `json:"phone,omitempty"`
 
-	// Priority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null where a property admits it: the same as absent, or unknown.
+	// Priority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null: not given, or not known.
 	Priority *LeadPriorityOrNull `json:"priority,omitempty"`
 
 	// RequestedAmount Example: 50000
 	RequestedAmount *string `json:"requestedAmount,omitempty"`
 
-	// Source Where a lead came from. manual: Entered by a person in the dashboard (the default). csv_import: Loaded from a CSV import. api: Created through the API by an integration, or by an automation's create_lead. web_form: Submitted through a web form. referral: Referred by a partner or a customer. dialer: Created by the power dialer. Null where a property admits it: the same as absent, or unknown.
+	// Source Where a lead came from. manual: Entered by a person in the dashboard (the default). csv_import: Loaded from a CSV import. api: Created through the API by an integration, or by an automation's create_lead. web_form: Submitted through a web form. referral: Referred by a partner or a customer. dialer: Created by the power dialer. Null: not given, or not known.
 	Source *LeadSourceOrNull `json:"source,omitempty"`
 
 	// StageId Defaults to the organization's first stage.
@@ -2364,7 +2364,7 @@ type LeadPatch struct {
 	MonthlyRevenue *string `json:"monthlyRevenue,omitempty"`
 	Phone          *string `json:"phone,omitempty"`
 
-	// Priority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null where a property admits it: the same as absent, or unknown.
+	// Priority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null: not given, or not known.
 	Priority *LeadPriorityOrNull `json:"priority,omitempty"`
 
 	// RequestedAmount Example: 50000
@@ -2375,7 +2375,7 @@ type LeadPatch struct {
 // LeadPriority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first.
 type LeadPriority string
 
-// LeadPriorityOrNull How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null where a property admits it: the same as absent, or unknown.
+// LeadPriorityOrNull How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null: not given, or not known.
 type LeadPriorityOrNull string
 
 // LeadResource defines model for LeadResource.
@@ -2391,7 +2391,7 @@ type LeadResourceType string
 // LeadSource Where a lead came from. manual: Entered by a person in the dashboard (the default). csv_import: Loaded from a CSV import. api: Created through the API by an integration, or by an automation's create_lead. web_form: Submitted through a web form. referral: Referred by a partner or a customer. dialer: Created by the power dialer.
 type LeadSource string
 
-// LeadSourceOrNull Where a lead came from. manual: Entered by a person in the dashboard (the default). csv_import: Loaded from a CSV import. api: Created through the API by an integration, or by an automation's create_lead. web_form: Submitted through a web form. referral: Referred by a partner or a customer. dialer: Created by the power dialer. Null where a property admits it: the same as absent, or unknown.
+// LeadSourceOrNull Where a lead came from. manual: Entered by a person in the dashboard (the default). csv_import: Loaded from a CSV import. api: Created through the API by an integration, or by an automation's create_lead. web_form: Submitted through a web form. referral: Referred by a partner or a customer. dialer: Created by the power dialer. Null: not given, or not known.
 type LeadSourceOrNull string
 
 // LeadStageChangedEvent A lead moved to another pipeline stage; sent with lead.status_changed, same payload.
