@@ -3,6 +3,7 @@ package rest_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -202,5 +203,12 @@ func TestDirectoryMatchesGraphQL(t *testing.T) {
 	if page["total"] != rest.Meta()["total"] || len(nodes) != 1 || nodes[0].(map[string]any)["id"] != idsOf(rest)[0] ||
 		nodes[0].(map[string]any)["team"].(map[string]any)["name"] != rest.Items()[0]["attributes"].(map[string]any)["teamName"] {
 		t.Fatalf("GraphQL %v, REST %s", page, rest.Raw)
+	}
+	// The same bounds: a page over 100 is refused, naming the argument.
+	for _, field := range []string{"stagesPage", "usersPage", "teamsPage"} {
+		r := e.Post("/graphql", e.Key, map[string]any{"query": `{ ` + field + `(limit: 101) { total } }`})
+		if !strings.Contains(string(r.Raw), `"VALIDATION_ERROR"`) || !strings.Contains(string(r.Raw), `"limit"`) {
+			t.Errorf("%s(limit: 101): %s", field, r.Raw)
+		}
 	}
 }
