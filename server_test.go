@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -143,21 +142,11 @@ func lineAfter(t *testing.T, out, prefix string) string {
 	return ""
 }
 
+// call requests url with key, requires a JSON answer and returns its status.
 func call(t *testing.T, method, url, key, body string) int {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var v map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		t.Fatalf("%s %s: body is not JSON: %v", method, url, err)
-	}
-	return resp.StatusCode
+	return getJSON(t, method, url, key, body, &v)
 }
 
 // A short run of the load runner on small data, so it cannot rot: the real

@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/webhooks"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // env is a real database with an organization and a delivery worker
@@ -31,20 +32,11 @@ type env struct {
 	cfg webhooks.Config
 }
 
-// testConfig is the delivery configuration of tests: receivers listen on
-// loopback over plain http, and a short poll keeps tests quick when another
-// test's worker took a wake-up.
-func testConfig() webhooks.Config {
-	cfg := webhooks.DefaultConfig()
-	cfg.AllowPrivate, cfg.AllowHTTP, cfg.Poll = true, true, 20*time.Millisecond
-	return cfg
-}
-
 // newEnv opens a fresh database and starts a worker over it with the test
 // configuration as opts adjust it.
 func newEnv(tb testing.TB, opts ...func(*webhooks.Config)) *env {
 	tb.Helper()
-	cfg := testConfig()
+	cfg := webhookstest.Config()
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -51,14 +51,7 @@ func TestSnapshotIsServed(t *testing.T) {
 // document as well).
 func TestGeneratedClient(t *testing.T) {
 	e := resttest.New(t)
-	bearer := func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+e.Key)
-		return nil
-	}
-	c, err := openapiclient.NewClientWithResponses(e.Server.URL, openapiclient.WithRequestEditorFn(bearer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := authedClient(t, e)
 	ctx := context.Background()
 	name, amount := "Harbor Freight Co", "75000.50"
 	email := openapi_types.Email("ops@harbor.example")
@@ -185,14 +178,7 @@ type smoke struct {
 
 func newSmoke(t *testing.T) *smoke {
 	e := resttest.New(t)
-	bearer := func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+e.Key)
-		return nil
-	}
-	c, err := openapiclient.NewClientWithResponses(e.Server.URL, openapiclient.WithRequestEditorFn(bearer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := authedClient(t, e)
 	public, err := openapiclient.NewClientWithResponses(e.Server.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -435,3 +421,17 @@ func (s *smoke) automations(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// authedClient is a generated client that sends e's key with every request.
+func authedClient(t *testing.T, e *resttest.Env) *openapiclient.ClientWithResponses {
+	t.Helper()
+	bearer := func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+e.Key)
+		return nil
+	}
+	c, err := openapiclient.NewClientWithResponses(e.Server.URL, openapiclient.WithRequestEditorFn(bearer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

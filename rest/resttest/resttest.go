@@ -28,8 +28,8 @@ import (
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
-	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
+	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
 // Env is a running server and its database.
@@ -50,10 +50,7 @@ type Option func(*rest.Config)
 func New(tb testing.TB, opts ...Option) *Env {
 	tb.Helper()
 	clock := &Clock{}
-	hooks := webhooks.DefaultConfig()
-	// Receivers in tests listen on loopback over plain http; a short poll
-	// keeps tests quick when another environment's worker took a wake-up.
-	hooks.AllowPrivate, hooks.AllowHTTP, hooks.Poll = true, true, 20*time.Millisecond
+	hooks := webhookstest.Config()
 	cfg := rest.Config{RateLimit: 100000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Version: "test", Now: clock.Now, Webhooks: hooks}
 	for _, o := range opts {
 		o(&cfg)

@@ -94,3 +94,12 @@ func (rc *Receiver) Wait(tb testing.TB, n int) []Delivery {
 		}
 	}
 }
+
+// Config is the delivery configuration of tests: receivers listen on
+// loopback over plain http, and a short poll keeps tests quick when another
+// test's worker took a wake-up.
+func Config() webhooks.Config {
+	cfg := webhooks.DefaultConfig()
+	cfg.AllowPrivate, cfg.AllowHTTP, cfg.Poll = true, true, 20*time.Millisecond
+	return cfg
+}
