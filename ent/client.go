@@ -18,15 +18,20 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -48,14 +53,22 @@ type Client struct {
 	APIKey *APIKeyClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
+	// Application is the client for interacting with the Application builders.
+	Application *ApplicationClient
 	// Automation is the client for interacting with the Automation builders.
 	Automation *AutomationClient
 	// AutomationRun is the client for interacting with the AutomationRun builders.
 	AutomationRun *AutomationRunClient
 	// CallEvent is the client for interacting with the CallEvent builders.
 	CallEvent *CallEventClient
+	// Commission is the client for interacting with the Commission builders.
+	Commission *CommissionClient
+	// CommissionPayment is the client for interacting with the CommissionPayment builders.
+	CommissionPayment *CommissionPaymentClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// FundedDeal is the client for interacting with the FundedDeal builders.
+	FundedDeal *FundedDealClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
@@ -66,6 +79,8 @@ type Client struct {
 	Lead *LeadClient
 	// LeadCount is the client for interacting with the LeadCount builders.
 	LeadCount *LeadCountClient
+	// Lender is the client for interacting with the Lender builders.
+	Lender *LenderClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
@@ -95,15 +110,20 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.AgentPresence = NewAgentPresenceClient(c.config)
+	c.Application = NewApplicationClient(c.config)
 	c.Automation = NewAutomationClient(c.config)
 	c.AutomationRun = NewAutomationRunClient(c.config)
 	c.CallEvent = NewCallEventClient(c.config)
+	c.Commission = NewCommissionClient(c.config)
+	c.CommissionPayment = NewCommissionPaymentClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.FundedDeal = NewFundedDealClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.InboundEndpoint = NewInboundEndpointClient(c.config)
 	c.InboundRequest = NewInboundRequestClient(c.config)
 	c.Lead = NewLeadClient(c.config)
 	c.LeadCount = NewLeadCountClient(c.config)
+	c.Lender = NewLenderClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
 	c.Team = NewTeamClient(c.config)
@@ -206,15 +226,20 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
+		Application:         NewApplicationClient(cfg),
 		Automation:          NewAutomationClient(cfg),
 		AutomationRun:       NewAutomationRunClient(cfg),
 		CallEvent:           NewCallEventClient(cfg),
+		Commission:          NewCommissionClient(cfg),
+		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
+		FundedDeal:          NewFundedDealClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
 		LeadCount:           NewLeadCountClient(cfg),
+		Lender:              NewLenderClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
 		Team:                NewTeamClient(cfg),
@@ -244,15 +269,20 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
+		Application:         NewApplicationClient(cfg),
 		Automation:          NewAutomationClient(cfg),
 		AutomationRun:       NewAutomationRunClient(cfg),
 		CallEvent:           NewCallEventClient(cfg),
+		Commission:          NewCommissionClient(cfg),
+		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
+		FundedDeal:          NewFundedDealClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
 		LeadCount:           NewLeadCountClient(cfg),
+		Lender:              NewLenderClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
 		Team:                NewTeamClient(cfg),
@@ -290,9 +320,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AgentPresence, c.Automation, c.AutomationRun, c.CallEvent,
-		c.Contact, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead,
-		c.LeadCount, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
+		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.FundedDeal,
+		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
+		c.Lender, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
@@ -303,9 +334,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AgentPresence, c.Automation, c.AutomationRun, c.CallEvent,
-		c.Contact, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead,
-		c.LeadCount, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
+		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.FundedDeal,
+		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
+		c.Lender, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
@@ -319,14 +351,22 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *AgentPresenceMutation:
 		return c.AgentPresence.mutate(ctx, m)
+	case *ApplicationMutation:
+		return c.Application.mutate(ctx, m)
 	case *AutomationMutation:
 		return c.Automation.mutate(ctx, m)
 	case *AutomationRunMutation:
 		return c.AutomationRun.mutate(ctx, m)
 	case *CallEventMutation:
 		return c.CallEvent.mutate(ctx, m)
+	case *CommissionMutation:
+		return c.Commission.mutate(ctx, m)
+	case *CommissionPaymentMutation:
+		return c.CommissionPayment.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *FundedDealMutation:
+		return c.FundedDeal.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
 	case *InboundEndpointMutation:
@@ -337,6 +377,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Lead.mutate(ctx, m)
 	case *LeadCountMutation:
 		return c.LeadCount.mutate(ctx, m)
+	case *LenderMutation:
+		return c.Lender.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
 	case *PipelineStageMutation:
@@ -687,6 +729,204 @@ func (c *AgentPresenceClient) mutate(ctx context.Context, m *AgentPresenceMutati
 		return (&AgentPresenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgentPresence mutation op: %q", m.Op())
+	}
+}
+
+// ApplicationClient is a client for the Application schema.
+type ApplicationClient struct {
+	config
+}
+
+// NewApplicationClient returns a client for the Application from the given config.
+func NewApplicationClient(c config) *ApplicationClient {
+	return &ApplicationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `application.Hooks(f(g(h())))`.
+func (c *ApplicationClient) Use(hooks ...Hook) {
+	c.hooks.Application = append(c.hooks.Application, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `application.Intercept(f(g(h())))`.
+func (c *ApplicationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Application = append(c.inters.Application, interceptors...)
+}
+
+// Create returns a builder for creating a Application entity.
+func (c *ApplicationClient) Create() *ApplicationCreate {
+	mutation := newApplicationMutation(c.config, OpCreate)
+	return &ApplicationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Application entities.
+func (c *ApplicationClient) CreateBulk(builders ...*ApplicationCreate) *ApplicationCreateBulk {
+	return &ApplicationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ApplicationClient) MapCreateBulk(slice any, setFunc func(*ApplicationCreate, int)) *ApplicationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ApplicationCreateBulk{err: fmt.Errorf("calling to ApplicationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ApplicationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ApplicationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Application.
+func (c *ApplicationClient) Update() *ApplicationUpdate {
+	mutation := newApplicationMutation(c.config, OpUpdate)
+	return &ApplicationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ApplicationClient) UpdateOne(_m *Application) *ApplicationUpdateOne {
+	mutation := newApplicationMutation(c.config, OpUpdateOne, withApplication(_m))
+	return &ApplicationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ApplicationClient) UpdateOneID(id uuid.UUID) *ApplicationUpdateOne {
+	mutation := newApplicationMutation(c.config, OpUpdateOne, withApplicationID(id))
+	return &ApplicationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Application.
+func (c *ApplicationClient) Delete() *ApplicationDelete {
+	mutation := newApplicationMutation(c.config, OpDelete)
+	return &ApplicationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ApplicationClient) DeleteOne(_m *Application) *ApplicationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ApplicationClient) DeleteOneID(id uuid.UUID) *ApplicationDeleteOne {
+	builder := c.Delete().Where(application.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ApplicationDeleteOne{builder}
+}
+
+// Query returns a query builder for Application.
+func (c *ApplicationClient) Query() *ApplicationQuery {
+	return &ApplicationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeApplication},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Application entity by its id.
+func (c *ApplicationClient) Get(ctx context.Context, id uuid.UUID) (*Application, error) {
+	return c.Query().Where(application.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ApplicationClient) GetX(ctx context.Context, id uuid.UUID) *Application {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Application.
+func (c *ApplicationClient) QueryOrganization(_m *Application) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(application.Table, application.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, application.OrganizationTable, application.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLead queries the lead edge of a Application.
+func (c *ApplicationClient) QueryLead(_m *Application) *LeadQuery {
+	query := (&LeadClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(application.Table, application.FieldID, id),
+			sqlgraph.To(lead.Table, lead.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, application.LeadTable, application.LeadColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLender queries the lender edge of a Application.
+func (c *ApplicationClient) QueryLender(_m *Application) *LenderQuery {
+	query := (&LenderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(application.Table, application.FieldID, id),
+			sqlgraph.To(lender.Table, lender.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, application.LenderTable, application.LenderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDeals queries the deals edge of a Application.
+func (c *ApplicationClient) QueryDeals(_m *Application) *FundedDealQuery {
+	query := (&FundedDealClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(application.Table, application.FieldID, id),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, application.DealsTable, application.DealsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ApplicationClient) Hooks() []Hook {
+	hooks := c.hooks.Application
+	return append(hooks[:len(hooks):len(hooks)], application.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ApplicationClient) Interceptors() []Interceptor {
+	return c.inters.Application
+}
+
+func (c *ApplicationClient) mutate(ctx context.Context, m *ApplicationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ApplicationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ApplicationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ApplicationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ApplicationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Application mutation op: %q", m.Op())
 	}
 }
 
@@ -1204,6 +1444,354 @@ func (c *CallEventClient) mutate(ctx context.Context, m *CallEventMutation) (Val
 	}
 }
 
+// CommissionClient is a client for the Commission schema.
+type CommissionClient struct {
+	config
+}
+
+// NewCommissionClient returns a client for the Commission from the given config.
+func NewCommissionClient(c config) *CommissionClient {
+	return &CommissionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `commission.Hooks(f(g(h())))`.
+func (c *CommissionClient) Use(hooks ...Hook) {
+	c.hooks.Commission = append(c.hooks.Commission, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `commission.Intercept(f(g(h())))`.
+func (c *CommissionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Commission = append(c.inters.Commission, interceptors...)
+}
+
+// Create returns a builder for creating a Commission entity.
+func (c *CommissionClient) Create() *CommissionCreate {
+	mutation := newCommissionMutation(c.config, OpCreate)
+	return &CommissionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Commission entities.
+func (c *CommissionClient) CreateBulk(builders ...*CommissionCreate) *CommissionCreateBulk {
+	return &CommissionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CommissionClient) MapCreateBulk(slice any, setFunc func(*CommissionCreate, int)) *CommissionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CommissionCreateBulk{err: fmt.Errorf("calling to CommissionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CommissionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CommissionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Commission.
+func (c *CommissionClient) Update() *CommissionUpdate {
+	mutation := newCommissionMutation(c.config, OpUpdate)
+	return &CommissionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CommissionClient) UpdateOne(_m *Commission) *CommissionUpdateOne {
+	mutation := newCommissionMutation(c.config, OpUpdateOne, withCommission(_m))
+	return &CommissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CommissionClient) UpdateOneID(id uuid.UUID) *CommissionUpdateOne {
+	mutation := newCommissionMutation(c.config, OpUpdateOne, withCommissionID(id))
+	return &CommissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Commission.
+func (c *CommissionClient) Delete() *CommissionDelete {
+	mutation := newCommissionMutation(c.config, OpDelete)
+	return &CommissionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CommissionClient) DeleteOne(_m *Commission) *CommissionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CommissionClient) DeleteOneID(id uuid.UUID) *CommissionDeleteOne {
+	builder := c.Delete().Where(commission.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CommissionDeleteOne{builder}
+}
+
+// Query returns a query builder for Commission.
+func (c *CommissionClient) Query() *CommissionQuery {
+	return &CommissionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCommission},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Commission entity by its id.
+func (c *CommissionClient) Get(ctx context.Context, id uuid.UUID) (*Commission, error) {
+	return c.Query().Where(commission.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CommissionClient) GetX(ctx context.Context, id uuid.UUID) *Commission {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Commission.
+func (c *CommissionClient) QueryOrganization(_m *Commission) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commission.Table, commission.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, commission.OrganizationTable, commission.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDeal queries the deal edge of a Commission.
+func (c *CommissionClient) QueryDeal(_m *Commission) *FundedDealQuery {
+	query := (&FundedDealClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commission.Table, commission.FieldID, id),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, commission.DealTable, commission.DealColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPayments queries the payments edge of a Commission.
+func (c *CommissionClient) QueryPayments(_m *Commission) *CommissionPaymentQuery {
+	query := (&CommissionPaymentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commission.Table, commission.FieldID, id),
+			sqlgraph.To(commissionpayment.Table, commissionpayment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, commission.PaymentsTable, commission.PaymentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CommissionClient) Hooks() []Hook {
+	hooks := c.hooks.Commission
+	return append(hooks[:len(hooks):len(hooks)], commission.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CommissionClient) Interceptors() []Interceptor {
+	return c.inters.Commission
+}
+
+func (c *CommissionClient) mutate(ctx context.Context, m *CommissionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CommissionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CommissionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CommissionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CommissionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Commission mutation op: %q", m.Op())
+	}
+}
+
+// CommissionPaymentClient is a client for the CommissionPayment schema.
+type CommissionPaymentClient struct {
+	config
+}
+
+// NewCommissionPaymentClient returns a client for the CommissionPayment from the given config.
+func NewCommissionPaymentClient(c config) *CommissionPaymentClient {
+	return &CommissionPaymentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `commissionpayment.Hooks(f(g(h())))`.
+func (c *CommissionPaymentClient) Use(hooks ...Hook) {
+	c.hooks.CommissionPayment = append(c.hooks.CommissionPayment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `commissionpayment.Intercept(f(g(h())))`.
+func (c *CommissionPaymentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CommissionPayment = append(c.inters.CommissionPayment, interceptors...)
+}
+
+// Create returns a builder for creating a CommissionPayment entity.
+func (c *CommissionPaymentClient) Create() *CommissionPaymentCreate {
+	mutation := newCommissionPaymentMutation(c.config, OpCreate)
+	return &CommissionPaymentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CommissionPayment entities.
+func (c *CommissionPaymentClient) CreateBulk(builders ...*CommissionPaymentCreate) *CommissionPaymentCreateBulk {
+	return &CommissionPaymentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CommissionPaymentClient) MapCreateBulk(slice any, setFunc func(*CommissionPaymentCreate, int)) *CommissionPaymentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CommissionPaymentCreateBulk{err: fmt.Errorf("calling to CommissionPaymentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CommissionPaymentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CommissionPaymentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CommissionPayment.
+func (c *CommissionPaymentClient) Update() *CommissionPaymentUpdate {
+	mutation := newCommissionPaymentMutation(c.config, OpUpdate)
+	return &CommissionPaymentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CommissionPaymentClient) UpdateOne(_m *CommissionPayment) *CommissionPaymentUpdateOne {
+	mutation := newCommissionPaymentMutation(c.config, OpUpdateOne, withCommissionPayment(_m))
+	return &CommissionPaymentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CommissionPaymentClient) UpdateOneID(id uuid.UUID) *CommissionPaymentUpdateOne {
+	mutation := newCommissionPaymentMutation(c.config, OpUpdateOne, withCommissionPaymentID(id))
+	return &CommissionPaymentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CommissionPayment.
+func (c *CommissionPaymentClient) Delete() *CommissionPaymentDelete {
+	mutation := newCommissionPaymentMutation(c.config, OpDelete)
+	return &CommissionPaymentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CommissionPaymentClient) DeleteOne(_m *CommissionPayment) *CommissionPaymentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CommissionPaymentClient) DeleteOneID(id uuid.UUID) *CommissionPaymentDeleteOne {
+	builder := c.Delete().Where(commissionpayment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CommissionPaymentDeleteOne{builder}
+}
+
+// Query returns a query builder for CommissionPayment.
+func (c *CommissionPaymentClient) Query() *CommissionPaymentQuery {
+	return &CommissionPaymentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCommissionPayment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CommissionPayment entity by its id.
+func (c *CommissionPaymentClient) Get(ctx context.Context, id uuid.UUID) (*CommissionPayment, error) {
+	return c.Query().Where(commissionpayment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CommissionPaymentClient) GetX(ctx context.Context, id uuid.UUID) *CommissionPayment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a CommissionPayment.
+func (c *CommissionPaymentClient) QueryOrganization(_m *CommissionPayment) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commissionpayment.Table, commissionpayment.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, commissionpayment.OrganizationTable, commissionpayment.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCommission queries the commission edge of a CommissionPayment.
+func (c *CommissionPaymentClient) QueryCommission(_m *CommissionPayment) *CommissionQuery {
+	query := (&CommissionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(commissionpayment.Table, commissionpayment.FieldID, id),
+			sqlgraph.To(commission.Table, commission.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, commissionpayment.CommissionTable, commissionpayment.CommissionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CommissionPaymentClient) Hooks() []Hook {
+	hooks := c.hooks.CommissionPayment
+	return append(hooks[:len(hooks):len(hooks)], commissionpayment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CommissionPaymentClient) Interceptors() []Interceptor {
+	return c.inters.CommissionPayment
+}
+
+func (c *CommissionPaymentClient) mutate(ctx context.Context, m *CommissionPaymentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CommissionPaymentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CommissionPaymentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CommissionPaymentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CommissionPaymentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CommissionPayment mutation op: %q", m.Op())
+	}
+}
+
 // ContactClient is a client for the Contact schema.
 type ContactClient struct {
 	config
@@ -1367,6 +1955,220 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// FundedDealClient is a client for the FundedDeal schema.
+type FundedDealClient struct {
+	config
+}
+
+// NewFundedDealClient returns a client for the FundedDeal from the given config.
+func NewFundedDealClient(c config) *FundedDealClient {
+	return &FundedDealClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `fundeddeal.Hooks(f(g(h())))`.
+func (c *FundedDealClient) Use(hooks ...Hook) {
+	c.hooks.FundedDeal = append(c.hooks.FundedDeal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `fundeddeal.Intercept(f(g(h())))`.
+func (c *FundedDealClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FundedDeal = append(c.inters.FundedDeal, interceptors...)
+}
+
+// Create returns a builder for creating a FundedDeal entity.
+func (c *FundedDealClient) Create() *FundedDealCreate {
+	mutation := newFundedDealMutation(c.config, OpCreate)
+	return &FundedDealCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FundedDeal entities.
+func (c *FundedDealClient) CreateBulk(builders ...*FundedDealCreate) *FundedDealCreateBulk {
+	return &FundedDealCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FundedDealClient) MapCreateBulk(slice any, setFunc func(*FundedDealCreate, int)) *FundedDealCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FundedDealCreateBulk{err: fmt.Errorf("calling to FundedDealClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FundedDealCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FundedDealCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FundedDeal.
+func (c *FundedDealClient) Update() *FundedDealUpdate {
+	mutation := newFundedDealMutation(c.config, OpUpdate)
+	return &FundedDealUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FundedDealClient) UpdateOne(_m *FundedDeal) *FundedDealUpdateOne {
+	mutation := newFundedDealMutation(c.config, OpUpdateOne, withFundedDeal(_m))
+	return &FundedDealUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FundedDealClient) UpdateOneID(id uuid.UUID) *FundedDealUpdateOne {
+	mutation := newFundedDealMutation(c.config, OpUpdateOne, withFundedDealID(id))
+	return &FundedDealUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FundedDeal.
+func (c *FundedDealClient) Delete() *FundedDealDelete {
+	mutation := newFundedDealMutation(c.config, OpDelete)
+	return &FundedDealDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FundedDealClient) DeleteOne(_m *FundedDeal) *FundedDealDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FundedDealClient) DeleteOneID(id uuid.UUID) *FundedDealDeleteOne {
+	builder := c.Delete().Where(fundeddeal.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FundedDealDeleteOne{builder}
+}
+
+// Query returns a query builder for FundedDeal.
+func (c *FundedDealClient) Query() *FundedDealQuery {
+	return &FundedDealQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFundedDeal},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FundedDeal entity by its id.
+func (c *FundedDealClient) Get(ctx context.Context, id uuid.UUID) (*FundedDeal, error) {
+	return c.Query().Where(fundeddeal.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FundedDealClient) GetX(ctx context.Context, id uuid.UUID) *FundedDeal {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a FundedDeal.
+func (c *FundedDealClient) QueryOrganization(_m *FundedDeal) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(fundeddeal.Table, fundeddeal.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, fundeddeal.OrganizationTable, fundeddeal.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryApplication queries the application edge of a FundedDeal.
+func (c *FundedDealClient) QueryApplication(_m *FundedDeal) *ApplicationQuery {
+	query := (&ApplicationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(fundeddeal.Table, fundeddeal.FieldID, id),
+			sqlgraph.To(application.Table, application.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, fundeddeal.ApplicationTable, fundeddeal.ApplicationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLead queries the lead edge of a FundedDeal.
+func (c *FundedDealClient) QueryLead(_m *FundedDeal) *LeadQuery {
+	query := (&LeadClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(fundeddeal.Table, fundeddeal.FieldID, id),
+			sqlgraph.To(lead.Table, lead.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, fundeddeal.LeadTable, fundeddeal.LeadColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLender queries the lender edge of a FundedDeal.
+func (c *FundedDealClient) QueryLender(_m *FundedDeal) *LenderQuery {
+	query := (&LenderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(fundeddeal.Table, fundeddeal.FieldID, id),
+			sqlgraph.To(lender.Table, lender.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, fundeddeal.LenderTable, fundeddeal.LenderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCommissions queries the commissions edge of a FundedDeal.
+func (c *FundedDealClient) QueryCommissions(_m *FundedDeal) *CommissionQuery {
+	query := (&CommissionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(fundeddeal.Table, fundeddeal.FieldID, id),
+			sqlgraph.To(commission.Table, commission.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, fundeddeal.CommissionsTable, fundeddeal.CommissionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FundedDealClient) Hooks() []Hook {
+	hooks := c.hooks.FundedDeal
+	return append(hooks[:len(hooks):len(hooks)], fundeddeal.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *FundedDealClient) Interceptors() []Interceptor {
+	return c.inters.FundedDeal
+}
+
+func (c *FundedDealClient) mutate(ctx context.Context, m *FundedDealMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FundedDealCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FundedDealUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FundedDealUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FundedDealDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FundedDeal mutation op: %q", m.Op())
 	}
 }
 
@@ -2040,6 +2842,38 @@ func (c *LeadClient) QueryPresences(_m *Lead) *AgentPresenceQuery {
 	return query
 }
 
+// QueryApplications queries the applications edge of a Lead.
+func (c *LeadClient) QueryApplications(_m *Lead) *ApplicationQuery {
+	query := (&ApplicationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, id),
+			sqlgraph.To(application.Table, application.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.ApplicationsTable, lead.ApplicationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryFundedDeals queries the funded_deals edge of a Lead.
+func (c *LeadClient) QueryFundedDeals(_m *Lead) *FundedDealQuery {
+	query := (&FundedDealClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, id),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.FundedDealsTable, lead.FundedDealsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *LeadClient) Hooks() []Hook {
 	hooks := c.hooks.Lead
@@ -2198,6 +3032,188 @@ func (c *LeadCountClient) mutate(ctx context.Context, m *LeadCountMutation) (Val
 		return (&LeadCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown LeadCount mutation op: %q", m.Op())
+	}
+}
+
+// LenderClient is a client for the Lender schema.
+type LenderClient struct {
+	config
+}
+
+// NewLenderClient returns a client for the Lender from the given config.
+func NewLenderClient(c config) *LenderClient {
+	return &LenderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `lender.Hooks(f(g(h())))`.
+func (c *LenderClient) Use(hooks ...Hook) {
+	c.hooks.Lender = append(c.hooks.Lender, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `lender.Intercept(f(g(h())))`.
+func (c *LenderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Lender = append(c.inters.Lender, interceptors...)
+}
+
+// Create returns a builder for creating a Lender entity.
+func (c *LenderClient) Create() *LenderCreate {
+	mutation := newLenderMutation(c.config, OpCreate)
+	return &LenderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Lender entities.
+func (c *LenderClient) CreateBulk(builders ...*LenderCreate) *LenderCreateBulk {
+	return &LenderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LenderClient) MapCreateBulk(slice any, setFunc func(*LenderCreate, int)) *LenderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LenderCreateBulk{err: fmt.Errorf("calling to LenderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LenderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LenderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Lender.
+func (c *LenderClient) Update() *LenderUpdate {
+	mutation := newLenderMutation(c.config, OpUpdate)
+	return &LenderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LenderClient) UpdateOne(_m *Lender) *LenderUpdateOne {
+	mutation := newLenderMutation(c.config, OpUpdateOne, withLender(_m))
+	return &LenderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LenderClient) UpdateOneID(id uuid.UUID) *LenderUpdateOne {
+	mutation := newLenderMutation(c.config, OpUpdateOne, withLenderID(id))
+	return &LenderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Lender.
+func (c *LenderClient) Delete() *LenderDelete {
+	mutation := newLenderMutation(c.config, OpDelete)
+	return &LenderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LenderClient) DeleteOne(_m *Lender) *LenderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LenderClient) DeleteOneID(id uuid.UUID) *LenderDeleteOne {
+	builder := c.Delete().Where(lender.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LenderDeleteOne{builder}
+}
+
+// Query returns a query builder for Lender.
+func (c *LenderClient) Query() *LenderQuery {
+	return &LenderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLender},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Lender entity by its id.
+func (c *LenderClient) Get(ctx context.Context, id uuid.UUID) (*Lender, error) {
+	return c.Query().Where(lender.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LenderClient) GetX(ctx context.Context, id uuid.UUID) *Lender {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Lender.
+func (c *LenderClient) QueryOrganization(_m *Lender) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lender.Table, lender.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, lender.OrganizationTable, lender.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryApplications queries the applications edge of a Lender.
+func (c *LenderClient) QueryApplications(_m *Lender) *ApplicationQuery {
+	query := (&ApplicationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lender.Table, lender.FieldID, id),
+			sqlgraph.To(application.Table, application.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lender.ApplicationsTable, lender.ApplicationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryFundedDeals queries the funded_deals edge of a Lender.
+func (c *LenderClient) QueryFundedDeals(_m *Lender) *FundedDealQuery {
+	query := (&FundedDealClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lender.Table, lender.FieldID, id),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lender.FundedDealsTable, lender.FundedDealsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LenderClient) Hooks() []Hook {
+	hooks := c.hooks.Lender
+	return append(hooks[:len(hooks):len(hooks)], lender.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LenderClient) Interceptors() []Interceptor {
+	return c.inters.Lender
+}
+
+func (c *LenderClient) mutate(ctx context.Context, m *LenderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LenderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LenderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LenderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LenderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Lender mutation op: %q", m.Op())
 	}
 }
 
@@ -2478,6 +3494,86 @@ func (c *OrganizationClient) QueryAutomations(_m *Organization) *AutomationQuery
 			sqlgraph.From(organization.Table, organization.FieldID, id),
 			sqlgraph.To(automation.Table, automation.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, organization.AutomationsTable, organization.AutomationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLenders queries the lenders edge of a Organization.
+func (c *OrganizationClient) QueryLenders(_m *Organization) *LenderQuery {
+	query := (&LenderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(lender.Table, lender.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.LendersTable, organization.LendersColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryApplications queries the applications edge of a Organization.
+func (c *OrganizationClient) QueryApplications(_m *Organization) *ApplicationQuery {
+	query := (&ApplicationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(application.Table, application.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.ApplicationsTable, organization.ApplicationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryFundedDeals queries the funded_deals edge of a Organization.
+func (c *OrganizationClient) QueryFundedDeals(_m *Organization) *FundedDealQuery {
+	query := (&FundedDealClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.FundedDealsTable, organization.FundedDealsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCommissions queries the commissions edge of a Organization.
+func (c *OrganizationClient) QueryCommissions(_m *Organization) *CommissionQuery {
+	query := (&CommissionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(commission.Table, commission.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.CommissionsTable, organization.CommissionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCommissionPayments queries the commission_payments edge of a Organization.
+func (c *OrganizationClient) QueryCommissionPayments(_m *Organization) *CommissionPaymentQuery {
+	query := (&CommissionPaymentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(commissionpayment.Table, commissionpayment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.CommissionPaymentsTable, organization.CommissionPaymentsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3708,16 +4804,18 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, Automation, AutomationRun, CallEvent, Contact,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount,
-		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Hook
+		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
+		Commission, CommissionPayment, Contact, FundedDeal, IdempotencyRecord,
+		InboundEndpoint, InboundRequest, Lead, LeadCount, Lender, Organization,
+		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, Automation, AutomationRun, CallEvent, Contact,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount,
-		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Interceptor
+		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
+		Commission, CommissionPayment, Contact, FundedDeal, IdempotencyRecord,
+		InboundEndpoint, InboundRequest, Lead, LeadCount, Lender, Organization,
+		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

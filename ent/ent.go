@@ -14,15 +14,20 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -93,15 +98,20 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:              apikey.ValidColumn,
 			agentpresence.Table:       agentpresence.ValidColumn,
+			application.Table:         application.ValidColumn,
 			automation.Table:          automation.ValidColumn,
 			automationrun.Table:       automationrun.ValidColumn,
 			callevent.Table:           callevent.ValidColumn,
+			commission.Table:          commission.ValidColumn,
+			commissionpayment.Table:   commissionpayment.ValidColumn,
 			contact.Table:             contact.ValidColumn,
+			fundeddeal.Table:          fundeddeal.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
 			inboundendpoint.Table:     inboundendpoint.ValidColumn,
 			inboundrequest.Table:      inboundrequest.ValidColumn,
 			lead.Table:                lead.ValidColumn,
 			leadcount.Table:           leadcount.ValidColumn,
+			lender.Table:              lender.ValidColumn,
 			organization.Table:        organization.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,
 			team.Table:                team.ValidColumn,

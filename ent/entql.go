@@ -5,15 +5,20 @@ package ent
 import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -32,7 +37,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 24)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -83,6 +88,44 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   application.Table,
+			Columns: application.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: application.FieldID,
+			},
+		},
+		Type: "Application",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			application.FieldCreatedAt:        {Type: field.TypeTime, Column: application.FieldCreatedAt},
+			application.FieldUpdatedAt:        {Type: field.TypeTime, Column: application.FieldUpdatedAt},
+			application.FieldOrgID:            {Type: field.TypeUUID, Column: application.FieldOrgID},
+			application.FieldLeadID:           {Type: field.TypeUUID, Column: application.FieldLeadID},
+			application.FieldLenderID:         {Type: field.TypeUUID, Column: application.FieldLenderID},
+			application.FieldLenderName:       {Type: field.TypeString, Column: application.FieldLenderName},
+			application.FieldStatus:           {Type: field.TypeEnum, Column: application.FieldStatus},
+			application.FieldProduct:          {Type: field.TypeEnum, Column: application.FieldProduct},
+			application.FieldRequestedAmount:  {Type: field.TypeInt64, Column: application.FieldRequestedAmount},
+			application.FieldSubmittedAt:      {Type: field.TypeTime, Column: application.FieldSubmittedAt},
+			application.FieldSubmittedBy:      {Type: field.TypeString, Column: application.FieldSubmittedBy},
+			application.FieldExternalRef:      {Type: field.TypeString, Column: application.FieldExternalRef},
+			application.FieldNotes:            {Type: field.TypeString, Column: application.FieldNotes},
+			application.FieldDecidedAt:        {Type: field.TypeTime, Column: application.FieldDecidedAt},
+			application.FieldApprovedAmount:   {Type: field.TypeInt64, Column: application.FieldApprovedAmount},
+			application.FieldInterestRate:     {Type: field.TypeInt64, Column: application.FieldInterestRate},
+			application.FieldRateType:         {Type: field.TypeEnum, Column: application.FieldRateType},
+			application.FieldTermMonths:       {Type: field.TypeInt, Column: application.FieldTermMonths},
+			application.FieldPaymentFrequency: {Type: field.TypeEnum, Column: application.FieldPaymentFrequency},
+			application.FieldConditions:       {Type: field.TypeJSON, Column: application.FieldConditions},
+			application.FieldDeclineReason:    {Type: field.TypeString, Column: application.FieldDeclineReason},
+			application.FieldDeclineCategory:  {Type: field.TypeEnum, Column: application.FieldDeclineCategory},
+			application.FieldWithdrawnReason:  {Type: field.TypeString, Column: application.FieldWithdrawnReason},
+			application.FieldWarnings:         {Type: field.TypeJSON, Column: application.FieldWarnings},
+			application.FieldFundedDealID:     {Type: field.TypeUUID, Column: application.FieldFundedDealID},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automation.Table,
 			Columns: automation.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -105,7 +148,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automation.FieldRoundRobin:     {Type: field.TypeInt, Column: automation.FieldRoundRobin},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automationrun.Table,
 			Columns: automationrun.Columns,
@@ -133,7 +176,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automationrun.FieldFinishedAt:       {Type: field.TypeTime, Column: automationrun.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callevent.Table,
 			Columns: callevent.Columns,
@@ -159,7 +202,51 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   commission.Table,
+			Columns: commission.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: commission.FieldID,
+			},
+		},
+		Type: "Commission",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			commission.FieldCreatedAt:      {Type: field.TypeTime, Column: commission.FieldCreatedAt},
+			commission.FieldUpdatedAt:      {Type: field.TypeTime, Column: commission.FieldUpdatedAt},
+			commission.FieldOrgID:          {Type: field.TypeUUID, Column: commission.FieldOrgID},
+			commission.FieldDealID:         {Type: field.TypeUUID, Column: commission.FieldDealID},
+			commission.FieldLeadID:         {Type: field.TypeUUID, Column: commission.FieldLeadID},
+			commission.FieldLenderID:       {Type: field.TypeUUID, Column: commission.FieldLenderID},
+			commission.FieldAdvisorID:      {Type: field.TypeUUID, Column: commission.FieldAdvisorID},
+			commission.FieldExpectedAmount: {Type: field.TypeInt64, Column: commission.FieldExpectedAmount},
+			commission.FieldPaidAmount:     {Type: field.TypeInt64, Column: commission.FieldPaidAmount},
+			commission.FieldStatus:         {Type: field.TypeEnum, Column: commission.FieldStatus},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   commissionpayment.Table,
+			Columns: commissionpayment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: commissionpayment.FieldID,
+			},
+		},
+		Type: "CommissionPayment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			commissionpayment.FieldCreatedAt:    {Type: field.TypeTime, Column: commissionpayment.FieldCreatedAt},
+			commissionpayment.FieldUpdatedAt:    {Type: field.TypeTime, Column: commissionpayment.FieldUpdatedAt},
+			commissionpayment.FieldOrgID:        {Type: field.TypeUUID, Column: commissionpayment.FieldOrgID},
+			commissionpayment.FieldCommissionID: {Type: field.TypeUUID, Column: commissionpayment.FieldCommissionID},
+			commissionpayment.FieldAmount:       {Type: field.TypeInt64, Column: commissionpayment.FieldAmount},
+			commissionpayment.FieldKind:         {Type: field.TypeEnum, Column: commissionpayment.FieldKind},
+			commissionpayment.FieldPaidAt:       {Type: field.TypeTime, Column: commissionpayment.FieldPaidAt},
+			commissionpayment.FieldReference:    {Type: field.TypeString, Column: commissionpayment.FieldReference},
+		},
+	}
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -179,7 +266,37 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   fundeddeal.Table,
+			Columns: fundeddeal.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: fundeddeal.FieldID,
+			},
+		},
+		Type: "FundedDeal",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			fundeddeal.FieldCreatedAt:          {Type: field.TypeTime, Column: fundeddeal.FieldCreatedAt},
+			fundeddeal.FieldUpdatedAt:          {Type: field.TypeTime, Column: fundeddeal.FieldUpdatedAt},
+			fundeddeal.FieldOrgID:              {Type: field.TypeUUID, Column: fundeddeal.FieldOrgID},
+			fundeddeal.FieldApplicationID:      {Type: field.TypeUUID, Column: fundeddeal.FieldApplicationID},
+			fundeddeal.FieldLeadID:             {Type: field.TypeUUID, Column: fundeddeal.FieldLeadID},
+			fundeddeal.FieldLenderID:           {Type: field.TypeUUID, Column: fundeddeal.FieldLenderID},
+			fundeddeal.FieldLenderName:         {Type: field.TypeString, Column: fundeddeal.FieldLenderName},
+			fundeddeal.FieldAdvisorID:          {Type: field.TypeUUID, Column: fundeddeal.FieldAdvisorID},
+			fundeddeal.FieldFundedAmount:       {Type: field.TypeInt64, Column: fundeddeal.FieldFundedAmount},
+			fundeddeal.FieldInterestRate:       {Type: field.TypeInt64, Column: fundeddeal.FieldInterestRate},
+			fundeddeal.FieldRateType:           {Type: field.TypeEnum, Column: fundeddeal.FieldRateType},
+			fundeddeal.FieldTermMonths:         {Type: field.TypeInt, Column: fundeddeal.FieldTermMonths},
+			fundeddeal.FieldPaymentFrequency:   {Type: field.TypeEnum, Column: fundeddeal.FieldPaymentFrequency},
+			fundeddeal.FieldPaybackAmount:      {Type: field.TypeInt64, Column: fundeddeal.FieldPaybackAmount},
+			fundeddeal.FieldExpectedCommission: {Type: field.TypeInt64, Column: fundeddeal.FieldExpectedCommission},
+			fundeddeal.FieldCommissionID:       {Type: field.TypeUUID, Column: fundeddeal.FieldCommissionID},
+			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -202,7 +319,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -223,7 +340,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -247,7 +364,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -290,7 +407,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -306,7 +423,34 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:     {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   lender.Table,
+			Columns: lender.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: lender.FieldID,
+			},
+		},
+		Type: "Lender",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			lender.FieldCreatedAt:           {Type: field.TypeTime, Column: lender.FieldCreatedAt},
+			lender.FieldUpdatedAt:           {Type: field.TypeTime, Column: lender.FieldUpdatedAt},
+			lender.FieldOrgID:               {Type: field.TypeUUID, Column: lender.FieldOrgID},
+			lender.FieldName:                {Type: field.TypeString, Column: lender.FieldName},
+			lender.FieldNameKey:             {Type: field.TypeString, Column: lender.FieldNameKey},
+			lender.FieldIsActive:            {Type: field.TypeBool, Column: lender.FieldIsActive},
+			lender.FieldProducts:            {Type: field.TypeJSON, Column: lender.FieldProducts},
+			lender.FieldMinAmount:           {Type: field.TypeInt64, Column: lender.FieldMinAmount},
+			lender.FieldMaxAmount:           {Type: field.TypeInt64, Column: lender.FieldMaxAmount},
+			lender.FieldMinMonthlyRevenue:   {Type: field.TypeInt64, Column: lender.FieldMinMonthlyRevenue},
+			lender.FieldMinMonthsInBusiness: {Type: field.TypeInt, Column: lender.FieldMinMonthsInBusiness},
+			lender.FieldExcludedIndustries:  {Type: field.TypeJSON, Column: lender.FieldExcludedIndustries},
+			lender.FieldCommissionRate:      {Type: field.TypeInt64, Column: lender.FieldCommissionRate},
+			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -324,7 +468,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -345,7 +489,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -362,7 +506,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -383,7 +527,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -402,7 +546,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -427,7 +571,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -447,7 +591,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -517,6 +661,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"AgentPresence",
 		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   application.OrganizationTable,
+			Columns: []string{application.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Application",
+		"Organization",
+	)
+	graph.MustAddE(
+		"lead",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   application.LeadTable,
+			Columns: []string{application.LeadColumn},
+			Bidi:    false,
+		},
+		"Application",
+		"Lead",
+	)
+	graph.MustAddE(
+		"lender",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   application.LenderTable,
+			Columns: []string{application.LenderColumn},
+			Bidi:    false,
+		},
+		"Application",
+		"Lender",
+	)
+	graph.MustAddE(
+		"deals",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   application.DealsTable,
+			Columns: []string{application.DealsColumn},
+			Bidi:    false,
+		},
+		"Application",
+		"FundedDeal",
 	)
 	graph.MustAddE(
 		"organization",
@@ -607,6 +799,66 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: true,
+			Table:   commission.OrganizationTable,
+			Columns: []string{commission.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Commission",
+		"Organization",
+	)
+	graph.MustAddE(
+		"deal",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   commission.DealTable,
+			Columns: []string{commission.DealColumn},
+			Bidi:    false,
+		},
+		"Commission",
+		"FundedDeal",
+	)
+	graph.MustAddE(
+		"payments",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   commission.PaymentsTable,
+			Columns: []string{commission.PaymentsColumn},
+			Bidi:    false,
+		},
+		"Commission",
+		"CommissionPayment",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   commissionpayment.OrganizationTable,
+			Columns: []string{commissionpayment.OrganizationColumn},
+			Bidi:    false,
+		},
+		"CommissionPayment",
+		"Organization",
+	)
+	graph.MustAddE(
+		"commission",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   commissionpayment.CommissionTable,
+			Columns: []string{commissionpayment.CommissionColumn},
+			Bidi:    false,
+		},
+		"CommissionPayment",
+		"Commission",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
 			Table:   contact.OrganizationTable,
 			Columns: []string{contact.OrganizationColumn},
 			Bidi:    false,
@@ -625,6 +877,66 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Contact",
 		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   fundeddeal.OrganizationTable,
+			Columns: []string{fundeddeal.OrganizationColumn},
+			Bidi:    false,
+		},
+		"FundedDeal",
+		"Organization",
+	)
+	graph.MustAddE(
+		"application",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   fundeddeal.ApplicationTable,
+			Columns: []string{fundeddeal.ApplicationColumn},
+			Bidi:    false,
+		},
+		"FundedDeal",
+		"Application",
+	)
+	graph.MustAddE(
+		"lead",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   fundeddeal.LeadTable,
+			Columns: []string{fundeddeal.LeadColumn},
+			Bidi:    false,
+		},
+		"FundedDeal",
+		"Lead",
+	)
+	graph.MustAddE(
+		"lender",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   fundeddeal.LenderTable,
+			Columns: []string{fundeddeal.LenderColumn},
+			Bidi:    false,
+		},
+		"FundedDeal",
+		"Lender",
+	)
+	graph.MustAddE(
+		"commissions",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   fundeddeal.CommissionsTable,
+			Columns: []string{fundeddeal.CommissionsColumn},
+			Bidi:    false,
+		},
+		"FundedDeal",
+		"Commission",
 	)
 	graph.MustAddE(
 		"organization",
@@ -745,6 +1057,66 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Lead",
 		"AgentPresence",
+	)
+	graph.MustAddE(
+		"applications",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+		},
+		"Lead",
+		"Application",
+	)
+	graph.MustAddE(
+		"funded_deals",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+		},
+		"Lead",
+		"FundedDeal",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   lender.OrganizationTable,
+			Columns: []string{lender.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Lender",
+		"Organization",
+	)
+	graph.MustAddE(
+		"applications",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lender.ApplicationsTable,
+			Columns: []string{lender.ApplicationsColumn},
+			Bidi:    false,
+		},
+		"Lender",
+		"Application",
+	)
+	graph.MustAddE(
+		"funded_deals",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lender.FundedDealsTable,
+			Columns: []string{lender.FundedDealsColumn},
+			Bidi:    false,
+		},
+		"Lender",
+		"FundedDeal",
 	)
 	graph.MustAddE(
 		"api_keys",
@@ -877,6 +1249,66 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Organization",
 		"Automation",
+	)
+	graph.MustAddE(
+		"lenders",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Lender",
+	)
+	graph.MustAddE(
+		"applications",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Application",
+	)
+	graph.MustAddE(
+		"funded_deals",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"FundedDeal",
+	)
+	graph.MustAddE(
+		"commissions",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Commission",
+	)
+	graph.MustAddE(
+		"commission_payments",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"CommissionPayment",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1326,6 +1758,227 @@ func (f *AgentPresenceFilter) WhereHasCurrentLeadWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ApplicationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ApplicationQuery builder.
+func (_q *ApplicationQuery) Filter() *ApplicationFilter {
+	return &ApplicationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ApplicationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ApplicationMutation builder.
+func (m *ApplicationMutation) Filter() *ApplicationFilter {
+	return &ApplicationFilter{config: m.config, predicateAdder: m}
+}
+
+// ApplicationFilter provides a generic filtering capability at runtime for ApplicationQuery.
+type ApplicationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ApplicationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ApplicationFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(application.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ApplicationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(application.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ApplicationFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(application.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *ApplicationFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(application.FieldOrgID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *ApplicationFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(application.FieldLeadID))
+}
+
+// WhereLenderID applies the entql [16]byte predicate on the lender_id field.
+func (f *ApplicationFilter) WhereLenderID(p entql.ValueP) {
+	f.Where(p.Field(application.FieldLenderID))
+}
+
+// WhereLenderName applies the entql string predicate on the lender_name field.
+func (f *ApplicationFilter) WhereLenderName(p entql.StringP) {
+	f.Where(p.Field(application.FieldLenderName))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ApplicationFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(application.FieldStatus))
+}
+
+// WhereProduct applies the entql string predicate on the product field.
+func (f *ApplicationFilter) WhereProduct(p entql.StringP) {
+	f.Where(p.Field(application.FieldProduct))
+}
+
+// WhereRequestedAmount applies the entql int64 predicate on the requested_amount field.
+func (f *ApplicationFilter) WhereRequestedAmount(p entql.Int64P) {
+	f.Where(p.Field(application.FieldRequestedAmount))
+}
+
+// WhereSubmittedAt applies the entql time.Time predicate on the submitted_at field.
+func (f *ApplicationFilter) WhereSubmittedAt(p entql.TimeP) {
+	f.Where(p.Field(application.FieldSubmittedAt))
+}
+
+// WhereSubmittedBy applies the entql string predicate on the submitted_by field.
+func (f *ApplicationFilter) WhereSubmittedBy(p entql.StringP) {
+	f.Where(p.Field(application.FieldSubmittedBy))
+}
+
+// WhereExternalRef applies the entql string predicate on the external_ref field.
+func (f *ApplicationFilter) WhereExternalRef(p entql.StringP) {
+	f.Where(p.Field(application.FieldExternalRef))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *ApplicationFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(application.FieldNotes))
+}
+
+// WhereDecidedAt applies the entql time.Time predicate on the decided_at field.
+func (f *ApplicationFilter) WhereDecidedAt(p entql.TimeP) {
+	f.Where(p.Field(application.FieldDecidedAt))
+}
+
+// WhereApprovedAmount applies the entql int64 predicate on the approved_amount field.
+func (f *ApplicationFilter) WhereApprovedAmount(p entql.Int64P) {
+	f.Where(p.Field(application.FieldApprovedAmount))
+}
+
+// WhereInterestRate applies the entql int64 predicate on the interest_rate field.
+func (f *ApplicationFilter) WhereInterestRate(p entql.Int64P) {
+	f.Where(p.Field(application.FieldInterestRate))
+}
+
+// WhereRateType applies the entql string predicate on the rate_type field.
+func (f *ApplicationFilter) WhereRateType(p entql.StringP) {
+	f.Where(p.Field(application.FieldRateType))
+}
+
+// WhereTermMonths applies the entql int predicate on the term_months field.
+func (f *ApplicationFilter) WhereTermMonths(p entql.IntP) {
+	f.Where(p.Field(application.FieldTermMonths))
+}
+
+// WherePaymentFrequency applies the entql string predicate on the payment_frequency field.
+func (f *ApplicationFilter) WherePaymentFrequency(p entql.StringP) {
+	f.Where(p.Field(application.FieldPaymentFrequency))
+}
+
+// WhereConditions applies the entql json.RawMessage predicate on the conditions field.
+func (f *ApplicationFilter) WhereConditions(p entql.BytesP) {
+	f.Where(p.Field(application.FieldConditions))
+}
+
+// WhereDeclineReason applies the entql string predicate on the decline_reason field.
+func (f *ApplicationFilter) WhereDeclineReason(p entql.StringP) {
+	f.Where(p.Field(application.FieldDeclineReason))
+}
+
+// WhereDeclineCategory applies the entql string predicate on the decline_category field.
+func (f *ApplicationFilter) WhereDeclineCategory(p entql.StringP) {
+	f.Where(p.Field(application.FieldDeclineCategory))
+}
+
+// WhereWithdrawnReason applies the entql string predicate on the withdrawn_reason field.
+func (f *ApplicationFilter) WhereWithdrawnReason(p entql.StringP) {
+	f.Where(p.Field(application.FieldWithdrawnReason))
+}
+
+// WhereWarnings applies the entql json.RawMessage predicate on the warnings field.
+func (f *ApplicationFilter) WhereWarnings(p entql.BytesP) {
+	f.Where(p.Field(application.FieldWarnings))
+}
+
+// WhereFundedDealID applies the entql [16]byte predicate on the funded_deal_id field.
+func (f *ApplicationFilter) WhereFundedDealID(p entql.ValueP) {
+	f.Where(p.Field(application.FieldFundedDealID))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *ApplicationFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *ApplicationFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLead applies a predicate to check if query has an edge lead.
+func (f *ApplicationFilter) WhereHasLead() {
+	f.Where(entql.HasEdge("lead"))
+}
+
+// WhereHasLeadWith applies a predicate to check if query has an edge lead with a given conditions (other predicates).
+func (f *ApplicationFilter) WhereHasLeadWith(preds ...predicate.Lead) {
+	f.Where(entql.HasEdgeWith("lead", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLender applies a predicate to check if query has an edge lender.
+func (f *ApplicationFilter) WhereHasLender() {
+	f.Where(entql.HasEdge("lender"))
+}
+
+// WhereHasLenderWith applies a predicate to check if query has an edge lender with a given conditions (other predicates).
+func (f *ApplicationFilter) WhereHasLenderWith(preds ...predicate.Lender) {
+	f.Where(entql.HasEdgeWith("lender", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasDeals applies a predicate to check if query has an edge deals.
+func (f *ApplicationFilter) WhereHasDeals() {
+	f.Where(entql.HasEdge("deals"))
+}
+
+// WhereHasDealsWith applies a predicate to check if query has an edge deals with a given conditions (other predicates).
+func (f *ApplicationFilter) WhereHasDealsWith(preds ...predicate.FundedDeal) {
+	f.Where(entql.HasEdgeWith("deals", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AutomationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1354,7 +2007,7 @@ type AutomationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1491,7 +2144,7 @@ type AutomationRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1620,7 +2273,7 @@ type CallEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1739,6 +2392,246 @@ func (f *CallEventFilter) WhereHasLeadWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *CommissionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CommissionQuery builder.
+func (_q *CommissionQuery) Filter() *CommissionFilter {
+	return &CommissionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CommissionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CommissionMutation builder.
+func (m *CommissionMutation) Filter() *CommissionFilter {
+	return &CommissionFilter{config: m.config, predicateAdder: m}
+}
+
+// CommissionFilter provides a generic filtering capability at runtime for CommissionQuery.
+type CommissionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CommissionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CommissionFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CommissionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(commission.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CommissionFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(commission.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *CommissionFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldOrgID))
+}
+
+// WhereDealID applies the entql [16]byte predicate on the deal_id field.
+func (f *CommissionFilter) WhereDealID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldDealID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *CommissionFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldLeadID))
+}
+
+// WhereLenderID applies the entql [16]byte predicate on the lender_id field.
+func (f *CommissionFilter) WhereLenderID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldLenderID))
+}
+
+// WhereAdvisorID applies the entql [16]byte predicate on the advisor_id field.
+func (f *CommissionFilter) WhereAdvisorID(p entql.ValueP) {
+	f.Where(p.Field(commission.FieldAdvisorID))
+}
+
+// WhereExpectedAmount applies the entql int64 predicate on the expected_amount field.
+func (f *CommissionFilter) WhereExpectedAmount(p entql.Int64P) {
+	f.Where(p.Field(commission.FieldExpectedAmount))
+}
+
+// WherePaidAmount applies the entql int64 predicate on the paid_amount field.
+func (f *CommissionFilter) WherePaidAmount(p entql.Int64P) {
+	f.Where(p.Field(commission.FieldPaidAmount))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *CommissionFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(commission.FieldStatus))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *CommissionFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *CommissionFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasDeal applies a predicate to check if query has an edge deal.
+func (f *CommissionFilter) WhereHasDeal() {
+	f.Where(entql.HasEdge("deal"))
+}
+
+// WhereHasDealWith applies a predicate to check if query has an edge deal with a given conditions (other predicates).
+func (f *CommissionFilter) WhereHasDealWith(preds ...predicate.FundedDeal) {
+	f.Where(entql.HasEdgeWith("deal", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPayments applies a predicate to check if query has an edge payments.
+func (f *CommissionFilter) WhereHasPayments() {
+	f.Where(entql.HasEdge("payments"))
+}
+
+// WhereHasPaymentsWith applies a predicate to check if query has an edge payments with a given conditions (other predicates).
+func (f *CommissionFilter) WhereHasPaymentsWith(preds ...predicate.CommissionPayment) {
+	f.Where(entql.HasEdgeWith("payments", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *CommissionPaymentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CommissionPaymentQuery builder.
+func (_q *CommissionPaymentQuery) Filter() *CommissionPaymentFilter {
+	return &CommissionPaymentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CommissionPaymentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CommissionPaymentMutation builder.
+func (m *CommissionPaymentMutation) Filter() *CommissionPaymentFilter {
+	return &CommissionPaymentFilter{config: m.config, predicateAdder: m}
+}
+
+// CommissionPaymentFilter provides a generic filtering capability at runtime for CommissionPaymentQuery.
+type CommissionPaymentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CommissionPaymentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *CommissionPaymentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(commissionpayment.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CommissionPaymentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionpayment.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CommissionPaymentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(commissionpayment.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *CommissionPaymentFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(commissionpayment.FieldOrgID))
+}
+
+// WhereCommissionID applies the entql [16]byte predicate on the commission_id field.
+func (f *CommissionPaymentFilter) WhereCommissionID(p entql.ValueP) {
+	f.Where(p.Field(commissionpayment.FieldCommissionID))
+}
+
+// WhereAmount applies the entql int64 predicate on the amount field.
+func (f *CommissionPaymentFilter) WhereAmount(p entql.Int64P) {
+	f.Where(p.Field(commissionpayment.FieldAmount))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *CommissionPaymentFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(commissionpayment.FieldKind))
+}
+
+// WherePaidAt applies the entql time.Time predicate on the paid_at field.
+func (f *CommissionPaymentFilter) WherePaidAt(p entql.TimeP) {
+	f.Where(p.Field(commissionpayment.FieldPaidAt))
+}
+
+// WhereReference applies the entql string predicate on the reference field.
+func (f *CommissionPaymentFilter) WhereReference(p entql.StringP) {
+	f.Where(p.Field(commissionpayment.FieldReference))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *CommissionPaymentFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *CommissionPaymentFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCommission applies a predicate to check if query has an edge commission.
+func (f *CommissionPaymentFilter) WhereHasCommission() {
+	f.Where(entql.HasEdge("commission"))
+}
+
+// WhereHasCommissionWith applies a predicate to check if query has an edge commission with a given conditions (other predicates).
+func (f *CommissionPaymentFilter) WhereHasCommissionWith(preds ...predicate.Commission) {
+	f.Where(entql.HasEdgeWith("commission", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ContactQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1767,7 +2660,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1842,6 +2735,201 @@ func (f *ContactFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *FundedDealQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the FundedDealQuery builder.
+func (_q *FundedDealQuery) Filter() *FundedDealFilter {
+	return &FundedDealFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *FundedDealMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the FundedDealMutation builder.
+func (m *FundedDealMutation) Filter() *FundedDealFilter {
+	return &FundedDealFilter{config: m.config, predicateAdder: m}
+}
+
+// FundedDealFilter provides a generic filtering capability at runtime for FundedDealQuery.
+type FundedDealFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *FundedDealFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *FundedDealFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *FundedDealFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(fundeddeal.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *FundedDealFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(fundeddeal.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *FundedDealFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldOrgID))
+}
+
+// WhereApplicationID applies the entql [16]byte predicate on the application_id field.
+func (f *FundedDealFilter) WhereApplicationID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldApplicationID))
+}
+
+// WhereLeadID applies the entql [16]byte predicate on the lead_id field.
+func (f *FundedDealFilter) WhereLeadID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldLeadID))
+}
+
+// WhereLenderID applies the entql [16]byte predicate on the lender_id field.
+func (f *FundedDealFilter) WhereLenderID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldLenderID))
+}
+
+// WhereLenderName applies the entql string predicate on the lender_name field.
+func (f *FundedDealFilter) WhereLenderName(p entql.StringP) {
+	f.Where(p.Field(fundeddeal.FieldLenderName))
+}
+
+// WhereAdvisorID applies the entql [16]byte predicate on the advisor_id field.
+func (f *FundedDealFilter) WhereAdvisorID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldAdvisorID))
+}
+
+// WhereFundedAmount applies the entql int64 predicate on the funded_amount field.
+func (f *FundedDealFilter) WhereFundedAmount(p entql.Int64P) {
+	f.Where(p.Field(fundeddeal.FieldFundedAmount))
+}
+
+// WhereInterestRate applies the entql int64 predicate on the interest_rate field.
+func (f *FundedDealFilter) WhereInterestRate(p entql.Int64P) {
+	f.Where(p.Field(fundeddeal.FieldInterestRate))
+}
+
+// WhereRateType applies the entql string predicate on the rate_type field.
+func (f *FundedDealFilter) WhereRateType(p entql.StringP) {
+	f.Where(p.Field(fundeddeal.FieldRateType))
+}
+
+// WhereTermMonths applies the entql int predicate on the term_months field.
+func (f *FundedDealFilter) WhereTermMonths(p entql.IntP) {
+	f.Where(p.Field(fundeddeal.FieldTermMonths))
+}
+
+// WherePaymentFrequency applies the entql string predicate on the payment_frequency field.
+func (f *FundedDealFilter) WherePaymentFrequency(p entql.StringP) {
+	f.Where(p.Field(fundeddeal.FieldPaymentFrequency))
+}
+
+// WherePaybackAmount applies the entql int64 predicate on the payback_amount field.
+func (f *FundedDealFilter) WherePaybackAmount(p entql.Int64P) {
+	f.Where(p.Field(fundeddeal.FieldPaybackAmount))
+}
+
+// WhereExpectedCommission applies the entql int64 predicate on the expected_commission field.
+func (f *FundedDealFilter) WhereExpectedCommission(p entql.Int64P) {
+	f.Where(p.Field(fundeddeal.FieldExpectedCommission))
+}
+
+// WhereCommissionID applies the entql [16]byte predicate on the commission_id field.
+func (f *FundedDealFilter) WhereCommissionID(p entql.ValueP) {
+	f.Where(p.Field(fundeddeal.FieldCommissionID))
+}
+
+// WhereFundedAt applies the entql time.Time predicate on the funded_at field.
+func (f *FundedDealFilter) WhereFundedAt(p entql.TimeP) {
+	f.Where(p.Field(fundeddeal.FieldFundedAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *FundedDealFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *FundedDealFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasApplication applies a predicate to check if query has an edge application.
+func (f *FundedDealFilter) WhereHasApplication() {
+	f.Where(entql.HasEdge("application"))
+}
+
+// WhereHasApplicationWith applies a predicate to check if query has an edge application with a given conditions (other predicates).
+func (f *FundedDealFilter) WhereHasApplicationWith(preds ...predicate.Application) {
+	f.Where(entql.HasEdgeWith("application", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLead applies a predicate to check if query has an edge lead.
+func (f *FundedDealFilter) WhereHasLead() {
+	f.Where(entql.HasEdge("lead"))
+}
+
+// WhereHasLeadWith applies a predicate to check if query has an edge lead with a given conditions (other predicates).
+func (f *FundedDealFilter) WhereHasLeadWith(preds ...predicate.Lead) {
+	f.Where(entql.HasEdgeWith("lead", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLender applies a predicate to check if query has an edge lender.
+func (f *FundedDealFilter) WhereHasLender() {
+	f.Where(entql.HasEdge("lender"))
+}
+
+// WhereHasLenderWith applies a predicate to check if query has an edge lender with a given conditions (other predicates).
+func (f *FundedDealFilter) WhereHasLenderWith(preds ...predicate.Lender) {
+	f.Where(entql.HasEdgeWith("lender", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCommissions applies a predicate to check if query has an edge commissions.
+func (f *FundedDealFilter) WhereHasCommissions() {
+	f.Where(entql.HasEdge("commissions"))
+}
+
+// WhereHasCommissionsWith applies a predicate to check if query has an edge commissions with a given conditions (other predicates).
+func (f *FundedDealFilter) WhereHasCommissionsWith(preds ...predicate.Commission) {
+	f.Where(entql.HasEdgeWith("commissions", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *IdempotencyRecordQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1870,7 +2958,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1960,7 +3048,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2082,7 +3170,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2191,7 +3279,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2436,6 +3524,34 @@ func (f *LeadFilter) WhereHasPresencesWith(preds ...predicate.AgentPresence) {
 	})))
 }
 
+// WhereHasApplications applies a predicate to check if query has an edge applications.
+func (f *LeadFilter) WhereHasApplications() {
+	f.Where(entql.HasEdge("applications"))
+}
+
+// WhereHasApplicationsWith applies a predicate to check if query has an edge applications with a given conditions (other predicates).
+func (f *LeadFilter) WhereHasApplicationsWith(preds ...predicate.Application) {
+	f.Where(entql.HasEdgeWith("applications", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasFundedDeals applies a predicate to check if query has an edge funded_deals.
+func (f *LeadFilter) WhereHasFundedDeals() {
+	f.Where(entql.HasEdge("funded_deals"))
+}
+
+// WhereHasFundedDealsWith applies a predicate to check if query has an edge funded_deals with a given conditions (other predicates).
+func (f *LeadFilter) WhereHasFundedDealsWith(preds ...predicate.FundedDeal) {
+	f.Where(entql.HasEdgeWith("funded_deals", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *LeadCountQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -2465,7 +3581,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2489,6 +3605,158 @@ func (f *LeadCountFilter) WhereSlot(p entql.IntP) {
 // WhereN applies the entql int predicate on the n field.
 func (f *LeadCountFilter) WhereN(p entql.IntP) {
 	f.Where(p.Field(leadcount.FieldN))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *LenderQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LenderQuery builder.
+func (_q *LenderQuery) Filter() *LenderFilter {
+	return &LenderFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LenderMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LenderMutation builder.
+func (m *LenderMutation) Filter() *LenderFilter {
+	return &LenderFilter{config: m.config, predicateAdder: m}
+}
+
+// LenderFilter provides a generic filtering capability at runtime for LenderQuery.
+type LenderFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LenderFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *LenderFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(lender.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *LenderFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(lender.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *LenderFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(lender.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *LenderFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(lender.FieldOrgID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *LenderFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(lender.FieldName))
+}
+
+// WhereNameKey applies the entql string predicate on the name_key field.
+func (f *LenderFilter) WhereNameKey(p entql.StringP) {
+	f.Where(p.Field(lender.FieldNameKey))
+}
+
+// WhereIsActive applies the entql bool predicate on the is_active field.
+func (f *LenderFilter) WhereIsActive(p entql.BoolP) {
+	f.Where(p.Field(lender.FieldIsActive))
+}
+
+// WhereProducts applies the entql json.RawMessage predicate on the products field.
+func (f *LenderFilter) WhereProducts(p entql.BytesP) {
+	f.Where(p.Field(lender.FieldProducts))
+}
+
+// WhereMinAmount applies the entql int64 predicate on the min_amount field.
+func (f *LenderFilter) WhereMinAmount(p entql.Int64P) {
+	f.Where(p.Field(lender.FieldMinAmount))
+}
+
+// WhereMaxAmount applies the entql int64 predicate on the max_amount field.
+func (f *LenderFilter) WhereMaxAmount(p entql.Int64P) {
+	f.Where(p.Field(lender.FieldMaxAmount))
+}
+
+// WhereMinMonthlyRevenue applies the entql int64 predicate on the min_monthly_revenue field.
+func (f *LenderFilter) WhereMinMonthlyRevenue(p entql.Int64P) {
+	f.Where(p.Field(lender.FieldMinMonthlyRevenue))
+}
+
+// WhereMinMonthsInBusiness applies the entql int predicate on the min_months_in_business field.
+func (f *LenderFilter) WhereMinMonthsInBusiness(p entql.IntP) {
+	f.Where(p.Field(lender.FieldMinMonthsInBusiness))
+}
+
+// WhereExcludedIndustries applies the entql json.RawMessage predicate on the excluded_industries field.
+func (f *LenderFilter) WhereExcludedIndustries(p entql.BytesP) {
+	f.Where(p.Field(lender.FieldExcludedIndustries))
+}
+
+// WhereCommissionRate applies the entql int64 predicate on the commission_rate field.
+func (f *LenderFilter) WhereCommissionRate(p entql.Int64P) {
+	f.Where(p.Field(lender.FieldCommissionRate))
+}
+
+// WhereContactEmail applies the entql string predicate on the contact_email field.
+func (f *LenderFilter) WhereContactEmail(p entql.StringP) {
+	f.Where(p.Field(lender.FieldContactEmail))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *LenderFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *LenderFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasApplications applies a predicate to check if query has an edge applications.
+func (f *LenderFilter) WhereHasApplications() {
+	f.Where(entql.HasEdge("applications"))
+}
+
+// WhereHasApplicationsWith applies a predicate to check if query has an edge applications with a given conditions (other predicates).
+func (f *LenderFilter) WhereHasApplicationsWith(preds ...predicate.Application) {
+	f.Where(entql.HasEdgeWith("applications", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasFundedDeals applies a predicate to check if query has an edge funded_deals.
+func (f *LenderFilter) WhereHasFundedDeals() {
+	f.Where(entql.HasEdge("funded_deals"))
+}
+
+// WhereHasFundedDealsWith applies a predicate to check if query has an edge funded_deals with a given conditions (other predicates).
+func (f *LenderFilter) WhereHasFundedDealsWith(preds ...predicate.FundedDeal) {
+	f.Where(entql.HasEdgeWith("funded_deals", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -2520,7 +3788,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2710,6 +3978,76 @@ func (f *OrganizationFilter) WhereHasAutomationsWith(preds ...predicate.Automati
 	})))
 }
 
+// WhereHasLenders applies a predicate to check if query has an edge lenders.
+func (f *OrganizationFilter) WhereHasLenders() {
+	f.Where(entql.HasEdge("lenders"))
+}
+
+// WhereHasLendersWith applies a predicate to check if query has an edge lenders with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasLendersWith(preds ...predicate.Lender) {
+	f.Where(entql.HasEdgeWith("lenders", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasApplications applies a predicate to check if query has an edge applications.
+func (f *OrganizationFilter) WhereHasApplications() {
+	f.Where(entql.HasEdge("applications"))
+}
+
+// WhereHasApplicationsWith applies a predicate to check if query has an edge applications with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasApplicationsWith(preds ...predicate.Application) {
+	f.Where(entql.HasEdgeWith("applications", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasFundedDeals applies a predicate to check if query has an edge funded_deals.
+func (f *OrganizationFilter) WhereHasFundedDeals() {
+	f.Where(entql.HasEdge("funded_deals"))
+}
+
+// WhereHasFundedDealsWith applies a predicate to check if query has an edge funded_deals with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasFundedDealsWith(preds ...predicate.FundedDeal) {
+	f.Where(entql.HasEdgeWith("funded_deals", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCommissions applies a predicate to check if query has an edge commissions.
+func (f *OrganizationFilter) WhereHasCommissions() {
+	f.Where(entql.HasEdge("commissions"))
+}
+
+// WhereHasCommissionsWith applies a predicate to check if query has an edge commissions with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasCommissionsWith(preds ...predicate.Commission) {
+	f.Where(entql.HasEdgeWith("commissions", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCommissionPayments applies a predicate to check if query has an edge commission_payments.
+func (f *OrganizationFilter) WhereHasCommissionPayments() {
+	f.Where(entql.HasEdge("commission_payments"))
+}
+
+// WhereHasCommissionPaymentsWith applies a predicate to check if query has an edge commission_payments with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasCommissionPaymentsWith(preds ...predicate.CommissionPayment) {
+	f.Where(entql.HasEdgeWith("commission_payments", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PipelineStageQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -2739,7 +4077,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2847,7 +4185,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2935,7 +4273,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3085,7 +4423,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3169,7 +4507,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3311,7 +4649,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3400,7 +4738,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

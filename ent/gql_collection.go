@@ -12,11 +12,16 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -183,6 +188,240 @@ func newAgentPresencePaginateArgs(rv map[string]any) *agentpresencePaginateArgs 
 	}
 	if v, ok := rv[whereField].(*AgentPresenceWhereInput); ok {
 		args.opts = append(args.opts, WithAgentPresenceFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *ApplicationQuery) CollectFields(ctx context.Context, satisfies ...string) (*ApplicationQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *ApplicationQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(application.Columns))
+		selectedFields = []string{application.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "lead":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&LeadClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, leadImplementors)...); err != nil {
+				return err
+			}
+			_q.withLead = query
+			if _, ok := fieldSeen[application.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, application.FieldLeadID)
+				fieldSeen[application.FieldLeadID] = struct{}{}
+			}
+
+		case "lender":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&LenderClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, lenderImplementors)...); err != nil {
+				return err
+			}
+			_q.withLender = query
+			if _, ok := fieldSeen[application.FieldLenderID]; !ok {
+				selectedFields = append(selectedFields, application.FieldLenderID)
+				fieldSeen[application.FieldLenderID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[application.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, application.FieldCreatedAt)
+				fieldSeen[application.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[application.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, application.FieldUpdatedAt)
+				fieldSeen[application.FieldUpdatedAt] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[application.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, application.FieldLeadID)
+				fieldSeen[application.FieldLeadID] = struct{}{}
+			}
+		case "lenderId":
+			if _, ok := fieldSeen[application.FieldLenderID]; !ok {
+				selectedFields = append(selectedFields, application.FieldLenderID)
+				fieldSeen[application.FieldLenderID] = struct{}{}
+			}
+		case "lenderName":
+			if _, ok := fieldSeen[application.FieldLenderName]; !ok {
+				selectedFields = append(selectedFields, application.FieldLenderName)
+				fieldSeen[application.FieldLenderName] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[application.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, application.FieldStatus)
+				fieldSeen[application.FieldStatus] = struct{}{}
+			}
+		case "product":
+			if _, ok := fieldSeen[application.FieldProduct]; !ok {
+				selectedFields = append(selectedFields, application.FieldProduct)
+				fieldSeen[application.FieldProduct] = struct{}{}
+			}
+		case "requestedAmount":
+			if _, ok := fieldSeen[application.FieldRequestedAmount]; !ok {
+				selectedFields = append(selectedFields, application.FieldRequestedAmount)
+				fieldSeen[application.FieldRequestedAmount] = struct{}{}
+			}
+		case "submittedAt":
+			if _, ok := fieldSeen[application.FieldSubmittedAt]; !ok {
+				selectedFields = append(selectedFields, application.FieldSubmittedAt)
+				fieldSeen[application.FieldSubmittedAt] = struct{}{}
+			}
+		case "submittedBy":
+			if _, ok := fieldSeen[application.FieldSubmittedBy]; !ok {
+				selectedFields = append(selectedFields, application.FieldSubmittedBy)
+				fieldSeen[application.FieldSubmittedBy] = struct{}{}
+			}
+		case "externalRef":
+			if _, ok := fieldSeen[application.FieldExternalRef]; !ok {
+				selectedFields = append(selectedFields, application.FieldExternalRef)
+				fieldSeen[application.FieldExternalRef] = struct{}{}
+			}
+		case "notes":
+			if _, ok := fieldSeen[application.FieldNotes]; !ok {
+				selectedFields = append(selectedFields, application.FieldNotes)
+				fieldSeen[application.FieldNotes] = struct{}{}
+			}
+		case "decidedAt":
+			if _, ok := fieldSeen[application.FieldDecidedAt]; !ok {
+				selectedFields = append(selectedFields, application.FieldDecidedAt)
+				fieldSeen[application.FieldDecidedAt] = struct{}{}
+			}
+		case "approvedAmount":
+			if _, ok := fieldSeen[application.FieldApprovedAmount]; !ok {
+				selectedFields = append(selectedFields, application.FieldApprovedAmount)
+				fieldSeen[application.FieldApprovedAmount] = struct{}{}
+			}
+		case "interestRate":
+			if _, ok := fieldSeen[application.FieldInterestRate]; !ok {
+				selectedFields = append(selectedFields, application.FieldInterestRate)
+				fieldSeen[application.FieldInterestRate] = struct{}{}
+			}
+		case "rateType":
+			if _, ok := fieldSeen[application.FieldRateType]; !ok {
+				selectedFields = append(selectedFields, application.FieldRateType)
+				fieldSeen[application.FieldRateType] = struct{}{}
+			}
+		case "termMonths":
+			if _, ok := fieldSeen[application.FieldTermMonths]; !ok {
+				selectedFields = append(selectedFields, application.FieldTermMonths)
+				fieldSeen[application.FieldTermMonths] = struct{}{}
+			}
+		case "paymentFrequency":
+			if _, ok := fieldSeen[application.FieldPaymentFrequency]; !ok {
+				selectedFields = append(selectedFields, application.FieldPaymentFrequency)
+				fieldSeen[application.FieldPaymentFrequency] = struct{}{}
+			}
+		case "conditions":
+			if _, ok := fieldSeen[application.FieldConditions]; !ok {
+				selectedFields = append(selectedFields, application.FieldConditions)
+				fieldSeen[application.FieldConditions] = struct{}{}
+			}
+		case "declineReason":
+			if _, ok := fieldSeen[application.FieldDeclineReason]; !ok {
+				selectedFields = append(selectedFields, application.FieldDeclineReason)
+				fieldSeen[application.FieldDeclineReason] = struct{}{}
+			}
+		case "declineCategory":
+			if _, ok := fieldSeen[application.FieldDeclineCategory]; !ok {
+				selectedFields = append(selectedFields, application.FieldDeclineCategory)
+				fieldSeen[application.FieldDeclineCategory] = struct{}{}
+			}
+		case "withdrawnReason":
+			if _, ok := fieldSeen[application.FieldWithdrawnReason]; !ok {
+				selectedFields = append(selectedFields, application.FieldWithdrawnReason)
+				fieldSeen[application.FieldWithdrawnReason] = struct{}{}
+			}
+		case "warnings":
+			if _, ok := fieldSeen[application.FieldWarnings]; !ok {
+				selectedFields = append(selectedFields, application.FieldWarnings)
+				fieldSeen[application.FieldWarnings] = struct{}{}
+			}
+		case "fundedDealId":
+			if _, ok := fieldSeen[application.FieldFundedDealID]; !ok {
+				selectedFields = append(selectedFields, application.FieldFundedDealID)
+				fieldSeen[application.FieldFundedDealID] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type applicationPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []ApplicationPaginateOption
+}
+
+func newApplicationPaginateArgs(rv map[string]any) *applicationPaginateArgs {
+	args := &applicationPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &ApplicationOrder{Field: &ApplicationOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithApplicationOrder(order))
+			}
+		case *ApplicationOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithApplicationOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*ApplicationWhereInput); ok {
+		args.opts = append(args.opts, WithApplicationFilter(v.Filter))
 	}
 	return args
 }
@@ -481,6 +720,277 @@ func newCallEventPaginateArgs(rv map[string]any) *calleventPaginateArgs {
 }
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *CommissionQuery) CollectFields(ctx context.Context, satisfies ...string) (*CommissionQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *CommissionQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(commission.Columns))
+		selectedFields = []string{commission.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "deal":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&FundedDealClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, fundeddealImplementors)...); err != nil {
+				return err
+			}
+			_q.withDeal = query
+			if _, ok := fieldSeen[commission.FieldDealID]; !ok {
+				selectedFields = append(selectedFields, commission.FieldDealID)
+				fieldSeen[commission.FieldDealID] = struct{}{}
+			}
+
+		case "payments":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&CommissionPaymentClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, commissionpaymentImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedPayments(alias, func(wq *CommissionPaymentQuery) {
+				*wq = *query
+			})
+		case "createdAt":
+			if _, ok := fieldSeen[commission.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, commission.FieldCreatedAt)
+				fieldSeen[commission.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[commission.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, commission.FieldUpdatedAt)
+				fieldSeen[commission.FieldUpdatedAt] = struct{}{}
+			}
+		case "dealId":
+			if _, ok := fieldSeen[commission.FieldDealID]; !ok {
+				selectedFields = append(selectedFields, commission.FieldDealID)
+				fieldSeen[commission.FieldDealID] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[commission.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, commission.FieldLeadID)
+				fieldSeen[commission.FieldLeadID] = struct{}{}
+			}
+		case "lenderId":
+			if _, ok := fieldSeen[commission.FieldLenderID]; !ok {
+				selectedFields = append(selectedFields, commission.FieldLenderID)
+				fieldSeen[commission.FieldLenderID] = struct{}{}
+			}
+		case "advisorId":
+			if _, ok := fieldSeen[commission.FieldAdvisorID]; !ok {
+				selectedFields = append(selectedFields, commission.FieldAdvisorID)
+				fieldSeen[commission.FieldAdvisorID] = struct{}{}
+			}
+		case "expectedAmount":
+			if _, ok := fieldSeen[commission.FieldExpectedAmount]; !ok {
+				selectedFields = append(selectedFields, commission.FieldExpectedAmount)
+				fieldSeen[commission.FieldExpectedAmount] = struct{}{}
+			}
+		case "paidAmount":
+			if _, ok := fieldSeen[commission.FieldPaidAmount]; !ok {
+				selectedFields = append(selectedFields, commission.FieldPaidAmount)
+				fieldSeen[commission.FieldPaidAmount] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[commission.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, commission.FieldStatus)
+				fieldSeen[commission.FieldStatus] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type commissionPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []CommissionPaginateOption
+}
+
+func newCommissionPaginateArgs(rv map[string]any) *commissionPaginateArgs {
+	args := &commissionPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &CommissionOrder{Field: &CommissionOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithCommissionOrder(order))
+			}
+		case *CommissionOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithCommissionOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*CommissionWhereInput); ok {
+		args.opts = append(args.opts, WithCommissionFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *CommissionPaymentQuery) CollectFields(ctx context.Context, satisfies ...string) (*CommissionPaymentQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *CommissionPaymentQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(commissionpayment.Columns))
+		selectedFields = []string{commissionpayment.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[commissionpayment.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, commissionpayment.FieldCreatedAt)
+				fieldSeen[commissionpayment.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[commissionpayment.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, commissionpayment.FieldUpdatedAt)
+				fieldSeen[commissionpayment.FieldUpdatedAt] = struct{}{}
+			}
+		case "amount":
+			if _, ok := fieldSeen[commissionpayment.FieldAmount]; !ok {
+				selectedFields = append(selectedFields, commissionpayment.FieldAmount)
+				fieldSeen[commissionpayment.FieldAmount] = struct{}{}
+			}
+		case "kind":
+			if _, ok := fieldSeen[commissionpayment.FieldKind]; !ok {
+				selectedFields = append(selectedFields, commissionpayment.FieldKind)
+				fieldSeen[commissionpayment.FieldKind] = struct{}{}
+			}
+		case "paidAt":
+			if _, ok := fieldSeen[commissionpayment.FieldPaidAt]; !ok {
+				selectedFields = append(selectedFields, commissionpayment.FieldPaidAt)
+				fieldSeen[commissionpayment.FieldPaidAt] = struct{}{}
+			}
+		case "reference":
+			if _, ok := fieldSeen[commissionpayment.FieldReference]; !ok {
+				selectedFields = append(selectedFields, commissionpayment.FieldReference)
+				fieldSeen[commissionpayment.FieldReference] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type commissionpaymentPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []CommissionPaymentPaginateOption
+}
+
+func newCommissionPaymentPaginateArgs(rv map[string]any) *commissionpaymentPaginateArgs {
+	args := &commissionpaymentPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &CommissionPaymentOrder{Field: &CommissionPaymentOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithCommissionPaymentOrder(order))
+			}
+		case *CommissionPaymentOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithCommissionPaymentOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*CommissionPaymentWhereInput); ok {
+		args.opts = append(args.opts, WithCommissionPaymentFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
 func (_q *ContactQuery) CollectFields(ctx context.Context, satisfies ...string) (*ContactQuery, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
@@ -679,6 +1189,215 @@ func newContactPaginateArgs(rv map[string]any) *contactPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*ContactWhereInput); ok {
 		args.opts = append(args.opts, WithContactFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *FundedDealQuery) CollectFields(ctx context.Context, satisfies ...string) (*FundedDealQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *FundedDealQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(fundeddeal.Columns))
+		selectedFields = []string{fundeddeal.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "application":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ApplicationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, applicationImplementors)...); err != nil {
+				return err
+			}
+			_q.withApplication = query
+			if _, ok := fieldSeen[fundeddeal.FieldApplicationID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldApplicationID)
+				fieldSeen[fundeddeal.FieldApplicationID] = struct{}{}
+			}
+
+		case "lead":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&LeadClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, leadImplementors)...); err != nil {
+				return err
+			}
+			_q.withLead = query
+			if _, ok := fieldSeen[fundeddeal.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldLeadID)
+				fieldSeen[fundeddeal.FieldLeadID] = struct{}{}
+			}
+
+		case "lender":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&LenderClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, lenderImplementors)...); err != nil {
+				return err
+			}
+			_q.withLender = query
+			if _, ok := fieldSeen[fundeddeal.FieldLenderID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldLenderID)
+				fieldSeen[fundeddeal.FieldLenderID] = struct{}{}
+			}
+		case "createdAt":
+			if _, ok := fieldSeen[fundeddeal.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldCreatedAt)
+				fieldSeen[fundeddeal.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[fundeddeal.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldUpdatedAt)
+				fieldSeen[fundeddeal.FieldUpdatedAt] = struct{}{}
+			}
+		case "applicationId":
+			if _, ok := fieldSeen[fundeddeal.FieldApplicationID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldApplicationID)
+				fieldSeen[fundeddeal.FieldApplicationID] = struct{}{}
+			}
+		case "leadId":
+			if _, ok := fieldSeen[fundeddeal.FieldLeadID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldLeadID)
+				fieldSeen[fundeddeal.FieldLeadID] = struct{}{}
+			}
+		case "lenderId":
+			if _, ok := fieldSeen[fundeddeal.FieldLenderID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldLenderID)
+				fieldSeen[fundeddeal.FieldLenderID] = struct{}{}
+			}
+		case "lenderName":
+			if _, ok := fieldSeen[fundeddeal.FieldLenderName]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldLenderName)
+				fieldSeen[fundeddeal.FieldLenderName] = struct{}{}
+			}
+		case "advisorId":
+			if _, ok := fieldSeen[fundeddeal.FieldAdvisorID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldAdvisorID)
+				fieldSeen[fundeddeal.FieldAdvisorID] = struct{}{}
+			}
+		case "fundedAmount":
+			if _, ok := fieldSeen[fundeddeal.FieldFundedAmount]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldFundedAmount)
+				fieldSeen[fundeddeal.FieldFundedAmount] = struct{}{}
+			}
+		case "interestRate":
+			if _, ok := fieldSeen[fundeddeal.FieldInterestRate]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldInterestRate)
+				fieldSeen[fundeddeal.FieldInterestRate] = struct{}{}
+			}
+		case "rateType":
+			if _, ok := fieldSeen[fundeddeal.FieldRateType]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldRateType)
+				fieldSeen[fundeddeal.FieldRateType] = struct{}{}
+			}
+		case "termMonths":
+			if _, ok := fieldSeen[fundeddeal.FieldTermMonths]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldTermMonths)
+				fieldSeen[fundeddeal.FieldTermMonths] = struct{}{}
+			}
+		case "paymentFrequency":
+			if _, ok := fieldSeen[fundeddeal.FieldPaymentFrequency]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldPaymentFrequency)
+				fieldSeen[fundeddeal.FieldPaymentFrequency] = struct{}{}
+			}
+		case "paybackAmount":
+			if _, ok := fieldSeen[fundeddeal.FieldPaybackAmount]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldPaybackAmount)
+				fieldSeen[fundeddeal.FieldPaybackAmount] = struct{}{}
+			}
+		case "expectedCommission":
+			if _, ok := fieldSeen[fundeddeal.FieldExpectedCommission]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldExpectedCommission)
+				fieldSeen[fundeddeal.FieldExpectedCommission] = struct{}{}
+			}
+		case "commissionId":
+			if _, ok := fieldSeen[fundeddeal.FieldCommissionID]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldCommissionID)
+				fieldSeen[fundeddeal.FieldCommissionID] = struct{}{}
+			}
+		case "fundedAt":
+			if _, ok := fieldSeen[fundeddeal.FieldFundedAt]; !ok {
+				selectedFields = append(selectedFields, fundeddeal.FieldFundedAt)
+				fieldSeen[fundeddeal.FieldFundedAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type fundeddealPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []FundedDealPaginateOption
+}
+
+func newFundedDealPaginateArgs(rv map[string]any) *fundeddealPaginateArgs {
+	args := &fundeddealPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &FundedDealOrder{Field: &FundedDealOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithFundedDealOrder(order))
+			}
+		case *FundedDealOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithFundedDealOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*FundedDealWhereInput); ok {
+		args.opts = append(args.opts, WithFundedDealFilter(v.Filter))
 	}
 	return args
 }
@@ -947,6 +1666,32 @@ func (_q *LeadQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 			_q.WithNamedCallEvents(alias, func(wq *CallEventQuery) {
 				*wq = *query
 			})
+
+		case "applications":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ApplicationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, applicationImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedApplications(alias, func(wq *ApplicationQuery) {
+				*wq = *query
+			})
+
+		case "fundedDeals":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&FundedDealClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, fundeddealImplementors)...); err != nil {
+				return err
+			}
+			_q.WithNamedFundedDeals(alias, func(wq *FundedDealQuery) {
+				*wq = *query
+			})
 		case "createdAt":
 			if _, ok := fieldSeen[lead.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, lead.FieldCreatedAt)
@@ -1151,6 +1896,239 @@ func newLeadPaginateArgs(rv map[string]any) *leadPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*LeadWhereInput); ok {
 		args.opts = append(args.opts, WithLeadFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *LenderQuery) CollectFields(ctx context.Context, satisfies ...string) (*LenderQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *LenderQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(lender.Columns))
+		selectedFields = []string{lender.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "applications":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&ApplicationClient{config: _q.config}).Query()
+			)
+			args := newApplicationPaginateArgs(fieldArgs(ctx, new(ApplicationWhereInput), path...))
+			if err := validateFirstLast(args.first, args.last); err != nil {
+				return fmt.Errorf("validate first and last in path %q: %w", path, err)
+			}
+			pager, err := newApplicationPager(args.opts, args.last != nil)
+			if err != nil {
+				return fmt.Errorf("create new pager in path %q: %w", path, err)
+			}
+			if query, err = pager.applyFilter(query); err != nil {
+				return err
+			}
+			ignoredEdges := !hasCollectedField(ctx, append(path, edgesField)...)
+			if hasCollectedField(ctx, append(path, totalCountField)...) || hasCollectedField(ctx, append(path, pageInfoField)...) {
+				hasPagination := args.after != nil || args.first != nil || args.before != nil || args.last != nil
+				if hasPagination || ignoredEdges {
+					query := query.Clone()
+					_q.loadTotal = append(_q.loadTotal, func(ctx context.Context, nodes []*Lender) error {
+						ids := make([]driver.Value, len(nodes))
+						for i := range nodes {
+							ids[i] = nodes[i].ID
+						}
+						var v []struct {
+							NodeID uuid.UUID `sql:"lender_id"`
+							Count  int       `sql:"count"`
+						}
+						query.Where(func(s *sql.Selector) {
+							s.Where(sql.InValues(s.C(lender.ApplicationsColumn), ids...))
+						})
+						if err := query.GroupBy(lender.ApplicationsColumn).Aggregate(Count()).Scan(ctx, &v); err != nil {
+							return err
+						}
+						m := make(map[uuid.UUID]int, len(v))
+						for i := range v {
+							m[v[i].NodeID] = v[i].Count
+						}
+						for i := range nodes {
+							n := m[nodes[i].ID]
+							if nodes[i].Edges.totalCount[0] == nil {
+								nodes[i].Edges.totalCount[0] = make(map[string]int)
+							}
+							nodes[i].Edges.totalCount[0][alias] = n
+						}
+						return nil
+					})
+				} else {
+					_q.loadTotal = append(_q.loadTotal, func(_ context.Context, nodes []*Lender) error {
+						for i := range nodes {
+							n := len(nodes[i].Edges.Applications)
+							if nodes[i].Edges.totalCount[0] == nil {
+								nodes[i].Edges.totalCount[0] = make(map[string]int)
+							}
+							nodes[i].Edges.totalCount[0][alias] = n
+						}
+						return nil
+					})
+				}
+			}
+			if ignoredEdges || (args.first != nil && *args.first == 0) || (args.last != nil && *args.last == 0) {
+				continue
+			}
+			if query, err = pager.applyCursors(query, args.after, args.before); err != nil {
+				return err
+			}
+			path = append(path, edgesField, nodeField)
+			if field := collectedField(ctx, path...); field != nil {
+				if err := query.collectField(ctx, false, opCtx, *field, path, mayAddCondition(satisfies, applicationImplementors)...); err != nil {
+					return err
+				}
+			}
+			if limit := paginateLimit(args.first, args.last); limit > 0 {
+				if oneNode {
+					pager.applyOrder(query.Limit(limit))
+				} else {
+					modify := entgql.LimitPerRow(lender.ApplicationsColumn, limit, pager.orderExpr(query))
+					query.modifiers = append(query.modifiers, modify)
+				}
+			} else {
+				query = pager.applyOrder(query)
+			}
+			_q.WithNamedApplications(alias, func(wq *ApplicationQuery) {
+				*wq = *query
+			})
+		case "createdAt":
+			if _, ok := fieldSeen[lender.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, lender.FieldCreatedAt)
+				fieldSeen[lender.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[lender.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, lender.FieldUpdatedAt)
+				fieldSeen[lender.FieldUpdatedAt] = struct{}{}
+			}
+		case "name":
+			if _, ok := fieldSeen[lender.FieldName]; !ok {
+				selectedFields = append(selectedFields, lender.FieldName)
+				fieldSeen[lender.FieldName] = struct{}{}
+			}
+		case "isActive":
+			if _, ok := fieldSeen[lender.FieldIsActive]; !ok {
+				selectedFields = append(selectedFields, lender.FieldIsActive)
+				fieldSeen[lender.FieldIsActive] = struct{}{}
+			}
+		case "products":
+			if _, ok := fieldSeen[lender.FieldProducts]; !ok {
+				selectedFields = append(selectedFields, lender.FieldProducts)
+				fieldSeen[lender.FieldProducts] = struct{}{}
+			}
+		case "minAmount":
+			if _, ok := fieldSeen[lender.FieldMinAmount]; !ok {
+				selectedFields = append(selectedFields, lender.FieldMinAmount)
+				fieldSeen[lender.FieldMinAmount] = struct{}{}
+			}
+		case "maxAmount":
+			if _, ok := fieldSeen[lender.FieldMaxAmount]; !ok {
+				selectedFields = append(selectedFields, lender.FieldMaxAmount)
+				fieldSeen[lender.FieldMaxAmount] = struct{}{}
+			}
+		case "minMonthlyRevenue":
+			if _, ok := fieldSeen[lender.FieldMinMonthlyRevenue]; !ok {
+				selectedFields = append(selectedFields, lender.FieldMinMonthlyRevenue)
+				fieldSeen[lender.FieldMinMonthlyRevenue] = struct{}{}
+			}
+		case "minMonthsInBusiness":
+			if _, ok := fieldSeen[lender.FieldMinMonthsInBusiness]; !ok {
+				selectedFields = append(selectedFields, lender.FieldMinMonthsInBusiness)
+				fieldSeen[lender.FieldMinMonthsInBusiness] = struct{}{}
+			}
+		case "excludedIndustries":
+			if _, ok := fieldSeen[lender.FieldExcludedIndustries]; !ok {
+				selectedFields = append(selectedFields, lender.FieldExcludedIndustries)
+				fieldSeen[lender.FieldExcludedIndustries] = struct{}{}
+			}
+		case "commissionRate":
+			if _, ok := fieldSeen[lender.FieldCommissionRate]; !ok {
+				selectedFields = append(selectedFields, lender.FieldCommissionRate)
+				fieldSeen[lender.FieldCommissionRate] = struct{}{}
+			}
+		case "contactEmail":
+			if _, ok := fieldSeen[lender.FieldContactEmail]; !ok {
+				selectedFields = append(selectedFields, lender.FieldContactEmail)
+				fieldSeen[lender.FieldContactEmail] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type lenderPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []LenderPaginateOption
+}
+
+func newLenderPaginateArgs(rv map[string]any) *lenderPaginateArgs {
+	args := &lenderPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &LenderOrder{Field: &LenderOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithLenderOrder(order))
+			}
+		case *LenderOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithLenderOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*LenderWhereInput); ok {
+		args.opts = append(args.opts, WithLenderFilter(v.Filter))
 	}
 	return args
 }

@@ -24,6 +24,22 @@ func (_m *AgentPresence) CurrentLead(ctx context.Context) (*Lead, error) {
 	return result, MaskNotFound(err)
 }
 
+func (_m *Application) Lead(ctx context.Context) (*Lead, error) {
+	result, err := _m.Edges.LeadOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryLead().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *Application) Lender(ctx context.Context) (*Lender, error) {
+	result, err := _m.Edges.LenderOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryLender().Only(ctx)
+	}
+	return result, err
+}
+
 func (_m *CallEvent) User(ctx context.Context) (*User, error) {
 	result, err := _m.Edges.UserOrErr()
 	if IsNotLoaded(err) {
@@ -38,6 +54,26 @@ func (_m *CallEvent) Lead(ctx context.Context) (*Lead, error) {
 		result, err = _m.QueryLead().Only(ctx)
 	}
 	return result, MaskNotFound(err)
+}
+
+func (_m *Commission) Deal(ctx context.Context) (*FundedDeal, error) {
+	result, err := _m.Edges.DealOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryDeal().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *Commission) Payments(ctx context.Context) (result []*CommissionPayment, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedPayments(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.PaymentsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryPayments().All(ctx)
+	}
+	return result, err
 }
 
 func (_m *Contact) Leads(
@@ -59,6 +95,30 @@ func (_m *Contact) Leads(
 		return conn, nil
 	}
 	return _m.QueryLeads().Paginate(ctx, after, first, before, last, opts...)
+}
+
+func (_m *FundedDeal) Application(ctx context.Context) (*Application, error) {
+	result, err := _m.Edges.ApplicationOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryApplication().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *FundedDeal) Lead(ctx context.Context) (*Lead, error) {
+	result, err := _m.Edges.LeadOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryLead().Only(ctx)
+	}
+	return result, err
+}
+
+func (_m *FundedDeal) Lender(ctx context.Context) (*Lender, error) {
+	result, err := _m.Edges.LenderOrErr()
+	if IsNotLoaded(err) {
+		result, err = _m.QueryLender().Only(ctx)
+	}
+	return result, err
 }
 
 func (_m *Lead) Stage(ctx context.Context) (*PipelineStage, error) {
@@ -104,6 +164,51 @@ func (_m *Lead) CallEvents(
 		return conn, nil
 	}
 	return _m.QueryCallEvents().Paginate(ctx, after, first, before, last, opts...)
+}
+
+func (_m *Lead) Applications(ctx context.Context) (result []*Application, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedApplications(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.ApplicationsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryApplications().All(ctx)
+	}
+	return result, err
+}
+
+func (_m *Lead) FundedDeals(ctx context.Context) (result []*FundedDeal, err error) {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Alias != "" {
+		result, err = _m.NamedFundedDeals(graphql.GetFieldContext(ctx).Field.Alias)
+	} else {
+		result, err = _m.Edges.FundedDealsOrErr()
+	}
+	if IsNotLoaded(err) {
+		result, err = _m.QueryFundedDeals().All(ctx)
+	}
+	return result, err
+}
+
+func (_m *Lender) Applications(
+	ctx context.Context, after *Cursor, first *int, before *Cursor, last *int, orderBy *ApplicationOrder, where *ApplicationWhereInput,
+) (*ApplicationConnection, error) {
+	opts := []ApplicationPaginateOption{
+		WithApplicationOrder(orderBy),
+		WithApplicationFilter(where.Filter),
+	}
+	alias := graphql.GetFieldContext(ctx).Field.Alias
+	totalCount, hasTotalCount := _m.Edges.totalCount[0][alias]
+	if nodes, err := _m.NamedApplications(alias); err == nil || hasTotalCount {
+		pager, err := newApplicationPager(opts, last != nil)
+		if err != nil {
+			return nil, err
+		}
+		conn := &ApplicationConnection{Edges: []*ApplicationEdge{}, TotalCount: totalCount}
+		conn.build(nodes, pager, after, first, before, last)
+		return conn, nil
+	}
+	return _m.QueryApplications().Paginate(ctx, after, first, before, last, opts...)
 }
 
 func (_m *PipelineStage) Leads(

@@ -5,6 +5,7 @@ package ent
 import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
 )
@@ -265,6 +266,146 @@ func (c *LeadUpdate) SetInput(i UpdateLeadInput) *LeadUpdate {
 
 // SetInput applies the change-set in the UpdateLeadInput on the LeadUpdateOne builder.
 func (c *LeadUpdateOne) SetInput(i UpdateLeadInput) *LeadUpdateOne {
+	i.Mutate(c.Mutation())
+	return c
+}
+
+// CreateLenderInput represents a mutation input for creating lenders.
+type CreateLenderInput struct {
+	Name                string
+	IsActive            *bool
+	Products            []string
+	MinAmount           *money.Amount
+	MaxAmount           *money.Amount
+	MinMonthlyRevenue   *money.Amount
+	MinMonthsInBusiness *int
+	ExcludedIndustries  []string
+	CommissionRate      *money.Rate
+	ContactEmail        *string
+}
+
+// Mutate applies the CreateLenderInput on the LenderMutation builder.
+func (i *CreateLenderInput) Mutate(m *LenderMutation) {
+	m.SetName(i.Name)
+	if v := i.IsActive; v != nil {
+		m.SetIsActive(*v)
+	}
+	if v := i.Products; v != nil {
+		m.SetProducts(v)
+	}
+	if v := i.MinAmount; v != nil {
+		m.SetMinAmount(*v)
+	}
+	if v := i.MaxAmount; v != nil {
+		m.SetMaxAmount(*v)
+	}
+	if v := i.MinMonthlyRevenue; v != nil {
+		m.SetMinMonthlyRevenue(*v)
+	}
+	if v := i.MinMonthsInBusiness; v != nil {
+		m.SetMinMonthsInBusiness(*v)
+	}
+	if v := i.ExcludedIndustries; v != nil {
+		m.SetExcludedIndustries(v)
+	}
+	if v := i.CommissionRate; v != nil {
+		m.SetCommissionRate(*v)
+	}
+	if v := i.ContactEmail; v != nil {
+		m.SetContactEmail(*v)
+	}
+}
+
+// SetInput applies the change-set in the CreateLenderInput on the LenderCreate builder.
+func (c *LenderCreate) SetInput(i CreateLenderInput) *LenderCreate {
+	i.Mutate(c.Mutation())
+	return c
+}
+
+// UpdateLenderInput represents a mutation input for updating lenders.
+type UpdateLenderInput struct {
+	Name                     *string
+	IsActive                 *bool
+	Products                 []string
+	AppendProducts           []string
+	ClearMinAmount           bool
+	MinAmount                *money.Amount
+	ClearMaxAmount           bool
+	MaxAmount                *money.Amount
+	ClearMinMonthlyRevenue   bool
+	MinMonthlyRevenue        *money.Amount
+	ClearMinMonthsInBusiness bool
+	MinMonthsInBusiness      *int
+	ExcludedIndustries       []string
+	AppendExcludedIndustries []string
+	CommissionRate           *money.Rate
+	ClearContactEmail        bool
+	ContactEmail             *string
+}
+
+// Mutate applies the UpdateLenderInput on the LenderMutation builder.
+func (i *UpdateLenderInput) Mutate(m *LenderMutation) {
+	if v := i.Name; v != nil {
+		m.SetName(*v)
+	}
+	if v := i.IsActive; v != nil {
+		m.SetIsActive(*v)
+	}
+	if v := i.Products; v != nil {
+		m.SetProducts(v)
+	}
+	if i.AppendProducts != nil {
+		m.AppendProducts(i.Products)
+	}
+	if i.ClearMinAmount {
+		m.ClearMinAmount()
+	}
+	if v := i.MinAmount; v != nil {
+		m.SetMinAmount(*v)
+	}
+	if i.ClearMaxAmount {
+		m.ClearMaxAmount()
+	}
+	if v := i.MaxAmount; v != nil {
+		m.SetMaxAmount(*v)
+	}
+	if i.ClearMinMonthlyRevenue {
+		m.ClearMinMonthlyRevenue()
+	}
+	if v := i.MinMonthlyRevenue; v != nil {
+		m.SetMinMonthlyRevenue(*v)
+	}
+	if i.ClearMinMonthsInBusiness {
+		m.ClearMinMonthsInBusiness()
+	}
+	if v := i.MinMonthsInBusiness; v != nil {
+		m.SetMinMonthsInBusiness(*v)
+	}
+	if v := i.ExcludedIndustries; v != nil {
+		m.SetExcludedIndustries(v)
+	}
+	if i.AppendExcludedIndustries != nil {
+		m.AppendExcludedIndustries(i.ExcludedIndustries)
+	}
+	if v := i.CommissionRate; v != nil {
+		m.SetCommissionRate(*v)
+	}
+	if i.ClearContactEmail {
+		m.ClearContactEmail()
+	}
+	if v := i.ContactEmail; v != nil {
+		m.SetContactEmail(*v)
+	}
+}
+
+// SetInput applies the change-set in the UpdateLenderInput on the LenderUpdate builder.
+func (c *LenderUpdate) SetInput(i UpdateLenderInput) *LenderUpdate {
+	i.Mutate(c.Mutation())
+	return c
+}
+
+// SetInput applies the change-set in the UpdateLenderInput on the LenderUpdateOne builder.
+func (c *LenderUpdateOne) SetInput(i UpdateLenderInput) *LenderUpdateOne {
 	i.Mutate(c.Mutation())
 	return c
 }

@@ -11,11 +11,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -32,6 +37,11 @@ var agentpresenceImplementors = []string{"AgentPresence", "Node"}
 // IsNode implements the Node interface check for GQLGen.
 func (*AgentPresence) IsNode() {}
 
+var applicationImplementors = []string{"Application", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Application) IsNode() {}
+
 var automationImplementors = []string{"Automation", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
@@ -42,10 +52,25 @@ var calleventImplementors = []string{"CallEvent", "Node"}
 // IsNode implements the Node interface check for GQLGen.
 func (*CallEvent) IsNode() {}
 
+var commissionImplementors = []string{"Commission", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Commission) IsNode() {}
+
+var commissionpaymentImplementors = []string{"CommissionPayment", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*CommissionPayment) IsNode() {}
+
 var contactImplementors = []string{"Contact", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Contact) IsNode() {}
+
+var fundeddealImplementors = []string{"FundedDeal", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*FundedDeal) IsNode() {}
 
 var inboundendpointImplementors = []string{"InboundEndpoint", "Node"}
 
@@ -56,6 +81,11 @@ var leadImplementors = []string{"Lead", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Lead) IsNode() {}
+
+var lenderImplementors = []string{"Lender", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Lender) IsNode() {}
 
 var pipelinestageImplementors = []string{"PipelineStage", "Node"}
 
@@ -144,6 +174,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			}
 		}
 		return query.Only(ctx)
+	case application.Table:
+		query := c.Application.Query().
+			Where(application.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, applicationImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case automation.Table:
 		query := c.Automation.Query().
 			Where(automation.ID(id))
@@ -162,11 +201,38 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			}
 		}
 		return query.Only(ctx)
+	case commission.Table:
+		query := c.Commission.Query().
+			Where(commission.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, commissionImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case commissionpayment.Table:
+		query := c.CommissionPayment.Query().
+			Where(commissionpayment.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, commissionpaymentImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
 	case contact.Table:
 		query := c.Contact.Query().
 			Where(contact.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, contactImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case fundeddeal.Table:
+		query := c.FundedDeal.Query().
+			Where(fundeddeal.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, fundeddealImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -185,6 +251,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(lead.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, leadImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case lender.Table:
+		query := c.Lender.Query().
+			Where(lender.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, lenderImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -314,6 +389,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 				*noder = node
 			}
 		}
+	case application.Table:
+		query := c.Application.Query().
+			Where(application.IDIn(ids...))
+		query, err := query.CollectFields(ctx, applicationImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case automation.Table:
 		query := c.Automation.Query().
 			Where(automation.IDIn(ids...))
@@ -346,10 +437,58 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 				*noder = node
 			}
 		}
+	case commission.Table:
+		query := c.Commission.Query().
+			Where(commission.IDIn(ids...))
+		query, err := query.CollectFields(ctx, commissionImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case commissionpayment.Table:
+		query := c.CommissionPayment.Query().
+			Where(commissionpayment.IDIn(ids...))
+		query, err := query.CollectFields(ctx, commissionpaymentImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
 	case contact.Table:
 		query := c.Contact.Query().
 			Where(contact.IDIn(ids...))
 		query, err := query.CollectFields(ctx, contactImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case fundeddeal.Table:
+		query := c.FundedDeal.Query().
+			Where(fundeddeal.IDIn(ids...))
+		query, err := query.CollectFields(ctx, fundeddealImplementors...)
 		if err != nil {
 			return nil, err
 		}
@@ -382,6 +521,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Lead.Query().
 			Where(lead.IDIn(ids...))
 		query, err := query.CollectFields(ctx, leadImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case lender.Table:
+		query := c.Lender.Query().
+			Where(lender.IDIn(ids...))
+		query, err := query.CollectFields(ctx, lenderImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -16,11 +16,16 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -417,6 +422,320 @@ func (_m *AgentPresence) ToEdge(order *AgentPresenceOrder) *AgentPresenceEdge {
 		order = DefaultAgentPresenceOrder
 	}
 	return &AgentPresenceEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// ApplicationEdge is the edge representation of Application.
+type ApplicationEdge struct {
+	Node   *Application `json:"node"`
+	Cursor Cursor       `json:"cursor"`
+}
+
+// ApplicationConnection is the connection containing edges to Application.
+type ApplicationConnection struct {
+	Edges      []*ApplicationEdge `json:"edges"`
+	PageInfo   PageInfo           `json:"pageInfo"`
+	TotalCount int                `json:"totalCount"`
+}
+
+func (c *ApplicationConnection) build(nodes []*Application, pager *applicationPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Application
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Application {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Application {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*ApplicationEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &ApplicationEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// ApplicationPaginateOption enables pagination customization.
+type ApplicationPaginateOption func(*applicationPager) error
+
+// WithApplicationOrder configures pagination ordering.
+func WithApplicationOrder(order *ApplicationOrder) ApplicationPaginateOption {
+	if order == nil {
+		order = DefaultApplicationOrder
+	}
+	o := *order
+	return func(pager *applicationPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultApplicationOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithApplicationFilter configures pagination filter.
+func WithApplicationFilter(filter func(*ApplicationQuery) (*ApplicationQuery, error)) ApplicationPaginateOption {
+	return func(pager *applicationPager) error {
+		if filter == nil {
+			return errors.New("ApplicationQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type applicationPager struct {
+	reverse bool
+	order   *ApplicationOrder
+	filter  func(*ApplicationQuery) (*ApplicationQuery, error)
+}
+
+func newApplicationPager(opts []ApplicationPaginateOption, reverse bool) (*applicationPager, error) {
+	pager := &applicationPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultApplicationOrder
+	}
+	return pager, nil
+}
+
+func (p *applicationPager) applyFilter(query *ApplicationQuery) (*ApplicationQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *applicationPager) toCursor(_m *Application) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *applicationPager) applyCursors(query *ApplicationQuery, after, before *Cursor) (*ApplicationQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultApplicationOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *applicationPager) applyOrder(query *ApplicationQuery) *ApplicationQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultApplicationOrder.Field {
+		query = query.Order(DefaultApplicationOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *applicationPager) orderExpr(query *ApplicationQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultApplicationOrder.Field {
+			b.Comma().Ident(DefaultApplicationOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Application.
+func (_m *ApplicationQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...ApplicationPaginateOption,
+) (*ApplicationConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newApplicationPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &ApplicationConnection{Edges: []*ApplicationEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// ApplicationOrderFieldCreatedAt orders Application by created_at.
+	ApplicationOrderFieldCreatedAt = &ApplicationOrderField{
+		Value: func(_m *Application) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: application.FieldCreatedAt,
+		toTerm: application.ByCreatedAt,
+		toCursor: func(_m *Application) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// ApplicationOrderFieldUpdatedAt orders Application by updated_at.
+	ApplicationOrderFieldUpdatedAt = &ApplicationOrderField{
+		Value: func(_m *Application) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: application.FieldUpdatedAt,
+		toTerm: application.ByUpdatedAt,
+		toCursor: func(_m *Application) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f ApplicationOrderField) String() string {
+	var str string
+	switch f.column {
+	case ApplicationOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case ApplicationOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f ApplicationOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *ApplicationOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("ApplicationOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *ApplicationOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *ApplicationOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid ApplicationOrderField", str)
+	}
+	return nil
+}
+
+// ApplicationOrderField defines the ordering field of Application.
+type ApplicationOrderField struct {
+	// Value extracts the ordering value from the given Application.
+	Value    func(*Application) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) application.OrderOption
+	toCursor func(*Application) Cursor
+}
+
+// ApplicationOrder defines the ordering of Application.
+type ApplicationOrder struct {
+	Direction OrderDirection         `json:"direction"`
+	Field     *ApplicationOrderField `json:"field"`
+}
+
+// DefaultApplicationOrder is the default ordering of Application.
+var DefaultApplicationOrder = &ApplicationOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &ApplicationOrderField{
+		Value: func(_m *Application) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: application.FieldID,
+		toTerm: application.ByID,
+		toCursor: func(_m *Application) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Application into ApplicationEdge.
+func (_m *Application) ToEdge(order *ApplicationOrder) *ApplicationEdge {
+	if order == nil {
+		order = DefaultApplicationOrder
+	}
+	return &ApplicationEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}
@@ -1068,6 +1387,634 @@ func (_m *CallEvent) ToEdge(order *CallEventOrder) *CallEventEdge {
 	}
 }
 
+// CommissionEdge is the edge representation of Commission.
+type CommissionEdge struct {
+	Node   *Commission `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// CommissionConnection is the connection containing edges to Commission.
+type CommissionConnection struct {
+	Edges      []*CommissionEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *CommissionConnection) build(nodes []*Commission, pager *commissionPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Commission
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Commission {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Commission {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*CommissionEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &CommissionEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// CommissionPaginateOption enables pagination customization.
+type CommissionPaginateOption func(*commissionPager) error
+
+// WithCommissionOrder configures pagination ordering.
+func WithCommissionOrder(order *CommissionOrder) CommissionPaginateOption {
+	if order == nil {
+		order = DefaultCommissionOrder
+	}
+	o := *order
+	return func(pager *commissionPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultCommissionOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithCommissionFilter configures pagination filter.
+func WithCommissionFilter(filter func(*CommissionQuery) (*CommissionQuery, error)) CommissionPaginateOption {
+	return func(pager *commissionPager) error {
+		if filter == nil {
+			return errors.New("CommissionQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type commissionPager struct {
+	reverse bool
+	order   *CommissionOrder
+	filter  func(*CommissionQuery) (*CommissionQuery, error)
+}
+
+func newCommissionPager(opts []CommissionPaginateOption, reverse bool) (*commissionPager, error) {
+	pager := &commissionPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultCommissionOrder
+	}
+	return pager, nil
+}
+
+func (p *commissionPager) applyFilter(query *CommissionQuery) (*CommissionQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *commissionPager) toCursor(_m *Commission) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *commissionPager) applyCursors(query *CommissionQuery, after, before *Cursor) (*CommissionQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultCommissionOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *commissionPager) applyOrder(query *CommissionQuery) *CommissionQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultCommissionOrder.Field {
+		query = query.Order(DefaultCommissionOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *commissionPager) orderExpr(query *CommissionQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultCommissionOrder.Field {
+			b.Comma().Ident(DefaultCommissionOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Commission.
+func (_m *CommissionQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...CommissionPaginateOption,
+) (*CommissionConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newCommissionPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &CommissionConnection{Edges: []*CommissionEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// CommissionOrderFieldCreatedAt orders Commission by created_at.
+	CommissionOrderFieldCreatedAt = &CommissionOrderField{
+		Value: func(_m *Commission) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: commission.FieldCreatedAt,
+		toTerm: commission.ByCreatedAt,
+		toCursor: func(_m *Commission) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// CommissionOrderFieldUpdatedAt orders Commission by updated_at.
+	CommissionOrderFieldUpdatedAt = &CommissionOrderField{
+		Value: func(_m *Commission) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: commission.FieldUpdatedAt,
+		toTerm: commission.ByUpdatedAt,
+		toCursor: func(_m *Commission) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f CommissionOrderField) String() string {
+	var str string
+	switch f.column {
+	case CommissionOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case CommissionOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f CommissionOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *CommissionOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("CommissionOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *CommissionOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *CommissionOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid CommissionOrderField", str)
+	}
+	return nil
+}
+
+// CommissionOrderField defines the ordering field of Commission.
+type CommissionOrderField struct {
+	// Value extracts the ordering value from the given Commission.
+	Value    func(*Commission) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) commission.OrderOption
+	toCursor func(*Commission) Cursor
+}
+
+// CommissionOrder defines the ordering of Commission.
+type CommissionOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *CommissionOrderField `json:"field"`
+}
+
+// DefaultCommissionOrder is the default ordering of Commission.
+var DefaultCommissionOrder = &CommissionOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &CommissionOrderField{
+		Value: func(_m *Commission) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: commission.FieldID,
+		toTerm: commission.ByID,
+		toCursor: func(_m *Commission) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Commission into CommissionEdge.
+func (_m *Commission) ToEdge(order *CommissionOrder) *CommissionEdge {
+	if order == nil {
+		order = DefaultCommissionOrder
+	}
+	return &CommissionEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// CommissionPaymentEdge is the edge representation of CommissionPayment.
+type CommissionPaymentEdge struct {
+	Node   *CommissionPayment `json:"node"`
+	Cursor Cursor             `json:"cursor"`
+}
+
+// CommissionPaymentConnection is the connection containing edges to CommissionPayment.
+type CommissionPaymentConnection struct {
+	Edges      []*CommissionPaymentEdge `json:"edges"`
+	PageInfo   PageInfo                 `json:"pageInfo"`
+	TotalCount int                      `json:"totalCount"`
+}
+
+func (c *CommissionPaymentConnection) build(nodes []*CommissionPayment, pager *commissionpaymentPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *CommissionPayment
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *CommissionPayment {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *CommissionPayment {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*CommissionPaymentEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &CommissionPaymentEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// CommissionPaymentPaginateOption enables pagination customization.
+type CommissionPaymentPaginateOption func(*commissionpaymentPager) error
+
+// WithCommissionPaymentOrder configures pagination ordering.
+func WithCommissionPaymentOrder(order *CommissionPaymentOrder) CommissionPaymentPaginateOption {
+	if order == nil {
+		order = DefaultCommissionPaymentOrder
+	}
+	o := *order
+	return func(pager *commissionpaymentPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultCommissionPaymentOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithCommissionPaymentFilter configures pagination filter.
+func WithCommissionPaymentFilter(filter func(*CommissionPaymentQuery) (*CommissionPaymentQuery, error)) CommissionPaymentPaginateOption {
+	return func(pager *commissionpaymentPager) error {
+		if filter == nil {
+			return errors.New("CommissionPaymentQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type commissionpaymentPager struct {
+	reverse bool
+	order   *CommissionPaymentOrder
+	filter  func(*CommissionPaymentQuery) (*CommissionPaymentQuery, error)
+}
+
+func newCommissionPaymentPager(opts []CommissionPaymentPaginateOption, reverse bool) (*commissionpaymentPager, error) {
+	pager := &commissionpaymentPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultCommissionPaymentOrder
+	}
+	return pager, nil
+}
+
+func (p *commissionpaymentPager) applyFilter(query *CommissionPaymentQuery) (*CommissionPaymentQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *commissionpaymentPager) toCursor(_m *CommissionPayment) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *commissionpaymentPager) applyCursors(query *CommissionPaymentQuery, after, before *Cursor) (*CommissionPaymentQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultCommissionPaymentOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *commissionpaymentPager) applyOrder(query *CommissionPaymentQuery) *CommissionPaymentQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultCommissionPaymentOrder.Field {
+		query = query.Order(DefaultCommissionPaymentOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *commissionpaymentPager) orderExpr(query *CommissionPaymentQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultCommissionPaymentOrder.Field {
+			b.Comma().Ident(DefaultCommissionPaymentOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to CommissionPayment.
+func (_m *CommissionPaymentQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...CommissionPaymentPaginateOption,
+) (*CommissionPaymentConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newCommissionPaymentPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &CommissionPaymentConnection{Edges: []*CommissionPaymentEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// CommissionPaymentOrderFieldCreatedAt orders CommissionPayment by created_at.
+	CommissionPaymentOrderFieldCreatedAt = &CommissionPaymentOrderField{
+		Value: func(_m *CommissionPayment) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: commissionpayment.FieldCreatedAt,
+		toTerm: commissionpayment.ByCreatedAt,
+		toCursor: func(_m *CommissionPayment) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// CommissionPaymentOrderFieldUpdatedAt orders CommissionPayment by updated_at.
+	CommissionPaymentOrderFieldUpdatedAt = &CommissionPaymentOrderField{
+		Value: func(_m *CommissionPayment) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: commissionpayment.FieldUpdatedAt,
+		toTerm: commissionpayment.ByUpdatedAt,
+		toCursor: func(_m *CommissionPayment) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f CommissionPaymentOrderField) String() string {
+	var str string
+	switch f.column {
+	case CommissionPaymentOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case CommissionPaymentOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f CommissionPaymentOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *CommissionPaymentOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("CommissionPaymentOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *CommissionPaymentOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *CommissionPaymentOrderFieldUpdatedAt
+	default:
+		return fmt.Errorf("%s is not a valid CommissionPaymentOrderField", str)
+	}
+	return nil
+}
+
+// CommissionPaymentOrderField defines the ordering field of CommissionPayment.
+type CommissionPaymentOrderField struct {
+	// Value extracts the ordering value from the given CommissionPayment.
+	Value    func(*CommissionPayment) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) commissionpayment.OrderOption
+	toCursor func(*CommissionPayment) Cursor
+}
+
+// CommissionPaymentOrder defines the ordering of CommissionPayment.
+type CommissionPaymentOrder struct {
+	Direction OrderDirection               `json:"direction"`
+	Field     *CommissionPaymentOrderField `json:"field"`
+}
+
+// DefaultCommissionPaymentOrder is the default ordering of CommissionPayment.
+var DefaultCommissionPaymentOrder = &CommissionPaymentOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &CommissionPaymentOrderField{
+		Value: func(_m *CommissionPayment) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: commissionpayment.FieldID,
+		toTerm: commissionpayment.ByID,
+		toCursor: func(_m *CommissionPayment) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts CommissionPayment into CommissionPaymentEdge.
+func (_m *CommissionPayment) ToEdge(order *CommissionPaymentOrder) *CommissionPaymentEdge {
+	if order == nil {
+		order = DefaultCommissionPaymentOrder
+	}
+	return &CommissionPaymentEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
 // ContactEdge is the edge representation of Contact.
 type ContactEdge struct {
 	Node   *Contact `json:"node"`
@@ -1377,6 +2324,338 @@ func (_m *Contact) ToEdge(order *ContactOrder) *ContactEdge {
 		order = DefaultContactOrder
 	}
 	return &ContactEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// FundedDealEdge is the edge representation of FundedDeal.
+type FundedDealEdge struct {
+	Node   *FundedDeal `json:"node"`
+	Cursor Cursor      `json:"cursor"`
+}
+
+// FundedDealConnection is the connection containing edges to FundedDeal.
+type FundedDealConnection struct {
+	Edges      []*FundedDealEdge `json:"edges"`
+	PageInfo   PageInfo          `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+func (c *FundedDealConnection) build(nodes []*FundedDeal, pager *fundeddealPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *FundedDeal
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *FundedDeal {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *FundedDeal {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*FundedDealEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &FundedDealEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// FundedDealPaginateOption enables pagination customization.
+type FundedDealPaginateOption func(*fundeddealPager) error
+
+// WithFundedDealOrder configures pagination ordering.
+func WithFundedDealOrder(order *FundedDealOrder) FundedDealPaginateOption {
+	if order == nil {
+		order = DefaultFundedDealOrder
+	}
+	o := *order
+	return func(pager *fundeddealPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultFundedDealOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithFundedDealFilter configures pagination filter.
+func WithFundedDealFilter(filter func(*FundedDealQuery) (*FundedDealQuery, error)) FundedDealPaginateOption {
+	return func(pager *fundeddealPager) error {
+		if filter == nil {
+			return errors.New("FundedDealQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type fundeddealPager struct {
+	reverse bool
+	order   *FundedDealOrder
+	filter  func(*FundedDealQuery) (*FundedDealQuery, error)
+}
+
+func newFundedDealPager(opts []FundedDealPaginateOption, reverse bool) (*fundeddealPager, error) {
+	pager := &fundeddealPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultFundedDealOrder
+	}
+	return pager, nil
+}
+
+func (p *fundeddealPager) applyFilter(query *FundedDealQuery) (*FundedDealQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *fundeddealPager) toCursor(_m *FundedDeal) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *fundeddealPager) applyCursors(query *FundedDealQuery, after, before *Cursor) (*FundedDealQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultFundedDealOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *fundeddealPager) applyOrder(query *FundedDealQuery) *FundedDealQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultFundedDealOrder.Field {
+		query = query.Order(DefaultFundedDealOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *fundeddealPager) orderExpr(query *FundedDealQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultFundedDealOrder.Field {
+			b.Comma().Ident(DefaultFundedDealOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to FundedDeal.
+func (_m *FundedDealQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...FundedDealPaginateOption,
+) (*FundedDealConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newFundedDealPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &FundedDealConnection{Edges: []*FundedDealEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// FundedDealOrderFieldCreatedAt orders FundedDeal by created_at.
+	FundedDealOrderFieldCreatedAt = &FundedDealOrderField{
+		Value: func(_m *FundedDeal) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: fundeddeal.FieldCreatedAt,
+		toTerm: fundeddeal.ByCreatedAt,
+		toCursor: func(_m *FundedDeal) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// FundedDealOrderFieldUpdatedAt orders FundedDeal by updated_at.
+	FundedDealOrderFieldUpdatedAt = &FundedDealOrderField{
+		Value: func(_m *FundedDeal) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: fundeddeal.FieldUpdatedAt,
+		toTerm: fundeddeal.ByUpdatedAt,
+		toCursor: func(_m *FundedDeal) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// FundedDealOrderFieldFundedAt orders FundedDeal by funded_at.
+	FundedDealOrderFieldFundedAt = &FundedDealOrderField{
+		Value: func(_m *FundedDeal) (ent.Value, error) {
+			return _m.FundedAt, nil
+		},
+		column: fundeddeal.FieldFundedAt,
+		toTerm: fundeddeal.ByFundedAt,
+		toCursor: func(_m *FundedDeal) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.FundedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f FundedDealOrderField) String() string {
+	var str string
+	switch f.column {
+	case FundedDealOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case FundedDealOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case FundedDealOrderFieldFundedAt.column:
+		str = "FUNDED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f FundedDealOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *FundedDealOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("FundedDealOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *FundedDealOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *FundedDealOrderFieldUpdatedAt
+	case "FUNDED_AT":
+		*f = *FundedDealOrderFieldFundedAt
+	default:
+		return fmt.Errorf("%s is not a valid FundedDealOrderField", str)
+	}
+	return nil
+}
+
+// FundedDealOrderField defines the ordering field of FundedDeal.
+type FundedDealOrderField struct {
+	// Value extracts the ordering value from the given FundedDeal.
+	Value    func(*FundedDeal) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) fundeddeal.OrderOption
+	toCursor func(*FundedDeal) Cursor
+}
+
+// FundedDealOrder defines the ordering of FundedDeal.
+type FundedDealOrder struct {
+	Direction OrderDirection        `json:"direction"`
+	Field     *FundedDealOrderField `json:"field"`
+}
+
+// DefaultFundedDealOrder is the default ordering of FundedDeal.
+var DefaultFundedDealOrder = &FundedDealOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &FundedDealOrderField{
+		Value: func(_m *FundedDeal) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: fundeddeal.FieldID,
+		toTerm: fundeddeal.ByID,
+		toCursor: func(_m *FundedDeal) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts FundedDeal into FundedDealEdge.
+func (_m *FundedDeal) ToEdge(order *FundedDealOrder) *FundedDealEdge {
+	if order == nil {
+		order = DefaultFundedDealOrder
+	}
+	return &FundedDealEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}
@@ -2041,6 +3320,338 @@ func (_m *Lead) ToEdge(order *LeadOrder) *LeadEdge {
 		order = DefaultLeadOrder
 	}
 	return &LeadEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// LenderEdge is the edge representation of Lender.
+type LenderEdge struct {
+	Node   *Lender `json:"node"`
+	Cursor Cursor  `json:"cursor"`
+}
+
+// LenderConnection is the connection containing edges to Lender.
+type LenderConnection struct {
+	Edges      []*LenderEdge `json:"edges"`
+	PageInfo   PageInfo      `json:"pageInfo"`
+	TotalCount int           `json:"totalCount"`
+}
+
+func (c *LenderConnection) build(nodes []*Lender, pager *lenderPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Lender
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Lender {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Lender {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*LenderEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &LenderEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// LenderPaginateOption enables pagination customization.
+type LenderPaginateOption func(*lenderPager) error
+
+// WithLenderOrder configures pagination ordering.
+func WithLenderOrder(order *LenderOrder) LenderPaginateOption {
+	if order == nil {
+		order = DefaultLenderOrder
+	}
+	o := *order
+	return func(pager *lenderPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultLenderOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithLenderFilter configures pagination filter.
+func WithLenderFilter(filter func(*LenderQuery) (*LenderQuery, error)) LenderPaginateOption {
+	return func(pager *lenderPager) error {
+		if filter == nil {
+			return errors.New("LenderQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type lenderPager struct {
+	reverse bool
+	order   *LenderOrder
+	filter  func(*LenderQuery) (*LenderQuery, error)
+}
+
+func newLenderPager(opts []LenderPaginateOption, reverse bool) (*lenderPager, error) {
+	pager := &lenderPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultLenderOrder
+	}
+	return pager, nil
+}
+
+func (p *lenderPager) applyFilter(query *LenderQuery) (*LenderQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *lenderPager) toCursor(_m *Lender) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *lenderPager) applyCursors(query *LenderQuery, after, before *Cursor) (*LenderQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultLenderOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *lenderPager) applyOrder(query *LenderQuery) *LenderQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultLenderOrder.Field {
+		query = query.Order(DefaultLenderOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *lenderPager) orderExpr(query *LenderQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultLenderOrder.Field {
+			b.Comma().Ident(DefaultLenderOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Lender.
+func (_m *LenderQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...LenderPaginateOption,
+) (*LenderConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newLenderPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &LenderConnection{Edges: []*LenderEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// LenderOrderFieldCreatedAt orders Lender by created_at.
+	LenderOrderFieldCreatedAt = &LenderOrderField{
+		Value: func(_m *Lender) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: lender.FieldCreatedAt,
+		toTerm: lender.ByCreatedAt,
+		toCursor: func(_m *Lender) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+	// LenderOrderFieldUpdatedAt orders Lender by updated_at.
+	LenderOrderFieldUpdatedAt = &LenderOrderField{
+		Value: func(_m *Lender) (ent.Value, error) {
+			return _m.UpdatedAt, nil
+		},
+		column: lender.FieldUpdatedAt,
+		toTerm: lender.ByUpdatedAt,
+		toCursor: func(_m *Lender) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.UpdatedAt,
+			}
+		},
+	}
+	// LenderOrderFieldName orders Lender by name.
+	LenderOrderFieldName = &LenderOrderField{
+		Value: func(_m *Lender) (ent.Value, error) {
+			return _m.Name, nil
+		},
+		column: lender.FieldName,
+		toTerm: lender.ByName,
+		toCursor: func(_m *Lender) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Name,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f LenderOrderField) String() string {
+	var str string
+	switch f.column {
+	case LenderOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	case LenderOrderFieldUpdatedAt.column:
+		str = "UPDATED_AT"
+	case LenderOrderFieldName.column:
+		str = "NAME"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f LenderOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *LenderOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("LenderOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *LenderOrderFieldCreatedAt
+	case "UPDATED_AT":
+		*f = *LenderOrderFieldUpdatedAt
+	case "NAME":
+		*f = *LenderOrderFieldName
+	default:
+		return fmt.Errorf("%s is not a valid LenderOrderField", str)
+	}
+	return nil
+}
+
+// LenderOrderField defines the ordering field of Lender.
+type LenderOrderField struct {
+	// Value extracts the ordering value from the given Lender.
+	Value    func(*Lender) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) lender.OrderOption
+	toCursor func(*Lender) Cursor
+}
+
+// LenderOrder defines the ordering of Lender.
+type LenderOrder struct {
+	Direction OrderDirection    `json:"direction"`
+	Field     *LenderOrderField `json:"field"`
+}
+
+// DefaultLenderOrder is the default ordering of Lender.
+var DefaultLenderOrder = &LenderOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &LenderOrderField{
+		Value: func(_m *Lender) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: lender.FieldID,
+		toTerm: lender.ByID,
+		toCursor: func(_m *Lender) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Lender into LenderEdge.
+func (_m *Lender) ToEdge(order *LenderOrder) *LenderEdge {
+	if order == nil {
+		order = DefaultLenderOrder
+	}
+	return &LenderEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -9,11 +9,17 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
@@ -516,6 +522,1034 @@ func (i *AgentPresenceWhereInput) P() (predicate.AgentPresence, error) {
 		return predicates[0], nil
 	default:
 		return agentpresence.And(predicates...), nil
+	}
+}
+
+// ApplicationWhereInput represents a where input for filtering Application queries.
+type ApplicationWhereInput struct {
+	Predicates []predicate.Application  `json:"-"`
+	Not        *ApplicationWhereInput   `json:"not,omitempty"`
+	Or         []*ApplicationWhereInput `json:"or,omitempty"`
+	And        []*ApplicationWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "lead_id" field predicates.
+	LeadID      *uuid.UUID  `json:"leadID,omitempty"`
+	LeadIDNEQ   *uuid.UUID  `json:"leadIDNEQ,omitempty"`
+	LeadIDIn    []uuid.UUID `json:"leadIDIn,omitempty"`
+	LeadIDNotIn []uuid.UUID `json:"leadIDNotIn,omitempty"`
+
+	// "lender_id" field predicates.
+	LenderID      *uuid.UUID  `json:"lenderID,omitempty"`
+	LenderIDNEQ   *uuid.UUID  `json:"lenderIDNEQ,omitempty"`
+	LenderIDIn    []uuid.UUID `json:"lenderIDIn,omitempty"`
+	LenderIDNotIn []uuid.UUID `json:"lenderIDNotIn,omitempty"`
+
+	// "lender_name" field predicates.
+	LenderName             *string  `json:"lenderName,omitempty"`
+	LenderNameNEQ          *string  `json:"lenderNameNEQ,omitempty"`
+	LenderNameIn           []string `json:"lenderNameIn,omitempty"`
+	LenderNameNotIn        []string `json:"lenderNameNotIn,omitempty"`
+	LenderNameGT           *string  `json:"lenderNameGT,omitempty"`
+	LenderNameGTE          *string  `json:"lenderNameGTE,omitempty"`
+	LenderNameLT           *string  `json:"lenderNameLT,omitempty"`
+	LenderNameLTE          *string  `json:"lenderNameLTE,omitempty"`
+	LenderNameContains     *string  `json:"lenderNameContains,omitempty"`
+	LenderNameHasPrefix    *string  `json:"lenderNameHasPrefix,omitempty"`
+	LenderNameHasSuffix    *string  `json:"lenderNameHasSuffix,omitempty"`
+	LenderNameEqualFold    *string  `json:"lenderNameEqualFold,omitempty"`
+	LenderNameContainsFold *string  `json:"lenderNameContainsFold,omitempty"`
+
+	// "status" field predicates.
+	Status      *application.Status  `json:"status,omitempty"`
+	StatusNEQ   *application.Status  `json:"statusNEQ,omitempty"`
+	StatusIn    []application.Status `json:"statusIn,omitempty"`
+	StatusNotIn []application.Status `json:"statusNotIn,omitempty"`
+
+	// "product" field predicates.
+	Product       *application.Product  `json:"product,omitempty"`
+	ProductNEQ    *application.Product  `json:"productNEQ,omitempty"`
+	ProductIn     []application.Product `json:"productIn,omitempty"`
+	ProductNotIn  []application.Product `json:"productNotIn,omitempty"`
+	ProductIsNil  bool                  `json:"productIsNil,omitempty"`
+	ProductNotNil bool                  `json:"productNotNil,omitempty"`
+
+	// "requested_amount" field predicates.
+	RequestedAmount      *money.Amount  `json:"requestedAmount,omitempty"`
+	RequestedAmountNEQ   *money.Amount  `json:"requestedAmountNEQ,omitempty"`
+	RequestedAmountIn    []money.Amount `json:"requestedAmountIn,omitempty"`
+	RequestedAmountNotIn []money.Amount `json:"requestedAmountNotIn,omitempty"`
+	RequestedAmountGT    *money.Amount  `json:"requestedAmountGT,omitempty"`
+	RequestedAmountGTE   *money.Amount  `json:"requestedAmountGTE,omitempty"`
+	RequestedAmountLT    *money.Amount  `json:"requestedAmountLT,omitempty"`
+	RequestedAmountLTE   *money.Amount  `json:"requestedAmountLTE,omitempty"`
+
+	// "submitted_at" field predicates.
+	SubmittedAt      *time.Time  `json:"submittedAt,omitempty"`
+	SubmittedAtNEQ   *time.Time  `json:"submittedAtNEQ,omitempty"`
+	SubmittedAtIn    []time.Time `json:"submittedAtIn,omitempty"`
+	SubmittedAtNotIn []time.Time `json:"submittedAtNotIn,omitempty"`
+	SubmittedAtGT    *time.Time  `json:"submittedAtGT,omitempty"`
+	SubmittedAtGTE   *time.Time  `json:"submittedAtGTE,omitempty"`
+	SubmittedAtLT    *time.Time  `json:"submittedAtLT,omitempty"`
+	SubmittedAtLTE   *time.Time  `json:"submittedAtLTE,omitempty"`
+
+	// "submitted_by" field predicates.
+	SubmittedBy             *string  `json:"submittedBy,omitempty"`
+	SubmittedByNEQ          *string  `json:"submittedByNEQ,omitempty"`
+	SubmittedByIn           []string `json:"submittedByIn,omitempty"`
+	SubmittedByNotIn        []string `json:"submittedByNotIn,omitempty"`
+	SubmittedByGT           *string  `json:"submittedByGT,omitempty"`
+	SubmittedByGTE          *string  `json:"submittedByGTE,omitempty"`
+	SubmittedByLT           *string  `json:"submittedByLT,omitempty"`
+	SubmittedByLTE          *string  `json:"submittedByLTE,omitempty"`
+	SubmittedByContains     *string  `json:"submittedByContains,omitempty"`
+	SubmittedByHasPrefix    *string  `json:"submittedByHasPrefix,omitempty"`
+	SubmittedByHasSuffix    *string  `json:"submittedByHasSuffix,omitempty"`
+	SubmittedByEqualFold    *string  `json:"submittedByEqualFold,omitempty"`
+	SubmittedByContainsFold *string  `json:"submittedByContainsFold,omitempty"`
+
+	// "external_ref" field predicates.
+	ExternalRef             *string  `json:"externalRef,omitempty"`
+	ExternalRefNEQ          *string  `json:"externalRefNEQ,omitempty"`
+	ExternalRefIn           []string `json:"externalRefIn,omitempty"`
+	ExternalRefNotIn        []string `json:"externalRefNotIn,omitempty"`
+	ExternalRefGT           *string  `json:"externalRefGT,omitempty"`
+	ExternalRefGTE          *string  `json:"externalRefGTE,omitempty"`
+	ExternalRefLT           *string  `json:"externalRefLT,omitempty"`
+	ExternalRefLTE          *string  `json:"externalRefLTE,omitempty"`
+	ExternalRefContains     *string  `json:"externalRefContains,omitempty"`
+	ExternalRefHasPrefix    *string  `json:"externalRefHasPrefix,omitempty"`
+	ExternalRefHasSuffix    *string  `json:"externalRefHasSuffix,omitempty"`
+	ExternalRefIsNil        bool     `json:"externalRefIsNil,omitempty"`
+	ExternalRefNotNil       bool     `json:"externalRefNotNil,omitempty"`
+	ExternalRefEqualFold    *string  `json:"externalRefEqualFold,omitempty"`
+	ExternalRefContainsFold *string  `json:"externalRefContainsFold,omitempty"`
+
+	// "notes" field predicates.
+	Notes             *string  `json:"notes,omitempty"`
+	NotesNEQ          *string  `json:"notesNEQ,omitempty"`
+	NotesIn           []string `json:"notesIn,omitempty"`
+	NotesNotIn        []string `json:"notesNotIn,omitempty"`
+	NotesGT           *string  `json:"notesGT,omitempty"`
+	NotesGTE          *string  `json:"notesGTE,omitempty"`
+	NotesLT           *string  `json:"notesLT,omitempty"`
+	NotesLTE          *string  `json:"notesLTE,omitempty"`
+	NotesContains     *string  `json:"notesContains,omitempty"`
+	NotesHasPrefix    *string  `json:"notesHasPrefix,omitempty"`
+	NotesHasSuffix    *string  `json:"notesHasSuffix,omitempty"`
+	NotesIsNil        bool     `json:"notesIsNil,omitempty"`
+	NotesNotNil       bool     `json:"notesNotNil,omitempty"`
+	NotesEqualFold    *string  `json:"notesEqualFold,omitempty"`
+	NotesContainsFold *string  `json:"notesContainsFold,omitempty"`
+
+	// "decided_at" field predicates.
+	DecidedAt       *time.Time  `json:"decidedAt,omitempty"`
+	DecidedAtNEQ    *time.Time  `json:"decidedAtNEQ,omitempty"`
+	DecidedAtIn     []time.Time `json:"decidedAtIn,omitempty"`
+	DecidedAtNotIn  []time.Time `json:"decidedAtNotIn,omitempty"`
+	DecidedAtGT     *time.Time  `json:"decidedAtGT,omitempty"`
+	DecidedAtGTE    *time.Time  `json:"decidedAtGTE,omitempty"`
+	DecidedAtLT     *time.Time  `json:"decidedAtLT,omitempty"`
+	DecidedAtLTE    *time.Time  `json:"decidedAtLTE,omitempty"`
+	DecidedAtIsNil  bool        `json:"decidedAtIsNil,omitempty"`
+	DecidedAtNotNil bool        `json:"decidedAtNotNil,omitempty"`
+
+	// "approved_amount" field predicates.
+	ApprovedAmount       *money.Amount  `json:"approvedAmount,omitempty"`
+	ApprovedAmountNEQ    *money.Amount  `json:"approvedAmountNEQ,omitempty"`
+	ApprovedAmountIn     []money.Amount `json:"approvedAmountIn,omitempty"`
+	ApprovedAmountNotIn  []money.Amount `json:"approvedAmountNotIn,omitempty"`
+	ApprovedAmountGT     *money.Amount  `json:"approvedAmountGT,omitempty"`
+	ApprovedAmountGTE    *money.Amount  `json:"approvedAmountGTE,omitempty"`
+	ApprovedAmountLT     *money.Amount  `json:"approvedAmountLT,omitempty"`
+	ApprovedAmountLTE    *money.Amount  `json:"approvedAmountLTE,omitempty"`
+	ApprovedAmountIsNil  bool           `json:"approvedAmountIsNil,omitempty"`
+	ApprovedAmountNotNil bool           `json:"approvedAmountNotNil,omitempty"`
+
+	// "interest_rate" field predicates.
+	InterestRate       *money.Rate  `json:"interestRate,omitempty"`
+	InterestRateNEQ    *money.Rate  `json:"interestRateNEQ,omitempty"`
+	InterestRateIn     []money.Rate `json:"interestRateIn,omitempty"`
+	InterestRateNotIn  []money.Rate `json:"interestRateNotIn,omitempty"`
+	InterestRateGT     *money.Rate  `json:"interestRateGT,omitempty"`
+	InterestRateGTE    *money.Rate  `json:"interestRateGTE,omitempty"`
+	InterestRateLT     *money.Rate  `json:"interestRateLT,omitempty"`
+	InterestRateLTE    *money.Rate  `json:"interestRateLTE,omitempty"`
+	InterestRateIsNil  bool         `json:"interestRateIsNil,omitempty"`
+	InterestRateNotNil bool         `json:"interestRateNotNil,omitempty"`
+
+	// "rate_type" field predicates.
+	RateType       *application.RateType  `json:"rateType,omitempty"`
+	RateTypeNEQ    *application.RateType  `json:"rateTypeNEQ,omitempty"`
+	RateTypeIn     []application.RateType `json:"rateTypeIn,omitempty"`
+	RateTypeNotIn  []application.RateType `json:"rateTypeNotIn,omitempty"`
+	RateTypeIsNil  bool                   `json:"rateTypeIsNil,omitempty"`
+	RateTypeNotNil bool                   `json:"rateTypeNotNil,omitempty"`
+
+	// "term_months" field predicates.
+	TermMonths       *int  `json:"termMonths,omitempty"`
+	TermMonthsNEQ    *int  `json:"termMonthsNEQ,omitempty"`
+	TermMonthsIn     []int `json:"termMonthsIn,omitempty"`
+	TermMonthsNotIn  []int `json:"termMonthsNotIn,omitempty"`
+	TermMonthsGT     *int  `json:"termMonthsGT,omitempty"`
+	TermMonthsGTE    *int  `json:"termMonthsGTE,omitempty"`
+	TermMonthsLT     *int  `json:"termMonthsLT,omitempty"`
+	TermMonthsLTE    *int  `json:"termMonthsLTE,omitempty"`
+	TermMonthsIsNil  bool  `json:"termMonthsIsNil,omitempty"`
+	TermMonthsNotNil bool  `json:"termMonthsNotNil,omitempty"`
+
+	// "payment_frequency" field predicates.
+	PaymentFrequency       *application.PaymentFrequency  `json:"paymentFrequency,omitempty"`
+	PaymentFrequencyNEQ    *application.PaymentFrequency  `json:"paymentFrequencyNEQ,omitempty"`
+	PaymentFrequencyIn     []application.PaymentFrequency `json:"paymentFrequencyIn,omitempty"`
+	PaymentFrequencyNotIn  []application.PaymentFrequency `json:"paymentFrequencyNotIn,omitempty"`
+	PaymentFrequencyIsNil  bool                           `json:"paymentFrequencyIsNil,omitempty"`
+	PaymentFrequencyNotNil bool                           `json:"paymentFrequencyNotNil,omitempty"`
+
+	// "decline_reason" field predicates.
+	DeclineReason             *string  `json:"declineReason,omitempty"`
+	DeclineReasonNEQ          *string  `json:"declineReasonNEQ,omitempty"`
+	DeclineReasonIn           []string `json:"declineReasonIn,omitempty"`
+	DeclineReasonNotIn        []string `json:"declineReasonNotIn,omitempty"`
+	DeclineReasonGT           *string  `json:"declineReasonGT,omitempty"`
+	DeclineReasonGTE          *string  `json:"declineReasonGTE,omitempty"`
+	DeclineReasonLT           *string  `json:"declineReasonLT,omitempty"`
+	DeclineReasonLTE          *string  `json:"declineReasonLTE,omitempty"`
+	DeclineReasonContains     *string  `json:"declineReasonContains,omitempty"`
+	DeclineReasonHasPrefix    *string  `json:"declineReasonHasPrefix,omitempty"`
+	DeclineReasonHasSuffix    *string  `json:"declineReasonHasSuffix,omitempty"`
+	DeclineReasonIsNil        bool     `json:"declineReasonIsNil,omitempty"`
+	DeclineReasonNotNil       bool     `json:"declineReasonNotNil,omitempty"`
+	DeclineReasonEqualFold    *string  `json:"declineReasonEqualFold,omitempty"`
+	DeclineReasonContainsFold *string  `json:"declineReasonContainsFold,omitempty"`
+
+	// "decline_category" field predicates.
+	DeclineCategory       *application.DeclineCategory  `json:"declineCategory,omitempty"`
+	DeclineCategoryNEQ    *application.DeclineCategory  `json:"declineCategoryNEQ,omitempty"`
+	DeclineCategoryIn     []application.DeclineCategory `json:"declineCategoryIn,omitempty"`
+	DeclineCategoryNotIn  []application.DeclineCategory `json:"declineCategoryNotIn,omitempty"`
+	DeclineCategoryIsNil  bool                          `json:"declineCategoryIsNil,omitempty"`
+	DeclineCategoryNotNil bool                          `json:"declineCategoryNotNil,omitempty"`
+
+	// "withdrawn_reason" field predicates.
+	WithdrawnReason             *string  `json:"withdrawnReason,omitempty"`
+	WithdrawnReasonNEQ          *string  `json:"withdrawnReasonNEQ,omitempty"`
+	WithdrawnReasonIn           []string `json:"withdrawnReasonIn,omitempty"`
+	WithdrawnReasonNotIn        []string `json:"withdrawnReasonNotIn,omitempty"`
+	WithdrawnReasonGT           *string  `json:"withdrawnReasonGT,omitempty"`
+	WithdrawnReasonGTE          *string  `json:"withdrawnReasonGTE,omitempty"`
+	WithdrawnReasonLT           *string  `json:"withdrawnReasonLT,omitempty"`
+	WithdrawnReasonLTE          *string  `json:"withdrawnReasonLTE,omitempty"`
+	WithdrawnReasonContains     *string  `json:"withdrawnReasonContains,omitempty"`
+	WithdrawnReasonHasPrefix    *string  `json:"withdrawnReasonHasPrefix,omitempty"`
+	WithdrawnReasonHasSuffix    *string  `json:"withdrawnReasonHasSuffix,omitempty"`
+	WithdrawnReasonIsNil        bool     `json:"withdrawnReasonIsNil,omitempty"`
+	WithdrawnReasonNotNil       bool     `json:"withdrawnReasonNotNil,omitempty"`
+	WithdrawnReasonEqualFold    *string  `json:"withdrawnReasonEqualFold,omitempty"`
+	WithdrawnReasonContainsFold *string  `json:"withdrawnReasonContainsFold,omitempty"`
+
+	// "funded_deal_id" field predicates.
+	FundedDealID       *uuid.UUID  `json:"fundedDealID,omitempty"`
+	FundedDealIDNEQ    *uuid.UUID  `json:"fundedDealIDNEQ,omitempty"`
+	FundedDealIDIn     []uuid.UUID `json:"fundedDealIDIn,omitempty"`
+	FundedDealIDNotIn  []uuid.UUID `json:"fundedDealIDNotIn,omitempty"`
+	FundedDealIDGT     *uuid.UUID  `json:"fundedDealIDGT,omitempty"`
+	FundedDealIDGTE    *uuid.UUID  `json:"fundedDealIDGTE,omitempty"`
+	FundedDealIDLT     *uuid.UUID  `json:"fundedDealIDLT,omitempty"`
+	FundedDealIDLTE    *uuid.UUID  `json:"fundedDealIDLTE,omitempty"`
+	FundedDealIDIsNil  bool        `json:"fundedDealIDIsNil,omitempty"`
+	FundedDealIDNotNil bool        `json:"fundedDealIDNotNil,omitempty"`
+
+	// "lead" edge predicates.
+	HasLead     *bool             `json:"hasLead,omitempty"`
+	HasLeadWith []*LeadWhereInput `json:"hasLeadWith,omitempty"`
+
+	// "lender" edge predicates.
+	HasLender     *bool               `json:"hasLender,omitempty"`
+	HasLenderWith []*LenderWhereInput `json:"hasLenderWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *ApplicationWhereInput) AddPredicates(predicates ...predicate.Application) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the ApplicationWhereInput filter on the ApplicationQuery builder.
+func (i *ApplicationWhereInput) Filter(q *ApplicationQuery) (*ApplicationQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyApplicationWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyApplicationWhereInput is returned in case the ApplicationWhereInput is empty.
+var ErrEmptyApplicationWhereInput = errors.New("ent: empty predicate ApplicationWhereInput")
+
+// P returns a predicate for filtering applications.
+// An error is returned if the input is empty or invalid.
+func (i *ApplicationWhereInput) P() (predicate.Application, error) {
+	var predicates []predicate.Application
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, application.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Application, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, application.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Application, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, application.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, application.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, application.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, application.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, application.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, application.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, application.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, application.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, application.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, application.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, application.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, application.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, application.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, application.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, application.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, application.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, application.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, application.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, application.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, application.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, application.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, application.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, application.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, application.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, application.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.LeadID != nil {
+		predicates = append(predicates, application.LeadIDEQ(*i.LeadID))
+	}
+	if i.LeadIDNEQ != nil {
+		predicates = append(predicates, application.LeadIDNEQ(*i.LeadIDNEQ))
+	}
+	if len(i.LeadIDIn) > 0 {
+		predicates = append(predicates, application.LeadIDIn(i.LeadIDIn...))
+	}
+	if len(i.LeadIDNotIn) > 0 {
+		predicates = append(predicates, application.LeadIDNotIn(i.LeadIDNotIn...))
+	}
+	if i.LenderID != nil {
+		predicates = append(predicates, application.LenderIDEQ(*i.LenderID))
+	}
+	if i.LenderIDNEQ != nil {
+		predicates = append(predicates, application.LenderIDNEQ(*i.LenderIDNEQ))
+	}
+	if len(i.LenderIDIn) > 0 {
+		predicates = append(predicates, application.LenderIDIn(i.LenderIDIn...))
+	}
+	if len(i.LenderIDNotIn) > 0 {
+		predicates = append(predicates, application.LenderIDNotIn(i.LenderIDNotIn...))
+	}
+	if i.LenderName != nil {
+		predicates = append(predicates, application.LenderNameEQ(*i.LenderName))
+	}
+	if i.LenderNameNEQ != nil {
+		predicates = append(predicates, application.LenderNameNEQ(*i.LenderNameNEQ))
+	}
+	if len(i.LenderNameIn) > 0 {
+		predicates = append(predicates, application.LenderNameIn(i.LenderNameIn...))
+	}
+	if len(i.LenderNameNotIn) > 0 {
+		predicates = append(predicates, application.LenderNameNotIn(i.LenderNameNotIn...))
+	}
+	if i.LenderNameGT != nil {
+		predicates = append(predicates, application.LenderNameGT(*i.LenderNameGT))
+	}
+	if i.LenderNameGTE != nil {
+		predicates = append(predicates, application.LenderNameGTE(*i.LenderNameGTE))
+	}
+	if i.LenderNameLT != nil {
+		predicates = append(predicates, application.LenderNameLT(*i.LenderNameLT))
+	}
+	if i.LenderNameLTE != nil {
+		predicates = append(predicates, application.LenderNameLTE(*i.LenderNameLTE))
+	}
+	if i.LenderNameContains != nil {
+		predicates = append(predicates, application.LenderNameContains(*i.LenderNameContains))
+	}
+	if i.LenderNameHasPrefix != nil {
+		predicates = append(predicates, application.LenderNameHasPrefix(*i.LenderNameHasPrefix))
+	}
+	if i.LenderNameHasSuffix != nil {
+		predicates = append(predicates, application.LenderNameHasSuffix(*i.LenderNameHasSuffix))
+	}
+	if i.LenderNameEqualFold != nil {
+		predicates = append(predicates, application.LenderNameEqualFold(*i.LenderNameEqualFold))
+	}
+	if i.LenderNameContainsFold != nil {
+		predicates = append(predicates, application.LenderNameContainsFold(*i.LenderNameContainsFold))
+	}
+	if i.Status != nil {
+		predicates = append(predicates, application.StatusEQ(*i.Status))
+	}
+	if i.StatusNEQ != nil {
+		predicates = append(predicates, application.StatusNEQ(*i.StatusNEQ))
+	}
+	if len(i.StatusIn) > 0 {
+		predicates = append(predicates, application.StatusIn(i.StatusIn...))
+	}
+	if len(i.StatusNotIn) > 0 {
+		predicates = append(predicates, application.StatusNotIn(i.StatusNotIn...))
+	}
+	if i.Product != nil {
+		predicates = append(predicates, application.ProductEQ(*i.Product))
+	}
+	if i.ProductNEQ != nil {
+		predicates = append(predicates, application.ProductNEQ(*i.ProductNEQ))
+	}
+	if len(i.ProductIn) > 0 {
+		predicates = append(predicates, application.ProductIn(i.ProductIn...))
+	}
+	if len(i.ProductNotIn) > 0 {
+		predicates = append(predicates, application.ProductNotIn(i.ProductNotIn...))
+	}
+	if i.ProductIsNil {
+		predicates = append(predicates, application.ProductIsNil())
+	}
+	if i.ProductNotNil {
+		predicates = append(predicates, application.ProductNotNil())
+	}
+	if i.RequestedAmount != nil {
+		predicates = append(predicates, application.RequestedAmountEQ(*i.RequestedAmount))
+	}
+	if i.RequestedAmountNEQ != nil {
+		predicates = append(predicates, application.RequestedAmountNEQ(*i.RequestedAmountNEQ))
+	}
+	if len(i.RequestedAmountIn) > 0 {
+		predicates = append(predicates, application.RequestedAmountIn(i.RequestedAmountIn...))
+	}
+	if len(i.RequestedAmountNotIn) > 0 {
+		predicates = append(predicates, application.RequestedAmountNotIn(i.RequestedAmountNotIn...))
+	}
+	if i.RequestedAmountGT != nil {
+		predicates = append(predicates, application.RequestedAmountGT(*i.RequestedAmountGT))
+	}
+	if i.RequestedAmountGTE != nil {
+		predicates = append(predicates, application.RequestedAmountGTE(*i.RequestedAmountGTE))
+	}
+	if i.RequestedAmountLT != nil {
+		predicates = append(predicates, application.RequestedAmountLT(*i.RequestedAmountLT))
+	}
+	if i.RequestedAmountLTE != nil {
+		predicates = append(predicates, application.RequestedAmountLTE(*i.RequestedAmountLTE))
+	}
+	if i.SubmittedAt != nil {
+		predicates = append(predicates, application.SubmittedAtEQ(*i.SubmittedAt))
+	}
+	if i.SubmittedAtNEQ != nil {
+		predicates = append(predicates, application.SubmittedAtNEQ(*i.SubmittedAtNEQ))
+	}
+	if len(i.SubmittedAtIn) > 0 {
+		predicates = append(predicates, application.SubmittedAtIn(i.SubmittedAtIn...))
+	}
+	if len(i.SubmittedAtNotIn) > 0 {
+		predicates = append(predicates, application.SubmittedAtNotIn(i.SubmittedAtNotIn...))
+	}
+	if i.SubmittedAtGT != nil {
+		predicates = append(predicates, application.SubmittedAtGT(*i.SubmittedAtGT))
+	}
+	if i.SubmittedAtGTE != nil {
+		predicates = append(predicates, application.SubmittedAtGTE(*i.SubmittedAtGTE))
+	}
+	if i.SubmittedAtLT != nil {
+		predicates = append(predicates, application.SubmittedAtLT(*i.SubmittedAtLT))
+	}
+	if i.SubmittedAtLTE != nil {
+		predicates = append(predicates, application.SubmittedAtLTE(*i.SubmittedAtLTE))
+	}
+	if i.SubmittedBy != nil {
+		predicates = append(predicates, application.SubmittedByEQ(*i.SubmittedBy))
+	}
+	if i.SubmittedByNEQ != nil {
+		predicates = append(predicates, application.SubmittedByNEQ(*i.SubmittedByNEQ))
+	}
+	if len(i.SubmittedByIn) > 0 {
+		predicates = append(predicates, application.SubmittedByIn(i.SubmittedByIn...))
+	}
+	if len(i.SubmittedByNotIn) > 0 {
+		predicates = append(predicates, application.SubmittedByNotIn(i.SubmittedByNotIn...))
+	}
+	if i.SubmittedByGT != nil {
+		predicates = append(predicates, application.SubmittedByGT(*i.SubmittedByGT))
+	}
+	if i.SubmittedByGTE != nil {
+		predicates = append(predicates, application.SubmittedByGTE(*i.SubmittedByGTE))
+	}
+	if i.SubmittedByLT != nil {
+		predicates = append(predicates, application.SubmittedByLT(*i.SubmittedByLT))
+	}
+	if i.SubmittedByLTE != nil {
+		predicates = append(predicates, application.SubmittedByLTE(*i.SubmittedByLTE))
+	}
+	if i.SubmittedByContains != nil {
+		predicates = append(predicates, application.SubmittedByContains(*i.SubmittedByContains))
+	}
+	if i.SubmittedByHasPrefix != nil {
+		predicates = append(predicates, application.SubmittedByHasPrefix(*i.SubmittedByHasPrefix))
+	}
+	if i.SubmittedByHasSuffix != nil {
+		predicates = append(predicates, application.SubmittedByHasSuffix(*i.SubmittedByHasSuffix))
+	}
+	if i.SubmittedByEqualFold != nil {
+		predicates = append(predicates, application.SubmittedByEqualFold(*i.SubmittedByEqualFold))
+	}
+	if i.SubmittedByContainsFold != nil {
+		predicates = append(predicates, application.SubmittedByContainsFold(*i.SubmittedByContainsFold))
+	}
+	if i.ExternalRef != nil {
+		predicates = append(predicates, application.ExternalRefEQ(*i.ExternalRef))
+	}
+	if i.ExternalRefNEQ != nil {
+		predicates = append(predicates, application.ExternalRefNEQ(*i.ExternalRefNEQ))
+	}
+	if len(i.ExternalRefIn) > 0 {
+		predicates = append(predicates, application.ExternalRefIn(i.ExternalRefIn...))
+	}
+	if len(i.ExternalRefNotIn) > 0 {
+		predicates = append(predicates, application.ExternalRefNotIn(i.ExternalRefNotIn...))
+	}
+	if i.ExternalRefGT != nil {
+		predicates = append(predicates, application.ExternalRefGT(*i.ExternalRefGT))
+	}
+	if i.ExternalRefGTE != nil {
+		predicates = append(predicates, application.ExternalRefGTE(*i.ExternalRefGTE))
+	}
+	if i.ExternalRefLT != nil {
+		predicates = append(predicates, application.ExternalRefLT(*i.ExternalRefLT))
+	}
+	if i.ExternalRefLTE != nil {
+		predicates = append(predicates, application.ExternalRefLTE(*i.ExternalRefLTE))
+	}
+	if i.ExternalRefContains != nil {
+		predicates = append(predicates, application.ExternalRefContains(*i.ExternalRefContains))
+	}
+	if i.ExternalRefHasPrefix != nil {
+		predicates = append(predicates, application.ExternalRefHasPrefix(*i.ExternalRefHasPrefix))
+	}
+	if i.ExternalRefHasSuffix != nil {
+		predicates = append(predicates, application.ExternalRefHasSuffix(*i.ExternalRefHasSuffix))
+	}
+	if i.ExternalRefIsNil {
+		predicates = append(predicates, application.ExternalRefIsNil())
+	}
+	if i.ExternalRefNotNil {
+		predicates = append(predicates, application.ExternalRefNotNil())
+	}
+	if i.ExternalRefEqualFold != nil {
+		predicates = append(predicates, application.ExternalRefEqualFold(*i.ExternalRefEqualFold))
+	}
+	if i.ExternalRefContainsFold != nil {
+		predicates = append(predicates, application.ExternalRefContainsFold(*i.ExternalRefContainsFold))
+	}
+	if i.Notes != nil {
+		predicates = append(predicates, application.NotesEQ(*i.Notes))
+	}
+	if i.NotesNEQ != nil {
+		predicates = append(predicates, application.NotesNEQ(*i.NotesNEQ))
+	}
+	if len(i.NotesIn) > 0 {
+		predicates = append(predicates, application.NotesIn(i.NotesIn...))
+	}
+	if len(i.NotesNotIn) > 0 {
+		predicates = append(predicates, application.NotesNotIn(i.NotesNotIn...))
+	}
+	if i.NotesGT != nil {
+		predicates = append(predicates, application.NotesGT(*i.NotesGT))
+	}
+	if i.NotesGTE != nil {
+		predicates = append(predicates, application.NotesGTE(*i.NotesGTE))
+	}
+	if i.NotesLT != nil {
+		predicates = append(predicates, application.NotesLT(*i.NotesLT))
+	}
+	if i.NotesLTE != nil {
+		predicates = append(predicates, application.NotesLTE(*i.NotesLTE))
+	}
+	if i.NotesContains != nil {
+		predicates = append(predicates, application.NotesContains(*i.NotesContains))
+	}
+	if i.NotesHasPrefix != nil {
+		predicates = append(predicates, application.NotesHasPrefix(*i.NotesHasPrefix))
+	}
+	if i.NotesHasSuffix != nil {
+		predicates = append(predicates, application.NotesHasSuffix(*i.NotesHasSuffix))
+	}
+	if i.NotesIsNil {
+		predicates = append(predicates, application.NotesIsNil())
+	}
+	if i.NotesNotNil {
+		predicates = append(predicates, application.NotesNotNil())
+	}
+	if i.NotesEqualFold != nil {
+		predicates = append(predicates, application.NotesEqualFold(*i.NotesEqualFold))
+	}
+	if i.NotesContainsFold != nil {
+		predicates = append(predicates, application.NotesContainsFold(*i.NotesContainsFold))
+	}
+	if i.DecidedAt != nil {
+		predicates = append(predicates, application.DecidedAtEQ(*i.DecidedAt))
+	}
+	if i.DecidedAtNEQ != nil {
+		predicates = append(predicates, application.DecidedAtNEQ(*i.DecidedAtNEQ))
+	}
+	if len(i.DecidedAtIn) > 0 {
+		predicates = append(predicates, application.DecidedAtIn(i.DecidedAtIn...))
+	}
+	if len(i.DecidedAtNotIn) > 0 {
+		predicates = append(predicates, application.DecidedAtNotIn(i.DecidedAtNotIn...))
+	}
+	if i.DecidedAtGT != nil {
+		predicates = append(predicates, application.DecidedAtGT(*i.DecidedAtGT))
+	}
+	if i.DecidedAtGTE != nil {
+		predicates = append(predicates, application.DecidedAtGTE(*i.DecidedAtGTE))
+	}
+	if i.DecidedAtLT != nil {
+		predicates = append(predicates, application.DecidedAtLT(*i.DecidedAtLT))
+	}
+	if i.DecidedAtLTE != nil {
+		predicates = append(predicates, application.DecidedAtLTE(*i.DecidedAtLTE))
+	}
+	if i.DecidedAtIsNil {
+		predicates = append(predicates, application.DecidedAtIsNil())
+	}
+	if i.DecidedAtNotNil {
+		predicates = append(predicates, application.DecidedAtNotNil())
+	}
+	if i.ApprovedAmount != nil {
+		predicates = append(predicates, application.ApprovedAmountEQ(*i.ApprovedAmount))
+	}
+	if i.ApprovedAmountNEQ != nil {
+		predicates = append(predicates, application.ApprovedAmountNEQ(*i.ApprovedAmountNEQ))
+	}
+	if len(i.ApprovedAmountIn) > 0 {
+		predicates = append(predicates, application.ApprovedAmountIn(i.ApprovedAmountIn...))
+	}
+	if len(i.ApprovedAmountNotIn) > 0 {
+		predicates = append(predicates, application.ApprovedAmountNotIn(i.ApprovedAmountNotIn...))
+	}
+	if i.ApprovedAmountGT != nil {
+		predicates = append(predicates, application.ApprovedAmountGT(*i.ApprovedAmountGT))
+	}
+	if i.ApprovedAmountGTE != nil {
+		predicates = append(predicates, application.ApprovedAmountGTE(*i.ApprovedAmountGTE))
+	}
+	if i.ApprovedAmountLT != nil {
+		predicates = append(predicates, application.ApprovedAmountLT(*i.ApprovedAmountLT))
+	}
+	if i.ApprovedAmountLTE != nil {
+		predicates = append(predicates, application.ApprovedAmountLTE(*i.ApprovedAmountLTE))
+	}
+	if i.ApprovedAmountIsNil {
+		predicates = append(predicates, application.ApprovedAmountIsNil())
+	}
+	if i.ApprovedAmountNotNil {
+		predicates = append(predicates, application.ApprovedAmountNotNil())
+	}
+	if i.InterestRate != nil {
+		predicates = append(predicates, application.InterestRateEQ(*i.InterestRate))
+	}
+	if i.InterestRateNEQ != nil {
+		predicates = append(predicates, application.InterestRateNEQ(*i.InterestRateNEQ))
+	}
+	if len(i.InterestRateIn) > 0 {
+		predicates = append(predicates, application.InterestRateIn(i.InterestRateIn...))
+	}
+	if len(i.InterestRateNotIn) > 0 {
+		predicates = append(predicates, application.InterestRateNotIn(i.InterestRateNotIn...))
+	}
+	if i.InterestRateGT != nil {
+		predicates = append(predicates, application.InterestRateGT(*i.InterestRateGT))
+	}
+	if i.InterestRateGTE != nil {
+		predicates = append(predicates, application.InterestRateGTE(*i.InterestRateGTE))
+	}
+	if i.InterestRateLT != nil {
+		predicates = append(predicates, application.InterestRateLT(*i.InterestRateLT))
+	}
+	if i.InterestRateLTE != nil {
+		predicates = append(predicates, application.InterestRateLTE(*i.InterestRateLTE))
+	}
+	if i.InterestRateIsNil {
+		predicates = append(predicates, application.InterestRateIsNil())
+	}
+	if i.InterestRateNotNil {
+		predicates = append(predicates, application.InterestRateNotNil())
+	}
+	if i.RateType != nil {
+		predicates = append(predicates, application.RateTypeEQ(*i.RateType))
+	}
+	if i.RateTypeNEQ != nil {
+		predicates = append(predicates, application.RateTypeNEQ(*i.RateTypeNEQ))
+	}
+	if len(i.RateTypeIn) > 0 {
+		predicates = append(predicates, application.RateTypeIn(i.RateTypeIn...))
+	}
+	if len(i.RateTypeNotIn) > 0 {
+		predicates = append(predicates, application.RateTypeNotIn(i.RateTypeNotIn...))
+	}
+	if i.RateTypeIsNil {
+		predicates = append(predicates, application.RateTypeIsNil())
+	}
+	if i.RateTypeNotNil {
+		predicates = append(predicates, application.RateTypeNotNil())
+	}
+	if i.TermMonths != nil {
+		predicates = append(predicates, application.TermMonthsEQ(*i.TermMonths))
+	}
+	if i.TermMonthsNEQ != nil {
+		predicates = append(predicates, application.TermMonthsNEQ(*i.TermMonthsNEQ))
+	}
+	if len(i.TermMonthsIn) > 0 {
+		predicates = append(predicates, application.TermMonthsIn(i.TermMonthsIn...))
+	}
+	if len(i.TermMonthsNotIn) > 0 {
+		predicates = append(predicates, application.TermMonthsNotIn(i.TermMonthsNotIn...))
+	}
+	if i.TermMonthsGT != nil {
+		predicates = append(predicates, application.TermMonthsGT(*i.TermMonthsGT))
+	}
+	if i.TermMonthsGTE != nil {
+		predicates = append(predicates, application.TermMonthsGTE(*i.TermMonthsGTE))
+	}
+	if i.TermMonthsLT != nil {
+		predicates = append(predicates, application.TermMonthsLT(*i.TermMonthsLT))
+	}
+	if i.TermMonthsLTE != nil {
+		predicates = append(predicates, application.TermMonthsLTE(*i.TermMonthsLTE))
+	}
+	if i.TermMonthsIsNil {
+		predicates = append(predicates, application.TermMonthsIsNil())
+	}
+	if i.TermMonthsNotNil {
+		predicates = append(predicates, application.TermMonthsNotNil())
+	}
+	if i.PaymentFrequency != nil {
+		predicates = append(predicates, application.PaymentFrequencyEQ(*i.PaymentFrequency))
+	}
+	if i.PaymentFrequencyNEQ != nil {
+		predicates = append(predicates, application.PaymentFrequencyNEQ(*i.PaymentFrequencyNEQ))
+	}
+	if len(i.PaymentFrequencyIn) > 0 {
+		predicates = append(predicates, application.PaymentFrequencyIn(i.PaymentFrequencyIn...))
+	}
+	if len(i.PaymentFrequencyNotIn) > 0 {
+		predicates = append(predicates, application.PaymentFrequencyNotIn(i.PaymentFrequencyNotIn...))
+	}
+	if i.PaymentFrequencyIsNil {
+		predicates = append(predicates, application.PaymentFrequencyIsNil())
+	}
+	if i.PaymentFrequencyNotNil {
+		predicates = append(predicates, application.PaymentFrequencyNotNil())
+	}
+	if i.DeclineReason != nil {
+		predicates = append(predicates, application.DeclineReasonEQ(*i.DeclineReason))
+	}
+	if i.DeclineReasonNEQ != nil {
+		predicates = append(predicates, application.DeclineReasonNEQ(*i.DeclineReasonNEQ))
+	}
+	if len(i.DeclineReasonIn) > 0 {
+		predicates = append(predicates, application.DeclineReasonIn(i.DeclineReasonIn...))
+	}
+	if len(i.DeclineReasonNotIn) > 0 {
+		predicates = append(predicates, application.DeclineReasonNotIn(i.DeclineReasonNotIn...))
+	}
+	if i.DeclineReasonGT != nil {
+		predicates = append(predicates, application.DeclineReasonGT(*i.DeclineReasonGT))
+	}
+	if i.DeclineReasonGTE != nil {
+		predicates = append(predicates, application.DeclineReasonGTE(*i.DeclineReasonGTE))
+	}
+	if i.DeclineReasonLT != nil {
+		predicates = append(predicates, application.DeclineReasonLT(*i.DeclineReasonLT))
+	}
+	if i.DeclineReasonLTE != nil {
+		predicates = append(predicates, application.DeclineReasonLTE(*i.DeclineReasonLTE))
+	}
+	if i.DeclineReasonContains != nil {
+		predicates = append(predicates, application.DeclineReasonContains(*i.DeclineReasonContains))
+	}
+	if i.DeclineReasonHasPrefix != nil {
+		predicates = append(predicates, application.DeclineReasonHasPrefix(*i.DeclineReasonHasPrefix))
+	}
+	if i.DeclineReasonHasSuffix != nil {
+		predicates = append(predicates, application.DeclineReasonHasSuffix(*i.DeclineReasonHasSuffix))
+	}
+	if i.DeclineReasonIsNil {
+		predicates = append(predicates, application.DeclineReasonIsNil())
+	}
+	if i.DeclineReasonNotNil {
+		predicates = append(predicates, application.DeclineReasonNotNil())
+	}
+	if i.DeclineReasonEqualFold != nil {
+		predicates = append(predicates, application.DeclineReasonEqualFold(*i.DeclineReasonEqualFold))
+	}
+	if i.DeclineReasonContainsFold != nil {
+		predicates = append(predicates, application.DeclineReasonContainsFold(*i.DeclineReasonContainsFold))
+	}
+	if i.DeclineCategory != nil {
+		predicates = append(predicates, application.DeclineCategoryEQ(*i.DeclineCategory))
+	}
+	if i.DeclineCategoryNEQ != nil {
+		predicates = append(predicates, application.DeclineCategoryNEQ(*i.DeclineCategoryNEQ))
+	}
+	if len(i.DeclineCategoryIn) > 0 {
+		predicates = append(predicates, application.DeclineCategoryIn(i.DeclineCategoryIn...))
+	}
+	if len(i.DeclineCategoryNotIn) > 0 {
+		predicates = append(predicates, application.DeclineCategoryNotIn(i.DeclineCategoryNotIn...))
+	}
+	if i.DeclineCategoryIsNil {
+		predicates = append(predicates, application.DeclineCategoryIsNil())
+	}
+	if i.DeclineCategoryNotNil {
+		predicates = append(predicates, application.DeclineCategoryNotNil())
+	}
+	if i.WithdrawnReason != nil {
+		predicates = append(predicates, application.WithdrawnReasonEQ(*i.WithdrawnReason))
+	}
+	if i.WithdrawnReasonNEQ != nil {
+		predicates = append(predicates, application.WithdrawnReasonNEQ(*i.WithdrawnReasonNEQ))
+	}
+	if len(i.WithdrawnReasonIn) > 0 {
+		predicates = append(predicates, application.WithdrawnReasonIn(i.WithdrawnReasonIn...))
+	}
+	if len(i.WithdrawnReasonNotIn) > 0 {
+		predicates = append(predicates, application.WithdrawnReasonNotIn(i.WithdrawnReasonNotIn...))
+	}
+	if i.WithdrawnReasonGT != nil {
+		predicates = append(predicates, application.WithdrawnReasonGT(*i.WithdrawnReasonGT))
+	}
+	if i.WithdrawnReasonGTE != nil {
+		predicates = append(predicates, application.WithdrawnReasonGTE(*i.WithdrawnReasonGTE))
+	}
+	if i.WithdrawnReasonLT != nil {
+		predicates = append(predicates, application.WithdrawnReasonLT(*i.WithdrawnReasonLT))
+	}
+	if i.WithdrawnReasonLTE != nil {
+		predicates = append(predicates, application.WithdrawnReasonLTE(*i.WithdrawnReasonLTE))
+	}
+	if i.WithdrawnReasonContains != nil {
+		predicates = append(predicates, application.WithdrawnReasonContains(*i.WithdrawnReasonContains))
+	}
+	if i.WithdrawnReasonHasPrefix != nil {
+		predicates = append(predicates, application.WithdrawnReasonHasPrefix(*i.WithdrawnReasonHasPrefix))
+	}
+	if i.WithdrawnReasonHasSuffix != nil {
+		predicates = append(predicates, application.WithdrawnReasonHasSuffix(*i.WithdrawnReasonHasSuffix))
+	}
+	if i.WithdrawnReasonIsNil {
+		predicates = append(predicates, application.WithdrawnReasonIsNil())
+	}
+	if i.WithdrawnReasonNotNil {
+		predicates = append(predicates, application.WithdrawnReasonNotNil())
+	}
+	if i.WithdrawnReasonEqualFold != nil {
+		predicates = append(predicates, application.WithdrawnReasonEqualFold(*i.WithdrawnReasonEqualFold))
+	}
+	if i.WithdrawnReasonContainsFold != nil {
+		predicates = append(predicates, application.WithdrawnReasonContainsFold(*i.WithdrawnReasonContainsFold))
+	}
+	if i.FundedDealID != nil {
+		predicates = append(predicates, application.FundedDealIDEQ(*i.FundedDealID))
+	}
+	if i.FundedDealIDNEQ != nil {
+		predicates = append(predicates, application.FundedDealIDNEQ(*i.FundedDealIDNEQ))
+	}
+	if len(i.FundedDealIDIn) > 0 {
+		predicates = append(predicates, application.FundedDealIDIn(i.FundedDealIDIn...))
+	}
+	if len(i.FundedDealIDNotIn) > 0 {
+		predicates = append(predicates, application.FundedDealIDNotIn(i.FundedDealIDNotIn...))
+	}
+	if i.FundedDealIDGT != nil {
+		predicates = append(predicates, application.FundedDealIDGT(*i.FundedDealIDGT))
+	}
+	if i.FundedDealIDGTE != nil {
+		predicates = append(predicates, application.FundedDealIDGTE(*i.FundedDealIDGTE))
+	}
+	if i.FundedDealIDLT != nil {
+		predicates = append(predicates, application.FundedDealIDLT(*i.FundedDealIDLT))
+	}
+	if i.FundedDealIDLTE != nil {
+		predicates = append(predicates, application.FundedDealIDLTE(*i.FundedDealIDLTE))
+	}
+	if i.FundedDealIDIsNil {
+		predicates = append(predicates, application.FundedDealIDIsNil())
+	}
+	if i.FundedDealIDNotNil {
+		predicates = append(predicates, application.FundedDealIDNotNil())
+	}
+
+	if i.HasLead != nil {
+		p := application.HasLead()
+		if !*i.HasLead {
+			p = application.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasLeadWith) > 0 {
+		with := make([]predicate.Lead, 0, len(i.HasLeadWith))
+		for _, w := range i.HasLeadWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasLeadWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, application.HasLeadWith(with...))
+	}
+	if i.HasLender != nil {
+		p := application.HasLender()
+		if !*i.HasLender {
+			p = application.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasLenderWith) > 0 {
+		with := make([]predicate.Lender, 0, len(i.HasLenderWith))
+		for _, w := range i.HasLenderWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasLenderWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, application.HasLenderWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyApplicationWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return application.And(predicates...), nil
 	}
 }
 
@@ -1441,6 +2475,796 @@ func (i *CallEventWhereInput) P() (predicate.CallEvent, error) {
 	}
 }
 
+// CommissionWhereInput represents a where input for filtering Commission queries.
+type CommissionWhereInput struct {
+	Predicates []predicate.Commission  `json:"-"`
+	Not        *CommissionWhereInput   `json:"not,omitempty"`
+	Or         []*CommissionWhereInput `json:"or,omitempty"`
+	And        []*CommissionWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "deal_id" field predicates.
+	DealID      *uuid.UUID  `json:"dealID,omitempty"`
+	DealIDNEQ   *uuid.UUID  `json:"dealIDNEQ,omitempty"`
+	DealIDIn    []uuid.UUID `json:"dealIDIn,omitempty"`
+	DealIDNotIn []uuid.UUID `json:"dealIDNotIn,omitempty"`
+
+	// "lead_id" field predicates.
+	LeadID      *uuid.UUID  `json:"leadID,omitempty"`
+	LeadIDNEQ   *uuid.UUID  `json:"leadIDNEQ,omitempty"`
+	LeadIDIn    []uuid.UUID `json:"leadIDIn,omitempty"`
+	LeadIDNotIn []uuid.UUID `json:"leadIDNotIn,omitempty"`
+	LeadIDGT    *uuid.UUID  `json:"leadIDGT,omitempty"`
+	LeadIDGTE   *uuid.UUID  `json:"leadIDGTE,omitempty"`
+	LeadIDLT    *uuid.UUID  `json:"leadIDLT,omitempty"`
+	LeadIDLTE   *uuid.UUID  `json:"leadIDLTE,omitempty"`
+
+	// "lender_id" field predicates.
+	LenderID      *uuid.UUID  `json:"lenderID,omitempty"`
+	LenderIDNEQ   *uuid.UUID  `json:"lenderIDNEQ,omitempty"`
+	LenderIDIn    []uuid.UUID `json:"lenderIDIn,omitempty"`
+	LenderIDNotIn []uuid.UUID `json:"lenderIDNotIn,omitempty"`
+	LenderIDGT    *uuid.UUID  `json:"lenderIDGT,omitempty"`
+	LenderIDGTE   *uuid.UUID  `json:"lenderIDGTE,omitempty"`
+	LenderIDLT    *uuid.UUID  `json:"lenderIDLT,omitempty"`
+	LenderIDLTE   *uuid.UUID  `json:"lenderIDLTE,omitempty"`
+
+	// "advisor_id" field predicates.
+	AdvisorID       *uuid.UUID  `json:"advisorID,omitempty"`
+	AdvisorIDNEQ    *uuid.UUID  `json:"advisorIDNEQ,omitempty"`
+	AdvisorIDIn     []uuid.UUID `json:"advisorIDIn,omitempty"`
+	AdvisorIDNotIn  []uuid.UUID `json:"advisorIDNotIn,omitempty"`
+	AdvisorIDGT     *uuid.UUID  `json:"advisorIDGT,omitempty"`
+	AdvisorIDGTE    *uuid.UUID  `json:"advisorIDGTE,omitempty"`
+	AdvisorIDLT     *uuid.UUID  `json:"advisorIDLT,omitempty"`
+	AdvisorIDLTE    *uuid.UUID  `json:"advisorIDLTE,omitempty"`
+	AdvisorIDIsNil  bool        `json:"advisorIDIsNil,omitempty"`
+	AdvisorIDNotNil bool        `json:"advisorIDNotNil,omitempty"`
+
+	// "expected_amount" field predicates.
+	ExpectedAmount      *money.Amount  `json:"expectedAmount,omitempty"`
+	ExpectedAmountNEQ   *money.Amount  `json:"expectedAmountNEQ,omitempty"`
+	ExpectedAmountIn    []money.Amount `json:"expectedAmountIn,omitempty"`
+	ExpectedAmountNotIn []money.Amount `json:"expectedAmountNotIn,omitempty"`
+	ExpectedAmountGT    *money.Amount  `json:"expectedAmountGT,omitempty"`
+	ExpectedAmountGTE   *money.Amount  `json:"expectedAmountGTE,omitempty"`
+	ExpectedAmountLT    *money.Amount  `json:"expectedAmountLT,omitempty"`
+	ExpectedAmountLTE   *money.Amount  `json:"expectedAmountLTE,omitempty"`
+
+	// "paid_amount" field predicates.
+	PaidAmount      *money.Amount  `json:"paidAmount,omitempty"`
+	PaidAmountNEQ   *money.Amount  `json:"paidAmountNEQ,omitempty"`
+	PaidAmountIn    []money.Amount `json:"paidAmountIn,omitempty"`
+	PaidAmountNotIn []money.Amount `json:"paidAmountNotIn,omitempty"`
+	PaidAmountGT    *money.Amount  `json:"paidAmountGT,omitempty"`
+	PaidAmountGTE   *money.Amount  `json:"paidAmountGTE,omitempty"`
+	PaidAmountLT    *money.Amount  `json:"paidAmountLT,omitempty"`
+	PaidAmountLTE   *money.Amount  `json:"paidAmountLTE,omitempty"`
+
+	// "status" field predicates.
+	Status      *commission.Status  `json:"status,omitempty"`
+	StatusNEQ   *commission.Status  `json:"statusNEQ,omitempty"`
+	StatusIn    []commission.Status `json:"statusIn,omitempty"`
+	StatusNotIn []commission.Status `json:"statusNotIn,omitempty"`
+
+	// "deal" edge predicates.
+	HasDeal     *bool                   `json:"hasDeal,omitempty"`
+	HasDealWith []*FundedDealWhereInput `json:"hasDealWith,omitempty"`
+
+	// "payments" edge predicates.
+	HasPayments     *bool                          `json:"hasPayments,omitempty"`
+	HasPaymentsWith []*CommissionPaymentWhereInput `json:"hasPaymentsWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *CommissionWhereInput) AddPredicates(predicates ...predicate.Commission) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the CommissionWhereInput filter on the CommissionQuery builder.
+func (i *CommissionWhereInput) Filter(q *CommissionQuery) (*CommissionQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyCommissionWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyCommissionWhereInput is returned in case the CommissionWhereInput is empty.
+var ErrEmptyCommissionWhereInput = errors.New("ent: empty predicate CommissionWhereInput")
+
+// P returns a predicate for filtering commissions.
+// An error is returned if the input is empty or invalid.
+func (i *CommissionWhereInput) P() (predicate.Commission, error) {
+	var predicates []predicate.Commission
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, commission.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Commission, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, commission.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Commission, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, commission.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, commission.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, commission.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, commission.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, commission.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, commission.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, commission.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, commission.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, commission.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, commission.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, commission.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, commission.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, commission.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, commission.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, commission.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, commission.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, commission.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, commission.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, commission.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, commission.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, commission.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, commission.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, commission.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, commission.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, commission.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.DealID != nil {
+		predicates = append(predicates, commission.DealIDEQ(*i.DealID))
+	}
+	if i.DealIDNEQ != nil {
+		predicates = append(predicates, commission.DealIDNEQ(*i.DealIDNEQ))
+	}
+	if len(i.DealIDIn) > 0 {
+		predicates = append(predicates, commission.DealIDIn(i.DealIDIn...))
+	}
+	if len(i.DealIDNotIn) > 0 {
+		predicates = append(predicates, commission.DealIDNotIn(i.DealIDNotIn...))
+	}
+	if i.LeadID != nil {
+		predicates = append(predicates, commission.LeadIDEQ(*i.LeadID))
+	}
+	if i.LeadIDNEQ != nil {
+		predicates = append(predicates, commission.LeadIDNEQ(*i.LeadIDNEQ))
+	}
+	if len(i.LeadIDIn) > 0 {
+		predicates = append(predicates, commission.LeadIDIn(i.LeadIDIn...))
+	}
+	if len(i.LeadIDNotIn) > 0 {
+		predicates = append(predicates, commission.LeadIDNotIn(i.LeadIDNotIn...))
+	}
+	if i.LeadIDGT != nil {
+		predicates = append(predicates, commission.LeadIDGT(*i.LeadIDGT))
+	}
+	if i.LeadIDGTE != nil {
+		predicates = append(predicates, commission.LeadIDGTE(*i.LeadIDGTE))
+	}
+	if i.LeadIDLT != nil {
+		predicates = append(predicates, commission.LeadIDLT(*i.LeadIDLT))
+	}
+	if i.LeadIDLTE != nil {
+		predicates = append(predicates, commission.LeadIDLTE(*i.LeadIDLTE))
+	}
+	if i.LenderID != nil {
+		predicates = append(predicates, commission.LenderIDEQ(*i.LenderID))
+	}
+	if i.LenderIDNEQ != nil {
+		predicates = append(predicates, commission.LenderIDNEQ(*i.LenderIDNEQ))
+	}
+	if len(i.LenderIDIn) > 0 {
+		predicates = append(predicates, commission.LenderIDIn(i.LenderIDIn...))
+	}
+	if len(i.LenderIDNotIn) > 0 {
+		predicates = append(predicates, commission.LenderIDNotIn(i.LenderIDNotIn...))
+	}
+	if i.LenderIDGT != nil {
+		predicates = append(predicates, commission.LenderIDGT(*i.LenderIDGT))
+	}
+	if i.LenderIDGTE != nil {
+		predicates = append(predicates, commission.LenderIDGTE(*i.LenderIDGTE))
+	}
+	if i.LenderIDLT != nil {
+		predicates = append(predicates, commission.LenderIDLT(*i.LenderIDLT))
+	}
+	if i.LenderIDLTE != nil {
+		predicates = append(predicates, commission.LenderIDLTE(*i.LenderIDLTE))
+	}
+	if i.AdvisorID != nil {
+		predicates = append(predicates, commission.AdvisorIDEQ(*i.AdvisorID))
+	}
+	if i.AdvisorIDNEQ != nil {
+		predicates = append(predicates, commission.AdvisorIDNEQ(*i.AdvisorIDNEQ))
+	}
+	if len(i.AdvisorIDIn) > 0 {
+		predicates = append(predicates, commission.AdvisorIDIn(i.AdvisorIDIn...))
+	}
+	if len(i.AdvisorIDNotIn) > 0 {
+		predicates = append(predicates, commission.AdvisorIDNotIn(i.AdvisorIDNotIn...))
+	}
+	if i.AdvisorIDGT != nil {
+		predicates = append(predicates, commission.AdvisorIDGT(*i.AdvisorIDGT))
+	}
+	if i.AdvisorIDGTE != nil {
+		predicates = append(predicates, commission.AdvisorIDGTE(*i.AdvisorIDGTE))
+	}
+	if i.AdvisorIDLT != nil {
+		predicates = append(predicates, commission.AdvisorIDLT(*i.AdvisorIDLT))
+	}
+	if i.AdvisorIDLTE != nil {
+		predicates = append(predicates, commission.AdvisorIDLTE(*i.AdvisorIDLTE))
+	}
+	if i.AdvisorIDIsNil {
+		predicates = append(predicates, commission.AdvisorIDIsNil())
+	}
+	if i.AdvisorIDNotNil {
+		predicates = append(predicates, commission.AdvisorIDNotNil())
+	}
+	if i.ExpectedAmount != nil {
+		predicates = append(predicates, commission.ExpectedAmountEQ(*i.ExpectedAmount))
+	}
+	if i.ExpectedAmountNEQ != nil {
+		predicates = append(predicates, commission.ExpectedAmountNEQ(*i.ExpectedAmountNEQ))
+	}
+	if len(i.ExpectedAmountIn) > 0 {
+		predicates = append(predicates, commission.ExpectedAmountIn(i.ExpectedAmountIn...))
+	}
+	if len(i.ExpectedAmountNotIn) > 0 {
+		predicates = append(predicates, commission.ExpectedAmountNotIn(i.ExpectedAmountNotIn...))
+	}
+	if i.ExpectedAmountGT != nil {
+		predicates = append(predicates, commission.ExpectedAmountGT(*i.ExpectedAmountGT))
+	}
+	if i.ExpectedAmountGTE != nil {
+		predicates = append(predicates, commission.ExpectedAmountGTE(*i.ExpectedAmountGTE))
+	}
+	if i.ExpectedAmountLT != nil {
+		predicates = append(predicates, commission.ExpectedAmountLT(*i.ExpectedAmountLT))
+	}
+	if i.ExpectedAmountLTE != nil {
+		predicates = append(predicates, commission.ExpectedAmountLTE(*i.ExpectedAmountLTE))
+	}
+	if i.PaidAmount != nil {
+		predicates = append(predicates, commission.PaidAmountEQ(*i.PaidAmount))
+	}
+	if i.PaidAmountNEQ != nil {
+		predicates = append(predicates, commission.PaidAmountNEQ(*i.PaidAmountNEQ))
+	}
+	if len(i.PaidAmountIn) > 0 {
+		predicates = append(predicates, commission.PaidAmountIn(i.PaidAmountIn...))
+	}
+	if len(i.PaidAmountNotIn) > 0 {
+		predicates = append(predicates, commission.PaidAmountNotIn(i.PaidAmountNotIn...))
+	}
+	if i.PaidAmountGT != nil {
+		predicates = append(predicates, commission.PaidAmountGT(*i.PaidAmountGT))
+	}
+	if i.PaidAmountGTE != nil {
+		predicates = append(predicates, commission.PaidAmountGTE(*i.PaidAmountGTE))
+	}
+	if i.PaidAmountLT != nil {
+		predicates = append(predicates, commission.PaidAmountLT(*i.PaidAmountLT))
+	}
+	if i.PaidAmountLTE != nil {
+		predicates = append(predicates, commission.PaidAmountLTE(*i.PaidAmountLTE))
+	}
+	if i.Status != nil {
+		predicates = append(predicates, commission.StatusEQ(*i.Status))
+	}
+	if i.StatusNEQ != nil {
+		predicates = append(predicates, commission.StatusNEQ(*i.StatusNEQ))
+	}
+	if len(i.StatusIn) > 0 {
+		predicates = append(predicates, commission.StatusIn(i.StatusIn...))
+	}
+	if len(i.StatusNotIn) > 0 {
+		predicates = append(predicates, commission.StatusNotIn(i.StatusNotIn...))
+	}
+
+	if i.HasDeal != nil {
+		p := commission.HasDeal()
+		if !*i.HasDeal {
+			p = commission.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasDealWith) > 0 {
+		with := make([]predicate.FundedDeal, 0, len(i.HasDealWith))
+		for _, w := range i.HasDealWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasDealWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, commission.HasDealWith(with...))
+	}
+	if i.HasPayments != nil {
+		p := commission.HasPayments()
+		if !*i.HasPayments {
+			p = commission.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasPaymentsWith) > 0 {
+		with := make([]predicate.CommissionPayment, 0, len(i.HasPaymentsWith))
+		for _, w := range i.HasPaymentsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasPaymentsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, commission.HasPaymentsWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyCommissionWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return commission.And(predicates...), nil
+	}
+}
+
+// CommissionPaymentWhereInput represents a where input for filtering CommissionPayment queries.
+type CommissionPaymentWhereInput struct {
+	Predicates []predicate.CommissionPayment  `json:"-"`
+	Not        *CommissionPaymentWhereInput   `json:"not,omitempty"`
+	Or         []*CommissionPaymentWhereInput `json:"or,omitempty"`
+	And        []*CommissionPaymentWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "amount" field predicates.
+	Amount      *money.Amount  `json:"amount,omitempty"`
+	AmountNEQ   *money.Amount  `json:"amountNEQ,omitempty"`
+	AmountIn    []money.Amount `json:"amountIn,omitempty"`
+	AmountNotIn []money.Amount `json:"amountNotIn,omitempty"`
+	AmountGT    *money.Amount  `json:"amountGT,omitempty"`
+	AmountGTE   *money.Amount  `json:"amountGTE,omitempty"`
+	AmountLT    *money.Amount  `json:"amountLT,omitempty"`
+	AmountLTE   *money.Amount  `json:"amountLTE,omitempty"`
+
+	// "kind" field predicates.
+	Kind      *commissionpayment.Kind  `json:"kind,omitempty"`
+	KindNEQ   *commissionpayment.Kind  `json:"kindNEQ,omitempty"`
+	KindIn    []commissionpayment.Kind `json:"kindIn,omitempty"`
+	KindNotIn []commissionpayment.Kind `json:"kindNotIn,omitempty"`
+
+	// "paid_at" field predicates.
+	PaidAt      *time.Time  `json:"paidAt,omitempty"`
+	PaidAtNEQ   *time.Time  `json:"paidAtNEQ,omitempty"`
+	PaidAtIn    []time.Time `json:"paidAtIn,omitempty"`
+	PaidAtNotIn []time.Time `json:"paidAtNotIn,omitempty"`
+	PaidAtGT    *time.Time  `json:"paidAtGT,omitempty"`
+	PaidAtGTE   *time.Time  `json:"paidAtGTE,omitempty"`
+	PaidAtLT    *time.Time  `json:"paidAtLT,omitempty"`
+	PaidAtLTE   *time.Time  `json:"paidAtLTE,omitempty"`
+
+	// "reference" field predicates.
+	Reference             *string  `json:"reference,omitempty"`
+	ReferenceNEQ          *string  `json:"referenceNEQ,omitempty"`
+	ReferenceIn           []string `json:"referenceIn,omitempty"`
+	ReferenceNotIn        []string `json:"referenceNotIn,omitempty"`
+	ReferenceGT           *string  `json:"referenceGT,omitempty"`
+	ReferenceGTE          *string  `json:"referenceGTE,omitempty"`
+	ReferenceLT           *string  `json:"referenceLT,omitempty"`
+	ReferenceLTE          *string  `json:"referenceLTE,omitempty"`
+	ReferenceContains     *string  `json:"referenceContains,omitempty"`
+	ReferenceHasPrefix    *string  `json:"referenceHasPrefix,omitempty"`
+	ReferenceHasSuffix    *string  `json:"referenceHasSuffix,omitempty"`
+	ReferenceIsNil        bool     `json:"referenceIsNil,omitempty"`
+	ReferenceNotNil       bool     `json:"referenceNotNil,omitempty"`
+	ReferenceEqualFold    *string  `json:"referenceEqualFold,omitempty"`
+	ReferenceContainsFold *string  `json:"referenceContainsFold,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *CommissionPaymentWhereInput) AddPredicates(predicates ...predicate.CommissionPayment) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the CommissionPaymentWhereInput filter on the CommissionPaymentQuery builder.
+func (i *CommissionPaymentWhereInput) Filter(q *CommissionPaymentQuery) (*CommissionPaymentQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyCommissionPaymentWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyCommissionPaymentWhereInput is returned in case the CommissionPaymentWhereInput is empty.
+var ErrEmptyCommissionPaymentWhereInput = errors.New("ent: empty predicate CommissionPaymentWhereInput")
+
+// P returns a predicate for filtering commissionpayments.
+// An error is returned if the input is empty or invalid.
+func (i *CommissionPaymentWhereInput) P() (predicate.CommissionPayment, error) {
+	var predicates []predicate.CommissionPayment
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, commissionpayment.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.CommissionPayment, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, commissionpayment.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.CommissionPayment, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, commissionpayment.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, commissionpayment.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, commissionpayment.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, commissionpayment.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, commissionpayment.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, commissionpayment.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, commissionpayment.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, commissionpayment.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, commissionpayment.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, commissionpayment.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, commissionpayment.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, commissionpayment.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, commissionpayment.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, commissionpayment.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, commissionpayment.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, commissionpayment.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, commissionpayment.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, commissionpayment.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, commissionpayment.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, commissionpayment.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, commissionpayment.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, commissionpayment.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Amount != nil {
+		predicates = append(predicates, commissionpayment.AmountEQ(*i.Amount))
+	}
+	if i.AmountNEQ != nil {
+		predicates = append(predicates, commissionpayment.AmountNEQ(*i.AmountNEQ))
+	}
+	if len(i.AmountIn) > 0 {
+		predicates = append(predicates, commissionpayment.AmountIn(i.AmountIn...))
+	}
+	if len(i.AmountNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.AmountNotIn(i.AmountNotIn...))
+	}
+	if i.AmountGT != nil {
+		predicates = append(predicates, commissionpayment.AmountGT(*i.AmountGT))
+	}
+	if i.AmountGTE != nil {
+		predicates = append(predicates, commissionpayment.AmountGTE(*i.AmountGTE))
+	}
+	if i.AmountLT != nil {
+		predicates = append(predicates, commissionpayment.AmountLT(*i.AmountLT))
+	}
+	if i.AmountLTE != nil {
+		predicates = append(predicates, commissionpayment.AmountLTE(*i.AmountLTE))
+	}
+	if i.Kind != nil {
+		predicates = append(predicates, commissionpayment.KindEQ(*i.Kind))
+	}
+	if i.KindNEQ != nil {
+		predicates = append(predicates, commissionpayment.KindNEQ(*i.KindNEQ))
+	}
+	if len(i.KindIn) > 0 {
+		predicates = append(predicates, commissionpayment.KindIn(i.KindIn...))
+	}
+	if len(i.KindNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.KindNotIn(i.KindNotIn...))
+	}
+	if i.PaidAt != nil {
+		predicates = append(predicates, commissionpayment.PaidAtEQ(*i.PaidAt))
+	}
+	if i.PaidAtNEQ != nil {
+		predicates = append(predicates, commissionpayment.PaidAtNEQ(*i.PaidAtNEQ))
+	}
+	if len(i.PaidAtIn) > 0 {
+		predicates = append(predicates, commissionpayment.PaidAtIn(i.PaidAtIn...))
+	}
+	if len(i.PaidAtNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.PaidAtNotIn(i.PaidAtNotIn...))
+	}
+	if i.PaidAtGT != nil {
+		predicates = append(predicates, commissionpayment.PaidAtGT(*i.PaidAtGT))
+	}
+	if i.PaidAtGTE != nil {
+		predicates = append(predicates, commissionpayment.PaidAtGTE(*i.PaidAtGTE))
+	}
+	if i.PaidAtLT != nil {
+		predicates = append(predicates, commissionpayment.PaidAtLT(*i.PaidAtLT))
+	}
+	if i.PaidAtLTE != nil {
+		predicates = append(predicates, commissionpayment.PaidAtLTE(*i.PaidAtLTE))
+	}
+	if i.Reference != nil {
+		predicates = append(predicates, commissionpayment.ReferenceEQ(*i.Reference))
+	}
+	if i.ReferenceNEQ != nil {
+		predicates = append(predicates, commissionpayment.ReferenceNEQ(*i.ReferenceNEQ))
+	}
+	if len(i.ReferenceIn) > 0 {
+		predicates = append(predicates, commissionpayment.ReferenceIn(i.ReferenceIn...))
+	}
+	if len(i.ReferenceNotIn) > 0 {
+		predicates = append(predicates, commissionpayment.ReferenceNotIn(i.ReferenceNotIn...))
+	}
+	if i.ReferenceGT != nil {
+		predicates = append(predicates, commissionpayment.ReferenceGT(*i.ReferenceGT))
+	}
+	if i.ReferenceGTE != nil {
+		predicates = append(predicates, commissionpayment.ReferenceGTE(*i.ReferenceGTE))
+	}
+	if i.ReferenceLT != nil {
+		predicates = append(predicates, commissionpayment.ReferenceLT(*i.ReferenceLT))
+	}
+	if i.ReferenceLTE != nil {
+		predicates = append(predicates, commissionpayment.ReferenceLTE(*i.ReferenceLTE))
+	}
+	if i.ReferenceContains != nil {
+		predicates = append(predicates, commissionpayment.ReferenceContains(*i.ReferenceContains))
+	}
+	if i.ReferenceHasPrefix != nil {
+		predicates = append(predicates, commissionpayment.ReferenceHasPrefix(*i.ReferenceHasPrefix))
+	}
+	if i.ReferenceHasSuffix != nil {
+		predicates = append(predicates, commissionpayment.ReferenceHasSuffix(*i.ReferenceHasSuffix))
+	}
+	if i.ReferenceIsNil {
+		predicates = append(predicates, commissionpayment.ReferenceIsNil())
+	}
+	if i.ReferenceNotNil {
+		predicates = append(predicates, commissionpayment.ReferenceNotNil())
+	}
+	if i.ReferenceEqualFold != nil {
+		predicates = append(predicates, commissionpayment.ReferenceEqualFold(*i.ReferenceEqualFold))
+	}
+	if i.ReferenceContainsFold != nil {
+		predicates = append(predicates, commissionpayment.ReferenceContainsFold(*i.ReferenceContainsFold))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyCommissionPaymentWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return commissionpayment.And(predicates...), nil
+	}
+}
+
 // ContactWhereInput represents a where input for filtering Contact queries.
 type ContactWhereInput struct {
 	Predicates []predicate.Contact  `json:"-"`
@@ -1900,6 +3724,704 @@ func (i *ContactWhereInput) P() (predicate.Contact, error) {
 		return predicates[0], nil
 	default:
 		return contact.And(predicates...), nil
+	}
+}
+
+// FundedDealWhereInput represents a where input for filtering FundedDeal queries.
+type FundedDealWhereInput struct {
+	Predicates []predicate.FundedDeal  `json:"-"`
+	Not        *FundedDealWhereInput   `json:"not,omitempty"`
+	Or         []*FundedDealWhereInput `json:"or,omitempty"`
+	And        []*FundedDealWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "application_id" field predicates.
+	ApplicationID      *uuid.UUID  `json:"applicationID,omitempty"`
+	ApplicationIDNEQ   *uuid.UUID  `json:"applicationIDNEQ,omitempty"`
+	ApplicationIDIn    []uuid.UUID `json:"applicationIDIn,omitempty"`
+	ApplicationIDNotIn []uuid.UUID `json:"applicationIDNotIn,omitempty"`
+
+	// "lead_id" field predicates.
+	LeadID      *uuid.UUID  `json:"leadID,omitempty"`
+	LeadIDNEQ   *uuid.UUID  `json:"leadIDNEQ,omitempty"`
+	LeadIDIn    []uuid.UUID `json:"leadIDIn,omitempty"`
+	LeadIDNotIn []uuid.UUID `json:"leadIDNotIn,omitempty"`
+
+	// "lender_id" field predicates.
+	LenderID      *uuid.UUID  `json:"lenderID,omitempty"`
+	LenderIDNEQ   *uuid.UUID  `json:"lenderIDNEQ,omitempty"`
+	LenderIDIn    []uuid.UUID `json:"lenderIDIn,omitempty"`
+	LenderIDNotIn []uuid.UUID `json:"lenderIDNotIn,omitempty"`
+
+	// "lender_name" field predicates.
+	LenderName             *string  `json:"lenderName,omitempty"`
+	LenderNameNEQ          *string  `json:"lenderNameNEQ,omitempty"`
+	LenderNameIn           []string `json:"lenderNameIn,omitempty"`
+	LenderNameNotIn        []string `json:"lenderNameNotIn,omitempty"`
+	LenderNameGT           *string  `json:"lenderNameGT,omitempty"`
+	LenderNameGTE          *string  `json:"lenderNameGTE,omitempty"`
+	LenderNameLT           *string  `json:"lenderNameLT,omitempty"`
+	LenderNameLTE          *string  `json:"lenderNameLTE,omitempty"`
+	LenderNameContains     *string  `json:"lenderNameContains,omitempty"`
+	LenderNameHasPrefix    *string  `json:"lenderNameHasPrefix,omitempty"`
+	LenderNameHasSuffix    *string  `json:"lenderNameHasSuffix,omitempty"`
+	LenderNameEqualFold    *string  `json:"lenderNameEqualFold,omitempty"`
+	LenderNameContainsFold *string  `json:"lenderNameContainsFold,omitempty"`
+
+	// "advisor_id" field predicates.
+	AdvisorID       *uuid.UUID  `json:"advisorID,omitempty"`
+	AdvisorIDNEQ    *uuid.UUID  `json:"advisorIDNEQ,omitempty"`
+	AdvisorIDIn     []uuid.UUID `json:"advisorIDIn,omitempty"`
+	AdvisorIDNotIn  []uuid.UUID `json:"advisorIDNotIn,omitempty"`
+	AdvisorIDGT     *uuid.UUID  `json:"advisorIDGT,omitempty"`
+	AdvisorIDGTE    *uuid.UUID  `json:"advisorIDGTE,omitempty"`
+	AdvisorIDLT     *uuid.UUID  `json:"advisorIDLT,omitempty"`
+	AdvisorIDLTE    *uuid.UUID  `json:"advisorIDLTE,omitempty"`
+	AdvisorIDIsNil  bool        `json:"advisorIDIsNil,omitempty"`
+	AdvisorIDNotNil bool        `json:"advisorIDNotNil,omitempty"`
+
+	// "funded_amount" field predicates.
+	FundedAmount      *money.Amount  `json:"fundedAmount,omitempty"`
+	FundedAmountNEQ   *money.Amount  `json:"fundedAmountNEQ,omitempty"`
+	FundedAmountIn    []money.Amount `json:"fundedAmountIn,omitempty"`
+	FundedAmountNotIn []money.Amount `json:"fundedAmountNotIn,omitempty"`
+	FundedAmountGT    *money.Amount  `json:"fundedAmountGT,omitempty"`
+	FundedAmountGTE   *money.Amount  `json:"fundedAmountGTE,omitempty"`
+	FundedAmountLT    *money.Amount  `json:"fundedAmountLT,omitempty"`
+	FundedAmountLTE   *money.Amount  `json:"fundedAmountLTE,omitempty"`
+
+	// "interest_rate" field predicates.
+	InterestRate      *money.Rate  `json:"interestRate,omitempty"`
+	InterestRateNEQ   *money.Rate  `json:"interestRateNEQ,omitempty"`
+	InterestRateIn    []money.Rate `json:"interestRateIn,omitempty"`
+	InterestRateNotIn []money.Rate `json:"interestRateNotIn,omitempty"`
+	InterestRateGT    *money.Rate  `json:"interestRateGT,omitempty"`
+	InterestRateGTE   *money.Rate  `json:"interestRateGTE,omitempty"`
+	InterestRateLT    *money.Rate  `json:"interestRateLT,omitempty"`
+	InterestRateLTE   *money.Rate  `json:"interestRateLTE,omitempty"`
+
+	// "rate_type" field predicates.
+	RateType      *fundeddeal.RateType  `json:"rateType,omitempty"`
+	RateTypeNEQ   *fundeddeal.RateType  `json:"rateTypeNEQ,omitempty"`
+	RateTypeIn    []fundeddeal.RateType `json:"rateTypeIn,omitempty"`
+	RateTypeNotIn []fundeddeal.RateType `json:"rateTypeNotIn,omitempty"`
+
+	// "term_months" field predicates.
+	TermMonths      *int  `json:"termMonths,omitempty"`
+	TermMonthsNEQ   *int  `json:"termMonthsNEQ,omitempty"`
+	TermMonthsIn    []int `json:"termMonthsIn,omitempty"`
+	TermMonthsNotIn []int `json:"termMonthsNotIn,omitempty"`
+	TermMonthsGT    *int  `json:"termMonthsGT,omitempty"`
+	TermMonthsGTE   *int  `json:"termMonthsGTE,omitempty"`
+	TermMonthsLT    *int  `json:"termMonthsLT,omitempty"`
+	TermMonthsLTE   *int  `json:"termMonthsLTE,omitempty"`
+
+	// "payment_frequency" field predicates.
+	PaymentFrequency       *fundeddeal.PaymentFrequency  `json:"paymentFrequency,omitempty"`
+	PaymentFrequencyNEQ    *fundeddeal.PaymentFrequency  `json:"paymentFrequencyNEQ,omitempty"`
+	PaymentFrequencyIn     []fundeddeal.PaymentFrequency `json:"paymentFrequencyIn,omitempty"`
+	PaymentFrequencyNotIn  []fundeddeal.PaymentFrequency `json:"paymentFrequencyNotIn,omitempty"`
+	PaymentFrequencyIsNil  bool                          `json:"paymentFrequencyIsNil,omitempty"`
+	PaymentFrequencyNotNil bool                          `json:"paymentFrequencyNotNil,omitempty"`
+
+	// "payback_amount" field predicates.
+	PaybackAmount       *money.Amount  `json:"paybackAmount,omitempty"`
+	PaybackAmountNEQ    *money.Amount  `json:"paybackAmountNEQ,omitempty"`
+	PaybackAmountIn     []money.Amount `json:"paybackAmountIn,omitempty"`
+	PaybackAmountNotIn  []money.Amount `json:"paybackAmountNotIn,omitempty"`
+	PaybackAmountGT     *money.Amount  `json:"paybackAmountGT,omitempty"`
+	PaybackAmountGTE    *money.Amount  `json:"paybackAmountGTE,omitempty"`
+	PaybackAmountLT     *money.Amount  `json:"paybackAmountLT,omitempty"`
+	PaybackAmountLTE    *money.Amount  `json:"paybackAmountLTE,omitempty"`
+	PaybackAmountIsNil  bool           `json:"paybackAmountIsNil,omitempty"`
+	PaybackAmountNotNil bool           `json:"paybackAmountNotNil,omitempty"`
+
+	// "expected_commission" field predicates.
+	ExpectedCommission      *money.Amount  `json:"expectedCommission,omitempty"`
+	ExpectedCommissionNEQ   *money.Amount  `json:"expectedCommissionNEQ,omitempty"`
+	ExpectedCommissionIn    []money.Amount `json:"expectedCommissionIn,omitempty"`
+	ExpectedCommissionNotIn []money.Amount `json:"expectedCommissionNotIn,omitempty"`
+	ExpectedCommissionGT    *money.Amount  `json:"expectedCommissionGT,omitempty"`
+	ExpectedCommissionGTE   *money.Amount  `json:"expectedCommissionGTE,omitempty"`
+	ExpectedCommissionLT    *money.Amount  `json:"expectedCommissionLT,omitempty"`
+	ExpectedCommissionLTE   *money.Amount  `json:"expectedCommissionLTE,omitempty"`
+
+	// "commission_id" field predicates.
+	CommissionID      *uuid.UUID  `json:"commissionID,omitempty"`
+	CommissionIDNEQ   *uuid.UUID  `json:"commissionIDNEQ,omitempty"`
+	CommissionIDIn    []uuid.UUID `json:"commissionIDIn,omitempty"`
+	CommissionIDNotIn []uuid.UUID `json:"commissionIDNotIn,omitempty"`
+	CommissionIDGT    *uuid.UUID  `json:"commissionIDGT,omitempty"`
+	CommissionIDGTE   *uuid.UUID  `json:"commissionIDGTE,omitempty"`
+	CommissionIDLT    *uuid.UUID  `json:"commissionIDLT,omitempty"`
+	CommissionIDLTE   *uuid.UUID  `json:"commissionIDLTE,omitempty"`
+
+	// "funded_at" field predicates.
+	FundedAt      *time.Time  `json:"fundedAt,omitempty"`
+	FundedAtNEQ   *time.Time  `json:"fundedAtNEQ,omitempty"`
+	FundedAtIn    []time.Time `json:"fundedAtIn,omitempty"`
+	FundedAtNotIn []time.Time `json:"fundedAtNotIn,omitempty"`
+	FundedAtGT    *time.Time  `json:"fundedAtGT,omitempty"`
+	FundedAtGTE   *time.Time  `json:"fundedAtGTE,omitempty"`
+	FundedAtLT    *time.Time  `json:"fundedAtLT,omitempty"`
+	FundedAtLTE   *time.Time  `json:"fundedAtLTE,omitempty"`
+
+	// "application" edge predicates.
+	HasApplication     *bool                    `json:"hasApplication,omitempty"`
+	HasApplicationWith []*ApplicationWhereInput `json:"hasApplicationWith,omitempty"`
+
+	// "lead" edge predicates.
+	HasLead     *bool             `json:"hasLead,omitempty"`
+	HasLeadWith []*LeadWhereInput `json:"hasLeadWith,omitempty"`
+
+	// "lender" edge predicates.
+	HasLender     *bool               `json:"hasLender,omitempty"`
+	HasLenderWith []*LenderWhereInput `json:"hasLenderWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *FundedDealWhereInput) AddPredicates(predicates ...predicate.FundedDeal) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the FundedDealWhereInput filter on the FundedDealQuery builder.
+func (i *FundedDealWhereInput) Filter(q *FundedDealQuery) (*FundedDealQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyFundedDealWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyFundedDealWhereInput is returned in case the FundedDealWhereInput is empty.
+var ErrEmptyFundedDealWhereInput = errors.New("ent: empty predicate FundedDealWhereInput")
+
+// P returns a predicate for filtering fundeddeals.
+// An error is returned if the input is empty or invalid.
+func (i *FundedDealWhereInput) P() (predicate.FundedDeal, error) {
+	var predicates []predicate.FundedDeal
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, fundeddeal.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.FundedDeal, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, fundeddeal.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.FundedDeal, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, fundeddeal.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, fundeddeal.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, fundeddeal.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, fundeddeal.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, fundeddeal.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, fundeddeal.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, fundeddeal.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, fundeddeal.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, fundeddeal.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, fundeddeal.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, fundeddeal.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, fundeddeal.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, fundeddeal.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, fundeddeal.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, fundeddeal.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, fundeddeal.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, fundeddeal.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, fundeddeal.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, fundeddeal.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, fundeddeal.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, fundeddeal.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, fundeddeal.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.ApplicationID != nil {
+		predicates = append(predicates, fundeddeal.ApplicationIDEQ(*i.ApplicationID))
+	}
+	if i.ApplicationIDNEQ != nil {
+		predicates = append(predicates, fundeddeal.ApplicationIDNEQ(*i.ApplicationIDNEQ))
+	}
+	if len(i.ApplicationIDIn) > 0 {
+		predicates = append(predicates, fundeddeal.ApplicationIDIn(i.ApplicationIDIn...))
+	}
+	if len(i.ApplicationIDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.ApplicationIDNotIn(i.ApplicationIDNotIn...))
+	}
+	if i.LeadID != nil {
+		predicates = append(predicates, fundeddeal.LeadIDEQ(*i.LeadID))
+	}
+	if i.LeadIDNEQ != nil {
+		predicates = append(predicates, fundeddeal.LeadIDNEQ(*i.LeadIDNEQ))
+	}
+	if len(i.LeadIDIn) > 0 {
+		predicates = append(predicates, fundeddeal.LeadIDIn(i.LeadIDIn...))
+	}
+	if len(i.LeadIDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.LeadIDNotIn(i.LeadIDNotIn...))
+	}
+	if i.LenderID != nil {
+		predicates = append(predicates, fundeddeal.LenderIDEQ(*i.LenderID))
+	}
+	if i.LenderIDNEQ != nil {
+		predicates = append(predicates, fundeddeal.LenderIDNEQ(*i.LenderIDNEQ))
+	}
+	if len(i.LenderIDIn) > 0 {
+		predicates = append(predicates, fundeddeal.LenderIDIn(i.LenderIDIn...))
+	}
+	if len(i.LenderIDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.LenderIDNotIn(i.LenderIDNotIn...))
+	}
+	if i.LenderName != nil {
+		predicates = append(predicates, fundeddeal.LenderNameEQ(*i.LenderName))
+	}
+	if i.LenderNameNEQ != nil {
+		predicates = append(predicates, fundeddeal.LenderNameNEQ(*i.LenderNameNEQ))
+	}
+	if len(i.LenderNameIn) > 0 {
+		predicates = append(predicates, fundeddeal.LenderNameIn(i.LenderNameIn...))
+	}
+	if len(i.LenderNameNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.LenderNameNotIn(i.LenderNameNotIn...))
+	}
+	if i.LenderNameGT != nil {
+		predicates = append(predicates, fundeddeal.LenderNameGT(*i.LenderNameGT))
+	}
+	if i.LenderNameGTE != nil {
+		predicates = append(predicates, fundeddeal.LenderNameGTE(*i.LenderNameGTE))
+	}
+	if i.LenderNameLT != nil {
+		predicates = append(predicates, fundeddeal.LenderNameLT(*i.LenderNameLT))
+	}
+	if i.LenderNameLTE != nil {
+		predicates = append(predicates, fundeddeal.LenderNameLTE(*i.LenderNameLTE))
+	}
+	if i.LenderNameContains != nil {
+		predicates = append(predicates, fundeddeal.LenderNameContains(*i.LenderNameContains))
+	}
+	if i.LenderNameHasPrefix != nil {
+		predicates = append(predicates, fundeddeal.LenderNameHasPrefix(*i.LenderNameHasPrefix))
+	}
+	if i.LenderNameHasSuffix != nil {
+		predicates = append(predicates, fundeddeal.LenderNameHasSuffix(*i.LenderNameHasSuffix))
+	}
+	if i.LenderNameEqualFold != nil {
+		predicates = append(predicates, fundeddeal.LenderNameEqualFold(*i.LenderNameEqualFold))
+	}
+	if i.LenderNameContainsFold != nil {
+		predicates = append(predicates, fundeddeal.LenderNameContainsFold(*i.LenderNameContainsFold))
+	}
+	if i.AdvisorID != nil {
+		predicates = append(predicates, fundeddeal.AdvisorIDEQ(*i.AdvisorID))
+	}
+	if i.AdvisorIDNEQ != nil {
+		predicates = append(predicates, fundeddeal.AdvisorIDNEQ(*i.AdvisorIDNEQ))
+	}
+	if len(i.AdvisorIDIn) > 0 {
+		predicates = append(predicates, fundeddeal.AdvisorIDIn(i.AdvisorIDIn...))
+	}
+	if len(i.AdvisorIDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.AdvisorIDNotIn(i.AdvisorIDNotIn...))
+	}
+	if i.AdvisorIDGT != nil {
+		predicates = append(predicates, fundeddeal.AdvisorIDGT(*i.AdvisorIDGT))
+	}
+	if i.AdvisorIDGTE != nil {
+		predicates = append(predicates, fundeddeal.AdvisorIDGTE(*i.AdvisorIDGTE))
+	}
+	if i.AdvisorIDLT != nil {
+		predicates = append(predicates, fundeddeal.AdvisorIDLT(*i.AdvisorIDLT))
+	}
+	if i.AdvisorIDLTE != nil {
+		predicates = append(predicates, fundeddeal.AdvisorIDLTE(*i.AdvisorIDLTE))
+	}
+	if i.AdvisorIDIsNil {
+		predicates = append(predicates, fundeddeal.AdvisorIDIsNil())
+	}
+	if i.AdvisorIDNotNil {
+		predicates = append(predicates, fundeddeal.AdvisorIDNotNil())
+	}
+	if i.FundedAmount != nil {
+		predicates = append(predicates, fundeddeal.FundedAmountEQ(*i.FundedAmount))
+	}
+	if i.FundedAmountNEQ != nil {
+		predicates = append(predicates, fundeddeal.FundedAmountNEQ(*i.FundedAmountNEQ))
+	}
+	if len(i.FundedAmountIn) > 0 {
+		predicates = append(predicates, fundeddeal.FundedAmountIn(i.FundedAmountIn...))
+	}
+	if len(i.FundedAmountNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.FundedAmountNotIn(i.FundedAmountNotIn...))
+	}
+	if i.FundedAmountGT != nil {
+		predicates = append(predicates, fundeddeal.FundedAmountGT(*i.FundedAmountGT))
+	}
+	if i.FundedAmountGTE != nil {
+		predicates = append(predicates, fundeddeal.FundedAmountGTE(*i.FundedAmountGTE))
+	}
+	if i.FundedAmountLT != nil {
+		predicates = append(predicates, fundeddeal.FundedAmountLT(*i.FundedAmountLT))
+	}
+	if i.FundedAmountLTE != nil {
+		predicates = append(predicates, fundeddeal.FundedAmountLTE(*i.FundedAmountLTE))
+	}
+	if i.InterestRate != nil {
+		predicates = append(predicates, fundeddeal.InterestRateEQ(*i.InterestRate))
+	}
+	if i.InterestRateNEQ != nil {
+		predicates = append(predicates, fundeddeal.InterestRateNEQ(*i.InterestRateNEQ))
+	}
+	if len(i.InterestRateIn) > 0 {
+		predicates = append(predicates, fundeddeal.InterestRateIn(i.InterestRateIn...))
+	}
+	if len(i.InterestRateNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.InterestRateNotIn(i.InterestRateNotIn...))
+	}
+	if i.InterestRateGT != nil {
+		predicates = append(predicates, fundeddeal.InterestRateGT(*i.InterestRateGT))
+	}
+	if i.InterestRateGTE != nil {
+		predicates = append(predicates, fundeddeal.InterestRateGTE(*i.InterestRateGTE))
+	}
+	if i.InterestRateLT != nil {
+		predicates = append(predicates, fundeddeal.InterestRateLT(*i.InterestRateLT))
+	}
+	if i.InterestRateLTE != nil {
+		predicates = append(predicates, fundeddeal.InterestRateLTE(*i.InterestRateLTE))
+	}
+	if i.RateType != nil {
+		predicates = append(predicates, fundeddeal.RateTypeEQ(*i.RateType))
+	}
+	if i.RateTypeNEQ != nil {
+		predicates = append(predicates, fundeddeal.RateTypeNEQ(*i.RateTypeNEQ))
+	}
+	if len(i.RateTypeIn) > 0 {
+		predicates = append(predicates, fundeddeal.RateTypeIn(i.RateTypeIn...))
+	}
+	if len(i.RateTypeNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.RateTypeNotIn(i.RateTypeNotIn...))
+	}
+	if i.TermMonths != nil {
+		predicates = append(predicates, fundeddeal.TermMonthsEQ(*i.TermMonths))
+	}
+	if i.TermMonthsNEQ != nil {
+		predicates = append(predicates, fundeddeal.TermMonthsNEQ(*i.TermMonthsNEQ))
+	}
+	if len(i.TermMonthsIn) > 0 {
+		predicates = append(predicates, fundeddeal.TermMonthsIn(i.TermMonthsIn...))
+	}
+	if len(i.TermMonthsNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.TermMonthsNotIn(i.TermMonthsNotIn...))
+	}
+	if i.TermMonthsGT != nil {
+		predicates = append(predicates, fundeddeal.TermMonthsGT(*i.TermMonthsGT))
+	}
+	if i.TermMonthsGTE != nil {
+		predicates = append(predicates, fundeddeal.TermMonthsGTE(*i.TermMonthsGTE))
+	}
+	if i.TermMonthsLT != nil {
+		predicates = append(predicates, fundeddeal.TermMonthsLT(*i.TermMonthsLT))
+	}
+	if i.TermMonthsLTE != nil {
+		predicates = append(predicates, fundeddeal.TermMonthsLTE(*i.TermMonthsLTE))
+	}
+	if i.PaymentFrequency != nil {
+		predicates = append(predicates, fundeddeal.PaymentFrequencyEQ(*i.PaymentFrequency))
+	}
+	if i.PaymentFrequencyNEQ != nil {
+		predicates = append(predicates, fundeddeal.PaymentFrequencyNEQ(*i.PaymentFrequencyNEQ))
+	}
+	if len(i.PaymentFrequencyIn) > 0 {
+		predicates = append(predicates, fundeddeal.PaymentFrequencyIn(i.PaymentFrequencyIn...))
+	}
+	if len(i.PaymentFrequencyNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.PaymentFrequencyNotIn(i.PaymentFrequencyNotIn...))
+	}
+	if i.PaymentFrequencyIsNil {
+		predicates = append(predicates, fundeddeal.PaymentFrequencyIsNil())
+	}
+	if i.PaymentFrequencyNotNil {
+		predicates = append(predicates, fundeddeal.PaymentFrequencyNotNil())
+	}
+	if i.PaybackAmount != nil {
+		predicates = append(predicates, fundeddeal.PaybackAmountEQ(*i.PaybackAmount))
+	}
+	if i.PaybackAmountNEQ != nil {
+		predicates = append(predicates, fundeddeal.PaybackAmountNEQ(*i.PaybackAmountNEQ))
+	}
+	if len(i.PaybackAmountIn) > 0 {
+		predicates = append(predicates, fundeddeal.PaybackAmountIn(i.PaybackAmountIn...))
+	}
+	if len(i.PaybackAmountNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.PaybackAmountNotIn(i.PaybackAmountNotIn...))
+	}
+	if i.PaybackAmountGT != nil {
+		predicates = append(predicates, fundeddeal.PaybackAmountGT(*i.PaybackAmountGT))
+	}
+	if i.PaybackAmountGTE != nil {
+		predicates = append(predicates, fundeddeal.PaybackAmountGTE(*i.PaybackAmountGTE))
+	}
+	if i.PaybackAmountLT != nil {
+		predicates = append(predicates, fundeddeal.PaybackAmountLT(*i.PaybackAmountLT))
+	}
+	if i.PaybackAmountLTE != nil {
+		predicates = append(predicates, fundeddeal.PaybackAmountLTE(*i.PaybackAmountLTE))
+	}
+	if i.PaybackAmountIsNil {
+		predicates = append(predicates, fundeddeal.PaybackAmountIsNil())
+	}
+	if i.PaybackAmountNotNil {
+		predicates = append(predicates, fundeddeal.PaybackAmountNotNil())
+	}
+	if i.ExpectedCommission != nil {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionEQ(*i.ExpectedCommission))
+	}
+	if i.ExpectedCommissionNEQ != nil {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionNEQ(*i.ExpectedCommissionNEQ))
+	}
+	if len(i.ExpectedCommissionIn) > 0 {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionIn(i.ExpectedCommissionIn...))
+	}
+	if len(i.ExpectedCommissionNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionNotIn(i.ExpectedCommissionNotIn...))
+	}
+	if i.ExpectedCommissionGT != nil {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionGT(*i.ExpectedCommissionGT))
+	}
+	if i.ExpectedCommissionGTE != nil {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionGTE(*i.ExpectedCommissionGTE))
+	}
+	if i.ExpectedCommissionLT != nil {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionLT(*i.ExpectedCommissionLT))
+	}
+	if i.ExpectedCommissionLTE != nil {
+		predicates = append(predicates, fundeddeal.ExpectedCommissionLTE(*i.ExpectedCommissionLTE))
+	}
+	if i.CommissionID != nil {
+		predicates = append(predicates, fundeddeal.CommissionIDEQ(*i.CommissionID))
+	}
+	if i.CommissionIDNEQ != nil {
+		predicates = append(predicates, fundeddeal.CommissionIDNEQ(*i.CommissionIDNEQ))
+	}
+	if len(i.CommissionIDIn) > 0 {
+		predicates = append(predicates, fundeddeal.CommissionIDIn(i.CommissionIDIn...))
+	}
+	if len(i.CommissionIDNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.CommissionIDNotIn(i.CommissionIDNotIn...))
+	}
+	if i.CommissionIDGT != nil {
+		predicates = append(predicates, fundeddeal.CommissionIDGT(*i.CommissionIDGT))
+	}
+	if i.CommissionIDGTE != nil {
+		predicates = append(predicates, fundeddeal.CommissionIDGTE(*i.CommissionIDGTE))
+	}
+	if i.CommissionIDLT != nil {
+		predicates = append(predicates, fundeddeal.CommissionIDLT(*i.CommissionIDLT))
+	}
+	if i.CommissionIDLTE != nil {
+		predicates = append(predicates, fundeddeal.CommissionIDLTE(*i.CommissionIDLTE))
+	}
+	if i.FundedAt != nil {
+		predicates = append(predicates, fundeddeal.FundedAtEQ(*i.FundedAt))
+	}
+	if i.FundedAtNEQ != nil {
+		predicates = append(predicates, fundeddeal.FundedAtNEQ(*i.FundedAtNEQ))
+	}
+	if len(i.FundedAtIn) > 0 {
+		predicates = append(predicates, fundeddeal.FundedAtIn(i.FundedAtIn...))
+	}
+	if len(i.FundedAtNotIn) > 0 {
+		predicates = append(predicates, fundeddeal.FundedAtNotIn(i.FundedAtNotIn...))
+	}
+	if i.FundedAtGT != nil {
+		predicates = append(predicates, fundeddeal.FundedAtGT(*i.FundedAtGT))
+	}
+	if i.FundedAtGTE != nil {
+		predicates = append(predicates, fundeddeal.FundedAtGTE(*i.FundedAtGTE))
+	}
+	if i.FundedAtLT != nil {
+		predicates = append(predicates, fundeddeal.FundedAtLT(*i.FundedAtLT))
+	}
+	if i.FundedAtLTE != nil {
+		predicates = append(predicates, fundeddeal.FundedAtLTE(*i.FundedAtLTE))
+	}
+
+	if i.HasApplication != nil {
+		p := fundeddeal.HasApplication()
+		if !*i.HasApplication {
+			p = fundeddeal.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasApplicationWith) > 0 {
+		with := make([]predicate.Application, 0, len(i.HasApplicationWith))
+		for _, w := range i.HasApplicationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasApplicationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, fundeddeal.HasApplicationWith(with...))
+	}
+	if i.HasLead != nil {
+		p := fundeddeal.HasLead()
+		if !*i.HasLead {
+			p = fundeddeal.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasLeadWith) > 0 {
+		with := make([]predicate.Lead, 0, len(i.HasLeadWith))
+		for _, w := range i.HasLeadWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasLeadWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, fundeddeal.HasLeadWith(with...))
+	}
+	if i.HasLender != nil {
+		p := fundeddeal.HasLender()
+		if !*i.HasLender {
+			p = fundeddeal.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasLenderWith) > 0 {
+		with := make([]predicate.Lender, 0, len(i.HasLenderWith))
+		for _, w := range i.HasLenderWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasLenderWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, fundeddeal.HasLenderWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyFundedDealWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return fundeddeal.And(predicates...), nil
 	}
 }
 
@@ -2569,6 +5091,14 @@ type LeadWhereInput struct {
 	// "call_events" edge predicates.
 	HasCallEvents     *bool                  `json:"hasCallEvents,omitempty"`
 	HasCallEventsWith []*CallEventWhereInput `json:"hasCallEventsWith,omitempty"`
+
+	// "applications" edge predicates.
+	HasApplications     *bool                    `json:"hasApplications,omitempty"`
+	HasApplicationsWith []*ApplicationWhereInput `json:"hasApplicationsWith,omitempty"`
+
+	// "funded_deals" edge predicates.
+	HasFundedDeals     *bool                   `json:"hasFundedDeals,omitempty"`
+	HasFundedDealsWith []*FundedDealWhereInput `json:"hasFundedDealsWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -3555,6 +6085,42 @@ func (i *LeadWhereInput) P() (predicate.Lead, error) {
 		}
 		predicates = append(predicates, lead.HasCallEventsWith(with...))
 	}
+	if i.HasApplications != nil {
+		p := lead.HasApplications()
+		if !*i.HasApplications {
+			p = lead.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasApplicationsWith) > 0 {
+		with := make([]predicate.Application, 0, len(i.HasApplicationsWith))
+		for _, w := range i.HasApplicationsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasApplicationsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, lead.HasApplicationsWith(with...))
+	}
+	if i.HasFundedDeals != nil {
+		p := lead.HasFundedDeals()
+		if !*i.HasFundedDeals {
+			p = lead.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasFundedDealsWith) > 0 {
+		with := make([]predicate.FundedDeal, 0, len(i.HasFundedDealsWith))
+		for _, w := range i.HasFundedDealsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasFundedDealsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, lead.HasFundedDealsWith(with...))
+	}
 	switch len(predicates) {
 	case 0:
 		return nil, ErrEmptyLeadWhereInput
@@ -3562,6 +6128,548 @@ func (i *LeadWhereInput) P() (predicate.Lead, error) {
 		return predicates[0], nil
 	default:
 		return lead.And(predicates...), nil
+	}
+}
+
+// LenderWhereInput represents a where input for filtering Lender queries.
+type LenderWhereInput struct {
+	Predicates []predicate.Lender  `json:"-"`
+	Not        *LenderWhereInput   `json:"not,omitempty"`
+	Or         []*LenderWhereInput `json:"or,omitempty"`
+	And        []*LenderWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "name" field predicates.
+	Name             *string  `json:"name,omitempty"`
+	NameNEQ          *string  `json:"nameNEQ,omitempty"`
+	NameIn           []string `json:"nameIn,omitempty"`
+	NameNotIn        []string `json:"nameNotIn,omitempty"`
+	NameGT           *string  `json:"nameGT,omitempty"`
+	NameGTE          *string  `json:"nameGTE,omitempty"`
+	NameLT           *string  `json:"nameLT,omitempty"`
+	NameLTE          *string  `json:"nameLTE,omitempty"`
+	NameContains     *string  `json:"nameContains,omitempty"`
+	NameHasPrefix    *string  `json:"nameHasPrefix,omitempty"`
+	NameHasSuffix    *string  `json:"nameHasSuffix,omitempty"`
+	NameEqualFold    *string  `json:"nameEqualFold,omitempty"`
+	NameContainsFold *string  `json:"nameContainsFold,omitempty"`
+
+	// "is_active" field predicates.
+	IsActive    *bool `json:"isActive,omitempty"`
+	IsActiveNEQ *bool `json:"isActiveNEQ,omitempty"`
+
+	// "min_amount" field predicates.
+	MinAmount       *money.Amount  `json:"minAmount,omitempty"`
+	MinAmountNEQ    *money.Amount  `json:"minAmountNEQ,omitempty"`
+	MinAmountIn     []money.Amount `json:"minAmountIn,omitempty"`
+	MinAmountNotIn  []money.Amount `json:"minAmountNotIn,omitempty"`
+	MinAmountGT     *money.Amount  `json:"minAmountGT,omitempty"`
+	MinAmountGTE    *money.Amount  `json:"minAmountGTE,omitempty"`
+	MinAmountLT     *money.Amount  `json:"minAmountLT,omitempty"`
+	MinAmountLTE    *money.Amount  `json:"minAmountLTE,omitempty"`
+	MinAmountIsNil  bool           `json:"minAmountIsNil,omitempty"`
+	MinAmountNotNil bool           `json:"minAmountNotNil,omitempty"`
+
+	// "max_amount" field predicates.
+	MaxAmount       *money.Amount  `json:"maxAmount,omitempty"`
+	MaxAmountNEQ    *money.Amount  `json:"maxAmountNEQ,omitempty"`
+	MaxAmountIn     []money.Amount `json:"maxAmountIn,omitempty"`
+	MaxAmountNotIn  []money.Amount `json:"maxAmountNotIn,omitempty"`
+	MaxAmountGT     *money.Amount  `json:"maxAmountGT,omitempty"`
+	MaxAmountGTE    *money.Amount  `json:"maxAmountGTE,omitempty"`
+	MaxAmountLT     *money.Amount  `json:"maxAmountLT,omitempty"`
+	MaxAmountLTE    *money.Amount  `json:"maxAmountLTE,omitempty"`
+	MaxAmountIsNil  bool           `json:"maxAmountIsNil,omitempty"`
+	MaxAmountNotNil bool           `json:"maxAmountNotNil,omitempty"`
+
+	// "min_monthly_revenue" field predicates.
+	MinMonthlyRevenue       *money.Amount  `json:"minMonthlyRevenue,omitempty"`
+	MinMonthlyRevenueNEQ    *money.Amount  `json:"minMonthlyRevenueNEQ,omitempty"`
+	MinMonthlyRevenueIn     []money.Amount `json:"minMonthlyRevenueIn,omitempty"`
+	MinMonthlyRevenueNotIn  []money.Amount `json:"minMonthlyRevenueNotIn,omitempty"`
+	MinMonthlyRevenueGT     *money.Amount  `json:"minMonthlyRevenueGT,omitempty"`
+	MinMonthlyRevenueGTE    *money.Amount  `json:"minMonthlyRevenueGTE,omitempty"`
+	MinMonthlyRevenueLT     *money.Amount  `json:"minMonthlyRevenueLT,omitempty"`
+	MinMonthlyRevenueLTE    *money.Amount  `json:"minMonthlyRevenueLTE,omitempty"`
+	MinMonthlyRevenueIsNil  bool           `json:"minMonthlyRevenueIsNil,omitempty"`
+	MinMonthlyRevenueNotNil bool           `json:"minMonthlyRevenueNotNil,omitempty"`
+
+	// "min_months_in_business" field predicates.
+	MinMonthsInBusiness       *int  `json:"minMonthsInBusiness,omitempty"`
+	MinMonthsInBusinessNEQ    *int  `json:"minMonthsInBusinessNEQ,omitempty"`
+	MinMonthsInBusinessIn     []int `json:"minMonthsInBusinessIn,omitempty"`
+	MinMonthsInBusinessNotIn  []int `json:"minMonthsInBusinessNotIn,omitempty"`
+	MinMonthsInBusinessGT     *int  `json:"minMonthsInBusinessGT,omitempty"`
+	MinMonthsInBusinessGTE    *int  `json:"minMonthsInBusinessGTE,omitempty"`
+	MinMonthsInBusinessLT     *int  `json:"minMonthsInBusinessLT,omitempty"`
+	MinMonthsInBusinessLTE    *int  `json:"minMonthsInBusinessLTE,omitempty"`
+	MinMonthsInBusinessIsNil  bool  `json:"minMonthsInBusinessIsNil,omitempty"`
+	MinMonthsInBusinessNotNil bool  `json:"minMonthsInBusinessNotNil,omitempty"`
+
+	// "commission_rate" field predicates.
+	CommissionRate      *money.Rate  `json:"commissionRate,omitempty"`
+	CommissionRateNEQ   *money.Rate  `json:"commissionRateNEQ,omitempty"`
+	CommissionRateIn    []money.Rate `json:"commissionRateIn,omitempty"`
+	CommissionRateNotIn []money.Rate `json:"commissionRateNotIn,omitempty"`
+	CommissionRateGT    *money.Rate  `json:"commissionRateGT,omitempty"`
+	CommissionRateGTE   *money.Rate  `json:"commissionRateGTE,omitempty"`
+	CommissionRateLT    *money.Rate  `json:"commissionRateLT,omitempty"`
+	CommissionRateLTE   *money.Rate  `json:"commissionRateLTE,omitempty"`
+
+	// "contact_email" field predicates.
+	ContactEmail             *string  `json:"contactEmail,omitempty"`
+	ContactEmailNEQ          *string  `json:"contactEmailNEQ,omitempty"`
+	ContactEmailIn           []string `json:"contactEmailIn,omitempty"`
+	ContactEmailNotIn        []string `json:"contactEmailNotIn,omitempty"`
+	ContactEmailGT           *string  `json:"contactEmailGT,omitempty"`
+	ContactEmailGTE          *string  `json:"contactEmailGTE,omitempty"`
+	ContactEmailLT           *string  `json:"contactEmailLT,omitempty"`
+	ContactEmailLTE          *string  `json:"contactEmailLTE,omitempty"`
+	ContactEmailContains     *string  `json:"contactEmailContains,omitempty"`
+	ContactEmailHasPrefix    *string  `json:"contactEmailHasPrefix,omitempty"`
+	ContactEmailHasSuffix    *string  `json:"contactEmailHasSuffix,omitempty"`
+	ContactEmailIsNil        bool     `json:"contactEmailIsNil,omitempty"`
+	ContactEmailNotNil       bool     `json:"contactEmailNotNil,omitempty"`
+	ContactEmailEqualFold    *string  `json:"contactEmailEqualFold,omitempty"`
+	ContactEmailContainsFold *string  `json:"contactEmailContainsFold,omitempty"`
+
+	// "applications" edge predicates.
+	HasApplications     *bool                    `json:"hasApplications,omitempty"`
+	HasApplicationsWith []*ApplicationWhereInput `json:"hasApplicationsWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *LenderWhereInput) AddPredicates(predicates ...predicate.Lender) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the LenderWhereInput filter on the LenderQuery builder.
+func (i *LenderWhereInput) Filter(q *LenderQuery) (*LenderQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyLenderWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyLenderWhereInput is returned in case the LenderWhereInput is empty.
+var ErrEmptyLenderWhereInput = errors.New("ent: empty predicate LenderWhereInput")
+
+// P returns a predicate for filtering lenders.
+// An error is returned if the input is empty or invalid.
+func (i *LenderWhereInput) P() (predicate.Lender, error) {
+	var predicates []predicate.Lender
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, lender.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Lender, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, lender.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Lender, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, lender.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, lender.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, lender.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, lender.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, lender.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, lender.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, lender.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, lender.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, lender.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, lender.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, lender.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, lender.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, lender.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, lender.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, lender.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, lender.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, lender.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, lender.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, lender.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, lender.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, lender.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, lender.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, lender.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, lender.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, lender.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.Name != nil {
+		predicates = append(predicates, lender.NameEQ(*i.Name))
+	}
+	if i.NameNEQ != nil {
+		predicates = append(predicates, lender.NameNEQ(*i.NameNEQ))
+	}
+	if len(i.NameIn) > 0 {
+		predicates = append(predicates, lender.NameIn(i.NameIn...))
+	}
+	if len(i.NameNotIn) > 0 {
+		predicates = append(predicates, lender.NameNotIn(i.NameNotIn...))
+	}
+	if i.NameGT != nil {
+		predicates = append(predicates, lender.NameGT(*i.NameGT))
+	}
+	if i.NameGTE != nil {
+		predicates = append(predicates, lender.NameGTE(*i.NameGTE))
+	}
+	if i.NameLT != nil {
+		predicates = append(predicates, lender.NameLT(*i.NameLT))
+	}
+	if i.NameLTE != nil {
+		predicates = append(predicates, lender.NameLTE(*i.NameLTE))
+	}
+	if i.NameContains != nil {
+		predicates = append(predicates, lender.NameContains(*i.NameContains))
+	}
+	if i.NameHasPrefix != nil {
+		predicates = append(predicates, lender.NameHasPrefix(*i.NameHasPrefix))
+	}
+	if i.NameHasSuffix != nil {
+		predicates = append(predicates, lender.NameHasSuffix(*i.NameHasSuffix))
+	}
+	if i.NameEqualFold != nil {
+		predicates = append(predicates, lender.NameEqualFold(*i.NameEqualFold))
+	}
+	if i.NameContainsFold != nil {
+		predicates = append(predicates, lender.NameContainsFold(*i.NameContainsFold))
+	}
+	if i.IsActive != nil {
+		predicates = append(predicates, lender.IsActiveEQ(*i.IsActive))
+	}
+	if i.IsActiveNEQ != nil {
+		predicates = append(predicates, lender.IsActiveNEQ(*i.IsActiveNEQ))
+	}
+	if i.MinAmount != nil {
+		predicates = append(predicates, lender.MinAmountEQ(*i.MinAmount))
+	}
+	if i.MinAmountNEQ != nil {
+		predicates = append(predicates, lender.MinAmountNEQ(*i.MinAmountNEQ))
+	}
+	if len(i.MinAmountIn) > 0 {
+		predicates = append(predicates, lender.MinAmountIn(i.MinAmountIn...))
+	}
+	if len(i.MinAmountNotIn) > 0 {
+		predicates = append(predicates, lender.MinAmountNotIn(i.MinAmountNotIn...))
+	}
+	if i.MinAmountGT != nil {
+		predicates = append(predicates, lender.MinAmountGT(*i.MinAmountGT))
+	}
+	if i.MinAmountGTE != nil {
+		predicates = append(predicates, lender.MinAmountGTE(*i.MinAmountGTE))
+	}
+	if i.MinAmountLT != nil {
+		predicates = append(predicates, lender.MinAmountLT(*i.MinAmountLT))
+	}
+	if i.MinAmountLTE != nil {
+		predicates = append(predicates, lender.MinAmountLTE(*i.MinAmountLTE))
+	}
+	if i.MinAmountIsNil {
+		predicates = append(predicates, lender.MinAmountIsNil())
+	}
+	if i.MinAmountNotNil {
+		predicates = append(predicates, lender.MinAmountNotNil())
+	}
+	if i.MaxAmount != nil {
+		predicates = append(predicates, lender.MaxAmountEQ(*i.MaxAmount))
+	}
+	if i.MaxAmountNEQ != nil {
+		predicates = append(predicates, lender.MaxAmountNEQ(*i.MaxAmountNEQ))
+	}
+	if len(i.MaxAmountIn) > 0 {
+		predicates = append(predicates, lender.MaxAmountIn(i.MaxAmountIn...))
+	}
+	if len(i.MaxAmountNotIn) > 0 {
+		predicates = append(predicates, lender.MaxAmountNotIn(i.MaxAmountNotIn...))
+	}
+	if i.MaxAmountGT != nil {
+		predicates = append(predicates, lender.MaxAmountGT(*i.MaxAmountGT))
+	}
+	if i.MaxAmountGTE != nil {
+		predicates = append(predicates, lender.MaxAmountGTE(*i.MaxAmountGTE))
+	}
+	if i.MaxAmountLT != nil {
+		predicates = append(predicates, lender.MaxAmountLT(*i.MaxAmountLT))
+	}
+	if i.MaxAmountLTE != nil {
+		predicates = append(predicates, lender.MaxAmountLTE(*i.MaxAmountLTE))
+	}
+	if i.MaxAmountIsNil {
+		predicates = append(predicates, lender.MaxAmountIsNil())
+	}
+	if i.MaxAmountNotNil {
+		predicates = append(predicates, lender.MaxAmountNotNil())
+	}
+	if i.MinMonthlyRevenue != nil {
+		predicates = append(predicates, lender.MinMonthlyRevenueEQ(*i.MinMonthlyRevenue))
+	}
+	if i.MinMonthlyRevenueNEQ != nil {
+		predicates = append(predicates, lender.MinMonthlyRevenueNEQ(*i.MinMonthlyRevenueNEQ))
+	}
+	if len(i.MinMonthlyRevenueIn) > 0 {
+		predicates = append(predicates, lender.MinMonthlyRevenueIn(i.MinMonthlyRevenueIn...))
+	}
+	if len(i.MinMonthlyRevenueNotIn) > 0 {
+		predicates = append(predicates, lender.MinMonthlyRevenueNotIn(i.MinMonthlyRevenueNotIn...))
+	}
+	if i.MinMonthlyRevenueGT != nil {
+		predicates = append(predicates, lender.MinMonthlyRevenueGT(*i.MinMonthlyRevenueGT))
+	}
+	if i.MinMonthlyRevenueGTE != nil {
+		predicates = append(predicates, lender.MinMonthlyRevenueGTE(*i.MinMonthlyRevenueGTE))
+	}
+	if i.MinMonthlyRevenueLT != nil {
+		predicates = append(predicates, lender.MinMonthlyRevenueLT(*i.MinMonthlyRevenueLT))
+	}
+	if i.MinMonthlyRevenueLTE != nil {
+		predicates = append(predicates, lender.MinMonthlyRevenueLTE(*i.MinMonthlyRevenueLTE))
+	}
+	if i.MinMonthlyRevenueIsNil {
+		predicates = append(predicates, lender.MinMonthlyRevenueIsNil())
+	}
+	if i.MinMonthlyRevenueNotNil {
+		predicates = append(predicates, lender.MinMonthlyRevenueNotNil())
+	}
+	if i.MinMonthsInBusiness != nil {
+		predicates = append(predicates, lender.MinMonthsInBusinessEQ(*i.MinMonthsInBusiness))
+	}
+	if i.MinMonthsInBusinessNEQ != nil {
+		predicates = append(predicates, lender.MinMonthsInBusinessNEQ(*i.MinMonthsInBusinessNEQ))
+	}
+	if len(i.MinMonthsInBusinessIn) > 0 {
+		predicates = append(predicates, lender.MinMonthsInBusinessIn(i.MinMonthsInBusinessIn...))
+	}
+	if len(i.MinMonthsInBusinessNotIn) > 0 {
+		predicates = append(predicates, lender.MinMonthsInBusinessNotIn(i.MinMonthsInBusinessNotIn...))
+	}
+	if i.MinMonthsInBusinessGT != nil {
+		predicates = append(predicates, lender.MinMonthsInBusinessGT(*i.MinMonthsInBusinessGT))
+	}
+	if i.MinMonthsInBusinessGTE != nil {
+		predicates = append(predicates, lender.MinMonthsInBusinessGTE(*i.MinMonthsInBusinessGTE))
+	}
+	if i.MinMonthsInBusinessLT != nil {
+		predicates = append(predicates, lender.MinMonthsInBusinessLT(*i.MinMonthsInBusinessLT))
+	}
+	if i.MinMonthsInBusinessLTE != nil {
+		predicates = append(predicates, lender.MinMonthsInBusinessLTE(*i.MinMonthsInBusinessLTE))
+	}
+	if i.MinMonthsInBusinessIsNil {
+		predicates = append(predicates, lender.MinMonthsInBusinessIsNil())
+	}
+	if i.MinMonthsInBusinessNotNil {
+		predicates = append(predicates, lender.MinMonthsInBusinessNotNil())
+	}
+	if i.CommissionRate != nil {
+		predicates = append(predicates, lender.CommissionRateEQ(*i.CommissionRate))
+	}
+	if i.CommissionRateNEQ != nil {
+		predicates = append(predicates, lender.CommissionRateNEQ(*i.CommissionRateNEQ))
+	}
+	if len(i.CommissionRateIn) > 0 {
+		predicates = append(predicates, lender.CommissionRateIn(i.CommissionRateIn...))
+	}
+	if len(i.CommissionRateNotIn) > 0 {
+		predicates = append(predicates, lender.CommissionRateNotIn(i.CommissionRateNotIn...))
+	}
+	if i.CommissionRateGT != nil {
+		predicates = append(predicates, lender.CommissionRateGT(*i.CommissionRateGT))
+	}
+	if i.CommissionRateGTE != nil {
+		predicates = append(predicates, lender.CommissionRateGTE(*i.CommissionRateGTE))
+	}
+	if i.CommissionRateLT != nil {
+		predicates = append(predicates, lender.CommissionRateLT(*i.CommissionRateLT))
+	}
+	if i.CommissionRateLTE != nil {
+		predicates = append(predicates, lender.CommissionRateLTE(*i.CommissionRateLTE))
+	}
+	if i.ContactEmail != nil {
+		predicates = append(predicates, lender.ContactEmailEQ(*i.ContactEmail))
+	}
+	if i.ContactEmailNEQ != nil {
+		predicates = append(predicates, lender.ContactEmailNEQ(*i.ContactEmailNEQ))
+	}
+	if len(i.ContactEmailIn) > 0 {
+		predicates = append(predicates, lender.ContactEmailIn(i.ContactEmailIn...))
+	}
+	if len(i.ContactEmailNotIn) > 0 {
+		predicates = append(predicates, lender.ContactEmailNotIn(i.ContactEmailNotIn...))
+	}
+	if i.ContactEmailGT != nil {
+		predicates = append(predicates, lender.ContactEmailGT(*i.ContactEmailGT))
+	}
+	if i.ContactEmailGTE != nil {
+		predicates = append(predicates, lender.ContactEmailGTE(*i.ContactEmailGTE))
+	}
+	if i.ContactEmailLT != nil {
+		predicates = append(predicates, lender.ContactEmailLT(*i.ContactEmailLT))
+	}
+	if i.ContactEmailLTE != nil {
+		predicates = append(predicates, lender.ContactEmailLTE(*i.ContactEmailLTE))
+	}
+	if i.ContactEmailContains != nil {
+		predicates = append(predicates, lender.ContactEmailContains(*i.ContactEmailContains))
+	}
+	if i.ContactEmailHasPrefix != nil {
+		predicates = append(predicates, lender.ContactEmailHasPrefix(*i.ContactEmailHasPrefix))
+	}
+	if i.ContactEmailHasSuffix != nil {
+		predicates = append(predicates, lender.ContactEmailHasSuffix(*i.ContactEmailHasSuffix))
+	}
+	if i.ContactEmailIsNil {
+		predicates = append(predicates, lender.ContactEmailIsNil())
+	}
+	if i.ContactEmailNotNil {
+		predicates = append(predicates, lender.ContactEmailNotNil())
+	}
+	if i.ContactEmailEqualFold != nil {
+		predicates = append(predicates, lender.ContactEmailEqualFold(*i.ContactEmailEqualFold))
+	}
+	if i.ContactEmailContainsFold != nil {
+		predicates = append(predicates, lender.ContactEmailContainsFold(*i.ContactEmailContainsFold))
+	}
+
+	if i.HasApplications != nil {
+		p := lender.HasApplications()
+		if !*i.HasApplications {
+			p = lender.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasApplicationsWith) > 0 {
+		with := make([]predicate.Application, 0, len(i.HasApplicationsWith))
+		for _, w := range i.HasApplicationsWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasApplicationsWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, lender.HasApplicationsWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyLenderWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return lender.And(predicates...), nil
 	}
 }
 

@@ -104,14 +104,20 @@ type LeadEdges struct {
 	CallEvents []*CallEvent `json:"call_events,omitempty"`
 	// Presences holds the value of the presences edge.
 	Presences []*AgentPresence `json:"presences,omitempty"`
+	// The lead's applications to lenders, oldest first.
+	Applications []*Application `json:"applications,omitempty"`
+	// The lead's funded deals.
+	FundedDeals []*FundedDeal `json:"funded_deals,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [8]bool
 	// totalCount holds the count of the edges above.
-	totalCount [4]map[string]int
+	totalCount [6]map[string]int
 
-	namedCallEvents map[string][]*CallEvent
-	namedPresences  map[string][]*AgentPresence
+	namedCallEvents   map[string][]*CallEvent
+	namedPresences    map[string][]*AgentPresence
+	namedApplications map[string][]*Application
+	namedFundedDeals  map[string][]*FundedDeal
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -174,6 +180,24 @@ func (e LeadEdges) PresencesOrErr() ([]*AgentPresence, error) {
 		return e.Presences, nil
 	}
 	return nil, &NotLoadedError{edge: "presences"}
+}
+
+// ApplicationsOrErr returns the Applications value or an error if the edge
+// was not loaded in eager-loading.
+func (e LeadEdges) ApplicationsOrErr() ([]*Application, error) {
+	if e.loadedTypes[6] {
+		return e.Applications, nil
+	}
+	return nil, &NotLoadedError{edge: "applications"}
+}
+
+// FundedDealsOrErr returns the FundedDeals value or an error if the edge
+// was not loaded in eager-loading.
+func (e LeadEdges) FundedDealsOrErr() ([]*FundedDeal, error) {
+	if e.loadedTypes[7] {
+		return e.FundedDeals, nil
+	}
+	return nil, &NotLoadedError{edge: "funded_deals"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -464,6 +488,16 @@ func (_m *Lead) QueryPresences() *AgentPresenceQuery {
 	return NewLeadClient(_m.config).QueryPresences(_m)
 }
 
+// QueryApplications queries the "applications" edge of the Lead entity.
+func (_m *Lead) QueryApplications() *ApplicationQuery {
+	return NewLeadClient(_m.config).QueryApplications(_m)
+}
+
+// QueryFundedDeals queries the "funded_deals" edge of the Lead entity.
+func (_m *Lead) QueryFundedDeals() *FundedDealQuery {
+	return NewLeadClient(_m.config).QueryFundedDeals(_m)
+}
+
 // Update returns a builder for updating this Lead.
 // Note that you need to call Lead.Unwrap() before calling this method if this Lead
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -663,6 +697,54 @@ func (_m *Lead) appendNamedPresences(name string, edges ...*AgentPresence) {
 		_m.Edges.namedPresences[name] = []*AgentPresence{}
 	} else {
 		_m.Edges.namedPresences[name] = append(_m.Edges.namedPresences[name], edges...)
+	}
+}
+
+// NamedApplications returns the Applications named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Lead) NamedApplications(name string) ([]*Application, error) {
+	if _m.Edges.namedApplications == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedApplications[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Lead) appendNamedApplications(name string, edges ...*Application) {
+	if _m.Edges.namedApplications == nil {
+		_m.Edges.namedApplications = make(map[string][]*Application)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedApplications[name] = []*Application{}
+	} else {
+		_m.Edges.namedApplications[name] = append(_m.Edges.namedApplications[name], edges...)
+	}
+}
+
+// NamedFundedDeals returns the FundedDeals named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Lead) NamedFundedDeals(name string) ([]*FundedDeal, error) {
+	if _m.Edges.namedFundedDeals == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedFundedDeals[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Lead) appendNamedFundedDeals(name string, edges ...*FundedDeal) {
+	if _m.Edges.namedFundedDeals == nil {
+		_m.Edges.namedFundedDeals = make(map[string][]*FundedDeal)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedFundedDeals[name] = []*FundedDeal{}
+	} else {
+		_m.Edges.namedFundedDeals[name] = append(_m.Edges.namedFundedDeals[name], edges...)
 	}
 }
 

@@ -14,8 +14,10 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -480,6 +482,36 @@ func (_c *LeadCreate) AddPresences(v ...*AgentPresence) *LeadCreate {
 	return _c.AddPresenceIDs(ids...)
 }
 
+// AddApplicationIDs adds the "applications" edge to the Application entity by IDs.
+func (_c *LeadCreate) AddApplicationIDs(ids ...uuid.UUID) *LeadCreate {
+	_c.mutation.AddApplicationIDs(ids...)
+	return _c
+}
+
+// AddApplications adds the "applications" edges to the Application entity.
+func (_c *LeadCreate) AddApplications(v ...*Application) *LeadCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddApplicationIDs(ids...)
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by IDs.
+func (_c *LeadCreate) AddFundedDealIDs(ids ...uuid.UUID) *LeadCreate {
+	_c.mutation.AddFundedDealIDs(ids...)
+	return _c
+}
+
+// AddFundedDeals adds the "funded_deals" edges to the FundedDeal entity.
+func (_c *LeadCreate) AddFundedDeals(v ...*FundedDeal) *LeadCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddFundedDealIDs(ids...)
+}
+
 // Mutation returns the LeadMutation object of the builder.
 func (_c *LeadCreate) Mutation() *LeadMutation {
 	return _c.mutation
@@ -893,6 +925,38 @@ func (_c *LeadCreate) createSpec() (*Lead, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FundedDealsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

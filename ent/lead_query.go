@@ -16,8 +16,10 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -28,20 +30,24 @@ import (
 // LeadQuery is the builder for querying Lead entities.
 type LeadQuery struct {
 	config
-	ctx                 *QueryContext
-	order               []lead.OrderOption
-	inters              []Interceptor
-	predicates          []predicate.Lead
-	withOrganization    *OrganizationQuery
-	withStage           *PipelineStageQuery
-	withPrimaryAdvisor  *UserQuery
-	withContact         *ContactQuery
-	withCallEvents      *CallEventQuery
-	withPresences       *AgentPresenceQuery
-	loadTotal           []func(context.Context, []*Lead) error
-	modifiers           []func(*sql.Selector)
-	withNamedCallEvents map[string]*CallEventQuery
-	withNamedPresences  map[string]*AgentPresenceQuery
+	ctx                   *QueryContext
+	order                 []lead.OrderOption
+	inters                []Interceptor
+	predicates            []predicate.Lead
+	withOrganization      *OrganizationQuery
+	withStage             *PipelineStageQuery
+	withPrimaryAdvisor    *UserQuery
+	withContact           *ContactQuery
+	withCallEvents        *CallEventQuery
+	withPresences         *AgentPresenceQuery
+	withApplications      *ApplicationQuery
+	withFundedDeals       *FundedDealQuery
+	loadTotal             []func(context.Context, []*Lead) error
+	modifiers             []func(*sql.Selector)
+	withNamedCallEvents   map[string]*CallEventQuery
+	withNamedPresences    map[string]*AgentPresenceQuery
+	withNamedApplications map[string]*ApplicationQuery
+	withNamedFundedDeals  map[string]*FundedDealQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -203,6 +209,50 @@ func (_q *LeadQuery) QueryPresences() *AgentPresenceQuery {
 			sqlgraph.From(lead.Table, lead.FieldID, selector),
 			sqlgraph.To(agentpresence.Table, agentpresence.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, lead.PresencesTable, lead.PresencesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryApplications chains the current query on the "applications" edge.
+func (_q *LeadQuery) QueryApplications() *ApplicationQuery {
+	query := (&ApplicationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, selector),
+			sqlgraph.To(application.Table, application.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.ApplicationsTable, lead.ApplicationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFundedDeals chains the current query on the "funded_deals" edge.
+func (_q *LeadQuery) QueryFundedDeals() *FundedDealQuery {
+	query := (&FundedDealClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lead.Table, lead.FieldID, selector),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, lead.FundedDealsTable, lead.FundedDealsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -408,6 +458,8 @@ func (_q *LeadQuery) Clone() *LeadQuery {
 		withContact:        _q.withContact.Clone(),
 		withCallEvents:     _q.withCallEvents.Clone(),
 		withPresences:      _q.withPresences.Clone(),
+		withApplications:   _q.withApplications.Clone(),
+		withFundedDeals:    _q.withFundedDeals.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -478,6 +530,28 @@ func (_q *LeadQuery) WithPresences(opts ...func(*AgentPresenceQuery)) *LeadQuery
 		opt(query)
 	}
 	_q.withPresences = query
+	return _q
+}
+
+// WithApplications tells the query-builder to eager-load the nodes that are connected to
+// the "applications" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithApplications(opts ...func(*ApplicationQuery)) *LeadQuery {
+	query := (&ApplicationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withApplications = query
+	return _q
+}
+
+// WithFundedDeals tells the query-builder to eager-load the nodes that are connected to
+// the "funded_deals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithFundedDeals(opts ...func(*FundedDealQuery)) *LeadQuery {
+	query := (&FundedDealClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFundedDeals = query
 	return _q
 }
 
@@ -565,13 +639,15 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 	var (
 		nodes       = []*Lead{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [8]bool{
 			_q.withOrganization != nil,
 			_q.withStage != nil,
 			_q.withPrimaryAdvisor != nil,
 			_q.withContact != nil,
 			_q.withCallEvents != nil,
 			_q.withPresences != nil,
+			_q.withApplications != nil,
+			_q.withFundedDeals != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -633,6 +709,20 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 			return nil, err
 		}
 	}
+	if query := _q.withApplications; query != nil {
+		if err := _q.loadApplications(ctx, query, nodes,
+			func(n *Lead) { n.Edges.Applications = []*Application{} },
+			func(n *Lead, e *Application) { n.Edges.Applications = append(n.Edges.Applications, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withFundedDeals; query != nil {
+		if err := _q.loadFundedDeals(ctx, query, nodes,
+			func(n *Lead) { n.Edges.FundedDeals = []*FundedDeal{} },
+			func(n *Lead, e *FundedDeal) { n.Edges.FundedDeals = append(n.Edges.FundedDeals, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedCallEvents {
 		if err := _q.loadCallEvents(ctx, query, nodes,
 			func(n *Lead) { n.appendNamedCallEvents(name) },
@@ -644,6 +734,20 @@ func (_q *LeadQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Lead, e
 		if err := _q.loadPresences(ctx, query, nodes,
 			func(n *Lead) { n.appendNamedPresences(name) },
 			func(n *Lead, e *AgentPresence) { n.appendNamedPresences(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedApplications {
+		if err := _q.loadApplications(ctx, query, nodes,
+			func(n *Lead) { n.appendNamedApplications(name) },
+			func(n *Lead, e *Application) { n.appendNamedApplications(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedFundedDeals {
+		if err := _q.loadFundedDeals(ctx, query, nodes,
+			func(n *Lead) { n.appendNamedFundedDeals(name) },
+			func(n *Lead, e *FundedDeal) { n.appendNamedFundedDeals(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -843,6 +947,66 @@ func (_q *LeadQuery) loadPresences(ctx context.Context, query *AgentPresenceQuer
 	}
 	return nil
 }
+func (_q *LeadQuery) loadApplications(ctx context.Context, query *ApplicationQuery, nodes []*Lead, init func(*Lead), assign func(*Lead, *Application)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Lead)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(application.FieldLeadID)
+	}
+	query.Where(predicate.Application(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(lead.ApplicationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.LeadID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "lead_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *LeadQuery) loadFundedDeals(ctx context.Context, query *FundedDealQuery, nodes []*Lead, init func(*Lead), assign func(*Lead, *FundedDeal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Lead)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(fundeddeal.FieldLeadID)
+	}
+	query.Where(predicate.FundedDeal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(lead.FundedDealsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.LeadID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "lead_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *LeadQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -1000,6 +1164,34 @@ func (_q *LeadQuery) WithNamedPresences(name string, opts ...func(*AgentPresence
 		_q.withNamedPresences = make(map[string]*AgentPresenceQuery)
 	}
 	_q.withNamedPresences[name] = query
+	return _q
+}
+
+// WithNamedApplications tells the query-builder to eager-load the nodes that are connected to the "applications"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithNamedApplications(name string, opts ...func(*ApplicationQuery)) *LeadQuery {
+	query := (&ApplicationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedApplications == nil {
+		_q.withNamedApplications = make(map[string]*ApplicationQuery)
+	}
+	_q.withNamedApplications[name] = query
+	return _q
+}
+
+// WithNamedFundedDeals tells the query-builder to eager-load the nodes that are connected to the "funded_deals"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *LeadQuery) WithNamedFundedDeals(name string, opts ...func(*FundedDealQuery)) *LeadQuery {
+	query := (&FundedDealClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedFundedDeals == nil {
+		_q.withNamedFundedDeals = make(map[string]*FundedDealQuery)
+	}
+	_q.withNamedFundedDeals[name] = query
 	return _q
 }
 

@@ -14,8 +14,10 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -520,6 +522,36 @@ func (_u *LeadUpdate) AddPresences(v ...*AgentPresence) *LeadUpdate {
 	return _u.AddPresenceIDs(ids...)
 }
 
+// AddApplicationIDs adds the "applications" edge to the Application entity by IDs.
+func (_u *LeadUpdate) AddApplicationIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.AddApplicationIDs(ids...)
+	return _u
+}
+
+// AddApplications adds the "applications" edges to the Application entity.
+func (_u *LeadUpdate) AddApplications(v ...*Application) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddApplicationIDs(ids...)
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by IDs.
+func (_u *LeadUpdate) AddFundedDealIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.AddFundedDealIDs(ids...)
+	return _u
+}
+
+// AddFundedDeals adds the "funded_deals" edges to the FundedDeal entity.
+func (_u *LeadUpdate) AddFundedDeals(v ...*FundedDeal) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFundedDealIDs(ids...)
+}
+
 // Mutation returns the LeadMutation object of the builder.
 func (_u *LeadUpdate) Mutation() *LeadMutation {
 	return _u.mutation
@@ -583,6 +615,48 @@ func (_u *LeadUpdate) RemovePresences(v ...*AgentPresence) *LeadUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePresenceIDs(ids...)
+}
+
+// ClearApplications clears all "applications" edges to the Application entity.
+func (_u *LeadUpdate) ClearApplications() *LeadUpdate {
+	_u.mutation.ClearApplications()
+	return _u
+}
+
+// RemoveApplicationIDs removes the "applications" edge to Application entities by IDs.
+func (_u *LeadUpdate) RemoveApplicationIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.RemoveApplicationIDs(ids...)
+	return _u
+}
+
+// RemoveApplications removes "applications" edges to Application entities.
+func (_u *LeadUpdate) RemoveApplications(v ...*Application) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveApplicationIDs(ids...)
+}
+
+// ClearFundedDeals clears all "funded_deals" edges to the FundedDeal entity.
+func (_u *LeadUpdate) ClearFundedDeals() *LeadUpdate {
+	_u.mutation.ClearFundedDeals()
+	return _u
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to FundedDeal entities by IDs.
+func (_u *LeadUpdate) RemoveFundedDealIDs(ids ...uuid.UUID) *LeadUpdate {
+	_u.mutation.RemoveFundedDealIDs(ids...)
+	return _u
+}
+
+// RemoveFundedDeals removes "funded_deals" edges to FundedDeal entities.
+func (_u *LeadUpdate) RemoveFundedDeals(v ...*FundedDeal) *LeadUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFundedDealIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1003,6 +1077,96 @@ func (_u *LeadUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedApplicationsIDs(); len(nodes) > 0 && !_u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFundedDealsIDs(); len(nodes) > 0 && !_u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FundedDealsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {
@@ -1516,6 +1680,36 @@ func (_u *LeadUpdateOne) AddPresences(v ...*AgentPresence) *LeadUpdateOne {
 	return _u.AddPresenceIDs(ids...)
 }
 
+// AddApplicationIDs adds the "applications" edge to the Application entity by IDs.
+func (_u *LeadUpdateOne) AddApplicationIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.AddApplicationIDs(ids...)
+	return _u
+}
+
+// AddApplications adds the "applications" edges to the Application entity.
+func (_u *LeadUpdateOne) AddApplications(v ...*Application) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddApplicationIDs(ids...)
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by IDs.
+func (_u *LeadUpdateOne) AddFundedDealIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.AddFundedDealIDs(ids...)
+	return _u
+}
+
+// AddFundedDeals adds the "funded_deals" edges to the FundedDeal entity.
+func (_u *LeadUpdateOne) AddFundedDeals(v ...*FundedDeal) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFundedDealIDs(ids...)
+}
+
 // Mutation returns the LeadMutation object of the builder.
 func (_u *LeadUpdateOne) Mutation() *LeadMutation {
 	return _u.mutation
@@ -1579,6 +1773,48 @@ func (_u *LeadUpdateOne) RemovePresences(v ...*AgentPresence) *LeadUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemovePresenceIDs(ids...)
+}
+
+// ClearApplications clears all "applications" edges to the Application entity.
+func (_u *LeadUpdateOne) ClearApplications() *LeadUpdateOne {
+	_u.mutation.ClearApplications()
+	return _u
+}
+
+// RemoveApplicationIDs removes the "applications" edge to Application entities by IDs.
+func (_u *LeadUpdateOne) RemoveApplicationIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.RemoveApplicationIDs(ids...)
+	return _u
+}
+
+// RemoveApplications removes "applications" edges to Application entities.
+func (_u *LeadUpdateOne) RemoveApplications(v ...*Application) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveApplicationIDs(ids...)
+}
+
+// ClearFundedDeals clears all "funded_deals" edges to the FundedDeal entity.
+func (_u *LeadUpdateOne) ClearFundedDeals() *LeadUpdateOne {
+	_u.mutation.ClearFundedDeals()
+	return _u
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to FundedDeal entities by IDs.
+func (_u *LeadUpdateOne) RemoveFundedDealIDs(ids ...uuid.UUID) *LeadUpdateOne {
+	_u.mutation.RemoveFundedDealIDs(ids...)
+	return _u
+}
+
+// RemoveFundedDeals removes "funded_deals" edges to FundedDeal entities.
+func (_u *LeadUpdateOne) RemoveFundedDeals(v ...*FundedDeal) *LeadUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFundedDealIDs(ids...)
 }
 
 // Where appends a list predicates to the LeadUpdate builder.
@@ -2029,6 +2265,96 @@ func (_u *LeadUpdateOne) sqlSave(ctx context.Context) (_node *Lead, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(agentpresence.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedApplicationsIDs(); len(nodes) > 0 && !_u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.ApplicationsTable,
+			Columns: []string{lead.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFundedDealsIDs(); len(nodes) > 0 && !_u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FundedDealsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   lead.FundedDealsTable,
+			Columns: []string{lead.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

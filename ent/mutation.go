@@ -14,16 +14,22 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -46,15 +52,20 @@ const (
 	// Node types.
 	TypeAPIKey              = "APIKey"
 	TypeAgentPresence       = "AgentPresence"
+	TypeApplication         = "Application"
 	TypeAutomation          = "Automation"
 	TypeAutomationRun       = "AutomationRun"
 	TypeCallEvent           = "CallEvent"
+	TypeCommission          = "Commission"
+	TypeCommissionPayment   = "CommissionPayment"
 	TypeContact             = "Contact"
+	TypeFundedDeal          = "FundedDeal"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
 	TypeInboundEndpoint     = "InboundEndpoint"
 	TypeInboundRequest      = "InboundRequest"
 	TypeLead                = "Lead"
 	TypeLeadCount           = "LeadCount"
+	TypeLender              = "Lender"
 	TypeOrganization        = "Organization"
 	TypePipelineStage       = "PipelineStage"
 	TypeTeam                = "Team"
@@ -2188,6 +2199,2298 @@ func (m *AgentPresenceMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AgentPresence edge %s", name)
+}
+
+// ApplicationMutation represents an operation that mutates the Application nodes in the graph.
+type ApplicationMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	lender_name         *string
+	status              *application.Status
+	product             *application.Product
+	requested_amount    *money.Amount
+	addrequested_amount *money.Amount
+	submitted_at        *time.Time
+	submitted_by        *string
+	external_ref        *string
+	notes               *string
+	decided_at          *time.Time
+	approved_amount     *money.Amount
+	addapproved_amount  *money.Amount
+	interest_rate       *money.Rate
+	addinterest_rate    *money.Rate
+	rate_type           *application.RateType
+	term_months         *int
+	addterm_months      *int
+	payment_frequency   *application.PaymentFrequency
+	conditions          *[]string
+	appendconditions    []string
+	decline_reason      *string
+	decline_category    *application.DeclineCategory
+	withdrawn_reason    *string
+	warnings            *[]string
+	appendwarnings      []string
+	funded_deal_id      *uuid.UUID
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	lead                *uuid.UUID
+	clearedlead         bool
+	lender              *uuid.UUID
+	clearedlender       bool
+	deals               map[uuid.UUID]struct{}
+	removeddeals        map[uuid.UUID]struct{}
+	cleareddeals        bool
+	done                bool
+	oldValue            func(context.Context) (*Application, error)
+	predicates          []predicate.Application
+}
+
+var _ ent.Mutation = (*ApplicationMutation)(nil)
+
+// applicationOption allows management of the mutation configuration using functional options.
+type applicationOption func(*ApplicationMutation)
+
+// newApplicationMutation creates new mutation for the Application entity.
+func newApplicationMutation(c config, op Op, opts ...applicationOption) *ApplicationMutation {
+	m := &ApplicationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeApplication,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withApplicationID sets the ID field of the mutation.
+func withApplicationID(id uuid.UUID) applicationOption {
+	return func(m *ApplicationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Application
+		)
+		m.oldValue = func(ctx context.Context) (*Application, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Application.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withApplication sets the old Application of the mutation.
+func withApplication(node *Application) applicationOption {
+	return func(m *ApplicationMutation) {
+		m.oldValue = func(context.Context) (*Application, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ApplicationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ApplicationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Application entities.
+func (m *ApplicationMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ApplicationMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ApplicationMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Application.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ApplicationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ApplicationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ApplicationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ApplicationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ApplicationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ApplicationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *ApplicationMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *ApplicationMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *ApplicationMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *ApplicationMutation) SetLeadID(u uuid.UUID) {
+	m.lead = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *ApplicationMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *ApplicationMutation) ResetLeadID() {
+	m.lead = nil
+}
+
+// SetLenderID sets the "lender_id" field.
+func (m *ApplicationMutation) SetLenderID(u uuid.UUID) {
+	m.lender = &u
+}
+
+// LenderID returns the value of the "lender_id" field in the mutation.
+func (m *ApplicationMutation) LenderID() (r uuid.UUID, exists bool) {
+	v := m.lender
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderID returns the old "lender_id" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldLenderID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderID: %w", err)
+	}
+	return oldValue.LenderID, nil
+}
+
+// ResetLenderID resets all changes to the "lender_id" field.
+func (m *ApplicationMutation) ResetLenderID() {
+	m.lender = nil
+}
+
+// SetLenderName sets the "lender_name" field.
+func (m *ApplicationMutation) SetLenderName(s string) {
+	m.lender_name = &s
+}
+
+// LenderName returns the value of the "lender_name" field in the mutation.
+func (m *ApplicationMutation) LenderName() (r string, exists bool) {
+	v := m.lender_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderName returns the old "lender_name" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldLenderName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderName: %w", err)
+	}
+	return oldValue.LenderName, nil
+}
+
+// ResetLenderName resets all changes to the "lender_name" field.
+func (m *ApplicationMutation) ResetLenderName() {
+	m.lender_name = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ApplicationMutation) SetStatus(a application.Status) {
+	m.status = &a
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ApplicationMutation) Status() (r application.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldStatus(ctx context.Context) (v application.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ApplicationMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetProduct sets the "product" field.
+func (m *ApplicationMutation) SetProduct(a application.Product) {
+	m.product = &a
+}
+
+// Product returns the value of the "product" field in the mutation.
+func (m *ApplicationMutation) Product() (r application.Product, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProduct returns the old "product" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldProduct(ctx context.Context) (v *application.Product, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProduct is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProduct requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProduct: %w", err)
+	}
+	return oldValue.Product, nil
+}
+
+// ClearProduct clears the value of the "product" field.
+func (m *ApplicationMutation) ClearProduct() {
+	m.product = nil
+	m.clearedFields[application.FieldProduct] = struct{}{}
+}
+
+// ProductCleared returns if the "product" field was cleared in this mutation.
+func (m *ApplicationMutation) ProductCleared() bool {
+	_, ok := m.clearedFields[application.FieldProduct]
+	return ok
+}
+
+// ResetProduct resets all changes to the "product" field.
+func (m *ApplicationMutation) ResetProduct() {
+	m.product = nil
+	delete(m.clearedFields, application.FieldProduct)
+}
+
+// SetRequestedAmount sets the "requested_amount" field.
+func (m *ApplicationMutation) SetRequestedAmount(value money.Amount) {
+	m.requested_amount = &value
+	m.addrequested_amount = nil
+}
+
+// RequestedAmount returns the value of the "requested_amount" field in the mutation.
+func (m *ApplicationMutation) RequestedAmount() (r money.Amount, exists bool) {
+	v := m.requested_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestedAmount returns the old "requested_amount" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldRequestedAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestedAmount: %w", err)
+	}
+	return oldValue.RequestedAmount, nil
+}
+
+// AddRequestedAmount adds value to the "requested_amount" field.
+func (m *ApplicationMutation) AddRequestedAmount(value money.Amount) {
+	if m.addrequested_amount != nil {
+		*m.addrequested_amount += value
+	} else {
+		m.addrequested_amount = &value
+	}
+}
+
+// AddedRequestedAmount returns the value that was added to the "requested_amount" field in this mutation.
+func (m *ApplicationMutation) AddedRequestedAmount() (r money.Amount, exists bool) {
+	v := m.addrequested_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRequestedAmount resets all changes to the "requested_amount" field.
+func (m *ApplicationMutation) ResetRequestedAmount() {
+	m.requested_amount = nil
+	m.addrequested_amount = nil
+}
+
+// SetSubmittedAt sets the "submitted_at" field.
+func (m *ApplicationMutation) SetSubmittedAt(t time.Time) {
+	m.submitted_at = &t
+}
+
+// SubmittedAt returns the value of the "submitted_at" field in the mutation.
+func (m *ApplicationMutation) SubmittedAt() (r time.Time, exists bool) {
+	v := m.submitted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubmittedAt returns the old "submitted_at" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldSubmittedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubmittedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubmittedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubmittedAt: %w", err)
+	}
+	return oldValue.SubmittedAt, nil
+}
+
+// ResetSubmittedAt resets all changes to the "submitted_at" field.
+func (m *ApplicationMutation) ResetSubmittedAt() {
+	m.submitted_at = nil
+}
+
+// SetSubmittedBy sets the "submitted_by" field.
+func (m *ApplicationMutation) SetSubmittedBy(s string) {
+	m.submitted_by = &s
+}
+
+// SubmittedBy returns the value of the "submitted_by" field in the mutation.
+func (m *ApplicationMutation) SubmittedBy() (r string, exists bool) {
+	v := m.submitted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubmittedBy returns the old "submitted_by" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldSubmittedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubmittedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubmittedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubmittedBy: %w", err)
+	}
+	return oldValue.SubmittedBy, nil
+}
+
+// ResetSubmittedBy resets all changes to the "submitted_by" field.
+func (m *ApplicationMutation) ResetSubmittedBy() {
+	m.submitted_by = nil
+}
+
+// SetExternalRef sets the "external_ref" field.
+func (m *ApplicationMutation) SetExternalRef(s string) {
+	m.external_ref = &s
+}
+
+// ExternalRef returns the value of the "external_ref" field in the mutation.
+func (m *ApplicationMutation) ExternalRef() (r string, exists bool) {
+	v := m.external_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalRef returns the old "external_ref" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldExternalRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalRef: %w", err)
+	}
+	return oldValue.ExternalRef, nil
+}
+
+// ClearExternalRef clears the value of the "external_ref" field.
+func (m *ApplicationMutation) ClearExternalRef() {
+	m.external_ref = nil
+	m.clearedFields[application.FieldExternalRef] = struct{}{}
+}
+
+// ExternalRefCleared returns if the "external_ref" field was cleared in this mutation.
+func (m *ApplicationMutation) ExternalRefCleared() bool {
+	_, ok := m.clearedFields[application.FieldExternalRef]
+	return ok
+}
+
+// ResetExternalRef resets all changes to the "external_ref" field.
+func (m *ApplicationMutation) ResetExternalRef() {
+	m.external_ref = nil
+	delete(m.clearedFields, application.FieldExternalRef)
+}
+
+// SetNotes sets the "notes" field.
+func (m *ApplicationMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *ApplicationMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldNotes(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ClearNotes clears the value of the "notes" field.
+func (m *ApplicationMutation) ClearNotes() {
+	m.notes = nil
+	m.clearedFields[application.FieldNotes] = struct{}{}
+}
+
+// NotesCleared returns if the "notes" field was cleared in this mutation.
+func (m *ApplicationMutation) NotesCleared() bool {
+	_, ok := m.clearedFields[application.FieldNotes]
+	return ok
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *ApplicationMutation) ResetNotes() {
+	m.notes = nil
+	delete(m.clearedFields, application.FieldNotes)
+}
+
+// SetDecidedAt sets the "decided_at" field.
+func (m *ApplicationMutation) SetDecidedAt(t time.Time) {
+	m.decided_at = &t
+}
+
+// DecidedAt returns the value of the "decided_at" field in the mutation.
+func (m *ApplicationMutation) DecidedAt() (r time.Time, exists bool) {
+	v := m.decided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecidedAt returns the old "decided_at" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldDecidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecidedAt: %w", err)
+	}
+	return oldValue.DecidedAt, nil
+}
+
+// ClearDecidedAt clears the value of the "decided_at" field.
+func (m *ApplicationMutation) ClearDecidedAt() {
+	m.decided_at = nil
+	m.clearedFields[application.FieldDecidedAt] = struct{}{}
+}
+
+// DecidedAtCleared returns if the "decided_at" field was cleared in this mutation.
+func (m *ApplicationMutation) DecidedAtCleared() bool {
+	_, ok := m.clearedFields[application.FieldDecidedAt]
+	return ok
+}
+
+// ResetDecidedAt resets all changes to the "decided_at" field.
+func (m *ApplicationMutation) ResetDecidedAt() {
+	m.decided_at = nil
+	delete(m.clearedFields, application.FieldDecidedAt)
+}
+
+// SetApprovedAmount sets the "approved_amount" field.
+func (m *ApplicationMutation) SetApprovedAmount(value money.Amount) {
+	m.approved_amount = &value
+	m.addapproved_amount = nil
+}
+
+// ApprovedAmount returns the value of the "approved_amount" field in the mutation.
+func (m *ApplicationMutation) ApprovedAmount() (r money.Amount, exists bool) {
+	v := m.approved_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApprovedAmount returns the old "approved_amount" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldApprovedAmount(ctx context.Context) (v *money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApprovedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApprovedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApprovedAmount: %w", err)
+	}
+	return oldValue.ApprovedAmount, nil
+}
+
+// AddApprovedAmount adds value to the "approved_amount" field.
+func (m *ApplicationMutation) AddApprovedAmount(value money.Amount) {
+	if m.addapproved_amount != nil {
+		*m.addapproved_amount += value
+	} else {
+		m.addapproved_amount = &value
+	}
+}
+
+// AddedApprovedAmount returns the value that was added to the "approved_amount" field in this mutation.
+func (m *ApplicationMutation) AddedApprovedAmount() (r money.Amount, exists bool) {
+	v := m.addapproved_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearApprovedAmount clears the value of the "approved_amount" field.
+func (m *ApplicationMutation) ClearApprovedAmount() {
+	m.approved_amount = nil
+	m.addapproved_amount = nil
+	m.clearedFields[application.FieldApprovedAmount] = struct{}{}
+}
+
+// ApprovedAmountCleared returns if the "approved_amount" field was cleared in this mutation.
+func (m *ApplicationMutation) ApprovedAmountCleared() bool {
+	_, ok := m.clearedFields[application.FieldApprovedAmount]
+	return ok
+}
+
+// ResetApprovedAmount resets all changes to the "approved_amount" field.
+func (m *ApplicationMutation) ResetApprovedAmount() {
+	m.approved_amount = nil
+	m.addapproved_amount = nil
+	delete(m.clearedFields, application.FieldApprovedAmount)
+}
+
+// SetInterestRate sets the "interest_rate" field.
+func (m *ApplicationMutation) SetInterestRate(value money.Rate) {
+	m.interest_rate = &value
+	m.addinterest_rate = nil
+}
+
+// InterestRate returns the value of the "interest_rate" field in the mutation.
+func (m *ApplicationMutation) InterestRate() (r money.Rate, exists bool) {
+	v := m.interest_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInterestRate returns the old "interest_rate" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldInterestRate(ctx context.Context) (v *money.Rate, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInterestRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInterestRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInterestRate: %w", err)
+	}
+	return oldValue.InterestRate, nil
+}
+
+// AddInterestRate adds value to the "interest_rate" field.
+func (m *ApplicationMutation) AddInterestRate(value money.Rate) {
+	if m.addinterest_rate != nil {
+		*m.addinterest_rate += value
+	} else {
+		m.addinterest_rate = &value
+	}
+}
+
+// AddedInterestRate returns the value that was added to the "interest_rate" field in this mutation.
+func (m *ApplicationMutation) AddedInterestRate() (r money.Rate, exists bool) {
+	v := m.addinterest_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearInterestRate clears the value of the "interest_rate" field.
+func (m *ApplicationMutation) ClearInterestRate() {
+	m.interest_rate = nil
+	m.addinterest_rate = nil
+	m.clearedFields[application.FieldInterestRate] = struct{}{}
+}
+
+// InterestRateCleared returns if the "interest_rate" field was cleared in this mutation.
+func (m *ApplicationMutation) InterestRateCleared() bool {
+	_, ok := m.clearedFields[application.FieldInterestRate]
+	return ok
+}
+
+// ResetInterestRate resets all changes to the "interest_rate" field.
+func (m *ApplicationMutation) ResetInterestRate() {
+	m.interest_rate = nil
+	m.addinterest_rate = nil
+	delete(m.clearedFields, application.FieldInterestRate)
+}
+
+// SetRateType sets the "rate_type" field.
+func (m *ApplicationMutation) SetRateType(at application.RateType) {
+	m.rate_type = &at
+}
+
+// RateType returns the value of the "rate_type" field in the mutation.
+func (m *ApplicationMutation) RateType() (r application.RateType, exists bool) {
+	v := m.rate_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRateType returns the old "rate_type" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldRateType(ctx context.Context) (v *application.RateType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRateType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRateType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRateType: %w", err)
+	}
+	return oldValue.RateType, nil
+}
+
+// ClearRateType clears the value of the "rate_type" field.
+func (m *ApplicationMutation) ClearRateType() {
+	m.rate_type = nil
+	m.clearedFields[application.FieldRateType] = struct{}{}
+}
+
+// RateTypeCleared returns if the "rate_type" field was cleared in this mutation.
+func (m *ApplicationMutation) RateTypeCleared() bool {
+	_, ok := m.clearedFields[application.FieldRateType]
+	return ok
+}
+
+// ResetRateType resets all changes to the "rate_type" field.
+func (m *ApplicationMutation) ResetRateType() {
+	m.rate_type = nil
+	delete(m.clearedFields, application.FieldRateType)
+}
+
+// SetTermMonths sets the "term_months" field.
+func (m *ApplicationMutation) SetTermMonths(i int) {
+	m.term_months = &i
+	m.addterm_months = nil
+}
+
+// TermMonths returns the value of the "term_months" field in the mutation.
+func (m *ApplicationMutation) TermMonths() (r int, exists bool) {
+	v := m.term_months
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTermMonths returns the old "term_months" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldTermMonths(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTermMonths is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTermMonths requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTermMonths: %w", err)
+	}
+	return oldValue.TermMonths, nil
+}
+
+// AddTermMonths adds i to the "term_months" field.
+func (m *ApplicationMutation) AddTermMonths(i int) {
+	if m.addterm_months != nil {
+		*m.addterm_months += i
+	} else {
+		m.addterm_months = &i
+	}
+}
+
+// AddedTermMonths returns the value that was added to the "term_months" field in this mutation.
+func (m *ApplicationMutation) AddedTermMonths() (r int, exists bool) {
+	v := m.addterm_months
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearTermMonths clears the value of the "term_months" field.
+func (m *ApplicationMutation) ClearTermMonths() {
+	m.term_months = nil
+	m.addterm_months = nil
+	m.clearedFields[application.FieldTermMonths] = struct{}{}
+}
+
+// TermMonthsCleared returns if the "term_months" field was cleared in this mutation.
+func (m *ApplicationMutation) TermMonthsCleared() bool {
+	_, ok := m.clearedFields[application.FieldTermMonths]
+	return ok
+}
+
+// ResetTermMonths resets all changes to the "term_months" field.
+func (m *ApplicationMutation) ResetTermMonths() {
+	m.term_months = nil
+	m.addterm_months = nil
+	delete(m.clearedFields, application.FieldTermMonths)
+}
+
+// SetPaymentFrequency sets the "payment_frequency" field.
+func (m *ApplicationMutation) SetPaymentFrequency(af application.PaymentFrequency) {
+	m.payment_frequency = &af
+}
+
+// PaymentFrequency returns the value of the "payment_frequency" field in the mutation.
+func (m *ApplicationMutation) PaymentFrequency() (r application.PaymentFrequency, exists bool) {
+	v := m.payment_frequency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentFrequency returns the old "payment_frequency" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldPaymentFrequency(ctx context.Context) (v *application.PaymentFrequency, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentFrequency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentFrequency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentFrequency: %w", err)
+	}
+	return oldValue.PaymentFrequency, nil
+}
+
+// ClearPaymentFrequency clears the value of the "payment_frequency" field.
+func (m *ApplicationMutation) ClearPaymentFrequency() {
+	m.payment_frequency = nil
+	m.clearedFields[application.FieldPaymentFrequency] = struct{}{}
+}
+
+// PaymentFrequencyCleared returns if the "payment_frequency" field was cleared in this mutation.
+func (m *ApplicationMutation) PaymentFrequencyCleared() bool {
+	_, ok := m.clearedFields[application.FieldPaymentFrequency]
+	return ok
+}
+
+// ResetPaymentFrequency resets all changes to the "payment_frequency" field.
+func (m *ApplicationMutation) ResetPaymentFrequency() {
+	m.payment_frequency = nil
+	delete(m.clearedFields, application.FieldPaymentFrequency)
+}
+
+// SetConditions sets the "conditions" field.
+func (m *ApplicationMutation) SetConditions(s []string) {
+	m.conditions = &s
+	m.appendconditions = nil
+}
+
+// Conditions returns the value of the "conditions" field in the mutation.
+func (m *ApplicationMutation) Conditions() (r []string, exists bool) {
+	v := m.conditions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConditions returns the old "conditions" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldConditions(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConditions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConditions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConditions: %w", err)
+	}
+	return oldValue.Conditions, nil
+}
+
+// AppendConditions adds s to the "conditions" field.
+func (m *ApplicationMutation) AppendConditions(s []string) {
+	m.appendconditions = append(m.appendconditions, s...)
+}
+
+// AppendedConditions returns the list of values that were appended to the "conditions" field in this mutation.
+func (m *ApplicationMutation) AppendedConditions() ([]string, bool) {
+	if len(m.appendconditions) == 0 {
+		return nil, false
+	}
+	return m.appendconditions, true
+}
+
+// ResetConditions resets all changes to the "conditions" field.
+func (m *ApplicationMutation) ResetConditions() {
+	m.conditions = nil
+	m.appendconditions = nil
+}
+
+// SetDeclineReason sets the "decline_reason" field.
+func (m *ApplicationMutation) SetDeclineReason(s string) {
+	m.decline_reason = &s
+}
+
+// DeclineReason returns the value of the "decline_reason" field in the mutation.
+func (m *ApplicationMutation) DeclineReason() (r string, exists bool) {
+	v := m.decline_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclineReason returns the old "decline_reason" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldDeclineReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclineReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclineReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclineReason: %w", err)
+	}
+	return oldValue.DeclineReason, nil
+}
+
+// ClearDeclineReason clears the value of the "decline_reason" field.
+func (m *ApplicationMutation) ClearDeclineReason() {
+	m.decline_reason = nil
+	m.clearedFields[application.FieldDeclineReason] = struct{}{}
+}
+
+// DeclineReasonCleared returns if the "decline_reason" field was cleared in this mutation.
+func (m *ApplicationMutation) DeclineReasonCleared() bool {
+	_, ok := m.clearedFields[application.FieldDeclineReason]
+	return ok
+}
+
+// ResetDeclineReason resets all changes to the "decline_reason" field.
+func (m *ApplicationMutation) ResetDeclineReason() {
+	m.decline_reason = nil
+	delete(m.clearedFields, application.FieldDeclineReason)
+}
+
+// SetDeclineCategory sets the "decline_category" field.
+func (m *ApplicationMutation) SetDeclineCategory(ac application.DeclineCategory) {
+	m.decline_category = &ac
+}
+
+// DeclineCategory returns the value of the "decline_category" field in the mutation.
+func (m *ApplicationMutation) DeclineCategory() (r application.DeclineCategory, exists bool) {
+	v := m.decline_category
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclineCategory returns the old "decline_category" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldDeclineCategory(ctx context.Context) (v *application.DeclineCategory, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclineCategory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclineCategory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclineCategory: %w", err)
+	}
+	return oldValue.DeclineCategory, nil
+}
+
+// ClearDeclineCategory clears the value of the "decline_category" field.
+func (m *ApplicationMutation) ClearDeclineCategory() {
+	m.decline_category = nil
+	m.clearedFields[application.FieldDeclineCategory] = struct{}{}
+}
+
+// DeclineCategoryCleared returns if the "decline_category" field was cleared in this mutation.
+func (m *ApplicationMutation) DeclineCategoryCleared() bool {
+	_, ok := m.clearedFields[application.FieldDeclineCategory]
+	return ok
+}
+
+// ResetDeclineCategory resets all changes to the "decline_category" field.
+func (m *ApplicationMutation) ResetDeclineCategory() {
+	m.decline_category = nil
+	delete(m.clearedFields, application.FieldDeclineCategory)
+}
+
+// SetWithdrawnReason sets the "withdrawn_reason" field.
+func (m *ApplicationMutation) SetWithdrawnReason(s string) {
+	m.withdrawn_reason = &s
+}
+
+// WithdrawnReason returns the value of the "withdrawn_reason" field in the mutation.
+func (m *ApplicationMutation) WithdrawnReason() (r string, exists bool) {
+	v := m.withdrawn_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawnReason returns the old "withdrawn_reason" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldWithdrawnReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawnReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawnReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawnReason: %w", err)
+	}
+	return oldValue.WithdrawnReason, nil
+}
+
+// ClearWithdrawnReason clears the value of the "withdrawn_reason" field.
+func (m *ApplicationMutation) ClearWithdrawnReason() {
+	m.withdrawn_reason = nil
+	m.clearedFields[application.FieldWithdrawnReason] = struct{}{}
+}
+
+// WithdrawnReasonCleared returns if the "withdrawn_reason" field was cleared in this mutation.
+func (m *ApplicationMutation) WithdrawnReasonCleared() bool {
+	_, ok := m.clearedFields[application.FieldWithdrawnReason]
+	return ok
+}
+
+// ResetWithdrawnReason resets all changes to the "withdrawn_reason" field.
+func (m *ApplicationMutation) ResetWithdrawnReason() {
+	m.withdrawn_reason = nil
+	delete(m.clearedFields, application.FieldWithdrawnReason)
+}
+
+// SetWarnings sets the "warnings" field.
+func (m *ApplicationMutation) SetWarnings(s []string) {
+	m.warnings = &s
+	m.appendwarnings = nil
+}
+
+// Warnings returns the value of the "warnings" field in the mutation.
+func (m *ApplicationMutation) Warnings() (r []string, exists bool) {
+	v := m.warnings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWarnings returns the old "warnings" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldWarnings(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWarnings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWarnings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWarnings: %w", err)
+	}
+	return oldValue.Warnings, nil
+}
+
+// AppendWarnings adds s to the "warnings" field.
+func (m *ApplicationMutation) AppendWarnings(s []string) {
+	m.appendwarnings = append(m.appendwarnings, s...)
+}
+
+// AppendedWarnings returns the list of values that were appended to the "warnings" field in this mutation.
+func (m *ApplicationMutation) AppendedWarnings() ([]string, bool) {
+	if len(m.appendwarnings) == 0 {
+		return nil, false
+	}
+	return m.appendwarnings, true
+}
+
+// ResetWarnings resets all changes to the "warnings" field.
+func (m *ApplicationMutation) ResetWarnings() {
+	m.warnings = nil
+	m.appendwarnings = nil
+}
+
+// SetFundedDealID sets the "funded_deal_id" field.
+func (m *ApplicationMutation) SetFundedDealID(u uuid.UUID) {
+	m.funded_deal_id = &u
+}
+
+// FundedDealID returns the value of the "funded_deal_id" field in the mutation.
+func (m *ApplicationMutation) FundedDealID() (r uuid.UUID, exists bool) {
+	v := m.funded_deal_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFundedDealID returns the old "funded_deal_id" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldFundedDealID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFundedDealID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFundedDealID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFundedDealID: %w", err)
+	}
+	return oldValue.FundedDealID, nil
+}
+
+// ClearFundedDealID clears the value of the "funded_deal_id" field.
+func (m *ApplicationMutation) ClearFundedDealID() {
+	m.funded_deal_id = nil
+	m.clearedFields[application.FieldFundedDealID] = struct{}{}
+}
+
+// FundedDealIDCleared returns if the "funded_deal_id" field was cleared in this mutation.
+func (m *ApplicationMutation) FundedDealIDCleared() bool {
+	_, ok := m.clearedFields[application.FieldFundedDealID]
+	return ok
+}
+
+// ResetFundedDealID resets all changes to the "funded_deal_id" field.
+func (m *ApplicationMutation) ResetFundedDealID() {
+	m.funded_deal_id = nil
+	delete(m.clearedFields, application.FieldFundedDealID)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *ApplicationMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *ApplicationMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[application.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *ApplicationMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *ApplicationMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *ApplicationMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *ApplicationMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearLead clears the "lead" edge to the Lead entity.
+func (m *ApplicationMutation) ClearLead() {
+	m.clearedlead = true
+	m.clearedFields[application.FieldLeadID] = struct{}{}
+}
+
+// LeadCleared reports if the "lead" edge to the Lead entity was cleared.
+func (m *ApplicationMutation) LeadCleared() bool {
+	return m.clearedlead
+}
+
+// LeadIDs returns the "lead" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LeadID instead. It exists only for internal usage by the builders.
+func (m *ApplicationMutation) LeadIDs() (ids []uuid.UUID) {
+	if id := m.lead; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLead resets all changes to the "lead" edge.
+func (m *ApplicationMutation) ResetLead() {
+	m.lead = nil
+	m.clearedlead = false
+}
+
+// ClearLender clears the "lender" edge to the Lender entity.
+func (m *ApplicationMutation) ClearLender() {
+	m.clearedlender = true
+	m.clearedFields[application.FieldLenderID] = struct{}{}
+}
+
+// LenderCleared reports if the "lender" edge to the Lender entity was cleared.
+func (m *ApplicationMutation) LenderCleared() bool {
+	return m.clearedlender
+}
+
+// LenderIDs returns the "lender" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LenderID instead. It exists only for internal usage by the builders.
+func (m *ApplicationMutation) LenderIDs() (ids []uuid.UUID) {
+	if id := m.lender; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLender resets all changes to the "lender" edge.
+func (m *ApplicationMutation) ResetLender() {
+	m.lender = nil
+	m.clearedlender = false
+}
+
+// AddDealIDs adds the "deals" edge to the FundedDeal entity by ids.
+func (m *ApplicationMutation) AddDealIDs(ids ...uuid.UUID) {
+	if m.deals == nil {
+		m.deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.deals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDeals clears the "deals" edge to the FundedDeal entity.
+func (m *ApplicationMutation) ClearDeals() {
+	m.cleareddeals = true
+}
+
+// DealsCleared reports if the "deals" edge to the FundedDeal entity was cleared.
+func (m *ApplicationMutation) DealsCleared() bool {
+	return m.cleareddeals
+}
+
+// RemoveDealIDs removes the "deals" edge to the FundedDeal entity by IDs.
+func (m *ApplicationMutation) RemoveDealIDs(ids ...uuid.UUID) {
+	if m.removeddeals == nil {
+		m.removeddeals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.deals, ids[i])
+		m.removeddeals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDeals returns the removed IDs of the "deals" edge to the FundedDeal entity.
+func (m *ApplicationMutation) RemovedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.removeddeals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DealsIDs returns the "deals" edge IDs in the mutation.
+func (m *ApplicationMutation) DealsIDs() (ids []uuid.UUID) {
+	for id := range m.deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDeals resets all changes to the "deals" edge.
+func (m *ApplicationMutation) ResetDeals() {
+	m.deals = nil
+	m.cleareddeals = false
+	m.removeddeals = nil
+}
+
+// Where appends a list predicates to the ApplicationMutation builder.
+func (m *ApplicationMutation) Where(ps ...predicate.Application) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ApplicationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ApplicationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Application, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ApplicationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ApplicationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Application).
+func (m *ApplicationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ApplicationMutation) Fields() []string {
+	fields := make([]string, 0, 25)
+	if m.created_at != nil {
+		fields = append(fields, application.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, application.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, application.FieldOrgID)
+	}
+	if m.lead != nil {
+		fields = append(fields, application.FieldLeadID)
+	}
+	if m.lender != nil {
+		fields = append(fields, application.FieldLenderID)
+	}
+	if m.lender_name != nil {
+		fields = append(fields, application.FieldLenderName)
+	}
+	if m.status != nil {
+		fields = append(fields, application.FieldStatus)
+	}
+	if m.product != nil {
+		fields = append(fields, application.FieldProduct)
+	}
+	if m.requested_amount != nil {
+		fields = append(fields, application.FieldRequestedAmount)
+	}
+	if m.submitted_at != nil {
+		fields = append(fields, application.FieldSubmittedAt)
+	}
+	if m.submitted_by != nil {
+		fields = append(fields, application.FieldSubmittedBy)
+	}
+	if m.external_ref != nil {
+		fields = append(fields, application.FieldExternalRef)
+	}
+	if m.notes != nil {
+		fields = append(fields, application.FieldNotes)
+	}
+	if m.decided_at != nil {
+		fields = append(fields, application.FieldDecidedAt)
+	}
+	if m.approved_amount != nil {
+		fields = append(fields, application.FieldApprovedAmount)
+	}
+	if m.interest_rate != nil {
+		fields = append(fields, application.FieldInterestRate)
+	}
+	if m.rate_type != nil {
+		fields = append(fields, application.FieldRateType)
+	}
+	if m.term_months != nil {
+		fields = append(fields, application.FieldTermMonths)
+	}
+	if m.payment_frequency != nil {
+		fields = append(fields, application.FieldPaymentFrequency)
+	}
+	if m.conditions != nil {
+		fields = append(fields, application.FieldConditions)
+	}
+	if m.decline_reason != nil {
+		fields = append(fields, application.FieldDeclineReason)
+	}
+	if m.decline_category != nil {
+		fields = append(fields, application.FieldDeclineCategory)
+	}
+	if m.withdrawn_reason != nil {
+		fields = append(fields, application.FieldWithdrawnReason)
+	}
+	if m.warnings != nil {
+		fields = append(fields, application.FieldWarnings)
+	}
+	if m.funded_deal_id != nil {
+		fields = append(fields, application.FieldFundedDealID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ApplicationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case application.FieldCreatedAt:
+		return m.CreatedAt()
+	case application.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case application.FieldOrgID:
+		return m.OrgID()
+	case application.FieldLeadID:
+		return m.LeadID()
+	case application.FieldLenderID:
+		return m.LenderID()
+	case application.FieldLenderName:
+		return m.LenderName()
+	case application.FieldStatus:
+		return m.Status()
+	case application.FieldProduct:
+		return m.Product()
+	case application.FieldRequestedAmount:
+		return m.RequestedAmount()
+	case application.FieldSubmittedAt:
+		return m.SubmittedAt()
+	case application.FieldSubmittedBy:
+		return m.SubmittedBy()
+	case application.FieldExternalRef:
+		return m.ExternalRef()
+	case application.FieldNotes:
+		return m.Notes()
+	case application.FieldDecidedAt:
+		return m.DecidedAt()
+	case application.FieldApprovedAmount:
+		return m.ApprovedAmount()
+	case application.FieldInterestRate:
+		return m.InterestRate()
+	case application.FieldRateType:
+		return m.RateType()
+	case application.FieldTermMonths:
+		return m.TermMonths()
+	case application.FieldPaymentFrequency:
+		return m.PaymentFrequency()
+	case application.FieldConditions:
+		return m.Conditions()
+	case application.FieldDeclineReason:
+		return m.DeclineReason()
+	case application.FieldDeclineCategory:
+		return m.DeclineCategory()
+	case application.FieldWithdrawnReason:
+		return m.WithdrawnReason()
+	case application.FieldWarnings:
+		return m.Warnings()
+	case application.FieldFundedDealID:
+		return m.FundedDealID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ApplicationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case application.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case application.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case application.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case application.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case application.FieldLenderID:
+		return m.OldLenderID(ctx)
+	case application.FieldLenderName:
+		return m.OldLenderName(ctx)
+	case application.FieldStatus:
+		return m.OldStatus(ctx)
+	case application.FieldProduct:
+		return m.OldProduct(ctx)
+	case application.FieldRequestedAmount:
+		return m.OldRequestedAmount(ctx)
+	case application.FieldSubmittedAt:
+		return m.OldSubmittedAt(ctx)
+	case application.FieldSubmittedBy:
+		return m.OldSubmittedBy(ctx)
+	case application.FieldExternalRef:
+		return m.OldExternalRef(ctx)
+	case application.FieldNotes:
+		return m.OldNotes(ctx)
+	case application.FieldDecidedAt:
+		return m.OldDecidedAt(ctx)
+	case application.FieldApprovedAmount:
+		return m.OldApprovedAmount(ctx)
+	case application.FieldInterestRate:
+		return m.OldInterestRate(ctx)
+	case application.FieldRateType:
+		return m.OldRateType(ctx)
+	case application.FieldTermMonths:
+		return m.OldTermMonths(ctx)
+	case application.FieldPaymentFrequency:
+		return m.OldPaymentFrequency(ctx)
+	case application.FieldConditions:
+		return m.OldConditions(ctx)
+	case application.FieldDeclineReason:
+		return m.OldDeclineReason(ctx)
+	case application.FieldDeclineCategory:
+		return m.OldDeclineCategory(ctx)
+	case application.FieldWithdrawnReason:
+		return m.OldWithdrawnReason(ctx)
+	case application.FieldWarnings:
+		return m.OldWarnings(ctx)
+	case application.FieldFundedDealID:
+		return m.OldFundedDealID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Application field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ApplicationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case application.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case application.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case application.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case application.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case application.FieldLenderID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderID(v)
+		return nil
+	case application.FieldLenderName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderName(v)
+		return nil
+	case application.FieldStatus:
+		v, ok := value.(application.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case application.FieldProduct:
+		v, ok := value.(application.Product)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProduct(v)
+		return nil
+	case application.FieldRequestedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestedAmount(v)
+		return nil
+	case application.FieldSubmittedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubmittedAt(v)
+		return nil
+	case application.FieldSubmittedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubmittedBy(v)
+		return nil
+	case application.FieldExternalRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalRef(v)
+		return nil
+	case application.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case application.FieldDecidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecidedAt(v)
+		return nil
+	case application.FieldApprovedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApprovedAmount(v)
+		return nil
+	case application.FieldInterestRate:
+		v, ok := value.(money.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInterestRate(v)
+		return nil
+	case application.FieldRateType:
+		v, ok := value.(application.RateType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRateType(v)
+		return nil
+	case application.FieldTermMonths:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTermMonths(v)
+		return nil
+	case application.FieldPaymentFrequency:
+		v, ok := value.(application.PaymentFrequency)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentFrequency(v)
+		return nil
+	case application.FieldConditions:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConditions(v)
+		return nil
+	case application.FieldDeclineReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclineReason(v)
+		return nil
+	case application.FieldDeclineCategory:
+		v, ok := value.(application.DeclineCategory)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclineCategory(v)
+		return nil
+	case application.FieldWithdrawnReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawnReason(v)
+		return nil
+	case application.FieldWarnings:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWarnings(v)
+		return nil
+	case application.FieldFundedDealID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFundedDealID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Application field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ApplicationMutation) AddedFields() []string {
+	var fields []string
+	if m.addrequested_amount != nil {
+		fields = append(fields, application.FieldRequestedAmount)
+	}
+	if m.addapproved_amount != nil {
+		fields = append(fields, application.FieldApprovedAmount)
+	}
+	if m.addinterest_rate != nil {
+		fields = append(fields, application.FieldInterestRate)
+	}
+	if m.addterm_months != nil {
+		fields = append(fields, application.FieldTermMonths)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ApplicationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case application.FieldRequestedAmount:
+		return m.AddedRequestedAmount()
+	case application.FieldApprovedAmount:
+		return m.AddedApprovedAmount()
+	case application.FieldInterestRate:
+		return m.AddedInterestRate()
+	case application.FieldTermMonths:
+		return m.AddedTermMonths()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ApplicationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case application.FieldRequestedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRequestedAmount(v)
+		return nil
+	case application.FieldApprovedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddApprovedAmount(v)
+		return nil
+	case application.FieldInterestRate:
+		v, ok := value.(money.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInterestRate(v)
+		return nil
+	case application.FieldTermMonths:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTermMonths(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Application numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ApplicationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(application.FieldProduct) {
+		fields = append(fields, application.FieldProduct)
+	}
+	if m.FieldCleared(application.FieldExternalRef) {
+		fields = append(fields, application.FieldExternalRef)
+	}
+	if m.FieldCleared(application.FieldNotes) {
+		fields = append(fields, application.FieldNotes)
+	}
+	if m.FieldCleared(application.FieldDecidedAt) {
+		fields = append(fields, application.FieldDecidedAt)
+	}
+	if m.FieldCleared(application.FieldApprovedAmount) {
+		fields = append(fields, application.FieldApprovedAmount)
+	}
+	if m.FieldCleared(application.FieldInterestRate) {
+		fields = append(fields, application.FieldInterestRate)
+	}
+	if m.FieldCleared(application.FieldRateType) {
+		fields = append(fields, application.FieldRateType)
+	}
+	if m.FieldCleared(application.FieldTermMonths) {
+		fields = append(fields, application.FieldTermMonths)
+	}
+	if m.FieldCleared(application.FieldPaymentFrequency) {
+		fields = append(fields, application.FieldPaymentFrequency)
+	}
+	if m.FieldCleared(application.FieldDeclineReason) {
+		fields = append(fields, application.FieldDeclineReason)
+	}
+	if m.FieldCleared(application.FieldDeclineCategory) {
+		fields = append(fields, application.FieldDeclineCategory)
+	}
+	if m.FieldCleared(application.FieldWithdrawnReason) {
+		fields = append(fields, application.FieldWithdrawnReason)
+	}
+	if m.FieldCleared(application.FieldFundedDealID) {
+		fields = append(fields, application.FieldFundedDealID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ApplicationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ApplicationMutation) ClearField(name string) error {
+	switch name {
+	case application.FieldProduct:
+		m.ClearProduct()
+		return nil
+	case application.FieldExternalRef:
+		m.ClearExternalRef()
+		return nil
+	case application.FieldNotes:
+		m.ClearNotes()
+		return nil
+	case application.FieldDecidedAt:
+		m.ClearDecidedAt()
+		return nil
+	case application.FieldApprovedAmount:
+		m.ClearApprovedAmount()
+		return nil
+	case application.FieldInterestRate:
+		m.ClearInterestRate()
+		return nil
+	case application.FieldRateType:
+		m.ClearRateType()
+		return nil
+	case application.FieldTermMonths:
+		m.ClearTermMonths()
+		return nil
+	case application.FieldPaymentFrequency:
+		m.ClearPaymentFrequency()
+		return nil
+	case application.FieldDeclineReason:
+		m.ClearDeclineReason()
+		return nil
+	case application.FieldDeclineCategory:
+		m.ClearDeclineCategory()
+		return nil
+	case application.FieldWithdrawnReason:
+		m.ClearWithdrawnReason()
+		return nil
+	case application.FieldFundedDealID:
+		m.ClearFundedDealID()
+		return nil
+	}
+	return fmt.Errorf("unknown Application nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ApplicationMutation) ResetField(name string) error {
+	switch name {
+	case application.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case application.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case application.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case application.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case application.FieldLenderID:
+		m.ResetLenderID()
+		return nil
+	case application.FieldLenderName:
+		m.ResetLenderName()
+		return nil
+	case application.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case application.FieldProduct:
+		m.ResetProduct()
+		return nil
+	case application.FieldRequestedAmount:
+		m.ResetRequestedAmount()
+		return nil
+	case application.FieldSubmittedAt:
+		m.ResetSubmittedAt()
+		return nil
+	case application.FieldSubmittedBy:
+		m.ResetSubmittedBy()
+		return nil
+	case application.FieldExternalRef:
+		m.ResetExternalRef()
+		return nil
+	case application.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case application.FieldDecidedAt:
+		m.ResetDecidedAt()
+		return nil
+	case application.FieldApprovedAmount:
+		m.ResetApprovedAmount()
+		return nil
+	case application.FieldInterestRate:
+		m.ResetInterestRate()
+		return nil
+	case application.FieldRateType:
+		m.ResetRateType()
+		return nil
+	case application.FieldTermMonths:
+		m.ResetTermMonths()
+		return nil
+	case application.FieldPaymentFrequency:
+		m.ResetPaymentFrequency()
+		return nil
+	case application.FieldConditions:
+		m.ResetConditions()
+		return nil
+	case application.FieldDeclineReason:
+		m.ResetDeclineReason()
+		return nil
+	case application.FieldDeclineCategory:
+		m.ResetDeclineCategory()
+		return nil
+	case application.FieldWithdrawnReason:
+		m.ResetWithdrawnReason()
+		return nil
+	case application.FieldWarnings:
+		m.ResetWarnings()
+		return nil
+	case application.FieldFundedDealID:
+		m.ResetFundedDealID()
+		return nil
+	}
+	return fmt.Errorf("unknown Application field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ApplicationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.organization != nil {
+		edges = append(edges, application.EdgeOrganization)
+	}
+	if m.lead != nil {
+		edges = append(edges, application.EdgeLead)
+	}
+	if m.lender != nil {
+		edges = append(edges, application.EdgeLender)
+	}
+	if m.deals != nil {
+		edges = append(edges, application.EdgeDeals)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ApplicationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case application.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case application.EdgeLead:
+		if id := m.lead; id != nil {
+			return []ent.Value{*id}
+		}
+	case application.EdgeLender:
+		if id := m.lender; id != nil {
+			return []ent.Value{*id}
+		}
+	case application.EdgeDeals:
+		ids := make([]ent.Value, 0, len(m.deals))
+		for id := range m.deals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ApplicationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.removeddeals != nil {
+		edges = append(edges, application.EdgeDeals)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ApplicationMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case application.EdgeDeals:
+		ids := make([]ent.Value, 0, len(m.removeddeals))
+		for id := range m.removeddeals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ApplicationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedorganization {
+		edges = append(edges, application.EdgeOrganization)
+	}
+	if m.clearedlead {
+		edges = append(edges, application.EdgeLead)
+	}
+	if m.clearedlender {
+		edges = append(edges, application.EdgeLender)
+	}
+	if m.cleareddeals {
+		edges = append(edges, application.EdgeDeals)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ApplicationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case application.EdgeOrganization:
+		return m.clearedorganization
+	case application.EdgeLead:
+		return m.clearedlead
+	case application.EdgeLender:
+		return m.clearedlender
+	case application.EdgeDeals:
+		return m.cleareddeals
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ApplicationMutation) ClearEdge(name string) error {
+	switch name {
+	case application.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case application.EdgeLead:
+		m.ClearLead()
+		return nil
+	case application.EdgeLender:
+		m.ClearLender()
+		return nil
+	}
+	return fmt.Errorf("unknown Application unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ApplicationMutation) ResetEdge(name string) error {
+	switch name {
+	case application.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case application.EdgeLead:
+		m.ResetLead()
+		return nil
+	case application.EdgeLender:
+		m.ResetLender()
+		return nil
+	case application.EdgeDeals:
+		m.ResetDeals()
+		return nil
+	}
+	return fmt.Errorf("unknown Application edge %s", name)
 }
 
 // AutomationMutation represents an operation that mutates the Automation nodes in the graph.
@@ -6004,6 +8307,1994 @@ func (m *CallEventMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown CallEvent edge %s", name)
 }
 
+// CommissionMutation represents an operation that mutates the Commission nodes in the graph.
+type CommissionMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	lead_id             *uuid.UUID
+	lender_id           *uuid.UUID
+	advisor_id          *uuid.UUID
+	expected_amount     *money.Amount
+	addexpected_amount  *money.Amount
+	paid_amount         *money.Amount
+	addpaid_amount      *money.Amount
+	status              *commission.Status
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	deal                *uuid.UUID
+	cleareddeal         bool
+	payments            map[uuid.UUID]struct{}
+	removedpayments     map[uuid.UUID]struct{}
+	clearedpayments     bool
+	done                bool
+	oldValue            func(context.Context) (*Commission, error)
+	predicates          []predicate.Commission
+}
+
+var _ ent.Mutation = (*CommissionMutation)(nil)
+
+// commissionOption allows management of the mutation configuration using functional options.
+type commissionOption func(*CommissionMutation)
+
+// newCommissionMutation creates new mutation for the Commission entity.
+func newCommissionMutation(c config, op Op, opts ...commissionOption) *CommissionMutation {
+	m := &CommissionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCommission,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCommissionID sets the ID field of the mutation.
+func withCommissionID(id uuid.UUID) commissionOption {
+	return func(m *CommissionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Commission
+		)
+		m.oldValue = func(ctx context.Context) (*Commission, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Commission.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCommission sets the old Commission of the mutation.
+func withCommission(node *Commission) commissionOption {
+	return func(m *CommissionMutation) {
+		m.oldValue = func(context.Context) (*Commission, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CommissionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CommissionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Commission entities.
+func (m *CommissionMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CommissionMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CommissionMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Commission.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CommissionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CommissionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CommissionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CommissionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CommissionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CommissionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *CommissionMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *CommissionMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *CommissionMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetDealID sets the "deal_id" field.
+func (m *CommissionMutation) SetDealID(u uuid.UUID) {
+	m.deal = &u
+}
+
+// DealID returns the value of the "deal_id" field in the mutation.
+func (m *CommissionMutation) DealID() (r uuid.UUID, exists bool) {
+	v := m.deal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDealID returns the old "deal_id" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldDealID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDealID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDealID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDealID: %w", err)
+	}
+	return oldValue.DealID, nil
+}
+
+// ResetDealID resets all changes to the "deal_id" field.
+func (m *CommissionMutation) ResetDealID() {
+	m.deal = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *CommissionMutation) SetLeadID(u uuid.UUID) {
+	m.lead_id = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *CommissionMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *CommissionMutation) ResetLeadID() {
+	m.lead_id = nil
+}
+
+// SetLenderID sets the "lender_id" field.
+func (m *CommissionMutation) SetLenderID(u uuid.UUID) {
+	m.lender_id = &u
+}
+
+// LenderID returns the value of the "lender_id" field in the mutation.
+func (m *CommissionMutation) LenderID() (r uuid.UUID, exists bool) {
+	v := m.lender_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderID returns the old "lender_id" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldLenderID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderID: %w", err)
+	}
+	return oldValue.LenderID, nil
+}
+
+// ResetLenderID resets all changes to the "lender_id" field.
+func (m *CommissionMutation) ResetLenderID() {
+	m.lender_id = nil
+}
+
+// SetAdvisorID sets the "advisor_id" field.
+func (m *CommissionMutation) SetAdvisorID(u uuid.UUID) {
+	m.advisor_id = &u
+}
+
+// AdvisorID returns the value of the "advisor_id" field in the mutation.
+func (m *CommissionMutation) AdvisorID() (r uuid.UUID, exists bool) {
+	v := m.advisor_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdvisorID returns the old "advisor_id" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldAdvisorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdvisorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdvisorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdvisorID: %w", err)
+	}
+	return oldValue.AdvisorID, nil
+}
+
+// ClearAdvisorID clears the value of the "advisor_id" field.
+func (m *CommissionMutation) ClearAdvisorID() {
+	m.advisor_id = nil
+	m.clearedFields[commission.FieldAdvisorID] = struct{}{}
+}
+
+// AdvisorIDCleared returns if the "advisor_id" field was cleared in this mutation.
+func (m *CommissionMutation) AdvisorIDCleared() bool {
+	_, ok := m.clearedFields[commission.FieldAdvisorID]
+	return ok
+}
+
+// ResetAdvisorID resets all changes to the "advisor_id" field.
+func (m *CommissionMutation) ResetAdvisorID() {
+	m.advisor_id = nil
+	delete(m.clearedFields, commission.FieldAdvisorID)
+}
+
+// SetExpectedAmount sets the "expected_amount" field.
+func (m *CommissionMutation) SetExpectedAmount(value money.Amount) {
+	m.expected_amount = &value
+	m.addexpected_amount = nil
+}
+
+// ExpectedAmount returns the value of the "expected_amount" field in the mutation.
+func (m *CommissionMutation) ExpectedAmount() (r money.Amount, exists bool) {
+	v := m.expected_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpectedAmount returns the old "expected_amount" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldExpectedAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpectedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpectedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpectedAmount: %w", err)
+	}
+	return oldValue.ExpectedAmount, nil
+}
+
+// AddExpectedAmount adds value to the "expected_amount" field.
+func (m *CommissionMutation) AddExpectedAmount(value money.Amount) {
+	if m.addexpected_amount != nil {
+		*m.addexpected_amount += value
+	} else {
+		m.addexpected_amount = &value
+	}
+}
+
+// AddedExpectedAmount returns the value that was added to the "expected_amount" field in this mutation.
+func (m *CommissionMutation) AddedExpectedAmount() (r money.Amount, exists bool) {
+	v := m.addexpected_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetExpectedAmount resets all changes to the "expected_amount" field.
+func (m *CommissionMutation) ResetExpectedAmount() {
+	m.expected_amount = nil
+	m.addexpected_amount = nil
+}
+
+// SetPaidAmount sets the "paid_amount" field.
+func (m *CommissionMutation) SetPaidAmount(value money.Amount) {
+	m.paid_amount = &value
+	m.addpaid_amount = nil
+}
+
+// PaidAmount returns the value of the "paid_amount" field in the mutation.
+func (m *CommissionMutation) PaidAmount() (r money.Amount, exists bool) {
+	v := m.paid_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaidAmount returns the old "paid_amount" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldPaidAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaidAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaidAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaidAmount: %w", err)
+	}
+	return oldValue.PaidAmount, nil
+}
+
+// AddPaidAmount adds value to the "paid_amount" field.
+func (m *CommissionMutation) AddPaidAmount(value money.Amount) {
+	if m.addpaid_amount != nil {
+		*m.addpaid_amount += value
+	} else {
+		m.addpaid_amount = &value
+	}
+}
+
+// AddedPaidAmount returns the value that was added to the "paid_amount" field in this mutation.
+func (m *CommissionMutation) AddedPaidAmount() (r money.Amount, exists bool) {
+	v := m.addpaid_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPaidAmount resets all changes to the "paid_amount" field.
+func (m *CommissionMutation) ResetPaidAmount() {
+	m.paid_amount = nil
+	m.addpaid_amount = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *CommissionMutation) SetStatus(c commission.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *CommissionMutation) Status() (r commission.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Commission entity.
+// If the Commission object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionMutation) OldStatus(ctx context.Context) (v commission.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *CommissionMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *CommissionMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *CommissionMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[commission.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *CommissionMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *CommissionMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *CommissionMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *CommissionMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearDeal clears the "deal" edge to the FundedDeal entity.
+func (m *CommissionMutation) ClearDeal() {
+	m.cleareddeal = true
+	m.clearedFields[commission.FieldDealID] = struct{}{}
+}
+
+// DealCleared reports if the "deal" edge to the FundedDeal entity was cleared.
+func (m *CommissionMutation) DealCleared() bool {
+	return m.cleareddeal
+}
+
+// DealIDs returns the "deal" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// DealID instead. It exists only for internal usage by the builders.
+func (m *CommissionMutation) DealIDs() (ids []uuid.UUID) {
+	if id := m.deal; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetDeal resets all changes to the "deal" edge.
+func (m *CommissionMutation) ResetDeal() {
+	m.deal = nil
+	m.cleareddeal = false
+}
+
+// AddPaymentIDs adds the "payments" edge to the CommissionPayment entity by ids.
+func (m *CommissionMutation) AddPaymentIDs(ids ...uuid.UUID) {
+	if m.payments == nil {
+		m.payments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.payments[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPayments clears the "payments" edge to the CommissionPayment entity.
+func (m *CommissionMutation) ClearPayments() {
+	m.clearedpayments = true
+}
+
+// PaymentsCleared reports if the "payments" edge to the CommissionPayment entity was cleared.
+func (m *CommissionMutation) PaymentsCleared() bool {
+	return m.clearedpayments
+}
+
+// RemovePaymentIDs removes the "payments" edge to the CommissionPayment entity by IDs.
+func (m *CommissionMutation) RemovePaymentIDs(ids ...uuid.UUID) {
+	if m.removedpayments == nil {
+		m.removedpayments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.payments, ids[i])
+		m.removedpayments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPayments returns the removed IDs of the "payments" edge to the CommissionPayment entity.
+func (m *CommissionMutation) RemovedPaymentsIDs() (ids []uuid.UUID) {
+	for id := range m.removedpayments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PaymentsIDs returns the "payments" edge IDs in the mutation.
+func (m *CommissionMutation) PaymentsIDs() (ids []uuid.UUID) {
+	for id := range m.payments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPayments resets all changes to the "payments" edge.
+func (m *CommissionMutation) ResetPayments() {
+	m.payments = nil
+	m.clearedpayments = false
+	m.removedpayments = nil
+}
+
+// Where appends a list predicates to the CommissionMutation builder.
+func (m *CommissionMutation) Where(ps ...predicate.Commission) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CommissionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CommissionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Commission, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CommissionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CommissionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Commission).
+func (m *CommissionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CommissionMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, commission.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, commission.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, commission.FieldOrgID)
+	}
+	if m.deal != nil {
+		fields = append(fields, commission.FieldDealID)
+	}
+	if m.lead_id != nil {
+		fields = append(fields, commission.FieldLeadID)
+	}
+	if m.lender_id != nil {
+		fields = append(fields, commission.FieldLenderID)
+	}
+	if m.advisor_id != nil {
+		fields = append(fields, commission.FieldAdvisorID)
+	}
+	if m.expected_amount != nil {
+		fields = append(fields, commission.FieldExpectedAmount)
+	}
+	if m.paid_amount != nil {
+		fields = append(fields, commission.FieldPaidAmount)
+	}
+	if m.status != nil {
+		fields = append(fields, commission.FieldStatus)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CommissionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case commission.FieldCreatedAt:
+		return m.CreatedAt()
+	case commission.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case commission.FieldOrgID:
+		return m.OrgID()
+	case commission.FieldDealID:
+		return m.DealID()
+	case commission.FieldLeadID:
+		return m.LeadID()
+	case commission.FieldLenderID:
+		return m.LenderID()
+	case commission.FieldAdvisorID:
+		return m.AdvisorID()
+	case commission.FieldExpectedAmount:
+		return m.ExpectedAmount()
+	case commission.FieldPaidAmount:
+		return m.PaidAmount()
+	case commission.FieldStatus:
+		return m.Status()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CommissionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case commission.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case commission.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case commission.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case commission.FieldDealID:
+		return m.OldDealID(ctx)
+	case commission.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case commission.FieldLenderID:
+		return m.OldLenderID(ctx)
+	case commission.FieldAdvisorID:
+		return m.OldAdvisorID(ctx)
+	case commission.FieldExpectedAmount:
+		return m.OldExpectedAmount(ctx)
+	case commission.FieldPaidAmount:
+		return m.OldPaidAmount(ctx)
+	case commission.FieldStatus:
+		return m.OldStatus(ctx)
+	}
+	return nil, fmt.Errorf("unknown Commission field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case commission.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case commission.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case commission.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case commission.FieldDealID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDealID(v)
+		return nil
+	case commission.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case commission.FieldLenderID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderID(v)
+		return nil
+	case commission.FieldAdvisorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdvisorID(v)
+		return nil
+	case commission.FieldExpectedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpectedAmount(v)
+		return nil
+	case commission.FieldPaidAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaidAmount(v)
+		return nil
+	case commission.FieldStatus:
+		v, ok := value.(commission.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Commission field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CommissionMutation) AddedFields() []string {
+	var fields []string
+	if m.addexpected_amount != nil {
+		fields = append(fields, commission.FieldExpectedAmount)
+	}
+	if m.addpaid_amount != nil {
+		fields = append(fields, commission.FieldPaidAmount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CommissionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case commission.FieldExpectedAmount:
+		return m.AddedExpectedAmount()
+	case commission.FieldPaidAmount:
+		return m.AddedPaidAmount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case commission.FieldExpectedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExpectedAmount(v)
+		return nil
+	case commission.FieldPaidAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPaidAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Commission numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CommissionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(commission.FieldAdvisorID) {
+		fields = append(fields, commission.FieldAdvisorID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CommissionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CommissionMutation) ClearField(name string) error {
+	switch name {
+	case commission.FieldAdvisorID:
+		m.ClearAdvisorID()
+		return nil
+	}
+	return fmt.Errorf("unknown Commission nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CommissionMutation) ResetField(name string) error {
+	switch name {
+	case commission.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case commission.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case commission.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case commission.FieldDealID:
+		m.ResetDealID()
+		return nil
+	case commission.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case commission.FieldLenderID:
+		m.ResetLenderID()
+		return nil
+	case commission.FieldAdvisorID:
+		m.ResetAdvisorID()
+		return nil
+	case commission.FieldExpectedAmount:
+		m.ResetExpectedAmount()
+		return nil
+	case commission.FieldPaidAmount:
+		m.ResetPaidAmount()
+		return nil
+	case commission.FieldStatus:
+		m.ResetStatus()
+		return nil
+	}
+	return fmt.Errorf("unknown Commission field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CommissionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, commission.EdgeOrganization)
+	}
+	if m.deal != nil {
+		edges = append(edges, commission.EdgeDeal)
+	}
+	if m.payments != nil {
+		edges = append(edges, commission.EdgePayments)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CommissionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case commission.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case commission.EdgeDeal:
+		if id := m.deal; id != nil {
+			return []ent.Value{*id}
+		}
+	case commission.EdgePayments:
+		ids := make([]ent.Value, 0, len(m.payments))
+		for id := range m.payments {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CommissionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedpayments != nil {
+		edges = append(edges, commission.EdgePayments)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CommissionMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case commission.EdgePayments:
+		ids := make([]ent.Value, 0, len(m.removedpayments))
+		for id := range m.removedpayments {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CommissionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, commission.EdgeOrganization)
+	}
+	if m.cleareddeal {
+		edges = append(edges, commission.EdgeDeal)
+	}
+	if m.clearedpayments {
+		edges = append(edges, commission.EdgePayments)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CommissionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case commission.EdgeOrganization:
+		return m.clearedorganization
+	case commission.EdgeDeal:
+		return m.cleareddeal
+	case commission.EdgePayments:
+		return m.clearedpayments
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CommissionMutation) ClearEdge(name string) error {
+	switch name {
+	case commission.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case commission.EdgeDeal:
+		m.ClearDeal()
+		return nil
+	}
+	return fmt.Errorf("unknown Commission unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CommissionMutation) ResetEdge(name string) error {
+	switch name {
+	case commission.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case commission.EdgeDeal:
+		m.ResetDeal()
+		return nil
+	case commission.EdgePayments:
+		m.ResetPayments()
+		return nil
+	}
+	return fmt.Errorf("unknown Commission edge %s", name)
+}
+
+// CommissionPaymentMutation represents an operation that mutates the CommissionPayment nodes in the graph.
+type CommissionPaymentMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	amount              *money.Amount
+	addamount           *money.Amount
+	kind                *commissionpayment.Kind
+	paid_at             *time.Time
+	reference           *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	commission          *uuid.UUID
+	clearedcommission   bool
+	done                bool
+	oldValue            func(context.Context) (*CommissionPayment, error)
+	predicates          []predicate.CommissionPayment
+}
+
+var _ ent.Mutation = (*CommissionPaymentMutation)(nil)
+
+// commissionpaymentOption allows management of the mutation configuration using functional options.
+type commissionpaymentOption func(*CommissionPaymentMutation)
+
+// newCommissionPaymentMutation creates new mutation for the CommissionPayment entity.
+func newCommissionPaymentMutation(c config, op Op, opts ...commissionpaymentOption) *CommissionPaymentMutation {
+	m := &CommissionPaymentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCommissionPayment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCommissionPaymentID sets the ID field of the mutation.
+func withCommissionPaymentID(id uuid.UUID) commissionpaymentOption {
+	return func(m *CommissionPaymentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CommissionPayment
+		)
+		m.oldValue = func(ctx context.Context) (*CommissionPayment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CommissionPayment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCommissionPayment sets the old CommissionPayment of the mutation.
+func withCommissionPayment(node *CommissionPayment) commissionpaymentOption {
+	return func(m *CommissionPaymentMutation) {
+		m.oldValue = func(context.Context) (*CommissionPayment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CommissionPaymentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CommissionPaymentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CommissionPayment entities.
+func (m *CommissionPaymentMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CommissionPaymentMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CommissionPaymentMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CommissionPayment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CommissionPaymentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CommissionPaymentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CommissionPaymentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CommissionPaymentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CommissionPaymentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CommissionPaymentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *CommissionPaymentMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *CommissionPaymentMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *CommissionPaymentMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetCommissionID sets the "commission_id" field.
+func (m *CommissionPaymentMutation) SetCommissionID(u uuid.UUID) {
+	m.commission = &u
+}
+
+// CommissionID returns the value of the "commission_id" field in the mutation.
+func (m *CommissionPaymentMutation) CommissionID() (r uuid.UUID, exists bool) {
+	v := m.commission
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommissionID returns the old "commission_id" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldCommissionID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommissionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommissionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommissionID: %w", err)
+	}
+	return oldValue.CommissionID, nil
+}
+
+// ResetCommissionID resets all changes to the "commission_id" field.
+func (m *CommissionPaymentMutation) ResetCommissionID() {
+	m.commission = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *CommissionPaymentMutation) SetAmount(value money.Amount) {
+	m.amount = &value
+	m.addamount = nil
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *CommissionPaymentMutation) Amount() (r money.Amount, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// AddAmount adds value to the "amount" field.
+func (m *CommissionPaymentMutation) AddAmount(value money.Amount) {
+	if m.addamount != nil {
+		*m.addamount += value
+	} else {
+		m.addamount = &value
+	}
+}
+
+// AddedAmount returns the value that was added to the "amount" field in this mutation.
+func (m *CommissionPaymentMutation) AddedAmount() (r money.Amount, exists bool) {
+	v := m.addamount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *CommissionPaymentMutation) ResetAmount() {
+	m.amount = nil
+	m.addamount = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *CommissionPaymentMutation) SetKind(c commissionpayment.Kind) {
+	m.kind = &c
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *CommissionPaymentMutation) Kind() (r commissionpayment.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldKind(ctx context.Context) (v commissionpayment.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *CommissionPaymentMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (m *CommissionPaymentMutation) SetPaidAt(t time.Time) {
+	m.paid_at = &t
+}
+
+// PaidAt returns the value of the "paid_at" field in the mutation.
+func (m *CommissionPaymentMutation) PaidAt() (r time.Time, exists bool) {
+	v := m.paid_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaidAt returns the old "paid_at" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldPaidAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaidAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaidAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaidAt: %w", err)
+	}
+	return oldValue.PaidAt, nil
+}
+
+// ResetPaidAt resets all changes to the "paid_at" field.
+func (m *CommissionPaymentMutation) ResetPaidAt() {
+	m.paid_at = nil
+}
+
+// SetReference sets the "reference" field.
+func (m *CommissionPaymentMutation) SetReference(s string) {
+	m.reference = &s
+}
+
+// Reference returns the value of the "reference" field in the mutation.
+func (m *CommissionPaymentMutation) Reference() (r string, exists bool) {
+	v := m.reference
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReference returns the old "reference" field's value of the CommissionPayment entity.
+// If the CommissionPayment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommissionPaymentMutation) OldReference(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReference is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReference requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReference: %w", err)
+	}
+	return oldValue.Reference, nil
+}
+
+// ClearReference clears the value of the "reference" field.
+func (m *CommissionPaymentMutation) ClearReference() {
+	m.reference = nil
+	m.clearedFields[commissionpayment.FieldReference] = struct{}{}
+}
+
+// ReferenceCleared returns if the "reference" field was cleared in this mutation.
+func (m *CommissionPaymentMutation) ReferenceCleared() bool {
+	_, ok := m.clearedFields[commissionpayment.FieldReference]
+	return ok
+}
+
+// ResetReference resets all changes to the "reference" field.
+func (m *CommissionPaymentMutation) ResetReference() {
+	m.reference = nil
+	delete(m.clearedFields, commissionpayment.FieldReference)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *CommissionPaymentMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *CommissionPaymentMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[commissionpayment.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *CommissionPaymentMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *CommissionPaymentMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *CommissionPaymentMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *CommissionPaymentMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearCommission clears the "commission" edge to the Commission entity.
+func (m *CommissionPaymentMutation) ClearCommission() {
+	m.clearedcommission = true
+	m.clearedFields[commissionpayment.FieldCommissionID] = struct{}{}
+}
+
+// CommissionCleared reports if the "commission" edge to the Commission entity was cleared.
+func (m *CommissionPaymentMutation) CommissionCleared() bool {
+	return m.clearedcommission
+}
+
+// CommissionIDs returns the "commission" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CommissionID instead. It exists only for internal usage by the builders.
+func (m *CommissionPaymentMutation) CommissionIDs() (ids []uuid.UUID) {
+	if id := m.commission; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCommission resets all changes to the "commission" edge.
+func (m *CommissionPaymentMutation) ResetCommission() {
+	m.commission = nil
+	m.clearedcommission = false
+}
+
+// Where appends a list predicates to the CommissionPaymentMutation builder.
+func (m *CommissionPaymentMutation) Where(ps ...predicate.CommissionPayment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CommissionPaymentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CommissionPaymentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CommissionPayment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CommissionPaymentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CommissionPaymentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CommissionPayment).
+func (m *CommissionPaymentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CommissionPaymentMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, commissionpayment.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, commissionpayment.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, commissionpayment.FieldOrgID)
+	}
+	if m.commission != nil {
+		fields = append(fields, commissionpayment.FieldCommissionID)
+	}
+	if m.amount != nil {
+		fields = append(fields, commissionpayment.FieldAmount)
+	}
+	if m.kind != nil {
+		fields = append(fields, commissionpayment.FieldKind)
+	}
+	if m.paid_at != nil {
+		fields = append(fields, commissionpayment.FieldPaidAt)
+	}
+	if m.reference != nil {
+		fields = append(fields, commissionpayment.FieldReference)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CommissionPaymentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case commissionpayment.FieldCreatedAt:
+		return m.CreatedAt()
+	case commissionpayment.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case commissionpayment.FieldOrgID:
+		return m.OrgID()
+	case commissionpayment.FieldCommissionID:
+		return m.CommissionID()
+	case commissionpayment.FieldAmount:
+		return m.Amount()
+	case commissionpayment.FieldKind:
+		return m.Kind()
+	case commissionpayment.FieldPaidAt:
+		return m.PaidAt()
+	case commissionpayment.FieldReference:
+		return m.Reference()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CommissionPaymentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case commissionpayment.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case commissionpayment.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case commissionpayment.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case commissionpayment.FieldCommissionID:
+		return m.OldCommissionID(ctx)
+	case commissionpayment.FieldAmount:
+		return m.OldAmount(ctx)
+	case commissionpayment.FieldKind:
+		return m.OldKind(ctx)
+	case commissionpayment.FieldPaidAt:
+		return m.OldPaidAt(ctx)
+	case commissionpayment.FieldReference:
+		return m.OldReference(ctx)
+	}
+	return nil, fmt.Errorf("unknown CommissionPayment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionPaymentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case commissionpayment.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case commissionpayment.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case commissionpayment.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case commissionpayment.FieldCommissionID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommissionID(v)
+		return nil
+	case commissionpayment.FieldAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case commissionpayment.FieldKind:
+		v, ok := value.(commissionpayment.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case commissionpayment.FieldPaidAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaidAt(v)
+		return nil
+	case commissionpayment.FieldReference:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReference(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionPayment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CommissionPaymentMutation) AddedFields() []string {
+	var fields []string
+	if m.addamount != nil {
+		fields = append(fields, commissionpayment.FieldAmount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CommissionPaymentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case commissionpayment.FieldAmount:
+		return m.AddedAmount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommissionPaymentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case commissionpayment.FieldAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionPayment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CommissionPaymentMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(commissionpayment.FieldReference) {
+		fields = append(fields, commissionpayment.FieldReference)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CommissionPaymentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CommissionPaymentMutation) ClearField(name string) error {
+	switch name {
+	case commissionpayment.FieldReference:
+		m.ClearReference()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionPayment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CommissionPaymentMutation) ResetField(name string) error {
+	switch name {
+	case commissionpayment.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case commissionpayment.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case commissionpayment.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case commissionpayment.FieldCommissionID:
+		m.ResetCommissionID()
+		return nil
+	case commissionpayment.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case commissionpayment.FieldKind:
+		m.ResetKind()
+		return nil
+	case commissionpayment.FieldPaidAt:
+		m.ResetPaidAt()
+		return nil
+	case commissionpayment.FieldReference:
+		m.ResetReference()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionPayment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CommissionPaymentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.organization != nil {
+		edges = append(edges, commissionpayment.EdgeOrganization)
+	}
+	if m.commission != nil {
+		edges = append(edges, commissionpayment.EdgeCommission)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CommissionPaymentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case commissionpayment.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case commissionpayment.EdgeCommission:
+		if id := m.commission; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CommissionPaymentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CommissionPaymentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CommissionPaymentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedorganization {
+		edges = append(edges, commissionpayment.EdgeOrganization)
+	}
+	if m.clearedcommission {
+		edges = append(edges, commissionpayment.EdgeCommission)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CommissionPaymentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case commissionpayment.EdgeOrganization:
+		return m.clearedorganization
+	case commissionpayment.EdgeCommission:
+		return m.clearedcommission
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CommissionPaymentMutation) ClearEdge(name string) error {
+	switch name {
+	case commissionpayment.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case commissionpayment.EdgeCommission:
+		m.ClearCommission()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionPayment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CommissionPaymentMutation) ResetEdge(name string) error {
+	switch name {
+	case commissionpayment.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case commissionpayment.EdgeCommission:
+		m.ResetCommission()
+		return nil
+	}
+	return fmt.Errorf("unknown CommissionPayment edge %s", name)
+}
+
 // ContactMutation represents an operation that mutates the Contact nodes in the graph.
 type ContactMutation struct {
 	config
@@ -6889,6 +11180,1721 @@ func (m *ContactMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Contact edge %s", name)
+}
+
+// FundedDealMutation represents an operation that mutates the FundedDeal nodes in the graph.
+type FundedDealMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *uuid.UUID
+	created_at             *time.Time
+	updated_at             *time.Time
+	lender_name            *string
+	advisor_id             *uuid.UUID
+	funded_amount          *money.Amount
+	addfunded_amount       *money.Amount
+	interest_rate          *money.Rate
+	addinterest_rate       *money.Rate
+	rate_type              *fundeddeal.RateType
+	term_months            *int
+	addterm_months         *int
+	payment_frequency      *fundeddeal.PaymentFrequency
+	payback_amount         *money.Amount
+	addpayback_amount      *money.Amount
+	expected_commission    *money.Amount
+	addexpected_commission *money.Amount
+	commission_id          *uuid.UUID
+	funded_at              *time.Time
+	clearedFields          map[string]struct{}
+	organization           *uuid.UUID
+	clearedorganization    bool
+	application            *uuid.UUID
+	clearedapplication     bool
+	lead                   *uuid.UUID
+	clearedlead            bool
+	lender                 *uuid.UUID
+	clearedlender          bool
+	commissions            map[uuid.UUID]struct{}
+	removedcommissions     map[uuid.UUID]struct{}
+	clearedcommissions     bool
+	done                   bool
+	oldValue               func(context.Context) (*FundedDeal, error)
+	predicates             []predicate.FundedDeal
+}
+
+var _ ent.Mutation = (*FundedDealMutation)(nil)
+
+// fundeddealOption allows management of the mutation configuration using functional options.
+type fundeddealOption func(*FundedDealMutation)
+
+// newFundedDealMutation creates new mutation for the FundedDeal entity.
+func newFundedDealMutation(c config, op Op, opts ...fundeddealOption) *FundedDealMutation {
+	m := &FundedDealMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFundedDeal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFundedDealID sets the ID field of the mutation.
+func withFundedDealID(id uuid.UUID) fundeddealOption {
+	return func(m *FundedDealMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FundedDeal
+		)
+		m.oldValue = func(ctx context.Context) (*FundedDeal, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FundedDeal.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFundedDeal sets the old FundedDeal of the mutation.
+func withFundedDeal(node *FundedDeal) fundeddealOption {
+	return func(m *FundedDealMutation) {
+		m.oldValue = func(context.Context) (*FundedDeal, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FundedDealMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FundedDealMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FundedDeal entities.
+func (m *FundedDealMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FundedDealMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FundedDealMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FundedDeal.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FundedDealMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FundedDealMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FundedDealMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FundedDealMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FundedDealMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FundedDealMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *FundedDealMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *FundedDealMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *FundedDealMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetApplicationID sets the "application_id" field.
+func (m *FundedDealMutation) SetApplicationID(u uuid.UUID) {
+	m.application = &u
+}
+
+// ApplicationID returns the value of the "application_id" field in the mutation.
+func (m *FundedDealMutation) ApplicationID() (r uuid.UUID, exists bool) {
+	v := m.application
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApplicationID returns the old "application_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldApplicationID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApplicationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApplicationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApplicationID: %w", err)
+	}
+	return oldValue.ApplicationID, nil
+}
+
+// ResetApplicationID resets all changes to the "application_id" field.
+func (m *FundedDealMutation) ResetApplicationID() {
+	m.application = nil
+}
+
+// SetLeadID sets the "lead_id" field.
+func (m *FundedDealMutation) SetLeadID(u uuid.UUID) {
+	m.lead = &u
+}
+
+// LeadID returns the value of the "lead_id" field in the mutation.
+func (m *FundedDealMutation) LeadID() (r uuid.UUID, exists bool) {
+	v := m.lead
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadID returns the old "lead_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldLeadID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadID: %w", err)
+	}
+	return oldValue.LeadID, nil
+}
+
+// ResetLeadID resets all changes to the "lead_id" field.
+func (m *FundedDealMutation) ResetLeadID() {
+	m.lead = nil
+}
+
+// SetLenderID sets the "lender_id" field.
+func (m *FundedDealMutation) SetLenderID(u uuid.UUID) {
+	m.lender = &u
+}
+
+// LenderID returns the value of the "lender_id" field in the mutation.
+func (m *FundedDealMutation) LenderID() (r uuid.UUID, exists bool) {
+	v := m.lender
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderID returns the old "lender_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldLenderID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderID: %w", err)
+	}
+	return oldValue.LenderID, nil
+}
+
+// ResetLenderID resets all changes to the "lender_id" field.
+func (m *FundedDealMutation) ResetLenderID() {
+	m.lender = nil
+}
+
+// SetLenderName sets the "lender_name" field.
+func (m *FundedDealMutation) SetLenderName(s string) {
+	m.lender_name = &s
+}
+
+// LenderName returns the value of the "lender_name" field in the mutation.
+func (m *FundedDealMutation) LenderName() (r string, exists bool) {
+	v := m.lender_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderName returns the old "lender_name" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldLenderName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderName: %w", err)
+	}
+	return oldValue.LenderName, nil
+}
+
+// ResetLenderName resets all changes to the "lender_name" field.
+func (m *FundedDealMutation) ResetLenderName() {
+	m.lender_name = nil
+}
+
+// SetAdvisorID sets the "advisor_id" field.
+func (m *FundedDealMutation) SetAdvisorID(u uuid.UUID) {
+	m.advisor_id = &u
+}
+
+// AdvisorID returns the value of the "advisor_id" field in the mutation.
+func (m *FundedDealMutation) AdvisorID() (r uuid.UUID, exists bool) {
+	v := m.advisor_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdvisorID returns the old "advisor_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldAdvisorID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdvisorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdvisorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdvisorID: %w", err)
+	}
+	return oldValue.AdvisorID, nil
+}
+
+// ClearAdvisorID clears the value of the "advisor_id" field.
+func (m *FundedDealMutation) ClearAdvisorID() {
+	m.advisor_id = nil
+	m.clearedFields[fundeddeal.FieldAdvisorID] = struct{}{}
+}
+
+// AdvisorIDCleared returns if the "advisor_id" field was cleared in this mutation.
+func (m *FundedDealMutation) AdvisorIDCleared() bool {
+	_, ok := m.clearedFields[fundeddeal.FieldAdvisorID]
+	return ok
+}
+
+// ResetAdvisorID resets all changes to the "advisor_id" field.
+func (m *FundedDealMutation) ResetAdvisorID() {
+	m.advisor_id = nil
+	delete(m.clearedFields, fundeddeal.FieldAdvisorID)
+}
+
+// SetFundedAmount sets the "funded_amount" field.
+func (m *FundedDealMutation) SetFundedAmount(value money.Amount) {
+	m.funded_amount = &value
+	m.addfunded_amount = nil
+}
+
+// FundedAmount returns the value of the "funded_amount" field in the mutation.
+func (m *FundedDealMutation) FundedAmount() (r money.Amount, exists bool) {
+	v := m.funded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFundedAmount returns the old "funded_amount" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldFundedAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFundedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFundedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFundedAmount: %w", err)
+	}
+	return oldValue.FundedAmount, nil
+}
+
+// AddFundedAmount adds value to the "funded_amount" field.
+func (m *FundedDealMutation) AddFundedAmount(value money.Amount) {
+	if m.addfunded_amount != nil {
+		*m.addfunded_amount += value
+	} else {
+		m.addfunded_amount = &value
+	}
+}
+
+// AddedFundedAmount returns the value that was added to the "funded_amount" field in this mutation.
+func (m *FundedDealMutation) AddedFundedAmount() (r money.Amount, exists bool) {
+	v := m.addfunded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFundedAmount resets all changes to the "funded_amount" field.
+func (m *FundedDealMutation) ResetFundedAmount() {
+	m.funded_amount = nil
+	m.addfunded_amount = nil
+}
+
+// SetInterestRate sets the "interest_rate" field.
+func (m *FundedDealMutation) SetInterestRate(value money.Rate) {
+	m.interest_rate = &value
+	m.addinterest_rate = nil
+}
+
+// InterestRate returns the value of the "interest_rate" field in the mutation.
+func (m *FundedDealMutation) InterestRate() (r money.Rate, exists bool) {
+	v := m.interest_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInterestRate returns the old "interest_rate" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldInterestRate(ctx context.Context) (v money.Rate, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInterestRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInterestRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInterestRate: %w", err)
+	}
+	return oldValue.InterestRate, nil
+}
+
+// AddInterestRate adds value to the "interest_rate" field.
+func (m *FundedDealMutation) AddInterestRate(value money.Rate) {
+	if m.addinterest_rate != nil {
+		*m.addinterest_rate += value
+	} else {
+		m.addinterest_rate = &value
+	}
+}
+
+// AddedInterestRate returns the value that was added to the "interest_rate" field in this mutation.
+func (m *FundedDealMutation) AddedInterestRate() (r money.Rate, exists bool) {
+	v := m.addinterest_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInterestRate resets all changes to the "interest_rate" field.
+func (m *FundedDealMutation) ResetInterestRate() {
+	m.interest_rate = nil
+	m.addinterest_rate = nil
+}
+
+// SetRateType sets the "rate_type" field.
+func (m *FundedDealMutation) SetRateType(ft fundeddeal.RateType) {
+	m.rate_type = &ft
+}
+
+// RateType returns the value of the "rate_type" field in the mutation.
+func (m *FundedDealMutation) RateType() (r fundeddeal.RateType, exists bool) {
+	v := m.rate_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRateType returns the old "rate_type" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldRateType(ctx context.Context) (v fundeddeal.RateType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRateType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRateType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRateType: %w", err)
+	}
+	return oldValue.RateType, nil
+}
+
+// ResetRateType resets all changes to the "rate_type" field.
+func (m *FundedDealMutation) ResetRateType() {
+	m.rate_type = nil
+}
+
+// SetTermMonths sets the "term_months" field.
+func (m *FundedDealMutation) SetTermMonths(i int) {
+	m.term_months = &i
+	m.addterm_months = nil
+}
+
+// TermMonths returns the value of the "term_months" field in the mutation.
+func (m *FundedDealMutation) TermMonths() (r int, exists bool) {
+	v := m.term_months
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTermMonths returns the old "term_months" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldTermMonths(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTermMonths is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTermMonths requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTermMonths: %w", err)
+	}
+	return oldValue.TermMonths, nil
+}
+
+// AddTermMonths adds i to the "term_months" field.
+func (m *FundedDealMutation) AddTermMonths(i int) {
+	if m.addterm_months != nil {
+		*m.addterm_months += i
+	} else {
+		m.addterm_months = &i
+	}
+}
+
+// AddedTermMonths returns the value that was added to the "term_months" field in this mutation.
+func (m *FundedDealMutation) AddedTermMonths() (r int, exists bool) {
+	v := m.addterm_months
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTermMonths resets all changes to the "term_months" field.
+func (m *FundedDealMutation) ResetTermMonths() {
+	m.term_months = nil
+	m.addterm_months = nil
+}
+
+// SetPaymentFrequency sets the "payment_frequency" field.
+func (m *FundedDealMutation) SetPaymentFrequency(ff fundeddeal.PaymentFrequency) {
+	m.payment_frequency = &ff
+}
+
+// PaymentFrequency returns the value of the "payment_frequency" field in the mutation.
+func (m *FundedDealMutation) PaymentFrequency() (r fundeddeal.PaymentFrequency, exists bool) {
+	v := m.payment_frequency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentFrequency returns the old "payment_frequency" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldPaymentFrequency(ctx context.Context) (v *fundeddeal.PaymentFrequency, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentFrequency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentFrequency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentFrequency: %w", err)
+	}
+	return oldValue.PaymentFrequency, nil
+}
+
+// ClearPaymentFrequency clears the value of the "payment_frequency" field.
+func (m *FundedDealMutation) ClearPaymentFrequency() {
+	m.payment_frequency = nil
+	m.clearedFields[fundeddeal.FieldPaymentFrequency] = struct{}{}
+}
+
+// PaymentFrequencyCleared returns if the "payment_frequency" field was cleared in this mutation.
+func (m *FundedDealMutation) PaymentFrequencyCleared() bool {
+	_, ok := m.clearedFields[fundeddeal.FieldPaymentFrequency]
+	return ok
+}
+
+// ResetPaymentFrequency resets all changes to the "payment_frequency" field.
+func (m *FundedDealMutation) ResetPaymentFrequency() {
+	m.payment_frequency = nil
+	delete(m.clearedFields, fundeddeal.FieldPaymentFrequency)
+}
+
+// SetPaybackAmount sets the "payback_amount" field.
+func (m *FundedDealMutation) SetPaybackAmount(value money.Amount) {
+	m.payback_amount = &value
+	m.addpayback_amount = nil
+}
+
+// PaybackAmount returns the value of the "payback_amount" field in the mutation.
+func (m *FundedDealMutation) PaybackAmount() (r money.Amount, exists bool) {
+	v := m.payback_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaybackAmount returns the old "payback_amount" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldPaybackAmount(ctx context.Context) (v *money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaybackAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaybackAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaybackAmount: %w", err)
+	}
+	return oldValue.PaybackAmount, nil
+}
+
+// AddPaybackAmount adds value to the "payback_amount" field.
+func (m *FundedDealMutation) AddPaybackAmount(value money.Amount) {
+	if m.addpayback_amount != nil {
+		*m.addpayback_amount += value
+	} else {
+		m.addpayback_amount = &value
+	}
+}
+
+// AddedPaybackAmount returns the value that was added to the "payback_amount" field in this mutation.
+func (m *FundedDealMutation) AddedPaybackAmount() (r money.Amount, exists bool) {
+	v := m.addpayback_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPaybackAmount clears the value of the "payback_amount" field.
+func (m *FundedDealMutation) ClearPaybackAmount() {
+	m.payback_amount = nil
+	m.addpayback_amount = nil
+	m.clearedFields[fundeddeal.FieldPaybackAmount] = struct{}{}
+}
+
+// PaybackAmountCleared returns if the "payback_amount" field was cleared in this mutation.
+func (m *FundedDealMutation) PaybackAmountCleared() bool {
+	_, ok := m.clearedFields[fundeddeal.FieldPaybackAmount]
+	return ok
+}
+
+// ResetPaybackAmount resets all changes to the "payback_amount" field.
+func (m *FundedDealMutation) ResetPaybackAmount() {
+	m.payback_amount = nil
+	m.addpayback_amount = nil
+	delete(m.clearedFields, fundeddeal.FieldPaybackAmount)
+}
+
+// SetExpectedCommission sets the "expected_commission" field.
+func (m *FundedDealMutation) SetExpectedCommission(value money.Amount) {
+	m.expected_commission = &value
+	m.addexpected_commission = nil
+}
+
+// ExpectedCommission returns the value of the "expected_commission" field in the mutation.
+func (m *FundedDealMutation) ExpectedCommission() (r money.Amount, exists bool) {
+	v := m.expected_commission
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpectedCommission returns the old "expected_commission" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldExpectedCommission(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpectedCommission is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpectedCommission requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpectedCommission: %w", err)
+	}
+	return oldValue.ExpectedCommission, nil
+}
+
+// AddExpectedCommission adds value to the "expected_commission" field.
+func (m *FundedDealMutation) AddExpectedCommission(value money.Amount) {
+	if m.addexpected_commission != nil {
+		*m.addexpected_commission += value
+	} else {
+		m.addexpected_commission = &value
+	}
+}
+
+// AddedExpectedCommission returns the value that was added to the "expected_commission" field in this mutation.
+func (m *FundedDealMutation) AddedExpectedCommission() (r money.Amount, exists bool) {
+	v := m.addexpected_commission
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetExpectedCommission resets all changes to the "expected_commission" field.
+func (m *FundedDealMutation) ResetExpectedCommission() {
+	m.expected_commission = nil
+	m.addexpected_commission = nil
+}
+
+// SetCommissionID sets the "commission_id" field.
+func (m *FundedDealMutation) SetCommissionID(u uuid.UUID) {
+	m.commission_id = &u
+}
+
+// CommissionID returns the value of the "commission_id" field in the mutation.
+func (m *FundedDealMutation) CommissionID() (r uuid.UUID, exists bool) {
+	v := m.commission_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommissionID returns the old "commission_id" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldCommissionID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommissionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommissionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommissionID: %w", err)
+	}
+	return oldValue.CommissionID, nil
+}
+
+// ResetCommissionID resets all changes to the "commission_id" field.
+func (m *FundedDealMutation) ResetCommissionID() {
+	m.commission_id = nil
+}
+
+// SetFundedAt sets the "funded_at" field.
+func (m *FundedDealMutation) SetFundedAt(t time.Time) {
+	m.funded_at = &t
+}
+
+// FundedAt returns the value of the "funded_at" field in the mutation.
+func (m *FundedDealMutation) FundedAt() (r time.Time, exists bool) {
+	v := m.funded_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFundedAt returns the old "funded_at" field's value of the FundedDeal entity.
+// If the FundedDeal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealMutation) OldFundedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFundedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFundedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFundedAt: %w", err)
+	}
+	return oldValue.FundedAt, nil
+}
+
+// ResetFundedAt resets all changes to the "funded_at" field.
+func (m *FundedDealMutation) ResetFundedAt() {
+	m.funded_at = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *FundedDealMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *FundedDealMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[fundeddeal.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *FundedDealMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *FundedDealMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *FundedDealMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *FundedDealMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearApplication clears the "application" edge to the Application entity.
+func (m *FundedDealMutation) ClearApplication() {
+	m.clearedapplication = true
+	m.clearedFields[fundeddeal.FieldApplicationID] = struct{}{}
+}
+
+// ApplicationCleared reports if the "application" edge to the Application entity was cleared.
+func (m *FundedDealMutation) ApplicationCleared() bool {
+	return m.clearedapplication
+}
+
+// ApplicationIDs returns the "application" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ApplicationID instead. It exists only for internal usage by the builders.
+func (m *FundedDealMutation) ApplicationIDs() (ids []uuid.UUID) {
+	if id := m.application; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetApplication resets all changes to the "application" edge.
+func (m *FundedDealMutation) ResetApplication() {
+	m.application = nil
+	m.clearedapplication = false
+}
+
+// ClearLead clears the "lead" edge to the Lead entity.
+func (m *FundedDealMutation) ClearLead() {
+	m.clearedlead = true
+	m.clearedFields[fundeddeal.FieldLeadID] = struct{}{}
+}
+
+// LeadCleared reports if the "lead" edge to the Lead entity was cleared.
+func (m *FundedDealMutation) LeadCleared() bool {
+	return m.clearedlead
+}
+
+// LeadIDs returns the "lead" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LeadID instead. It exists only for internal usage by the builders.
+func (m *FundedDealMutation) LeadIDs() (ids []uuid.UUID) {
+	if id := m.lead; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLead resets all changes to the "lead" edge.
+func (m *FundedDealMutation) ResetLead() {
+	m.lead = nil
+	m.clearedlead = false
+}
+
+// ClearLender clears the "lender" edge to the Lender entity.
+func (m *FundedDealMutation) ClearLender() {
+	m.clearedlender = true
+	m.clearedFields[fundeddeal.FieldLenderID] = struct{}{}
+}
+
+// LenderCleared reports if the "lender" edge to the Lender entity was cleared.
+func (m *FundedDealMutation) LenderCleared() bool {
+	return m.clearedlender
+}
+
+// LenderIDs returns the "lender" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LenderID instead. It exists only for internal usage by the builders.
+func (m *FundedDealMutation) LenderIDs() (ids []uuid.UUID) {
+	if id := m.lender; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLender resets all changes to the "lender" edge.
+func (m *FundedDealMutation) ResetLender() {
+	m.lender = nil
+	m.clearedlender = false
+}
+
+// AddCommissionIDs adds the "commissions" edge to the Commission entity by ids.
+func (m *FundedDealMutation) AddCommissionIDs(ids ...uuid.UUID) {
+	if m.commissions == nil {
+		m.commissions = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.commissions[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCommissions clears the "commissions" edge to the Commission entity.
+func (m *FundedDealMutation) ClearCommissions() {
+	m.clearedcommissions = true
+}
+
+// CommissionsCleared reports if the "commissions" edge to the Commission entity was cleared.
+func (m *FundedDealMutation) CommissionsCleared() bool {
+	return m.clearedcommissions
+}
+
+// RemoveCommissionIDs removes the "commissions" edge to the Commission entity by IDs.
+func (m *FundedDealMutation) RemoveCommissionIDs(ids ...uuid.UUID) {
+	if m.removedcommissions == nil {
+		m.removedcommissions = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.commissions, ids[i])
+		m.removedcommissions[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCommissions returns the removed IDs of the "commissions" edge to the Commission entity.
+func (m *FundedDealMutation) RemovedCommissionsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcommissions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CommissionsIDs returns the "commissions" edge IDs in the mutation.
+func (m *FundedDealMutation) CommissionsIDs() (ids []uuid.UUID) {
+	for id := range m.commissions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCommissions resets all changes to the "commissions" edge.
+func (m *FundedDealMutation) ResetCommissions() {
+	m.commissions = nil
+	m.clearedcommissions = false
+	m.removedcommissions = nil
+}
+
+// Where appends a list predicates to the FundedDealMutation builder.
+func (m *FundedDealMutation) Where(ps ...predicate.FundedDeal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FundedDealMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FundedDealMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FundedDeal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FundedDealMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FundedDealMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FundedDeal).
+func (m *FundedDealMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FundedDealMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.created_at != nil {
+		fields = append(fields, fundeddeal.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, fundeddeal.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, fundeddeal.FieldOrgID)
+	}
+	if m.application != nil {
+		fields = append(fields, fundeddeal.FieldApplicationID)
+	}
+	if m.lead != nil {
+		fields = append(fields, fundeddeal.FieldLeadID)
+	}
+	if m.lender != nil {
+		fields = append(fields, fundeddeal.FieldLenderID)
+	}
+	if m.lender_name != nil {
+		fields = append(fields, fundeddeal.FieldLenderName)
+	}
+	if m.advisor_id != nil {
+		fields = append(fields, fundeddeal.FieldAdvisorID)
+	}
+	if m.funded_amount != nil {
+		fields = append(fields, fundeddeal.FieldFundedAmount)
+	}
+	if m.interest_rate != nil {
+		fields = append(fields, fundeddeal.FieldInterestRate)
+	}
+	if m.rate_type != nil {
+		fields = append(fields, fundeddeal.FieldRateType)
+	}
+	if m.term_months != nil {
+		fields = append(fields, fundeddeal.FieldTermMonths)
+	}
+	if m.payment_frequency != nil {
+		fields = append(fields, fundeddeal.FieldPaymentFrequency)
+	}
+	if m.payback_amount != nil {
+		fields = append(fields, fundeddeal.FieldPaybackAmount)
+	}
+	if m.expected_commission != nil {
+		fields = append(fields, fundeddeal.FieldExpectedCommission)
+	}
+	if m.commission_id != nil {
+		fields = append(fields, fundeddeal.FieldCommissionID)
+	}
+	if m.funded_at != nil {
+		fields = append(fields, fundeddeal.FieldFundedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FundedDealMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case fundeddeal.FieldCreatedAt:
+		return m.CreatedAt()
+	case fundeddeal.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case fundeddeal.FieldOrgID:
+		return m.OrgID()
+	case fundeddeal.FieldApplicationID:
+		return m.ApplicationID()
+	case fundeddeal.FieldLeadID:
+		return m.LeadID()
+	case fundeddeal.FieldLenderID:
+		return m.LenderID()
+	case fundeddeal.FieldLenderName:
+		return m.LenderName()
+	case fundeddeal.FieldAdvisorID:
+		return m.AdvisorID()
+	case fundeddeal.FieldFundedAmount:
+		return m.FundedAmount()
+	case fundeddeal.FieldInterestRate:
+		return m.InterestRate()
+	case fundeddeal.FieldRateType:
+		return m.RateType()
+	case fundeddeal.FieldTermMonths:
+		return m.TermMonths()
+	case fundeddeal.FieldPaymentFrequency:
+		return m.PaymentFrequency()
+	case fundeddeal.FieldPaybackAmount:
+		return m.PaybackAmount()
+	case fundeddeal.FieldExpectedCommission:
+		return m.ExpectedCommission()
+	case fundeddeal.FieldCommissionID:
+		return m.CommissionID()
+	case fundeddeal.FieldFundedAt:
+		return m.FundedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FundedDealMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case fundeddeal.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case fundeddeal.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case fundeddeal.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case fundeddeal.FieldApplicationID:
+		return m.OldApplicationID(ctx)
+	case fundeddeal.FieldLeadID:
+		return m.OldLeadID(ctx)
+	case fundeddeal.FieldLenderID:
+		return m.OldLenderID(ctx)
+	case fundeddeal.FieldLenderName:
+		return m.OldLenderName(ctx)
+	case fundeddeal.FieldAdvisorID:
+		return m.OldAdvisorID(ctx)
+	case fundeddeal.FieldFundedAmount:
+		return m.OldFundedAmount(ctx)
+	case fundeddeal.FieldInterestRate:
+		return m.OldInterestRate(ctx)
+	case fundeddeal.FieldRateType:
+		return m.OldRateType(ctx)
+	case fundeddeal.FieldTermMonths:
+		return m.OldTermMonths(ctx)
+	case fundeddeal.FieldPaymentFrequency:
+		return m.OldPaymentFrequency(ctx)
+	case fundeddeal.FieldPaybackAmount:
+		return m.OldPaybackAmount(ctx)
+	case fundeddeal.FieldExpectedCommission:
+		return m.OldExpectedCommission(ctx)
+	case fundeddeal.FieldCommissionID:
+		return m.OldCommissionID(ctx)
+	case fundeddeal.FieldFundedAt:
+		return m.OldFundedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown FundedDeal field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FundedDealMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case fundeddeal.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case fundeddeal.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case fundeddeal.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case fundeddeal.FieldApplicationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApplicationID(v)
+		return nil
+	case fundeddeal.FieldLeadID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadID(v)
+		return nil
+	case fundeddeal.FieldLenderID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderID(v)
+		return nil
+	case fundeddeal.FieldLenderName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderName(v)
+		return nil
+	case fundeddeal.FieldAdvisorID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdvisorID(v)
+		return nil
+	case fundeddeal.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFundedAmount(v)
+		return nil
+	case fundeddeal.FieldInterestRate:
+		v, ok := value.(money.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInterestRate(v)
+		return nil
+	case fundeddeal.FieldRateType:
+		v, ok := value.(fundeddeal.RateType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRateType(v)
+		return nil
+	case fundeddeal.FieldTermMonths:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTermMonths(v)
+		return nil
+	case fundeddeal.FieldPaymentFrequency:
+		v, ok := value.(fundeddeal.PaymentFrequency)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentFrequency(v)
+		return nil
+	case fundeddeal.FieldPaybackAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaybackAmount(v)
+		return nil
+	case fundeddeal.FieldExpectedCommission:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpectedCommission(v)
+		return nil
+	case fundeddeal.FieldCommissionID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommissionID(v)
+		return nil
+	case fundeddeal.FieldFundedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFundedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDeal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FundedDealMutation) AddedFields() []string {
+	var fields []string
+	if m.addfunded_amount != nil {
+		fields = append(fields, fundeddeal.FieldFundedAmount)
+	}
+	if m.addinterest_rate != nil {
+		fields = append(fields, fundeddeal.FieldInterestRate)
+	}
+	if m.addterm_months != nil {
+		fields = append(fields, fundeddeal.FieldTermMonths)
+	}
+	if m.addpayback_amount != nil {
+		fields = append(fields, fundeddeal.FieldPaybackAmount)
+	}
+	if m.addexpected_commission != nil {
+		fields = append(fields, fundeddeal.FieldExpectedCommission)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FundedDealMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case fundeddeal.FieldFundedAmount:
+		return m.AddedFundedAmount()
+	case fundeddeal.FieldInterestRate:
+		return m.AddedInterestRate()
+	case fundeddeal.FieldTermMonths:
+		return m.AddedTermMonths()
+	case fundeddeal.FieldPaybackAmount:
+		return m.AddedPaybackAmount()
+	case fundeddeal.FieldExpectedCommission:
+		return m.AddedExpectedCommission()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FundedDealMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case fundeddeal.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFundedAmount(v)
+		return nil
+	case fundeddeal.FieldInterestRate:
+		v, ok := value.(money.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInterestRate(v)
+		return nil
+	case fundeddeal.FieldTermMonths:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTermMonths(v)
+		return nil
+	case fundeddeal.FieldPaybackAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPaybackAmount(v)
+		return nil
+	case fundeddeal.FieldExpectedCommission:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExpectedCommission(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDeal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FundedDealMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(fundeddeal.FieldAdvisorID) {
+		fields = append(fields, fundeddeal.FieldAdvisorID)
+	}
+	if m.FieldCleared(fundeddeal.FieldPaymentFrequency) {
+		fields = append(fields, fundeddeal.FieldPaymentFrequency)
+	}
+	if m.FieldCleared(fundeddeal.FieldPaybackAmount) {
+		fields = append(fields, fundeddeal.FieldPaybackAmount)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FundedDealMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FundedDealMutation) ClearField(name string) error {
+	switch name {
+	case fundeddeal.FieldAdvisorID:
+		m.ClearAdvisorID()
+		return nil
+	case fundeddeal.FieldPaymentFrequency:
+		m.ClearPaymentFrequency()
+		return nil
+	case fundeddeal.FieldPaybackAmount:
+		m.ClearPaybackAmount()
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDeal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FundedDealMutation) ResetField(name string) error {
+	switch name {
+	case fundeddeal.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case fundeddeal.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case fundeddeal.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case fundeddeal.FieldApplicationID:
+		m.ResetApplicationID()
+		return nil
+	case fundeddeal.FieldLeadID:
+		m.ResetLeadID()
+		return nil
+	case fundeddeal.FieldLenderID:
+		m.ResetLenderID()
+		return nil
+	case fundeddeal.FieldLenderName:
+		m.ResetLenderName()
+		return nil
+	case fundeddeal.FieldAdvisorID:
+		m.ResetAdvisorID()
+		return nil
+	case fundeddeal.FieldFundedAmount:
+		m.ResetFundedAmount()
+		return nil
+	case fundeddeal.FieldInterestRate:
+		m.ResetInterestRate()
+		return nil
+	case fundeddeal.FieldRateType:
+		m.ResetRateType()
+		return nil
+	case fundeddeal.FieldTermMonths:
+		m.ResetTermMonths()
+		return nil
+	case fundeddeal.FieldPaymentFrequency:
+		m.ResetPaymentFrequency()
+		return nil
+	case fundeddeal.FieldPaybackAmount:
+		m.ResetPaybackAmount()
+		return nil
+	case fundeddeal.FieldExpectedCommission:
+		m.ResetExpectedCommission()
+		return nil
+	case fundeddeal.FieldCommissionID:
+		m.ResetCommissionID()
+		return nil
+	case fundeddeal.FieldFundedAt:
+		m.ResetFundedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDeal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FundedDealMutation) AddedEdges() []string {
+	edges := make([]string, 0, 5)
+	if m.organization != nil {
+		edges = append(edges, fundeddeal.EdgeOrganization)
+	}
+	if m.application != nil {
+		edges = append(edges, fundeddeal.EdgeApplication)
+	}
+	if m.lead != nil {
+		edges = append(edges, fundeddeal.EdgeLead)
+	}
+	if m.lender != nil {
+		edges = append(edges, fundeddeal.EdgeLender)
+	}
+	if m.commissions != nil {
+		edges = append(edges, fundeddeal.EdgeCommissions)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FundedDealMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case fundeddeal.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case fundeddeal.EdgeApplication:
+		if id := m.application; id != nil {
+			return []ent.Value{*id}
+		}
+	case fundeddeal.EdgeLead:
+		if id := m.lead; id != nil {
+			return []ent.Value{*id}
+		}
+	case fundeddeal.EdgeLender:
+		if id := m.lender; id != nil {
+			return []ent.Value{*id}
+		}
+	case fundeddeal.EdgeCommissions:
+		ids := make([]ent.Value, 0, len(m.commissions))
+		for id := range m.commissions {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FundedDealMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 5)
+	if m.removedcommissions != nil {
+		edges = append(edges, fundeddeal.EdgeCommissions)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FundedDealMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case fundeddeal.EdgeCommissions:
+		ids := make([]ent.Value, 0, len(m.removedcommissions))
+		for id := range m.removedcommissions {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FundedDealMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 5)
+	if m.clearedorganization {
+		edges = append(edges, fundeddeal.EdgeOrganization)
+	}
+	if m.clearedapplication {
+		edges = append(edges, fundeddeal.EdgeApplication)
+	}
+	if m.clearedlead {
+		edges = append(edges, fundeddeal.EdgeLead)
+	}
+	if m.clearedlender {
+		edges = append(edges, fundeddeal.EdgeLender)
+	}
+	if m.clearedcommissions {
+		edges = append(edges, fundeddeal.EdgeCommissions)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FundedDealMutation) EdgeCleared(name string) bool {
+	switch name {
+	case fundeddeal.EdgeOrganization:
+		return m.clearedorganization
+	case fundeddeal.EdgeApplication:
+		return m.clearedapplication
+	case fundeddeal.EdgeLead:
+		return m.clearedlead
+	case fundeddeal.EdgeLender:
+		return m.clearedlender
+	case fundeddeal.EdgeCommissions:
+		return m.clearedcommissions
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FundedDealMutation) ClearEdge(name string) error {
+	switch name {
+	case fundeddeal.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case fundeddeal.EdgeApplication:
+		m.ClearApplication()
+		return nil
+	case fundeddeal.EdgeLead:
+		m.ClearLead()
+		return nil
+	case fundeddeal.EdgeLender:
+		m.ClearLender()
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDeal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FundedDealMutation) ResetEdge(name string) error {
+	switch name {
+	case fundeddeal.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case fundeddeal.EdgeApplication:
+		m.ResetApplication()
+		return nil
+	case fundeddeal.EdgeLead:
+		m.ResetLead()
+		return nil
+	case fundeddeal.EdgeLender:
+		m.ResetLender()
+		return nil
+	case fundeddeal.EdgeCommissions:
+		m.ResetCommissions()
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDeal edge %s", name)
 }
 
 // IdempotencyRecordMutation represents an operation that mutates the IdempotencyRecord nodes in the graph.
@@ -9805,6 +15811,12 @@ type LeadMutation struct {
 	presences              map[uuid.UUID]struct{}
 	removedpresences       map[uuid.UUID]struct{}
 	clearedpresences       bool
+	applications           map[uuid.UUID]struct{}
+	removedapplications    map[uuid.UUID]struct{}
+	clearedapplications    bool
+	funded_deals           map[uuid.UUID]struct{}
+	removedfunded_deals    map[uuid.UUID]struct{}
+	clearedfunded_deals    bool
 	done                   bool
 	oldValue               func(context.Context) (*Lead, error)
 	predicates             []predicate.Lead
@@ -11519,6 +17531,114 @@ func (m *LeadMutation) ResetPresences() {
 	m.removedpresences = nil
 }
 
+// AddApplicationIDs adds the "applications" edge to the Application entity by ids.
+func (m *LeadMutation) AddApplicationIDs(ids ...uuid.UUID) {
+	if m.applications == nil {
+		m.applications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.applications[ids[i]] = struct{}{}
+	}
+}
+
+// ClearApplications clears the "applications" edge to the Application entity.
+func (m *LeadMutation) ClearApplications() {
+	m.clearedapplications = true
+}
+
+// ApplicationsCleared reports if the "applications" edge to the Application entity was cleared.
+func (m *LeadMutation) ApplicationsCleared() bool {
+	return m.clearedapplications
+}
+
+// RemoveApplicationIDs removes the "applications" edge to the Application entity by IDs.
+func (m *LeadMutation) RemoveApplicationIDs(ids ...uuid.UUID) {
+	if m.removedapplications == nil {
+		m.removedapplications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.applications, ids[i])
+		m.removedapplications[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedApplications returns the removed IDs of the "applications" edge to the Application entity.
+func (m *LeadMutation) RemovedApplicationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedapplications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ApplicationsIDs returns the "applications" edge IDs in the mutation.
+func (m *LeadMutation) ApplicationsIDs() (ids []uuid.UUID) {
+	for id := range m.applications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetApplications resets all changes to the "applications" edge.
+func (m *LeadMutation) ResetApplications() {
+	m.applications = nil
+	m.clearedapplications = false
+	m.removedapplications = nil
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by ids.
+func (m *LeadMutation) AddFundedDealIDs(ids ...uuid.UUID) {
+	if m.funded_deals == nil {
+		m.funded_deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.funded_deals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFundedDeals clears the "funded_deals" edge to the FundedDeal entity.
+func (m *LeadMutation) ClearFundedDeals() {
+	m.clearedfunded_deals = true
+}
+
+// FundedDealsCleared reports if the "funded_deals" edge to the FundedDeal entity was cleared.
+func (m *LeadMutation) FundedDealsCleared() bool {
+	return m.clearedfunded_deals
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to the FundedDeal entity by IDs.
+func (m *LeadMutation) RemoveFundedDealIDs(ids ...uuid.UUID) {
+	if m.removedfunded_deals == nil {
+		m.removedfunded_deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.funded_deals, ids[i])
+		m.removedfunded_deals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFundedDeals returns the removed IDs of the "funded_deals" edge to the FundedDeal entity.
+func (m *LeadMutation) RemovedFundedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.removedfunded_deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FundedDealsIDs returns the "funded_deals" edge IDs in the mutation.
+func (m *LeadMutation) FundedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.funded_deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFundedDeals resets all changes to the "funded_deals" edge.
+func (m *LeadMutation) ResetFundedDeals() {
+	m.funded_deals = nil
+	m.clearedfunded_deals = false
+	m.removedfunded_deals = nil
+}
+
 // Where appends a list predicates to the LeadMutation builder.
 func (m *LeadMutation) Where(ps ...predicate.Lead) {
 	m.predicates = append(m.predicates, ps...)
@@ -12283,7 +18403,7 @@ func (m *LeadMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *LeadMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 8)
 	if m.organization != nil {
 		edges = append(edges, lead.EdgeOrganization)
 	}
@@ -12301,6 +18421,12 @@ func (m *LeadMutation) AddedEdges() []string {
 	}
 	if m.presences != nil {
 		edges = append(edges, lead.EdgePresences)
+	}
+	if m.applications != nil {
+		edges = append(edges, lead.EdgeApplications)
+	}
+	if m.funded_deals != nil {
+		edges = append(edges, lead.EdgeFundedDeals)
 	}
 	return edges
 }
@@ -12337,18 +18463,36 @@ func (m *LeadMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case lead.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.applications))
+		for id := range m.applications {
+			ids = append(ids, id)
+		}
+		return ids
+	case lead.EdgeFundedDeals:
+		ids := make([]ent.Value, 0, len(m.funded_deals))
+		for id := range m.funded_deals {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *LeadMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 8)
 	if m.removedcall_events != nil {
 		edges = append(edges, lead.EdgeCallEvents)
 	}
 	if m.removedpresences != nil {
 		edges = append(edges, lead.EdgePresences)
+	}
+	if m.removedapplications != nil {
+		edges = append(edges, lead.EdgeApplications)
+	}
+	if m.removedfunded_deals != nil {
+		edges = append(edges, lead.EdgeFundedDeals)
 	}
 	return edges
 }
@@ -12369,13 +18513,25 @@ func (m *LeadMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case lead.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.removedapplications))
+		for id := range m.removedapplications {
+			ids = append(ids, id)
+		}
+		return ids
+	case lead.EdgeFundedDeals:
+		ids := make([]ent.Value, 0, len(m.removedfunded_deals))
+		for id := range m.removedfunded_deals {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *LeadMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 8)
 	if m.clearedorganization {
 		edges = append(edges, lead.EdgeOrganization)
 	}
@@ -12393,6 +18549,12 @@ func (m *LeadMutation) ClearedEdges() []string {
 	}
 	if m.clearedpresences {
 		edges = append(edges, lead.EdgePresences)
+	}
+	if m.clearedapplications {
+		edges = append(edges, lead.EdgeApplications)
+	}
+	if m.clearedfunded_deals {
+		edges = append(edges, lead.EdgeFundedDeals)
 	}
 	return edges
 }
@@ -12413,6 +18575,10 @@ func (m *LeadMutation) EdgeCleared(name string) bool {
 		return m.clearedcall_events
 	case lead.EdgePresences:
 		return m.clearedpresences
+	case lead.EdgeApplications:
+		return m.clearedapplications
+	case lead.EdgeFundedDeals:
+		return m.clearedfunded_deals
 	}
 	return false
 }
@@ -12458,6 +18624,12 @@ func (m *LeadMutation) ResetEdge(name string) error {
 		return nil
 	case lead.EdgePresences:
 		m.ResetPresences()
+		return nil
+	case lead.EdgeApplications:
+		m.ResetApplications()
+		return nil
+	case lead.EdgeFundedDeals:
+		m.ResetFundedDeals()
 		return nil
 	}
 	return fmt.Errorf("unknown Lead edge %s", name)
@@ -12966,6 +19138,1577 @@ func (m *LeadCountMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown LeadCount edge %s", name)
 }
 
+// LenderMutation represents an operation that mutates the Lender nodes in the graph.
+type LenderMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *uuid.UUID
+	created_at                *time.Time
+	updated_at                *time.Time
+	name                      *string
+	name_key                  *string
+	is_active                 *bool
+	products                  *[]string
+	appendproducts            []string
+	min_amount                *money.Amount
+	addmin_amount             *money.Amount
+	max_amount                *money.Amount
+	addmax_amount             *money.Amount
+	min_monthly_revenue       *money.Amount
+	addmin_monthly_revenue    *money.Amount
+	min_months_in_business    *int
+	addmin_months_in_business *int
+	excluded_industries       *[]string
+	appendexcluded_industries []string
+	commission_rate           *money.Rate
+	addcommission_rate        *money.Rate
+	contact_email             *string
+	clearedFields             map[string]struct{}
+	organization              *uuid.UUID
+	clearedorganization       bool
+	applications              map[uuid.UUID]struct{}
+	removedapplications       map[uuid.UUID]struct{}
+	clearedapplications       bool
+	funded_deals              map[uuid.UUID]struct{}
+	removedfunded_deals       map[uuid.UUID]struct{}
+	clearedfunded_deals       bool
+	done                      bool
+	oldValue                  func(context.Context) (*Lender, error)
+	predicates                []predicate.Lender
+}
+
+var _ ent.Mutation = (*LenderMutation)(nil)
+
+// lenderOption allows management of the mutation configuration using functional options.
+type lenderOption func(*LenderMutation)
+
+// newLenderMutation creates new mutation for the Lender entity.
+func newLenderMutation(c config, op Op, opts ...lenderOption) *LenderMutation {
+	m := &LenderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLender,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLenderID sets the ID field of the mutation.
+func withLenderID(id uuid.UUID) lenderOption {
+	return func(m *LenderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Lender
+		)
+		m.oldValue = func(ctx context.Context) (*Lender, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Lender.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLender sets the old Lender of the mutation.
+func withLender(node *Lender) lenderOption {
+	return func(m *LenderMutation) {
+		m.oldValue = func(context.Context) (*Lender, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LenderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LenderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Lender entities.
+func (m *LenderMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LenderMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LenderMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Lender.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LenderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LenderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LenderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LenderMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LenderMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LenderMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *LenderMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *LenderMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *LenderMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetName sets the "name" field.
+func (m *LenderMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *LenderMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *LenderMutation) ResetName() {
+	m.name = nil
+}
+
+// SetNameKey sets the "name_key" field.
+func (m *LenderMutation) SetNameKey(s string) {
+	m.name_key = &s
+}
+
+// NameKey returns the value of the "name_key" field in the mutation.
+func (m *LenderMutation) NameKey() (r string, exists bool) {
+	v := m.name_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameKey returns the old "name_key" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldNameKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameKey: %w", err)
+	}
+	return oldValue.NameKey, nil
+}
+
+// ResetNameKey resets all changes to the "name_key" field.
+func (m *LenderMutation) ResetNameKey() {
+	m.name_key = nil
+}
+
+// SetIsActive sets the "is_active" field.
+func (m *LenderMutation) SetIsActive(b bool) {
+	m.is_active = &b
+}
+
+// IsActive returns the value of the "is_active" field in the mutation.
+func (m *LenderMutation) IsActive() (r bool, exists bool) {
+	v := m.is_active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsActive returns the old "is_active" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldIsActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsActive: %w", err)
+	}
+	return oldValue.IsActive, nil
+}
+
+// ResetIsActive resets all changes to the "is_active" field.
+func (m *LenderMutation) ResetIsActive() {
+	m.is_active = nil
+}
+
+// SetProducts sets the "products" field.
+func (m *LenderMutation) SetProducts(s []string) {
+	m.products = &s
+	m.appendproducts = nil
+}
+
+// Products returns the value of the "products" field in the mutation.
+func (m *LenderMutation) Products() (r []string, exists bool) {
+	v := m.products
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProducts returns the old "products" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldProducts(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProducts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProducts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProducts: %w", err)
+	}
+	return oldValue.Products, nil
+}
+
+// AppendProducts adds s to the "products" field.
+func (m *LenderMutation) AppendProducts(s []string) {
+	m.appendproducts = append(m.appendproducts, s...)
+}
+
+// AppendedProducts returns the list of values that were appended to the "products" field in this mutation.
+func (m *LenderMutation) AppendedProducts() ([]string, bool) {
+	if len(m.appendproducts) == 0 {
+		return nil, false
+	}
+	return m.appendproducts, true
+}
+
+// ResetProducts resets all changes to the "products" field.
+func (m *LenderMutation) ResetProducts() {
+	m.products = nil
+	m.appendproducts = nil
+}
+
+// SetMinAmount sets the "min_amount" field.
+func (m *LenderMutation) SetMinAmount(value money.Amount) {
+	m.min_amount = &value
+	m.addmin_amount = nil
+}
+
+// MinAmount returns the value of the "min_amount" field in the mutation.
+func (m *LenderMutation) MinAmount() (r money.Amount, exists bool) {
+	v := m.min_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinAmount returns the old "min_amount" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldMinAmount(ctx context.Context) (v *money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinAmount: %w", err)
+	}
+	return oldValue.MinAmount, nil
+}
+
+// AddMinAmount adds value to the "min_amount" field.
+func (m *LenderMutation) AddMinAmount(value money.Amount) {
+	if m.addmin_amount != nil {
+		*m.addmin_amount += value
+	} else {
+		m.addmin_amount = &value
+	}
+}
+
+// AddedMinAmount returns the value that was added to the "min_amount" field in this mutation.
+func (m *LenderMutation) AddedMinAmount() (r money.Amount, exists bool) {
+	v := m.addmin_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinAmount clears the value of the "min_amount" field.
+func (m *LenderMutation) ClearMinAmount() {
+	m.min_amount = nil
+	m.addmin_amount = nil
+	m.clearedFields[lender.FieldMinAmount] = struct{}{}
+}
+
+// MinAmountCleared returns if the "min_amount" field was cleared in this mutation.
+func (m *LenderMutation) MinAmountCleared() bool {
+	_, ok := m.clearedFields[lender.FieldMinAmount]
+	return ok
+}
+
+// ResetMinAmount resets all changes to the "min_amount" field.
+func (m *LenderMutation) ResetMinAmount() {
+	m.min_amount = nil
+	m.addmin_amount = nil
+	delete(m.clearedFields, lender.FieldMinAmount)
+}
+
+// SetMaxAmount sets the "max_amount" field.
+func (m *LenderMutation) SetMaxAmount(value money.Amount) {
+	m.max_amount = &value
+	m.addmax_amount = nil
+}
+
+// MaxAmount returns the value of the "max_amount" field in the mutation.
+func (m *LenderMutation) MaxAmount() (r money.Amount, exists bool) {
+	v := m.max_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxAmount returns the old "max_amount" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldMaxAmount(ctx context.Context) (v *money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxAmount: %w", err)
+	}
+	return oldValue.MaxAmount, nil
+}
+
+// AddMaxAmount adds value to the "max_amount" field.
+func (m *LenderMutation) AddMaxAmount(value money.Amount) {
+	if m.addmax_amount != nil {
+		*m.addmax_amount += value
+	} else {
+		m.addmax_amount = &value
+	}
+}
+
+// AddedMaxAmount returns the value that was added to the "max_amount" field in this mutation.
+func (m *LenderMutation) AddedMaxAmount() (r money.Amount, exists bool) {
+	v := m.addmax_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMaxAmount clears the value of the "max_amount" field.
+func (m *LenderMutation) ClearMaxAmount() {
+	m.max_amount = nil
+	m.addmax_amount = nil
+	m.clearedFields[lender.FieldMaxAmount] = struct{}{}
+}
+
+// MaxAmountCleared returns if the "max_amount" field was cleared in this mutation.
+func (m *LenderMutation) MaxAmountCleared() bool {
+	_, ok := m.clearedFields[lender.FieldMaxAmount]
+	return ok
+}
+
+// ResetMaxAmount resets all changes to the "max_amount" field.
+func (m *LenderMutation) ResetMaxAmount() {
+	m.max_amount = nil
+	m.addmax_amount = nil
+	delete(m.clearedFields, lender.FieldMaxAmount)
+}
+
+// SetMinMonthlyRevenue sets the "min_monthly_revenue" field.
+func (m *LenderMutation) SetMinMonthlyRevenue(value money.Amount) {
+	m.min_monthly_revenue = &value
+	m.addmin_monthly_revenue = nil
+}
+
+// MinMonthlyRevenue returns the value of the "min_monthly_revenue" field in the mutation.
+func (m *LenderMutation) MinMonthlyRevenue() (r money.Amount, exists bool) {
+	v := m.min_monthly_revenue
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinMonthlyRevenue returns the old "min_monthly_revenue" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldMinMonthlyRevenue(ctx context.Context) (v *money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinMonthlyRevenue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinMonthlyRevenue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinMonthlyRevenue: %w", err)
+	}
+	return oldValue.MinMonthlyRevenue, nil
+}
+
+// AddMinMonthlyRevenue adds value to the "min_monthly_revenue" field.
+func (m *LenderMutation) AddMinMonthlyRevenue(value money.Amount) {
+	if m.addmin_monthly_revenue != nil {
+		*m.addmin_monthly_revenue += value
+	} else {
+		m.addmin_monthly_revenue = &value
+	}
+}
+
+// AddedMinMonthlyRevenue returns the value that was added to the "min_monthly_revenue" field in this mutation.
+func (m *LenderMutation) AddedMinMonthlyRevenue() (r money.Amount, exists bool) {
+	v := m.addmin_monthly_revenue
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinMonthlyRevenue clears the value of the "min_monthly_revenue" field.
+func (m *LenderMutation) ClearMinMonthlyRevenue() {
+	m.min_monthly_revenue = nil
+	m.addmin_monthly_revenue = nil
+	m.clearedFields[lender.FieldMinMonthlyRevenue] = struct{}{}
+}
+
+// MinMonthlyRevenueCleared returns if the "min_monthly_revenue" field was cleared in this mutation.
+func (m *LenderMutation) MinMonthlyRevenueCleared() bool {
+	_, ok := m.clearedFields[lender.FieldMinMonthlyRevenue]
+	return ok
+}
+
+// ResetMinMonthlyRevenue resets all changes to the "min_monthly_revenue" field.
+func (m *LenderMutation) ResetMinMonthlyRevenue() {
+	m.min_monthly_revenue = nil
+	m.addmin_monthly_revenue = nil
+	delete(m.clearedFields, lender.FieldMinMonthlyRevenue)
+}
+
+// SetMinMonthsInBusiness sets the "min_months_in_business" field.
+func (m *LenderMutation) SetMinMonthsInBusiness(i int) {
+	m.min_months_in_business = &i
+	m.addmin_months_in_business = nil
+}
+
+// MinMonthsInBusiness returns the value of the "min_months_in_business" field in the mutation.
+func (m *LenderMutation) MinMonthsInBusiness() (r int, exists bool) {
+	v := m.min_months_in_business
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinMonthsInBusiness returns the old "min_months_in_business" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldMinMonthsInBusiness(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinMonthsInBusiness is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinMonthsInBusiness requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinMonthsInBusiness: %w", err)
+	}
+	return oldValue.MinMonthsInBusiness, nil
+}
+
+// AddMinMonthsInBusiness adds i to the "min_months_in_business" field.
+func (m *LenderMutation) AddMinMonthsInBusiness(i int) {
+	if m.addmin_months_in_business != nil {
+		*m.addmin_months_in_business += i
+	} else {
+		m.addmin_months_in_business = &i
+	}
+}
+
+// AddedMinMonthsInBusiness returns the value that was added to the "min_months_in_business" field in this mutation.
+func (m *LenderMutation) AddedMinMonthsInBusiness() (r int, exists bool) {
+	v := m.addmin_months_in_business
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinMonthsInBusiness clears the value of the "min_months_in_business" field.
+func (m *LenderMutation) ClearMinMonthsInBusiness() {
+	m.min_months_in_business = nil
+	m.addmin_months_in_business = nil
+	m.clearedFields[lender.FieldMinMonthsInBusiness] = struct{}{}
+}
+
+// MinMonthsInBusinessCleared returns if the "min_months_in_business" field was cleared in this mutation.
+func (m *LenderMutation) MinMonthsInBusinessCleared() bool {
+	_, ok := m.clearedFields[lender.FieldMinMonthsInBusiness]
+	return ok
+}
+
+// ResetMinMonthsInBusiness resets all changes to the "min_months_in_business" field.
+func (m *LenderMutation) ResetMinMonthsInBusiness() {
+	m.min_months_in_business = nil
+	m.addmin_months_in_business = nil
+	delete(m.clearedFields, lender.FieldMinMonthsInBusiness)
+}
+
+// SetExcludedIndustries sets the "excluded_industries" field.
+func (m *LenderMutation) SetExcludedIndustries(s []string) {
+	m.excluded_industries = &s
+	m.appendexcluded_industries = nil
+}
+
+// ExcludedIndustries returns the value of the "excluded_industries" field in the mutation.
+func (m *LenderMutation) ExcludedIndustries() (r []string, exists bool) {
+	v := m.excluded_industries
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExcludedIndustries returns the old "excluded_industries" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldExcludedIndustries(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExcludedIndustries is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExcludedIndustries requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExcludedIndustries: %w", err)
+	}
+	return oldValue.ExcludedIndustries, nil
+}
+
+// AppendExcludedIndustries adds s to the "excluded_industries" field.
+func (m *LenderMutation) AppendExcludedIndustries(s []string) {
+	m.appendexcluded_industries = append(m.appendexcluded_industries, s...)
+}
+
+// AppendedExcludedIndustries returns the list of values that were appended to the "excluded_industries" field in this mutation.
+func (m *LenderMutation) AppendedExcludedIndustries() ([]string, bool) {
+	if len(m.appendexcluded_industries) == 0 {
+		return nil, false
+	}
+	return m.appendexcluded_industries, true
+}
+
+// ResetExcludedIndustries resets all changes to the "excluded_industries" field.
+func (m *LenderMutation) ResetExcludedIndustries() {
+	m.excluded_industries = nil
+	m.appendexcluded_industries = nil
+}
+
+// SetCommissionRate sets the "commission_rate" field.
+func (m *LenderMutation) SetCommissionRate(value money.Rate) {
+	m.commission_rate = &value
+	m.addcommission_rate = nil
+}
+
+// CommissionRate returns the value of the "commission_rate" field in the mutation.
+func (m *LenderMutation) CommissionRate() (r money.Rate, exists bool) {
+	v := m.commission_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommissionRate returns the old "commission_rate" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldCommissionRate(ctx context.Context) (v money.Rate, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommissionRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommissionRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommissionRate: %w", err)
+	}
+	return oldValue.CommissionRate, nil
+}
+
+// AddCommissionRate adds value to the "commission_rate" field.
+func (m *LenderMutation) AddCommissionRate(value money.Rate) {
+	if m.addcommission_rate != nil {
+		*m.addcommission_rate += value
+	} else {
+		m.addcommission_rate = &value
+	}
+}
+
+// AddedCommissionRate returns the value that was added to the "commission_rate" field in this mutation.
+func (m *LenderMutation) AddedCommissionRate() (r money.Rate, exists bool) {
+	v := m.addcommission_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommissionRate resets all changes to the "commission_rate" field.
+func (m *LenderMutation) ResetCommissionRate() {
+	m.commission_rate = nil
+	m.addcommission_rate = nil
+}
+
+// SetContactEmail sets the "contact_email" field.
+func (m *LenderMutation) SetContactEmail(s string) {
+	m.contact_email = &s
+}
+
+// ContactEmail returns the value of the "contact_email" field in the mutation.
+func (m *LenderMutation) ContactEmail() (r string, exists bool) {
+	v := m.contact_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactEmail returns the old "contact_email" field's value of the Lender entity.
+// If the Lender object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderMutation) OldContactEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactEmail: %w", err)
+	}
+	return oldValue.ContactEmail, nil
+}
+
+// ClearContactEmail clears the value of the "contact_email" field.
+func (m *LenderMutation) ClearContactEmail() {
+	m.contact_email = nil
+	m.clearedFields[lender.FieldContactEmail] = struct{}{}
+}
+
+// ContactEmailCleared returns if the "contact_email" field was cleared in this mutation.
+func (m *LenderMutation) ContactEmailCleared() bool {
+	_, ok := m.clearedFields[lender.FieldContactEmail]
+	return ok
+}
+
+// ResetContactEmail resets all changes to the "contact_email" field.
+func (m *LenderMutation) ResetContactEmail() {
+	m.contact_email = nil
+	delete(m.clearedFields, lender.FieldContactEmail)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *LenderMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *LenderMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[lender.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *LenderMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *LenderMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *LenderMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *LenderMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// AddApplicationIDs adds the "applications" edge to the Application entity by ids.
+func (m *LenderMutation) AddApplicationIDs(ids ...uuid.UUID) {
+	if m.applications == nil {
+		m.applications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.applications[ids[i]] = struct{}{}
+	}
+}
+
+// ClearApplications clears the "applications" edge to the Application entity.
+func (m *LenderMutation) ClearApplications() {
+	m.clearedapplications = true
+}
+
+// ApplicationsCleared reports if the "applications" edge to the Application entity was cleared.
+func (m *LenderMutation) ApplicationsCleared() bool {
+	return m.clearedapplications
+}
+
+// RemoveApplicationIDs removes the "applications" edge to the Application entity by IDs.
+func (m *LenderMutation) RemoveApplicationIDs(ids ...uuid.UUID) {
+	if m.removedapplications == nil {
+		m.removedapplications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.applications, ids[i])
+		m.removedapplications[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedApplications returns the removed IDs of the "applications" edge to the Application entity.
+func (m *LenderMutation) RemovedApplicationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedapplications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ApplicationsIDs returns the "applications" edge IDs in the mutation.
+func (m *LenderMutation) ApplicationsIDs() (ids []uuid.UUID) {
+	for id := range m.applications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetApplications resets all changes to the "applications" edge.
+func (m *LenderMutation) ResetApplications() {
+	m.applications = nil
+	m.clearedapplications = false
+	m.removedapplications = nil
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by ids.
+func (m *LenderMutation) AddFundedDealIDs(ids ...uuid.UUID) {
+	if m.funded_deals == nil {
+		m.funded_deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.funded_deals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFundedDeals clears the "funded_deals" edge to the FundedDeal entity.
+func (m *LenderMutation) ClearFundedDeals() {
+	m.clearedfunded_deals = true
+}
+
+// FundedDealsCleared reports if the "funded_deals" edge to the FundedDeal entity was cleared.
+func (m *LenderMutation) FundedDealsCleared() bool {
+	return m.clearedfunded_deals
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to the FundedDeal entity by IDs.
+func (m *LenderMutation) RemoveFundedDealIDs(ids ...uuid.UUID) {
+	if m.removedfunded_deals == nil {
+		m.removedfunded_deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.funded_deals, ids[i])
+		m.removedfunded_deals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFundedDeals returns the removed IDs of the "funded_deals" edge to the FundedDeal entity.
+func (m *LenderMutation) RemovedFundedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.removedfunded_deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FundedDealsIDs returns the "funded_deals" edge IDs in the mutation.
+func (m *LenderMutation) FundedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.funded_deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFundedDeals resets all changes to the "funded_deals" edge.
+func (m *LenderMutation) ResetFundedDeals() {
+	m.funded_deals = nil
+	m.clearedfunded_deals = false
+	m.removedfunded_deals = nil
+}
+
+// Where appends a list predicates to the LenderMutation builder.
+func (m *LenderMutation) Where(ps ...predicate.Lender) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LenderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LenderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Lender, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LenderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LenderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Lender).
+func (m *LenderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LenderMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.created_at != nil {
+		fields = append(fields, lender.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, lender.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, lender.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, lender.FieldName)
+	}
+	if m.name_key != nil {
+		fields = append(fields, lender.FieldNameKey)
+	}
+	if m.is_active != nil {
+		fields = append(fields, lender.FieldIsActive)
+	}
+	if m.products != nil {
+		fields = append(fields, lender.FieldProducts)
+	}
+	if m.min_amount != nil {
+		fields = append(fields, lender.FieldMinAmount)
+	}
+	if m.max_amount != nil {
+		fields = append(fields, lender.FieldMaxAmount)
+	}
+	if m.min_monthly_revenue != nil {
+		fields = append(fields, lender.FieldMinMonthlyRevenue)
+	}
+	if m.min_months_in_business != nil {
+		fields = append(fields, lender.FieldMinMonthsInBusiness)
+	}
+	if m.excluded_industries != nil {
+		fields = append(fields, lender.FieldExcludedIndustries)
+	}
+	if m.commission_rate != nil {
+		fields = append(fields, lender.FieldCommissionRate)
+	}
+	if m.contact_email != nil {
+		fields = append(fields, lender.FieldContactEmail)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LenderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case lender.FieldCreatedAt:
+		return m.CreatedAt()
+	case lender.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case lender.FieldOrgID:
+		return m.OrgID()
+	case lender.FieldName:
+		return m.Name()
+	case lender.FieldNameKey:
+		return m.NameKey()
+	case lender.FieldIsActive:
+		return m.IsActive()
+	case lender.FieldProducts:
+		return m.Products()
+	case lender.FieldMinAmount:
+		return m.MinAmount()
+	case lender.FieldMaxAmount:
+		return m.MaxAmount()
+	case lender.FieldMinMonthlyRevenue:
+		return m.MinMonthlyRevenue()
+	case lender.FieldMinMonthsInBusiness:
+		return m.MinMonthsInBusiness()
+	case lender.FieldExcludedIndustries:
+		return m.ExcludedIndustries()
+	case lender.FieldCommissionRate:
+		return m.CommissionRate()
+	case lender.FieldContactEmail:
+		return m.ContactEmail()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LenderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case lender.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case lender.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case lender.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case lender.FieldName:
+		return m.OldName(ctx)
+	case lender.FieldNameKey:
+		return m.OldNameKey(ctx)
+	case lender.FieldIsActive:
+		return m.OldIsActive(ctx)
+	case lender.FieldProducts:
+		return m.OldProducts(ctx)
+	case lender.FieldMinAmount:
+		return m.OldMinAmount(ctx)
+	case lender.FieldMaxAmount:
+		return m.OldMaxAmount(ctx)
+	case lender.FieldMinMonthlyRevenue:
+		return m.OldMinMonthlyRevenue(ctx)
+	case lender.FieldMinMonthsInBusiness:
+		return m.OldMinMonthsInBusiness(ctx)
+	case lender.FieldExcludedIndustries:
+		return m.OldExcludedIndustries(ctx)
+	case lender.FieldCommissionRate:
+		return m.OldCommissionRate(ctx)
+	case lender.FieldContactEmail:
+		return m.OldContactEmail(ctx)
+	}
+	return nil, fmt.Errorf("unknown Lender field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LenderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case lender.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case lender.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case lender.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case lender.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case lender.FieldNameKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameKey(v)
+		return nil
+	case lender.FieldIsActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsActive(v)
+		return nil
+	case lender.FieldProducts:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProducts(v)
+		return nil
+	case lender.FieldMinAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinAmount(v)
+		return nil
+	case lender.FieldMaxAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxAmount(v)
+		return nil
+	case lender.FieldMinMonthlyRevenue:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinMonthlyRevenue(v)
+		return nil
+	case lender.FieldMinMonthsInBusiness:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinMonthsInBusiness(v)
+		return nil
+	case lender.FieldExcludedIndustries:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExcludedIndustries(v)
+		return nil
+	case lender.FieldCommissionRate:
+		v, ok := value.(money.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommissionRate(v)
+		return nil
+	case lender.FieldContactEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactEmail(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Lender field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LenderMutation) AddedFields() []string {
+	var fields []string
+	if m.addmin_amount != nil {
+		fields = append(fields, lender.FieldMinAmount)
+	}
+	if m.addmax_amount != nil {
+		fields = append(fields, lender.FieldMaxAmount)
+	}
+	if m.addmin_monthly_revenue != nil {
+		fields = append(fields, lender.FieldMinMonthlyRevenue)
+	}
+	if m.addmin_months_in_business != nil {
+		fields = append(fields, lender.FieldMinMonthsInBusiness)
+	}
+	if m.addcommission_rate != nil {
+		fields = append(fields, lender.FieldCommissionRate)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LenderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case lender.FieldMinAmount:
+		return m.AddedMinAmount()
+	case lender.FieldMaxAmount:
+		return m.AddedMaxAmount()
+	case lender.FieldMinMonthlyRevenue:
+		return m.AddedMinMonthlyRevenue()
+	case lender.FieldMinMonthsInBusiness:
+		return m.AddedMinMonthsInBusiness()
+	case lender.FieldCommissionRate:
+		return m.AddedCommissionRate()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LenderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case lender.FieldMinAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinAmount(v)
+		return nil
+	case lender.FieldMaxAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxAmount(v)
+		return nil
+	case lender.FieldMinMonthlyRevenue:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinMonthlyRevenue(v)
+		return nil
+	case lender.FieldMinMonthsInBusiness:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinMonthsInBusiness(v)
+		return nil
+	case lender.FieldCommissionRate:
+		v, ok := value.(money.Rate)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommissionRate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Lender numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LenderMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(lender.FieldMinAmount) {
+		fields = append(fields, lender.FieldMinAmount)
+	}
+	if m.FieldCleared(lender.FieldMaxAmount) {
+		fields = append(fields, lender.FieldMaxAmount)
+	}
+	if m.FieldCleared(lender.FieldMinMonthlyRevenue) {
+		fields = append(fields, lender.FieldMinMonthlyRevenue)
+	}
+	if m.FieldCleared(lender.FieldMinMonthsInBusiness) {
+		fields = append(fields, lender.FieldMinMonthsInBusiness)
+	}
+	if m.FieldCleared(lender.FieldContactEmail) {
+		fields = append(fields, lender.FieldContactEmail)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LenderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LenderMutation) ClearField(name string) error {
+	switch name {
+	case lender.FieldMinAmount:
+		m.ClearMinAmount()
+		return nil
+	case lender.FieldMaxAmount:
+		m.ClearMaxAmount()
+		return nil
+	case lender.FieldMinMonthlyRevenue:
+		m.ClearMinMonthlyRevenue()
+		return nil
+	case lender.FieldMinMonthsInBusiness:
+		m.ClearMinMonthsInBusiness()
+		return nil
+	case lender.FieldContactEmail:
+		m.ClearContactEmail()
+		return nil
+	}
+	return fmt.Errorf("unknown Lender nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LenderMutation) ResetField(name string) error {
+	switch name {
+	case lender.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case lender.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case lender.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case lender.FieldName:
+		m.ResetName()
+		return nil
+	case lender.FieldNameKey:
+		m.ResetNameKey()
+		return nil
+	case lender.FieldIsActive:
+		m.ResetIsActive()
+		return nil
+	case lender.FieldProducts:
+		m.ResetProducts()
+		return nil
+	case lender.FieldMinAmount:
+		m.ResetMinAmount()
+		return nil
+	case lender.FieldMaxAmount:
+		m.ResetMaxAmount()
+		return nil
+	case lender.FieldMinMonthlyRevenue:
+		m.ResetMinMonthlyRevenue()
+		return nil
+	case lender.FieldMinMonthsInBusiness:
+		m.ResetMinMonthsInBusiness()
+		return nil
+	case lender.FieldExcludedIndustries:
+		m.ResetExcludedIndustries()
+		return nil
+	case lender.FieldCommissionRate:
+		m.ResetCommissionRate()
+		return nil
+	case lender.FieldContactEmail:
+		m.ResetContactEmail()
+		return nil
+	}
+	return fmt.Errorf("unknown Lender field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LenderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.organization != nil {
+		edges = append(edges, lender.EdgeOrganization)
+	}
+	if m.applications != nil {
+		edges = append(edges, lender.EdgeApplications)
+	}
+	if m.funded_deals != nil {
+		edges = append(edges, lender.EdgeFundedDeals)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LenderMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case lender.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case lender.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.applications))
+		for id := range m.applications {
+			ids = append(ids, id)
+		}
+		return ids
+	case lender.EdgeFundedDeals:
+		ids := make([]ent.Value, 0, len(m.funded_deals))
+		for id := range m.funded_deals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LenderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedapplications != nil {
+		edges = append(edges, lender.EdgeApplications)
+	}
+	if m.removedfunded_deals != nil {
+		edges = append(edges, lender.EdgeFundedDeals)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LenderMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case lender.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.removedapplications))
+		for id := range m.removedapplications {
+			ids = append(ids, id)
+		}
+		return ids
+	case lender.EdgeFundedDeals:
+		ids := make([]ent.Value, 0, len(m.removedfunded_deals))
+		for id := range m.removedfunded_deals {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LenderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedorganization {
+		edges = append(edges, lender.EdgeOrganization)
+	}
+	if m.clearedapplications {
+		edges = append(edges, lender.EdgeApplications)
+	}
+	if m.clearedfunded_deals {
+		edges = append(edges, lender.EdgeFundedDeals)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LenderMutation) EdgeCleared(name string) bool {
+	switch name {
+	case lender.EdgeOrganization:
+		return m.clearedorganization
+	case lender.EdgeApplications:
+		return m.clearedapplications
+	case lender.EdgeFundedDeals:
+		return m.clearedfunded_deals
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LenderMutation) ClearEdge(name string) error {
+	switch name {
+	case lender.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Lender unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LenderMutation) ResetEdge(name string) error {
+	switch name {
+	case lender.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case lender.EdgeApplications:
+		m.ResetApplications()
+		return nil
+	case lender.EdgeFundedDeals:
+		m.ResetFundedDeals()
+		return nil
+	}
+	return fmt.Errorf("unknown Lender edge %s", name)
+}
+
 // OrganizationMutation represents an operation that mutates the Organization nodes in the graph.
 type OrganizationMutation struct {
 	config
@@ -13011,6 +20754,21 @@ type OrganizationMutation struct {
 	automations                  map[uuid.UUID]struct{}
 	removedautomations           map[uuid.UUID]struct{}
 	clearedautomations           bool
+	lenders                      map[uuid.UUID]struct{}
+	removedlenders               map[uuid.UUID]struct{}
+	clearedlenders               bool
+	applications                 map[uuid.UUID]struct{}
+	removedapplications          map[uuid.UUID]struct{}
+	clearedapplications          bool
+	funded_deals                 map[uuid.UUID]struct{}
+	removedfunded_deals          map[uuid.UUID]struct{}
+	clearedfunded_deals          bool
+	commissions                  map[uuid.UUID]struct{}
+	removedcommissions           map[uuid.UUID]struct{}
+	clearedcommissions           bool
+	commission_payments          map[uuid.UUID]struct{}
+	removedcommission_payments   map[uuid.UUID]struct{}
+	clearedcommission_payments   bool
 	done                         bool
 	oldValue                     func(context.Context) (*Organization, error)
 	predicates                   []predicate.Organization
@@ -13894,6 +21652,276 @@ func (m *OrganizationMutation) ResetAutomations() {
 	m.removedautomations = nil
 }
 
+// AddLenderIDs adds the "lenders" edge to the Lender entity by ids.
+func (m *OrganizationMutation) AddLenderIDs(ids ...uuid.UUID) {
+	if m.lenders == nil {
+		m.lenders = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.lenders[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLenders clears the "lenders" edge to the Lender entity.
+func (m *OrganizationMutation) ClearLenders() {
+	m.clearedlenders = true
+}
+
+// LendersCleared reports if the "lenders" edge to the Lender entity was cleared.
+func (m *OrganizationMutation) LendersCleared() bool {
+	return m.clearedlenders
+}
+
+// RemoveLenderIDs removes the "lenders" edge to the Lender entity by IDs.
+func (m *OrganizationMutation) RemoveLenderIDs(ids ...uuid.UUID) {
+	if m.removedlenders == nil {
+		m.removedlenders = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.lenders, ids[i])
+		m.removedlenders[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLenders returns the removed IDs of the "lenders" edge to the Lender entity.
+func (m *OrganizationMutation) RemovedLendersIDs() (ids []uuid.UUID) {
+	for id := range m.removedlenders {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LendersIDs returns the "lenders" edge IDs in the mutation.
+func (m *OrganizationMutation) LendersIDs() (ids []uuid.UUID) {
+	for id := range m.lenders {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLenders resets all changes to the "lenders" edge.
+func (m *OrganizationMutation) ResetLenders() {
+	m.lenders = nil
+	m.clearedlenders = false
+	m.removedlenders = nil
+}
+
+// AddApplicationIDs adds the "applications" edge to the Application entity by ids.
+func (m *OrganizationMutation) AddApplicationIDs(ids ...uuid.UUID) {
+	if m.applications == nil {
+		m.applications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.applications[ids[i]] = struct{}{}
+	}
+}
+
+// ClearApplications clears the "applications" edge to the Application entity.
+func (m *OrganizationMutation) ClearApplications() {
+	m.clearedapplications = true
+}
+
+// ApplicationsCleared reports if the "applications" edge to the Application entity was cleared.
+func (m *OrganizationMutation) ApplicationsCleared() bool {
+	return m.clearedapplications
+}
+
+// RemoveApplicationIDs removes the "applications" edge to the Application entity by IDs.
+func (m *OrganizationMutation) RemoveApplicationIDs(ids ...uuid.UUID) {
+	if m.removedapplications == nil {
+		m.removedapplications = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.applications, ids[i])
+		m.removedapplications[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedApplications returns the removed IDs of the "applications" edge to the Application entity.
+func (m *OrganizationMutation) RemovedApplicationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedapplications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ApplicationsIDs returns the "applications" edge IDs in the mutation.
+func (m *OrganizationMutation) ApplicationsIDs() (ids []uuid.UUID) {
+	for id := range m.applications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetApplications resets all changes to the "applications" edge.
+func (m *OrganizationMutation) ResetApplications() {
+	m.applications = nil
+	m.clearedapplications = false
+	m.removedapplications = nil
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by ids.
+func (m *OrganizationMutation) AddFundedDealIDs(ids ...uuid.UUID) {
+	if m.funded_deals == nil {
+		m.funded_deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.funded_deals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearFundedDeals clears the "funded_deals" edge to the FundedDeal entity.
+func (m *OrganizationMutation) ClearFundedDeals() {
+	m.clearedfunded_deals = true
+}
+
+// FundedDealsCleared reports if the "funded_deals" edge to the FundedDeal entity was cleared.
+func (m *OrganizationMutation) FundedDealsCleared() bool {
+	return m.clearedfunded_deals
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to the FundedDeal entity by IDs.
+func (m *OrganizationMutation) RemoveFundedDealIDs(ids ...uuid.UUID) {
+	if m.removedfunded_deals == nil {
+		m.removedfunded_deals = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.funded_deals, ids[i])
+		m.removedfunded_deals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedFundedDeals returns the removed IDs of the "funded_deals" edge to the FundedDeal entity.
+func (m *OrganizationMutation) RemovedFundedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.removedfunded_deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// FundedDealsIDs returns the "funded_deals" edge IDs in the mutation.
+func (m *OrganizationMutation) FundedDealsIDs() (ids []uuid.UUID) {
+	for id := range m.funded_deals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetFundedDeals resets all changes to the "funded_deals" edge.
+func (m *OrganizationMutation) ResetFundedDeals() {
+	m.funded_deals = nil
+	m.clearedfunded_deals = false
+	m.removedfunded_deals = nil
+}
+
+// AddCommissionIDs adds the "commissions" edge to the Commission entity by ids.
+func (m *OrganizationMutation) AddCommissionIDs(ids ...uuid.UUID) {
+	if m.commissions == nil {
+		m.commissions = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.commissions[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCommissions clears the "commissions" edge to the Commission entity.
+func (m *OrganizationMutation) ClearCommissions() {
+	m.clearedcommissions = true
+}
+
+// CommissionsCleared reports if the "commissions" edge to the Commission entity was cleared.
+func (m *OrganizationMutation) CommissionsCleared() bool {
+	return m.clearedcommissions
+}
+
+// RemoveCommissionIDs removes the "commissions" edge to the Commission entity by IDs.
+func (m *OrganizationMutation) RemoveCommissionIDs(ids ...uuid.UUID) {
+	if m.removedcommissions == nil {
+		m.removedcommissions = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.commissions, ids[i])
+		m.removedcommissions[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCommissions returns the removed IDs of the "commissions" edge to the Commission entity.
+func (m *OrganizationMutation) RemovedCommissionsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcommissions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CommissionsIDs returns the "commissions" edge IDs in the mutation.
+func (m *OrganizationMutation) CommissionsIDs() (ids []uuid.UUID) {
+	for id := range m.commissions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCommissions resets all changes to the "commissions" edge.
+func (m *OrganizationMutation) ResetCommissions() {
+	m.commissions = nil
+	m.clearedcommissions = false
+	m.removedcommissions = nil
+}
+
+// AddCommissionPaymentIDs adds the "commission_payments" edge to the CommissionPayment entity by ids.
+func (m *OrganizationMutation) AddCommissionPaymentIDs(ids ...uuid.UUID) {
+	if m.commission_payments == nil {
+		m.commission_payments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.commission_payments[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCommissionPayments clears the "commission_payments" edge to the CommissionPayment entity.
+func (m *OrganizationMutation) ClearCommissionPayments() {
+	m.clearedcommission_payments = true
+}
+
+// CommissionPaymentsCleared reports if the "commission_payments" edge to the CommissionPayment entity was cleared.
+func (m *OrganizationMutation) CommissionPaymentsCleared() bool {
+	return m.clearedcommission_payments
+}
+
+// RemoveCommissionPaymentIDs removes the "commission_payments" edge to the CommissionPayment entity by IDs.
+func (m *OrganizationMutation) RemoveCommissionPaymentIDs(ids ...uuid.UUID) {
+	if m.removedcommission_payments == nil {
+		m.removedcommission_payments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.commission_payments, ids[i])
+		m.removedcommission_payments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCommissionPayments returns the removed IDs of the "commission_payments" edge to the CommissionPayment entity.
+func (m *OrganizationMutation) RemovedCommissionPaymentsIDs() (ids []uuid.UUID) {
+	for id := range m.removedcommission_payments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CommissionPaymentsIDs returns the "commission_payments" edge IDs in the mutation.
+func (m *OrganizationMutation) CommissionPaymentsIDs() (ids []uuid.UUID) {
+	for id := range m.commission_payments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCommissionPayments resets all changes to the "commission_payments" edge.
+func (m *OrganizationMutation) ResetCommissionPayments() {
+	m.commission_payments = nil
+	m.clearedcommission_payments = false
+	m.removedcommission_payments = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -14095,7 +22123,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 11)
+	edges := make([]string, 0, 16)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -14128,6 +22156,21 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.automations != nil {
 		edges = append(edges, organization.EdgeAutomations)
+	}
+	if m.lenders != nil {
+		edges = append(edges, organization.EdgeLenders)
+	}
+	if m.applications != nil {
+		edges = append(edges, organization.EdgeApplications)
+	}
+	if m.funded_deals != nil {
+		edges = append(edges, organization.EdgeFundedDeals)
+	}
+	if m.commissions != nil {
+		edges = append(edges, organization.EdgeCommissions)
+	}
+	if m.commission_payments != nil {
+		edges = append(edges, organization.EdgeCommissionPayments)
 	}
 	return edges
 }
@@ -14202,13 +22245,43 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeLenders:
+		ids := make([]ent.Value, 0, len(m.lenders))
+		for id := range m.lenders {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.applications))
+		for id := range m.applications {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeFundedDeals:
+		ids := make([]ent.Value, 0, len(m.funded_deals))
+		for id := range m.funded_deals {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeCommissions:
+		ids := make([]ent.Value, 0, len(m.commissions))
+		for id := range m.commissions {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeCommissionPayments:
+		ids := make([]ent.Value, 0, len(m.commission_payments))
+		for id := range m.commission_payments {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 11)
+	edges := make([]string, 0, 16)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -14241,6 +22314,21 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedautomations != nil {
 		edges = append(edges, organization.EdgeAutomations)
+	}
+	if m.removedlenders != nil {
+		edges = append(edges, organization.EdgeLenders)
+	}
+	if m.removedapplications != nil {
+		edges = append(edges, organization.EdgeApplications)
+	}
+	if m.removedfunded_deals != nil {
+		edges = append(edges, organization.EdgeFundedDeals)
+	}
+	if m.removedcommissions != nil {
+		edges = append(edges, organization.EdgeCommissions)
+	}
+	if m.removedcommission_payments != nil {
+		edges = append(edges, organization.EdgeCommissionPayments)
 	}
 	return edges
 }
@@ -14315,13 +22403,43 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeLenders:
+		ids := make([]ent.Value, 0, len(m.removedlenders))
+		for id := range m.removedlenders {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeApplications:
+		ids := make([]ent.Value, 0, len(m.removedapplications))
+		for id := range m.removedapplications {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeFundedDeals:
+		ids := make([]ent.Value, 0, len(m.removedfunded_deals))
+		for id := range m.removedfunded_deals {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeCommissions:
+		ids := make([]ent.Value, 0, len(m.removedcommissions))
+		for id := range m.removedcommissions {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeCommissionPayments:
+		ids := make([]ent.Value, 0, len(m.removedcommission_payments))
+		for id := range m.removedcommission_payments {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 11)
+	edges := make([]string, 0, 16)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -14355,6 +22473,21 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	if m.clearedautomations {
 		edges = append(edges, organization.EdgeAutomations)
 	}
+	if m.clearedlenders {
+		edges = append(edges, organization.EdgeLenders)
+	}
+	if m.clearedapplications {
+		edges = append(edges, organization.EdgeApplications)
+	}
+	if m.clearedfunded_deals {
+		edges = append(edges, organization.EdgeFundedDeals)
+	}
+	if m.clearedcommissions {
+		edges = append(edges, organization.EdgeCommissions)
+	}
+	if m.clearedcommission_payments {
+		edges = append(edges, organization.EdgeCommissionPayments)
+	}
 	return edges
 }
 
@@ -14384,6 +22517,16 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.clearedinbound_endpoints
 	case organization.EdgeAutomations:
 		return m.clearedautomations
+	case organization.EdgeLenders:
+		return m.clearedlenders
+	case organization.EdgeApplications:
+		return m.clearedapplications
+	case organization.EdgeFundedDeals:
+		return m.clearedfunded_deals
+	case organization.EdgeCommissions:
+		return m.clearedcommissions
+	case organization.EdgeCommissionPayments:
+		return m.clearedcommission_payments
 	}
 	return false
 }
@@ -14432,6 +22575,21 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeAutomations:
 		m.ResetAutomations()
+		return nil
+	case organization.EdgeLenders:
+		m.ResetLenders()
+		return nil
+	case organization.EdgeApplications:
+		m.ResetApplications()
+		return nil
+	case organization.EdgeFundedDeals:
+		m.ResetFundedDeals()
+		return nil
+	case organization.EdgeCommissions:
+		m.ResetCommissions()
+		return nil
+	case organization.EdgeCommissionPayments:
+		m.ResetCommissionPayments()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)

@@ -59,11 +59,21 @@ type OrganizationEdges struct {
 	InboundEndpoints []*InboundEndpoint `json:"inbound_endpoints,omitempty"`
 	// Automations holds the value of the automations edge.
 	Automations []*Automation `json:"automations,omitempty"`
+	// Lenders holds the value of the lenders edge.
+	Lenders []*Lender `json:"lenders,omitempty"`
+	// Applications holds the value of the applications edge.
+	Applications []*Application `json:"applications,omitempty"`
+	// FundedDeals holds the value of the funded_deals edge.
+	FundedDeals []*FundedDeal `json:"funded_deals,omitempty"`
+	// Commissions holds the value of the commissions edge.
+	Commissions []*Commission `json:"commissions,omitempty"`
+	// CommissionPayments holds the value of the commission_payments edge.
+	CommissionPayments []*CommissionPayment `json:"commission_payments,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [11]bool
+	loadedTypes [16]bool
 	// totalCount holds the count of the edges above.
-	totalCount [10]map[string]int
+	totalCount [15]map[string]int
 
 	namedAPIKeys              map[string][]*APIKey
 	namedUsers                map[string][]*User
@@ -76,6 +86,11 @@ type OrganizationEdges struct {
 	namedWebhookSubscriptions map[string][]*WebhookSubscription
 	namedInboundEndpoints     map[string][]*InboundEndpoint
 	namedAutomations          map[string][]*Automation
+	namedLenders              map[string][]*Lender
+	namedApplications         map[string][]*Application
+	namedFundedDeals          map[string][]*FundedDeal
+	namedCommissions          map[string][]*Commission
+	namedCommissionPayments   map[string][]*CommissionPayment
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -175,6 +190,51 @@ func (e OrganizationEdges) AutomationsOrErr() ([]*Automation, error) {
 		return e.Automations, nil
 	}
 	return nil, &NotLoadedError{edge: "automations"}
+}
+
+// LendersOrErr returns the Lenders value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) LendersOrErr() ([]*Lender, error) {
+	if e.loadedTypes[11] {
+		return e.Lenders, nil
+	}
+	return nil, &NotLoadedError{edge: "lenders"}
+}
+
+// ApplicationsOrErr returns the Applications value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) ApplicationsOrErr() ([]*Application, error) {
+	if e.loadedTypes[12] {
+		return e.Applications, nil
+	}
+	return nil, &NotLoadedError{edge: "applications"}
+}
+
+// FundedDealsOrErr returns the FundedDeals value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) FundedDealsOrErr() ([]*FundedDeal, error) {
+	if e.loadedTypes[13] {
+		return e.FundedDeals, nil
+	}
+	return nil, &NotLoadedError{edge: "funded_deals"}
+}
+
+// CommissionsOrErr returns the Commissions value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) CommissionsOrErr() ([]*Commission, error) {
+	if e.loadedTypes[14] {
+		return e.Commissions, nil
+	}
+	return nil, &NotLoadedError{edge: "commissions"}
+}
+
+// CommissionPaymentsOrErr returns the CommissionPayments value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) CommissionPaymentsOrErr() ([]*CommissionPayment, error) {
+	if e.loadedTypes[15] {
+		return e.CommissionPayments, nil
+	}
+	return nil, &NotLoadedError{edge: "commission_payments"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -305,6 +365,31 @@ func (_m *Organization) QueryInboundEndpoints() *InboundEndpointQuery {
 // QueryAutomations queries the "automations" edge of the Organization entity.
 func (_m *Organization) QueryAutomations() *AutomationQuery {
 	return NewOrganizationClient(_m.config).QueryAutomations(_m)
+}
+
+// QueryLenders queries the "lenders" edge of the Organization entity.
+func (_m *Organization) QueryLenders() *LenderQuery {
+	return NewOrganizationClient(_m.config).QueryLenders(_m)
+}
+
+// QueryApplications queries the "applications" edge of the Organization entity.
+func (_m *Organization) QueryApplications() *ApplicationQuery {
+	return NewOrganizationClient(_m.config).QueryApplications(_m)
+}
+
+// QueryFundedDeals queries the "funded_deals" edge of the Organization entity.
+func (_m *Organization) QueryFundedDeals() *FundedDealQuery {
+	return NewOrganizationClient(_m.config).QueryFundedDeals(_m)
+}
+
+// QueryCommissions queries the "commissions" edge of the Organization entity.
+func (_m *Organization) QueryCommissions() *CommissionQuery {
+	return NewOrganizationClient(_m.config).QueryCommissions(_m)
+}
+
+// QueryCommissionPayments queries the "commission_payments" edge of the Organization entity.
+func (_m *Organization) QueryCommissionPayments() *CommissionPaymentQuery {
+	return NewOrganizationClient(_m.config).QueryCommissionPayments(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -608,6 +693,126 @@ func (_m *Organization) appendNamedAutomations(name string, edges ...*Automation
 		_m.Edges.namedAutomations[name] = []*Automation{}
 	} else {
 		_m.Edges.namedAutomations[name] = append(_m.Edges.namedAutomations[name], edges...)
+	}
+}
+
+// NamedLenders returns the Lenders named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedLenders(name string) ([]*Lender, error) {
+	if _m.Edges.namedLenders == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedLenders[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedLenders(name string, edges ...*Lender) {
+	if _m.Edges.namedLenders == nil {
+		_m.Edges.namedLenders = make(map[string][]*Lender)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedLenders[name] = []*Lender{}
+	} else {
+		_m.Edges.namedLenders[name] = append(_m.Edges.namedLenders[name], edges...)
+	}
+}
+
+// NamedApplications returns the Applications named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedApplications(name string) ([]*Application, error) {
+	if _m.Edges.namedApplications == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedApplications[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedApplications(name string, edges ...*Application) {
+	if _m.Edges.namedApplications == nil {
+		_m.Edges.namedApplications = make(map[string][]*Application)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedApplications[name] = []*Application{}
+	} else {
+		_m.Edges.namedApplications[name] = append(_m.Edges.namedApplications[name], edges...)
+	}
+}
+
+// NamedFundedDeals returns the FundedDeals named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedFundedDeals(name string) ([]*FundedDeal, error) {
+	if _m.Edges.namedFundedDeals == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedFundedDeals[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedFundedDeals(name string, edges ...*FundedDeal) {
+	if _m.Edges.namedFundedDeals == nil {
+		_m.Edges.namedFundedDeals = make(map[string][]*FundedDeal)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedFundedDeals[name] = []*FundedDeal{}
+	} else {
+		_m.Edges.namedFundedDeals[name] = append(_m.Edges.namedFundedDeals[name], edges...)
+	}
+}
+
+// NamedCommissions returns the Commissions named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedCommissions(name string) ([]*Commission, error) {
+	if _m.Edges.namedCommissions == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedCommissions[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedCommissions(name string, edges ...*Commission) {
+	if _m.Edges.namedCommissions == nil {
+		_m.Edges.namedCommissions = make(map[string][]*Commission)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedCommissions[name] = []*Commission{}
+	} else {
+		_m.Edges.namedCommissions[name] = append(_m.Edges.namedCommissions[name], edges...)
+	}
+}
+
+// NamedCommissionPayments returns the CommissionPayments named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedCommissionPayments(name string) ([]*CommissionPayment, error) {
+	if _m.Edges.namedCommissionPayments == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedCommissionPayments[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedCommissionPayments(name string, edges ...*CommissionPayment) {
+	if _m.Edges.namedCommissionPayments == nil {
+		_m.Edges.namedCommissionPayments = make(map[string][]*CommissionPayment)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedCommissionPayments[name] = []*CommissionPayment{}
+	} else {
+		_m.Edges.namedCommissionPayments[name] = append(_m.Edges.namedCommissionPayments[name], edges...)
 	}
 }
 

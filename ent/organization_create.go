@@ -15,11 +15,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
@@ -266,6 +271,81 @@ func (_c *OrganizationCreate) AddAutomations(v ...*Automation) *OrganizationCrea
 		ids[i] = v[i].ID
 	}
 	return _c.AddAutomationIDs(ids...)
+}
+
+// AddLenderIDs adds the "lenders" edge to the Lender entity by IDs.
+func (_c *OrganizationCreate) AddLenderIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddLenderIDs(ids...)
+	return _c
+}
+
+// AddLenders adds the "lenders" edges to the Lender entity.
+func (_c *OrganizationCreate) AddLenders(v ...*Lender) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddLenderIDs(ids...)
+}
+
+// AddApplicationIDs adds the "applications" edge to the Application entity by IDs.
+func (_c *OrganizationCreate) AddApplicationIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddApplicationIDs(ids...)
+	return _c
+}
+
+// AddApplications adds the "applications" edges to the Application entity.
+func (_c *OrganizationCreate) AddApplications(v ...*Application) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddApplicationIDs(ids...)
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by IDs.
+func (_c *OrganizationCreate) AddFundedDealIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddFundedDealIDs(ids...)
+	return _c
+}
+
+// AddFundedDeals adds the "funded_deals" edges to the FundedDeal entity.
+func (_c *OrganizationCreate) AddFundedDeals(v ...*FundedDeal) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddFundedDealIDs(ids...)
+}
+
+// AddCommissionIDs adds the "commissions" edge to the Commission entity by IDs.
+func (_c *OrganizationCreate) AddCommissionIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddCommissionIDs(ids...)
+	return _c
+}
+
+// AddCommissions adds the "commissions" edges to the Commission entity.
+func (_c *OrganizationCreate) AddCommissions(v ...*Commission) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCommissionIDs(ids...)
+}
+
+// AddCommissionPaymentIDs adds the "commission_payments" edge to the CommissionPayment entity by IDs.
+func (_c *OrganizationCreate) AddCommissionPaymentIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddCommissionPaymentIDs(ids...)
+	return _c
+}
+
+// AddCommissionPayments adds the "commission_payments" edges to the CommissionPayment entity.
+func (_c *OrganizationCreate) AddCommissionPayments(v ...*CommissionPayment) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCommissionPaymentIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -580,6 +660,86 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.LendersIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.FundedDealsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CommissionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CommissionPaymentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -17,11 +17,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -48,6 +53,11 @@ type OrganizationQuery struct {
 	withWebhookSubscriptions      *WebhookSubscriptionQuery
 	withInboundEndpoints          *InboundEndpointQuery
 	withAutomations               *AutomationQuery
+	withLenders                   *LenderQuery
+	withApplications              *ApplicationQuery
+	withFundedDeals               *FundedDealQuery
+	withCommissions               *CommissionQuery
+	withCommissionPayments        *CommissionPaymentQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -61,6 +71,11 @@ type OrganizationQuery struct {
 	withNamedWebhookSubscriptions map[string]*WebhookSubscriptionQuery
 	withNamedInboundEndpoints     map[string]*InboundEndpointQuery
 	withNamedAutomations          map[string]*AutomationQuery
+	withNamedLenders              map[string]*LenderQuery
+	withNamedApplications         map[string]*ApplicationQuery
+	withNamedFundedDeals          map[string]*FundedDealQuery
+	withNamedCommissions          map[string]*CommissionQuery
+	withNamedCommissionPayments   map[string]*CommissionPaymentQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -339,6 +354,116 @@ func (_q *OrganizationQuery) QueryAutomations() *AutomationQuery {
 	return query
 }
 
+// QueryLenders chains the current query on the "lenders" edge.
+func (_q *OrganizationQuery) QueryLenders() *LenderQuery {
+	query := (&LenderClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(lender.Table, lender.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.LendersTable, organization.LendersColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryApplications chains the current query on the "applications" edge.
+func (_q *OrganizationQuery) QueryApplications() *ApplicationQuery {
+	query := (&ApplicationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(application.Table, application.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.ApplicationsTable, organization.ApplicationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryFundedDeals chains the current query on the "funded_deals" edge.
+func (_q *OrganizationQuery) QueryFundedDeals() *FundedDealQuery {
+	query := (&FundedDealClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(fundeddeal.Table, fundeddeal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.FundedDealsTable, organization.FundedDealsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCommissions chains the current query on the "commissions" edge.
+func (_q *OrganizationQuery) QueryCommissions() *CommissionQuery {
+	query := (&CommissionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(commission.Table, commission.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.CommissionsTable, organization.CommissionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCommissionPayments chains the current query on the "commission_payments" edge.
+func (_q *OrganizationQuery) QueryCommissionPayments() *CommissionPaymentQuery {
+	query := (&CommissionPaymentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(commissionpayment.Table, commissionpayment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.CommissionPaymentsTable, organization.CommissionPaymentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -542,6 +667,11 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withWebhookSubscriptions: _q.withWebhookSubscriptions.Clone(),
 		withInboundEndpoints:     _q.withInboundEndpoints.Clone(),
 		withAutomations:          _q.withAutomations.Clone(),
+		withLenders:              _q.withLenders.Clone(),
+		withApplications:         _q.withApplications.Clone(),
+		withFundedDeals:          _q.withFundedDeals.Clone(),
+		withCommissions:          _q.withCommissions.Clone(),
+		withCommissionPayments:   _q.withCommissionPayments.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -670,6 +800,61 @@ func (_q *OrganizationQuery) WithAutomations(opts ...func(*AutomationQuery)) *Or
 	return _q
 }
 
+// WithLenders tells the query-builder to eager-load the nodes that are connected to
+// the "lenders" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithLenders(opts ...func(*LenderQuery)) *OrganizationQuery {
+	query := (&LenderClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withLenders = query
+	return _q
+}
+
+// WithApplications tells the query-builder to eager-load the nodes that are connected to
+// the "applications" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithApplications(opts ...func(*ApplicationQuery)) *OrganizationQuery {
+	query := (&ApplicationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withApplications = query
+	return _q
+}
+
+// WithFundedDeals tells the query-builder to eager-load the nodes that are connected to
+// the "funded_deals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithFundedDeals(opts ...func(*FundedDealQuery)) *OrganizationQuery {
+	query := (&FundedDealClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withFundedDeals = query
+	return _q
+}
+
+// WithCommissions tells the query-builder to eager-load the nodes that are connected to
+// the "commissions" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithCommissions(opts ...func(*CommissionQuery)) *OrganizationQuery {
+	query := (&CommissionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCommissions = query
+	return _q
+}
+
+// WithCommissionPayments tells the query-builder to eager-load the nodes that are connected to
+// the "commission_payments" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithCommissionPayments(opts ...func(*CommissionPaymentQuery)) *OrganizationQuery {
+	query := (&CommissionPaymentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCommissionPayments = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -754,7 +939,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [11]bool{
+		loadedTypes = [16]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -766,6 +951,11 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withWebhookSubscriptions != nil,
 			_q.withInboundEndpoints != nil,
 			_q.withAutomations != nil,
+			_q.withLenders != nil,
+			_q.withApplications != nil,
+			_q.withFundedDeals != nil,
+			_q.withCommissions != nil,
+			_q.withCommissionPayments != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -870,6 +1060,43 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withLenders; query != nil {
+		if err := _q.loadLenders(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Lenders = []*Lender{} },
+			func(n *Organization, e *Lender) { n.Edges.Lenders = append(n.Edges.Lenders, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withApplications; query != nil {
+		if err := _q.loadApplications(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Applications = []*Application{} },
+			func(n *Organization, e *Application) { n.Edges.Applications = append(n.Edges.Applications, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withFundedDeals; query != nil {
+		if err := _q.loadFundedDeals(ctx, query, nodes,
+			func(n *Organization) { n.Edges.FundedDeals = []*FundedDeal{} },
+			func(n *Organization, e *FundedDeal) { n.Edges.FundedDeals = append(n.Edges.FundedDeals, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCommissions; query != nil {
+		if err := _q.loadCommissions(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Commissions = []*Commission{} },
+			func(n *Organization, e *Commission) { n.Edges.Commissions = append(n.Edges.Commissions, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCommissionPayments; query != nil {
+		if err := _q.loadCommissionPayments(ctx, query, nodes,
+			func(n *Organization) { n.Edges.CommissionPayments = []*CommissionPayment{} },
+			func(n *Organization, e *CommissionPayment) {
+				n.Edges.CommissionPayments = append(n.Edges.CommissionPayments, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -944,6 +1171,41 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadAutomations(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAutomations(name) },
 			func(n *Organization, e *Automation) { n.appendNamedAutomations(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedLenders {
+		if err := _q.loadLenders(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedLenders(name) },
+			func(n *Organization, e *Lender) { n.appendNamedLenders(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedApplications {
+		if err := _q.loadApplications(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedApplications(name) },
+			func(n *Organization, e *Application) { n.appendNamedApplications(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedFundedDeals {
+		if err := _q.loadFundedDeals(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedFundedDeals(name) },
+			func(n *Organization, e *FundedDeal) { n.appendNamedFundedDeals(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedCommissions {
+		if err := _q.loadCommissions(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedCommissions(name) },
+			func(n *Organization, e *Commission) { n.appendNamedCommissions(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedCommissionPayments {
+		if err := _q.loadCommissionPayments(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedCommissionPayments(name) },
+			func(n *Organization, e *CommissionPayment) { n.appendNamedCommissionPayments(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1285,6 +1547,156 @@ func (_q *OrganizationQuery) loadAutomations(ctx context.Context, query *Automat
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadLenders(ctx context.Context, query *LenderQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Lender)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(lender.FieldOrgID)
+	}
+	query.Where(predicate.Lender(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.LendersColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadApplications(ctx context.Context, query *ApplicationQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Application)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(application.FieldOrgID)
+	}
+	query.Where(predicate.Application(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.ApplicationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadFundedDeals(ctx context.Context, query *FundedDealQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *FundedDeal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(fundeddeal.FieldOrgID)
+	}
+	query.Where(predicate.FundedDeal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.FundedDealsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadCommissions(ctx context.Context, query *CommissionQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Commission)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(commission.FieldOrgID)
+	}
+	query.Where(predicate.Commission(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.CommissionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadCommissionPayments(ctx context.Context, query *CommissionPaymentQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *CommissionPayment)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(commissionpayment.FieldOrgID)
+	}
+	query.Where(predicate.CommissionPayment(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.CommissionPaymentsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -1556,6 +1968,76 @@ func (_q *OrganizationQuery) WithNamedAutomations(name string, opts ...func(*Aut
 		_q.withNamedAutomations = make(map[string]*AutomationQuery)
 	}
 	_q.withNamedAutomations[name] = query
+	return _q
+}
+
+// WithNamedLenders tells the query-builder to eager-load the nodes that are connected to the "lenders"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedLenders(name string, opts ...func(*LenderQuery)) *OrganizationQuery {
+	query := (&LenderClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedLenders == nil {
+		_q.withNamedLenders = make(map[string]*LenderQuery)
+	}
+	_q.withNamedLenders[name] = query
+	return _q
+}
+
+// WithNamedApplications tells the query-builder to eager-load the nodes that are connected to the "applications"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedApplications(name string, opts ...func(*ApplicationQuery)) *OrganizationQuery {
+	query := (&ApplicationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedApplications == nil {
+		_q.withNamedApplications = make(map[string]*ApplicationQuery)
+	}
+	_q.withNamedApplications[name] = query
+	return _q
+}
+
+// WithNamedFundedDeals tells the query-builder to eager-load the nodes that are connected to the "funded_deals"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedFundedDeals(name string, opts ...func(*FundedDealQuery)) *OrganizationQuery {
+	query := (&FundedDealClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedFundedDeals == nil {
+		_q.withNamedFundedDeals = make(map[string]*FundedDealQuery)
+	}
+	_q.withNamedFundedDeals[name] = query
+	return _q
+}
+
+// WithNamedCommissions tells the query-builder to eager-load the nodes that are connected to the "commissions"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedCommissions(name string, opts ...func(*CommissionQuery)) *OrganizationQuery {
+	query := (&CommissionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedCommissions == nil {
+		_q.withNamedCommissions = make(map[string]*CommissionQuery)
+	}
+	_q.withNamedCommissions[name] = query
+	return _q
+}
+
+// WithNamedCommissionPayments tells the query-builder to eager-load the nodes that are connected to the "commission_payments"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedCommissionPayments(name string, opts ...func(*CommissionPaymentQuery)) *OrganizationQuery {
+	query := (&CommissionPaymentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedCommissionPayments == nil {
+		_q.withNamedCommissionPayments = make(map[string]*CommissionPaymentQuery)
+	}
+	_q.withNamedCommissionPayments[name] = query
 	return _q
 }
 

@@ -14,11 +14,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -252,6 +257,81 @@ func (_u *OrganizationUpdate) AddAutomations(v ...*Automation) *OrganizationUpda
 		ids[i] = v[i].ID
 	}
 	return _u.AddAutomationIDs(ids...)
+}
+
+// AddLenderIDs adds the "lenders" edge to the Lender entity by IDs.
+func (_u *OrganizationUpdate) AddLenderIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddLenderIDs(ids...)
+	return _u
+}
+
+// AddLenders adds the "lenders" edges to the Lender entity.
+func (_u *OrganizationUpdate) AddLenders(v ...*Lender) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLenderIDs(ids...)
+}
+
+// AddApplicationIDs adds the "applications" edge to the Application entity by IDs.
+func (_u *OrganizationUpdate) AddApplicationIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddApplicationIDs(ids...)
+	return _u
+}
+
+// AddApplications adds the "applications" edges to the Application entity.
+func (_u *OrganizationUpdate) AddApplications(v ...*Application) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddApplicationIDs(ids...)
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by IDs.
+func (_u *OrganizationUpdate) AddFundedDealIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddFundedDealIDs(ids...)
+	return _u
+}
+
+// AddFundedDeals adds the "funded_deals" edges to the FundedDeal entity.
+func (_u *OrganizationUpdate) AddFundedDeals(v ...*FundedDeal) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFundedDealIDs(ids...)
+}
+
+// AddCommissionIDs adds the "commissions" edge to the Commission entity by IDs.
+func (_u *OrganizationUpdate) AddCommissionIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddCommissionIDs(ids...)
+	return _u
+}
+
+// AddCommissions adds the "commissions" edges to the Commission entity.
+func (_u *OrganizationUpdate) AddCommissions(v ...*Commission) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCommissionIDs(ids...)
+}
+
+// AddCommissionPaymentIDs adds the "commission_payments" edge to the CommissionPayment entity by IDs.
+func (_u *OrganizationUpdate) AddCommissionPaymentIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddCommissionPaymentIDs(ids...)
+	return _u
+}
+
+// AddCommissionPayments adds the "commission_payments" edges to the CommissionPayment entity.
+func (_u *OrganizationUpdate) AddCommissionPayments(v ...*CommissionPayment) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCommissionPaymentIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -488,6 +568,111 @@ func (_u *OrganizationUpdate) RemoveAutomations(v ...*Automation) *OrganizationU
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAutomationIDs(ids...)
+}
+
+// ClearLenders clears all "lenders" edges to the Lender entity.
+func (_u *OrganizationUpdate) ClearLenders() *OrganizationUpdate {
+	_u.mutation.ClearLenders()
+	return _u
+}
+
+// RemoveLenderIDs removes the "lenders" edge to Lender entities by IDs.
+func (_u *OrganizationUpdate) RemoveLenderIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveLenderIDs(ids...)
+	return _u
+}
+
+// RemoveLenders removes "lenders" edges to Lender entities.
+func (_u *OrganizationUpdate) RemoveLenders(v ...*Lender) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLenderIDs(ids...)
+}
+
+// ClearApplications clears all "applications" edges to the Application entity.
+func (_u *OrganizationUpdate) ClearApplications() *OrganizationUpdate {
+	_u.mutation.ClearApplications()
+	return _u
+}
+
+// RemoveApplicationIDs removes the "applications" edge to Application entities by IDs.
+func (_u *OrganizationUpdate) RemoveApplicationIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveApplicationIDs(ids...)
+	return _u
+}
+
+// RemoveApplications removes "applications" edges to Application entities.
+func (_u *OrganizationUpdate) RemoveApplications(v ...*Application) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveApplicationIDs(ids...)
+}
+
+// ClearFundedDeals clears all "funded_deals" edges to the FundedDeal entity.
+func (_u *OrganizationUpdate) ClearFundedDeals() *OrganizationUpdate {
+	_u.mutation.ClearFundedDeals()
+	return _u
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to FundedDeal entities by IDs.
+func (_u *OrganizationUpdate) RemoveFundedDealIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveFundedDealIDs(ids...)
+	return _u
+}
+
+// RemoveFundedDeals removes "funded_deals" edges to FundedDeal entities.
+func (_u *OrganizationUpdate) RemoveFundedDeals(v ...*FundedDeal) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFundedDealIDs(ids...)
+}
+
+// ClearCommissions clears all "commissions" edges to the Commission entity.
+func (_u *OrganizationUpdate) ClearCommissions() *OrganizationUpdate {
+	_u.mutation.ClearCommissions()
+	return _u
+}
+
+// RemoveCommissionIDs removes the "commissions" edge to Commission entities by IDs.
+func (_u *OrganizationUpdate) RemoveCommissionIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveCommissionIDs(ids...)
+	return _u
+}
+
+// RemoveCommissions removes "commissions" edges to Commission entities.
+func (_u *OrganizationUpdate) RemoveCommissions(v ...*Commission) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCommissionIDs(ids...)
+}
+
+// ClearCommissionPayments clears all "commission_payments" edges to the CommissionPayment entity.
+func (_u *OrganizationUpdate) ClearCommissionPayments() *OrganizationUpdate {
+	_u.mutation.ClearCommissionPayments()
+	return _u
+}
+
+// RemoveCommissionPaymentIDs removes the "commission_payments" edge to CommissionPayment entities by IDs.
+func (_u *OrganizationUpdate) RemoveCommissionPaymentIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveCommissionPaymentIDs(ids...)
+	return _u
+}
+
+// RemoveCommissionPayments removes "commission_payments" edges to CommissionPayment entities.
+func (_u *OrganizationUpdate) RemoveCommissionPayments(v ...*CommissionPayment) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCommissionPaymentIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1067,6 +1252,231 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.LendersCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLendersIDs(); len(nodes) > 0 && !_u.mutation.LendersCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LendersIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedApplicationsIDs(); len(nodes) > 0 && !_u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFundedDealsIDs(); len(nodes) > 0 && !_u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FundedDealsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CommissionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCommissionsIDs(); len(nodes) > 0 && !_u.mutation.CommissionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CommissionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CommissionPaymentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCommissionPaymentsIDs(); len(nodes) > 0 && !_u.mutation.CommissionPaymentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CommissionPaymentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1300,6 +1710,81 @@ func (_u *OrganizationUpdateOne) AddAutomations(v ...*Automation) *OrganizationU
 		ids[i] = v[i].ID
 	}
 	return _u.AddAutomationIDs(ids...)
+}
+
+// AddLenderIDs adds the "lenders" edge to the Lender entity by IDs.
+func (_u *OrganizationUpdateOne) AddLenderIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddLenderIDs(ids...)
+	return _u
+}
+
+// AddLenders adds the "lenders" edges to the Lender entity.
+func (_u *OrganizationUpdateOne) AddLenders(v ...*Lender) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLenderIDs(ids...)
+}
+
+// AddApplicationIDs adds the "applications" edge to the Application entity by IDs.
+func (_u *OrganizationUpdateOne) AddApplicationIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddApplicationIDs(ids...)
+	return _u
+}
+
+// AddApplications adds the "applications" edges to the Application entity.
+func (_u *OrganizationUpdateOne) AddApplications(v ...*Application) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddApplicationIDs(ids...)
+}
+
+// AddFundedDealIDs adds the "funded_deals" edge to the FundedDeal entity by IDs.
+func (_u *OrganizationUpdateOne) AddFundedDealIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddFundedDealIDs(ids...)
+	return _u
+}
+
+// AddFundedDeals adds the "funded_deals" edges to the FundedDeal entity.
+func (_u *OrganizationUpdateOne) AddFundedDeals(v ...*FundedDeal) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddFundedDealIDs(ids...)
+}
+
+// AddCommissionIDs adds the "commissions" edge to the Commission entity by IDs.
+func (_u *OrganizationUpdateOne) AddCommissionIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddCommissionIDs(ids...)
+	return _u
+}
+
+// AddCommissions adds the "commissions" edges to the Commission entity.
+func (_u *OrganizationUpdateOne) AddCommissions(v ...*Commission) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCommissionIDs(ids...)
+}
+
+// AddCommissionPaymentIDs adds the "commission_payments" edge to the CommissionPayment entity by IDs.
+func (_u *OrganizationUpdateOne) AddCommissionPaymentIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddCommissionPaymentIDs(ids...)
+	return _u
+}
+
+// AddCommissionPayments adds the "commission_payments" edges to the CommissionPayment entity.
+func (_u *OrganizationUpdateOne) AddCommissionPayments(v ...*CommissionPayment) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCommissionPaymentIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -1536,6 +2021,111 @@ func (_u *OrganizationUpdateOne) RemoveAutomations(v ...*Automation) *Organizati
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAutomationIDs(ids...)
+}
+
+// ClearLenders clears all "lenders" edges to the Lender entity.
+func (_u *OrganizationUpdateOne) ClearLenders() *OrganizationUpdateOne {
+	_u.mutation.ClearLenders()
+	return _u
+}
+
+// RemoveLenderIDs removes the "lenders" edge to Lender entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveLenderIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveLenderIDs(ids...)
+	return _u
+}
+
+// RemoveLenders removes "lenders" edges to Lender entities.
+func (_u *OrganizationUpdateOne) RemoveLenders(v ...*Lender) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLenderIDs(ids...)
+}
+
+// ClearApplications clears all "applications" edges to the Application entity.
+func (_u *OrganizationUpdateOne) ClearApplications() *OrganizationUpdateOne {
+	_u.mutation.ClearApplications()
+	return _u
+}
+
+// RemoveApplicationIDs removes the "applications" edge to Application entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveApplicationIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveApplicationIDs(ids...)
+	return _u
+}
+
+// RemoveApplications removes "applications" edges to Application entities.
+func (_u *OrganizationUpdateOne) RemoveApplications(v ...*Application) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveApplicationIDs(ids...)
+}
+
+// ClearFundedDeals clears all "funded_deals" edges to the FundedDeal entity.
+func (_u *OrganizationUpdateOne) ClearFundedDeals() *OrganizationUpdateOne {
+	_u.mutation.ClearFundedDeals()
+	return _u
+}
+
+// RemoveFundedDealIDs removes the "funded_deals" edge to FundedDeal entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveFundedDealIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveFundedDealIDs(ids...)
+	return _u
+}
+
+// RemoveFundedDeals removes "funded_deals" edges to FundedDeal entities.
+func (_u *OrganizationUpdateOne) RemoveFundedDeals(v ...*FundedDeal) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveFundedDealIDs(ids...)
+}
+
+// ClearCommissions clears all "commissions" edges to the Commission entity.
+func (_u *OrganizationUpdateOne) ClearCommissions() *OrganizationUpdateOne {
+	_u.mutation.ClearCommissions()
+	return _u
+}
+
+// RemoveCommissionIDs removes the "commissions" edge to Commission entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveCommissionIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveCommissionIDs(ids...)
+	return _u
+}
+
+// RemoveCommissions removes "commissions" edges to Commission entities.
+func (_u *OrganizationUpdateOne) RemoveCommissions(v ...*Commission) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCommissionIDs(ids...)
+}
+
+// ClearCommissionPayments clears all "commission_payments" edges to the CommissionPayment entity.
+func (_u *OrganizationUpdateOne) ClearCommissionPayments() *OrganizationUpdateOne {
+	_u.mutation.ClearCommissionPayments()
+	return _u
+}
+
+// RemoveCommissionPaymentIDs removes the "commission_payments" edge to CommissionPayment entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveCommissionPaymentIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveCommissionPaymentIDs(ids...)
+	return _u
+}
+
+// RemoveCommissionPayments removes "commission_payments" edges to CommissionPayment entities.
+func (_u *OrganizationUpdateOne) RemoveCommissionPayments(v ...*CommissionPayment) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCommissionPaymentIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -2138,6 +2728,231 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(automation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LendersCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLendersIDs(); len(nodes) > 0 && !_u.mutation.LendersCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LendersIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.LendersTable,
+			Columns: []string{organization.LendersColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(lender.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedApplicationsIDs(); len(nodes) > 0 && !_u.mutation.ApplicationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ApplicationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ApplicationsTable,
+			Columns: []string{organization.ApplicationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(application.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedFundedDealsIDs(); len(nodes) > 0 && !_u.mutation.FundedDealsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.FundedDealsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.FundedDealsTable,
+			Columns: []string{organization.FundedDealsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(fundeddeal.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CommissionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCommissionsIDs(); len(nodes) > 0 && !_u.mutation.CommissionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CommissionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionsTable,
+			Columns: []string{organization.CommissionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commission.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CommissionPaymentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCommissionPaymentsIDs(); len(nodes) > 0 && !_u.mutation.CommissionPaymentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CommissionPaymentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.CommissionPaymentsTable,
+			Columns: []string{organization.CommissionPaymentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -18,14 +18,22 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
+	// Application is the client for interacting with the Application builders.
+	Application *ApplicationClient
 	// Automation is the client for interacting with the Automation builders.
 	Automation *AutomationClient
 	// AutomationRun is the client for interacting with the AutomationRun builders.
 	AutomationRun *AutomationRunClient
 	// CallEvent is the client for interacting with the CallEvent builders.
 	CallEvent *CallEventClient
+	// Commission is the client for interacting with the Commission builders.
+	Commission *CommissionClient
+	// CommissionPayment is the client for interacting with the CommissionPayment builders.
+	CommissionPayment *CommissionPaymentClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// FundedDeal is the client for interacting with the FundedDeal builders.
+	FundedDeal *FundedDealClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
@@ -36,6 +44,8 @@ type Tx struct {
 	Lead *LeadClient
 	// LeadCount is the client for interacting with the LeadCount builders.
 	LeadCount *LeadCountClient
+	// Lender is the client for interacting with the Lender builders.
+	Lender *LenderClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
@@ -185,15 +195,20 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.AgentPresence = NewAgentPresenceClient(tx.config)
+	tx.Application = NewApplicationClient(tx.config)
 	tx.Automation = NewAutomationClient(tx.config)
 	tx.AutomationRun = NewAutomationRunClient(tx.config)
 	tx.CallEvent = NewCallEventClient(tx.config)
+	tx.Commission = NewCommissionClient(tx.config)
+	tx.CommissionPayment = NewCommissionPaymentClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.FundedDeal = NewFundedDealClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.InboundEndpoint = NewInboundEndpointClient(tx.config)
 	tx.InboundRequest = NewInboundRequestClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)
 	tx.LeadCount = NewLeadCountClient(tx.config)
+	tx.Lender = NewLenderClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)

@@ -23,6 +23,12 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder
 	return r.client(ctx).Noders(ctx, ids, ent.WithNodeType(r.nodeType))
 }
 
+// Applications is the resolver for the applications field.
+func (r *queryResolver) Applications(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) (*ent.ApplicationConnection, error) {
+	return r.client(ctx).Application.Query().Paginate(ctx, after, first, before, last,
+		ent.WithApplicationOrder(orderOr(orderBy, newestApplications)), ent.WithApplicationFilter(where.Filter))
+}
+
 // Automations is the resolver for the automations field.
 func (r *queryResolver) Automations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) (*ent.AutomationConnection, error) {
 	return r.client(ctx).Automation.Query().Paginate(ctx, after, first, before, last,
@@ -35,10 +41,22 @@ func (r *queryResolver) CallEvents(ctx context.Context, after *entgql.Cursor[uui
 		ent.WithCallEventOrder(orderBy), ent.WithCallEventFilter(where.Filter))
 }
 
+// Commissions is the resolver for the commissions field.
+func (r *queryResolver) Commissions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CommissionOrder, where *ent.CommissionWhereInput) (*ent.CommissionConnection, error) {
+	return r.client(ctx).Commission.Query().Paginate(ctx, after, first, before, last,
+		ent.WithCommissionOrder(orderOr(orderBy, newestCommissions)), ent.WithCommissionFilter(where.Filter))
+}
+
 // Contacts is the resolver for the contacts field.
 func (r *queryResolver) Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error) {
 	return r.client(ctx).Contact.Query().Paginate(ctx, after, first, before, last,
 		ent.WithContactOrder(orderBy), ent.WithContactFilter(where.Filter))
+}
+
+// FundedDeals is the resolver for the fundedDeals field.
+func (r *queryResolver) FundedDeals(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FundedDealOrder, where *ent.FundedDealWhereInput) (*ent.FundedDealConnection, error) {
+	return r.client(ctx).FundedDeal.Query().Paginate(ctx, after, first, before, last,
+		ent.WithFundedDealOrder(orderOr(orderBy, latestFunding)), ent.WithFundedDealFilter(where.Filter))
 }
 
 // InboundEndpoints is the resolver for the inboundEndpoints field.
@@ -50,6 +68,12 @@ func (r *queryResolver) InboundEndpoints(ctx context.Context, after *entgql.Curs
 // Leads is the resolver for the leads field.
 func (r *queryResolver) Leads(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error) {
 	return r.leadsConnection(ctx, after, first, before, last, orderBy, where)
+}
+
+// Lenders is the resolver for the lenders field.
+func (r *queryResolver) Lenders(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) (*ent.LenderConnection, error) {
+	return r.client(ctx).Lender.Query().Paginate(ctx, after, first, before, last,
+		ent.WithLenderOrder(orderOr(orderBy, newestLenders)), ent.WithLenderFilter(where.Filter))
 }
 
 // Stages is the resolver for the stages field.
@@ -76,6 +100,12 @@ func (r *queryResolver) WebhookSubscriptions(ctx context.Context, after *entgql.
 		ent.WithWebhookSubscriptionOrder(orderBy), ent.WithWebhookSubscriptionFilter(where.Filter))
 }
 
+// Application returns ApplicationResolver implementation.
+func (r *Resolver) Application() ApplicationResolver { return &applicationResolver{r} }
+
+// FundedDeal returns FundedDealResolver implementation.
+func (r *Resolver) FundedDeal() FundedDealResolver { return &fundedDealResolver{r} }
+
 // InboundEndpoint returns InboundEndpointResolver implementation.
 func (r *Resolver) InboundEndpoint() InboundEndpointResolver { return &inboundEndpointResolver{r} }
 
@@ -85,6 +115,8 @@ func (r *Resolver) Lead() LeadResolver { return &leadResolver{r} }
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+type applicationResolver struct{ *Resolver }
+type fundedDealResolver struct{ *Resolver }
 type inboundEndpointResolver struct{ *Resolver }
 type leadResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }

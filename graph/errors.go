@@ -83,6 +83,9 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	}
 	gqlErr.Message = e.Message
 	gqlErr.Extensions = map[string]any{"code": e.Code}
+	for k, v := range e.Detail { // a refused move's from and to, say
+		gqlErr.Extensions[k] = v
+	}
 	if e.Field != "" {
 		gqlErr.Extensions["field"] = e.Field
 	}

@@ -21,11 +21,16 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/graph/scalar"
@@ -44,7 +49,9 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Application() ApplicationResolver
 	DoNotCallResult() DoNotCallResultResolver
+	FundedDeal() FundedDealResolver
 	InboundEndpoint() InboundEndpointResolver
 	Lead() LeadResolver
 	Mutation() MutationResolver
@@ -107,6 +114,56 @@ type ComplexityRoot struct {
 	AgentStatusEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Application struct {
+		ApprovedAmount   func(childComplexity int) int
+		Conditions       func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		DecidedAt        func(childComplexity int) int
+		DeclineCategory  func(childComplexity int) int
+		DeclineReason    func(childComplexity int) int
+		ExternalRef      func(childComplexity int) int
+		FundedDeal       func(childComplexity int) int
+		FundedDealID     func(childComplexity int) int
+		ID               func(childComplexity int) int
+		InterestRate     func(childComplexity int) int
+		Lead             func(childComplexity int) int
+		LeadID           func(childComplexity int) int
+		Lender           func(childComplexity int) int
+		LenderID         func(childComplexity int) int
+		LenderName       func(childComplexity int) int
+		Notes            func(childComplexity int) int
+		PaymentFrequency func(childComplexity int) int
+		Product          func(childComplexity int) int
+		RateType         func(childComplexity int) int
+		RequestedAmount  func(childComplexity int) int
+		Status           func(childComplexity int) int
+		SubmittedAt      func(childComplexity int) int
+		SubmittedBy      func(childComplexity int) int
+		TermMonths       func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+		Warnings         func(childComplexity int) int
+		WithdrawnReason  func(childComplexity int) int
+	}
+
+	ApplicationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ApplicationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ApplicationPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
 	}
 
 	AttemptRecord struct {
@@ -211,6 +268,50 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Commission struct {
+		AdvisorID      func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Deal           func(childComplexity int) int
+		DealID         func(childComplexity int) int
+		ExpectedAmount func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LeadID         func(childComplexity int) int
+		LenderID       func(childComplexity int) int
+		PaidAmount     func(childComplexity int) int
+		Payments       func(childComplexity int) int
+		Status         func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
+	CommissionConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CommissionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CommissionPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	CommissionPayment struct {
+		Amount    func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Kind      func(childComplexity int) int
+		PaidAt    func(childComplexity int) int
+		Reference func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
 	Contact struct {
 		CreatedAt func(childComplexity int) int
 		Email     func(childComplexity int) int
@@ -273,6 +374,49 @@ type ComplexityRoot struct {
 		Reason    func(childComplexity int) int
 	}
 
+	FundedDeal struct {
+		AdvisorID          func(childComplexity int) int
+		Application        func(childComplexity int) int
+		ApplicationID      func(childComplexity int) int
+		Commission         func(childComplexity int) int
+		CommissionID       func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		ExpectedCommission func(childComplexity int) int
+		FundedAmount       func(childComplexity int) int
+		FundedAt           func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		InterestRate       func(childComplexity int) int
+		Lead               func(childComplexity int) int
+		LeadID             func(childComplexity int) int
+		Lender             func(childComplexity int) int
+		LenderID           func(childComplexity int) int
+		LenderName         func(childComplexity int) int
+		PaybackAmount      func(childComplexity int) int
+		PaymentFrequency   func(childComplexity int) int
+		RateType           func(childComplexity int) int
+		TermMonths         func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+	}
+
+	FundedDealConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	FundedDealEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	FundedDealPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	InboundEndpoint struct {
 		CreatedAt   func(childComplexity int) int
 		EndpointKey func(childComplexity int) int
@@ -315,6 +459,7 @@ type ComplexityRoot struct {
 	}
 
 	Lead struct {
+		Applications       func(childComplexity int) int
 		BusinessName       func(childComplexity int) int
 		CallEvents         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
 		Contact            func(childComplexity int) int
@@ -331,6 +476,7 @@ type ComplexityRoot struct {
 		DncReason          func(childComplexity int) int
 		Email              func(childComplexity int) int
 		ExternalIds        func(childComplexity int) int
+		FundedDeals        func(childComplexity int) int
 		ID                 func(childComplexity int) int
 		ImportJobID        func(childComplexity int) int
 		Industry           func(childComplexity int) int
@@ -371,36 +517,81 @@ type ComplexityRoot struct {
 		Total   func(childComplexity int) int
 	}
 
+	Lender struct {
+		Applications        func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) int
+		CommissionRate      func(childComplexity int) int
+		ContactEmail        func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		ExcludedIndustries  func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IsActive            func(childComplexity int) int
+		MaxAmount           func(childComplexity int) int
+		MinAmount           func(childComplexity int) int
+		MinMonthlyRevenue   func(childComplexity int) int
+		MinMonthsInBusiness func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Products            func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+	}
+
+	LenderConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	LenderEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	LenderPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	Mutation struct {
-		AssignLead                func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
-		AttachRecording           func(childComplexity int, externalCallID string, recordingURL string) int
-		CreateAutomation          func(childComplexity int, input NewAutomation) int
-		CreateContact             func(childComplexity int, input ent.CreateContactInput) int
-		CreateInboundEndpoint     func(childComplexity int, input NewInboundEndpoint) int
-		CreateLead                func(childComplexity int, input ent.CreateLeadInput) int
-		CreateStage               func(childComplexity int, input ent.CreatePipelineStageInput) int
-		CreateTeam                func(childComplexity int, input ent.CreateTeamInput) int
-		CreateUser                func(childComplexity int, input ent.CreateUserInput) int
-		CreateWebhookSubscription func(childComplexity int, input NewWebhookSubscription) int
-		DeleteAutomation          func(childComplexity int, id uuid.UUID) int
-		DeleteInboundEndpoint     func(childComplexity int, id uuid.UUID) int
-		DeleteWebhookSubscription func(childComplexity int, id uuid.UUID) int
-		MarkDoNotCall             func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
-		MoveLeadToStage           func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
-		RecordCallEvent           func(childComplexity int, input dialer.CallEventInput) int
-		RecordDisposition         func(childComplexity int, input dialer.DispositionInput) int
-		ReplayWebhookDeliveries   func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
-		ReplayWebhookDelivery     func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
-		RetryAutomationRun        func(childComplexity int, automationID uuid.UUID, runID uuid.UUID) int
-		UpdateAutomation          func(childComplexity int, id uuid.UUID, input AutomationPatch) int
-		UpdateContact             func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
-		UpdateInboundEndpoint     func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
-		UpdateLead                func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
-		UpdatePresence            func(childComplexity int, input dialer.PresenceInput) int
-		UpdateStage               func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
-		UpdateTeam                func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
-		UpdateUser                func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
-		UpdateWebhookSubscription func(childComplexity int, id uuid.UUID, input WebhookSubscriptionPatch) int
+		AssignLead                  func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
+		AttachRecording             func(childComplexity int, externalCallID string, recordingURL string) int
+		CreateAutomation            func(childComplexity int, input NewAutomation) int
+		CreateContact               func(childComplexity int, input ent.CreateContactInput) int
+		CreateInboundEndpoint       func(childComplexity int, input NewInboundEndpoint) int
+		CreateLead                  func(childComplexity int, input ent.CreateLeadInput) int
+		CreateLender                func(childComplexity int, input ent.CreateLenderInput) int
+		CreateStage                 func(childComplexity int, input ent.CreatePipelineStageInput) int
+		CreateTeam                  func(childComplexity int, input ent.CreateTeamInput) int
+		CreateUser                  func(childComplexity int, input ent.CreateUserInput) int
+		CreateWebhookSubscription   func(childComplexity int, input NewWebhookSubscription) int
+		DecideApplication           func(childComplexity int, id uuid.UUID, input DecideApplicationInput) int
+		DeleteAutomation            func(childComplexity int, id uuid.UUID) int
+		DeleteInboundEndpoint       func(childComplexity int, id uuid.UUID) int
+		DeleteWebhookSubscription   func(childComplexity int, id uuid.UUID) int
+		FundDeal                    func(childComplexity int, input FundDealInput) int
+		MarkApplicationUnderwriting func(childComplexity int, id uuid.UUID) int
+		MarkDoNotCall               func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
+		MoveLeadToStage             func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
+		RecordCallEvent             func(childComplexity int, input dialer.CallEventInput) int
+		RecordCommissionClawback    func(childComplexity int, input CommissionPaymentInput) int
+		RecordCommissionPayment     func(childComplexity int, input CommissionPaymentInput) int
+		RecordDisposition           func(childComplexity int, input dialer.DispositionInput) int
+		ReplayWebhookDeliveries     func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
+		ReplayWebhookDelivery       func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
+		RetryAutomationRun          func(childComplexity int, automationID uuid.UUID, runID uuid.UUID) int
+		SubmitApplication           func(childComplexity int, input SubmitApplicationInput) int
+		UpdateAutomation            func(childComplexity int, id uuid.UUID, input AutomationPatch) int
+		UpdateContact               func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
+		UpdateInboundEndpoint       func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
+		UpdateLead                  func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
+		UpdateLender                func(childComplexity int, id uuid.UUID, input ent.UpdateLenderInput) int
+		UpdatePresence              func(childComplexity int, input dialer.PresenceInput) int
+		UpdateStage                 func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
+		UpdateTeam                  func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
+		UpdateUser                  func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
+		UpdateWebhookSubscription   func(childComplexity int, id uuid.UUID, input WebhookSubscriptionPatch) int
+		WithdrawApplication         func(childComplexity int, id uuid.UUID, reason *string) int
 	}
 
 	PageInfo struct {
@@ -444,15 +635,23 @@ type ComplexityRoot struct {
 	Query struct {
 		AgentsBoard          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) int
 		AgentsBoardPage      func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		Applications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) int
+		ApplicationsPage     func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) int
 		AutomationRuns       func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
 		Automations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) int
 		CallEvents           func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) int
+		Commissions          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CommissionOrder, where *ent.CommissionWhereInput) int
+		CommissionsPage      func(childComplexity int, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) int
 		Contacts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		FundedDeals          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FundedDealOrder, where *ent.FundedDealWhereInput) int
+		FundedDealsPage      func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) int
 		InboundEndpoints     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) int
 		InboundRequests      func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
 		Lead                 func(childComplexity int, id uuid.UUID) int
 		Leads                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
 		LeadsPage            func(childComplexity int, page *int, limit *int, search *string) int
+		Lenders              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) int
+		LendersPage          func(childComplexity int, isActive *bool, page *int, limit *int) int
 		Node                 func(childComplexity int, id uuid.UUID) int
 		Nodes                func(childComplexity int, ids []uuid.UUID) int
 		Stages               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
@@ -553,8 +752,14 @@ type ComplexityRoot struct {
 	}
 }
 
+type ApplicationResolver interface {
+	FundedDeal(ctx context.Context, obj *ent.Application) (*ent.FundedDeal, error)
+}
 type DoNotCallResultResolver interface {
 	Leads(ctx context.Context, obj *DoNotCallResult, first *int) ([]*ent.Lead, error)
+}
+type FundedDealResolver interface {
+	Commission(ctx context.Context, obj *ent.FundedDeal) (*ent.Commission, error)
 }
 type InboundEndpointResolver interface {
 	Mapping(ctx context.Context, obj *ent.InboundEndpoint) (map[string]any, error)
@@ -592,15 +797,28 @@ type MutationResolver interface {
 	UpdateAutomation(ctx context.Context, id uuid.UUID, input AutomationPatch) (*ent.Automation, error)
 	DeleteAutomation(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 	RetryAutomationRun(ctx context.Context, automationID uuid.UUID, runID uuid.UUID) (*ent.AutomationRun, error)
+	CreateLender(ctx context.Context, input ent.CreateLenderInput) (*ent.Lender, error)
+	UpdateLender(ctx context.Context, id uuid.UUID, input ent.UpdateLenderInput) (*ent.Lender, error)
+	SubmitApplication(ctx context.Context, input SubmitApplicationInput) (*ent.Application, error)
+	MarkApplicationUnderwriting(ctx context.Context, id uuid.UUID) (*ent.Application, error)
+	DecideApplication(ctx context.Context, id uuid.UUID, input DecideApplicationInput) (*ent.Application, error)
+	WithdrawApplication(ctx context.Context, id uuid.UUID, reason *string) (*ent.Application, error)
+	FundDeal(ctx context.Context, input FundDealInput) (*ent.FundedDeal, error)
+	RecordCommissionPayment(ctx context.Context, input CommissionPaymentInput) (*ent.Commission, error)
+	RecordCommissionClawback(ctx context.Context, input CommissionPaymentInput) (*ent.Commission, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, error)
+	Applications(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) (*ent.ApplicationConnection, error)
 	Automations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) (*ent.AutomationConnection, error)
 	CallEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CallEventOrder, where *ent.CallEventWhereInput) (*ent.CallEventConnection, error)
+	Commissions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CommissionOrder, where *ent.CommissionWhereInput) (*ent.CommissionConnection, error)
 	Contacts(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) (*ent.ContactConnection, error)
+	FundedDeals(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FundedDealOrder, where *ent.FundedDealWhereInput) (*ent.FundedDealConnection, error)
 	InboundEndpoints(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) (*ent.InboundEndpointConnection, error)
 	Leads(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error)
+	Lenders(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) (*ent.LenderConnection, error)
 	Stages(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) (*ent.PipelineStageConnection, error)
 	Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error)
 	Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error)
@@ -615,6 +833,10 @@ type QueryResolver interface {
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error)
 	InboundRequests(ctx context.Context, endpointID uuid.UUID, page *int, limit *int) (*InboundRequestPage, error)
 	AutomationRuns(ctx context.Context, automationID uuid.UUID, status *string, page *int, limit *int) (*AutomationRunPage, error)
+	LendersPage(ctx context.Context, isActive *bool, page *int, limit *int) (*LenderPage, error)
+	ApplicationsPage(ctx context.Context, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) (*ApplicationPage, error)
+	FundedDealsPage(ctx context.Context, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) (*FundedDealPage, error)
+	CommissionsPage(ctx context.Context, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) (*CommissionPage, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
@@ -866,6 +1088,238 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentStatusEdge.Node(childComplexity), true
+
+	case "Application.approvedAmount":
+		if e.ComplexityRoot.Application.ApprovedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.ApprovedAmount(childComplexity), true
+	case "Application.conditions":
+		if e.ComplexityRoot.Application.Conditions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Conditions(childComplexity), true
+	case "Application.createdAt":
+		if e.ComplexityRoot.Application.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.CreatedAt(childComplexity), true
+	case "Application.decidedAt":
+		if e.ComplexityRoot.Application.DecidedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.DecidedAt(childComplexity), true
+	case "Application.declineCategory":
+		if e.ComplexityRoot.Application.DeclineCategory == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.DeclineCategory(childComplexity), true
+	case "Application.declineReason":
+		if e.ComplexityRoot.Application.DeclineReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.DeclineReason(childComplexity), true
+	case "Application.externalRef":
+		if e.ComplexityRoot.Application.ExternalRef == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.ExternalRef(childComplexity), true
+	case "Application.fundedDeal":
+		if e.ComplexityRoot.Application.FundedDeal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.FundedDeal(childComplexity), true
+	case "Application.fundedDealId":
+		if e.ComplexityRoot.Application.FundedDealID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.FundedDealID(childComplexity), true
+	case "Application.id":
+		if e.ComplexityRoot.Application.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.ID(childComplexity), true
+	case "Application.interestRate":
+		if e.ComplexityRoot.Application.InterestRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.InterestRate(childComplexity), true
+	case "Application.lead":
+		if e.ComplexityRoot.Application.Lead == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Lead(childComplexity), true
+	case "Application.leadId":
+		if e.ComplexityRoot.Application.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.LeadID(childComplexity), true
+	case "Application.lender":
+		if e.ComplexityRoot.Application.Lender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Lender(childComplexity), true
+	case "Application.lenderId":
+		if e.ComplexityRoot.Application.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.LenderID(childComplexity), true
+	case "Application.lenderName":
+		if e.ComplexityRoot.Application.LenderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.LenderName(childComplexity), true
+	case "Application.notes":
+		if e.ComplexityRoot.Application.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Notes(childComplexity), true
+	case "Application.paymentFrequency":
+		if e.ComplexityRoot.Application.PaymentFrequency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.PaymentFrequency(childComplexity), true
+	case "Application.product":
+		if e.ComplexityRoot.Application.Product == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Product(childComplexity), true
+	case "Application.rateType":
+		if e.ComplexityRoot.Application.RateType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.RateType(childComplexity), true
+	case "Application.requestedAmount":
+		if e.ComplexityRoot.Application.RequestedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.RequestedAmount(childComplexity), true
+	case "Application.status":
+		if e.ComplexityRoot.Application.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Status(childComplexity), true
+	case "Application.submittedAt":
+		if e.ComplexityRoot.Application.SubmittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.SubmittedAt(childComplexity), true
+	case "Application.submittedBy":
+		if e.ComplexityRoot.Application.SubmittedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.SubmittedBy(childComplexity), true
+	case "Application.termMonths":
+		if e.ComplexityRoot.Application.TermMonths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.TermMonths(childComplexity), true
+	case "Application.updatedAt":
+		if e.ComplexityRoot.Application.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.UpdatedAt(childComplexity), true
+	case "Application.warnings":
+		if e.ComplexityRoot.Application.Warnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Warnings(childComplexity), true
+	case "Application.withdrawnReason":
+		if e.ComplexityRoot.Application.WithdrawnReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.WithdrawnReason(childComplexity), true
+
+	case "ApplicationConnection.edges":
+		if e.ComplexityRoot.ApplicationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationConnection.Edges(childComplexity), true
+	case "ApplicationConnection.pageInfo":
+		if e.ComplexityRoot.ApplicationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationConnection.PageInfo(childComplexity), true
+	case "ApplicationConnection.totalCount":
+		if e.ComplexityRoot.ApplicationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationConnection.TotalCount(childComplexity), true
+
+	case "ApplicationEdge.cursor":
+		if e.ComplexityRoot.ApplicationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEdge.Cursor(childComplexity), true
+	case "ApplicationEdge.node":
+		if e.ComplexityRoot.ApplicationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationEdge.Node(childComplexity), true
+
+	case "ApplicationPage.hasMore":
+		if e.ComplexityRoot.ApplicationPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationPage.HasMore(childComplexity), true
+	case "ApplicationPage.limit":
+		if e.ComplexityRoot.ApplicationPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationPage.Limit(childComplexity), true
+	case "ApplicationPage.nodes":
+		if e.ComplexityRoot.ApplicationPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationPage.Nodes(childComplexity), true
+	case "ApplicationPage.page":
+		if e.ComplexityRoot.ApplicationPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationPage.Page(childComplexity), true
+	case "ApplicationPage.total":
+		if e.ComplexityRoot.ApplicationPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplicationPage.Total(childComplexity), true
 
 	case "AttemptRecord.attemptedAt":
 		if e.ComplexityRoot.AttemptRecord.AttemptedAt == nil {
@@ -1292,6 +1746,185 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CallEventEdge.Node(childComplexity), true
 
+	case "Commission.advisorId":
+		if e.ComplexityRoot.Commission.AdvisorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.AdvisorID(childComplexity), true
+	case "Commission.createdAt":
+		if e.ComplexityRoot.Commission.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.CreatedAt(childComplexity), true
+	case "Commission.deal":
+		if e.ComplexityRoot.Commission.Deal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.Deal(childComplexity), true
+	case "Commission.dealId":
+		if e.ComplexityRoot.Commission.DealID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.DealID(childComplexity), true
+	case "Commission.expectedAmount":
+		if e.ComplexityRoot.Commission.ExpectedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.ExpectedAmount(childComplexity), true
+	case "Commission.id":
+		if e.ComplexityRoot.Commission.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.ID(childComplexity), true
+	case "Commission.leadId":
+		if e.ComplexityRoot.Commission.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.LeadID(childComplexity), true
+	case "Commission.lenderId":
+		if e.ComplexityRoot.Commission.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.LenderID(childComplexity), true
+	case "Commission.paidAmount":
+		if e.ComplexityRoot.Commission.PaidAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.PaidAmount(childComplexity), true
+	case "Commission.payments":
+		if e.ComplexityRoot.Commission.Payments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.Payments(childComplexity), true
+	case "Commission.status":
+		if e.ComplexityRoot.Commission.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.Status(childComplexity), true
+	case "Commission.updatedAt":
+		if e.ComplexityRoot.Commission.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Commission.UpdatedAt(childComplexity), true
+
+	case "CommissionConnection.edges":
+		if e.ComplexityRoot.CommissionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionConnection.Edges(childComplexity), true
+	case "CommissionConnection.pageInfo":
+		if e.ComplexityRoot.CommissionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionConnection.PageInfo(childComplexity), true
+	case "CommissionConnection.totalCount":
+		if e.ComplexityRoot.CommissionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionConnection.TotalCount(childComplexity), true
+
+	case "CommissionEdge.cursor":
+		if e.ComplexityRoot.CommissionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionEdge.Cursor(childComplexity), true
+	case "CommissionEdge.node":
+		if e.ComplexityRoot.CommissionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionEdge.Node(childComplexity), true
+
+	case "CommissionPage.hasMore":
+		if e.ComplexityRoot.CommissionPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPage.HasMore(childComplexity), true
+	case "CommissionPage.limit":
+		if e.ComplexityRoot.CommissionPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPage.Limit(childComplexity), true
+	case "CommissionPage.nodes":
+		if e.ComplexityRoot.CommissionPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPage.Nodes(childComplexity), true
+	case "CommissionPage.page":
+		if e.ComplexityRoot.CommissionPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPage.Page(childComplexity), true
+	case "CommissionPage.total":
+		if e.ComplexityRoot.CommissionPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPage.Total(childComplexity), true
+
+	case "CommissionPayment.amount":
+		if e.ComplexityRoot.CommissionPayment.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.Amount(childComplexity), true
+	case "CommissionPayment.createdAt":
+		if e.ComplexityRoot.CommissionPayment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.CreatedAt(childComplexity), true
+	case "CommissionPayment.id":
+		if e.ComplexityRoot.CommissionPayment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.ID(childComplexity), true
+	case "CommissionPayment.kind":
+		if e.ComplexityRoot.CommissionPayment.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.Kind(childComplexity), true
+	case "CommissionPayment.paidAt":
+		if e.ComplexityRoot.CommissionPayment.PaidAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.PaidAt(childComplexity), true
+	case "CommissionPayment.reference":
+		if e.ComplexityRoot.CommissionPayment.Reference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.Reference(childComplexity), true
+	case "CommissionPayment.updatedAt":
+		if e.ComplexityRoot.CommissionPayment.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionPayment.UpdatedAt(childComplexity), true
+
 	case "Contact.createdAt":
 		if e.ComplexityRoot.Contact.CreatedAt == nil {
 			break
@@ -1538,6 +2171,196 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DoNotCallResult.Reason(childComplexity), true
 
+	case "FundedDeal.advisorId":
+		if e.ComplexityRoot.FundedDeal.AdvisorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.AdvisorID(childComplexity), true
+	case "FundedDeal.application":
+		if e.ComplexityRoot.FundedDeal.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.Application(childComplexity), true
+	case "FundedDeal.applicationId":
+		if e.ComplexityRoot.FundedDeal.ApplicationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.ApplicationID(childComplexity), true
+	case "FundedDeal.commission":
+		if e.ComplexityRoot.FundedDeal.Commission == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.Commission(childComplexity), true
+	case "FundedDeal.commissionId":
+		if e.ComplexityRoot.FundedDeal.CommissionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.CommissionID(childComplexity), true
+	case "FundedDeal.createdAt":
+		if e.ComplexityRoot.FundedDeal.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.CreatedAt(childComplexity), true
+	case "FundedDeal.expectedCommission":
+		if e.ComplexityRoot.FundedDeal.ExpectedCommission == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.ExpectedCommission(childComplexity), true
+	case "FundedDeal.fundedAmount":
+		if e.ComplexityRoot.FundedDeal.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.FundedAmount(childComplexity), true
+	case "FundedDeal.fundedAt":
+		if e.ComplexityRoot.FundedDeal.FundedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.FundedAt(childComplexity), true
+	case "FundedDeal.id":
+		if e.ComplexityRoot.FundedDeal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.ID(childComplexity), true
+	case "FundedDeal.interestRate":
+		if e.ComplexityRoot.FundedDeal.InterestRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.InterestRate(childComplexity), true
+	case "FundedDeal.lead":
+		if e.ComplexityRoot.FundedDeal.Lead == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.Lead(childComplexity), true
+	case "FundedDeal.leadId":
+		if e.ComplexityRoot.FundedDeal.LeadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.LeadID(childComplexity), true
+	case "FundedDeal.lender":
+		if e.ComplexityRoot.FundedDeal.Lender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.Lender(childComplexity), true
+	case "FundedDeal.lenderId":
+		if e.ComplexityRoot.FundedDeal.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.LenderID(childComplexity), true
+	case "FundedDeal.lenderName":
+		if e.ComplexityRoot.FundedDeal.LenderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.LenderName(childComplexity), true
+	case "FundedDeal.paybackAmount":
+		if e.ComplexityRoot.FundedDeal.PaybackAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.PaybackAmount(childComplexity), true
+	case "FundedDeal.paymentFrequency":
+		if e.ComplexityRoot.FundedDeal.PaymentFrequency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.PaymentFrequency(childComplexity), true
+	case "FundedDeal.rateType":
+		if e.ComplexityRoot.FundedDeal.RateType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.RateType(childComplexity), true
+	case "FundedDeal.termMonths":
+		if e.ComplexityRoot.FundedDeal.TermMonths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.TermMonths(childComplexity), true
+	case "FundedDeal.updatedAt":
+		if e.ComplexityRoot.FundedDeal.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDeal.UpdatedAt(childComplexity), true
+
+	case "FundedDealConnection.edges":
+		if e.ComplexityRoot.FundedDealConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealConnection.Edges(childComplexity), true
+	case "FundedDealConnection.pageInfo":
+		if e.ComplexityRoot.FundedDealConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealConnection.PageInfo(childComplexity), true
+	case "FundedDealConnection.totalCount":
+		if e.ComplexityRoot.FundedDealConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealConnection.TotalCount(childComplexity), true
+
+	case "FundedDealEdge.cursor":
+		if e.ComplexityRoot.FundedDealEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealEdge.Cursor(childComplexity), true
+	case "FundedDealEdge.node":
+		if e.ComplexityRoot.FundedDealEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealEdge.Node(childComplexity), true
+
+	case "FundedDealPage.hasMore":
+		if e.ComplexityRoot.FundedDealPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealPage.HasMore(childComplexity), true
+	case "FundedDealPage.limit":
+		if e.ComplexityRoot.FundedDealPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealPage.Limit(childComplexity), true
+	case "FundedDealPage.nodes":
+		if e.ComplexityRoot.FundedDealPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealPage.Nodes(childComplexity), true
+	case "FundedDealPage.page":
+		if e.ComplexityRoot.FundedDealPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealPage.Page(childComplexity), true
+	case "FundedDealPage.total":
+		if e.ComplexityRoot.FundedDealPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundedDealPage.Total(childComplexity), true
+
 	case "InboundEndpoint.createdAt":
 		if e.ComplexityRoot.InboundEndpoint.CreatedAt == nil {
 			break
@@ -1699,6 +2522,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InboundRequestRecord.TimestampSigned(childComplexity), true
 
+	case "Lead.applications":
+		if e.ComplexityRoot.Lead.Applications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lead.Applications(childComplexity), true
 	case "Lead.businessName":
 		if e.ComplexityRoot.Lead.BusinessName == nil {
 			break
@@ -1800,6 +2629,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.ExternalIds(childComplexity), true
+	case "Lead.fundedDeals":
+		if e.ComplexityRoot.Lead.FundedDeals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lead.FundedDeals(childComplexity), true
 	case "Lead.id":
 		if e.ComplexityRoot.Lead.ID == nil {
 			break
@@ -1978,6 +2813,159 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LeadPage.Total(childComplexity), true
 
+	case "Lender.applications":
+		if e.ComplexityRoot.Lender.Applications == nil {
+			break
+		}
+
+		args, err := ec.field_Lender_applications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Lender.Applications(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ApplicationOrder), args["where"].(*ent.ApplicationWhereInput)), true
+	case "Lender.commissionRate":
+		if e.ComplexityRoot.Lender.CommissionRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.CommissionRate(childComplexity), true
+	case "Lender.contactEmail":
+		if e.ComplexityRoot.Lender.ContactEmail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.ContactEmail(childComplexity), true
+	case "Lender.createdAt":
+		if e.ComplexityRoot.Lender.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.CreatedAt(childComplexity), true
+	case "Lender.excludedIndustries":
+		if e.ComplexityRoot.Lender.ExcludedIndustries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.ExcludedIndustries(childComplexity), true
+	case "Lender.id":
+		if e.ComplexityRoot.Lender.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.ID(childComplexity), true
+	case "Lender.isActive":
+		if e.ComplexityRoot.Lender.IsActive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.IsActive(childComplexity), true
+	case "Lender.maxAmount":
+		if e.ComplexityRoot.Lender.MaxAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.MaxAmount(childComplexity), true
+	case "Lender.minAmount":
+		if e.ComplexityRoot.Lender.MinAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.MinAmount(childComplexity), true
+	case "Lender.minMonthlyRevenue":
+		if e.ComplexityRoot.Lender.MinMonthlyRevenue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.MinMonthlyRevenue(childComplexity), true
+	case "Lender.minMonthsInBusiness":
+		if e.ComplexityRoot.Lender.MinMonthsInBusiness == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.MinMonthsInBusiness(childComplexity), true
+	case "Lender.name":
+		if e.ComplexityRoot.Lender.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.Name(childComplexity), true
+	case "Lender.products":
+		if e.ComplexityRoot.Lender.Products == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.Products(childComplexity), true
+	case "Lender.updatedAt":
+		if e.ComplexityRoot.Lender.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Lender.UpdatedAt(childComplexity), true
+
+	case "LenderConnection.edges":
+		if e.ComplexityRoot.LenderConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderConnection.Edges(childComplexity), true
+	case "LenderConnection.pageInfo":
+		if e.ComplexityRoot.LenderConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderConnection.PageInfo(childComplexity), true
+	case "LenderConnection.totalCount":
+		if e.ComplexityRoot.LenderConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderConnection.TotalCount(childComplexity), true
+
+	case "LenderEdge.cursor":
+		if e.ComplexityRoot.LenderEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderEdge.Cursor(childComplexity), true
+	case "LenderEdge.node":
+		if e.ComplexityRoot.LenderEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderEdge.Node(childComplexity), true
+
+	case "LenderPage.hasMore":
+		if e.ComplexityRoot.LenderPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderPage.HasMore(childComplexity), true
+	case "LenderPage.limit":
+		if e.ComplexityRoot.LenderPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderPage.Limit(childComplexity), true
+	case "LenderPage.nodes":
+		if e.ComplexityRoot.LenderPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderPage.Nodes(childComplexity), true
+	case "LenderPage.page":
+		if e.ComplexityRoot.LenderPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderPage.Page(childComplexity), true
+	case "LenderPage.total":
+		if e.ComplexityRoot.LenderPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderPage.Total(childComplexity), true
+
 	case "Mutation.assignLead":
 		if e.ComplexityRoot.Mutation.AssignLead == nil {
 			break
@@ -2044,6 +3032,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateLead(childComplexity, args["input"].(ent.CreateLeadInput)), true
+	case "Mutation.createLender":
+		if e.ComplexityRoot.Mutation.CreateLender == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createLender_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateLender(childComplexity, args["input"].(ent.CreateLenderInput)), true
 	case "Mutation.createStage":
 		if e.ComplexityRoot.Mutation.CreateStage == nil {
 			break
@@ -2088,6 +3087,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhookSubscription(childComplexity, args["input"].(NewWebhookSubscription)), true
+	case "Mutation.decideApplication":
+		if e.ComplexityRoot.Mutation.DecideApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_decideApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DecideApplication(childComplexity, args["id"].(uuid.UUID), args["input"].(DecideApplicationInput)), true
 	case "Mutation.deleteAutomation":
 		if e.ComplexityRoot.Mutation.DeleteAutomation == nil {
 			break
@@ -2121,6 +3131,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookSubscription(childComplexity, args["id"].(uuid.UUID)), true
+	case "Mutation.fundDeal":
+		if e.ComplexityRoot.Mutation.FundDeal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_fundDeal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FundDeal(childComplexity, args["input"].(FundDealInput)), true
+	case "Mutation.markApplicationUnderwriting":
+		if e.ComplexityRoot.Mutation.MarkApplicationUnderwriting == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markApplicationUnderwriting_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkApplicationUnderwriting(childComplexity, args["id"].(uuid.UUID)), true
 	case "Mutation.markDoNotCall":
 		if e.ComplexityRoot.Mutation.MarkDoNotCall == nil {
 			break
@@ -2154,6 +3186,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordCallEvent(childComplexity, args["input"].(dialer.CallEventInput)), true
+	case "Mutation.recordCommissionClawback":
+		if e.ComplexityRoot.Mutation.RecordCommissionClawback == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordCommissionClawback_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordCommissionClawback(childComplexity, args["input"].(CommissionPaymentInput)), true
+	case "Mutation.recordCommissionPayment":
+		if e.ComplexityRoot.Mutation.RecordCommissionPayment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordCommissionPayment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordCommissionPayment(childComplexity, args["input"].(CommissionPaymentInput)), true
 	case "Mutation.recordDisposition":
 		if e.ComplexityRoot.Mutation.RecordDisposition == nil {
 			break
@@ -2198,6 +3252,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryAutomationRun(childComplexity, args["automationId"].(uuid.UUID), args["runId"].(uuid.UUID)), true
+	case "Mutation.submitApplication":
+		if e.ComplexityRoot.Mutation.SubmitApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitApplication(childComplexity, args["input"].(SubmitApplicationInput)), true
 	case "Mutation.updateAutomation":
 		if e.ComplexityRoot.Mutation.UpdateAutomation == nil {
 			break
@@ -2242,6 +3307,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateLead(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateLeadInput)), true
+	case "Mutation.updateLender":
+		if e.ComplexityRoot.Mutation.UpdateLender == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateLender_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateLender(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateLenderInput)), true
 	case "Mutation.updatePresence":
 		if e.ComplexityRoot.Mutation.UpdatePresence == nil {
 			break
@@ -2297,6 +3373,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhookSubscription(childComplexity, args["id"].(uuid.UUID), args["input"].(WebhookSubscriptionPatch)), true
+	case "Mutation.withdrawApplication":
+		if e.ComplexityRoot.Mutation.WithdrawApplication == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_withdrawApplication_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WithdrawApplication(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2468,6 +3555,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AgentsBoardPage(childComplexity, args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.applications":
+		if e.ComplexityRoot.Query.Applications == nil {
+			break
+		}
+
+		args, err := ec.field_Query_applications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Applications(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ApplicationOrder), args["where"].(*ent.ApplicationWhereInput)), true
+	case "Query.applicationsPage":
+		if e.ComplexityRoot.Query.ApplicationsPage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_applicationsPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ApplicationsPage(childComplexity, args["leadId"].(*uuid.UUID), args["lenderId"].(*uuid.UUID), args["status"].(*application.Status), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.automationRuns":
 		if e.ComplexityRoot.Query.AutomationRuns == nil {
 			break
@@ -2501,6 +3610,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CallEvents(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.CallEventOrder), args["where"].(*ent.CallEventWhereInput)), true
+	case "Query.commissions":
+		if e.ComplexityRoot.Query.Commissions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_commissions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Commissions(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.CommissionOrder), args["where"].(*ent.CommissionWhereInput)), true
+	case "Query.commissionsPage":
+		if e.ComplexityRoot.Query.CommissionsPage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_commissionsPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CommissionsPage(childComplexity, args["dealId"].(*uuid.UUID), args["lenderId"].(*uuid.UUID), args["advisorId"].(*uuid.UUID), args["status"].(*commission.Status), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.contacts":
 		if e.ComplexityRoot.Query.Contacts == nil {
 			break
@@ -2512,6 +3643,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contacts(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ContactOrder), args["where"].(*ent.ContactWhereInput)), true
+	case "Query.fundedDeals":
+		if e.ComplexityRoot.Query.FundedDeals == nil {
+			break
+		}
+
+		args, err := ec.field_Query_fundedDeals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FundedDeals(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.FundedDealOrder), args["where"].(*ent.FundedDealWhereInput)), true
+	case "Query.fundedDealsPage":
+		if e.ComplexityRoot.Query.FundedDealsPage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_fundedDealsPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FundedDealsPage(childComplexity, args["leadId"].(*uuid.UUID), args["lenderId"].(*uuid.UUID), args["advisorId"].(*uuid.UUID), args["fundedFrom"].(*time.Time), args["fundedTo"].(*time.Time), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.inboundEndpoints":
 		if e.ComplexityRoot.Query.InboundEndpoints == nil {
 			break
@@ -2568,6 +3721,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.LeadsPage(childComplexity, args["page"].(*int), args["limit"].(*int), args["search"].(*string)), true
+	case "Query.lenders":
+		if e.ComplexityRoot.Query.Lenders == nil {
+			break
+		}
+
+		args, err := ec.field_Query_lenders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Lenders(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.LenderOrder), args["where"].(*ent.LenderWhereInput)), true
+	case "Query.lendersPage":
+		if e.ComplexityRoot.Query.LendersPage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_lendersPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LendersPage(childComplexity, args["isActive"].(*bool), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -3022,6 +4197,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAgentPresenceOrder,
 		ec.unmarshalInputAgentPresenceWhereInput,
+		ec.unmarshalInputApplicationOrder,
+		ec.unmarshalInputApplicationWhereInput,
 		ec.unmarshalInputAutomationActionInput,
 		ec.unmarshalInputAutomationConditionInput,
 		ec.unmarshalInputAutomationOrder,
@@ -3031,29 +4208,43 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCallEventInput,
 		ec.unmarshalInputCallEventOrder,
 		ec.unmarshalInputCallEventWhereInput,
+		ec.unmarshalInputCommissionOrder,
+		ec.unmarshalInputCommissionPaymentInput,
+		ec.unmarshalInputCommissionPaymentOrder,
+		ec.unmarshalInputCommissionPaymentWhereInput,
+		ec.unmarshalInputCommissionWhereInput,
 		ec.unmarshalInputContactOrder,
 		ec.unmarshalInputContactWhereInput,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateLeadInput,
+		ec.unmarshalInputCreateLenderInput,
 		ec.unmarshalInputCreatePipelineStageInput,
 		ec.unmarshalInputCreateTeamInput,
 		ec.unmarshalInputCreateUserInput,
+		ec.unmarshalInputDecideApplicationInput,
 		ec.unmarshalInputDispositionInput,
+		ec.unmarshalInputFundDealInput,
+		ec.unmarshalInputFundedDealOrder,
+		ec.unmarshalInputFundedDealWhereInput,
 		ec.unmarshalInputInboundEndpointOrder,
 		ec.unmarshalInputInboundEndpointPatch,
 		ec.unmarshalInputInboundEndpointWhereInput,
 		ec.unmarshalInputLeadOrder,
 		ec.unmarshalInputLeadWhereInput,
+		ec.unmarshalInputLenderOrder,
+		ec.unmarshalInputLenderWhereInput,
 		ec.unmarshalInputNewAutomation,
 		ec.unmarshalInputNewInboundEndpoint,
 		ec.unmarshalInputNewWebhookSubscription,
 		ec.unmarshalInputPipelineStageOrder,
 		ec.unmarshalInputPipelineStageWhereInput,
 		ec.unmarshalInputPresenceInput,
+		ec.unmarshalInputSubmitApplicationInput,
 		ec.unmarshalInputTeamOrder,
 		ec.unmarshalInputTeamWhereInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateLeadInput,
+		ec.unmarshalInputUpdateLenderInput,
 		ec.unmarshalInputUpdatePipelineStageInput,
 		ec.unmarshalInputUpdateTeamInput,
 		ec.unmarshalInputUpdateUserInput,
@@ -3153,7 +4344,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "lending.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -3171,6 +4362,7 @@ var sources = []*ast.Source{
 	{Name: "webhooks.graphql", Input: sourceData("webhooks.graphql"), BuiltIn: false},
 	{Name: "inbound.graphql", Input: sourceData("inbound.graphql"), BuiltIn: false},
 	{Name: "automations.graphql", Input: sourceData("automations.graphql"), BuiltIn: false},
+	{Name: "lending.graphql", Input: sourceData("lending.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -3250,6 +4442,106 @@ func (ec *executionContext) childFields_AgentStatusEdge(ctx context.Context, fie
 		return ec.fieldContext_AgentStatusEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgentStatusEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Application(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Application_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Application_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Application_updatedAt(ctx, field)
+	case "leadId":
+		return ec.fieldContext_Application_leadId(ctx, field)
+	case "lenderId":
+		return ec.fieldContext_Application_lenderId(ctx, field)
+	case "lenderName":
+		return ec.fieldContext_Application_lenderName(ctx, field)
+	case "status":
+		return ec.fieldContext_Application_status(ctx, field)
+	case "product":
+		return ec.fieldContext_Application_product(ctx, field)
+	case "requestedAmount":
+		return ec.fieldContext_Application_requestedAmount(ctx, field)
+	case "submittedAt":
+		return ec.fieldContext_Application_submittedAt(ctx, field)
+	case "submittedBy":
+		return ec.fieldContext_Application_submittedBy(ctx, field)
+	case "externalRef":
+		return ec.fieldContext_Application_externalRef(ctx, field)
+	case "notes":
+		return ec.fieldContext_Application_notes(ctx, field)
+	case "decidedAt":
+		return ec.fieldContext_Application_decidedAt(ctx, field)
+	case "approvedAmount":
+		return ec.fieldContext_Application_approvedAmount(ctx, field)
+	case "interestRate":
+		return ec.fieldContext_Application_interestRate(ctx, field)
+	case "rateType":
+		return ec.fieldContext_Application_rateType(ctx, field)
+	case "termMonths":
+		return ec.fieldContext_Application_termMonths(ctx, field)
+	case "paymentFrequency":
+		return ec.fieldContext_Application_paymentFrequency(ctx, field)
+	case "conditions":
+		return ec.fieldContext_Application_conditions(ctx, field)
+	case "declineReason":
+		return ec.fieldContext_Application_declineReason(ctx, field)
+	case "declineCategory":
+		return ec.fieldContext_Application_declineCategory(ctx, field)
+	case "withdrawnReason":
+		return ec.fieldContext_Application_withdrawnReason(ctx, field)
+	case "warnings":
+		return ec.fieldContext_Application_warnings(ctx, field)
+	case "fundedDealId":
+		return ec.fieldContext_Application_fundedDealId(ctx, field)
+	case "lead":
+		return ec.fieldContext_Application_lead(ctx, field)
+	case "lender":
+		return ec.fieldContext_Application_lender(ctx, field)
+	case "fundedDeal":
+		return ec.fieldContext_Application_fundedDeal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Application", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ApplicationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ApplicationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ApplicationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_ApplicationEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_ApplicationEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ApplicationPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_ApplicationPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_ApplicationPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_ApplicationPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_ApplicationPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_ApplicationPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplicationPage", field.Name)
 }
 
 func (ec *executionContext) childFields_AttemptRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3456,6 +4748,94 @@ func (ec *executionContext) childFields_CallEventEdge(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type CallEventEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Commission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Commission_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Commission_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Commission_updatedAt(ctx, field)
+	case "dealId":
+		return ec.fieldContext_Commission_dealId(ctx, field)
+	case "leadId":
+		return ec.fieldContext_Commission_leadId(ctx, field)
+	case "lenderId":
+		return ec.fieldContext_Commission_lenderId(ctx, field)
+	case "advisorId":
+		return ec.fieldContext_Commission_advisorId(ctx, field)
+	case "expectedAmount":
+		return ec.fieldContext_Commission_expectedAmount(ctx, field)
+	case "paidAmount":
+		return ec.fieldContext_Commission_paidAmount(ctx, field)
+	case "status":
+		return ec.fieldContext_Commission_status(ctx, field)
+	case "deal":
+		return ec.fieldContext_Commission_deal(ctx, field)
+	case "payments":
+		return ec.fieldContext_Commission_payments(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Commission", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CommissionConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CommissionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CommissionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_CommissionEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_CommissionEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_CommissionPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_CommissionPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_CommissionPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_CommissionPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_CommissionPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionPage", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionPayment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CommissionPayment_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CommissionPayment_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_CommissionPayment_updatedAt(ctx, field)
+	case "amount":
+		return ec.fieldContext_CommissionPayment_amount(ctx, field)
+	case "kind":
+		return ec.fieldContext_CommissionPayment_kind(ctx, field)
+	case "paidAt":
+		return ec.fieldContext_CommissionPayment_paidAt(ctx, field)
+	case "reference":
+		return ec.fieldContext_CommissionPayment_reference(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionPayment", field.Name)
+}
+
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3578,6 +4958,92 @@ func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, fie
 		return ec.fieldContext_DoNotCallResult_leadCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DoNotCallResult", field.Name)
+}
+
+func (ec *executionContext) childFields_FundedDeal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FundedDeal_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_FundedDeal_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_FundedDeal_updatedAt(ctx, field)
+	case "applicationId":
+		return ec.fieldContext_FundedDeal_applicationId(ctx, field)
+	case "leadId":
+		return ec.fieldContext_FundedDeal_leadId(ctx, field)
+	case "lenderId":
+		return ec.fieldContext_FundedDeal_lenderId(ctx, field)
+	case "lenderName":
+		return ec.fieldContext_FundedDeal_lenderName(ctx, field)
+	case "advisorId":
+		return ec.fieldContext_FundedDeal_advisorId(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_FundedDeal_fundedAmount(ctx, field)
+	case "interestRate":
+		return ec.fieldContext_FundedDeal_interestRate(ctx, field)
+	case "rateType":
+		return ec.fieldContext_FundedDeal_rateType(ctx, field)
+	case "termMonths":
+		return ec.fieldContext_FundedDeal_termMonths(ctx, field)
+	case "paymentFrequency":
+		return ec.fieldContext_FundedDeal_paymentFrequency(ctx, field)
+	case "paybackAmount":
+		return ec.fieldContext_FundedDeal_paybackAmount(ctx, field)
+	case "expectedCommission":
+		return ec.fieldContext_FundedDeal_expectedCommission(ctx, field)
+	case "commissionId":
+		return ec.fieldContext_FundedDeal_commissionId(ctx, field)
+	case "fundedAt":
+		return ec.fieldContext_FundedDeal_fundedAt(ctx, field)
+	case "application":
+		return ec.fieldContext_FundedDeal_application(ctx, field)
+	case "lead":
+		return ec.fieldContext_FundedDeal_lead(ctx, field)
+	case "lender":
+		return ec.fieldContext_FundedDeal_lender(ctx, field)
+	case "commission":
+		return ec.fieldContext_FundedDeal_commission(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundedDeal", field.Name)
+}
+
+func (ec *executionContext) childFields_FundedDealConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_FundedDealConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_FundedDealConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_FundedDealConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundedDealConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_FundedDealEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_FundedDealEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_FundedDealEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundedDealEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FundedDealPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_FundedDealPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_FundedDealPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_FundedDealPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_FundedDealPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_FundedDealPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundedDealPage", field.Name)
 }
 
 func (ec *executionContext) childFields_InboundEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3732,6 +5198,10 @@ func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.
 		return ec.fieldContext_Lead_contact(ctx, field)
 	case "callEvents":
 		return ec.fieldContext_Lead_callEvents(ctx, field)
+	case "applications":
+		return ec.fieldContext_Lead_applications(ctx, field)
+	case "fundedDeals":
+		return ec.fieldContext_Lead_fundedDeals(ctx, field)
 	case "primaryAdvisorName":
 		return ec.fieldContext_Lead_primaryAdvisorName(ctx, field)
 	}
@@ -3774,6 +5244,78 @@ func (ec *executionContext) childFields_LeadPage(ctx context.Context, field grap
 		return ec.fieldContext_LeadPage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LeadPage", field.Name)
+}
+
+func (ec *executionContext) childFields_Lender(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Lender_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Lender_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Lender_updatedAt(ctx, field)
+	case "name":
+		return ec.fieldContext_Lender_name(ctx, field)
+	case "isActive":
+		return ec.fieldContext_Lender_isActive(ctx, field)
+	case "products":
+		return ec.fieldContext_Lender_products(ctx, field)
+	case "minAmount":
+		return ec.fieldContext_Lender_minAmount(ctx, field)
+	case "maxAmount":
+		return ec.fieldContext_Lender_maxAmount(ctx, field)
+	case "minMonthlyRevenue":
+		return ec.fieldContext_Lender_minMonthlyRevenue(ctx, field)
+	case "minMonthsInBusiness":
+		return ec.fieldContext_Lender_minMonthsInBusiness(ctx, field)
+	case "excludedIndustries":
+		return ec.fieldContext_Lender_excludedIndustries(ctx, field)
+	case "commissionRate":
+		return ec.fieldContext_Lender_commissionRate(ctx, field)
+	case "contactEmail":
+		return ec.fieldContext_Lender_contactEmail(ctx, field)
+	case "applications":
+		return ec.fieldContext_Lender_applications(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Lender", field.Name)
+}
+
+func (ec *executionContext) childFields_LenderConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_LenderConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_LenderConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_LenderConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_LenderEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_LenderEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_LenderEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_LenderPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_LenderPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_LenderPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_LenderPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_LenderPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_LenderPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderPage", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4256,6 +5798,60 @@ func (ec *executionContext) field_Lead_callEvents_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Lender_applications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ApplicationOrder, error) {
+			return ec.unmarshalOApplicationOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ApplicationWhereInput, error) {
+			return ec.unmarshalOApplicationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_assignLead_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4356,6 +5952,20 @@ func (ec *executionContext) field_Mutation_createLead_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createLender_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ent.CreateLenderInput, error) {
+			return ec.unmarshalNCreateLenderInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCreateLenderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createStage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4412,6 +6022,28 @@ func (ec *executionContext) field_Mutation_createWebhookSubscription_args(ctx co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_decideApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DecideApplicationInput, error) {
+			return ec.unmarshalNDecideApplicationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDecideApplicationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteAutomation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4441,6 +6073,34 @@ func (ec *executionContext) field_Mutation_deleteInboundEndpoint_args(ctx contex
 }
 
 func (ec *executionContext) field_Mutation_deleteWebhookSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_fundDeal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (FundDealInput, error) {
+			return ec.unmarshalNFundDealInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundDealInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_markApplicationUnderwriting_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -4512,6 +6172,34 @@ func (ec *executionContext) field_Mutation_recordCallEvent_args(ctx context.Cont
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (dialer.CallEventInput, error) {
 			return ec.unmarshalNCallEventInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐCallEventInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordCommissionClawback_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CommissionPaymentInput, error) {
+			return ec.unmarshalNCommissionPaymentInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCommissionPaymentInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordCommissionPayment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CommissionPaymentInput, error) {
+			return ec.unmarshalNCommissionPaymentInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCommissionPaymentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4608,6 +6296,20 @@ func (ec *executionContext) field_Mutation_retryAutomationRun_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_submitApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SubmitApplicationInput, error) {
+			return ec.unmarshalNSubmitApplicationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSubmitApplicationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateAutomation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4688,6 +6390,28 @@ func (ec *executionContext) field_Mutation_updateLead_args(ctx context.Context, 
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (ent.UpdateLeadInput, error) {
 			return ec.unmarshalNUpdateLeadInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateLeadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateLender_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (ent.UpdateLenderInput, error) {
+			return ec.unmarshalNUpdateLenderInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateLenderInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4795,6 +6519,28 @@ func (ec *executionContext) field_Mutation_updateWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_withdrawApplication_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg1
 	return args, nil
 }
 
@@ -4939,6 +6685,106 @@ func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["teamId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_applicationsPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "leadId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["leadId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lenderId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lenderId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*application.Status, error) {
+			return ec.unmarshalOApplicationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_applications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.ApplicationOrder, error) {
+			return ec.unmarshalOApplicationOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.ApplicationWhereInput, error) {
+			return ec.unmarshalOApplicationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
 	return args, nil
 }
 
@@ -5088,6 +6934,114 @@ func (ec *executionContext) field_Query_callEvents_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_commissionsPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "dealId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dealId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lenderId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lenderId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "advisorId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["advisorId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*commission.Status, error) {
+			return ec.unmarshalOCommissionStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_commissions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.CommissionOrder, error) {
+			return ec.unmarshalOCommissionOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.CommissionWhereInput, error) {
+			return ec.unmarshalOCommissionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5134,6 +7088,122 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*ent.ContactWhereInput, error) {
 			return ec.unmarshalOContactWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐContactWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_fundedDealsPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "leadId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["leadId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lenderId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lenderId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "advisorId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["advisorId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "fundedFrom",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["fundedFrom"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "fundedTo",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["fundedTo"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_fundedDeals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.FundedDealOrder, error) {
+			return ec.unmarshalOFundedDealOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.FundedDealWhereInput, error) {
+			return ec.unmarshalOFundedDealWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5316,6 +7386,90 @@ func (ec *executionContext) field_Query_leads_args(ctx context.Context, rawArgs 
 	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
 			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_lendersPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "isActive",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["isActive"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_lenders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*entgql.Cursor[uuid.UUID], error) {
+			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*ent.LenderOrder, error) {
+			return ec.unmarshalOLenderOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LenderWhereInput, error) {
+			return ec.unmarshalOLenderWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6840,6 +8994,943 @@ func (ec *executionContext) _AgentStatusEdge_cursor(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_AgentStatusEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentStatusEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _Application_id(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Application_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Application_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Application_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Application_lenderId(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Application_lenderName(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_lenderName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_lenderName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_status(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v application.Status) graphql.Marshaler {
+			return ec.marshalNApplicationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ApplicationStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Application_product(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_product(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Product, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *application.Product) graphql.Marshaler {
+			return ec.marshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_product(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ApplicationProduct does not have child fields"))
+}
+
+func (ec *executionContext) _Application_requestedAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_requestedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_requestedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Application_submittedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_submittedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_submittedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Application_submittedBy(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_submittedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmittedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_submittedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_externalRef(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_externalRef(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalRef, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_externalRef(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_notes(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_decidedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_decidedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecidedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_decidedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Application_approvedAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_approvedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_approvedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Application_interestRate(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_interestRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InterestRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Rate) graphql.Marshaler {
+			return ec.marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_interestRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Rate does not have child fields"))
+}
+
+func (ec *executionContext) _Application_rateType(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_rateType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RateType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *application.RateType) graphql.Marshaler {
+			return ec.marshalOApplicationRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_rateType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ApplicationRateType does not have child fields"))
+}
+
+func (ec *executionContext) _Application_termMonths(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_termMonths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TermMonths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_termMonths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Application_paymentFrequency(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_paymentFrequency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaymentFrequency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *application.PaymentFrequency) graphql.Marshaler {
+			return ec.marshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_paymentFrequency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ApplicationPaymentFrequency does not have child fields"))
+}
+
+func (ec *executionContext) _Application_conditions(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_conditions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conditions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_conditions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_declineReason(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_declineReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeclineReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_declineReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_declineCategory(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_declineCategory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeclineCategory, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *application.DeclineCategory) graphql.Marshaler {
+			return ec.marshalOApplicationDeclineCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_declineCategory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type ApplicationDeclineCategory does not have child fields"))
+}
+
+func (ec *executionContext) _Application_withdrawnReason(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_withdrawnReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithdrawnReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_withdrawnReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_warnings(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_warnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_fundedDealId(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_fundedDealId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedDealID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_fundedDealId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Application_lead(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_lead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lead(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lead) graphql.Marshaler {
+			return ec.marshalNLead2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLead(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_lead(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Application",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Application_lender(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_lender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lender(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+			return ec.marshalNLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_lender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Application",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lender(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Application_fundedDeal(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_fundedDeal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Application().FundedDeal(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalOFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Application_fundedDeal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Application",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ApplicationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ApplicationEdge) graphql.Marshaler {
+			return ec.marshalOApplicationEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.ApplicationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.ApplicationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ApplicationEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.ApplicationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+			return ec.marshalOApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.ApplicationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _ApplicationPage_nodes(ctx context.Context, field graphql.CollectedField, obj *ApplicationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplicationPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplicationPage_total(ctx context.Context, field graphql.CollectedField, obj *ApplicationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ApplicationPage_page(ctx context.Context, field graphql.CollectedField, obj *ApplicationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ApplicationPage_limit(ctx context.Context, field graphql.CollectedField, obj *ApplicationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ApplicationPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *ApplicationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplicationPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplicationPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplicationPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AttemptRecord_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.AttemptRecord) (ret graphql.Marshaler) {
@@ -8528,6 +11619,727 @@ func (ec *executionContext) fieldContext_CallEventEdge_cursor(_ context.Context,
 	return graphql.NewScalarFieldContext("CallEventEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
 }
 
+func (ec *executionContext) _Commission_id(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_dealId(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_dealId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DealID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_dealId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_lenderId(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_advisorId(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_advisorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdvisorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_advisorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_expectedAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_expectedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_expectedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_paidAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_paidAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_paidAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_status(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v commission.Status) graphql.Marshaler {
+			return ec.marshalNCommissionStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Commission", field, false, false, errors.New("field of type CommissionStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Commission_deal(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_deal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deal(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalNFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_deal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Commission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Commission_payments(ctx context.Context, field graphql.CollectedField, obj *ent.Commission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Commission_payments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payments(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CommissionPayment) graphql.Marshaler {
+			return ec.marshalOCommissionPayment2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Commission_payments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Commission",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionPayment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.CommissionEdge) graphql.Marshaler {
+			return ec.marshalOCommissionEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Commission) graphql.Marshaler {
+			return ec.marshalOCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Commission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPage_nodes(ctx context.Context, field graphql.CollectedField, obj *CommissionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Commission) graphql.Marshaler {
+			return ec.marshalNCommission2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Commission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionPage_total(ctx context.Context, field graphql.CollectedField, obj *CommissionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPage_page(ctx context.Context, field graphql.CollectedField, obj *CommissionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPage_limit(ctx context.Context, field graphql.CollectedField, obj *CommissionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *CommissionPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_id(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_amount(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_kind(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v commissionpayment.Kind) graphql.Marshaler {
+			return ec.marshalNCommissionPaymentKind2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type CommissionPaymentKind does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_paidAt(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_paidAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_paidAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionPayment_reference(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionPayment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionPayment_reference(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reference, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionPayment_reference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9505,6 +13317,791 @@ func (ec *executionContext) _DoNotCallResult_leadCount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_DoNotCallResult_leadCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DoNotCallResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_id(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_applicationId(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_applicationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApplicationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_applicationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_leadId(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_leadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_leadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_lenderId(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_lenderName(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_lenderName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_lenderName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_advisorId(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_advisorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdvisorID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *uuid.UUID) graphql.Marshaler {
+			return ec.marshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_advisorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_interestRate(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_interestRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InterestRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Rate) graphql.Marshaler {
+			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_interestRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Rate does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_rateType(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_rateType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RateType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v fundeddeal.RateType) graphql.Marshaler {
+			return ec.marshalNFundedDealRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_rateType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type FundedDealRateType does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_termMonths(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_termMonths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TermMonths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_termMonths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_paymentFrequency(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_paymentFrequency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaymentFrequency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *fundeddeal.PaymentFrequency) graphql.Marshaler {
+			return ec.marshalOFundedDealPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_paymentFrequency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type FundedDealPaymentFrequency does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_paybackAmount(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_paybackAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaybackAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_paybackAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_expectedCommission(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_expectedCommission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedCommission, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_expectedCommission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_commissionId(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_commissionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CommissionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNUUID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_commissionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_fundedAt(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_fundedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_fundedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDeal", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDeal_application(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_application(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Application(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_application(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDeal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDeal_lead(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_lead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lead(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lead) graphql.Marshaler {
+			return ec.marshalNLead2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLead(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_lead(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDeal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lead(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDeal_lender(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_lender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lender(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+			return ec.marshalNLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_lender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDeal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lender(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDeal_commission(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_commission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FundedDeal().Commission(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Commission) graphql.Marshaler {
+			return ec.marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_commission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDeal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Commission(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDealConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDealConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FundedDealEdge) graphql.Marshaler {
+			return ec.marshalOFundedDealEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDealConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDealEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDealConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDealConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDealConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDealConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDealConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDealConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDealEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDealEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalOFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDealEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDealEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDealEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDealEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDealPage_nodes(ctx context.Context, field graphql.CollectedField, obj *FundedDealPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalNFundedDeal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDealPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDealPage_total(ctx context.Context, field graphql.CollectedField, obj *FundedDealPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDealPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDealPage_page(ctx context.Context, field graphql.CollectedField, obj *FundedDealPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDealPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDealPage_limit(ctx context.Context, field graphql.CollectedField, obj *FundedDealPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDealPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundedDealPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *FundedDealPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDealPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDealPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundedDealPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _InboundEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
@@ -10971,6 +15568,70 @@ func (ec *executionContext) fieldContext_Lead_callEvents(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Lead_applications(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_applications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Applications(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Application) graphql.Marshaler {
+			return ec.marshalOApplication2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_applications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Lead_fundedDeals(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_fundedDeals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedDeals(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalOFundedDeal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_fundedDeals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Lead_primaryAdvisorName(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11258,6 +15919,615 @@ func (ec *executionContext) _LeadPage_hasMore(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_LeadPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LeadPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_id(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_name(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_isActive(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_isActive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsActive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_products(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_products(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Products, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_products(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_minAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_minAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_minAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_maxAmount(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_maxAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_maxAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_minMonthlyRevenue(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_minMonthlyRevenue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinMonthlyRevenue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_minMonthlyRevenue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_minMonthsInBusiness(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_minMonthsInBusiness(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinMonthsInBusiness, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_minMonthsInBusiness(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_excludedIndustries(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_excludedIndustries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExcludedIndustries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_excludedIndustries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_commissionRate(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_commissionRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CommissionRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Rate) graphql.Marshaler {
+			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_commissionRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type Rate does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_contactEmail(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_contactEmail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContactEmail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_contactEmail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Lender", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Lender_applications(ctx context.Context, field graphql.CollectedField, obj *ent.Lender) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lender_applications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Applications(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ApplicationOrder), fc.Args["where"].(*ent.ApplicationWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ApplicationConnection) graphql.Marshaler {
+			return ec.marshalNApplicationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lender_applications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lender",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Lender_applications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.LenderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.LenderEdge) graphql.Marshaler {
+			return ec.marshalOLenderEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LenderConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.LenderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.LenderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.LenderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+			return ec.marshalOLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LenderEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lender(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.LenderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _LenderPage_nodes(ctx context.Context, field graphql.CollectedField, obj *LenderPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Lender) graphql.Marshaler {
+			return ec.marshalNLender2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lender(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LenderPage_total(ctx context.Context, field graphql.CollectedField, obj *LenderPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderPage_page(ctx context.Context, field graphql.CollectedField, obj *LenderPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderPage_limit(ctx context.Context, field graphql.CollectedField, obj *LenderPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *LenderPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createLead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -12536,6 +17806,402 @@ func (ec *executionContext) fieldContext_Mutation_retryAutomationRun(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createLender(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createLender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateLender(ctx, fc.Args["input"].(ent.CreateLenderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+			return ec.marshalNLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createLender(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lender(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createLender_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateLender(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateLender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateLender(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(ent.UpdateLenderInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+			return ec.marshalNLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateLender(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lender(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateLender_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_submitApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitApplication(ctx, fc.Args["input"].(SubmitApplicationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markApplicationUnderwriting(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markApplicationUnderwriting(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkApplicationUnderwriting(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markApplicationUnderwriting(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markApplicationUnderwriting_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_decideApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_decideApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DecideApplication(ctx, fc.Args["id"].(uuid.UUID), fc.Args["input"].(DecideApplicationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_decideApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_decideApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_withdrawApplication(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_withdrawApplication(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WithdrawApplication(ctx, fc.Args["id"].(uuid.UUID), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+			return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_withdrawApplication(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Application(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_withdrawApplication_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_fundDeal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_fundDeal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FundDeal(ctx, fc.Args["input"].(FundDealInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FundedDeal) graphql.Marshaler {
+			return ec.marshalNFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_fundDeal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDeal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_fundDeal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordCommissionPayment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordCommissionPayment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordCommissionPayment(ctx, fc.Args["input"].(CommissionPaymentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Commission) graphql.Marshaler {
+			return ec.marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordCommissionPayment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Commission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordCommissionPayment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordCommissionClawback(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordCommissionClawback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordCommissionClawback(ctx, fc.Args["input"].(CommissionPaymentInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Commission) graphql.Marshaler {
+			return ec.marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordCommissionClawback(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Commission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordCommissionClawback_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13210,6 +18876,50 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_applications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_applications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Applications(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ApplicationOrder), fc.Args["where"].(*ent.ApplicationWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ApplicationConnection) graphql.Marshaler {
+			return ec.marshalNApplicationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_applications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_applications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_automations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13298,6 +19008,50 @@ func (ec *executionContext) fieldContext_Query_callEvents(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_commissions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_commissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Commissions(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.CommissionOrder), fc.Args["where"].(*ent.CommissionWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.CommissionConnection) graphql.Marshaler {
+			return ec.marshalNCommissionConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_commissions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_commissions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_contacts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13336,6 +19090,50 @@ func (ec *executionContext) fieldContext_Query_contacts(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_contacts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_fundedDeals(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_fundedDeals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FundedDeals(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FundedDealOrder), fc.Args["where"].(*ent.FundedDealWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.FundedDealConnection) graphql.Marshaler {
+			return ec.marshalNFundedDealConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_fundedDeals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDealConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_fundedDeals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13424,6 +19222,50 @@ func (ec *executionContext) fieldContext_Query_leads(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_leads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_lenders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_lenders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Lenders(ctx, fc.Args["after"].(*entgql.Cursor[uuid.UUID]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[uuid.UUID]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.LenderOrder), fc.Args["where"].(*ent.LenderWhereInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.LenderConnection) graphql.Marshaler {
+			return ec.marshalNLenderConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_lenders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_lenders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14040,6 +19882,182 @@ func (ec *executionContext) fieldContext_Query_automationRuns(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_automationRuns_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_lendersPage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_lendersPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LendersPage(ctx, fc.Args["isActive"].(*bool), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *LenderPage) graphql.Marshaler {
+			return ec.marshalNLenderPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐLenderPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_lendersPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_lendersPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_applicationsPage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_applicationsPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ApplicationsPage(ctx, fc.Args["leadId"].(*uuid.UUID), fc.Args["lenderId"].(*uuid.UUID), fc.Args["status"].(*application.Status), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ApplicationPage) graphql.Marshaler {
+			return ec.marshalNApplicationPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐApplicationPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_applicationsPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplicationPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_applicationsPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_fundedDealsPage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_fundedDealsPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FundedDealsPage(ctx, fc.Args["leadId"].(*uuid.UUID), fc.Args["lenderId"].(*uuid.UUID), fc.Args["advisorId"].(*uuid.UUID), fc.Args["fundedFrom"].(*time.Time), fc.Args["fundedTo"].(*time.Time), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FundedDealPage) graphql.Marshaler {
+			return ec.marshalNFundedDealPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundedDealPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_fundedDealsPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundedDealPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_fundedDealsPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_commissionsPage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_commissionsPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CommissionsPage(ctx, fc.Args["dealId"].(*uuid.UUID), fc.Args["lenderId"].(*uuid.UUID), fc.Args["advisorId"].(*uuid.UUID), fc.Args["status"].(*commission.Status), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CommissionPage) graphql.Marshaler {
+			return ec.marshalNCommissionPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCommissionPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_commissionsPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_commissionsPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17249,6 +23267,1603 @@ func (ec *executionContext) unmarshalInputAgentPresenceWhereInput(ctx context.Co
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputApplicationOrder(ctx context.Context, obj any) (ent.ApplicationOrder, error) {
+	var it ent.ApplicationOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNApplicationOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputApplicationWhereInput(ctx context.Context, obj any) (ent.ApplicationWhereInput, error) {
+	var it ent.ApplicationWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderName", "lenderNameNEQ", "lenderNameIn", "lenderNameNotIn", "lenderNameGT", "lenderNameGTE", "lenderNameLT", "lenderNameLTE", "lenderNameContains", "lenderNameHasPrefix", "lenderNameHasSuffix", "lenderNameEqualFold", "lenderNameContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "product", "productNEQ", "productIn", "productNotIn", "productIsNil", "productNotNil", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "submittedAt", "submittedAtNEQ", "submittedAtIn", "submittedAtNotIn", "submittedAtGT", "submittedAtGTE", "submittedAtLT", "submittedAtLTE", "submittedBy", "submittedByNEQ", "submittedByIn", "submittedByNotIn", "submittedByGT", "submittedByGTE", "submittedByLT", "submittedByLTE", "submittedByContains", "submittedByHasPrefix", "submittedByHasSuffix", "submittedByEqualFold", "submittedByContainsFold", "externalRef", "externalRefNEQ", "externalRefIn", "externalRefNotIn", "externalRefGT", "externalRefGTE", "externalRefLT", "externalRefLTE", "externalRefContains", "externalRefHasPrefix", "externalRefHasSuffix", "externalRefIsNil", "externalRefNotNil", "externalRefEqualFold", "externalRefContainsFold", "notes", "notesNEQ", "notesIn", "notesNotIn", "notesGT", "notesGTE", "notesLT", "notesLTE", "notesContains", "notesHasPrefix", "notesHasSuffix", "notesIsNil", "notesNotNil", "notesEqualFold", "notesContainsFold", "decidedAt", "decidedAtNEQ", "decidedAtIn", "decidedAtNotIn", "decidedAtGT", "decidedAtGTE", "decidedAtLT", "decidedAtLTE", "decidedAtIsNil", "decidedAtNotNil", "approvedAmount", "approvedAmountNEQ", "approvedAmountIn", "approvedAmountNotIn", "approvedAmountGT", "approvedAmountGTE", "approvedAmountLT", "approvedAmountLTE", "approvedAmountIsNil", "approvedAmountNotNil", "interestRate", "interestRateNEQ", "interestRateIn", "interestRateNotIn", "interestRateGT", "interestRateGTE", "interestRateLT", "interestRateLTE", "interestRateIsNil", "interestRateNotNil", "rateType", "rateTypeNEQ", "rateTypeIn", "rateTypeNotIn", "rateTypeIsNil", "rateTypeNotNil", "termMonths", "termMonthsNEQ", "termMonthsIn", "termMonthsNotIn", "termMonthsGT", "termMonthsGTE", "termMonthsLT", "termMonthsLTE", "termMonthsIsNil", "termMonthsNotNil", "paymentFrequency", "paymentFrequencyNEQ", "paymentFrequencyIn", "paymentFrequencyNotIn", "paymentFrequencyIsNil", "paymentFrequencyNotNil", "declineReason", "declineReasonNEQ", "declineReasonIn", "declineReasonNotIn", "declineReasonGT", "declineReasonGTE", "declineReasonLT", "declineReasonLTE", "declineReasonContains", "declineReasonHasPrefix", "declineReasonHasSuffix", "declineReasonIsNil", "declineReasonNotNil", "declineReasonEqualFold", "declineReasonContainsFold", "declineCategory", "declineCategoryNEQ", "declineCategoryIn", "declineCategoryNotIn", "declineCategoryIsNil", "declineCategoryNotNil", "withdrawnReason", "withdrawnReasonNEQ", "withdrawnReasonIn", "withdrawnReasonNotIn", "withdrawnReasonGT", "withdrawnReasonGTE", "withdrawnReasonLT", "withdrawnReasonLTE", "withdrawnReasonContains", "withdrawnReasonHasPrefix", "withdrawnReasonHasSuffix", "withdrawnReasonIsNil", "withdrawnReasonNotNil", "withdrawnReasonEqualFold", "withdrawnReasonContainsFold", "fundedDealId", "fundedDealIdNEQ", "fundedDealIdIn", "fundedDealIdNotIn", "fundedDealIdGT", "fundedDealIdGTE", "fundedDealIdLT", "fundedDealIdLTE", "fundedDealIdIsNil", "fundedDealIdNotNil", "hasLead", "hasLeadWith", "hasLender", "hasLenderWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOApplicationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOApplicationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOApplicationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "leadIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNEQ = data
+		case "leadIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDIn = data
+		case "leadIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNotIn = data
+		case "lenderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderID = data
+		case "lenderIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDNEQ = data
+		case "lenderIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDIn = data
+		case "lenderIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDNotIn = data
+		case "lenderName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderName = data
+		case "lenderNameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameNEQ = data
+		case "lenderNameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameIn = data
+		case "lenderNameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameNotIn = data
+		case "lenderNameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameGT = data
+		case "lenderNameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameGTE = data
+		case "lenderNameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameLT = data
+		case "lenderNameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameLTE = data
+		case "lenderNameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameContains = data
+		case "lenderNameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameHasPrefix = data
+		case "lenderNameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameHasSuffix = data
+		case "lenderNameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameEqualFold = data
+		case "lenderNameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameContainsFold = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOApplicationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "statusNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNEQ"))
+			data, err := ec.unmarshalOApplicationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNEQ = data
+		case "statusIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusIn"))
+			data, err := ec.unmarshalOApplicationStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusIn = data
+		case "statusNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNotIn"))
+			data, err := ec.unmarshalOApplicationStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNotIn = data
+		case "product":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("product"))
+			data, err := ec.unmarshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Product = data
+		case "productNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productNEQ"))
+			data, err := ec.unmarshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductNEQ = data
+		case "productIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productIn"))
+			data, err := ec.unmarshalOApplicationProduct2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProductᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductIn = data
+		case "productNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productNotIn"))
+			data, err := ec.unmarshalOApplicationProduct2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProductᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductNotIn = data
+		case "productIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductIsNil = data
+		case "productNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("productNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProductNotNil = data
+		case "requestedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmount = data
+		case "requestedAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountNEQ = data
+		case "requestedAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountIn = data
+		case "requestedAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountNotIn = data
+		case "requestedAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountGT = data
+		case "requestedAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountGTE = data
+		case "requestedAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountLT = data
+		case "requestedAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmountLTE = data
+		case "submittedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAt = data
+		case "submittedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtNEQ = data
+		case "submittedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtIn = data
+		case "submittedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtNotIn = data
+		case "submittedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtGT = data
+		case "submittedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtGTE = data
+		case "submittedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtLT = data
+		case "submittedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedAtLTE = data
+		case "submittedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedBy = data
+		case "submittedByNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByNEQ = data
+		case "submittedByIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByIn = data
+		case "submittedByNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByNotIn = data
+		case "submittedByGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByGT = data
+		case "submittedByGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByGTE = data
+		case "submittedByLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByLT = data
+		case "submittedByLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByLTE = data
+		case "submittedByContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByContains = data
+		case "submittedByHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByHasPrefix = data
+		case "submittedByHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByHasSuffix = data
+		case "submittedByEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByEqualFold = data
+		case "submittedByContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submittedByContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmittedByContainsFold = data
+		case "externalRef":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRef"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRef = data
+		case "externalRefNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefNEQ = data
+		case "externalRefIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefIn = data
+		case "externalRefNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefNotIn = data
+		case "externalRefGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefGT = data
+		case "externalRefGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefGTE = data
+		case "externalRefLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefLT = data
+		case "externalRefLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefLTE = data
+		case "externalRefContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefContains = data
+		case "externalRefHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefHasPrefix = data
+		case "externalRefHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefHasSuffix = data
+		case "externalRefIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefIsNil = data
+		case "externalRefNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefNotNil = data
+		case "externalRefEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefEqualFold = data
+		case "externalRefContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRefContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRefContainsFold = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
+		case "notesNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesNEQ = data
+		case "notesIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesIn = data
+		case "notesNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesNotIn = data
+		case "notesGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesGT = data
+		case "notesGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesGTE = data
+		case "notesLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesLT = data
+		case "notesLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesLTE = data
+		case "notesContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesContains = data
+		case "notesHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesHasPrefix = data
+		case "notesHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesHasSuffix = data
+		case "notesIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesIsNil = data
+		case "notesNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesNotNil = data
+		case "notesEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesEqualFold = data
+		case "notesContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notesContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NotesContainsFold = data
+		case "decidedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAt = data
+		case "decidedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtNEQ = data
+		case "decidedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtIn = data
+		case "decidedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtNotIn = data
+		case "decidedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtGT = data
+		case "decidedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtGTE = data
+		case "decidedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtLT = data
+		case "decidedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtLTE = data
+		case "decidedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtIsNil = data
+		case "decidedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decidedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DecidedAtNotNil = data
+		case "approvedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmount = data
+		case "approvedAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountNEQ = data
+		case "approvedAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountIn = data
+		case "approvedAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountNotIn = data
+		case "approvedAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountGT = data
+		case "approvedAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountGTE = data
+		case "approvedAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountLT = data
+		case "approvedAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountLTE = data
+		case "approvedAmountIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountIsNil = data
+		case "approvedAmountNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmountNotNil = data
+		case "interestRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRate = data
+		case "interestRateNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNEQ"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateNEQ = data
+		case "interestRateIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateIn"))
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateIn = data
+		case "interestRateNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNotIn"))
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateNotIn = data
+		case "interestRateGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGT"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateGT = data
+		case "interestRateGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGTE"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateGTE = data
+		case "interestRateLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLT"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateLT = data
+		case "interestRateLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLTE"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateLTE = data
+		case "interestRateIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateIsNil = data
+		case "interestRateNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateNotNil = data
+		case "rateType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateType"))
+			data, err := ec.unmarshalOApplicationRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateType = data
+		case "rateTypeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeNEQ"))
+			data, err := ec.unmarshalOApplicationRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeNEQ = data
+		case "rateTypeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeIn"))
+			data, err := ec.unmarshalOApplicationRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeIn = data
+		case "rateTypeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeNotIn"))
+			data, err := ec.unmarshalOApplicationRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeNotIn = data
+		case "rateTypeIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeIsNil = data
+		case "rateTypeNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeNotNil = data
+		case "termMonths":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonths"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonths = data
+		case "termMonthsNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsNEQ = data
+		case "termMonthsIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsIn = data
+		case "termMonthsNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsNotIn = data
+		case "termMonthsGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsGT = data
+		case "termMonthsGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsGTE = data
+		case "termMonthsLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsLT = data
+		case "termMonthsLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsLTE = data
+		case "termMonthsIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsIsNil = data
+		case "termMonthsNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsNotNil = data
+		case "paymentFrequency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequency"))
+			data, err := ec.unmarshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequency = data
+		case "paymentFrequencyNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyNEQ"))
+			data, err := ec.unmarshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyNEQ = data
+		case "paymentFrequencyIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyIn"))
+			data, err := ec.unmarshalOApplicationPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequencyᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyIn = data
+		case "paymentFrequencyNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyNotIn"))
+			data, err := ec.unmarshalOApplicationPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequencyᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyNotIn = data
+		case "paymentFrequencyIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyIsNil = data
+		case "paymentFrequencyNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyNotNil = data
+		case "declineReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReason = data
+		case "declineReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonNEQ = data
+		case "declineReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonIn = data
+		case "declineReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonNotIn = data
+		case "declineReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonGT = data
+		case "declineReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonGTE = data
+		case "declineReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonLT = data
+		case "declineReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonLTE = data
+		case "declineReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonContains = data
+		case "declineReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonHasPrefix = data
+		case "declineReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonHasSuffix = data
+		case "declineReasonIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonIsNil = data
+		case "declineReasonNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonNotNil = data
+		case "declineReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonEqualFold = data
+		case "declineReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineReasonContainsFold = data
+		case "declineCategory":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategory"))
+			data, err := ec.unmarshalOApplicationDeclineCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategory = data
+		case "declineCategoryNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategoryNEQ"))
+			data, err := ec.unmarshalOApplicationDeclineCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategoryNEQ = data
+		case "declineCategoryIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategoryIn"))
+			data, err := ec.unmarshalOApplicationDeclineCategory2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategoryᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategoryIn = data
+		case "declineCategoryNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategoryNotIn"))
+			data, err := ec.unmarshalOApplicationDeclineCategory2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategoryᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategoryNotIn = data
+		case "declineCategoryIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategoryIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategoryIsNil = data
+		case "declineCategoryNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategoryNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategoryNotNil = data
+		case "withdrawnReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReason = data
+		case "withdrawnReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonNEQ = data
+		case "withdrawnReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonIn = data
+		case "withdrawnReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonNotIn = data
+		case "withdrawnReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonGT = data
+		case "withdrawnReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonGTE = data
+		case "withdrawnReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonLT = data
+		case "withdrawnReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonLTE = data
+		case "withdrawnReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonContains = data
+		case "withdrawnReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonHasPrefix = data
+		case "withdrawnReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonHasSuffix = data
+		case "withdrawnReasonIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonIsNil = data
+		case "withdrawnReasonNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonNotNil = data
+		case "withdrawnReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonEqualFold = data
+		case "withdrawnReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("withdrawnReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WithdrawnReasonContainsFold = data
+		case "fundedDealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealID = data
+		case "fundedDealIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDNEQ = data
+		case "fundedDealIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDIn = data
+		case "fundedDealIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDNotIn = data
+		case "fundedDealIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDGT = data
+		case "fundedDealIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDGTE = data
+		case "fundedDealIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDLT = data
+		case "fundedDealIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDLTE = data
+		case "fundedDealIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDIsNil = data
+		case "fundedDealIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedDealIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedDealIDNotNil = data
+		case "hasLead":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLead"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLead = data
+		case "hasLeadWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLeadWith"))
+			data, err := ec.unmarshalOLeadWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLeadWith = data
+		case "hasLender":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLender"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLender = data
+		case "hasLenderWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLenderWith"))
+			data, err := ec.unmarshalOLenderWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLenderWith = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputAutomationActionInput(ctx context.Context, obj any) (autodef.Action, error) {
 	var it autodef.Action
 	if obj == nil {
@@ -18920,6 +26535,1186 @@ func (ec *executionContext) unmarshalInputCallEventWhereInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCommissionOrder(ctx context.Context, obj any) (ent.CommissionOrder, error) {
+	var it ent.CommissionOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNCommissionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommissionPaymentInput(ctx context.Context, obj any) (CommissionPaymentInput, error) {
+	var it CommissionPaymentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"dealId", "amount", "paidAt", "reference"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "dealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dealId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DealID = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "paidAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAt = data
+		case "reference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reference = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommissionPaymentOrder(ctx context.Context, obj any) (ent.CommissionPaymentOrder, error) {
+	var it ent.CommissionPaymentOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNCommissionPaymentOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommissionPaymentWhereInput(ctx context.Context, obj any) (ent.CommissionPaymentWhereInput, error) {
+	var it ent.CommissionPaymentWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "amount", "amountNEQ", "amountIn", "amountNotIn", "amountGT", "amountGTE", "amountLT", "amountLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "paidAt", "paidAtNEQ", "paidAtIn", "paidAtNotIn", "paidAtGT", "paidAtGTE", "paidAtLT", "paidAtLTE", "reference", "referenceNEQ", "referenceIn", "referenceNotIn", "referenceGT", "referenceGTE", "referenceLT", "referenceLTE", "referenceContains", "referenceHasPrefix", "referenceHasSuffix", "referenceIsNil", "referenceNotNil", "referenceEqualFold", "referenceContainsFold"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOCommissionPaymentWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOCommissionPaymentWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOCommissionPaymentWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "amountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountNEQ = data
+		case "amountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountIn = data
+		case "amountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountNotIn = data
+		case "amountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountGT = data
+		case "amountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountGTE = data
+		case "amountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountLT = data
+		case "amountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AmountLTE = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalOCommissionPaymentKind2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "kindNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kindNEQ"))
+			data, err := ec.unmarshalOCommissionPaymentKind2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KindNEQ = data
+		case "kindIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kindIn"))
+			data, err := ec.unmarshalOCommissionPaymentKind2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKindᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KindIn = data
+		case "kindNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kindNotIn"))
+			data, err := ec.unmarshalOCommissionPaymentKind2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKindᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KindNotIn = data
+		case "paidAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAt = data
+		case "paidAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtNEQ = data
+		case "paidAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtIn = data
+		case "paidAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtNotIn = data
+		case "paidAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtGT = data
+		case "paidAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtGTE = data
+		case "paidAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtLT = data
+		case "paidAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAtLTE = data
+		case "reference":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reference"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reference = data
+		case "referenceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceNEQ = data
+		case "referenceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceIn = data
+		case "referenceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceNotIn = data
+		case "referenceGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceGT = data
+		case "referenceGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceGTE = data
+		case "referenceLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceLT = data
+		case "referenceLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceLTE = data
+		case "referenceContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceContains = data
+		case "referenceHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceHasPrefix = data
+		case "referenceHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceHasSuffix = data
+		case "referenceIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceIsNil = data
+		case "referenceNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceNotNil = data
+		case "referenceEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceEqualFold = data
+		case "referenceContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("referenceContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReferenceContainsFold = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCommissionWhereInput(ctx context.Context, obj any) (ent.CommissionWhereInput, error) {
+	var it ent.CommissionWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "dealId", "dealIdNEQ", "dealIdIn", "dealIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "leadIdGT", "leadIdGTE", "leadIdLT", "leadIdLTE", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderIdGT", "lenderIdGTE", "lenderIdLT", "lenderIdLTE", "advisorId", "advisorIdNEQ", "advisorIdIn", "advisorIdNotIn", "advisorIdGT", "advisorIdGTE", "advisorIdLT", "advisorIdLTE", "advisorIdIsNil", "advisorIdNotNil", "expectedAmount", "expectedAmountNEQ", "expectedAmountIn", "expectedAmountNotIn", "expectedAmountGT", "expectedAmountGTE", "expectedAmountLT", "expectedAmountLTE", "paidAmount", "paidAmountNEQ", "paidAmountIn", "paidAmountNotIn", "paidAmountGT", "paidAmountGTE", "paidAmountLT", "paidAmountLTE", "status", "statusNEQ", "statusIn", "statusNotIn", "hasDeal", "hasDealWith", "hasPayments", "hasPaymentsWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOCommissionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOCommissionWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOCommissionWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "dealId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dealId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DealID = data
+		case "dealIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dealIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DealIDNEQ = data
+		case "dealIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dealIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DealIDIn = data
+		case "dealIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dealIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DealIDNotIn = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "leadIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNEQ = data
+		case "leadIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDIn = data
+		case "leadIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNotIn = data
+		case "leadIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDGT = data
+		case "leadIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDGTE = data
+		case "leadIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDLT = data
+		case "leadIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDLTE = data
+		case "lenderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderID = data
+		case "lenderIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDNEQ = data
+		case "lenderIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDIn = data
+		case "lenderIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDNotIn = data
+		case "lenderIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDGT = data
+		case "lenderIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDGTE = data
+		case "lenderIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDLT = data
+		case "lenderIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDLTE = data
+		case "advisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorID = data
+		case "advisorIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDNEQ = data
+		case "advisorIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDIn = data
+		case "advisorIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDNotIn = data
+		case "advisorIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDGT = data
+		case "advisorIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDGTE = data
+		case "advisorIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDLT = data
+		case "advisorIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDLTE = data
+		case "advisorIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDIsNil = data
+		case "advisorIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDNotNil = data
+		case "expectedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmount = data
+		case "expectedAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountNEQ = data
+		case "expectedAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountIn = data
+		case "expectedAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountNotIn = data
+		case "expectedAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountGT = data
+		case "expectedAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountGTE = data
+		case "expectedAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountLT = data
+		case "expectedAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedAmountLTE = data
+		case "paidAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmount = data
+		case "paidAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountNEQ = data
+		case "paidAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountIn = data
+		case "paidAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountNotIn = data
+		case "paidAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountGT = data
+		case "paidAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountGTE = data
+		case "paidAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountLT = data
+		case "paidAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaidAmountLTE = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOCommissionStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "statusNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNEQ"))
+			data, err := ec.unmarshalOCommissionStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNEQ = data
+		case "statusIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusIn"))
+			data, err := ec.unmarshalOCommissionStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusIn = data
+		case "statusNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNotIn"))
+			data, err := ec.unmarshalOCommissionStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNotIn = data
+		case "hasDeal":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDeal"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasDeal = data
+		case "hasDealWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasDealWith"))
+			data, err := ec.unmarshalOFundedDealWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasDealWith = data
+		case "hasPayments":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasPayments"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasPayments = data
+		case "hasPaymentsWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasPaymentsWith"))
+			data, err := ec.unmarshalOCommissionPaymentWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasPaymentsWith = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContactOrder(ctx context.Context, obj any) (ent.ContactOrder, error) {
 	var it ent.ContactOrder
 	if obj == nil {
@@ -19793,6 +28588,99 @@ func (ec *executionContext) unmarshalInputCreateLeadInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateLenderInput(ctx context.Context, obj any) (ent.CreateLenderInput, error) {
+	var it ent.CreateLenderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "isActive", "products", "minAmount", "maxAmount", "minMonthlyRevenue", "minMonthsInBusiness", "excludedIndustries", "commissionRate", "contactEmail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "products":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("products"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Products = data
+		case "minAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmount = data
+		case "maxAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmount = data
+		case "minMonthlyRevenue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenue"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenue = data
+		case "minMonthsInBusiness":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusiness"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusiness = data
+		case "excludedIndustries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("excludedIndustries"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExcludedIndustries = data
+		case "commissionRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRate"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRate = data
+		case "contactEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmail = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreatePipelineStageInput(ctx context.Context, obj any) (ent.CreatePipelineStageInput, error) {
 	var it ent.CreatePipelineStageInput
 	if obj == nil {
@@ -19939,6 +28827,92 @@ func (ec *executionContext) unmarshalInputCreateUserInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputDecideApplicationInput(ctx context.Context, obj any) (DecideApplicationInput, error) {
+	var it DecideApplicationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"decision", "approvedAmount", "interestRate", "rateType", "termMonths", "paymentFrequency", "conditions", "reason", "declineCategory"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "decision":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decision"))
+			data, err := ec.unmarshalNDecision2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDecision(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Decision = data
+		case "approvedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedAmount = data
+		case "interestRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRate = data
+		case "rateType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateType"))
+			data, err := ec.unmarshalOApplicationRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateType = data
+		case "termMonths":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonths"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonths = data
+		case "paymentFrequency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequency"))
+			data, err := ec.unmarshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequency = data
+		case "conditions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Conditions = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		case "declineCategory":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("declineCategory"))
+			data, err := ec.unmarshalOApplicationDeclineCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeclineCategory = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputDispositionInput(ctx context.Context, obj any) (dialer.DispositionInput, error) {
 	var it dialer.DispositionInput
 	if obj == nil {
@@ -19999,6 +28973,1080 @@ func (ec *executionContext) unmarshalInputDispositionInput(ctx context.Context, 
 				return it, err
 			}
 			it.OccurredAt = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFundDealInput(ctx context.Context, obj any) (FundDealInput, error) {
+	var it FundDealInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"applicationId", "fundedAmount", "fundedAt", "commission", "advisorId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "applicationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("applicationId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApplicationID = data
+		case "fundedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmount = data
+		case "fundedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAt = data
+		case "commission":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commission"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Commission = data
+		case "advisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFundedDealOrder(ctx context.Context, obj any) (ent.FundedDealOrder, error) {
+	var it ent.FundedDealOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNFundedDealOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputFundedDealWhereInput(ctx context.Context, obj any) (ent.FundedDealWhereInput, error) {
+	var it ent.FundedDealWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "applicationId", "applicationIdNEQ", "applicationIdIn", "applicationIdNotIn", "leadId", "leadIdNEQ", "leadIdIn", "leadIdNotIn", "lenderId", "lenderIdNEQ", "lenderIdIn", "lenderIdNotIn", "lenderName", "lenderNameNEQ", "lenderNameIn", "lenderNameNotIn", "lenderNameGT", "lenderNameGTE", "lenderNameLT", "lenderNameLTE", "lenderNameContains", "lenderNameHasPrefix", "lenderNameHasSuffix", "lenderNameEqualFold", "lenderNameContainsFold", "advisorId", "advisorIdNEQ", "advisorIdIn", "advisorIdNotIn", "advisorIdGT", "advisorIdGTE", "advisorIdLT", "advisorIdLTE", "advisorIdIsNil", "advisorIdNotNil", "fundedAmount", "fundedAmountNEQ", "fundedAmountIn", "fundedAmountNotIn", "fundedAmountGT", "fundedAmountGTE", "fundedAmountLT", "fundedAmountLTE", "interestRate", "interestRateNEQ", "interestRateIn", "interestRateNotIn", "interestRateGT", "interestRateGTE", "interestRateLT", "interestRateLTE", "rateType", "rateTypeNEQ", "rateTypeIn", "rateTypeNotIn", "termMonths", "termMonthsNEQ", "termMonthsIn", "termMonthsNotIn", "termMonthsGT", "termMonthsGTE", "termMonthsLT", "termMonthsLTE", "paymentFrequency", "paymentFrequencyNEQ", "paymentFrequencyIn", "paymentFrequencyNotIn", "paymentFrequencyIsNil", "paymentFrequencyNotNil", "paybackAmount", "paybackAmountNEQ", "paybackAmountIn", "paybackAmountNotIn", "paybackAmountGT", "paybackAmountGTE", "paybackAmountLT", "paybackAmountLTE", "paybackAmountIsNil", "paybackAmountNotNil", "expectedCommission", "expectedCommissionNEQ", "expectedCommissionIn", "expectedCommissionNotIn", "expectedCommissionGT", "expectedCommissionGTE", "expectedCommissionLT", "expectedCommissionLTE", "commissionId", "commissionIdNEQ", "commissionIdIn", "commissionIdNotIn", "commissionIdGT", "commissionIdGTE", "commissionIdLT", "commissionIdLTE", "fundedAt", "fundedAtNEQ", "fundedAtIn", "fundedAtNotIn", "fundedAtGT", "fundedAtGTE", "fundedAtLT", "fundedAtLTE", "hasApplication", "hasApplicationWith", "hasLead", "hasLeadWith", "hasLender", "hasLenderWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOFundedDealWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOFundedDealWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOFundedDealWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "applicationId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("applicationId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApplicationID = data
+		case "applicationIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("applicationIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApplicationIDNEQ = data
+		case "applicationIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("applicationIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApplicationIDIn = data
+		case "applicationIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("applicationIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApplicationIDNotIn = data
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "leadIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNEQ = data
+		case "leadIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDIn = data
+		case "leadIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadIDNotIn = data
+		case "lenderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderId"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderID = data
+		case "lenderIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDNEQ = data
+		case "lenderIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDIn = data
+		case "lenderIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderIdNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderIDNotIn = data
+		case "lenderName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderName = data
+		case "lenderNameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameNEQ = data
+		case "lenderNameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameIn = data
+		case "lenderNameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameNotIn = data
+		case "lenderNameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameGT = data
+		case "lenderNameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameGTE = data
+		case "lenderNameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameLT = data
+		case "lenderNameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameLTE = data
+		case "lenderNameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameContains = data
+		case "lenderNameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameHasPrefix = data
+		case "lenderNameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameHasSuffix = data
+		case "lenderNameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameEqualFold = data
+		case "lenderNameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderNameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderNameContainsFold = data
+		case "advisorId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorID = data
+		case "advisorIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDNEQ = data
+		case "advisorIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDIn = data
+		case "advisorIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDNotIn = data
+		case "advisorIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDGT = data
+		case "advisorIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDGTE = data
+		case "advisorIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDLT = data
+		case "advisorIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDLTE = data
+		case "advisorIdIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDIsNil = data
+		case "advisorIdNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("advisorIdNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdvisorIDNotNil = data
+		case "fundedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmount = data
+		case "fundedAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountNEQ = data
+		case "fundedAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountIn = data
+		case "fundedAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountNotIn = data
+		case "fundedAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountGT = data
+		case "fundedAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountGTE = data
+		case "fundedAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountLT = data
+		case "fundedAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAmountLTE = data
+		case "interestRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRate = data
+		case "interestRateNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNEQ"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateNEQ = data
+		case "interestRateIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateIn"))
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateIn = data
+		case "interestRateNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNotIn"))
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateNotIn = data
+		case "interestRateGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGT"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateGT = data
+		case "interestRateGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGTE"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateGTE = data
+		case "interestRateLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLT"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateLT = data
+		case "interestRateLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLTE"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InterestRateLTE = data
+		case "rateType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateType"))
+			data, err := ec.unmarshalOFundedDealRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateType = data
+		case "rateTypeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeNEQ"))
+			data, err := ec.unmarshalOFundedDealRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeNEQ = data
+		case "rateTypeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeIn"))
+			data, err := ec.unmarshalOFundedDealRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeIn = data
+		case "rateTypeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rateTypeNotIn"))
+			data, err := ec.unmarshalOFundedDealRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RateTypeNotIn = data
+		case "termMonths":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonths"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonths = data
+		case "termMonthsNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsNEQ = data
+		case "termMonthsIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsIn = data
+		case "termMonthsNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsNotIn = data
+		case "termMonthsGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsGT = data
+		case "termMonthsGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsGTE = data
+		case "termMonthsLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsLT = data
+		case "termMonthsLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("termMonthsLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TermMonthsLTE = data
+		case "paymentFrequency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequency"))
+			data, err := ec.unmarshalOFundedDealPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequency = data
+		case "paymentFrequencyNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyNEQ"))
+			data, err := ec.unmarshalOFundedDealPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyNEQ = data
+		case "paymentFrequencyIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyIn"))
+			data, err := ec.unmarshalOFundedDealPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequencyᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyIn = data
+		case "paymentFrequencyNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyNotIn"))
+			data, err := ec.unmarshalOFundedDealPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequencyᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyNotIn = data
+		case "paymentFrequencyIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyIsNil = data
+		case "paymentFrequencyNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paymentFrequencyNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaymentFrequencyNotNil = data
+		case "paybackAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmount = data
+		case "paybackAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountNEQ = data
+		case "paybackAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountIn = data
+		case "paybackAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountNotIn = data
+		case "paybackAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountGT = data
+		case "paybackAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountGTE = data
+		case "paybackAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountLT = data
+		case "paybackAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountLTE = data
+		case "paybackAmountIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountIsNil = data
+		case "paybackAmountNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PaybackAmountNotNil = data
+		case "expectedCommission":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommission"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommission = data
+		case "expectedCommissionNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionNEQ = data
+		case "expectedCommissionIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionIn = data
+		case "expectedCommissionNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionNotIn = data
+		case "expectedCommissionGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionGT = data
+		case "expectedCommissionGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionGTE = data
+		case "expectedCommissionLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionLT = data
+		case "expectedCommissionLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedCommissionLTE = data
+		case "commissionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionId"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionID = data
+		case "commissionIdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdNEQ"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDNEQ = data
+		case "commissionIdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDIn = data
+		case "commissionIdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdNotIn"))
+			data, err := ec.unmarshalOUUID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDNotIn = data
+		case "commissionIdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdGT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDGT = data
+		case "commissionIdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdGTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDGTE = data
+		case "commissionIdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdLT"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDLT = data
+		case "commissionIdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionIdLTE"))
+			data, err := ec.unmarshalOUUID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionIDLTE = data
+		case "fundedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAt = data
+		case "fundedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtNEQ = data
+		case "fundedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtIn = data
+		case "fundedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtNotIn = data
+		case "fundedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtGT = data
+		case "fundedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtGTE = data
+		case "fundedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtLT = data
+		case "fundedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FundedAtLTE = data
+		case "hasApplication":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplication"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasApplication = data
+		case "hasApplicationWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplicationWith"))
+			data, err := ec.unmarshalOApplicationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasApplicationWith = data
+		case "hasLead":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLead"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLead = data
+		case "hasLeadWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLeadWith"))
+			data, err := ec.unmarshalOLeadWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLeadWith = data
+		case "hasLender":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLender"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLender = data
+		case "hasLenderWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasLenderWith"))
+			data, err := ec.unmarshalOLenderWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasLenderWith = data
 		}
 	}
 	return it, nil
@@ -20549,7 +30597,7 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageId", "stageIdNEQ", "stageIdIn", "stageIdNotIn", "stageIdIsNil", "stageIdNotNil", "primaryAdvisorId", "primaryAdvisorIdNEQ", "primaryAdvisorIdIn", "primaryAdvisorIdNotIn", "primaryAdvisorIdIsNil", "primaryAdvisorIdNotNil", "contactId", "contactIdNEQ", "contactIdIn", "contactIdNotIn", "contactIdIsNil", "contactIdNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountId", "convertedAccountIdNEQ", "convertedAccountIdIn", "convertedAccountIdNotIn", "convertedAccountIdGT", "convertedAccountIdGTE", "convertedAccountIdLT", "convertedAccountIdLTE", "convertedAccountIdIsNil", "convertedAccountIdNotNil", "convertedContactId", "convertedContactIdNEQ", "convertedContactIdIn", "convertedContactIdNotIn", "convertedContactIdGT", "convertedContactIdGTE", "convertedContactIdLT", "convertedContactIdLTE", "convertedContactIdIsNil", "convertedContactIdNotNil", "importJobId", "importJobIdNEQ", "importJobIdIn", "importJobIdNotIn", "importJobIdGT", "importJobIdGTE", "importJobIdLT", "importJobIdLTE", "importJobIdIsNil", "importJobIdNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "businessName", "businessNameNEQ", "businessNameIn", "businessNameNotIn", "businessNameGT", "businessNameGTE", "businessNameLT", "businessNameLTE", "businessNameContains", "businessNameHasPrefix", "businessNameHasSuffix", "businessNameIsNil", "businessNameNotNil", "businessNameEqualFold", "businessNameContainsFold", "contactFirstName", "contactFirstNameNEQ", "contactFirstNameIn", "contactFirstNameNotIn", "contactFirstNameGT", "contactFirstNameGTE", "contactFirstNameLT", "contactFirstNameLTE", "contactFirstNameContains", "contactFirstNameHasPrefix", "contactFirstNameHasSuffix", "contactFirstNameIsNil", "contactFirstNameNotNil", "contactFirstNameEqualFold", "contactFirstNameContainsFold", "contactLastName", "contactLastNameNEQ", "contactLastNameIn", "contactLastNameNotIn", "contactLastNameGT", "contactLastNameGTE", "contactLastNameLT", "contactLastNameLTE", "contactLastNameContains", "contactLastNameHasPrefix", "contactLastNameHasSuffix", "contactLastNameIsNil", "contactLastNameNotNil", "contactLastNameEqualFold", "contactLastNameContainsFold", "email", "emailNEQ", "emailIn", "emailNotIn", "emailGT", "emailGTE", "emailLT", "emailLTE", "emailContains", "emailHasPrefix", "emailHasSuffix", "emailIsNil", "emailNotNil", "emailEqualFold", "emailContainsFold", "phone", "phoneNEQ", "phoneIn", "phoneNotIn", "phoneGT", "phoneGTE", "phoneLT", "phoneLTE", "phoneContains", "phoneHasPrefix", "phoneHasSuffix", "phoneIsNil", "phoneNotNil", "phoneEqualFold", "phoneContainsFold", "industry", "industryNEQ", "industryIn", "industryNotIn", "industryGT", "industryGTE", "industryLT", "industryLTE", "industryContains", "industryHasPrefix", "industryHasSuffix", "industryIsNil", "industryNotNil", "industryEqualFold", "industryContainsFold", "monthlyRevenue", "monthlyRevenueNEQ", "monthlyRevenueIn", "monthlyRevenueNotIn", "monthlyRevenueGT", "monthlyRevenueGTE", "monthlyRevenueLT", "monthlyRevenueLTE", "monthlyRevenueContains", "monthlyRevenueHasPrefix", "monthlyRevenueHasSuffix", "monthlyRevenueIsNil", "monthlyRevenueNotNil", "monthlyRevenueEqualFold", "monthlyRevenueContainsFold", "requestedAmount", "requestedAmountNEQ", "requestedAmountIn", "requestedAmountNotIn", "requestedAmountGT", "requestedAmountGTE", "requestedAmountLT", "requestedAmountLTE", "requestedAmountContains", "requestedAmountHasPrefix", "requestedAmountHasSuffix", "requestedAmountIsNil", "requestedAmountNotNil", "requestedAmountEqualFold", "requestedAmountContainsFold", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "priority", "priorityNEQ", "priorityIn", "priorityNotIn", "isDoNotCall", "isDoNotCallNEQ", "leadScore", "leadScoreNEQ", "leadScoreIn", "leadScoreNotIn", "leadScoreGT", "leadScoreGTE", "leadScoreLT", "leadScoreLTE", "leadScoreIsNil", "leadScoreNotNil", "stageId", "stageIdNEQ", "stageIdIn", "stageIdNotIn", "stageIdIsNil", "stageIdNotNil", "primaryAdvisorId", "primaryAdvisorIdNEQ", "primaryAdvisorIdIn", "primaryAdvisorIdNotIn", "primaryAdvisorIdIsNil", "primaryAdvisorIdNotNil", "contactId", "contactIdNEQ", "contactIdIn", "contactIdNotIn", "contactIdIsNil", "contactIdNotNil", "lastContactedAt", "lastContactedAtNEQ", "lastContactedAtIn", "lastContactedAtNotIn", "lastContactedAtGT", "lastContactedAtGTE", "lastContactedAtLT", "lastContactedAtLTE", "lastContactedAtIsNil", "lastContactedAtNotNil", "stageChangedAt", "stageChangedAtNEQ", "stageChangedAtIn", "stageChangedAtNotIn", "stageChangedAtGT", "stageChangedAtGTE", "stageChangedAtLT", "stageChangedAtLTE", "dncReason", "dncReasonNEQ", "dncReasonIn", "dncReasonNotIn", "dncReasonGT", "dncReasonGTE", "dncReasonLT", "dncReasonLTE", "dncReasonContains", "dncReasonHasPrefix", "dncReasonHasSuffix", "dncReasonIsNil", "dncReasonNotNil", "dncReasonEqualFold", "dncReasonContainsFold", "dncAt", "dncAtNEQ", "dncAtIn", "dncAtNotIn", "dncAtGT", "dncAtGTE", "dncAtLT", "dncAtLTE", "dncAtIsNil", "dncAtNotNil", "convertedAt", "convertedAtNEQ", "convertedAtIn", "convertedAtNotIn", "convertedAtGT", "convertedAtGTE", "convertedAtLT", "convertedAtLTE", "convertedAtIsNil", "convertedAtNotNil", "convertedAccountId", "convertedAccountIdNEQ", "convertedAccountIdIn", "convertedAccountIdNotIn", "convertedAccountIdGT", "convertedAccountIdGTE", "convertedAccountIdLT", "convertedAccountIdLTE", "convertedAccountIdIsNil", "convertedAccountIdNotNil", "convertedContactId", "convertedContactIdNEQ", "convertedContactIdIn", "convertedContactIdNotIn", "convertedContactIdGT", "convertedContactIdGTE", "convertedContactIdLT", "convertedContactIdLTE", "convertedContactIdIsNil", "convertedContactIdNotNil", "importJobId", "importJobIdNEQ", "importJobIdIn", "importJobIdNotIn", "importJobIdGT", "importJobIdGTE", "importJobIdLT", "importJobIdLTE", "importJobIdIsNil", "importJobIdNotNil", "createdBy", "createdByNEQ", "createdByIn", "createdByNotIn", "createdByGT", "createdByGTE", "createdByLT", "createdByLTE", "createdByContains", "createdByHasPrefix", "createdByHasSuffix", "createdByIsNil", "createdByNotNil", "createdByEqualFold", "createdByContainsFold", "hasStage", "hasStageWith", "hasPrimaryAdvisor", "hasPrimaryAdvisorWith", "hasContact", "hasContactWith", "hasCallEvents", "hasCallEventsWith", "hasApplications", "hasApplicationsWith", "hasFundedDeals", "hasFundedDealsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -22593,6 +32641,847 @@ func (ec *executionContext) unmarshalInputLeadWhereInput(ctx context.Context, ob
 				return it, err
 			}
 			it.HasCallEventsWith = data
+		case "hasApplications":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplications"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasApplications = data
+		case "hasApplicationsWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplicationsWith"))
+			data, err := ec.unmarshalOApplicationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasApplicationsWith = data
+		case "hasFundedDeals":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasFundedDeals"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasFundedDeals = data
+		case "hasFundedDealsWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasFundedDealsWith"))
+			data, err := ec.unmarshalOFundedDealWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasFundedDealsWith = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputLenderOrder(ctx context.Context, obj any) (ent.LenderOrder, error) {
+	var it ent.LenderOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNLenderOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputLenderWhereInput(ctx context.Context, obj any) (ent.LenderWhereInput, error) {
+	var it ent.LenderWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "name", "nameNEQ", "nameIn", "nameNotIn", "nameGT", "nameGTE", "nameLT", "nameLTE", "nameContains", "nameHasPrefix", "nameHasSuffix", "nameEqualFold", "nameContainsFold", "isActive", "isActiveNEQ", "minAmount", "minAmountNEQ", "minAmountIn", "minAmountNotIn", "minAmountGT", "minAmountGTE", "minAmountLT", "minAmountLTE", "minAmountIsNil", "minAmountNotNil", "maxAmount", "maxAmountNEQ", "maxAmountIn", "maxAmountNotIn", "maxAmountGT", "maxAmountGTE", "maxAmountLT", "maxAmountLTE", "maxAmountIsNil", "maxAmountNotNil", "minMonthlyRevenue", "minMonthlyRevenueNEQ", "minMonthlyRevenueIn", "minMonthlyRevenueNotIn", "minMonthlyRevenueGT", "minMonthlyRevenueGTE", "minMonthlyRevenueLT", "minMonthlyRevenueLTE", "minMonthlyRevenueIsNil", "minMonthlyRevenueNotNil", "minMonthsInBusiness", "minMonthsInBusinessNEQ", "minMonthsInBusinessIn", "minMonthsInBusinessNotIn", "minMonthsInBusinessGT", "minMonthsInBusinessGTE", "minMonthsInBusinessLT", "minMonthsInBusinessLTE", "minMonthsInBusinessIsNil", "minMonthsInBusinessNotNil", "commissionRate", "commissionRateNEQ", "commissionRateIn", "commissionRateNotIn", "commissionRateGT", "commissionRateGTE", "commissionRateLT", "commissionRateLTE", "contactEmail", "contactEmailNEQ", "contactEmailIn", "contactEmailNotIn", "contactEmailGT", "contactEmailGTE", "contactEmailLT", "contactEmailLTE", "contactEmailContains", "contactEmailHasPrefix", "contactEmailHasSuffix", "contactEmailIsNil", "contactEmailNotNil", "contactEmailEqualFold", "contactEmailContainsFold", "hasApplications", "hasApplicationsWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOLenderWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOLenderWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOLenderWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "nameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNEQ = data
+		case "nameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameIn = data
+		case "nameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameNotIn = data
+		case "nameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGT = data
+		case "nameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameGTE = data
+		case "nameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLT = data
+		case "nameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameLTE = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
+		case "nameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasPrefix = data
+		case "nameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameHasSuffix = data
+		case "nameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameEqualFold = data
+		case "nameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContainsFold = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "isActiveNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActiveNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActiveNEQ = data
+		case "minAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmount = data
+		case "minAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountNEQ = data
+		case "minAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountIn = data
+		case "minAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountNotIn = data
+		case "minAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountGT = data
+		case "minAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountGTE = data
+		case "minAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountLT = data
+		case "minAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountLTE = data
+		case "minAmountIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountIsNil = data
+		case "minAmountNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmountNotNil = data
+		case "maxAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmount = data
+		case "maxAmountNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountNEQ = data
+		case "maxAmountIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountIn = data
+		case "maxAmountNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountNotIn = data
+		case "maxAmountGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountGT = data
+		case "maxAmountGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountGTE = data
+		case "maxAmountLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountLT = data
+		case "maxAmountLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountLTE = data
+		case "maxAmountIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountIsNil = data
+		case "maxAmountNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmountNotNil = data
+		case "minMonthlyRevenue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenue"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenue = data
+		case "minMonthlyRevenueNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueNEQ"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueNEQ = data
+		case "minMonthlyRevenueIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueIn = data
+		case "minMonthlyRevenueNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueNotIn"))
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueNotIn = data
+		case "minMonthlyRevenueGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueGT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueGT = data
+		case "minMonthlyRevenueGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueGTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueGTE = data
+		case "minMonthlyRevenueLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueLT"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueLT = data
+		case "minMonthlyRevenueLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueLTE"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueLTE = data
+		case "minMonthlyRevenueIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueIsNil = data
+		case "minMonthlyRevenueNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenueNotNil = data
+		case "minMonthsInBusiness":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusiness"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusiness = data
+		case "minMonthsInBusinessNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessNEQ = data
+		case "minMonthsInBusinessIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessIn = data
+		case "minMonthsInBusinessNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessNotIn = data
+		case "minMonthsInBusinessGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessGT = data
+		case "minMonthsInBusinessGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessGTE = data
+		case "minMonthsInBusinessLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessLT = data
+		case "minMonthsInBusinessLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessLTE = data
+		case "minMonthsInBusinessIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessIsNil = data
+		case "minMonthsInBusinessNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusinessNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusinessNotNil = data
+		case "commissionRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRate"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRate = data
+		case "commissionRateNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateNEQ"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateNEQ = data
+		case "commissionRateIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateIn"))
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateIn = data
+		case "commissionRateNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateNotIn"))
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateNotIn = data
+		case "commissionRateGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateGT"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateGT = data
+		case "commissionRateGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateGTE"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateGTE = data
+		case "commissionRateLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateLT"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateLT = data
+		case "commissionRateLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateLTE"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRateLTE = data
+		case "contactEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmail = data
+		case "contactEmailNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailNEQ = data
+		case "contactEmailIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailIn = data
+		case "contactEmailNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailNotIn = data
+		case "contactEmailGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailGT = data
+		case "contactEmailGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailGTE = data
+		case "contactEmailLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailLT = data
+		case "contactEmailLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailLTE = data
+		case "contactEmailContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailContains = data
+		case "contactEmailHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailHasPrefix = data
+		case "contactEmailHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailHasSuffix = data
+		case "contactEmailIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailIsNil = data
+		case "contactEmailNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailNotNil = data
+		case "contactEmailEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailEqualFold = data
+		case "contactEmailContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmailContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmailContainsFold = data
+		case "hasApplications":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplications"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasApplications = data
+		case "hasApplicationsWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasApplicationsWith"))
+			data, err := ec.unmarshalOApplicationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasApplicationsWith = data
 		}
 	}
 	return it, nil
@@ -23433,6 +34322,71 @@ func (ec *executionContext) unmarshalInputPresenceInput(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSubmitApplicationInput(ctx context.Context, obj any) (SubmitApplicationInput, error) {
+	var it SubmitApplicationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"leadId", "lenderId", "requestedAmount", "product", "externalRef", "notes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "leadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadID = data
+		case "lenderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lenderId"))
+			data, err := ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LenderID = data
+		case "requestedAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestedAmount = data
+		case "product":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("product"))
+			data, err := ec.unmarshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Product = data
+		case "externalRef":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalRef"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalRef = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTeamOrder(ctx context.Context, obj any) (ent.TeamOrder, error) {
 	var it ent.TeamOrder
 	if obj == nil {
@@ -24028,6 +34982,148 @@ func (ec *executionContext) unmarshalInputUpdateLeadInput(ctx context.Context, o
 				return it, err
 			}
 			it.CustomFields = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateLenderInput(ctx context.Context, obj any) (ent.UpdateLenderInput, error) {
+	var it ent.UpdateLenderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "isActive", "products", "appendProducts", "minAmount", "clearMinAmount", "maxAmount", "clearMaxAmount", "minMonthlyRevenue", "clearMinMonthlyRevenue", "minMonthsInBusiness", "clearMinMonthsInBusiness", "excludedIndustries", "appendExcludedIndustries", "commissionRate", "contactEmail", "clearContactEmail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "isActive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isActive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsActive = data
+		case "products":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("products"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Products = data
+		case "appendProducts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appendProducts"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppendProducts = data
+		case "minAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmount = data
+		case "clearMinAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearMinAmount"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearMinAmount = data
+		case "maxAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmount = data
+		case "clearMaxAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearMaxAmount"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearMaxAmount = data
+		case "minMonthlyRevenue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenue"))
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthlyRevenue = data
+		case "clearMinMonthlyRevenue":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearMinMonthlyRevenue"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearMinMonthlyRevenue = data
+		case "minMonthsInBusiness":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthsInBusiness"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinMonthsInBusiness = data
+		case "clearMinMonthsInBusiness":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearMinMonthsInBusiness"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearMinMonthsInBusiness = data
+		case "excludedIndustries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("excludedIndustries"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExcludedIndustries = data
+		case "appendExcludedIndustries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("appendExcludedIndustries"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AppendExcludedIndustries = data
+		case "commissionRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRate"))
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommissionRate = data
+		case "contactEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactEmail"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactEmail = data
+		case "clearContactEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clearContactEmail"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClearContactEmail = data
 		}
 	}
 	return it, nil
@@ -25485,6 +36581,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._PipelineStage(ctx, sel, obj)
+	case *ent.Lender:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Lender(ctx, sel, obj)
 	case *ent.Lead:
 		if obj == nil {
 			return graphql.Null
@@ -25495,11 +36596,26 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._InboundEndpoint(ctx, sel, obj)
+	case *ent.FundedDeal:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._FundedDeal(ctx, sel, obj)
 	case *ent.Contact:
 		if obj == nil {
 			return graphql.Null
 		}
 		return ec._Contact(ctx, sel, obj)
+	case *ent.CommissionPayment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CommissionPayment(ctx, sel, obj)
+	case *ent.Commission:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Commission(ctx, sel, obj)
 	case *ent.CallEvent:
 		if obj == nil {
 			return graphql.Null
@@ -25510,6 +36626,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Automation(ctx, sel, obj)
+	case *ent.Application:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Application(ctx, sel, obj)
 	case *ent.AgentPresence:
 		if obj == nil {
 			return graphql.Null
@@ -25891,6 +37012,377 @@ func (ec *executionContext) _AgentStatusEdge(ctx context.Context, sel ast.Select
 			}
 		case "cursor":
 			out.Values[i] = ec._AgentStatusEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var applicationImplementors = []string{"Application", "Node"}
+
+func (ec *executionContext) _Application(ctx context.Context, sel ast.SelectionSet, obj *ent.Application) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Application")
+		case "id":
+			out.Values[i] = ec._Application_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Application_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Application_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "leadId":
+			out.Values[i] = ec._Application_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lenderId":
+			out.Values[i] = ec._Application_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lenderName":
+			out.Values[i] = ec._Application_lenderName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Application_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "product":
+			out.Values[i] = ec._Application_product(ctx, field, obj)
+		case "requestedAmount":
+			out.Values[i] = ec._Application_requestedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "submittedAt":
+			out.Values[i] = ec._Application_submittedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "submittedBy":
+			out.Values[i] = ec._Application_submittedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalRef":
+			out.Values[i] = ec._Application_externalRef(ctx, field, obj)
+		case "notes":
+			out.Values[i] = ec._Application_notes(ctx, field, obj)
+		case "decidedAt":
+			out.Values[i] = ec._Application_decidedAt(ctx, field, obj)
+		case "approvedAmount":
+			out.Values[i] = ec._Application_approvedAmount(ctx, field, obj)
+		case "interestRate":
+			out.Values[i] = ec._Application_interestRate(ctx, field, obj)
+		case "rateType":
+			out.Values[i] = ec._Application_rateType(ctx, field, obj)
+		case "termMonths":
+			out.Values[i] = ec._Application_termMonths(ctx, field, obj)
+		case "paymentFrequency":
+			out.Values[i] = ec._Application_paymentFrequency(ctx, field, obj)
+		case "conditions":
+			out.Values[i] = ec._Application_conditions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "declineReason":
+			out.Values[i] = ec._Application_declineReason(ctx, field, obj)
+		case "declineCategory":
+			out.Values[i] = ec._Application_declineCategory(ctx, field, obj)
+		case "withdrawnReason":
+			out.Values[i] = ec._Application_withdrawnReason(ctx, field, obj)
+		case "warnings":
+			out.Values[i] = ec._Application_warnings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fundedDealId":
+			out.Values[i] = ec._Application_fundedDealId(ctx, field, obj)
+		case "lead":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Application_lead(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lender":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Application_lender(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "fundedDeal":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Application_fundedDeal(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var applicationConnectionImplementors = []string{"ApplicationConnection"}
+
+func (ec *executionContext) _ApplicationConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.ApplicationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationConnection")
+		case "edges":
+			out.Values[i] = ec._ApplicationConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._ApplicationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ApplicationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var applicationEdgeImplementors = []string{"ApplicationEdge"}
+
+func (ec *executionContext) _ApplicationEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.ApplicationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationEdge")
+		case "node":
+			out.Values[i] = ec._ApplicationEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._ApplicationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var applicationPageImplementors = []string{"ApplicationPage"}
+
+func (ec *executionContext) _ApplicationPage(ctx context.Context, sel ast.SelectionSet, obj *ApplicationPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplicationPage")
+		case "nodes":
+			out.Values[i] = ec._ApplicationPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._ApplicationPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._ApplicationPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._ApplicationPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._ApplicationPage_hasMore(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26614,6 +38106,368 @@ func (ec *executionContext) _CallEventEdge(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var commissionImplementors = []string{"Commission", "Node"}
+
+func (ec *executionContext) _Commission(ctx context.Context, sel ast.SelectionSet, obj *ent.Commission) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Commission")
+		case "id":
+			out.Values[i] = ec._Commission_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Commission_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Commission_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dealId":
+			out.Values[i] = ec._Commission_dealId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "leadId":
+			out.Values[i] = ec._Commission_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lenderId":
+			out.Values[i] = ec._Commission_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "advisorId":
+			out.Values[i] = ec._Commission_advisorId(ctx, field, obj)
+		case "expectedAmount":
+			out.Values[i] = ec._Commission_expectedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paidAmount":
+			out.Values[i] = ec._Commission_paidAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Commission_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deal":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Commission_deal(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "payments":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Commission_payments(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionConnectionImplementors = []string{"CommissionConnection"}
+
+func (ec *executionContext) _CommissionConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.CommissionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionConnection")
+		case "edges":
+			out.Values[i] = ec._CommissionConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._CommissionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CommissionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionEdgeImplementors = []string{"CommissionEdge"}
+
+func (ec *executionContext) _CommissionEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.CommissionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionEdge")
+		case "node":
+			out.Values[i] = ec._CommissionEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._CommissionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionPageImplementors = []string{"CommissionPage"}
+
+func (ec *executionContext) _CommissionPage(ctx context.Context, sel ast.SelectionSet, obj *CommissionPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionPage")
+		case "nodes":
+			out.Values[i] = ec._CommissionPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CommissionPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._CommissionPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._CommissionPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._CommissionPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionPaymentImplementors = []string{"CommissionPayment", "Node"}
+
+func (ec *executionContext) _CommissionPayment(ctx context.Context, sel ast.SelectionSet, obj *ent.CommissionPayment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionPaymentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionPayment")
+		case "id":
+			out.Values[i] = ec._CommissionPayment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CommissionPayment_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._CommissionPayment_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._CommissionPayment_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._CommissionPayment_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paidAt":
+			out.Values[i] = ec._CommissionPayment_paidAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reference":
+			out.Values[i] = ec._CommissionPayment_reference(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var contactImplementors = []string{"Contact", "Node"}
 
 func (ec *executionContext) _Contact(ctx context.Context, sel ast.SelectionSet, obj *ent.Contact) graphql.Marshaler {
@@ -27075,6 +38929,406 @@ func (ec *executionContext) _DoNotCallResult(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._DoNotCallResult_leadCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundedDealImplementors = []string{"FundedDeal", "Node"}
+
+func (ec *executionContext) _FundedDeal(ctx context.Context, sel ast.SelectionSet, obj *ent.FundedDeal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundedDealImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundedDeal")
+		case "id":
+			out.Values[i] = ec._FundedDeal_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._FundedDeal_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._FundedDeal_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "applicationId":
+			out.Values[i] = ec._FundedDeal_applicationId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "leadId":
+			out.Values[i] = ec._FundedDeal_leadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lenderId":
+			out.Values[i] = ec._FundedDeal_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lenderName":
+			out.Values[i] = ec._FundedDeal_lenderName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "advisorId":
+			out.Values[i] = ec._FundedDeal_advisorId(ctx, field, obj)
+		case "fundedAmount":
+			out.Values[i] = ec._FundedDeal_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "interestRate":
+			out.Values[i] = ec._FundedDeal_interestRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rateType":
+			out.Values[i] = ec._FundedDeal_rateType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "termMonths":
+			out.Values[i] = ec._FundedDeal_termMonths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paymentFrequency":
+			out.Values[i] = ec._FundedDeal_paymentFrequency(ctx, field, obj)
+		case "paybackAmount":
+			out.Values[i] = ec._FundedDeal_paybackAmount(ctx, field, obj)
+		case "expectedCommission":
+			out.Values[i] = ec._FundedDeal_expectedCommission(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "commissionId":
+			out.Values[i] = ec._FundedDeal_commissionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fundedAt":
+			out.Values[i] = ec._FundedDeal_fundedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "application":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FundedDeal_application(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lead":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FundedDeal_lead(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lender":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FundedDeal_lender(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "commission":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FundedDeal_commission(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundedDealConnectionImplementors = []string{"FundedDealConnection"}
+
+func (ec *executionContext) _FundedDealConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.FundedDealConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundedDealConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundedDealConnection")
+		case "edges":
+			out.Values[i] = ec._FundedDealConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._FundedDealConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._FundedDealConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundedDealEdgeImplementors = []string{"FundedDealEdge"}
+
+func (ec *executionContext) _FundedDealEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.FundedDealEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundedDealEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundedDealEdge")
+		case "node":
+			out.Values[i] = ec._FundedDealEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._FundedDealEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundedDealPageImplementors = []string{"FundedDealPage"}
+
+func (ec *executionContext) _FundedDealPage(ctx context.Context, sel ast.SelectionSet, obj *FundedDealPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundedDealPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundedDealPage")
+		case "nodes":
+			out.Values[i] = ec._FundedDealPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._FundedDealPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._FundedDealPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._FundedDealPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._FundedDealPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27648,6 +39902,72 @@ func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "applications":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_applications(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "fundedDeals":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_fundedDeals(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "primaryAdvisorName":
 			field := field
 
@@ -27824,6 +40144,272 @@ func (ec *executionContext) _LeadPage(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "hasMore":
 			out.Values[i] = ec._LeadPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lenderImplementors = []string{"Lender", "Node"}
+
+func (ec *executionContext) _Lender(ctx context.Context, sel ast.SelectionSet, obj *ent.Lender) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Lender")
+		case "id":
+			out.Values[i] = ec._Lender_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Lender_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Lender_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Lender_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isActive":
+			out.Values[i] = ec._Lender_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "products":
+			out.Values[i] = ec._Lender_products(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "minAmount":
+			out.Values[i] = ec._Lender_minAmount(ctx, field, obj)
+		case "maxAmount":
+			out.Values[i] = ec._Lender_maxAmount(ctx, field, obj)
+		case "minMonthlyRevenue":
+			out.Values[i] = ec._Lender_minMonthlyRevenue(ctx, field, obj)
+		case "minMonthsInBusiness":
+			out.Values[i] = ec._Lender_minMonthsInBusiness(ctx, field, obj)
+		case "excludedIndustries":
+			out.Values[i] = ec._Lender_excludedIndustries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "commissionRate":
+			out.Values[i] = ec._Lender_commissionRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contactEmail":
+			out.Values[i] = ec._Lender_contactEmail(ctx, field, obj)
+		case "applications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lender_applications(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lenderConnectionImplementors = []string{"LenderConnection"}
+
+func (ec *executionContext) _LenderConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.LenderConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderConnection")
+		case "edges":
+			out.Values[i] = ec._LenderConnection_edges(ctx, field, obj)
+		case "pageInfo":
+			out.Values[i] = ec._LenderConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._LenderConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lenderEdgeImplementors = []string{"LenderEdge"}
+
+func (ec *executionContext) _LenderEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.LenderEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderEdge")
+		case "node":
+			out.Values[i] = ec._LenderEdge_node(ctx, field, obj)
+		case "cursor":
+			out.Values[i] = ec._LenderEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lenderPageImplementors = []string{"LenderPage"}
+
+func (ec *executionContext) _LenderPage(ctx context.Context, sel ast.SelectionSet, obj *LenderPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderPage")
+		case "nodes":
+			out.Values[i] = ec._LenderPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._LenderPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._LenderPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._LenderPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._LenderPage_hasMore(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28068,6 +40654,69 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "retryAutomationRun":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_retryAutomationRun(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createLender":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createLender(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateLender":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateLender(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markApplicationUnderwriting":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markApplicationUnderwriting(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "decideApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_decideApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawApplication":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_withdrawApplication(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundDeal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_fundDeal(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordCommissionPayment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordCommissionPayment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordCommissionClawback":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordCommissionClawback(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -28459,6 +41108,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "applications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_applications(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "automations":
 			field := field
 
@@ -28503,6 +41174,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "commissions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_commissions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "contacts":
 			field := field
 
@@ -28513,6 +41206,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_contacts(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "fundedDeals":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_fundedDeals(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -28557,6 +41272,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_leads(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "lenders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_lenders(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -28865,6 +41602,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_automationRuns(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "lendersPage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_lendersPage(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "applicationsPage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_applicationsPage(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "fundedDealsPage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_fundedDealsPage(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "commissionsPage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_commissionsPage(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -30096,6 +42921,145 @@ func (ec *executionContext) marshalNAgentStatusEdge2ᚖgithubᚗcomᚋlendingpip
 	return ec._AgentStatusEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, v any) (money.Amount, error) {
+	var res money.Amount
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v money.Amount) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNApplication2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx context.Context, sel ast.SelectionSet, v ent.Application) graphql.Marshaler {
+	return ec._Application(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApplication2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Application) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx context.Context, sel ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Application(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNApplicationConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationConnection(ctx context.Context, sel ast.SelectionSet, v ent.ApplicationConnection) graphql.Marshaler {
+	return ec._ApplicationConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApplicationConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationConnection(ctx context.Context, sel ast.SelectionSet, v *ent.ApplicationConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApplicationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNApplicationDeclineCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx context.Context, v any) (application.DeclineCategory, error) {
+	var res application.DeclineCategory
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationDeclineCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx context.Context, sel ast.SelectionSet, v application.DeclineCategory) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNApplicationOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationOrderField(ctx context.Context, v any) (*ent.ApplicationOrderField, error) {
+	var res = new(ent.ApplicationOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.ApplicationOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalNApplicationPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐApplicationPage(ctx context.Context, sel ast.SelectionSet, v ApplicationPage) graphql.Marshaler {
+	return ec._ApplicationPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApplicationPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐApplicationPage(ctx context.Context, sel ast.SelectionSet, v *ApplicationPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApplicationPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNApplicationPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx context.Context, v any) (application.PaymentFrequency, error) {
+	var res application.PaymentFrequency
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx context.Context, sel ast.SelectionSet, v application.PaymentFrequency) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNApplicationProduct2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx context.Context, v any) (application.Product, error) {
+	var res application.Product
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationProduct2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx context.Context, sel ast.SelectionSet, v application.Product) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNApplicationRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx context.Context, v any) (application.RateType, error) {
+	var res application.RateType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx context.Context, sel ast.SelectionSet, v application.RateType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNApplicationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx context.Context, v any) (application.Status, error) {
+	var res application.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNApplicationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx context.Context, sel ast.SelectionSet, v application.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNApplicationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInput(ctx context.Context, v any) (*ent.ApplicationWhereInput, error) {
+	res, err := ec.unmarshalInputApplicationWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAttemptRecord2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐAttemptRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.AttemptRecord) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -30380,6 +43344,141 @@ func (ec *executionContext) unmarshalNCallEventWhereInput2ᚖgithubᚗcomᚋlend
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCommission2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx context.Context, sel ast.SelectionSet, v ent.Commission) graphql.Marshaler {
+	return ec._Commission(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommission2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Commission) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx context.Context, sel ast.SelectionSet, v *ent.Commission) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Commission(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommissionConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionConnection(ctx context.Context, sel ast.SelectionSet, v ent.CommissionConnection) graphql.Marshaler {
+	return ec._CommissionConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommissionConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionConnection(ctx context.Context, sel ast.SelectionSet, v *ent.CommissionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommissionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCommissionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionOrderField(ctx context.Context, v any) (*ent.CommissionOrderField, error) {
+	var res = new(ent.CommissionOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommissionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.CommissionOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalNCommissionPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCommissionPage(ctx context.Context, sel ast.SelectionSet, v CommissionPage) graphql.Marshaler {
+	return ec._CommissionPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommissionPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCommissionPage(ctx context.Context, sel ast.SelectionSet, v *CommissionPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommissionPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommissionPayment2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPayment(ctx context.Context, sel ast.SelectionSet, v *ent.CommissionPayment) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommissionPayment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCommissionPaymentInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐCommissionPaymentInput(ctx context.Context, v any) (CommissionPaymentInput, error) {
+	res, err := ec.unmarshalInputCommissionPaymentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCommissionPaymentKind2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx context.Context, v any) (commissionpayment.Kind, error) {
+	var res commissionpayment.Kind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommissionPaymentKind2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx context.Context, sel ast.SelectionSet, v commissionpayment.Kind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCommissionPaymentOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentOrderField(ctx context.Context, v any) (*ent.CommissionPaymentOrderField, error) {
+	var res = new(ent.CommissionPaymentOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommissionPaymentOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.CommissionPaymentOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNCommissionPaymentWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInput(ctx context.Context, v any) (*ent.CommissionPaymentWhereInput, error) {
+	res, err := ec.unmarshalInputCommissionPaymentWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCommissionStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx context.Context, v any) (commission.Status, error) {
+	var res commission.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommissionStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx context.Context, sel ast.SelectionSet, v commission.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCommissionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInput(ctx context.Context, v any) (*ent.CommissionWhereInput, error) {
+	res, err := ec.unmarshalInputCommissionWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNContact2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v ent.Contact) graphql.Marshaler {
 	return ec._Contact(ctx, sel, &v)
 }
@@ -30439,6 +43538,11 @@ func (ec *executionContext) unmarshalNCreateLeadInput2githubᚗcomᚋlendingpipe
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateLenderInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCreateLenderInput(ctx context.Context, v any) (ent.CreateLenderInput, error) {
+	res, err := ec.unmarshalInputCreateLenderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreatePipelineStageInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCreatePipelineStageInput(ctx context.Context, v any) (ent.CreatePipelineStageInput, error) {
 	res, err := ec.unmarshalInputCreatePipelineStageInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -30489,6 +43593,21 @@ func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCur
 }
 
 func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[uuid.UUID]) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNDecideApplicationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDecideApplicationInput(ctx context.Context, v any) (DecideApplicationInput, error) {
+	res, err := ec.unmarshalInputDecideApplicationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDecision2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDecision(ctx context.Context, v any) (Decision, error) {
+	var res Decision
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDecision2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDecision(ctx context.Context, sel ast.SelectionSet, v Decision) graphql.Marshaler {
 	return v
 }
 
@@ -30553,6 +43672,110 @@ func (ec *executionContext) marshalNDoNotCallResult2ᚖgithubᚗcomᚋlendingpip
 		return graphql.Null
 	}
 	return ec._DoNotCallResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFundDealInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundDealInput(ctx context.Context, v any) (FundDealInput, error) {
+	res, err := ec.unmarshalInputFundDealInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFundedDeal2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx context.Context, sel ast.SelectionSet, v ent.FundedDeal) graphql.Marshaler {
+	return ec._FundedDeal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFundedDeal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FundedDeal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx context.Context, sel ast.SelectionSet, v *ent.FundedDeal) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FundedDeal(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFundedDealConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealConnection(ctx context.Context, sel ast.SelectionSet, v ent.FundedDealConnection) graphql.Marshaler {
+	return ec._FundedDealConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFundedDealConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealConnection(ctx context.Context, sel ast.SelectionSet, v *ent.FundedDealConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FundedDealConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFundedDealOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealOrderField(ctx context.Context, v any) (*ent.FundedDealOrderField, error) {
+	var res = new(ent.FundedDealOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFundedDealOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.FundedDealOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalNFundedDealPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundedDealPage(ctx context.Context, sel ast.SelectionSet, v FundedDealPage) graphql.Marshaler {
+	return ec._FundedDealPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFundedDealPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundedDealPage(ctx context.Context, sel ast.SelectionSet, v *FundedDealPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FundedDealPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFundedDealPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx context.Context, v any) (fundeddeal.PaymentFrequency, error) {
+	var res fundeddeal.PaymentFrequency
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFundedDealPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx context.Context, sel ast.SelectionSet, v fundeddeal.PaymentFrequency) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNFundedDealRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx context.Context, v any) (fundeddeal.RateType, error) {
+	var res fundeddeal.RateType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFundedDealRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx context.Context, sel ast.SelectionSet, v fundeddeal.RateType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNFundedDealWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInput(ctx context.Context, v any) (*ent.FundedDealWhereInput, error) {
+	res, err := ec.unmarshalInputFundedDealWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
@@ -30810,6 +44033,85 @@ func (ec *executionContext) unmarshalNLeadWhereInput2ᚖgithubᚗcomᚋlendingpi
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNLender2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx context.Context, sel ast.SelectionSet, v ent.Lender) graphql.Marshaler {
+	return ec._Lender(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLender2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Lender) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx context.Context, sel ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Lender(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNLenderConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderConnection(ctx context.Context, sel ast.SelectionSet, v ent.LenderConnection) graphql.Marshaler {
+	return ec._LenderConnection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLenderConnection2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderConnection(ctx context.Context, sel ast.SelectionSet, v *ent.LenderConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LenderConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNLenderOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrderField(ctx context.Context, v any) (*ent.LenderOrderField, error) {
+	var res = new(ent.LenderOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNLenderOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.LenderOrderField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalNLenderPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐLenderPage(ctx context.Context, sel ast.SelectionSet, v LenderPage) graphql.Marshaler {
+	return ec._LenderPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLenderPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐLenderPage(ctx context.Context, sel ast.SelectionSet, v *LenderPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LenderPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNLenderWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInput(ctx context.Context, v any) (*ent.LenderWhereInput, error) {
+	res, err := ec.unmarshalInputLenderWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNMap2map(ctx context.Context, v any) (map[string]any, error) {
 	res, err := graphql.UnmarshalMap(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -31005,6 +44307,16 @@ func (ec *executionContext) unmarshalNPresenceInput2githubᚗcomᚋlendingpipe�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, v any) (money.Rate, error) {
+	var res money.Rate
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v money.Rate) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautomationrunᚐStatus(ctx context.Context, v any) (automationrun.Status, error) {
 	var res automationrun.Status
 	err := res.UnmarshalGQL(v)
@@ -31069,6 +44381,11 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNSubmitApplicationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐSubmitApplicationInput(ctx context.Context, v any) (SubmitApplicationInput, error) {
+	res, err := ec.unmarshalInputSubmitApplicationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTeam2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐTeam(ctx context.Context, sel ast.SelectionSet, v ent.Team) graphql.Marshaler {
@@ -31205,6 +44522,11 @@ func (ec *executionContext) unmarshalNUpdateContactInput2githubᚗcomᚋlendingp
 
 func (ec *executionContext) unmarshalNUpdateLeadInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateLeadInput(ctx context.Context, v any) (ent.UpdateLeadInput, error) {
 	res, err := ec.unmarshalInputUpdateLeadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateLenderInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateLenderInput(ctx context.Context, v any) (ent.UpdateLenderInput, error) {
+	res, err := ec.unmarshalInputUpdateLenderInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -31586,6 +44908,403 @@ func (ec *executionContext) unmarshalOAgentPresenceWhereInput2ᚖgithubᚗcomᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx context.Context, v any) ([]money.Amount, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]money.Amount, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx context.Context, sel ast.SelectionSet, v []money.Amount) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, v any) (*money.Amount, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(money.Amount)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOApplication2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Application) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOApplication2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx context.Context, sel ast.SelectionSet, v *ent.Application) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Application(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOApplicationDeclineCategory2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategoryᚄ(ctx context.Context, v any) ([]application.DeclineCategory, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]application.DeclineCategory, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationDeclineCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOApplicationDeclineCategory2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategoryᚄ(ctx context.Context, sel ast.SelectionSet, v []application.DeclineCategory) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationDeclineCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOApplicationDeclineCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx context.Context, v any) (*application.DeclineCategory, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(application.DeclineCategory)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOApplicationDeclineCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx context.Context, sel ast.SelectionSet, v *application.DeclineCategory) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOApplicationEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.ApplicationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOApplicationEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOApplicationEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationEdge(ctx context.Context, sel ast.SelectionSet, v *ent.ApplicationEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ApplicationEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOApplicationOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationOrder(ctx context.Context, v any) (*ent.ApplicationOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputApplicationOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOApplicationPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequencyᚄ(ctx context.Context, v any) ([]application.PaymentFrequency, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]application.PaymentFrequency, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOApplicationPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequencyᚄ(ctx context.Context, sel ast.SelectionSet, v []application.PaymentFrequency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx context.Context, v any) (*application.PaymentFrequency, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(application.PaymentFrequency)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOApplicationPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐPaymentFrequency(ctx context.Context, sel ast.SelectionSet, v *application.PaymentFrequency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOApplicationProduct2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProductᚄ(ctx context.Context, v any) ([]application.Product, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]application.Product, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationProduct2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOApplicationProduct2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProductᚄ(ctx context.Context, sel ast.SelectionSet, v []application.Product) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationProduct2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx context.Context, v any) (*application.Product, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(application.Product)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOApplicationProduct2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐProduct(ctx context.Context, sel ast.SelectionSet, v *application.Product) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOApplicationRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateTypeᚄ(ctx context.Context, v any) ([]application.RateType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]application.RateType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOApplicationRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []application.RateType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOApplicationRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx context.Context, v any) (*application.RateType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(application.RateType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOApplicationRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐRateType(ctx context.Context, sel ast.SelectionSet, v *application.RateType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOApplicationStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatusᚄ(ctx context.Context, v any) ([]application.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]application.Status, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOApplicationStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []application.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApplicationStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOApplicationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx context.Context, v any) (*application.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(application.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOApplicationStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐStatus(ctx context.Context, sel ast.SelectionSet, v *application.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOApplicationWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInputᚄ(ctx context.Context, v any) ([]*ent.ApplicationWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.ApplicationWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNApplicationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOApplicationWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplicationWhereInput(ctx context.Context, v any) (*ent.ApplicationWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputApplicationWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOAutomation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAutomation(ctx context.Context, sel ast.SelectionSet, v *ent.Automation) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -31888,6 +45607,218 @@ func (ec *executionContext) unmarshalOCallEventWhereInput2ᚖgithubᚗcomᚋlend
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOCommission2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommission(ctx context.Context, sel ast.SelectionSet, v *ent.Commission) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Commission(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCommissionEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.CommissionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOCommissionEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOCommissionEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionEdge(ctx context.Context, sel ast.SelectionSet, v *ent.CommissionEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommissionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCommissionOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionOrder(ctx context.Context, v any) (*ent.CommissionOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCommissionOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCommissionPayment2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.CommissionPayment) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommissionPayment2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPayment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOCommissionPaymentKind2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKindᚄ(ctx context.Context, v any) ([]commissionpayment.Kind, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]commissionpayment.Kind, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCommissionPaymentKind2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOCommissionPaymentKind2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKindᚄ(ctx context.Context, sel ast.SelectionSet, v []commissionpayment.Kind) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommissionPaymentKind2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOCommissionPaymentKind2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx context.Context, v any) (*commissionpayment.Kind, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(commissionpayment.Kind)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCommissionPaymentKind2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionpaymentᚐKind(ctx context.Context, sel ast.SelectionSet, v *commissionpayment.Kind) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCommissionPaymentWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInputᚄ(ctx context.Context, v any) ([]*ent.CommissionPaymentWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.CommissionPaymentWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCommissionPaymentWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCommissionPaymentWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionPaymentWhereInput(ctx context.Context, v any) (*ent.CommissionPaymentWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCommissionPaymentWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCommissionStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatusᚄ(ctx context.Context, v any) ([]commission.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]commission.Status, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCommissionStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOCommissionStatus2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []commission.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommissionStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOCommissionStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx context.Context, v any) (*commission.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(commission.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCommissionStatus2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋcommissionᚐStatus(ctx context.Context, sel ast.SelectionSet, v *commission.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCommissionWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInputᚄ(ctx context.Context, v any) ([]*ent.CommissionWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.CommissionWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCommissionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOCommissionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInput(ctx context.Context, v any) (*ent.CommissionWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCommissionWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOContact2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v *ent.Contact) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -31963,6 +45894,192 @@ func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCu
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOFundedDeal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FundedDeal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFundedDeal2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDeal(ctx context.Context, sel ast.SelectionSet, v *ent.FundedDeal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FundedDeal(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFundedDealEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.FundedDealEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOFundedDealEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOFundedDealEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealEdge(ctx context.Context, sel ast.SelectionSet, v *ent.FundedDealEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FundedDealEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFundedDealOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealOrder(ctx context.Context, v any) (*ent.FundedDealOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFundedDealOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOFundedDealPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequencyᚄ(ctx context.Context, v any) ([]fundeddeal.PaymentFrequency, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]fundeddeal.PaymentFrequency, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFundedDealPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOFundedDealPaymentFrequency2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequencyᚄ(ctx context.Context, sel ast.SelectionSet, v []fundeddeal.PaymentFrequency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFundedDealPaymentFrequency2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOFundedDealPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx context.Context, v any) (*fundeddeal.PaymentFrequency, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(fundeddeal.PaymentFrequency)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFundedDealPaymentFrequency2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐPaymentFrequency(ctx context.Context, sel ast.SelectionSet, v *fundeddeal.PaymentFrequency) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOFundedDealRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateTypeᚄ(ctx context.Context, v any) ([]fundeddeal.RateType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]fundeddeal.RateType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFundedDealRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOFundedDealRateType2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []fundeddeal.RateType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFundedDealRateType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOFundedDealRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx context.Context, v any) (*fundeddeal.RateType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(fundeddeal.RateType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFundedDealRateType2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋfundeddealᚐRateType(ctx context.Context, sel ast.SelectionSet, v *fundeddeal.RateType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOFundedDealWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInputᚄ(ctx context.Context, v any) ([]*ent.FundedDealWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.FundedDealWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFundedDealWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOFundedDealWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInput(ctx context.Context, v any) (*ent.FundedDealWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFundedDealWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
@@ -32331,6 +46448,67 @@ func (ec *executionContext) unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpi
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOLender2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLender(ctx context.Context, sel ast.SelectionSet, v *ent.Lender) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Lender(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOLenderEdge2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.LenderEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOLenderEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOLenderEdge2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderEdge(ctx context.Context, sel ast.SelectionSet, v *ent.LenderEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._LenderEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOLenderOrder2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderOrder(ctx context.Context, v any) (*ent.LenderOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputLenderOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOLenderWhereInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInputᚄ(ctx context.Context, v any) ([]*ent.LenderWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.LenderWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNLenderWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOLenderWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInput(ctx context.Context, v any) (*ent.LenderWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputLenderWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOMap2map(ctx context.Context, v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
@@ -32468,6 +46646,58 @@ func (ec *executionContext) unmarshalOPipelineStageWhereInput2ᚖgithubᚗcomᚋ
 	}
 	res, err := ec.unmarshalInputPipelineStageWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx context.Context, v any) ([]money.Rate, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
+	var err error
+	res := make([]money.Rate, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx context.Context, sel ast.SelectionSet, v []money.Rate) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, v any) (*money.Rate, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(money.Rate)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v *money.Rate) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {

@@ -3,11 +3,19 @@
 package graph
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
 	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -44,6 +52,20 @@ type AgentStatusEdge struct {
 	Node *dialer.AgentStatus `json:"node"`
 	// Where the row sits in the board, for after and before.
 	Cursor entgql.Cursor[uuid.UUID] `json:"cursor"`
+}
+
+// One offset page of applications (REST GET /v1/applications).
+type ApplicationPage struct {
+	// The applications of this page, newest first.
+	Nodes []*ent.Application `json:"nodes"`
+	// How many applications match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has applications.
+	HasMore bool `json:"hasMore"`
 }
 
 // Changes to an automation: only the fields given change; lists given replace the old ones whole.
@@ -84,6 +106,32 @@ type AutomationTriggerInput struct {
 	Event *string `json:"event,omitempty"`
 }
 
+// One offset page of commissions (REST GET /v1/commissions).
+type CommissionPage struct {
+	// The commissions of this page, newest first, each with its payments.
+	Nodes []*ent.Commission `json:"nodes"`
+	// How many commissions match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has commissions.
+	HasMore bool `json:"hasMore"`
+}
+
+// A payment or clawback of a deal's commission.
+type CommissionPaymentInput struct {
+	// The id of the funded deal.
+	DealID uuid.UUID `json:"dealId"`
+	// The amount paid or clawed back: more than 0.
+	Amount money.Amount `json:"amount"`
+	// When it was paid; now when omitted. Not in the future.
+	PaidAt *time.Time `json:"paidAt,omitempty"`
+	// The lender's reference (a remittance or transfer id): 1 to 200 characters.
+	Reference *string `json:"reference,omitempty"`
+}
+
 // A new endpoint with its signing secret, which is never shown again.
 type CreatedInboundEndpoint struct {
 	// The endpoint; requests go to POST /v1/webhooks/inbound/{endpointKey}.
@@ -98,6 +146,28 @@ type CreatedWebhookSubscription struct {
 	Subscription *ent.WebhookSubscription `json:"subscription"`
 	// The signing secret: X-Webhook-Signature is the hex HMAC-SHA256 of "<X-Webhook-Timestamp>.<raw body>" keyed with it.
 	Secret string `json:"secret"`
+}
+
+// A lender's decision on an application.
+type DecideApplicationInput struct {
+	// APPROVED or DECLINED.
+	Decision Decision `json:"decision"`
+	// The amount approved; the amount requested when omitted. Approval only.
+	ApprovedAmount *money.Amount `json:"approvedAmount,omitempty"`
+	// The offer's rate, read as rateType says. Required to approve.
+	InterestRate *money.Rate `json:"interestRate,omitempty"`
+	// factor or apr. Required to approve.
+	RateType *application.RateType `json:"rateType,omitempty"`
+	// The offer's term in months, 1 to 600. Required to approve.
+	TermMonths *int `json:"termMonths,omitempty"`
+	// How often the merchant pays. Approval only.
+	PaymentFrequency *application.PaymentFrequency `json:"paymentFrequency,omitempty"`
+	// Stipulations the lender asks for before funding: at most 50, each 1 to 100 characters. Approval only.
+	Conditions []string `json:"conditions,omitempty"`
+	// Why the lender declined: 1 to 500 characters. Required to decline.
+	Reason *string `json:"reason,omitempty"`
+	// The kind of reason. Decline only.
+	DeclineCategory *application.DeclineCategory `json:"declineCategory,omitempty"`
 }
 
 // One offset page of a subscription's deliveries, newest first.
@@ -124,6 +194,34 @@ type DoNotCallResult struct {
 	Leads []*ent.Lead `json:"leads"`
 	// How many leads are now marked do-not-call.
 	LeadCount int `json:"leadCount"`
+}
+
+// A funding of an approved application.
+type FundDealInput struct {
+	// The id of the approved application funded.
+	ApplicationID uuid.UUID `json:"applicationId"`
+	// The amount funded; the approved amount when omitted.
+	FundedAmount *money.Amount `json:"fundedAmount,omitempty"`
+	// When the lender funded it; now when omitted. Not in the future.
+	FundedAt *time.Time `json:"fundedAt,omitempty"`
+	// The commission expected; fundedAmount × the lender's commissionRate (half-even to the cent) when omitted.
+	Commission *money.Amount `json:"commission,omitempty"`
+	// The advisor credited; the lead's primary advisor when omitted.
+	AdvisorID *uuid.UUID `json:"advisorId,omitempty"`
+}
+
+// One offset page of funded deals (REST GET /v1/funded-deals).
+type FundedDealPage struct {
+	// The deals of this page, newest funding first.
+	Nodes []*ent.FundedDeal `json:"nodes"`
+	// How many deals match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has deals.
+	HasMore bool `json:"hasMore"`
 }
 
 // Changes to an inbound endpoint: only the fields given change.
@@ -162,6 +260,20 @@ type LeadPage struct {
 	// The page size asked for: 1 to 100.
 	Limit int `json:"limit"`
 	// true when a later page has leads.
+	HasMore bool `json:"hasMore"`
+}
+
+// One offset page of lenders (REST GET /v1/lenders).
+type LenderPage struct {
+	// The lenders of this page, newest first.
+	Nodes []*ent.Lender `json:"nodes"`
+	// How many lenders match, on all pages.
+	Total int `json:"total"`
+	// This page's number, from 1.
+	Page int `json:"page"`
+	// The page size asked for: 1 to 100.
+	Limit int `json:"limit"`
+	// true when a later page has lenders.
 	HasMore bool `json:"hasMore"`
 }
 
@@ -214,6 +326,22 @@ type PipelineStagePage struct {
 	HasMore bool `json:"hasMore"`
 }
 
+// An application to submit: a lead sent to a lender.
+type SubmitApplicationInput struct {
+	// The id of the lead to submit.
+	LeadID uuid.UUID `json:"leadId"`
+	// The id of the lender to submit to: an active lender of the organization.
+	LenderID uuid.UUID `json:"lenderId"`
+	// The amount applied for; the lead's requestedAmount when omitted (required when the lead has none).
+	RequestedAmount *money.Amount `json:"requestedAmount,omitempty"`
+	// The product applied for; null when not stated.
+	Product *application.Product `json:"product,omitempty"`
+	// The lender's own reference for the file: 1 to 100 characters, unique per lender.
+	ExternalRef *string `json:"externalRef,omitempty"`
+	// The broker's notes on the submission: at most 5000 characters.
+	Notes *string `json:"notes,omitempty"`
+}
+
 // Live updates, over a graphql-transport-ws websocket at /graphql.
 type Subscription struct {
 }
@@ -256,4 +384,62 @@ type WebhookSubscriptionPatch struct {
 	Events []string `json:"events,omitempty"`
 	// false pauses deliveries; true resumes them and resets the failure count.
 	IsActive *bool `json:"isActive,omitempty"`
+}
+
+// A lender's answer to an application.
+type Decision string
+
+const (
+	// The lender approved it with an offer.
+	DecisionApproved Decision = "APPROVED"
+	// The lender declined it, with a reason.
+	DecisionDeclined Decision = "DECLINED"
+)
+
+var AllDecision = []Decision{
+	DecisionApproved,
+	DecisionDeclined,
+}
+
+func (e Decision) IsValid() bool {
+	switch e {
+	case DecisionApproved, DecisionDeclined:
+		return true
+	}
+	return false
+}
+
+func (e Decision) String() string {
+	return string(e)
+}
+
+func (e *Decision) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Decision(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Decision", str)
+	}
+	return nil
+}
+
+func (e Decision) MarshalGQL(w io.Writer) {
+	fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Decision) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Decision) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

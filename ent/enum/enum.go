@@ -91,3 +91,61 @@ var (
 // DecimalPattern is a non-negative decimal with up to 15 integer digits and
 // 4 fraction digits: amounts kept as strings so no precision is lost.
 const DecimalPattern = `^[0-9]{1,15}(\.[0-9]{1,4})?$`
+
+// The lending half: lender products, application states and offers,
+// commission states and payment kinds.
+var (
+	LenderProducts    = []string{"mca", "term_loan", "line_of_credit", "equipment", "sba", "invoice_factoring"}
+	LenderProductDocs = map[string]string{
+		"mca":               "Merchant cash advance: a purchase of future receivables, repaid at a factor rate.",
+		"term_loan":         "A loan repaid in fixed instalments over a term.",
+		"line_of_credit":    "A revolving credit line.",
+		"equipment":         "Equipment financing, secured by the equipment.",
+		"sba":               "A loan guaranteed by the U.S. Small Business Administration.",
+		"invoice_factoring": "An advance against unpaid invoices.",
+	}
+
+	ApplicationStatuses   = []string{"submitted", "underwriting", "approved", "declined", "withdrawn", "funded"}
+	ApplicationStatusDocs = map[string]string{
+		"submitted":    "Sent to the lender; no answer yet.",
+		"underwriting": "The lender is underwriting the file.",
+		"approved":     "The lender approved it with an offer.",
+		"declined":     "The lender declined it, with a reason.",
+		"withdrawn":    "The broker withdrew it (funded_elsewhere when another application of the lead was funded).",
+		"funded":       "The lender funded it: a funded deal exists.",
+	}
+	DeclineCategories   = []string{"credit", "revenue", "time_in_business", "industry", "existing_positions", "incomplete_file", "other"}
+	DeclineCategoryDocs = map[string]string{
+		"credit":             "The owner's or the business's credit.",
+		"revenue":            "Revenue too low or too irregular.",
+		"time_in_business":   "The business is too young.",
+		"industry":           "The lender does not fund the industry.",
+		"existing_positions": "Too many advances or loans already outstanding.",
+		"incomplete_file":    "Documents or information are missing.",
+		"other":              "Any other reason; see declineReason.",
+	}
+	RateTypes    = []string{"factor", "apr"}
+	RateTypeDocs = map[string]string{
+		"factor": "A factor rate (merchant cash advance): payback = amount × rate.",
+		"apr":    "An annual percentage rate as a fraction: 0.189 is 18.9 %.",
+	}
+	PaymentFrequencies   = []string{"daily", "weekly", "monthly"}
+	PaymentFrequencyDocs = map[string]string{
+		"daily":   "A payment every business day.",
+		"weekly":  "A payment every week.",
+		"monthly": "A payment every month.",
+	}
+
+	CommissionStatuses   = []string{"pending", "partially_paid", "paid", "clawed_back"}
+	CommissionStatusDocs = map[string]string{
+		"pending":        "Nothing paid yet.",
+		"partially_paid": "Part of the expected commission is paid.",
+		"paid":           "The paid amount has reached the expected amount.",
+		"clawed_back":    "The lender clawed back some or all of it (set once any clawback is recorded).",
+	}
+	PaymentKinds    = []string{"payment", "clawback"}
+	PaymentKindDocs = map[string]string{
+		"payment":  "The lender paid commission.",
+		"clawback": "The lender took commission back, usually after an early default.",
+	}
+)

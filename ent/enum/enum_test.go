@@ -12,13 +12,20 @@ func TestDocsDescribeEveryValue(t *testing.T) {
 		values []string
 		docs   map[string]string
 	}{
-		"LeadSources":      {LeadSources, LeadSourceDocs},
-		"LeadPriorities":   {LeadPriorities, LeadPriorityDocs},
-		"CallEventTypes":   {CallEventTypes, CallEventTypeDocs},
-		"CallDirections":   {CallDirections, CallDirectionDocs},
-		"SemanticSlots":    {SemanticSlots, SemanticSlotDocs},
-		"PresenceStatuses": {PresenceStatuses, PresenceStatusDocs},
-		"UserRoles":        {UserRoles, UserRoleDocs},
+		"LeadSources":         {LeadSources, LeadSourceDocs},
+		"LeadPriorities":      {LeadPriorities, LeadPriorityDocs},
+		"CallEventTypes":      {CallEventTypes, CallEventTypeDocs},
+		"CallDirections":      {CallDirections, CallDirectionDocs},
+		"SemanticSlots":       {SemanticSlots, SemanticSlotDocs},
+		"PresenceStatuses":    {PresenceStatuses, PresenceStatusDocs},
+		"UserRoles":           {UserRoles, UserRoleDocs},
+		"LenderProducts":      {LenderProducts, LenderProductDocs},
+		"ApplicationStatuses": {ApplicationStatuses, ApplicationStatusDocs},
+		"DeclineCategories":   {DeclineCategories, DeclineCategoryDocs},
+		"RateTypes":           {RateTypes, RateTypeDocs},
+		"PaymentFrequencies":  {PaymentFrequencies, PaymentFrequencyDocs},
+		"CommissionStatuses":  {CommissionStatuses, CommissionStatusDocs},
+		"PaymentKinds":        {PaymentKinds, PaymentKindDocs},
 	} {
 		for _, v := range c.values {
 			if c.docs[v] == "" {

@@ -12,15 +12,20 @@ import (
 
 // Event types (SPEC 6.2).
 const (
-	LeadCreated       = "lead.created"
-	LeadStatusChanged = "lead.status_changed"
-	LeadUpdated       = "lead.updated"
-	LeadStageChanged  = "lead.stage_changed"
-	LeadAssigned      = "lead.assigned"
-	ContactCreated    = "contact.created"
-	ContactUpdated    = "contact.updated"
-	AppWebhookPaused  = "app.webhook_paused"
-	All               = "*" // a subscription to every event
+	LeadCreated          = "lead.created"
+	LeadStatusChanged    = "lead.status_changed"
+	LeadUpdated          = "lead.updated"
+	LeadStageChanged     = "lead.stage_changed"
+	LeadAssigned         = "lead.assigned"
+	ApplicationSubmitted = "application.submitted"
+	ApplicationApproved  = "application.approved"
+	ApplicationDeclined  = "application.declined"
+	DealFunded           = "deal.funded"
+	DealCommissionPaid   = "deal.commission_paid"
+	ContactCreated       = "contact.created"
+	ContactUpdated       = "contact.updated"
+	AppWebhookPaused     = "app.webhook_paused"
+	All                  = "*" // a subscription to every event
 )
 
 // Type is one entry of the catalog.
@@ -45,6 +50,10 @@ func prop(kind string) map[string]any {
 		return map[string]any{"type": []string{"string", "null"}}
 	case "decimal":
 		return map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?$`}
+	case "amount":
+		return map[string]any{"type": "string", "pattern": `^-?[0-9]+\.[0-9]{2}$`, "example": "25000.00"}
+	case "rate":
+		return map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]{1,6})?$`, "example": "1.35"}
 	case "int":
 		return map[string]any{"type": "integer"}
 	case "time":
@@ -83,16 +92,17 @@ var Catalog = []Type{
 	{LeadStageChanged, "A lead moved to another pipeline stage; sent with lead.status_changed, same payload.", true, statusChanged},
 	{LeadAssigned, "A lead was assigned to an advisor.", true,
 		schemaOf("leadId", "uuid", "orgId", "uuid", "advisorId", "uuid?", "previousAdvisorId", "uuid?", "assignedBy", "string?")},
-	{"application.submitted", "An application was sent to a lender.", false,
-		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "lenderName", "string", "requestedAmount", "decimal", "submittedBy", "string?")},
-	{"application.approved", "A lender approved an application.", false,
-		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "approvedAmount", "decimal", "interestRate", "decimal", "termMonths", "int")},
-	{"application.declined", "A lender declined an application.", false,
+	{ApplicationSubmitted, "An application was sent to a lender (submitApplication).", true,
+		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "lenderName", "string", "requestedAmount", "amount", "submittedBy", "string")},
+	{ApplicationApproved, "A lender approved an application (decideApplication with APPROVED).", true,
+		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "approvedAmount", "amount", "interestRate", "rate", "termMonths", "int")},
+	{ApplicationDeclined, "A lender declined an application (decideApplication with DECLINED).", true,
 		schemaOf("applicationId", "uuid", "orgId", "uuid", "lenderId", "uuid", "reason", "string")},
-	{"deal.funded", "A deal was marked funded.", false,
-		schemaOf("dealId", "uuid", "orgId", "uuid", "applicationId", "uuid", "lenderId", "uuid", "fundedAmount", "decimal", "commission", "decimal", "advisorId", "uuid?")},
-	{"deal.commission_paid", "A commission was recorded for a deal.", false,
-		schemaOf("dealId", "uuid", "orgId", "uuid", "amount", "decimal", "advisorId", "uuid?")},
+	{DealFunded, "An approved application was funded (fundDeal).", true,
+		schemaOf("dealId", "uuid", "orgId", "uuid", "applicationId", "uuid", "lenderId", "uuid", "fundedAmount", "amount", "commission", "amount", "advisorId", "uuid?")},
+	{DealCommissionPaid, "A commission payment was recorded for a deal (recordCommissionPayment); clawbacks send no event.", true,
+		schemaOf("commissionId", "uuid", "dealId", "uuid", "orgId", "uuid", "lenderId", "uuid", "advisorId", "uuid?", "amount", "amount",
+			"paidAt", "time", "paidAmount", "amount", "expectedAmount", "amount", "status", "string")},
 	{ContactCreated, "A contact was created.", true, contactPayload},
 	{ContactUpdated, "A contact was changed.", true, contactPayload},
 	{"document.uploaded", "A document was uploaded to a record.", false,

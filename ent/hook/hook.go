@@ -33,6 +33,18 @@ func (f AgentPresenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentPresenceMutation", m)
 }
 
+// The ApplicationFunc type is an adapter to allow the use of ordinary
+// function as Application mutator.
+type ApplicationFunc func(context.Context, *ent.ApplicationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ApplicationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ApplicationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ApplicationMutation", m)
+}
+
 // The AutomationFunc type is an adapter to allow the use of ordinary
 // function as Automation mutator.
 type AutomationFunc func(context.Context, *ent.AutomationMutation) (ent.Value, error)
@@ -69,6 +81,30 @@ func (f CallEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CallEventMutation", m)
 }
 
+// The CommissionFunc type is an adapter to allow the use of ordinary
+// function as Commission mutator.
+type CommissionFunc func(context.Context, *ent.CommissionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CommissionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CommissionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CommissionMutation", m)
+}
+
+// The CommissionPaymentFunc type is an adapter to allow the use of ordinary
+// function as CommissionPayment mutator.
+type CommissionPaymentFunc func(context.Context, *ent.CommissionPaymentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CommissionPaymentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CommissionPaymentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CommissionPaymentMutation", m)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary
 // function as Contact mutator.
 type ContactFunc func(context.Context, *ent.ContactMutation) (ent.Value, error)
@@ -79,6 +115,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
+}
+
+// The FundedDealFunc type is an adapter to allow the use of ordinary
+// function as FundedDeal mutator.
+type FundedDealFunc func(context.Context, *ent.FundedDealMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FundedDealFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FundedDealMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FundedDealMutation", m)
 }
 
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary
@@ -139,6 +187,18 @@ func (f LeadCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadCountMutation", m)
+}
+
+// The LenderFunc type is an adapter to allow the use of ordinary
+// function as Lender mutator.
+type LenderFunc func(context.Context, *ent.LenderMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LenderFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LenderMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LenderMutation", m)
 }
 
 // The OrganizationFunc type is an adapter to allow the use of ordinary

@@ -10,15 +10,20 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -140,6 +145,33 @@ func (f TraverseAgentPresence) Traverse(ctx context.Context, q ent.Query) error 
 	return fmt.Errorf("unexpected query type %T. expect *ent.AgentPresenceQuery", q)
 }
 
+// The ApplicationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ApplicationFunc func(context.Context, *ent.ApplicationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ApplicationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ApplicationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ApplicationQuery", q)
+}
+
+// The TraverseApplication type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseApplication func(context.Context, *ent.ApplicationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseApplication) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseApplication) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ApplicationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ApplicationQuery", q)
+}
+
 // The AutomationFunc type is an adapter to allow the use of ordinary function as a Querier.
 type AutomationFunc func(context.Context, *ent.AutomationQuery) (ent.Value, error)
 
@@ -221,6 +253,60 @@ func (f TraverseCallEvent) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.CallEventQuery", q)
 }
 
+// The CommissionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CommissionFunc func(context.Context, *ent.CommissionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CommissionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CommissionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CommissionQuery", q)
+}
+
+// The TraverseCommission type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCommission func(context.Context, *ent.CommissionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCommission) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCommission) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CommissionQuery", q)
+}
+
+// The CommissionPaymentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CommissionPaymentFunc func(context.Context, *ent.CommissionPaymentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CommissionPaymentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CommissionPaymentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CommissionPaymentQuery", q)
+}
+
+// The TraverseCommissionPayment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCommissionPayment func(context.Context, *ent.CommissionPaymentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCommissionPayment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCommissionPayment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionPaymentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CommissionPaymentQuery", q)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ContactFunc func(context.Context, *ent.ContactQuery) (ent.Value, error)
 
@@ -246,6 +332,33 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
+}
+
+// The FundedDealFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FundedDealFunc func(context.Context, *ent.FundedDealQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FundedDealFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FundedDealQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FundedDealQuery", q)
+}
+
+// The TraverseFundedDeal type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFundedDeal func(context.Context, *ent.FundedDealQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFundedDeal) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFundedDeal) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FundedDealQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FundedDealQuery", q)
 }
 
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -381,6 +494,33 @@ func (f TraverseLeadCount) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.LeadCountQuery", q)
+}
+
+// The LenderFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LenderFunc func(context.Context, *ent.LenderQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LenderFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LenderQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LenderQuery", q)
+}
+
+// The TraverseLender type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLender func(context.Context, *ent.LenderQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLender) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLender) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LenderQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LenderQuery", q)
 }
 
 // The OrganizationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -606,14 +746,22 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
 	case *ent.AgentPresenceQuery:
 		return &query[*ent.AgentPresenceQuery, predicate.AgentPresence, agentpresence.OrderOption]{typ: ent.TypeAgentPresence, tq: q}, nil
+	case *ent.ApplicationQuery:
+		return &query[*ent.ApplicationQuery, predicate.Application, application.OrderOption]{typ: ent.TypeApplication, tq: q}, nil
 	case *ent.AutomationQuery:
 		return &query[*ent.AutomationQuery, predicate.Automation, automation.OrderOption]{typ: ent.TypeAutomation, tq: q}, nil
 	case *ent.AutomationRunQuery:
 		return &query[*ent.AutomationRunQuery, predicate.AutomationRun, automationrun.OrderOption]{typ: ent.TypeAutomationRun, tq: q}, nil
 	case *ent.CallEventQuery:
 		return &query[*ent.CallEventQuery, predicate.CallEvent, callevent.OrderOption]{typ: ent.TypeCallEvent, tq: q}, nil
+	case *ent.CommissionQuery:
+		return &query[*ent.CommissionQuery, predicate.Commission, commission.OrderOption]{typ: ent.TypeCommission, tq: q}, nil
+	case *ent.CommissionPaymentQuery:
+		return &query[*ent.CommissionPaymentQuery, predicate.CommissionPayment, commissionpayment.OrderOption]{typ: ent.TypeCommissionPayment, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.FundedDealQuery:
+		return &query[*ent.FundedDealQuery, predicate.FundedDeal, fundeddeal.OrderOption]{typ: ent.TypeFundedDeal, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:
 		return &query[*ent.IdempotencyRecordQuery, predicate.IdempotencyRecord, idempotencyrecord.OrderOption]{typ: ent.TypeIdempotencyRecord, tq: q}, nil
 	case *ent.InboundEndpointQuery:
@@ -624,6 +772,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LeadQuery, predicate.Lead, lead.OrderOption]{typ: ent.TypeLead, tq: q}, nil
 	case *ent.LeadCountQuery:
 		return &query[*ent.LeadCountQuery, predicate.LeadCount, leadcount.OrderOption]{typ: ent.TypeLeadCount, tq: q}, nil
+	case *ent.LenderQuery:
+		return &query[*ent.LenderQuery, predicate.Lender, lender.OrderOption]{typ: ent.TypeLender, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.PipelineStageQuery:

@@ -91,6 +91,10 @@ const (
 	EdgeCallEvents = "call_events"
 	// EdgePresences holds the string denoting the presences edge name in mutations.
 	EdgePresences = "presences"
+	// EdgeApplications holds the string denoting the applications edge name in mutations.
+	EdgeApplications = "applications"
+	// EdgeFundedDeals holds the string denoting the funded_deals edge name in mutations.
+	EdgeFundedDeals = "funded_deals"
 	// Table holds the table name of the lead in the database.
 	Table = "leads"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -135,6 +139,20 @@ const (
 	PresencesInverseTable = "agent_presences"
 	// PresencesColumn is the table column denoting the presences relation/edge.
 	PresencesColumn = "current_lead_id"
+	// ApplicationsTable is the table that holds the applications relation/edge.
+	ApplicationsTable = "applications"
+	// ApplicationsInverseTable is the table name for the Application entity.
+	// It exists in this package in order to avoid circular dependency with the "application" package.
+	ApplicationsInverseTable = "applications"
+	// ApplicationsColumn is the table column denoting the applications relation/edge.
+	ApplicationsColumn = "lead_id"
+	// FundedDealsTable is the table that holds the funded_deals relation/edge.
+	FundedDealsTable = "funded_deals"
+	// FundedDealsInverseTable is the table name for the FundedDeal entity.
+	// It exists in this package in order to avoid circular dependency with the "fundeddeal" package.
+	FundedDealsInverseTable = "funded_deals"
+	// FundedDealsColumn is the table column denoting the funded_deals relation/edge.
+	FundedDealsColumn = "lead_id"
 )
 
 // Columns holds all SQL columns for lead fields.
@@ -485,6 +503,34 @@ func ByPresences(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newPresencesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByApplicationsCount orders the results by applications count.
+func ByApplicationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newApplicationsStep(), opts...)
+	}
+}
+
+// ByApplications orders the results by applications terms.
+func ByApplications(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newApplicationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByFundedDealsCount orders the results by funded_deals count.
+func ByFundedDealsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newFundedDealsStep(), opts...)
+	}
+}
+
+// ByFundedDeals orders the results by funded_deals terms.
+func ByFundedDeals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFundedDealsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -525,6 +571,20 @@ func newPresencesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(PresencesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, PresencesTable, PresencesColumn),
+	)
+}
+func newApplicationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ApplicationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ApplicationsTable, ApplicationsColumn),
+	)
+}
+func newFundedDealsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FundedDealsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, FundedDealsTable, FundedDealsColumn),
 	)
 }
 

@@ -1699,6 +1699,52 @@ func HasPresencesWith(preds ...predicate.AgentPresence) predicate.Lead {
 	})
 }
 
+// HasApplications applies the HasEdge predicate on the "applications" edge.
+func HasApplications() predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ApplicationsTable, ApplicationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasApplicationsWith applies the HasEdge predicate on the "applications" edge with a given conditions (other predicates).
+func HasApplicationsWith(preds ...predicate.Application) predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := newApplicationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasFundedDeals applies the HasEdge predicate on the "funded_deals" edge.
+func HasFundedDeals() predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, FundedDealsTable, FundedDealsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFundedDealsWith applies the HasEdge predicate on the "funded_deals" edge with a given conditions (other predicates).
+func HasFundedDealsWith(preds ...predicate.FundedDeal) predicate.Lead {
+	return predicate.Lead(func(s *sql.Selector) {
+		step := newFundedDealsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Lead) predicate.Lead {
 	return predicate.Lead(sql.AndPredicates(predicates...))

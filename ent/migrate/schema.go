@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -89,6 +90,96 @@ var (
 				Name:    "agentpresence_org_id",
 				Unique:  false,
 				Columns: []*schema.Column{AgentPresencesColumns[10]},
+			},
+		},
+	}
+	// ApplicationsColumns holds the columns for the "applications" table.
+	ApplicationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "lender_name", Type: field.TypeString},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"submitted", "underwriting", "approved", "declined", "withdrawn", "funded"}, Default: "submitted"},
+		{Name: "product", Type: field.TypeEnum, Nullable: true, Enums: []string{"mca", "term_loan", "line_of_credit", "equipment", "sba", "invoice_factoring"}},
+		{Name: "requested_amount", Type: field.TypeInt64},
+		{Name: "submitted_at", Type: field.TypeTime},
+		{Name: "submitted_by", Type: field.TypeString},
+		{Name: "external_ref", Type: field.TypeString, Nullable: true},
+		{Name: "notes", Type: field.TypeString, Nullable: true},
+		{Name: "decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "approved_amount", Type: field.TypeInt64, Nullable: true},
+		{Name: "interest_rate", Type: field.TypeInt64, Nullable: true},
+		{Name: "rate_type", Type: field.TypeEnum, Nullable: true, Enums: []string{"factor", "apr"}},
+		{Name: "term_months", Type: field.TypeInt, Nullable: true},
+		{Name: "payment_frequency", Type: field.TypeEnum, Nullable: true, Enums: []string{"daily", "weekly", "monthly"}},
+		{Name: "conditions", Type: field.TypeJSON},
+		{Name: "decline_reason", Type: field.TypeString, Nullable: true},
+		{Name: "decline_category", Type: field.TypeEnum, Nullable: true, Enums: []string{"credit", "revenue", "time_in_business", "industry", "existing_positions", "incomplete_file", "other"}},
+		{Name: "withdrawn_reason", Type: field.TypeString, Nullable: true},
+		{Name: "warnings", Type: field.TypeJSON},
+		{Name: "funded_deal_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "lender_id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// ApplicationsTable holds the schema information for the "applications" table.
+	ApplicationsTable = &schema.Table{
+		Name:       "applications",
+		Columns:    ApplicationsColumns,
+		PrimaryKey: []*schema.Column{ApplicationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "applications_leads_applications",
+				Columns:    []*schema.Column{ApplicationsColumns[23]},
+				RefColumns: []*schema.Column{LeadsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "applications_lenders_applications",
+				Columns:    []*schema.Column{ApplicationsColumns[24]},
+				RefColumns: []*schema.Column{LendersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "applications_organizations_applications",
+				Columns:    []*schema.Column{ApplicationsColumns[25]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "application_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[1], ApplicationsColumns[0]},
+			},
+			{
+				Name:    "application_lead_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[23], ApplicationsColumns[1]},
+			},
+			{
+				Name:    "application_org_id_lender_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[24], ApplicationsColumns[1]},
+			},
+			{
+				Name:    "application_org_id_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[4], ApplicationsColumns[1]},
+			},
+			{
+				Name:    "application_lead_id_lender_id",
+				Unique:  true,
+				Columns: []*schema.Column{ApplicationsColumns[23], ApplicationsColumns[24]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "status IN ('submitted', 'underwriting', 'approved')",
+				},
+			},
+			{
+				Name:    "application_lender_id_external_ref",
+				Unique:  true,
+				Columns: []*schema.Column{ApplicationsColumns[24], ApplicationsColumns[9]},
 			},
 		},
 	}
@@ -254,6 +345,111 @@ var (
 			},
 		},
 	}
+	// CommissionsColumns holds the columns for the "commissions" table.
+	CommissionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "lender_id", Type: field.TypeUUID},
+		{Name: "advisor_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "expected_amount", Type: field.TypeInt64},
+		{Name: "paid_amount", Type: field.TypeInt64, Default: 0},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "partially_paid", "paid", "clawed_back"}, Default: "pending"},
+		{Name: "deal_id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// CommissionsTable holds the schema information for the "commissions" table.
+	CommissionsTable = &schema.Table{
+		Name:       "commissions",
+		Columns:    CommissionsColumns,
+		PrimaryKey: []*schema.Column{CommissionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "commissions_funded_deals_commissions",
+				Columns:    []*schema.Column{CommissionsColumns[9]},
+				RefColumns: []*schema.Column{FundedDealsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "commissions_organizations_commissions",
+				Columns:    []*schema.Column{CommissionsColumns[10]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "commission_deal_id",
+				Unique:  true,
+				Columns: []*schema.Column{CommissionsColumns[9]},
+			},
+			{
+				Name:    "commission_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[1], CommissionsColumns[0]},
+			},
+			{
+				Name:    "commission_org_id_lender_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[4], CommissionsColumns[1]},
+			},
+			{
+				Name:    "commission_org_id_advisor_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[5], CommissionsColumns[1]},
+			},
+			{
+				Name:    "commission_org_id_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[8], CommissionsColumns[1]},
+			},
+		},
+	}
+	// CommissionPaymentsColumns holds the columns for the "commission_payments" table.
+	CommissionPaymentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "amount", Type: field.TypeInt64},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"payment", "clawback"}},
+		{Name: "paid_at", Type: field.TypeTime},
+		{Name: "reference", Type: field.TypeString, Nullable: true},
+		{Name: "commission_id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// CommissionPaymentsTable holds the schema information for the "commission_payments" table.
+	CommissionPaymentsTable = &schema.Table{
+		Name:       "commission_payments",
+		Columns:    CommissionPaymentsColumns,
+		PrimaryKey: []*schema.Column{CommissionPaymentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "commission_payments_commissions_payments",
+				Columns:    []*schema.Column{CommissionPaymentsColumns[7]},
+				RefColumns: []*schema.Column{CommissionsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "commission_payments_organizations_commission_payments",
+				Columns:    []*schema.Column{CommissionPaymentsColumns[8]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "commissionpayment_commission_id_paid_at",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionPaymentsColumns[7], CommissionPaymentsColumns[5]},
+			},
+			{
+				Name:    "commissionpayment_org_id_paid_at",
+				Unique:  false,
+				Columns: []*schema.Column{CommissionPaymentsColumns[8], CommissionPaymentsColumns[5]},
+			},
+		},
+	}
 	// ContactsColumns holds the columns for the "contacts" table.
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -283,6 +479,86 @@ var (
 				Name:    "contact_org_id",
 				Unique:  false,
 				Columns: []*schema.Column{ContactsColumns[7]},
+			},
+		},
+	}
+	// FundedDealsColumns holds the columns for the "funded_deals" table.
+	FundedDealsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "lender_name", Type: field.TypeString},
+		{Name: "advisor_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "funded_amount", Type: field.TypeInt64},
+		{Name: "interest_rate", Type: field.TypeInt64},
+		{Name: "rate_type", Type: field.TypeEnum, Enums: []string{"factor", "apr"}},
+		{Name: "term_months", Type: field.TypeInt},
+		{Name: "payment_frequency", Type: field.TypeEnum, Nullable: true, Enums: []string{"daily", "weekly", "monthly"}},
+		{Name: "payback_amount", Type: field.TypeInt64, Nullable: true},
+		{Name: "expected_commission", Type: field.TypeInt64},
+		{Name: "commission_id", Type: field.TypeUUID},
+		{Name: "funded_at", Type: field.TypeTime},
+		{Name: "application_id", Type: field.TypeUUID},
+		{Name: "lead_id", Type: field.TypeUUID},
+		{Name: "lender_id", Type: field.TypeUUID},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// FundedDealsTable holds the schema information for the "funded_deals" table.
+	FundedDealsTable = &schema.Table{
+		Name:       "funded_deals",
+		Columns:    FundedDealsColumns,
+		PrimaryKey: []*schema.Column{FundedDealsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "funded_deals_applications_deals",
+				Columns:    []*schema.Column{FundedDealsColumns[14]},
+				RefColumns: []*schema.Column{ApplicationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "funded_deals_leads_funded_deals",
+				Columns:    []*schema.Column{FundedDealsColumns[15]},
+				RefColumns: []*schema.Column{LeadsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "funded_deals_lenders_funded_deals",
+				Columns:    []*schema.Column{FundedDealsColumns[16]},
+				RefColumns: []*schema.Column{LendersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "funded_deals_organizations_funded_deals",
+				Columns:    []*schema.Column{FundedDealsColumns[17]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "fundeddeal_application_id",
+				Unique:  true,
+				Columns: []*schema.Column{FundedDealsColumns[14]},
+			},
+			{
+				Name:    "fundeddeal_org_id_funded_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[13], FundedDealsColumns[0]},
+			},
+			{
+				Name:    "fundeddeal_org_id_lender_id_funded_at",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[16], FundedDealsColumns[13]},
+			},
+			{
+				Name:    "fundeddeal_org_id_advisor_id_funded_at",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[4], FundedDealsColumns[13]},
+			},
+			{
+				Name:    "fundeddeal_lead_id",
+				Unique:  false,
+				Columns: []*schema.Column{FundedDealsColumns[15]},
 			},
 		},
 	}
@@ -492,6 +768,50 @@ var (
 				Name:    "leadcount_org_id_slot",
 				Unique:  true,
 				Columns: []*schema.Column{LeadCountsColumns[1], LeadCountsColumns[2]},
+			},
+		},
+	}
+	// LendersColumns holds the columns for the "lenders" table.
+	LendersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "name_key", Type: field.TypeString},
+		{Name: "is_active", Type: field.TypeBool, Default: true},
+		{Name: "products", Type: field.TypeJSON},
+		{Name: "min_amount", Type: field.TypeInt64, Nullable: true},
+		{Name: "max_amount", Type: field.TypeInt64, Nullable: true},
+		{Name: "min_monthly_revenue", Type: field.TypeInt64, Nullable: true},
+		{Name: "min_months_in_business", Type: field.TypeInt, Nullable: true},
+		{Name: "excluded_industries", Type: field.TypeJSON},
+		{Name: "commission_rate", Type: field.TypeInt64, Default: 0},
+		{Name: "contact_email", Type: field.TypeString, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// LendersTable holds the schema information for the "lenders" table.
+	LendersTable = &schema.Table{
+		Name:       "lenders",
+		Columns:    LendersColumns,
+		PrimaryKey: []*schema.Column{LendersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "lenders_organizations_lenders",
+				Columns:    []*schema.Column{LendersColumns[14]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "lender_org_id_name_key",
+				Unique:  true,
+				Columns: []*schema.Column{LendersColumns[14], LendersColumns[4]},
+			},
+			{
+				Name:    "lender_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{LendersColumns[14], LendersColumns[1], LendersColumns[0]},
 			},
 		},
 	}
@@ -768,15 +1088,20 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		AgentPresencesTable,
+		ApplicationsTable,
 		AutomationsTable,
 		AutomationRunsTable,
 		CallEventsTable,
+		CommissionsTable,
+		CommissionPaymentsTable,
 		ContactsTable,
+		FundedDealsTable,
 		IdempotencyRecordsTable,
 		InboundEndpointsTable,
 		InboundRequestsTable,
 		LeadsTable,
 		LeadCountsTable,
+		LendersTable,
 		OrganizationsTable,
 		PipelineStagesTable,
 		TeamsTable,
@@ -793,19 +1118,31 @@ func init() {
 	AgentPresencesTable.ForeignKeys[0].RefTable = LeadsTable
 	AgentPresencesTable.ForeignKeys[1].RefTable = OrganizationsTable
 	AgentPresencesTable.ForeignKeys[2].RefTable = UsersTable
+	ApplicationsTable.ForeignKeys[0].RefTable = LeadsTable
+	ApplicationsTable.ForeignKeys[1].RefTable = LendersTable
+	ApplicationsTable.ForeignKeys[2].RefTable = OrganizationsTable
 	AutomationsTable.ForeignKeys[0].RefTable = InboundEndpointsTable
 	AutomationsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	AutomationRunsTable.ForeignKeys[0].RefTable = AutomationsTable
 	CallEventsTable.ForeignKeys[0].RefTable = LeadsTable
 	CallEventsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	CallEventsTable.ForeignKeys[2].RefTable = UsersTable
+	CommissionsTable.ForeignKeys[0].RefTable = FundedDealsTable
+	CommissionsTable.ForeignKeys[1].RefTable = OrganizationsTable
+	CommissionPaymentsTable.ForeignKeys[0].RefTable = CommissionsTable
+	CommissionPaymentsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	ContactsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	FundedDealsTable.ForeignKeys[0].RefTable = ApplicationsTable
+	FundedDealsTable.ForeignKeys[1].RefTable = LeadsTable
+	FundedDealsTable.ForeignKeys[2].RefTable = LendersTable
+	FundedDealsTable.ForeignKeys[3].RefTable = OrganizationsTable
 	InboundEndpointsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	InboundRequestsTable.ForeignKeys[0].RefTable = InboundEndpointsTable
 	LeadsTable.ForeignKeys[0].RefTable = ContactsTable
 	LeadsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	LeadsTable.ForeignKeys[2].RefTable = PipelineStagesTable
 	LeadsTable.ForeignKeys[3].RefTable = UsersTable
+	LendersTable.ForeignKeys[0].RefTable = OrganizationsTable
 	PipelineStagesTable.ForeignKeys[0].RefTable = OrganizationsTable
 	TeamsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	UsersTable.ForeignKeys[0].RefTable = OrganizationsTable

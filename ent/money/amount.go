@@ -55,8 +55,8 @@ func (a Amount) String() string {
 	return whole + "." + frac
 }
 
-// Add returns a+b, or ErrOverflow when it does not fit.
-func (a Amount) Add(b Amount) (Amount, error) {
+// Plus returns a+b, or ErrOverflow when it does not fit.
+func (a Amount) Plus(b Amount) (Amount, error) {
 	s := a + b
 	if (b > 0 && s < a) || (b < 0 && s > a) {
 		return 0, ErrOverflow
@@ -64,8 +64,8 @@ func (a Amount) Add(b Amount) (Amount, error) {
 	return s, nil
 }
 
-// Sub returns a-b, or ErrOverflow when it does not fit.
-func (a Amount) Sub(b Amount) (Amount, error) {
+// Minus returns a-b, or ErrOverflow when it does not fit.
+func (a Amount) Minus(b Amount) (Amount, error) {
 	d := a - b
 	if (b > 0 && d > a) || (b < 0 && d < a) {
 		return 0, ErrOverflow
@@ -145,4 +145,19 @@ func (a *Amount) Scan(src any) error {
 	}
 	*a = Amount(v)
 	return nil
+}
+
+// RoundDecimal reads a non-negative decimal of up to four fraction digits
+// (how a lead records monthlyRevenue and requestedAmount) and rounds it
+// half-even to the cent: "1234.5650" is 1234.56, "1234.5750" is 1234.58.
+func RoundDecimal(s string) (Amount, error) {
+	v, wellFormed, inRange := decimal(s, 4, int64(MaxAmount)*100)
+	switch {
+	case !wellFormed:
+		return 0, errAmountForm
+	case !inRange:
+		return 0, errAmountRange
+	}
+	c, err := roundHalfEven(big.NewInt(v), big.NewInt(100))
+	return Amount(c), err
 }

@@ -112,29 +112,29 @@ func TestAmountString(t *testing.T) {
 	}
 }
 
-func TestAmountAddSub(t *testing.T) {
-	if s, err := FromCents(150).Add(FromCents(-200)); err != nil || s != -50 {
+func TestAmountPlusMinus(t *testing.T) {
+	if s, err := FromCents(150).Plus(FromCents(-200)); err != nil || s != -50 {
 		t.Errorf("1.50 + -2.00 = %v, %v", s, err)
 	}
-	if d, err := FromCents(150).Sub(FromCents(200)); err != nil || d != -50 {
+	if d, err := FromCents(150).Minus(FromCents(200)); err != nil || d != -50 {
 		t.Errorf("1.50 - 2.00 = %v, %v", d, err)
 	}
 	overflows := []struct {
 		name string
 		f    func() (Amount, error)
 	}{
-		{"max + 0.01", func() (Amount, error) { return Amount(math.MaxInt64).Add(1) }},
-		{"min + -0.01", func() (Amount, error) { return Amount(math.MinInt64).Add(-1) }},
-		{"min - 0.01", func() (Amount, error) { return Amount(math.MinInt64).Sub(1) }},
-		{"max - -0.01", func() (Amount, error) { return Amount(math.MaxInt64).Sub(-1) }},
-		{"0 - min", func() (Amount, error) { return Amount(0).Sub(math.MinInt64) }},
+		{"max + 0.01", func() (Amount, error) { return Amount(math.MaxInt64).Plus(1) }},
+		{"min + -0.01", func() (Amount, error) { return Amount(math.MinInt64).Plus(-1) }},
+		{"min - 0.01", func() (Amount, error) { return Amount(math.MinInt64).Minus(1) }},
+		{"max - -0.01", func() (Amount, error) { return Amount(math.MaxInt64).Minus(-1) }},
+		{"0 - min", func() (Amount, error) { return Amount(0).Minus(math.MinInt64) }},
 	}
 	for _, o := range overflows {
 		if v, err := o.f(); !errors.Is(err, ErrOverflow) {
 			t.Errorf("%s = %v, %v; want ErrOverflow", o.name, v, err)
 		}
 	}
-	if s, err := Amount(math.MaxInt64).Add(math.MinInt64); err != nil || s != -1 {
+	if s, err := Amount(math.MaxInt64).Plus(math.MinInt64); err != nil || s != -1 {
 		t.Errorf("max + min = %v, %v; want -0.01", s, err)
 	}
 }

@@ -48,6 +48,16 @@ const (
 	EdgeInboundEndpoints = "inbound_endpoints"
 	// EdgeAutomations holds the string denoting the automations edge name in mutations.
 	EdgeAutomations = "automations"
+	// EdgeLenders holds the string denoting the lenders edge name in mutations.
+	EdgeLenders = "lenders"
+	// EdgeApplications holds the string denoting the applications edge name in mutations.
+	EdgeApplications = "applications"
+	// EdgeFundedDeals holds the string denoting the funded_deals edge name in mutations.
+	EdgeFundedDeals = "funded_deals"
+	// EdgeCommissions holds the string denoting the commissions edge name in mutations.
+	EdgeCommissions = "commissions"
+	// EdgeCommissionPayments holds the string denoting the commission_payments edge name in mutations.
+	EdgeCommissionPayments = "commission_payments"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -127,6 +137,41 @@ const (
 	AutomationsInverseTable = "automations"
 	// AutomationsColumn is the table column denoting the automations relation/edge.
 	AutomationsColumn = "org_id"
+	// LendersTable is the table that holds the lenders relation/edge.
+	LendersTable = "lenders"
+	// LendersInverseTable is the table name for the Lender entity.
+	// It exists in this package in order to avoid circular dependency with the "lender" package.
+	LendersInverseTable = "lenders"
+	// LendersColumn is the table column denoting the lenders relation/edge.
+	LendersColumn = "org_id"
+	// ApplicationsTable is the table that holds the applications relation/edge.
+	ApplicationsTable = "applications"
+	// ApplicationsInverseTable is the table name for the Application entity.
+	// It exists in this package in order to avoid circular dependency with the "application" package.
+	ApplicationsInverseTable = "applications"
+	// ApplicationsColumn is the table column denoting the applications relation/edge.
+	ApplicationsColumn = "org_id"
+	// FundedDealsTable is the table that holds the funded_deals relation/edge.
+	FundedDealsTable = "funded_deals"
+	// FundedDealsInverseTable is the table name for the FundedDeal entity.
+	// It exists in this package in order to avoid circular dependency with the "fundeddeal" package.
+	FundedDealsInverseTable = "funded_deals"
+	// FundedDealsColumn is the table column denoting the funded_deals relation/edge.
+	FundedDealsColumn = "org_id"
+	// CommissionsTable is the table that holds the commissions relation/edge.
+	CommissionsTable = "commissions"
+	// CommissionsInverseTable is the table name for the Commission entity.
+	// It exists in this package in order to avoid circular dependency with the "commission" package.
+	CommissionsInverseTable = "commissions"
+	// CommissionsColumn is the table column denoting the commissions relation/edge.
+	CommissionsColumn = "org_id"
+	// CommissionPaymentsTable is the table that holds the commission_payments relation/edge.
+	CommissionPaymentsTable = "commission_payments"
+	// CommissionPaymentsInverseTable is the table name for the CommissionPayment entity.
+	// It exists in this package in order to avoid circular dependency with the "commissionpayment" package.
+	CommissionPaymentsInverseTable = "commission_payments"
+	// CommissionPaymentsColumn is the table column denoting the commission_payments relation/edge.
+	CommissionPaymentsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -357,6 +402,76 @@ func ByAutomations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAutomationsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByLendersCount orders the results by lenders count.
+func ByLendersCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newLendersStep(), opts...)
+	}
+}
+
+// ByLenders orders the results by lenders terms.
+func ByLenders(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLendersStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByApplicationsCount orders the results by applications count.
+func ByApplicationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newApplicationsStep(), opts...)
+	}
+}
+
+// ByApplications orders the results by applications terms.
+func ByApplications(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newApplicationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByFundedDealsCount orders the results by funded_deals count.
+func ByFundedDealsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newFundedDealsStep(), opts...)
+	}
+}
+
+// ByFundedDeals orders the results by funded_deals terms.
+func ByFundedDeals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newFundedDealsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByCommissionsCount orders the results by commissions count.
+func ByCommissionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCommissionsStep(), opts...)
+	}
+}
+
+// ByCommissions orders the results by commissions terms.
+func ByCommissions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCommissionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByCommissionPaymentsCount orders the results by commission_payments count.
+func ByCommissionPaymentsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCommissionPaymentsStep(), opts...)
+	}
+}
+
+// ByCommissionPayments orders the results by commission_payments terms.
+func ByCommissionPayments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCommissionPaymentsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -432,5 +547,40 @@ func newAutomationsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AutomationsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, AutomationsTable, AutomationsColumn),
+	)
+}
+func newLendersStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LendersInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, LendersTable, LendersColumn),
+	)
+}
+func newApplicationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ApplicationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ApplicationsTable, ApplicationsColumn),
+	)
+}
+func newFundedDealsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(FundedDealsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, FundedDealsTable, FundedDealsColumn),
+	)
+}
+func newCommissionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CommissionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CommissionsTable, CommissionsColumn),
+	)
+}
+func newCommissionPaymentsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CommissionPaymentsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CommissionPaymentsTable, CommissionPaymentsColumn),
 	)
 }

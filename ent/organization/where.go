@@ -609,6 +609,121 @@ func HasAutomationsWith(preds ...predicate.Automation) predicate.Organization {
 	})
 }
 
+// HasLenders applies the HasEdge predicate on the "lenders" edge.
+func HasLenders() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, LendersTable, LendersColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasLendersWith applies the HasEdge predicate on the "lenders" edge with a given conditions (other predicates).
+func HasLendersWith(preds ...predicate.Lender) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newLendersStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasApplications applies the HasEdge predicate on the "applications" edge.
+func HasApplications() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ApplicationsTable, ApplicationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasApplicationsWith applies the HasEdge predicate on the "applications" edge with a given conditions (other predicates).
+func HasApplicationsWith(preds ...predicate.Application) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newApplicationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasFundedDeals applies the HasEdge predicate on the "funded_deals" edge.
+func HasFundedDeals() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, FundedDealsTable, FundedDealsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasFundedDealsWith applies the HasEdge predicate on the "funded_deals" edge with a given conditions (other predicates).
+func HasFundedDealsWith(preds ...predicate.FundedDeal) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newFundedDealsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasCommissions applies the HasEdge predicate on the "commissions" edge.
+func HasCommissions() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CommissionsTable, CommissionsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCommissionsWith applies the HasEdge predicate on the "commissions" edge with a given conditions (other predicates).
+func HasCommissionsWith(preds ...predicate.Commission) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newCommissionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasCommissionPayments applies the HasEdge predicate on the "commission_payments" edge.
+func HasCommissionPayments() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CommissionPaymentsTable, CommissionPaymentsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCommissionPaymentsWith applies the HasEdge predicate on the "commission_payments" edge with a given conditions (other predicates).
+func HasCommissionPaymentsWith(preds ...predicate.CommissionPayment) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newCommissionPaymentsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Organization) predicate.Organization {
 	return predicate.Organization(sql.AndPredicates(predicates...))

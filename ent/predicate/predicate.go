@@ -12,6 +12,9 @@ type APIKey func(*sql.Selector)
 // AgentPresence is the predicate function for agentpresence builders.
 type AgentPresence func(*sql.Selector)
 
+// Application is the predicate function for application builders.
+type Application func(*sql.Selector)
+
 // Automation is the predicate function for automation builders.
 type Automation func(*sql.Selector)
 
@@ -21,8 +24,17 @@ type AutomationRun func(*sql.Selector)
 // CallEvent is the predicate function for callevent builders.
 type CallEvent func(*sql.Selector)
 
+// Commission is the predicate function for commission builders.
+type Commission func(*sql.Selector)
+
+// CommissionPayment is the predicate function for commissionpayment builders.
+type CommissionPayment func(*sql.Selector)
+
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
+
+// FundedDeal is the predicate function for fundeddeal builders.
+type FundedDeal func(*sql.Selector)
 
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
@@ -38,6 +50,9 @@ type Lead func(*sql.Selector)
 
 // LeadCount is the predicate function for leadcount builders.
 type LeadCount func(*sql.Selector)
+
+// Lender is the predicate function for lender builders.
+type Lender func(*sql.Selector)
 
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)

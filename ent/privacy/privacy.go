@@ -159,6 +159,30 @@ func (f AgentPresenceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AgentPresenceMutation", m)
 }
 
+// The ApplicationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ApplicationQueryRuleFunc func(context.Context, *ent.ApplicationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ApplicationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ApplicationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ApplicationQuery", q)
+}
+
+// The ApplicationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ApplicationMutationRuleFunc func(context.Context, *ent.ApplicationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ApplicationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ApplicationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ApplicationMutation", m)
+}
+
 // The AutomationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AutomationQueryRuleFunc func(context.Context, *ent.AutomationQuery) error
@@ -231,6 +255,54 @@ func (f CallEventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CallEventMutation", m)
 }
 
+// The CommissionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CommissionQueryRuleFunc func(context.Context, *ent.CommissionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CommissionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CommissionQuery", q)
+}
+
+// The CommissionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CommissionMutationRuleFunc func(context.Context, *ent.CommissionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CommissionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CommissionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CommissionMutation", m)
+}
+
+// The CommissionPaymentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CommissionPaymentQueryRuleFunc func(context.Context, *ent.CommissionPaymentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CommissionPaymentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CommissionPaymentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CommissionPaymentQuery", q)
+}
+
+// The CommissionPaymentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CommissionPaymentMutationRuleFunc func(context.Context, *ent.CommissionPaymentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CommissionPaymentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CommissionPaymentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CommissionPaymentMutation", m)
+}
+
 // The ContactQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ContactQueryRuleFunc func(context.Context, *ent.ContactQuery) error
@@ -253,6 +325,30 @@ func (f ContactMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactMutation", m)
+}
+
+// The FundedDealQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type FundedDealQueryRuleFunc func(context.Context, *ent.FundedDealQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f FundedDealQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FundedDealQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.FundedDealQuery", q)
+}
+
+// The FundedDealMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type FundedDealMutationRuleFunc func(context.Context, *ent.FundedDealMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f FundedDealMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.FundedDealMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FundedDealMutation", m)
 }
 
 // The IdempotencyRecordQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -373,6 +469,30 @@ func (f LeadCountMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadCountMutation", m)
+}
+
+// The LenderQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LenderQueryRuleFunc func(context.Context, *ent.LenderQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LenderQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LenderQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LenderQuery", q)
+}
+
+// The LenderMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LenderMutationRuleFunc func(context.Context, *ent.LenderMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LenderMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LenderMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LenderMutation", m)
 }
 
 // The OrganizationQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -606,13 +726,21 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AgentPresenceQuery:
 		return q.Filter(), nil
+	case *ent.ApplicationQuery:
+		return q.Filter(), nil
 	case *ent.AutomationQuery:
 		return q.Filter(), nil
 	case *ent.AutomationRunQuery:
 		return q.Filter(), nil
 	case *ent.CallEventQuery:
 		return q.Filter(), nil
+	case *ent.CommissionQuery:
+		return q.Filter(), nil
+	case *ent.CommissionPaymentQuery:
+		return q.Filter(), nil
 	case *ent.ContactQuery:
+		return q.Filter(), nil
+	case *ent.FundedDealQuery:
 		return q.Filter(), nil
 	case *ent.IdempotencyRecordQuery:
 		return q.Filter(), nil
@@ -623,6 +751,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.LeadQuery:
 		return q.Filter(), nil
 	case *ent.LeadCountQuery:
+		return q.Filter(), nil
+	case *ent.LenderQuery:
 		return q.Filter(), nil
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
@@ -651,13 +781,21 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.AgentPresenceMutation:
 		return m.Filter(), nil
+	case *ent.ApplicationMutation:
+		return m.Filter(), nil
 	case *ent.AutomationMutation:
 		return m.Filter(), nil
 	case *ent.AutomationRunMutation:
 		return m.Filter(), nil
 	case *ent.CallEventMutation:
 		return m.Filter(), nil
+	case *ent.CommissionMutation:
+		return m.Filter(), nil
+	case *ent.CommissionPaymentMutation:
+		return m.Filter(), nil
 	case *ent.ContactMutation:
+		return m.Filter(), nil
+	case *ent.FundedDealMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyRecordMutation:
 		return m.Filter(), nil
@@ -668,6 +806,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.LeadMutation:
 		return m.Filter(), nil
 	case *ent.LeadCountMutation:
+		return m.Filter(), nil
+	case *ent.LenderMutation:
 		return m.Filter(), nil
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil

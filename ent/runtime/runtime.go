@@ -9,16 +9,22 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/schema"
@@ -132,6 +138,67 @@ func init() {
 	agentpresenceDescID := agentpresenceMixinFields0[0].Descriptor()
 	// agentpresence.DefaultID holds the default value on creation for the id field.
 	agentpresence.DefaultID = agentpresenceDescID.Default.(func() uuid.UUID)
+	applicationMixin := schema.Application{}.Mixin()
+	application.Policy = privacy.NewPolicies(schema.Application{})
+	application.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := application.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	applicationMixinHooks1 := applicationMixin[1].Hooks()
+	applicationMixinHooks2 := applicationMixin[2].Hooks()
+	applicationHooks := schema.Application{}.Hooks()
+
+	application.Hooks[1] = applicationMixinHooks1[0]
+
+	application.Hooks[2] = applicationMixinHooks2[0]
+
+	application.Hooks[3] = applicationHooks[0]
+
+	application.Hooks[4] = applicationHooks[1]
+	applicationMixinFields0 := applicationMixin[0].Fields()
+	_ = applicationMixinFields0
+	applicationMixinFields1 := applicationMixin[1].Fields()
+	_ = applicationMixinFields1
+	applicationFields := schema.Application{}.Fields()
+	_ = applicationFields
+	// applicationDescCreatedAt is the schema descriptor for created_at field.
+	applicationDescCreatedAt := applicationMixinFields1[0].Descriptor()
+	// application.DefaultCreatedAt holds the default value on creation for the created_at field.
+	application.DefaultCreatedAt = applicationDescCreatedAt.Default.(func() time.Time)
+	// applicationDescUpdatedAt is the schema descriptor for updated_at field.
+	applicationDescUpdatedAt := applicationMixinFields1[1].Descriptor()
+	// application.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	application.DefaultUpdatedAt = applicationDescUpdatedAt.Default.(func() time.Time)
+	// application.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	application.UpdateDefaultUpdatedAt = applicationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// applicationDescExternalRef is the schema descriptor for external_ref field.
+	applicationDescExternalRef := applicationFields[8].Descriptor()
+	// application.ExternalRefValidator is a validator for the "external_ref" field. It is called by the builders before save.
+	application.ExternalRefValidator = applicationDescExternalRef.Validators[0].(func(string) error)
+	// applicationDescNotes is the schema descriptor for notes field.
+	applicationDescNotes := applicationFields[9].Descriptor()
+	// application.NotesValidator is a validator for the "notes" field. It is called by the builders before save.
+	application.NotesValidator = applicationDescNotes.Validators[0].(func(string) error)
+	// applicationDescTermMonths is the schema descriptor for term_months field.
+	applicationDescTermMonths := applicationFields[14].Descriptor()
+	// application.TermMonthsValidator is a validator for the "term_months" field. It is called by the builders before save.
+	application.TermMonthsValidator = applicationDescTermMonths.Validators[0].(func(int) error)
+	// applicationDescConditions is the schema descriptor for conditions field.
+	applicationDescConditions := applicationFields[16].Descriptor()
+	// application.DefaultConditions holds the default value on creation for the conditions field.
+	application.DefaultConditions = applicationDescConditions.Default.([]string)
+	// applicationDescWarnings is the schema descriptor for warnings field.
+	applicationDescWarnings := applicationFields[20].Descriptor()
+	// application.DefaultWarnings holds the default value on creation for the warnings field.
+	application.DefaultWarnings = applicationDescWarnings.Default.([]string)
+	// applicationDescID is the schema descriptor for id field.
+	applicationDescID := applicationMixinFields0[0].Descriptor()
+	// application.DefaultID holds the default value on creation for the id field.
+	application.DefaultID = applicationDescID.Default.(func() uuid.UUID)
 	automationMixin := schema.Automation{}.Mixin()
 	automation.Policy = privacy.NewPolicies(schema.Automation{})
 	automation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -295,6 +362,89 @@ func init() {
 	calleventDescID := calleventMixinFields0[0].Descriptor()
 	// callevent.DefaultID holds the default value on creation for the id field.
 	callevent.DefaultID = calleventDescID.Default.(func() uuid.UUID)
+	commissionMixin := schema.Commission{}.Mixin()
+	commission.Policy = privacy.NewPolicies(schema.Commission{})
+	commission.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := commission.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	commissionMixinHooks1 := commissionMixin[1].Hooks()
+	commissionMixinHooks2 := commissionMixin[2].Hooks()
+
+	commission.Hooks[1] = commissionMixinHooks1[0]
+
+	commission.Hooks[2] = commissionMixinHooks2[0]
+	commissionMixinFields0 := commissionMixin[0].Fields()
+	_ = commissionMixinFields0
+	commissionMixinFields1 := commissionMixin[1].Fields()
+	_ = commissionMixinFields1
+	commissionFields := schema.Commission{}.Fields()
+	_ = commissionFields
+	// commissionDescCreatedAt is the schema descriptor for created_at field.
+	commissionDescCreatedAt := commissionMixinFields1[0].Descriptor()
+	// commission.DefaultCreatedAt holds the default value on creation for the created_at field.
+	commission.DefaultCreatedAt = commissionDescCreatedAt.Default.(func() time.Time)
+	// commissionDescUpdatedAt is the schema descriptor for updated_at field.
+	commissionDescUpdatedAt := commissionMixinFields1[1].Descriptor()
+	// commission.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	commission.DefaultUpdatedAt = commissionDescUpdatedAt.Default.(func() time.Time)
+	// commission.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	commission.UpdateDefaultUpdatedAt = commissionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// commissionDescPaidAmount is the schema descriptor for paid_amount field.
+	commissionDescPaidAmount := commissionFields[5].Descriptor()
+	// commission.DefaultPaidAmount holds the default value on creation for the paid_amount field.
+	commission.DefaultPaidAmount = money.Amount(commissionDescPaidAmount.Default.(int64))
+	// commissionDescID is the schema descriptor for id field.
+	commissionDescID := commissionMixinFields0[0].Descriptor()
+	// commission.DefaultID holds the default value on creation for the id field.
+	commission.DefaultID = commissionDescID.Default.(func() uuid.UUID)
+	commissionpaymentMixin := schema.CommissionPayment{}.Mixin()
+	commissionpayment.Policy = privacy.NewPolicies(schema.CommissionPayment{})
+	commissionpayment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := commissionpayment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	commissionpaymentMixinHooks1 := commissionpaymentMixin[1].Hooks()
+	commissionpaymentMixinHooks2 := commissionpaymentMixin[2].Hooks()
+	commissionpaymentHooks := schema.CommissionPayment{}.Hooks()
+
+	commissionpayment.Hooks[1] = commissionpaymentMixinHooks1[0]
+
+	commissionpayment.Hooks[2] = commissionpaymentMixinHooks2[0]
+
+	commissionpayment.Hooks[3] = commissionpaymentHooks[0]
+	commissionpaymentMixinFields0 := commissionpaymentMixin[0].Fields()
+	_ = commissionpaymentMixinFields0
+	commissionpaymentMixinFields1 := commissionpaymentMixin[1].Fields()
+	_ = commissionpaymentMixinFields1
+	commissionpaymentFields := schema.CommissionPayment{}.Fields()
+	_ = commissionpaymentFields
+	// commissionpaymentDescCreatedAt is the schema descriptor for created_at field.
+	commissionpaymentDescCreatedAt := commissionpaymentMixinFields1[0].Descriptor()
+	// commissionpayment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	commissionpayment.DefaultCreatedAt = commissionpaymentDescCreatedAt.Default.(func() time.Time)
+	// commissionpaymentDescUpdatedAt is the schema descriptor for updated_at field.
+	commissionpaymentDescUpdatedAt := commissionpaymentMixinFields1[1].Descriptor()
+	// commissionpayment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	commissionpayment.DefaultUpdatedAt = commissionpaymentDescUpdatedAt.Default.(func() time.Time)
+	// commissionpayment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	commissionpayment.UpdateDefaultUpdatedAt = commissionpaymentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// commissionpaymentDescReference is the schema descriptor for reference field.
+	commissionpaymentDescReference := commissionpaymentFields[4].Descriptor()
+	// commissionpayment.ReferenceValidator is a validator for the "reference" field. It is called by the builders before save.
+	commissionpayment.ReferenceValidator = commissionpaymentDescReference.Validators[0].(func(string) error)
+	// commissionpaymentDescID is the schema descriptor for id field.
+	commissionpaymentDescID := commissionpaymentMixinFields0[0].Descriptor()
+	// commissionpayment.DefaultID holds the default value on creation for the id field.
+	commissionpayment.DefaultID = commissionpaymentDescID.Default.(func() uuid.UUID)
 	contactMixin := schema.Contact{}.Mixin()
 	contact.Policy = privacy.NewPolicies(schema.Contact{})
 	contact.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -350,6 +500,45 @@ func init() {
 	contactDescID := contactMixinFields0[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
 	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
+	fundeddealMixin := schema.FundedDeal{}.Mixin()
+	fundeddeal.Policy = privacy.NewPolicies(schema.FundedDeal{})
+	fundeddeal.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := fundeddeal.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	fundeddealMixinHooks1 := fundeddealMixin[1].Hooks()
+	fundeddealMixinHooks2 := fundeddealMixin[2].Hooks()
+	fundeddealHooks := schema.FundedDeal{}.Hooks()
+
+	fundeddeal.Hooks[1] = fundeddealMixinHooks1[0]
+
+	fundeddeal.Hooks[2] = fundeddealMixinHooks2[0]
+
+	fundeddeal.Hooks[3] = fundeddealHooks[0]
+	fundeddealMixinFields0 := fundeddealMixin[0].Fields()
+	_ = fundeddealMixinFields0
+	fundeddealMixinFields1 := fundeddealMixin[1].Fields()
+	_ = fundeddealMixinFields1
+	fundeddealFields := schema.FundedDeal{}.Fields()
+	_ = fundeddealFields
+	// fundeddealDescCreatedAt is the schema descriptor for created_at field.
+	fundeddealDescCreatedAt := fundeddealMixinFields1[0].Descriptor()
+	// fundeddeal.DefaultCreatedAt holds the default value on creation for the created_at field.
+	fundeddeal.DefaultCreatedAt = fundeddealDescCreatedAt.Default.(func() time.Time)
+	// fundeddealDescUpdatedAt is the schema descriptor for updated_at field.
+	fundeddealDescUpdatedAt := fundeddealMixinFields1[1].Descriptor()
+	// fundeddeal.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	fundeddeal.DefaultUpdatedAt = fundeddealDescUpdatedAt.Default.(func() time.Time)
+	// fundeddeal.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	fundeddeal.UpdateDefaultUpdatedAt = fundeddealDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// fundeddealDescID is the schema descriptor for id field.
+	fundeddealDescID := fundeddealMixinFields0[0].Descriptor()
+	// fundeddeal.DefaultID holds the default value on creation for the id field.
+	fundeddeal.DefaultID = fundeddealDescID.Default.(func() uuid.UUID)
 	idempotencyrecordMixin := schema.IdempotencyRecord{}.Mixin()
 	idempotencyrecord.Policy = privacy.NewPolicies(schema.IdempotencyRecord{})
 	idempotencyrecord.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -561,6 +750,73 @@ func init() {
 	leadcountDescN := leadcountFields[2].Descriptor()
 	// leadcount.DefaultN holds the default value on creation for the n field.
 	leadcount.DefaultN = leadcountDescN.Default.(int)
+	lenderMixin := schema.Lender{}.Mixin()
+	lender.Policy = privacy.NewPolicies(schema.Lender{})
+	lender.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := lender.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	lenderMixinHooks1 := lenderMixin[1].Hooks()
+	lenderMixinHooks2 := lenderMixin[2].Hooks()
+	lenderHooks := schema.Lender{}.Hooks()
+
+	lender.Hooks[1] = lenderMixinHooks1[0]
+
+	lender.Hooks[2] = lenderMixinHooks2[0]
+
+	lender.Hooks[3] = lenderHooks[0]
+	lenderMixinFields0 := lenderMixin[0].Fields()
+	_ = lenderMixinFields0
+	lenderMixinFields1 := lenderMixin[1].Fields()
+	_ = lenderMixinFields1
+	lenderFields := schema.Lender{}.Fields()
+	_ = lenderFields
+	// lenderDescCreatedAt is the schema descriptor for created_at field.
+	lenderDescCreatedAt := lenderMixinFields1[0].Descriptor()
+	// lender.DefaultCreatedAt holds the default value on creation for the created_at field.
+	lender.DefaultCreatedAt = lenderDescCreatedAt.Default.(func() time.Time)
+	// lenderDescUpdatedAt is the schema descriptor for updated_at field.
+	lenderDescUpdatedAt := lenderMixinFields1[1].Descriptor()
+	// lender.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	lender.DefaultUpdatedAt = lenderDescUpdatedAt.Default.(func() time.Time)
+	// lender.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	lender.UpdateDefaultUpdatedAt = lenderDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// lenderDescName is the schema descriptor for name field.
+	lenderDescName := lenderFields[0].Descriptor()
+	// lender.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	lender.NameValidator = lenderDescName.Validators[0].(func(string) error)
+	// lenderDescIsActive is the schema descriptor for is_active field.
+	lenderDescIsActive := lenderFields[2].Descriptor()
+	// lender.DefaultIsActive holds the default value on creation for the is_active field.
+	lender.DefaultIsActive = lenderDescIsActive.Default.(bool)
+	// lenderDescProducts is the schema descriptor for products field.
+	lenderDescProducts := lenderFields[3].Descriptor()
+	// lender.DefaultProducts holds the default value on creation for the products field.
+	lender.DefaultProducts = lenderDescProducts.Default.([]string)
+	// lenderDescMinMonthsInBusiness is the schema descriptor for min_months_in_business field.
+	lenderDescMinMonthsInBusiness := lenderFields[7].Descriptor()
+	// lender.MinMonthsInBusinessValidator is a validator for the "min_months_in_business" field. It is called by the builders before save.
+	lender.MinMonthsInBusinessValidator = lenderDescMinMonthsInBusiness.Validators[0].(func(int) error)
+	// lenderDescExcludedIndustries is the schema descriptor for excluded_industries field.
+	lenderDescExcludedIndustries := lenderFields[8].Descriptor()
+	// lender.DefaultExcludedIndustries holds the default value on creation for the excluded_industries field.
+	lender.DefaultExcludedIndustries = lenderDescExcludedIndustries.Default.([]string)
+	// lenderDescCommissionRate is the schema descriptor for commission_rate field.
+	lenderDescCommissionRate := lenderFields[9].Descriptor()
+	// lender.DefaultCommissionRate holds the default value on creation for the commission_rate field.
+	lender.DefaultCommissionRate = money.Rate(lenderDescCommissionRate.Default.(int64))
+	// lenderDescContactEmail is the schema descriptor for contact_email field.
+	lenderDescContactEmail := lenderFields[10].Descriptor()
+	// lender.ContactEmailValidator is a validator for the "contact_email" field. It is called by the builders before save.
+	lender.ContactEmailValidator = lenderDescContactEmail.Validators[0].(func(string) error)
+	// lenderDescID is the schema descriptor for id field.
+	lenderDescID := lenderMixinFields0[0].Descriptor()
+	// lender.DefaultID holds the default value on creation for the id field.
+	lender.DefaultID = lenderDescID.Default.(func() uuid.UUID)
 	organizationMixin := schema.Organization{}.Mixin()
 	organization.Policy = privacy.NewPolicies(schema.Organization{})
 	organization.Hooks[0] = func(next ent.Mutator) ent.Mutator {

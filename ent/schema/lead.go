@@ -111,6 +111,10 @@ func (Lead) Edges() []ent.Edge {
 		edge.To("call_events", CallEvent.Type).Annotations(noInput, entgql.RelayConnection()).
 			Comment("The call events reported for the lead."),
 		edge.To("presences", AgentPresence.Type).Annotations(noInput, entgql.Skip()),
+		edge.To("applications", Application.Type).Annotations(noInput).
+			Comment("The lead's applications to lenders, oldest first."),
+		edge.To("funded_deals", FundedDeal.Type).Annotations(noInput).
+			Comment("The lead's funded deals."),
 	}
 }
 

@@ -45,6 +45,11 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("webhook_subscriptions", WebhookSubscription.Type),
 		edge.To("inbound_endpoints", InboundEndpoint.Type),
 		edge.To("automations", Automation.Type),
+		edge.To("lenders", Lender.Type),
+		edge.To("applications", Application.Type),
+		edge.To("funded_deals", FundedDeal.Type),
+		edge.To("commissions", Commission.Type),
+		edge.To("commission_payments", CommissionPayment.Type),
 	}
 }
 

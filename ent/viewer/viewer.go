@@ -19,11 +19,14 @@ const (
 	ScopeLeadsWrite     = "leads:write"
 	ScopeDialerWrite    = "dialer:write"
 	ScopeWebhooksManage = "webhooks:manage"
+	ScopeLendingRead    = "lending:read"
+	ScopeLendingWrite   = "lending:write"
 	ScopeAdmin          = "admin"
 )
 
 // AllScopes lists every scope, in the order the docs present them.
-var AllScopes = []string{ScopeLeadsRead, ScopeLeadsWrite, ScopeDialerWrite, ScopeWebhooksManage, ScopeAdmin}
+var AllScopes = []string{ScopeLeadsRead, ScopeLeadsWrite, ScopeDialerWrite, ScopeWebhooksManage,
+	ScopeLendingRead, ScopeLendingWrite, ScopeAdmin}
 
 // Viewer is the caller of one request.
 type Viewer struct {
@@ -51,9 +54,10 @@ func (v Viewer) Actor() string {
 }
 
 // implied lists the scopes that grant another: admin grants all, and
-// writing leads grants reading them (a write answers with the lead).
+// writing grants reading (a write answers with what it wrote).
 var implied = map[string][]string{
-	ScopeLeadsRead: {ScopeLeadsWrite},
+	ScopeLeadsRead:   {ScopeLeadsWrite},
+	ScopeLendingRead: {ScopeLendingWrite},
 }
 
 // Can reports whether the viewer holds scope, directly or by implication.

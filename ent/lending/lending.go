@@ -1,0 +1,69 @@
+// Package lending holds the rules of the lending half that are pure
+// decisions: which application moves are allowed, which stage slot a lead
+// moves to, and what a lender's box says of a submission. The schema hooks
+// apply them inside the mutation's transaction, so every surface (GraphQL,
+// REST, automations) gets the same answer.
+//
+// A leaf: it imports only ent/money and ent/apperr.
+package lending
+
+import (
+	"slices"
+
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// Application statuses.
+const (
+	Submitted    = "submitted"
+	Underwriting = "underwriting"
+	Approved     = "approved"
+	Declined     = "declined"
+	Withdrawn    = "withdrawn"
+	Funded       = "funded"
+)
+
+// Open are the statuses of an application still in play: a lead has at most
+// one open application per lender.
+var Open = []string{Submitted, Underwriting, Approved}
+
+// from lists, for each status an application can move to, the statuses it
+// may move from (PRODUCT 1.3). Submitted has none: only a new application
+// is submitted.
+var from = map[string][]string{
+	Underwriting: {Submitted},
+	Approved:     {Submitted, Underwriting},
+	Declined:     {Submitted, Underwriting},
+	Withdrawn:    {Submitted, Underwriting, Approved},
+	Funded:       {Approved},
+}
+
+// From returns the statuses an application may move to status from.
+func From(status string) []string { return slices.Clone(from[status]) }
+
+// Allowed reports whether an application may move from one status to another.
+func Allowed(fromStatus, to string) bool { return slices.Contains(from[to], fromStatus) }
+
+// Conflict is the error of a refused move: CONFLICT with the field, the
+// status the application is in and the one asked for, as both surfaces
+// render it (GraphQL extensions, the REST error's detail).
+func Conflict(fromStatus, to string) *apperr.Error {
+	return &apperr.Error{
+		Code:    apperr.Conflict,
+		Message: "the application cannot move from " + fromStatus + " to " + to,
+		Field:   "status",
+		Detail:  map[string]any{"from": fromStatus, "to": to},
+	}
+}
+
+// slotOrder is the order of the stage slots a lead moves through on its way
+// to funding (PRODUCT 1.3); lost and stages without a slot are outside it.
+var slotOrder = []string{"new", "working", "qualified", "application", "approved", "won"}
+
+// Advances reports whether a lead in slot current moves forward to slot
+// target: only from an earlier slot of the order, never out of lost, never
+// backwards.
+func Advances(current, target string) bool {
+	i, j := slices.Index(slotOrder, current), slices.Index(slotOrder, target)
+	return i >= 0 && j >= 0 && i < j
+}

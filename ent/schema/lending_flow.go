@@ -1,0 +1,466 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"entgo.io/ent"
+	"github.com/google/uuid"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/ent/event"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lending"
+	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/ent/outbox"
+	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/user"
+)
+
+// submitApplication fills a new application from its lead and lender:
+// both must be the organization's, the lender active, no other application
+// of the lead with the lender open; the amount defaults to the lead's, the
+// lender's box adds warnings. It emits application.submitted and moves the
+// lead to the application slot.
+func submitApplication(next ent.Mutator) ent.Mutator {
+	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
+		org, err := createOrg(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		sys := rule.SystemContext(ctx)
+		leadID, _ := m.LeadID()
+		l, err := m.Client().Lead.Query().Where(lead.ID(leadID), lead.OrgID(org)).Only(sys)
+		if err != nil {
+			return nil, refError(notFoundAsNil(err), "leadId", "lead")
+		}
+		lenderID, _ := m.LenderID()
+		ld, err := m.Client().Lender.Query().Where(lender.ID(lenderID), lender.OrgID(org)).Only(sys)
+		if err != nil {
+			return nil, refError(notFoundAsNil(err), "lenderId", "lender")
+		}
+		if !ld.IsActive {
+			return nil, apperr.Invalid("lenderId", "the lender %q is inactive and takes no new applications", ld.Name)
+		}
+		if err := checkOpenAndRef(sys, m, org); err != nil {
+			return nil, err
+		}
+		if err := fillSubmission(ctx, m, l, ld); err != nil {
+			return nil, err
+		}
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		a := v.(*gen.Application)
+		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
+			"lenderName": a.LenderName, "requestedAmount": a.RequestedAmount.String(), "submittedBy": a.SubmittedBy}
+		if err := outbox.Emit(ctx, m.Client(), a.OrgID, event.ApplicationSubmitted, data); err != nil {
+			return nil, err
+		}
+		return a, moveLeadToSlot(ctx, m.Client(), l, "application")
+	})
+}
+
+// createOrg is the organization a new row is created in.
+func createOrg(ctx context.Context, m orgMutation) (uuid.UUID, error) {
+	org, ok := mutationOrgOf(ctx, m)
+	if !ok {
+		return uuid.Nil, errors.New("creating a lending record without an organization")
+	}
+	return org, nil
+}
+
+// notFoundAsNil turns not-found into nil, which refError reports as the
+// caller's mistake; other errors stay failures.
+func notFoundAsNil(err error) error {
+	if gen.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// checkOpenAndRef refuses a second open application of the lead with the
+// lender and a reference the lender already uses (the unique indexes hold
+// when two submissions race; these say which rule was hit).
+func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.UUID) error {
+	leadID, _ := m.LeadID()
+	lenderID, _ := m.LenderID()
+	open, err := m.Client().Application.Query().
+		Where(application.LeadID(leadID), application.LenderID(lenderID),
+			application.StatusIn(statuses(lending.Open)...)).First(ctx)
+	if err != nil && !gen.IsNotFound(err) {
+		return fmt.Errorf("checking open applications: %w", err)
+	}
+	if open != nil {
+		return &apperr.Error{Code: apperr.Conflict, Field: "lenderId",
+			Message: "the lead already has an open application with this lender",
+			Detail:  map[string]any{"applicationId": open.ID.String(), "status": string(open.Status)}}
+	}
+	ref, ok := m.ExternalRef()
+	if !ok {
+		return nil
+	}
+	taken, err := m.Client().Application.Query().
+		Where(application.LenderID(lenderID), application.ExternalRef(ref), application.OrgID(org)).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("checking the external reference: %w", err)
+	}
+	if taken {
+		return &apperr.Error{Code: apperr.Conflict, Field: "externalRef",
+			Message: fmt.Sprintf("the lender already has an application with externalRef %q", ref)}
+	}
+	return nil
+}
+
+// fillSubmission sets what the service records of a submission.
+func fillSubmission(ctx context.Context, m *gen.ApplicationMutation, l *gen.Lead, ld *gen.Lender) error {
+	if _, ok := m.RequestedAmount(); !ok {
+		if l.RequestedAmount == nil {
+			return apperr.Invalid("requestedAmount", "is required: the lead has no requestedAmount")
+		}
+		amt, err := money.RoundDecimal(*l.RequestedAmount)
+		if err != nil {
+			return apperr.Invalid("requestedAmount", "the lead's requestedAmount %s", err)
+		}
+		m.SetRequestedAmount(amt)
+	}
+	requested, _ := m.RequestedAmount()
+	if requested <= 0 {
+		return apperr.Invalid("requestedAmount", "must be more than 0")
+	}
+	m.SetStatus(application.StatusSubmitted)
+	m.SetLenderName(ld.Name)
+	m.SetSubmittedAt(apitime.Now(ctx))
+	m.SetSubmittedBy(*outbox.Actor(ctx))
+	m.SetWarnings(boxOf(ld).Warnings(fileOf(l, requested, m)))
+	return nil
+}
+
+func boxOf(ld *gen.Lender) lending.Box {
+	return lending.Box{MinAmount: ld.MinAmount, MaxAmount: ld.MaxAmount, MinMonthlyRevenue: ld.MinMonthlyRevenue,
+		MinMonthsInBusiness: ld.MinMonthsInBusiness, ExcludedIndustries: ld.ExcludedIndustries, Products: ld.Products}
+}
+
+// fileOf is what the lead says of the deal. A revenue or a months count the
+// lead records in a form the box cannot compare is unknown, not a miss.
+func fileOf(l *gen.Lead, requested money.Amount, m *gen.ApplicationMutation) lending.File {
+	f := lending.File{Amount: requested, Industry: l.Industry}
+	if l.MonthlyRevenue != nil {
+		if rev, err := money.RoundDecimal(*l.MonthlyRevenue); err == nil {
+			f.MonthlyRevenue = &rev
+		}
+	}
+	switch n := l.CustomFields["monthsInBusiness"].(type) {
+	case float64:
+		if n == float64(int(n)) {
+			months := int(n)
+			f.MonthsInBusiness = &months
+		}
+	case string:
+		if months, err := strconv.Atoi(n); err == nil {
+			f.MonthsInBusiness = &months
+		}
+	}
+	if p, ok := m.Product(); ok {
+		s := string(p)
+		f.Product = &s
+	}
+	return f
+}
+
+// afterMove emits the decision's event and moves the lead on approval.
+func afterMove(ctx context.Context, c *gen.Client, a *gen.Application) error {
+	switch a.Status {
+	case application.StatusApproved:
+		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
+			"approvedAmount": a.ApprovedAmount.String(), "interestRate": a.InterestRate.String(), "termMonths": *a.TermMonths}
+		if err := outbox.Emit(ctx, c, a.OrgID, event.ApplicationApproved, data); err != nil {
+			return err
+		}
+		l, err := c.Lead.Get(rule.SystemContext(ctx), a.LeadID)
+		if err != nil {
+			return fmt.Errorf("reading the application's lead: %w", err)
+		}
+		return moveLeadToSlot(ctx, c, l, "approved")
+	case application.StatusDeclined:
+		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID, "reason": *a.DeclineReason}
+		return outbox.Emit(ctx, c, a.OrgID, event.ApplicationDeclined, data)
+	}
+	return nil
+}
+
+// moveLeadToSlot moves the lead to its organization's first stage of slot
+// when the lead's stage is in an earlier slot. The move is an ordinary
+// stage change: the lead hooks emit lead.status_changed and
+// lead.stage_changed with the same actor as a manual move.
+func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) error {
+	sys := rule.SystemContext(ctx)
+	current, err := c.PipelineStage.Get(sys, l.StageID)
+	if err != nil {
+		return fmt.Errorf("reading the lead's stage: %w", err)
+	}
+	if !lending.Advances(string(current.SemanticSlot), slot) {
+		return nil
+	}
+	target, err := c.PipelineStage.Query().
+		Where(pipelinestage.OrgID(l.OrgID), pipelinestage.SemanticSlotEQ(pipelinestage.SemanticSlot(slot))).
+		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).First(sys)
+	if gen.IsNotFound(err) {
+		return nil // the organization has no stage for the slot
+	}
+	if err != nil {
+		return fmt.Errorf("finding the %s stage: %w", slot, err)
+	}
+	if err := c.Lead.UpdateOneID(l.ID).SetStageID(target.ID).Exec(sys); err != nil {
+		return fmt.Errorf("moving the lead to the %s stage: %w", slot, err)
+	}
+	return nil
+}
+
+func (FundedDeal) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(fundDeal, ent.OpCreate)}
+}
+
+// fundDeal turns an approved application into a deal. The lead's row is
+// locked first (an UPDATE, on both databases), so fundings of one lead's
+// applications run one after the other: the second finds its application
+// withdrawn and is refused. The application then moves to funded (the
+// transition rule refuses any other status), the lead's other open
+// applications are withdrawn, the commission is created, the lead moves to
+// won, and deal.funded is emitted.
+func fundDeal(next ent.Mutator) ent.Mutator {
+	return hook.FundedDealFunc(func(ctx context.Context, m *gen.FundedDealMutation) (gen.Value, error) {
+		org, err := createOrg(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		sys := rule.SystemContext(ctx)
+		c := m.Client()
+		appID, _ := m.ApplicationID()
+		a, err := c.Application.Query().Where(application.ID(appID), application.OrgID(org)).Only(sys)
+		if gen.IsNotFound(err) {
+			return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", appID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the application: %w", err)
+		}
+		fundedAt, err := pastOrNow(ctx, m.FundedAt, "fundedAt")
+		if err != nil {
+			return nil, err
+		}
+		m.SetFundedAt(fundedAt)
+		if err := c.Lead.Update().Where(lead.ID(a.LeadID)).SetConvertedAt(fundedAt).Exec(sys); err != nil {
+			return nil, fmt.Errorf("locking the lead: %w", err)
+		}
+		if a.Status != application.StatusApproved {
+			return nil, lending.Conflict(string(a.Status), lending.Funded)
+		}
+		if err := fillDeal(ctx, m, a); err != nil {
+			return nil, err
+		}
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		d := v.(*gen.FundedDeal)
+		return d, afterFunding(ctx, c, a, d)
+	})
+}
+
+// pastOrNow is the time a mutation gives, now when it gives none; a time
+// in the future is refused.
+func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string) (time.Time, error) {
+	at, ok := given()
+	now := apitime.Now(ctx)
+	if !ok {
+		return now, nil
+	}
+	if at.After(now) {
+		return time.Time{}, apperr.Invalid(field, "must not be in the future")
+	}
+	return apitime.Truncate(at), nil
+}
+
+// fillDeal copies the offer and computes what the caller left out: the
+// funded amount, the advisor, the payback and the commission.
+func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application) error {
+	sys := rule.SystemContext(ctx)
+	c := m.Client()
+	if _, ok := m.FundedAmount(); !ok {
+		m.SetFundedAmount(*a.ApprovedAmount)
+	}
+	funded, _ := m.FundedAmount()
+	if funded <= 0 {
+		return apperr.Invalid("fundedAmount", "must be more than 0")
+	}
+	m.SetLeadID(a.LeadID)
+	m.SetLenderID(a.LenderID)
+	m.SetLenderName(a.LenderName)
+	m.SetInterestRate(*a.InterestRate)
+	m.SetRateType(fundeddeal.RateType(*a.RateType))
+	m.SetTermMonths(*a.TermMonths)
+	m.SetCommissionID(newID())
+	if a.PaymentFrequency != nil {
+		m.SetPaymentFrequency(fundeddeal.PaymentFrequency(*a.PaymentFrequency))
+	}
+	if *a.RateType == application.RateTypeFactor {
+		payback, err := funded.MulRate(*a.InterestRate)
+		if err != nil {
+			return apperr.Invalid("fundedAmount", "the payback %s", err)
+		}
+		m.SetPaybackAmount(payback)
+	}
+	if id, ok := m.AdvisorID(); ok {
+		n, err := c.User.Query().Where(user.ID(id), user.OrgID(a.OrgID)).Count(sys)
+		if err != nil || n == 0 {
+			return refError(err, "advisorId", "user")
+		}
+	} else if l, err := c.Lead.Get(sys, a.LeadID); err != nil {
+		return fmt.Errorf("reading the lead: %w", err)
+	} else if l.PrimaryAdvisorID != nil {
+		m.SetAdvisorID(*l.PrimaryAdvisorID)
+	}
+	if _, ok := m.ExpectedCommission(); !ok {
+		ld, err := c.Lender.Get(sys, a.LenderID)
+		if err != nil {
+			return fmt.Errorf("reading the lender: %w", err)
+		}
+		due, err := funded.MulRate(ld.CommissionRate)
+		if err != nil {
+			return apperr.Invalid("fundedAmount", "the commission %s", err)
+		}
+		m.SetExpectedCommission(due)
+	}
+	return nil
+}
+
+// afterFunding moves the application and the lead, withdraws the rest and
+// opens the commission.
+func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal) error {
+	sys := rule.SystemContext(ctx)
+	err := c.Application.UpdateOneID(a.ID).SetStatus(application.StatusFunded).SetFundedDealID(d.ID).Exec(sys)
+	if err != nil {
+		return err
+	}
+	err = c.Application.Update().
+		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
+		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(sys)
+	if err != nil {
+		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
+	}
+	err = c.Commission.Create().SetID(d.CommissionID).SetOrgID(d.OrgID).SetDealID(d.ID).SetLeadID(d.LeadID).
+		SetLenderID(d.LenderID).SetNillableAdvisorID(d.AdvisorID).SetExpectedAmount(d.ExpectedCommission).Exec(sys)
+	if err != nil {
+		return fmt.Errorf("creating the commission: %w", err)
+	}
+	data := map[string]any{"dealId": d.ID, "orgId": d.OrgID, "applicationId": d.ApplicationID, "lenderId": d.LenderID,
+		"fundedAmount": d.FundedAmount.String(), "commission": d.ExpectedCommission.String(), "advisorId": d.AdvisorID}
+	if err := outbox.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
+		return err
+	}
+	l, err := c.Lead.Get(sys, d.LeadID)
+	if err != nil {
+		return fmt.Errorf("reading the lead: %w", err)
+	}
+	return moveLeadToSlot(ctx, c, l, "won")
+}
+
+func (CommissionPayment) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(recordPayment, ent.OpCreate)}
+}
+
+// recordPayment adds a payment or a clawback to its commission's paid
+// amount and sets the commission's status, in the same transaction; the
+// UPDATE of the commission's row also queues concurrent payments of one
+// commission on PostgreSQL. A payment emits deal.commission_paid.
+func recordPayment(next ent.Mutator) ent.Mutator {
+	return hook.CommissionPaymentFunc(func(ctx context.Context, m *gen.CommissionPaymentMutation) (gen.Value, error) {
+		org, err := createOrg(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		amt, _ := m.Amount()
+		if amt <= 0 {
+			return nil, apperr.Invalid("amount", "must be more than 0")
+		}
+		paidAt, err := pastOrNow(ctx, m.PaidAt, "paidAt")
+		if err != nil {
+			return nil, err
+		}
+		m.SetPaidAt(paidAt)
+		cm, err := applyPayment(ctx, m, org, amt)
+		if err != nil {
+			return nil, err
+		}
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		p := v.(*gen.CommissionPayment)
+		if p.Kind != commissionpayment.KindPayment {
+			return p, nil // the catalog has no clawback event
+		}
+		data := map[string]any{"commissionId": cm.ID, "dealId": cm.DealID, "orgId": cm.OrgID, "lenderId": cm.LenderID,
+			"advisorId": cm.AdvisorID, "amount": p.Amount.String(), "paidAt": apitime.Format(p.PaidAt),
+			"paidAmount": cm.PaidAmount.String(), "expectedAmount": cm.ExpectedAmount.String(), "status": string(cm.Status)}
+		return p, outbox.Emit(ctx, m.Client(), cm.OrgID, event.DealCommissionPaid, data)
+	})
+}
+
+// applyPayment updates the commission's paid amount and status.
+func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uuid.UUID, amt money.Amount) (*gen.Commission, error) {
+	sys := rule.SystemContext(ctx)
+	id, _ := m.CommissionID()
+	kind, _ := m.Kind()
+	delta := amt
+	if kind == commissionpayment.KindClawback {
+		delta = -amt
+	}
+	n, err := m.Client().Commission.Update().Where(commission.ID(id), commission.OrgID(org)).AddPaidAmount(delta).Save(sys)
+	if err != nil {
+		return nil, fmt.Errorf("adding the payment to the commission: %w", err)
+	}
+	if n == 0 {
+		return nil, apperr.New(apperr.NotFound, "no commission with id %s exists in your organization", id)
+	}
+	cm, err := m.Client().Commission.Get(sys, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading the commission: %w", err)
+	}
+	if cm.PaidAmount < 0 {
+		return nil, apperr.Invalid("amount", "is more than the commission's paid amount (%s before the clawback)",
+			cm.PaidAmount+amt)
+	}
+	status := commissionStatus(cm, kind)
+	if status == cm.Status {
+		return cm, nil
+	}
+	return m.Client().Commission.UpdateOneID(id).SetStatus(status).Save(sys)
+}
+
+// commissionStatus is the status after a payment of kind: clawed_back once
+// any clawback is recorded, else as the paid amount stands.
+func commissionStatus(cm *gen.Commission, kind commissionpayment.Kind) commission.Status {
+	switch {
+	case kind == commissionpayment.KindClawback || cm.Status == commission.StatusClawedBack:
+		return commission.StatusClawedBack
+	case cm.PaidAmount >= cm.ExpectedAmount:
+		return commission.StatusPaid
+	case cm.PaidAmount > 0:
+		return commission.StatusPartiallyPaid
+	}
+	return commission.StatusPending
+}

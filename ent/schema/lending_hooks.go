@@ -1,0 +1,269 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"entgo.io/ent"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lending"
+	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/ent/rule"
+)
+
+// Bounds of the lender's lists.
+const (
+	maxListItems = 50
+	maxItemLen   = 100
+)
+
+func (Lender) Hooks() []ent.Hook {
+	return []ent.Hook{hook.On(lenderChecks, ent.OpCreate|ent.OpUpdateOne)}
+}
+
+// lenderChecks keys the name for the case-blind unique rule, and checks the
+// lists and the amount range, which span fields.
+func lenderChecks(next ent.Mutator) ent.Mutator {
+	return hook.LenderFunc(func(ctx context.Context, m *gen.LenderMutation) (gen.Value, error) {
+		if name, ok := m.Name(); ok {
+			m.SetNameKey(strings.ToLower(strings.TrimSpace(name)))
+			if err := uniqueLenderName(ctx, m, name); err != nil {
+				return nil, err
+			}
+		}
+		if products, ok := m.Products(); ok {
+			for _, p := range products {
+				if !slices.Contains(enum.LenderProducts, p) {
+					return nil, apperr.Invalid("products", "%q is not a product; products are %s", p, strings.Join(enum.LenderProducts, ", "))
+				}
+			}
+		}
+		if list, ok := m.ExcludedIndustries(); ok {
+			if err := checkList("excludedIndustries", list); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkAmountRange(ctx, m); err != nil {
+			return nil, err
+		}
+		return next.Mutate(ctx, m)
+	})
+}
+
+// uniqueLenderName answers a clash with a clear CONFLICT; the unique index
+// holds against a concurrent create.
+func uniqueLenderName(ctx context.Context, m *gen.LenderMutation, name string) error {
+	key, _ := m.NameKey()
+	q := m.Client().Lender.Query().Where(lender.NameKey(key))
+	if org, ok := m.OrgID(); ok {
+		q = q.Where(lender.OrgID(org))
+	}
+	if id, ok := m.ID(); ok {
+		q = q.Where(lender.IDNEQ(id))
+	}
+	taken, err := q.Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("checking the lender's name: %w", err)
+	}
+	if taken {
+		return &apperr.Error{Code: apperr.Conflict, Field: "name",
+			Message: fmt.Sprintf("a lender named %q already exists in your organization (names are compared ignoring case)", name)}
+	}
+	return nil
+}
+
+func checkList(field string, list []string) error {
+	if len(list) > maxListItems {
+		return apperr.Invalid(field, "at most %d items are allowed", maxListItems)
+	}
+	for _, s := range list {
+		if err := runeLen(1, maxItemLen)(s); err != nil {
+			return apperr.Invalid(field, "each item %s", err)
+		}
+	}
+	return nil
+}
+
+// checkAmountRange keeps minAmount <= maxAmount, reading the stored bound
+// when an update changes only the other.
+func checkAmountRange(ctx context.Context, m *gen.LenderMutation) error {
+	lo, loSet := m.MinAmount()
+	hi, hiSet := m.MaxAmount()
+	if !loSet && !hiSet {
+		return nil
+	}
+	if m.Op().Is(ent.OpUpdateOne) {
+		if !loSet && !m.MinAmountCleared() {
+			old, err := m.OldMinAmount(rule.SystemContext(ctx))
+			if err != nil || old == nil {
+				return err
+			}
+			lo, loSet = *old, true
+		}
+		if !hiSet && !m.MaxAmountCleared() {
+			old, err := m.OldMaxAmount(rule.SystemContext(ctx))
+			if err != nil || old == nil {
+				return err
+			}
+			hi, hiSet = *old, true
+		}
+	}
+	if loSet && hiSet && lo > hi {
+		return apperr.Invalid("minAmount", "must not exceed maxAmount (%s > %s)", lo, hi)
+	}
+	return nil
+}
+
+func (Application) Hooks() []ent.Hook {
+	return []ent.Hook{
+		hook.On(submitApplication, ent.OpCreate),
+		hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne),
+	}
+}
+
+// moveApplication enforces the transition table on every status change,
+// single or bulk: the update is conditional on the statuses the target may
+// be reached from (lending.From), so of two concurrent moves the second
+// finds the row moved and is refused, whatever it read before.
+func moveApplication(next ent.Mutator) ent.Mutator {
+	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
+		to, moving := m.Status()
+		if !moving {
+			return next.Mutate(ctx, m)
+		}
+		if err := checkMove(ctx, m, string(to)); err != nil {
+			return nil, err
+		}
+		m.Where(application.StatusIn(statuses(lending.From(string(to)))...))
+		v, err := next.Mutate(ctx, m)
+		if m.Op().Is(ent.OpUpdate) {
+			return v, err
+		}
+		if gen.IsNotFound(err) {
+			return nil, refusedMove(ctx, m, string(to))
+		}
+		if err != nil {
+			return nil, err
+		}
+		a, ok := v.(*gen.Application)
+		if !ok {
+			return v, nil
+		}
+		return a, afterMove(ctx, m.Client(), a)
+	})
+}
+
+func statuses(names []string) []application.Status {
+	out := make([]application.Status, len(names))
+	for i, s := range names {
+		out[i] = application.Status(s)
+	}
+	return out
+}
+
+// refusedMove tells a refused move from a missing application: CONFLICT
+// with the status the application is in, or NOT_FOUND.
+func refusedMove(ctx context.Context, m *gen.ApplicationMutation, to string) error {
+	id, _ := m.ID()
+	a, err := m.Client().Application.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	return lending.Conflict(string(a.Status), to)
+}
+
+// checkMove checks what each move needs and stamps what it records: a
+// decision needs its offer or its reason, a funding comes only with its
+// deal, and fields of one outcome are refused on another.
+func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error {
+	if err := onlyFor(m, to); err != nil {
+		return err
+	}
+	switch to {
+	case lending.Submitted:
+		return refusedMove(ctx, m, to)
+	case lending.Approved:
+		return checkApproval(ctx, m)
+	case lending.Declined:
+		reason, ok := m.DeclineReason()
+		if !ok || strings.TrimSpace(reason) == "" {
+			return apperr.Invalid("reason", "is required to decline an application")
+		}
+		if err := runeLen(1, 500)(reason); err != nil {
+			return apperr.Invalid("reason", "%s", err)
+		}
+		m.SetDecidedAt(apitime.Now(ctx))
+	case lending.Withdrawn:
+		if reason, ok := m.WithdrawnReason(); ok {
+			if err := runeLen(1, 500)(reason); err != nil {
+				return apperr.Invalid("reason", "%s", err)
+			}
+		}
+	case lending.Funded:
+		if _, ok := m.FundedDealID(); !ok {
+			return apperr.Invalid("status", "an application is funded only by funding a deal (fundDeal)")
+		}
+	}
+	return nil
+}
+
+// onlyFor refuses the fields of an outcome other than the move's.
+func onlyFor(m *gen.ApplicationMutation, to string) error {
+	outcome := map[string][]string{
+		lending.Approved:  {application.FieldApprovedAmount, application.FieldInterestRate, application.FieldRateType, application.FieldTermMonths, application.FieldPaymentFrequency, application.FieldConditions},
+		lending.Declined:  {application.FieldDeclineReason, application.FieldDeclineCategory},
+		lending.Withdrawn: {application.FieldWithdrawnReason},
+		lending.Funded:    {application.FieldFundedDealID},
+	}
+	for status, fields := range outcome {
+		if status == to {
+			continue
+		}
+		for _, f := range fields {
+			if _, set := m.Field(f); set {
+				return apperr.Invalid(apperr.FieldName(f), "applies only when the application becomes %s", status)
+			}
+		}
+	}
+	return nil
+}
+
+// checkApproval needs the offer's rate, its kind and its term; the
+// approved amount defaults to the amount requested.
+func checkApproval(ctx context.Context, m *gen.ApplicationMutation) error {
+	for _, f := range []string{application.FieldInterestRate, application.FieldRateType, application.FieldTermMonths} {
+		if _, ok := m.Field(f); !ok {
+			return apperr.Invalid(apperr.FieldName(f), "is required to approve an application")
+		}
+	}
+	if r, _ := m.InterestRate(); r < 0 || r > money.MaxRate {
+		return apperr.Invalid("interestRate", "must be between 0 and 10")
+	}
+	if list, ok := m.Conditions(); ok {
+		if err := checkList("conditions", list); err != nil {
+			return err
+		}
+	}
+	if amt, ok := m.ApprovedAmount(); ok {
+		if amt <= 0 {
+			return apperr.Invalid("approvedAmount", "must be more than 0")
+		}
+	} else if m.Op().Is(ent.OpUpdateOne) {
+		requested, err := m.OldRequestedAmount(ctx)
+		if err != nil {
+			return err // NOT_FOUND for a missing application
+		}
+		m.SetApprovedAmount(requested)
+	}
+	m.SetDecidedAt(apitime.Now(ctx))
+	return nil
+}

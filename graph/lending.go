@@ -1,0 +1,228 @@
+package graph
+
+import (
+	"context"
+	"time"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/lender"
+)
+
+// The lending half's operations. Each is one ent write: the rules (the
+// transition table, the lender's box, one open application per lender,
+// what funding moves and creates, the events) are the schema hooks', so an
+// automation calling these resolvers gets exactly what a dashboard does.
+
+// The connections' orders when none is asked for: newest first, as the
+// REST lists, on the indexes that lead with the organization.
+var (
+	newestLenders      = &ent.LenderOrder{Direction: entgql.OrderDirectionDesc, Field: ent.LenderOrderFieldCreatedAt}
+	newestApplications = &ent.ApplicationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ApplicationOrderFieldCreatedAt}
+	latestFunding      = &ent.FundedDealOrder{Direction: entgql.OrderDirectionDesc, Field: ent.FundedDealOrderFieldFundedAt}
+	newestCommissions  = &ent.CommissionOrder{Direction: entgql.OrderDirectionDesc, Field: ent.CommissionOrderFieldCreatedAt}
+)
+
+// orderOr is the order asked for, or the default.
+func orderOr[T any](asked, fallback *T) *T {
+	if asked != nil {
+		return asked
+	}
+	return fallback
+}
+
+func (r *Resolver) submitApplication(ctx context.Context, in SubmitApplicationInput) (*ent.Application, error) {
+	c := r.client(ctx).Application.Create().
+		SetLeadID(in.LeadID).SetLenderID(in.LenderID).SetNillableProduct(in.Product).
+		SetNillableExternalRef(in.ExternalRef).SetNillableNotes(in.Notes)
+	if in.RequestedAmount != nil { // else the lead's (the hook)
+		c.SetRequestedAmount(*in.RequestedAmount)
+	}
+	return c.Save(ctx)
+}
+
+// decideApplication sets every field the input gives; the hook refuses
+// the fields of the other outcome and what an approval or a decline lacks.
+func (r *Resolver) decideApplication(ctx context.Context, id uuid.UUID, in DecideApplicationInput) (*ent.Application, error) {
+	status := application.StatusApproved
+	if in.Decision == DecisionDeclined {
+		status = application.StatusDeclined
+	}
+	u := r.client(ctx).Application.UpdateOneID(id).SetStatus(status).
+		SetNillableApprovedAmount(in.ApprovedAmount).SetNillableInterestRate(in.InterestRate).
+		SetNillableRateType(in.RateType).SetNillableTermMonths(in.TermMonths).
+		SetNillablePaymentFrequency(in.PaymentFrequency).
+		SetNillableDeclineReason(in.Reason).SetNillableDeclineCategory(in.DeclineCategory)
+	if in.Conditions != nil {
+		u.SetConditions(in.Conditions)
+	}
+	return u.Save(ctx)
+}
+
+func (r *Resolver) moveApplication(ctx context.Context, id uuid.UUID, to application.Status, reason *string) (*ent.Application, error) {
+	return r.client(ctx).Application.UpdateOneID(id).SetStatus(to).SetNillableWithdrawnReason(reason).Save(ctx)
+}
+
+func (r *Resolver) fundDeal(ctx context.Context, in FundDealInput) (*ent.FundedDeal, error) {
+	c := r.client(ctx).FundedDeal.Create().SetApplicationID(in.ApplicationID).SetNillableAdvisorID(in.AdvisorID)
+	// What the input leaves out, the hook computes.
+	if in.FundedAmount != nil {
+		c.SetFundedAmount(*in.FundedAmount)
+	}
+	if in.FundedAt != nil {
+		c.SetFundedAt(*in.FundedAt)
+	}
+	if in.Commission != nil {
+		c.SetExpectedCommission(*in.Commission)
+	}
+	return c.Save(ctx)
+}
+
+// recordPayment adds a payment or clawback to the deal's commission and
+// answers with the commission as it now stands.
+func (r *Resolver) recordPayment(ctx context.Context, in CommissionPaymentInput, kind commissionpayment.Kind) (*ent.Commission, error) {
+	c := r.client(ctx)
+	cm, err := c.Commission.Query().Where(commission.DealID(in.DealID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.New(apperr.NotFound, "no funded deal with id %s exists in your organization", in.DealID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := c.CommissionPayment.Create().SetCommissionID(cm.ID).SetAmount(in.Amount).SetKind(kind).
+		SetNillableReference(in.Reference)
+	if in.PaidAt != nil { // else now (the hook)
+		p.SetPaidAt(*in.PaidAt)
+	}
+	if err := p.Exec(ctx); err != nil {
+		return nil, err
+	}
+	return c.Commission.Get(ctx, cm.ID)
+}
+
+// The offset pages behind the REST lists. Who may read is the privacy
+// policy's to say (lending:read); these filter and page.
+
+func (r *Resolver) lendersPage(ctx context.Context, isActive *bool, pageArg, limitArg *int) (*LenderPage, error) {
+	o, err := spanOf(pageArg, limitArg)
+	if err != nil {
+		return nil, err
+	}
+	q := r.client(ctx).Lender.Query()
+	if isActive != nil {
+		q = q.Where(lender.IsActive(*isActive))
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := q.Order(lender.ByCreatedAt(sql.OrderDesc()), lender.ByID(sql.OrderDesc())).
+		Limit(o.limit).Offset(o.skip).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &LenderPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+}
+
+func (r *Resolver) applicationsPage(ctx context.Context, leadID, lenderID *uuid.UUID, status *application.Status, pageArg, limitArg *int) (*ApplicationPage, error) {
+	o, err := spanOf(pageArg, limitArg)
+	if err != nil {
+		return nil, err
+	}
+	q := r.client(ctx).Application.Query()
+	if leadID != nil {
+		q = q.Where(application.LeadID(*leadID))
+	}
+	if lenderID != nil {
+		q = q.Where(application.LenderID(*lenderID))
+	}
+	if status != nil {
+		q = q.Where(application.StatusEQ(*status))
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := q.Order(application.ByCreatedAt(sql.OrderDesc()), application.ByID(sql.OrderDesc())).
+		Limit(o.limit).Offset(o.skip).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &ApplicationPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+}
+
+func (r *Resolver) fundedDealsPage(ctx context.Context, leadID, lenderID, advisorID *uuid.UUID, from, to *time.Time, pageArg, limitArg *int) (*FundedDealPage, error) {
+	o, err := spanOf(pageArg, limitArg)
+	if err != nil {
+		return nil, err
+	}
+	if from != nil && to != nil && !to.After(*from) {
+		return nil, apperr.Invalid("fundedTo", "must be after fundedFrom")
+	}
+	q := r.client(ctx).FundedDeal.Query()
+	if leadID != nil {
+		q = q.Where(fundeddeal.LeadID(*leadID))
+	}
+	if lenderID != nil {
+		q = q.Where(fundeddeal.LenderID(*lenderID))
+	}
+	if advisorID != nil {
+		q = q.Where(fundeddeal.AdvisorID(*advisorID))
+	}
+	if from != nil {
+		q = q.Where(fundeddeal.FundedAtGTE(*from))
+	}
+	if to != nil {
+		q = q.Where(fundeddeal.FundedAtLT(*to))
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := q.Order(fundeddeal.ByFundedAt(sql.OrderDesc()), fundeddeal.ByID(sql.OrderDesc())).
+		Limit(o.limit).Offset(o.skip).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &FundedDealPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+}
+
+func (r *Resolver) commissionsPage(ctx context.Context, dealID, lenderID, advisorID *uuid.UUID, status *commission.Status, pageArg, limitArg *int) (*CommissionPage, error) {
+	o, err := spanOf(pageArg, limitArg)
+	if err != nil {
+		return nil, err
+	}
+	q := r.client(ctx).Commission.Query()
+	if dealID != nil {
+		q = q.Where(commission.DealID(*dealID))
+	}
+	if lenderID != nil {
+		q = q.Where(commission.LenderID(*lenderID))
+	}
+	if advisorID != nil {
+		q = q.Where(commission.AdvisorID(*advisorID))
+	}
+	if status != nil {
+		q = q.Where(commission.StatusEQ(*status))
+	}
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := q.WithPayments(func(p *ent.CommissionPaymentQuery) {
+		p.Order(commissionpayment.ByPaidAt(), commissionpayment.ByID())
+	}).Order(commission.ByCreatedAt(sql.OrderDesc()), commission.ByID(sql.OrderDesc())).
+		Limit(o.limit).Offset(o.skip).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &CommissionPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+}
