@@ -39,7 +39,7 @@ func (Commission) Fields() []ent.Field {
 		field.Int64("expected_amount").GoType(amountGo).Annotations(amountType).Comment("The commission expected: the deal's commission.").Immutable(),
 		field.Int64("paid_amount").GoType(amountGo).Annotations(amountType).Comment("The sum of the payments minus the sum of the clawbacks.").Default(0),
 		field.Enum("status").Values(enum.CommissionStatuses...).Default("pending").
-			Comment("pending until something is paid, partially_paid, paid once paidAmount reaches expectedAmount; "+
+			Comment("pending until something is paid, partially_paid, paid once paidAmount reaches expectedAmount; " +
 				"clawed_back once any clawback is recorded.").
 			Annotations(valueDocs(enum.CommissionStatusDocs)),
 	}

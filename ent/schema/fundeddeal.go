@@ -47,9 +47,9 @@ func (FundedDeal) Fields() []ent.Field {
 		field.Enum("payment_frequency").Values(enum.PaymentFrequencies...).Optional().Nillable().Immutable().
 			Comment("How often the merchant pays, copied from the application; null when not stated.").
 			Annotations(valueDocs(enum.PaymentFrequencyDocs)),
-		field.Int64("payback_amount").GoType(amountGo).Annotations(amountType).Optional().Nillable().Comment("What the merchant pays back for a factor rate: fundedAmount × interestRate, "+
+		field.Int64("payback_amount").GoType(amountGo).Annotations(amountType).Optional().Nillable().Comment("What the merchant pays back for a factor rate: fundedAmount × interestRate, " +
 			"rounded half-even to the cent; null for an APR.").Immutable(),
-		field.Int64("expected_commission").GoType(amountGo).Annotations(amountType).Comment("The commission the broker expects: fundedAmount × the lender's commissionRate "+
+		field.Int64("expected_commission").GoType(amountGo).Annotations(amountType).Comment("The commission the broker expects: fundedAmount × the lender's commissionRate " +
 			"(rounded half-even to the cent) unless given. REST names it commission; here commission is the commission record.").Immutable(),
 		field.UUID("commission_id", uuidType).Immutable().Comment("The id of the deal's commission."),
 		field.Time("funded_at").Immutable().Annotations(entgql.OrderField("FUNDED_AT")).
