@@ -1,0 +1,201 @@
+// Package period turns a report's range parameters into instants and
+// buckets: from and to as dates (whole days in the report's time zone) or
+// date-times (instants), the IANA time zone, and the series interval. Days
+// are cut at local midnight, so a daylight-saving day is 23 or 25 hours
+// long; weeks start on Monday (ISO); months on the 1st.
+//
+// A leaf: it imports only ent/apperr.
+package period
+
+import (
+	"slices"
+	"strings"
+	"time"
+	_ "time/tzdata" // IANA zones on hosts without a zoneinfo database
+
+	"github.com/lendingpipe/svc/ent/apperr"
+)
+
+// Intervals a series may be cut by.
+const (
+	Day   = "day"
+	Week  = "week"
+	Month = "month"
+)
+
+// Intervals lists them in the order the docs present them.
+var Intervals = []string{Day, Week, Month}
+
+// Bounds of a range.
+const (
+	MaxDays     = 366
+	DefaultDays = 30
+)
+
+// DateLayout is how a date is written: 2026-11-01.
+const DateLayout = "2006-01-02"
+
+// Range is a report's span: instants [Start, End) and the zone its days
+// are cut in.
+type Range struct {
+	Start, End time.Time
+	Loc        *time.Location
+}
+
+// Params are a report's range parameters as the caller sent them; empty
+// strings are absent.
+type Params struct {
+	From, To, TimeZone string
+}
+
+// Zone reads an IANA time zone name; empty is fallback.
+func Zone(name, fallback string) (*time.Location, error) {
+	if name == "" {
+		name = fallback
+	}
+	if name == "" {
+		return time.UTC, nil
+	}
+	// LoadLocation also reads paths and "Local": only names of the IANA
+	// form are taken.
+	if name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
+		return nil, apperr.Invalid("timezone", "%q is not an IANA time zone name", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, apperr.Invalid("timezone", "%q is not an IANA time zone name (such as America/New_York)", name)
+	}
+	return loc, nil
+}
+
+// Parse resolves p in the zone named by p.TimeZone, or orgZone when it
+// names none. A date is a whole day (from and to both inclusive); a
+// date-time is an instant (from inclusive, to exclusive). Without to, the
+// range ends with today; without from, it starts DefaultDays days before
+// its end (the last 30 days by default).
+func Parse(p Params, orgZone string, now time.Time) (Range, error) {
+	loc, err := Zone(p.TimeZone, orgZone)
+	if err != nil {
+		return Range{}, err
+	}
+	r := Range{Loc: loc, End: midnight(now.In(loc)).AddDate(0, 0, 1)} // today included
+	if p.To != "" {
+		if r.End, err = instant("to", p.To, loc, true); err != nil {
+			return Range{}, err
+		}
+	}
+	// Without from: the DefaultDays days that end with to's day.
+	r.Start = midnight(r.End.Add(-time.Nanosecond)).AddDate(0, 0, 1-DefaultDays)
+	if p.From != "" {
+		if r.Start, err = instant("from", p.From, loc, false); err != nil {
+			return Range{}, err
+		}
+	}
+	if !r.End.After(r.Start) {
+		return Range{}, apperr.Invalid("to", "must be after from")
+	}
+	if r.End.After(midnight(r.Start.In(loc)).AddDate(0, 0, MaxDays)) {
+		return Range{}, apperr.Invalid("to", "the range may span at most %d days", MaxDays)
+	}
+	return r, nil
+}
+
+// instant reads a date or a date-time. A date's instant is its local
+// midnight; for to, inclusive, the midnight after it.
+func instant(field, s string, loc *time.Location, inclusiveEnd bool) (time.Time, error) {
+	if len(s) == len(DateLayout) {
+		d, err := time.ParseInLocation(DateLayout, s, loc)
+		if err != nil {
+			return time.Time{}, apperr.Invalid(field, "must be a date (2026-11-01) or a date-time (2026-11-01T09:30:00Z)")
+		}
+		if inclusiveEnd {
+			d = d.AddDate(0, 0, 1)
+		}
+		return midnight(d), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, apperr.Invalid(field, "must be a date (2026-11-01) or a date-time (2026-11-01T09:30:00Z)")
+	}
+	return t.In(loc), nil
+}
+
+// midnight is the start of t's day in t's zone. time.Date normalises a
+// midnight that a daylight-saving change skips to the first instant of
+// the day.
+func midnight(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+}
+
+// CheckInterval reads the interval parameter; empty is fallback.
+func CheckInterval(s, fallback string) (string, error) {
+	if s == "" {
+		return fallback, nil
+	}
+	if !slices.Contains(Intervals, s) {
+		return "", apperr.Invalid("interval", "must be one of %s", strings.Join(Intervals, ", "))
+	}
+	return s, nil
+}
+
+// Bucket is one period of a series: [Start, End) in the range's zone.
+type Bucket struct {
+	Start, End time.Time
+}
+
+// Date is the bucket's first day, as the series writes periodStart.
+func (b Bucket) Date() string { return b.Start.Format(DateLayout) }
+
+// Buckets lists every bucket of interval that overlaps the range, in
+// order: the first starts at or before r.Start (local midnight, the Monday,
+// the 1st), the last ends at or after r.End.
+func (r Range) Buckets(interval string) []Bucket {
+	start := floor(r.Start.In(r.Loc), interval)
+	var out []Bucket
+	for s := start; s.Before(r.End); {
+		e := next(s, interval)
+		out = append(out, Bucket{Start: s, End: e})
+		s = e
+	}
+	return out
+}
+
+// Index is the position in buckets of the one holding t, or -1.
+func Index(buckets []Bucket, t time.Time) int {
+	i, _ := slices.BinarySearchFunc(buckets, t, func(b Bucket, t time.Time) int {
+		switch {
+		case !t.Before(b.End):
+			return -1
+		case t.Before(b.Start):
+			return 1
+		}
+		return 0
+	})
+	if i < len(buckets) && !t.Before(buckets[i].Start) && t.Before(buckets[i].End) {
+		return i
+	}
+	return -1
+}
+
+func floor(t time.Time, interval string) time.Time {
+	d := midnight(t)
+	switch interval {
+	case Week:
+		back := (int(d.Weekday()) + 6) % 7 // days since Monday
+		return d.AddDate(0, 0, -back)
+	case Month:
+		return time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, d.Location())
+	}
+	return d
+}
+
+func next(t time.Time, interval string) time.Time {
+	switch interval {
+	case Week:
+		return midnight(t.AddDate(0, 0, 7))
+	case Month:
+		return time.Date(t.Year(), t.Month()+1, 1, 0, 0, 0, 0, t.Location())
+	}
+	return midnight(t.AddDate(0, 0, 1))
+}
