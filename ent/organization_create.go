@@ -432,6 +432,11 @@ func (_c *OrganizationCreate) check() error {
 	if _, ok := _c.mutation.Timezone(); !ok {
 		return &ValidationError{Name: "timezone", err: errors.New(`ent: missing required field "Organization.timezone"`)}
 	}
+	if v, ok := _c.mutation.Timezone(); ok {
+		if err := organization.TimezoneValidator(v); err != nil {
+			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.ConnectorTokenHash(); !ok {
 		return &ValidationError{Name: "connector_token_hash", err: errors.New(`ent: missing required field "Organization.connector_token_hash"`)}
 	}

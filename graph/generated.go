@@ -33,6 +33,7 @@ import (
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/graph/analytics"
 	"github.com/lendingpipe/svc/graph/scalar"
 	"github.com/lendingpipe/svc/webhooks"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -49,6 +50,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Analytics() AnalyticsResolver
 	Application() ApplicationResolver
 	DoNotCallResult() DoNotCallResultResolver
 	FundedDeal() FundedDealResolver
@@ -69,6 +71,16 @@ type ComplexityRoot struct {
 		Nodes   func(childComplexity int) int
 		Page    func(childComplexity int) int
 		Total   func(childComplexity int) int
+	}
+
+	AgentCallStats struct {
+		Answered           func(childComplexity int) int
+		AverageTalkSeconds func(childComplexity int) int
+		Calls              func(childComplexity int) int
+		Dispositions       func(childComplexity int) int
+		Name               func(childComplexity int) int
+		TalkSeconds        func(childComplexity int) int
+		UserID             func(childComplexity int) int
 	}
 
 	AgentPresence struct {
@@ -114,6 +126,18 @@ type ComplexityRoot struct {
 	AgentStatusEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Analytics struct {
+		Commissions func(childComplexity int) int
+		Dialer      func(childComplexity int) int
+		From        func(childComplexity int) int
+		Funding     func(childComplexity int) int
+		Interval    func(childComplexity int) int
+		Lenders     func(childComplexity int) int
+		Pipeline    func(childComplexity int) int
+		Timezone    func(childComplexity int) int
+		To          func(childComplexity int) int
 	}
 
 	Application struct {
@@ -239,6 +263,11 @@ type ComplexityRoot struct {
 		Status           func(childComplexity int) int
 	}
 
+	CallBucket struct {
+		Calls       func(childComplexity int) int
+		PeriodStart func(childComplexity int) int
+	}
+
 	CallEvent struct {
 		CreatedAt       func(childComplexity int) int
 		Direction       func(childComplexity int) int
@@ -283,6 +312,12 @@ type ComplexityRoot struct {
 		UpdatedAt      func(childComplexity int) int
 	}
 
+	CommissionBucket struct {
+		ClawedBack  func(childComplexity int) int
+		Paid        func(childComplexity int) int
+		PeriodStart func(childComplexity int) int
+	}
+
 	CommissionConnection struct {
 		Edges      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
@@ -292,6 +327,15 @@ type ComplexityRoot struct {
 	CommissionEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	CommissionGroup struct {
+		ClawedBack  func(childComplexity int) int
+		Expected    func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Outstanding func(childComplexity int) int
+		Paid        func(childComplexity int) int
 	}
 
 	CommissionPage struct {
@@ -310,6 +354,20 @@ type ComplexityRoot struct {
 		PaidAt    func(childComplexity int) int
 		Reference func(childComplexity int) int
 		UpdatedAt func(childComplexity int) int
+	}
+
+	CommissionTotals struct {
+		ClawedBack  func(childComplexity int) int
+		Expected    func(childComplexity int) int
+		Outstanding func(childComplexity int) int
+		Paid        func(childComplexity int) int
+	}
+
+	CommissionsReport struct {
+		ByAdvisor func(childComplexity int) int
+		ByLender  func(childComplexity int) int
+		Series    func(childComplexity int) int
+		Totals    func(childComplexity int) int
 	}
 
 	Contact struct {
@@ -344,6 +402,11 @@ type ComplexityRoot struct {
 		Subscription func(childComplexity int) int
 	}
 
+	DeclineCategoryCount struct {
+		Category func(childComplexity int) int
+		Count    func(childComplexity int) int
+	}
+
 	DeliveryPage struct {
 		HasMore func(childComplexity int) int
 		Limit   func(childComplexity int) int
@@ -365,6 +428,16 @@ type ComplexityRoot struct {
 		NextAttemptAt  func(childComplexity int) int
 		Status         func(childComplexity int) int
 		WebhookID      func(childComplexity int) int
+	}
+
+	DialerReport struct {
+		Agents func(childComplexity int) int
+		Series func(childComplexity int) int
+	}
+
+	DispositionCount struct {
+		Code  func(childComplexity int) int
+		Count func(childComplexity int) int
 	}
 
 	DoNotCallResult struct {
@@ -415,6 +488,48 @@ type ComplexityRoot struct {
 		Nodes   func(childComplexity int) int
 		Page    func(childComplexity int) int
 		Total   func(childComplexity int) int
+	}
+
+	FundingBucket struct {
+		Deals        func(childComplexity int) int
+		FundedAmount func(childComplexity int) int
+		PeriodStart  func(childComplexity int) int
+	}
+
+	FundingGroup struct {
+		Deals        func(childComplexity int) int
+		FundedAmount func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+	}
+
+	FundingReport struct {
+		ByAdvisor func(childComplexity int) int
+		ByLender  func(childComplexity int) int
+		Series    func(childComplexity int) int
+		Totals    func(childComplexity int) int
+	}
+
+	FundingTotals struct {
+		AverageAmount      func(childComplexity int) int
+		Deals              func(childComplexity int) int
+		ExpectedCommission func(childComplexity int) int
+		FundedAmount       func(childComplexity int) int
+	}
+
+	Funnel struct {
+		Applied    func(childComplexity int) int
+		Approved   func(childComplexity int) int
+		Conversion func(childComplexity int) int
+		Funded     func(childComplexity int) int
+		Leads      func(childComplexity int) int
+	}
+
+	FunnelConversion struct {
+		Applied  func(childComplexity int) int
+		Approved func(childComplexity int) int
+		Funded   func(childComplexity int) int
+		Overall  func(childComplexity int) int
 	}
 
 	InboundEndpoint struct {
@@ -553,6 +668,24 @@ type ComplexityRoot struct {
 		Total   func(childComplexity int) int
 	}
 
+	LenderStats struct {
+		ApprovalRate            func(childComplexity int) int
+		Approved                func(childComplexity int) int
+		DeclineCategories       func(childComplexity int) int
+		Declined                func(childComplexity int) int
+		Funded                  func(childComplexity int) int
+		FundedAmount            func(childComplexity int) int
+		LenderID                func(childComplexity int) int
+		MedianSecondsToDecision func(childComplexity int) int
+		Name                    func(childComplexity int) int
+		Submitted               func(childComplexity int) int
+		Withdrawn               func(childComplexity int) int
+	}
+
+	LendersReport struct {
+		Lenders func(childComplexity int) int
+	}
+
 	Mutation struct {
 		AssignLead                  func(childComplexity int, id uuid.UUID, advisorID uuid.UUID) int
 		AttachRecording             func(childComplexity int, externalCallID string, recordingURL string) int
@@ -586,6 +719,7 @@ type ComplexityRoot struct {
 		UpdateInboundEndpoint       func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
 		UpdateLead                  func(childComplexity int, id uuid.UUID, input ent.UpdateLeadInput) int
 		UpdateLender                func(childComplexity int, id uuid.UUID, input ent.UpdateLenderInput) int
+		UpdateOrganization          func(childComplexity int, input UpdateOrganizationInput) int
 		UpdatePresence              func(childComplexity int, input dialer.PresenceInput) int
 		UpdateStage                 func(childComplexity int, id uuid.UUID, input ent.UpdatePipelineStageInput) int
 		UpdateTeam                  func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
@@ -594,11 +728,25 @@ type ComplexityRoot struct {
 		WithdrawApplication         func(childComplexity int, id uuid.UUID, reason *string) int
 	}
 
+	Organization struct {
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Timezone  func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
 	PageInfo struct {
 		EndCursor       func(childComplexity int) int
 		HasNextPage     func(childComplexity int) int
 		HasPreviousPage func(childComplexity int) int
 		StartCursor     func(childComplexity int) int
+	}
+
+	PipelineReport struct {
+		BySource func(childComplexity int) int
+		Funnel   func(childComplexity int) int
+		Stages   func(childComplexity int) int
 	}
 
 	PipelineStage struct {
@@ -619,6 +767,13 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	PipelineStageCount struct {
+		Label        func(childComplexity int) int
+		Leads        func(childComplexity int) int
+		SemanticSlot func(childComplexity int) int
+		StageID      func(childComplexity int) int
+	}
+
 	PipelineStageEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
@@ -635,6 +790,7 @@ type ComplexityRoot struct {
 	Query struct {
 		AgentsBoard          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) int
 		AgentsBoardPage      func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
+		Analytics            func(childComplexity int, from *string, to *string, timezone *string, interval *analytics.Interval, advisorID *uuid.UUID, teamID *uuid.UUID) int
 		Applications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) int
 		ApplicationsPage     func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) int
 		AutomationRuns       func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
@@ -654,6 +810,7 @@ type ComplexityRoot struct {
 		LendersPage          func(childComplexity int, isActive *bool, page *int, limit *int) int
 		Node                 func(childComplexity int, id uuid.UUID) int
 		Nodes                func(childComplexity int, ids []uuid.UUID) int
+		Organization         func(childComplexity int) int
 		Stages               func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.PipelineStageOrder, where *ent.PipelineStageWhereInput) int
 		StagesPage           func(childComplexity int, page *int, limit *int) int
 		Teams                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) int
@@ -662,6 +819,13 @@ type ComplexityRoot struct {
 		UsersPage            func(childComplexity int, role *user.Role, teamID *uuid.UUID, page *int, limit *int) int
 		WebhookDeliveries    func(childComplexity int, subscriptionID uuid.UUID, status *string, page *int, limit *int) int
 		WebhookSubscriptions func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) int
+	}
+
+	SourceCount struct {
+		Funded       func(childComplexity int) int
+		FundedAmount func(childComplexity int) int
+		Leads        func(childComplexity int) int
+		Source       func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -752,6 +916,13 @@ type ComplexityRoot struct {
 	}
 }
 
+type AnalyticsResolver interface {
+	Pipeline(ctx context.Context, obj *analytics.Request) (*analytics.PipelineReport, error)
+	Funding(ctx context.Context, obj *analytics.Request) (*analytics.FundingReport, error)
+	Lenders(ctx context.Context, obj *analytics.Request) (*analytics.LendersReport, error)
+	Commissions(ctx context.Context, obj *analytics.Request) (*analytics.CommissionsReport, error)
+	Dialer(ctx context.Context, obj *analytics.Request) (*analytics.DialerReport, error)
+}
 type ApplicationResolver interface {
 	FundedDeal(ctx context.Context, obj *ent.Application) (*ent.FundedDeal, error)
 }
@@ -797,6 +968,7 @@ type MutationResolver interface {
 	UpdateAutomation(ctx context.Context, id uuid.UUID, input AutomationPatch) (*ent.Automation, error)
 	DeleteAutomation(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 	RetryAutomationRun(ctx context.Context, automationID uuid.UUID, runID uuid.UUID) (*ent.AutomationRun, error)
+	UpdateOrganization(ctx context.Context, input UpdateOrganizationInput) (*ent.Organization, error)
 	CreateLender(ctx context.Context, input ent.CreateLenderInput) (*ent.Lender, error)
 	UpdateLender(ctx context.Context, id uuid.UUID, input ent.UpdateLenderInput) (*ent.Lender, error)
 	SubmitApplication(ctx context.Context, input SubmitApplicationInput) (*ent.Application, error)
@@ -833,6 +1005,8 @@ type QueryResolver interface {
 	WebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, status *string, page *int, limit *int) (*DeliveryPage, error)
 	InboundRequests(ctx context.Context, endpointID uuid.UUID, page *int, limit *int) (*InboundRequestPage, error)
 	AutomationRuns(ctx context.Context, automationID uuid.UUID, status *string, page *int, limit *int) (*AutomationRunPage, error)
+	Organization(ctx context.Context) (*ent.Organization, error)
+	Analytics(ctx context.Context, from *string, to *string, timezone *string, interval *analytics.Interval, advisorID *uuid.UUID, teamID *uuid.UUID) (*analytics.Request, error)
 	LendersPage(ctx context.Context, isActive *bool, page *int, limit *int) (*LenderPage, error)
 	ApplicationsPage(ctx context.Context, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) (*ApplicationPage, error)
 	FundedDealsPage(ctx context.Context, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) (*FundedDealPage, error)
@@ -886,6 +1060,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentBoardPage.Total(childComplexity), true
+
+	case "AgentCallStats.answered":
+		if e.ComplexityRoot.AgentCallStats.Answered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.Answered(childComplexity), true
+	case "AgentCallStats.averageTalkSeconds":
+		if e.ComplexityRoot.AgentCallStats.AverageTalkSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.AverageTalkSeconds(childComplexity), true
+	case "AgentCallStats.calls":
+		if e.ComplexityRoot.AgentCallStats.Calls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.Calls(childComplexity), true
+	case "AgentCallStats.dispositions":
+		if e.ComplexityRoot.AgentCallStats.Dispositions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.Dispositions(childComplexity), true
+	case "AgentCallStats.name":
+		if e.ComplexityRoot.AgentCallStats.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.Name(childComplexity), true
+	case "AgentCallStats.talkSeconds":
+		if e.ComplexityRoot.AgentCallStats.TalkSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.TalkSeconds(childComplexity), true
+	case "AgentCallStats.userId":
+		if e.ComplexityRoot.AgentCallStats.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AgentCallStats.UserID(childComplexity), true
 
 	case "AgentPresence.callStartedAt":
 		if e.ComplexityRoot.AgentPresence.CallStartedAt == nil {
@@ -1088,6 +1305,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AgentStatusEdge.Node(childComplexity), true
+
+	case "Analytics.commissions":
+		if e.ComplexityRoot.Analytics.Commissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Commissions(childComplexity), true
+	case "Analytics.dialer":
+		if e.ComplexityRoot.Analytics.Dialer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Dialer(childComplexity), true
+	case "Analytics.from":
+		if e.ComplexityRoot.Analytics.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.From(childComplexity), true
+	case "Analytics.funding":
+		if e.ComplexityRoot.Analytics.Funding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Funding(childComplexity), true
+	case "Analytics.interval":
+		if e.ComplexityRoot.Analytics.Interval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Interval(childComplexity), true
+	case "Analytics.lenders":
+		if e.ComplexityRoot.Analytics.Lenders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Lenders(childComplexity), true
+	case "Analytics.pipeline":
+		if e.ComplexityRoot.Analytics.Pipeline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Pipeline(childComplexity), true
+	case "Analytics.timezone":
+		if e.ComplexityRoot.Analytics.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.Timezone(childComplexity), true
+	case "Analytics.to":
+		if e.ComplexityRoot.Analytics.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Analytics.To(childComplexity), true
 
 	case "Application.approvedAmount":
 		if e.ComplexityRoot.Application.ApprovedAmount == nil {
@@ -1623,6 +1895,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AutomationRunRecord.Status(childComplexity), true
 
+	case "CallBucket.calls":
+		if e.ComplexityRoot.CallBucket.Calls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallBucket.Calls(childComplexity), true
+	case "CallBucket.periodStart":
+		if e.ComplexityRoot.CallBucket.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallBucket.PeriodStart(childComplexity), true
+
 	case "CallEvent.createdAt":
 		if e.ComplexityRoot.CallEvent.CreatedAt == nil {
 			break
@@ -1819,6 +2104,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Commission.UpdatedAt(childComplexity), true
 
+	case "CommissionBucket.clawedBack":
+		if e.ComplexityRoot.CommissionBucket.ClawedBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionBucket.ClawedBack(childComplexity), true
+	case "CommissionBucket.paid":
+		if e.ComplexityRoot.CommissionBucket.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionBucket.Paid(childComplexity), true
+	case "CommissionBucket.periodStart":
+		if e.ComplexityRoot.CommissionBucket.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionBucket.PeriodStart(childComplexity), true
+
 	case "CommissionConnection.edges":
 		if e.ComplexityRoot.CommissionConnection.Edges == nil {
 			break
@@ -1850,6 +2154,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommissionEdge.Node(childComplexity), true
+
+	case "CommissionGroup.clawedBack":
+		if e.ComplexityRoot.CommissionGroup.ClawedBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionGroup.ClawedBack(childComplexity), true
+	case "CommissionGroup.expected":
+		if e.ComplexityRoot.CommissionGroup.Expected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionGroup.Expected(childComplexity), true
+	case "CommissionGroup.id":
+		if e.ComplexityRoot.CommissionGroup.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionGroup.ID(childComplexity), true
+	case "CommissionGroup.name":
+		if e.ComplexityRoot.CommissionGroup.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionGroup.Name(childComplexity), true
+	case "CommissionGroup.outstanding":
+		if e.ComplexityRoot.CommissionGroup.Outstanding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionGroup.Outstanding(childComplexity), true
+	case "CommissionGroup.paid":
+		if e.ComplexityRoot.CommissionGroup.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionGroup.Paid(childComplexity), true
 
 	case "CommissionPage.hasMore":
 		if e.ComplexityRoot.CommissionPage.HasMore == nil {
@@ -1924,6 +2265,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CommissionPayment.UpdatedAt(childComplexity), true
+
+	case "CommissionTotals.clawedBack":
+		if e.ComplexityRoot.CommissionTotals.ClawedBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionTotals.ClawedBack(childComplexity), true
+	case "CommissionTotals.expected":
+		if e.ComplexityRoot.CommissionTotals.Expected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionTotals.Expected(childComplexity), true
+	case "CommissionTotals.outstanding":
+		if e.ComplexityRoot.CommissionTotals.Outstanding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionTotals.Outstanding(childComplexity), true
+	case "CommissionTotals.paid":
+		if e.ComplexityRoot.CommissionTotals.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionTotals.Paid(childComplexity), true
+
+	case "CommissionsReport.byAdvisor":
+		if e.ComplexityRoot.CommissionsReport.ByAdvisor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionsReport.ByAdvisor(childComplexity), true
+	case "CommissionsReport.byLender":
+		if e.ComplexityRoot.CommissionsReport.ByLender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionsReport.ByLender(childComplexity), true
+	case "CommissionsReport.series":
+		if e.ComplexityRoot.CommissionsReport.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionsReport.Series(childComplexity), true
+	case "CommissionsReport.totals":
+		if e.ComplexityRoot.CommissionsReport.Totals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommissionsReport.Totals(childComplexity), true
 
 	case "Contact.createdAt":
 		if e.ComplexityRoot.Contact.CreatedAt == nil {
@@ -2037,6 +2428,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreatedWebhookSubscription.Subscription(childComplexity), true
 
+	case "DeclineCategoryCount.category":
+		if e.ComplexityRoot.DeclineCategoryCount.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeclineCategoryCount.Category(childComplexity), true
+	case "DeclineCategoryCount.count":
+		if e.ComplexityRoot.DeclineCategoryCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeclineCategoryCount.Count(childComplexity), true
+
 	case "DeliveryPage.hasMore":
 		if e.ComplexityRoot.DeliveryPage.HasMore == nil {
 			break
@@ -2140,6 +2544,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeliveryRecord.WebhookID(childComplexity), true
+
+	case "DialerReport.agents":
+		if e.ComplexityRoot.DialerReport.Agents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DialerReport.Agents(childComplexity), true
+	case "DialerReport.series":
+		if e.ComplexityRoot.DialerReport.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DialerReport.Series(childComplexity), true
+
+	case "DispositionCount.code":
+		if e.ComplexityRoot.DispositionCount.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DispositionCount.Code(childComplexity), true
+	case "DispositionCount.count":
+		if e.ComplexityRoot.DispositionCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DispositionCount.Count(childComplexity), true
 
 	case "DoNotCallResult.leadCount":
 		if e.ComplexityRoot.DoNotCallResult.LeadCount == nil {
@@ -2360,6 +2790,156 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FundedDealPage.Total(childComplexity), true
+
+	case "FundingBucket.deals":
+		if e.ComplexityRoot.FundingBucket.Deals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingBucket.Deals(childComplexity), true
+	case "FundingBucket.fundedAmount":
+		if e.ComplexityRoot.FundingBucket.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingBucket.FundedAmount(childComplexity), true
+	case "FundingBucket.periodStart":
+		if e.ComplexityRoot.FundingBucket.PeriodStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingBucket.PeriodStart(childComplexity), true
+
+	case "FundingGroup.deals":
+		if e.ComplexityRoot.FundingGroup.Deals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingGroup.Deals(childComplexity), true
+	case "FundingGroup.fundedAmount":
+		if e.ComplexityRoot.FundingGroup.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingGroup.FundedAmount(childComplexity), true
+	case "FundingGroup.id":
+		if e.ComplexityRoot.FundingGroup.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingGroup.ID(childComplexity), true
+	case "FundingGroup.name":
+		if e.ComplexityRoot.FundingGroup.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingGroup.Name(childComplexity), true
+
+	case "FundingReport.byAdvisor":
+		if e.ComplexityRoot.FundingReport.ByAdvisor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingReport.ByAdvisor(childComplexity), true
+	case "FundingReport.byLender":
+		if e.ComplexityRoot.FundingReport.ByLender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingReport.ByLender(childComplexity), true
+	case "FundingReport.series":
+		if e.ComplexityRoot.FundingReport.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingReport.Series(childComplexity), true
+	case "FundingReport.totals":
+		if e.ComplexityRoot.FundingReport.Totals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingReport.Totals(childComplexity), true
+
+	case "FundingTotals.averageAmount":
+		if e.ComplexityRoot.FundingTotals.AverageAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingTotals.AverageAmount(childComplexity), true
+	case "FundingTotals.deals":
+		if e.ComplexityRoot.FundingTotals.Deals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingTotals.Deals(childComplexity), true
+	case "FundingTotals.expectedCommission":
+		if e.ComplexityRoot.FundingTotals.ExpectedCommission == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingTotals.ExpectedCommission(childComplexity), true
+	case "FundingTotals.fundedAmount":
+		if e.ComplexityRoot.FundingTotals.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FundingTotals.FundedAmount(childComplexity), true
+
+	case "Funnel.applied":
+		if e.ComplexityRoot.Funnel.Applied == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funnel.Applied(childComplexity), true
+	case "Funnel.approved":
+		if e.ComplexityRoot.Funnel.Approved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funnel.Approved(childComplexity), true
+	case "Funnel.conversion":
+		if e.ComplexityRoot.Funnel.Conversion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funnel.Conversion(childComplexity), true
+	case "Funnel.funded":
+		if e.ComplexityRoot.Funnel.Funded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funnel.Funded(childComplexity), true
+	case "Funnel.leads":
+		if e.ComplexityRoot.Funnel.Leads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Funnel.Leads(childComplexity), true
+
+	case "FunnelConversion.applied":
+		if e.ComplexityRoot.FunnelConversion.Applied == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunnelConversion.Applied(childComplexity), true
+	case "FunnelConversion.approved":
+		if e.ComplexityRoot.FunnelConversion.Approved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunnelConversion.Approved(childComplexity), true
+	case "FunnelConversion.funded":
+		if e.ComplexityRoot.FunnelConversion.Funded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunnelConversion.Funded(childComplexity), true
+	case "FunnelConversion.overall":
+		if e.ComplexityRoot.FunnelConversion.Overall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunnelConversion.Overall(childComplexity), true
 
 	case "InboundEndpoint.createdAt":
 		if e.ComplexityRoot.InboundEndpoint.CreatedAt == nil {
@@ -2966,6 +3546,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LenderPage.Total(childComplexity), true
 
+	case "LenderStats.approvalRate":
+		if e.ComplexityRoot.LenderStats.ApprovalRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.ApprovalRate(childComplexity), true
+	case "LenderStats.approved":
+		if e.ComplexityRoot.LenderStats.Approved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.Approved(childComplexity), true
+	case "LenderStats.declineCategories":
+		if e.ComplexityRoot.LenderStats.DeclineCategories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.DeclineCategories(childComplexity), true
+	case "LenderStats.declined":
+		if e.ComplexityRoot.LenderStats.Declined == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.Declined(childComplexity), true
+	case "LenderStats.funded":
+		if e.ComplexityRoot.LenderStats.Funded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.Funded(childComplexity), true
+	case "LenderStats.fundedAmount":
+		if e.ComplexityRoot.LenderStats.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.FundedAmount(childComplexity), true
+	case "LenderStats.lenderId":
+		if e.ComplexityRoot.LenderStats.LenderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.LenderID(childComplexity), true
+	case "LenderStats.medianSecondsToDecision":
+		if e.ComplexityRoot.LenderStats.MedianSecondsToDecision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.MedianSecondsToDecision(childComplexity), true
+	case "LenderStats.name":
+		if e.ComplexityRoot.LenderStats.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.Name(childComplexity), true
+	case "LenderStats.submitted":
+		if e.ComplexityRoot.LenderStats.Submitted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.Submitted(childComplexity), true
+	case "LenderStats.withdrawn":
+		if e.ComplexityRoot.LenderStats.Withdrawn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LenderStats.Withdrawn(childComplexity), true
+
+	case "LendersReport.lenders":
+		if e.ComplexityRoot.LendersReport.Lenders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LendersReport.Lenders(childComplexity), true
+
 	case "Mutation.assignLead":
 		if e.ComplexityRoot.Mutation.AssignLead == nil {
 			break
@@ -3318,6 +3972,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateLender(childComplexity, args["id"].(uuid.UUID), args["input"].(ent.UpdateLenderInput)), true
+	case "Mutation.updateOrganization":
+		if e.ComplexityRoot.Mutation.UpdateOrganization == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateOrganization_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateOrganization(childComplexity, args["input"].(UpdateOrganizationInput)), true
 	case "Mutation.updatePresence":
 		if e.ComplexityRoot.Mutation.UpdatePresence == nil {
 			break
@@ -3385,6 +4050,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.WithdrawApplication(childComplexity, args["id"].(uuid.UUID), args["reason"].(*string)), true
 
+	case "Organization.createdAt":
+		if e.ComplexityRoot.Organization.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.CreatedAt(childComplexity), true
+	case "Organization.id":
+		if e.ComplexityRoot.Organization.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.ID(childComplexity), true
+	case "Organization.name":
+		if e.ComplexityRoot.Organization.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Name(childComplexity), true
+	case "Organization.timezone":
+		if e.ComplexityRoot.Organization.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Timezone(childComplexity), true
+	case "Organization.updatedAt":
+		if e.ComplexityRoot.Organization.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.UpdatedAt(childComplexity), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -3409,6 +4105,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
+	case "PipelineReport.bySource":
+		if e.ComplexityRoot.PipelineReport.BySource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineReport.BySource(childComplexity), true
+	case "PipelineReport.funnel":
+		if e.ComplexityRoot.PipelineReport.Funnel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineReport.Funnel(childComplexity), true
+	case "PipelineReport.stages":
+		if e.ComplexityRoot.PipelineReport.Stages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineReport.Stages(childComplexity), true
 
 	case "PipelineStage.color":
 		if e.ComplexityRoot.PipelineStage.Color == nil {
@@ -3489,6 +4204,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PipelineStageConnection.TotalCount(childComplexity), true
 
+	case "PipelineStageCount.label":
+		if e.ComplexityRoot.PipelineStageCount.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineStageCount.Label(childComplexity), true
+	case "PipelineStageCount.leads":
+		if e.ComplexityRoot.PipelineStageCount.Leads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineStageCount.Leads(childComplexity), true
+	case "PipelineStageCount.semanticSlot":
+		if e.ComplexityRoot.PipelineStageCount.SemanticSlot == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineStageCount.SemanticSlot(childComplexity), true
+	case "PipelineStageCount.stageId":
+		if e.ComplexityRoot.PipelineStageCount.StageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PipelineStageCount.StageID(childComplexity), true
+
 	case "PipelineStageEdge.cursor":
 		if e.ComplexityRoot.PipelineStageEdge.Cursor == nil {
 			break
@@ -3555,6 +4295,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AgentsBoardPage(childComplexity, args["teamId"].(*uuid.UUID), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.analytics":
+		if e.ComplexityRoot.Query.Analytics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_analytics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Analytics(childComplexity, args["from"].(*string), args["to"].(*string), args["timezone"].(*string), args["interval"].(*analytics.Interval), args["advisorId"].(*uuid.UUID), args["teamId"].(*uuid.UUID)), true
 	case "Query.applications":
 		if e.ComplexityRoot.Query.Applications == nil {
 			break
@@ -3765,6 +4516,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]uuid.UUID)), true
+	case "Query.organization":
+		if e.ComplexityRoot.Query.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Organization(childComplexity), true
 	case "Query.stages":
 		if e.ComplexityRoot.Query.Stages == nil {
 			break
@@ -3853,6 +4610,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookSubscriptions(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.WebhookSubscriptionOrder), args["where"].(*ent.WebhookSubscriptionWhereInput)), true
+
+	case "SourceCount.funded":
+		if e.ComplexityRoot.SourceCount.Funded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceCount.Funded(childComplexity), true
+	case "SourceCount.fundedAmount":
+		if e.ComplexityRoot.SourceCount.FundedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceCount.FundedAmount(childComplexity), true
+	case "SourceCount.leads":
+		if e.ComplexityRoot.SourceCount.Leads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceCount.Leads(childComplexity), true
+	case "SourceCount.source":
+		if e.ComplexityRoot.SourceCount.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceCount.Source(childComplexity), true
 
 	case "Subscription.agentPresenceChanged":
 		if e.ComplexityRoot.Subscription.AgentPresenceChanged == nil {
@@ -4245,6 +5027,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateLeadInput,
 		ec.unmarshalInputUpdateLenderInput,
+		ec.unmarshalInputUpdateOrganizationInput,
 		ec.unmarshalInputUpdatePipelineStageInput,
 		ec.unmarshalInputUpdateTeamInput,
 		ec.unmarshalInputUpdateUserInput,
@@ -4344,7 +5127,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "lending.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -4362,6 +5145,8 @@ var sources = []*ast.Source{
 	{Name: "webhooks.graphql", Input: sourceData("webhooks.graphql"), BuiltIn: false},
 	{Name: "inbound.graphql", Input: sourceData("inbound.graphql"), BuiltIn: false},
 	{Name: "automations.graphql", Input: sourceData("automations.graphql"), BuiltIn: false},
+	{Name: "organization.graphql", Input: sourceData("organization.graphql"), BuiltIn: false},
+	{Name: "analytics.graphql", Input: sourceData("analytics.graphql"), BuiltIn: false},
 	{Name: "lending.graphql", Input: sourceData("lending.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4384,6 +5169,26 @@ func (ec *executionContext) childFields_AgentBoardPage(ctx context.Context, fiel
 		return ec.fieldContext_AgentBoardPage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgentBoardPage", field.Name)
+}
+
+func (ec *executionContext) childFields_AgentCallStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userId":
+		return ec.fieldContext_AgentCallStats_userId(ctx, field)
+	case "name":
+		return ec.fieldContext_AgentCallStats_name(ctx, field)
+	case "calls":
+		return ec.fieldContext_AgentCallStats_calls(ctx, field)
+	case "answered":
+		return ec.fieldContext_AgentCallStats_answered(ctx, field)
+	case "talkSeconds":
+		return ec.fieldContext_AgentCallStats_talkSeconds(ctx, field)
+	case "averageTalkSeconds":
+		return ec.fieldContext_AgentCallStats_averageTalkSeconds(ctx, field)
+	case "dispositions":
+		return ec.fieldContext_AgentCallStats_dispositions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AgentCallStats", field.Name)
 }
 
 func (ec *executionContext) childFields_AgentStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4442,6 +5247,30 @@ func (ec *executionContext) childFields_AgentStatusEdge(ctx context.Context, fie
 		return ec.fieldContext_AgentStatusEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AgentStatusEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Analytics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_Analytics_from(ctx, field)
+	case "to":
+		return ec.fieldContext_Analytics_to(ctx, field)
+	case "timezone":
+		return ec.fieldContext_Analytics_timezone(ctx, field)
+	case "interval":
+		return ec.fieldContext_Analytics_interval(ctx, field)
+	case "pipeline":
+		return ec.fieldContext_Analytics_pipeline(ctx, field)
+	case "funding":
+		return ec.fieldContext_Analytics_funding(ctx, field)
+	case "lenders":
+		return ec.fieldContext_Analytics_lenders(ctx, field)
+	case "commissions":
+		return ec.fieldContext_Analytics_commissions(ctx, field)
+	case "dialer":
+		return ec.fieldContext_Analytics_dialer(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Analytics", field.Name)
 }
 
 func (ec *executionContext) childFields_Application(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4690,6 +5519,16 @@ func (ec *executionContext) childFields_AutomationRunRecord(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type AutomationRunRecord", field.Name)
 }
 
+func (ec *executionContext) childFields_CallBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "periodStart":
+		return ec.fieldContext_CallBucket_periodStart(ctx, field)
+	case "calls":
+		return ec.fieldContext_CallBucket_calls(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallBucket", field.Name)
+}
+
 func (ec *executionContext) childFields_CallEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4778,6 +5617,18 @@ func (ec *executionContext) childFields_Commission(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Commission", field.Name)
 }
 
+func (ec *executionContext) childFields_CommissionBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "periodStart":
+		return ec.fieldContext_CommissionBucket_periodStart(ctx, field)
+	case "paid":
+		return ec.fieldContext_CommissionBucket_paid(ctx, field)
+	case "clawedBack":
+		return ec.fieldContext_CommissionBucket_clawedBack(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionBucket", field.Name)
+}
+
 func (ec *executionContext) childFields_CommissionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -4798,6 +5649,24 @@ func (ec *executionContext) childFields_CommissionEdge(ctx context.Context, fiel
 		return ec.fieldContext_CommissionEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CommissionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CommissionGroup_id(ctx, field)
+	case "name":
+		return ec.fieldContext_CommissionGroup_name(ctx, field)
+	case "expected":
+		return ec.fieldContext_CommissionGroup_expected(ctx, field)
+	case "paid":
+		return ec.fieldContext_CommissionGroup_paid(ctx, field)
+	case "clawedBack":
+		return ec.fieldContext_CommissionGroup_clawedBack(ctx, field)
+	case "outstanding":
+		return ec.fieldContext_CommissionGroup_outstanding(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionGroup", field.Name)
 }
 
 func (ec *executionContext) childFields_CommissionPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4834,6 +5703,34 @@ func (ec *executionContext) childFields_CommissionPayment(ctx context.Context, f
 		return ec.fieldContext_CommissionPayment_reference(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CommissionPayment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionTotals(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "expected":
+		return ec.fieldContext_CommissionTotals_expected(ctx, field)
+	case "paid":
+		return ec.fieldContext_CommissionTotals_paid(ctx, field)
+	case "outstanding":
+		return ec.fieldContext_CommissionTotals_outstanding(ctx, field)
+	case "clawedBack":
+		return ec.fieldContext_CommissionTotals_clawedBack(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionTotals", field.Name)
+}
+
+func (ec *executionContext) childFields_CommissionsReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totals":
+		return ec.fieldContext_CommissionsReport_totals(ctx, field)
+	case "series":
+		return ec.fieldContext_CommissionsReport_series(ctx, field)
+	case "byAdvisor":
+		return ec.fieldContext_CommissionsReport_byAdvisor(ctx, field)
+	case "byLender":
+		return ec.fieldContext_CommissionsReport_byLender(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommissionsReport", field.Name)
 }
 
 func (ec *executionContext) childFields_Contact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4900,6 +5797,16 @@ func (ec *executionContext) childFields_CreatedWebhookSubscription(ctx context.C
 	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhookSubscription", field.Name)
 }
 
+func (ec *executionContext) childFields_DeclineCategoryCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "category":
+		return ec.fieldContext_DeclineCategoryCount_category(ctx, field)
+	case "count":
+		return ec.fieldContext_DeclineCategoryCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeclineCategoryCount", field.Name)
+}
+
 func (ec *executionContext) childFields_DeliveryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "nodes":
@@ -4944,6 +5851,26 @@ func (ec *executionContext) childFields_DeliveryRecord(ctx context.Context, fiel
 		return ec.fieldContext_DeliveryRecord_attemptLog(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeliveryRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_DialerReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "agents":
+		return ec.fieldContext_DialerReport_agents(ctx, field)
+	case "series":
+		return ec.fieldContext_DialerReport_series(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DialerReport", field.Name)
+}
+
+func (ec *executionContext) childFields_DispositionCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_DispositionCount_code(ctx, field)
+	case "count":
+		return ec.fieldContext_DispositionCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DispositionCount", field.Name)
 }
 
 func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5044,6 +5971,90 @@ func (ec *executionContext) childFields_FundedDealPage(ctx context.Context, fiel
 		return ec.fieldContext_FundedDealPage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FundedDealPage", field.Name)
+}
+
+func (ec *executionContext) childFields_FundingBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "periodStart":
+		return ec.fieldContext_FundingBucket_periodStart(ctx, field)
+	case "deals":
+		return ec.fieldContext_FundingBucket_deals(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_FundingBucket_fundedAmount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundingBucket", field.Name)
+}
+
+func (ec *executionContext) childFields_FundingGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_FundingGroup_id(ctx, field)
+	case "name":
+		return ec.fieldContext_FundingGroup_name(ctx, field)
+	case "deals":
+		return ec.fieldContext_FundingGroup_deals(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_FundingGroup_fundedAmount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundingGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_FundingReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totals":
+		return ec.fieldContext_FundingReport_totals(ctx, field)
+	case "series":
+		return ec.fieldContext_FundingReport_series(ctx, field)
+	case "byLender":
+		return ec.fieldContext_FundingReport_byLender(ctx, field)
+	case "byAdvisor":
+		return ec.fieldContext_FundingReport_byAdvisor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundingReport", field.Name)
+}
+
+func (ec *executionContext) childFields_FundingTotals(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deals":
+		return ec.fieldContext_FundingTotals_deals(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_FundingTotals_fundedAmount(ctx, field)
+	case "averageAmount":
+		return ec.fieldContext_FundingTotals_averageAmount(ctx, field)
+	case "expectedCommission":
+		return ec.fieldContext_FundingTotals_expectedCommission(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FundingTotals", field.Name)
+}
+
+func (ec *executionContext) childFields_Funnel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "leads":
+		return ec.fieldContext_Funnel_leads(ctx, field)
+	case "applied":
+		return ec.fieldContext_Funnel_applied(ctx, field)
+	case "approved":
+		return ec.fieldContext_Funnel_approved(ctx, field)
+	case "funded":
+		return ec.fieldContext_Funnel_funded(ctx, field)
+	case "conversion":
+		return ec.fieldContext_Funnel_conversion(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Funnel", field.Name)
+}
+
+func (ec *executionContext) childFields_FunnelConversion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "applied":
+		return ec.fieldContext_FunnelConversion_applied(ctx, field)
+	case "approved":
+		return ec.fieldContext_FunnelConversion_approved(ctx, field)
+	case "funded":
+		return ec.fieldContext_FunnelConversion_funded(ctx, field)
+	case "overall":
+		return ec.fieldContext_FunnelConversion_overall(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FunnelConversion", field.Name)
 }
 
 func (ec *executionContext) childFields_InboundEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5318,6 +6329,58 @@ func (ec *executionContext) childFields_LenderPage(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type LenderPage", field.Name)
 }
 
+func (ec *executionContext) childFields_LenderStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lenderId":
+		return ec.fieldContext_LenderStats_lenderId(ctx, field)
+	case "name":
+		return ec.fieldContext_LenderStats_name(ctx, field)
+	case "submitted":
+		return ec.fieldContext_LenderStats_submitted(ctx, field)
+	case "approved":
+		return ec.fieldContext_LenderStats_approved(ctx, field)
+	case "declined":
+		return ec.fieldContext_LenderStats_declined(ctx, field)
+	case "withdrawn":
+		return ec.fieldContext_LenderStats_withdrawn(ctx, field)
+	case "funded":
+		return ec.fieldContext_LenderStats_funded(ctx, field)
+	case "approvalRate":
+		return ec.fieldContext_LenderStats_approvalRate(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_LenderStats_fundedAmount(ctx, field)
+	case "medianSecondsToDecision":
+		return ec.fieldContext_LenderStats_medianSecondsToDecision(ctx, field)
+	case "declineCategories":
+		return ec.fieldContext_LenderStats_declineCategories(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LenderStats", field.Name)
+}
+
+func (ec *executionContext) childFields_LendersReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lenders":
+		return ec.fieldContext_LendersReport_lenders(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LendersReport", field.Name)
+}
+
+func (ec *executionContext) childFields_Organization(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Organization_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Organization_name(ctx, field)
+	case "timezone":
+		return ec.fieldContext_Organization_timezone(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Organization_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Organization_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -5330,6 +6393,18 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PipelineReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stages":
+		return ec.fieldContext_PipelineReport_stages(ctx, field)
+	case "funnel":
+		return ec.fieldContext_PipelineReport_funnel(ctx, field)
+	case "bySource":
+		return ec.fieldContext_PipelineReport_bySource(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PipelineReport", field.Name)
 }
 
 func (ec *executionContext) childFields_PipelineStage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5368,6 +6443,20 @@ func (ec *executionContext) childFields_PipelineStageConnection(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type PipelineStageConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_PipelineStageCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stageId":
+		return ec.fieldContext_PipelineStageCount_stageId(ctx, field)
+	case "label":
+		return ec.fieldContext_PipelineStageCount_label(ctx, field)
+	case "semanticSlot":
+		return ec.fieldContext_PipelineStageCount_semanticSlot(ctx, field)
+	case "leads":
+		return ec.fieldContext_PipelineStageCount_leads(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PipelineStageCount", field.Name)
+}
+
 func (ec *executionContext) childFields_PipelineStageEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "node":
@@ -5392,6 +6481,20 @@ func (ec *executionContext) childFields_PipelineStagePage(ctx context.Context, f
 		return ec.fieldContext_PipelineStagePage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PipelineStagePage", field.Name)
+}
+
+func (ec *executionContext) childFields_SourceCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_SourceCount_source(ctx, field)
+	case "leads":
+		return ec.fieldContext_SourceCount_leads(ctx, field)
+	case "funded":
+		return ec.fieldContext_SourceCount_funded(ctx, field)
+	case "fundedAmount":
+		return ec.fieldContext_SourceCount_fundedAmount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SourceCount", field.Name)
 }
 
 func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6420,6 +7523,20 @@ func (ec *executionContext) field_Mutation_updateLender_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateOrganizationInput, error) {
+			return ec.unmarshalNUpdateOrganizationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐUpdateOrganizationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updatePresence_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6685,6 +7802,60 @@ func (ec *executionContext) field_Query_agentsBoard_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["teamId"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_analytics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "timezone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timezone"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
+		func(ctx context.Context, v any) (*analytics.Interval, error) {
+			return ec.unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "advisorId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["advisorId"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "teamId",
+		func(ctx context.Context, v any) (*uuid.UUID, error) {
+			return ec.unmarshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["teamId"] = arg5
 	return args, nil
 }
 
@@ -8192,6 +9363,176 @@ func (ec *executionContext) fieldContext_AgentBoardPage_hasMore(_ context.Contex
 	return graphql.NewScalarFieldContext("AgentBoardPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _AgentCallStats_userId(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCallStats", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AgentCallStats_name(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCallStats", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AgentCallStats_calls(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_calls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calls, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_calls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCallStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentCallStats_answered(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_answered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Answered, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_answered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCallStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentCallStats_talkSeconds(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_talkSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TalkSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_talkSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCallStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentCallStats_averageTalkSeconds(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_averageTalkSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AverageTalkSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_averageTalkSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AgentCallStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AgentCallStats_dispositions(ctx context.Context, field graphql.CollectedField, obj *analytics.AgentCallStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AgentCallStats_dispositions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dispositions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.DispositionCount) graphql.Marshaler {
+			return ec.marshalNDispositionCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AgentCallStats_dispositions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AgentCallStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DispositionCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AgentPresence_id(ctx context.Context, field graphql.CollectedField, obj *ent.AgentPresence) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8994,6 +10335,258 @@ func (ec *executionContext) _AgentStatusEdge_cursor(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_AgentStatusEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AgentStatusEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _Analytics_from(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Analytics", field, true, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Analytics_to(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Analytics", field, true, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Analytics_timezone(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Analytics", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Analytics_interval(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_interval(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.Interval) graphql.Marshaler {
+			return ec.marshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_interval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Analytics", field, false, false, errors.New("field of type AnalyticsInterval does not have child fields"))
+}
+
+func (ec *executionContext) _Analytics_pipeline(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_pipeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Analytics().Pipeline(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.PipelineReport) graphql.Marshaler {
+			return ec.marshalNPipelineReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_pipeline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Analytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PipelineReport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Analytics_funding(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_funding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Analytics().Funding(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.FundingReport) graphql.Marshaler {
+			return ec.marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_funding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Analytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundingReport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Analytics_lenders(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_lenders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Analytics().Lenders(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.LendersReport) graphql.Marshaler {
+			return ec.marshalNLendersReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLendersReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_lenders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Analytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LendersReport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Analytics_commissions(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_commissions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Analytics().Commissions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.CommissionsReport) graphql.Marshaler {
+			return ec.marshalNCommissionsReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionsReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_commissions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Analytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionsReport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Analytics_dialer(ctx context.Context, field graphql.CollectedField, obj *analytics.Request) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Analytics_dialer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Analytics().Dialer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.DialerReport) graphql.Marshaler {
+			return ec.marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDialerReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Analytics_dialer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Analytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DialerReport(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Application_id(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
@@ -11114,6 +12707,52 @@ func (ec *executionContext) fieldContext_AutomationRunRecord_finishedAt(_ contex
 	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _CallBucket_periodStart(ctx context.Context, field graphql.CollectedField, obj *analytics.CallBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallBucket_periodStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallBucket_periodStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallBucket", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CallBucket_calls(ctx context.Context, field graphql.CollectedField, obj *analytics.CallBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallBucket_calls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calls, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallBucket_calls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallBucket", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _CallEvent_id(ctx context.Context, field graphql.CollectedField, obj *ent.CallEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11913,6 +13552,75 @@ func (ec *executionContext) fieldContext_Commission_payments(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _CommissionBucket_periodStart(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionBucket_periodStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionBucket_periodStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionBucket", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionBucket_paid(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionBucket_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionBucket_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionBucket", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionBucket_clawedBack(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionBucket_clawedBack(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClawedBack, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionBucket_clawedBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionBucket", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
 func (ec *executionContext) _CommissionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.CommissionConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12053,6 +13761,144 @@ func (ec *executionContext) _CommissionEdge_cursor(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_CommissionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CommissionEdge", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionGroup_id(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionGroup_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionGroup_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionGroup", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionGroup_name(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionGroup_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionGroup_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionGroup_expected(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionGroup_expected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionGroup_expected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionGroup", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionGroup_paid(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionGroup_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionGroup_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionGroup", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionGroup_clawedBack(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionGroup_clawedBack(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClawedBack, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionGroup_clawedBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionGroup", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionGroup_outstanding(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionGroup_outstanding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outstanding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionGroup_outstanding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionGroup", field, false, false, errors.New("field of type Amount does not have child fields"))
 }
 
 func (ec *executionContext) _CommissionPage_nodes(ctx context.Context, field graphql.CollectedField, obj *CommissionPage) (ret graphql.Marshaler) {
@@ -12338,6 +14184,226 @@ func (ec *executionContext) _CommissionPayment_reference(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_CommissionPayment_reference(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CommissionPayment", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionTotals_expected(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionTotals_expected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionTotals_expected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionTotals_paid(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionTotals_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionTotals_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionTotals_outstanding(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionTotals_outstanding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outstanding, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionTotals_outstanding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionTotals_clawedBack(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionTotals_clawedBack(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClawedBack, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionTotals_clawedBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CommissionTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _CommissionsReport_totals(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionsReport_totals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Totals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.CommissionTotals) graphql.Marshaler {
+			return ec.marshalNCommissionTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionTotals(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionsReport_totals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionTotals(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionsReport_series(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionsReport_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CommissionBucket) graphql.Marshaler {
+			return ec.marshalNCommissionBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionsReport_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionsReport_byAdvisor(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionsReport_byAdvisor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByAdvisor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
+			return ec.marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionsReport_byAdvisor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommissionsReport_byLender(ctx context.Context, field graphql.CollectedField, obj *analytics.CommissionsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommissionsReport_byLender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByLender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
+			return ec.marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommissionsReport_byLender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommissionsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommissionGroup(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Contact_id(ctx context.Context, field graphql.CollectedField, obj *ent.Contact) (ret graphql.Marshaler) {
@@ -12797,6 +14863,52 @@ func (ec *executionContext) fieldContext_CreatedWebhookSubscription_secret(_ con
 	return graphql.NewScalarFieldContext("CreatedWebhookSubscription", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _DeclineCategoryCount_category(ctx context.Context, field graphql.CollectedField, obj *analytics.DeclineCategoryCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeclineCategoryCount_category(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Category, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v application.DeclineCategory) graphql.Marshaler {
+			return ec.marshalNApplicationDeclineCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapplicationᚐDeclineCategory(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeclineCategoryCount_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeclineCategoryCount", field, false, false, errors.New("field of type ApplicationDeclineCategory does not have child fields"))
+}
+
+func (ec *executionContext) _DeclineCategoryCount_count(ctx context.Context, field graphql.CollectedField, obj *analytics.DeclineCategoryCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeclineCategoryCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeclineCategoryCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeclineCategoryCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _DeliveryPage_nodes(ctx context.Context, field graphql.CollectedField, obj *DeliveryPage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13204,6 +15316,116 @@ func (ec *executionContext) fieldContext_DeliveryRecord_attemptLog(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DialerReport_agents(ctx context.Context, field graphql.CollectedField, obj *analytics.DialerReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DialerReport_agents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Agents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.AgentCallStats) graphql.Marshaler {
+			return ec.marshalNAgentCallStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DialerReport_agents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DialerReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AgentCallStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DialerReport_series(ctx context.Context, field graphql.CollectedField, obj *analytics.DialerReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DialerReport_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CallBucket) graphql.Marshaler {
+			return ec.marshalNCallBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DialerReport_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DialerReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DispositionCount_code(ctx context.Context, field graphql.CollectedField, obj *analytics.DispositionCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DispositionCount_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DispositionCount_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DispositionCount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DispositionCount_count(ctx context.Context, field graphql.CollectedField, obj *analytics.DispositionCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DispositionCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DispositionCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DispositionCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _DoNotCallResult_phone(ctx context.Context, field graphql.CollectedField, obj *DoNotCallResult) (ret graphql.Marshaler) {
@@ -14102,6 +16324,603 @@ func (ec *executionContext) _FundedDealPage_hasMore(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_FundedDealPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FundedDealPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _FundingBucket_periodStart(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingBucket_periodStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeriodStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingBucket_periodStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingBucket", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FundingBucket_deals(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingBucket_deals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingBucket_deals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingBucket", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundingBucket_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingBucket_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingBucket_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingBucket", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundingGroup_id(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingGroup_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingGroup_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingGroup", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _FundingGroup_name(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingGroup_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingGroup_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FundingGroup_deals(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingGroup_deals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingGroup_deals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingGroup", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundingGroup_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingGroup_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingGroup_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingGroup", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundingReport_totals(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingReport_totals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Totals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.FundingTotals) graphql.Marshaler {
+			return ec.marshalNFundingTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingTotals(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingReport_totals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundingReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundingTotals(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundingReport_series(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingReport_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.FundingBucket) graphql.Marshaler {
+			return ec.marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingReport_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundingReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundingBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundingReport_byLender(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingReport_byLender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByLender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
+			return ec.marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingReport_byLender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundingReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundingGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundingReport_byAdvisor(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingReport_byAdvisor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByAdvisor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
+			return ec.marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingReport_byAdvisor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundingReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FundingGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundingTotals_deals(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingTotals_deals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingTotals_deals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FundingTotals_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingTotals_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingTotals_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundingTotals_averageAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingTotals_averageAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AverageAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingTotals_averageAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _FundingTotals_expectedCommission(ctx context.Context, field graphql.CollectedField, obj *analytics.FundingTotals) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundingTotals_expectedCommission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedCommission, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundingTotals_expectedCommission(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FundingTotals", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _Funnel_leads(ctx context.Context, field graphql.CollectedField, obj *analytics.Funnel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funnel_leads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Leads, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funnel_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funnel", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Funnel_applied(ctx context.Context, field graphql.CollectedField, obj *analytics.Funnel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funnel_applied(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Applied, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funnel_applied(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funnel", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Funnel_approved(ctx context.Context, field graphql.CollectedField, obj *analytics.Funnel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funnel_approved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funnel_approved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funnel", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Funnel_funded(ctx context.Context, field graphql.CollectedField, obj *analytics.Funnel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funnel_funded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Funded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funnel_funded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Funnel", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Funnel_conversion(ctx context.Context, field graphql.CollectedField, obj *analytics.Funnel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Funnel_conversion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conversion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.FunnelConversion) graphql.Marshaler {
+			return ec.marshalNFunnelConversion2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnelConversion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Funnel_conversion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Funnel",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FunnelConversion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FunnelConversion_applied(ctx context.Context, field graphql.CollectedField, obj *analytics.FunnelConversion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunnelConversion_applied(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Applied, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunnelConversion_applied(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunnelConversion", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _FunnelConversion_approved(ctx context.Context, field graphql.CollectedField, obj *analytics.FunnelConversion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunnelConversion_approved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunnelConversion_approved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunnelConversion", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _FunnelConversion_funded(ctx context.Context, field graphql.CollectedField, obj *analytics.FunnelConversion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunnelConversion_funded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Funded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunnelConversion_funded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunnelConversion", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _FunnelConversion_overall(ctx context.Context, field graphql.CollectedField, obj *analytics.FunnelConversion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunnelConversion_overall(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Overall, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunnelConversion_overall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunnelConversion", field, false, false, errors.New("field of type Ratio does not have child fields"))
 }
 
 func (ec *executionContext) _InboundEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
@@ -16530,6 +19349,300 @@ func (ec *executionContext) fieldContext_LenderPage_hasMore(_ context.Context, f
 	return graphql.NewScalarFieldContext("LenderPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _LenderStats_lenderId(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_lenderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LenderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_lenderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_name(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_submitted(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_submitted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Submitted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_submitted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_approved(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_approved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_approved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_declined(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_declined(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Declined, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_declined(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_withdrawn(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_withdrawn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Withdrawn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_withdrawn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_funded(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_funded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Funded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_funded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_approvalRate(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_approvalRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovalRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_approvalRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Amount does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_medianSecondsToDecision(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_medianSecondsToDecision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MedianSecondsToDecision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_medianSecondsToDecision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LenderStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LenderStats_declineCategories(ctx context.Context, field graphql.CollectedField, obj *analytics.LenderStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LenderStats_declineCategories(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeclineCategories, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.DeclineCategoryCount) graphql.Marshaler {
+			return ec.marshalNDeclineCategoryCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LenderStats_declineCategories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LenderStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeclineCategoryCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LendersReport_lenders(ctx context.Context, field graphql.CollectedField, obj *analytics.LendersReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LendersReport_lenders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lenders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.LenderStats) graphql.Marshaler {
+			return ec.marshalNLenderStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LendersReport_lenders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LendersReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LenderStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createLead(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17806,6 +20919,50 @@ func (ec *executionContext) fieldContext_Mutation_retryAutomationRun(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_updateOrganization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateOrganization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateOrganization(ctx, fc.Args["input"].(UpdateOrganizationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateOrganization(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateOrganization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createLender(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18202,6 +21359,121 @@ func (ec *executionContext) fieldContext_Mutation_recordCommissionClawback(ctx c
 	return fc, nil
 }
 
+func (ec *executionContext) _Organization_id(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Organization", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Organization_name(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Organization", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Organization_timezone(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Organization", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Organization_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Organization", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Organization_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Organization", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[uuid.UUID]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18292,6 +21564,102 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Cursor does not have child fields"))
+}
+
+func (ec *executionContext) _PipelineReport_stages(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineReport_stages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.PipelineStageCount) graphql.Marshaler {
+			return ec.marshalNPipelineStageCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineReport_stages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PipelineReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PipelineStageCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PipelineReport_funnel(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineReport_funnel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Funnel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v analytics.Funnel) graphql.Marshaler {
+			return ec.marshalNFunnel2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineReport_funnel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PipelineReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Funnel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PipelineReport_bySource(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineReport_bySource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BySource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []analytics.SourceCount) graphql.Marshaler {
+			return ec.marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineReport_bySource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PipelineReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SourceCount(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _PipelineStage_id(ctx context.Context, field graphql.CollectedField, obj *ent.PipelineStage) (ret graphql.Marshaler) {
@@ -18607,6 +21975,98 @@ func (ec *executionContext) _PipelineStageConnection_totalCount(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_PipelineStageConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PipelineStageConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PipelineStageCount_stageId(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineStageCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineStageCount_stageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineStageCount_stageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PipelineStageCount", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _PipelineStageCount_label(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineStageCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineStageCount_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineStageCount_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PipelineStageCount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PipelineStageCount_semanticSlot(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineStageCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineStageCount_semanticSlot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticSlot, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v pipelinestage.SemanticSlot) graphql.Marshaler {
+			return ec.marshalNPipelineStageSemanticSlot2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋpipelinestageᚐSemanticSlot(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineStageCount_semanticSlot(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PipelineStageCount", field, false, false, errors.New("field of type PipelineStageSemanticSlot does not have child fields"))
+}
+
+func (ec *executionContext) _PipelineStageCount_leads(ctx context.Context, field graphql.CollectedField, obj *analytics.PipelineStageCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PipelineStageCount_leads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Leads, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PipelineStageCount_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PipelineStageCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PipelineStageEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.PipelineStageEdge) (ret graphql.Marshaler) {
@@ -19888,6 +23348,82 @@ func (ec *executionContext) fieldContext_Query_automationRuns(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_organization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Organization(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_analytics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_analytics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Analytics(ctx, fc.Args["from"].(*string), fc.Args["to"].(*string), fc.Args["timezone"].(*string), fc.Args["interval"].(*analytics.Interval), fc.Args["advisorId"].(*uuid.UUID), fc.Args["teamId"].(*uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *analytics.Request) graphql.Marshaler {
+			return ec.marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐRequest(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_analytics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Analytics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_analytics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_lendersPage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20138,6 +23674,98 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SourceCount_source(ctx context.Context, field graphql.CollectedField, obj *analytics.SourceCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceCount_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v lead.Source) graphql.Marshaler {
+			return ec.marshalNLeadSource2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋleadᚐSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceCount_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceCount", field, false, false, errors.New("field of type LeadSource does not have child fields"))
+}
+
+func (ec *executionContext) _SourceCount_leads(ctx context.Context, field graphql.CollectedField, obj *analytics.SourceCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceCount_leads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Leads, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceCount_leads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SourceCount_funded(ctx context.Context, field graphql.CollectedField, obj *analytics.SourceCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceCount_funded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Funded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceCount_funded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SourceCount_fundedAmount(ctx context.Context, field graphql.CollectedField, obj *analytics.SourceCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceCount_fundedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FundedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceCount_fundedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceCount", field, false, false, errors.New("field of type Amount does not have child fields"))
 }
 
 func (ec *executionContext) _Subscription_agentPresenceChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -35129,6 +38757,43 @@ func (ec *executionContext) unmarshalInputUpdateLenderInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateOrganizationInput(ctx context.Context, obj any) (UpdateOrganizationInput, error) {
+	var it UpdateOrganizationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "timezone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "timezone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timezone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timezone = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdatePipelineStageInput(ctx context.Context, obj any) (ent.UpdatePipelineStageInput, error) {
 	var it ent.UpdatePipelineStageInput
 	if obj == nil {
@@ -36708,6 +40373,75 @@ func (ec *executionContext) _AgentBoardPage(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var agentCallStatsImplementors = []string{"AgentCallStats"}
+
+func (ec *executionContext) _AgentCallStats(ctx context.Context, sel ast.SelectionSet, obj *analytics.AgentCallStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, agentCallStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AgentCallStats")
+		case "userId":
+			out.Values[i] = ec._AgentCallStats_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._AgentCallStats_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calls":
+			out.Values[i] = ec._AgentCallStats_calls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "answered":
+			out.Values[i] = ec._AgentCallStats_answered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "talkSeconds":
+			out.Values[i] = ec._AgentCallStats_talkSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "averageTalkSeconds":
+			out.Values[i] = ec._AgentCallStats_averageTalkSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dispositions":
+			out.Values[i] = ec._AgentCallStats_dispositions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var agentPresenceImplementors = []string{"AgentPresence", "Node"}
 
 func (ec *executionContext) _AgentPresence(ctx context.Context, sel ast.SelectionSet, obj *ent.AgentPresence) graphql.Marshaler {
@@ -37015,6 +40749,240 @@ func (ec *executionContext) _AgentStatusEdge(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var analyticsImplementors = []string{"Analytics"}
+
+func (ec *executionContext) _Analytics(ctx context.Context, sel ast.SelectionSet, obj *analytics.Request) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, analyticsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Analytics")
+		case "from":
+			out.Values[i] = ec._Analytics_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._Analytics_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timezone":
+			out.Values[i] = ec._Analytics_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "interval":
+			out.Values[i] = ec._Analytics_interval(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pipeline":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Analytics_pipeline(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "funding":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Analytics_funding(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "lenders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Analytics_lenders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "commissions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Analytics_commissions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dialer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Analytics_dialer(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37866,6 +41834,50 @@ func (ec *executionContext) _AutomationRunRecord(ctx context.Context, sel ast.Se
 	return out
 }
 
+var callBucketImplementors = []string{"CallBucket"}
+
+func (ec *executionContext) _CallBucket(ctx context.Context, sel ast.SelectionSet, obj *analytics.CallBucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callBucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallBucket")
+		case "periodStart":
+			out.Values[i] = ec._CallBucket_periodStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calls":
+			out.Values[i] = ec._CallBucket_calls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var callEventImplementors = []string{"CallEvent", "Node"}
 
 func (ec *executionContext) _CallEvent(ctx context.Context, sel ast.SelectionSet, obj *ent.CallEvent) graphql.Marshaler {
@@ -38256,6 +42268,55 @@ func (ec *executionContext) _Commission(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var commissionBucketImplementors = []string{"CommissionBucket"}
+
+func (ec *executionContext) _CommissionBucket(ctx context.Context, sel ast.SelectionSet, obj *analytics.CommissionBucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionBucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionBucket")
+		case "periodStart":
+			out.Values[i] = ec._CommissionBucket_periodStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._CommissionBucket_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clawedBack":
+			out.Values[i] = ec._CommissionBucket_clawedBack(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var commissionConnectionImplementors = []string{"CommissionConnection"}
 
 func (ec *executionContext) _CommissionConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.CommissionConnection) graphql.Marshaler {
@@ -38317,6 +42378,70 @@ func (ec *executionContext) _CommissionEdge(ctx context.Context, sel ast.Selecti
 			out.Values[i] = ec._CommissionEdge_node(ctx, field, obj)
 		case "cursor":
 			out.Values[i] = ec._CommissionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionGroupImplementors = []string{"CommissionGroup"}
+
+func (ec *executionContext) _CommissionGroup(ctx context.Context, sel ast.SelectionSet, obj *analytics.CommissionGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionGroup")
+		case "id":
+			out.Values[i] = ec._CommissionGroup_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CommissionGroup_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expected":
+			out.Values[i] = ec._CommissionGroup_expected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._CommissionGroup_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clawedBack":
+			out.Values[i] = ec._CommissionGroup_clawedBack(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outstanding":
+			out.Values[i] = ec._CommissionGroup_outstanding(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -38445,6 +42570,114 @@ func (ec *executionContext) _CommissionPayment(ctx context.Context, sel ast.Sele
 			}
 		case "reference":
 			out.Values[i] = ec._CommissionPayment_reference(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionTotalsImplementors = []string{"CommissionTotals"}
+
+func (ec *executionContext) _CommissionTotals(ctx context.Context, sel ast.SelectionSet, obj *analytics.CommissionTotals) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionTotalsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionTotals")
+		case "expected":
+			out.Values[i] = ec._CommissionTotals_expected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._CommissionTotals_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outstanding":
+			out.Values[i] = ec._CommissionTotals_outstanding(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clawedBack":
+			out.Values[i] = ec._CommissionTotals_clawedBack(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var commissionsReportImplementors = []string{"CommissionsReport"}
+
+func (ec *executionContext) _CommissionsReport(ctx context.Context, sel ast.SelectionSet, obj *analytics.CommissionsReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commissionsReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommissionsReport")
+		case "totals":
+			out.Values[i] = ec._CommissionsReport_totals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._CommissionsReport_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byAdvisor":
+			out.Values[i] = ec._CommissionsReport_byAdvisor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byLender":
+			out.Values[i] = ec._CommissionsReport_byLender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38736,6 +42969,50 @@ func (ec *executionContext) _CreatedWebhookSubscription(ctx context.Context, sel
 	return out
 }
 
+var declineCategoryCountImplementors = []string{"DeclineCategoryCount"}
+
+func (ec *executionContext) _DeclineCategoryCount(ctx context.Context, sel ast.SelectionSet, obj *analytics.DeclineCategoryCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, declineCategoryCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeclineCategoryCount")
+		case "category":
+			out.Values[i] = ec._DeclineCategoryCount_category(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._DeclineCategoryCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var deliveryPageImplementors = []string{"DeliveryPage"}
 
 func (ec *executionContext) _DeliveryPage(ctx context.Context, sel ast.SelectionSet, obj *DeliveryPage) graphql.Marshaler {
@@ -38848,6 +43125,94 @@ func (ec *executionContext) _DeliveryRecord(ctx context.Context, sel ast.Selecti
 			}
 		case "attemptLog":
 			out.Values[i] = ec._DeliveryRecord_attemptLog(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dialerReportImplementors = []string{"DialerReport"}
+
+func (ec *executionContext) _DialerReport(ctx context.Context, sel ast.SelectionSet, obj *analytics.DialerReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dialerReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DialerReport")
+		case "agents":
+			out.Values[i] = ec._DialerReport_agents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._DialerReport_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var dispositionCountImplementors = []string{"DispositionCount"}
+
+func (ec *executionContext) _DispositionCount(ctx context.Context, sel ast.SelectionSet, obj *analytics.DispositionCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dispositionCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DispositionCount")
+		case "code":
+			out.Values[i] = ec._DispositionCount_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._DispositionCount_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39327,6 +43692,330 @@ func (ec *executionContext) _FundedDealPage(ctx context.Context, sel ast.Selecti
 			}
 		case "hasMore":
 			out.Values[i] = ec._FundedDealPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundingBucketImplementors = []string{"FundingBucket"}
+
+func (ec *executionContext) _FundingBucket(ctx context.Context, sel ast.SelectionSet, obj *analytics.FundingBucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundingBucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundingBucket")
+		case "periodStart":
+			out.Values[i] = ec._FundingBucket_periodStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deals":
+			out.Values[i] = ec._FundingBucket_deals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedAmount":
+			out.Values[i] = ec._FundingBucket_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundingGroupImplementors = []string{"FundingGroup"}
+
+func (ec *executionContext) _FundingGroup(ctx context.Context, sel ast.SelectionSet, obj *analytics.FundingGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundingGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundingGroup")
+		case "id":
+			out.Values[i] = ec._FundingGroup_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._FundingGroup_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deals":
+			out.Values[i] = ec._FundingGroup_deals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedAmount":
+			out.Values[i] = ec._FundingGroup_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundingReportImplementors = []string{"FundingReport"}
+
+func (ec *executionContext) _FundingReport(ctx context.Context, sel ast.SelectionSet, obj *analytics.FundingReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundingReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundingReport")
+		case "totals":
+			out.Values[i] = ec._FundingReport_totals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._FundingReport_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byLender":
+			out.Values[i] = ec._FundingReport_byLender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byAdvisor":
+			out.Values[i] = ec._FundingReport_byAdvisor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var fundingTotalsImplementors = []string{"FundingTotals"}
+
+func (ec *executionContext) _FundingTotals(ctx context.Context, sel ast.SelectionSet, obj *analytics.FundingTotals) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fundingTotalsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FundingTotals")
+		case "deals":
+			out.Values[i] = ec._FundingTotals_deals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedAmount":
+			out.Values[i] = ec._FundingTotals_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "averageAmount":
+			out.Values[i] = ec._FundingTotals_averageAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expectedCommission":
+			out.Values[i] = ec._FundingTotals_expectedCommission(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var funnelImplementors = []string{"Funnel"}
+
+func (ec *executionContext) _Funnel(ctx context.Context, sel ast.SelectionSet, obj *analytics.Funnel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, funnelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Funnel")
+		case "leads":
+			out.Values[i] = ec._Funnel_leads(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applied":
+			out.Values[i] = ec._Funnel_applied(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approved":
+			out.Values[i] = ec._Funnel_approved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "funded":
+			out.Values[i] = ec._Funnel_funded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "conversion":
+			out.Values[i] = ec._Funnel_conversion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var funnelConversionImplementors = []string{"FunnelConversion"}
+
+func (ec *executionContext) _FunnelConversion(ctx context.Context, sel ast.SelectionSet, obj *analytics.FunnelConversion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, funnelConversionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FunnelConversion")
+		case "applied":
+			out.Values[i] = ec._FunnelConversion_applied(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approved":
+			out.Values[i] = ec._FunnelConversion_approved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "funded":
+			out.Values[i] = ec._FunnelConversion_funded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "overall":
+			out.Values[i] = ec._FunnelConversion_overall(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -40436,6 +45125,131 @@ func (ec *executionContext) _LenderPage(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var lenderStatsImplementors = []string{"LenderStats"}
+
+func (ec *executionContext) _LenderStats(ctx context.Context, sel ast.SelectionSet, obj *analytics.LenderStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lenderStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LenderStats")
+		case "lenderId":
+			out.Values[i] = ec._LenderStats_lenderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._LenderStats_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitted":
+			out.Values[i] = ec._LenderStats_submitted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approved":
+			out.Values[i] = ec._LenderStats_approved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declined":
+			out.Values[i] = ec._LenderStats_declined(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawn":
+			out.Values[i] = ec._LenderStats_withdrawn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "funded":
+			out.Values[i] = ec._LenderStats_funded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "approvalRate":
+			out.Values[i] = ec._LenderStats_approvalRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedAmount":
+			out.Values[i] = ec._LenderStats_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medianSecondsToDecision":
+			out.Values[i] = ec._LenderStats_medianSecondsToDecision(ctx, field, obj)
+		case "declineCategories":
+			out.Values[i] = ec._LenderStats_declineCategories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var lendersReportImplementors = []string{"LendersReport"}
+
+func (ec *executionContext) _LendersReport(ctx context.Context, sel ast.SelectionSet, obj *analytics.LendersReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, lendersReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LendersReport")
+		case "lenders":
+			out.Values[i] = ec._LendersReport_lenders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -40658,6 +45472,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updateOrganization":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateOrganization(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createLender":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createLender(ctx, field)
@@ -40744,6 +45565,65 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
+var organizationImplementors = []string{"Organization"}
+
+func (ec *executionContext) _Organization(ctx context.Context, sel ast.SelectionSet, obj *ent.Organization) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, organizationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Organization")
+		case "id":
+			out.Values[i] = ec._Organization_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Organization_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timezone":
+			out.Values[i] = ec._Organization_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Organization_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Organization_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
@@ -40769,6 +45649,55 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var pipelineReportImplementors = []string{"PipelineReport"}
+
+func (ec *executionContext) _PipelineReport(ctx context.Context, sel ast.SelectionSet, obj *analytics.PipelineReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pipelineReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PipelineReport")
+		case "stages":
+			out.Values[i] = ec._PipelineReport_stages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "funnel":
+			out.Values[i] = ec._PipelineReport_funnel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bySource":
+			out.Values[i] = ec._PipelineReport_bySource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -40922,6 +45851,60 @@ func (ec *executionContext) _PipelineStageConnection(ctx context.Context, sel as
 			}
 		case "totalCount":
 			out.Values[i] = ec._PipelineStageConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var pipelineStageCountImplementors = []string{"PipelineStageCount"}
+
+func (ec *executionContext) _PipelineStageCount(ctx context.Context, sel ast.SelectionSet, obj *analytics.PipelineStageCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pipelineStageCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PipelineStageCount")
+		case "stageId":
+			out.Values[i] = ec._PipelineStageCount_stageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._PipelineStageCount_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticSlot":
+			out.Values[i] = ec._PipelineStageCount_semanticSlot(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leads":
+			out.Values[i] = ec._PipelineStageCount_leads(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -41614,6 +46597,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "organization":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_organization(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "analytics":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_analytics(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "lendersPage":
 			field := field
 
@@ -41710,6 +46737,60 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var sourceCountImplementors = []string{"SourceCount"}
+
+func (ec *executionContext) _SourceCount(ctx context.Context, sel ast.SelectionSet, obj *analytics.SourceCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sourceCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SourceCount")
+		case "source":
+			out.Values[i] = ec._SourceCount_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "leads":
+			out.Values[i] = ec._SourceCount_leads(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "funded":
+			out.Values[i] = ec._SourceCount_funded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fundedAmount":
+			out.Values[i] = ec._SourceCount_fundedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -42820,6 +47901,26 @@ func (ec *executionContext) marshalNAgentBoardPage2ᚖgithubᚗcomᚋlendingpipe
 	return ec._AgentBoardPage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAgentCallStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStats(ctx context.Context, sel ast.SelectionSet, v analytics.AgentCallStats) graphql.Marshaler {
+	return ec._AgentCallStats(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAgentCallStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.AgentCallStats) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAgentCallStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNAgentPresenceOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAgentPresenceOrderField(ctx context.Context, v any) (*ent.AgentPresenceOrderField, error) {
 	var res = new(ent.AgentPresenceOrderField)
 	err := res.UnmarshalGQL(v)
@@ -42928,6 +48029,30 @@ func (ec *executionContext) unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋ
 }
 
 func (ec *executionContext) marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v money.Amount) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAnalytics2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐRequest(ctx context.Context, sel ast.SelectionSet, v analytics.Request) graphql.Marshaler {
+	return ec._Analytics(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐRequest(ctx context.Context, sel ast.SelectionSet, v *analytics.Request) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Analytics(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, v any) (analytics.Interval, error) {
+	var res analytics.Interval
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, sel ast.SelectionSet, v analytics.Interval) graphql.Marshaler {
 	return v
 }
 
@@ -43270,6 +48395,26 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CallBucket) graphql.Marshaler {
+	return ec._CallBucket(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCallBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CallBucket) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucket(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCallEvent2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCallEvent(ctx context.Context, sel ast.SelectionSet, v ent.CallEvent) graphql.Marshaler {
 	return ec._CallEvent(ctx, sel, &v)
 }
@@ -43374,6 +48519,26 @@ func (ec *executionContext) marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._Commission(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCommissionBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionBucket) graphql.Marshaler {
+	return ec._CommissionBucket(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommissionBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CommissionBucket) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommissionBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucket(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCommissionConnection2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionConnection(ctx context.Context, sel ast.SelectionSet, v ent.CommissionConnection) graphql.Marshaler {
 	return ec._CommissionConnection(ctx, sel, &v)
 }
@@ -43386,6 +48551,26 @@ func (ec *executionContext) marshalNCommissionConnection2ᚖgithubᚗcomᚋlendi
 		return graphql.Null
 	}
 	return ec._CommissionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCommissionGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroup(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionGroup) graphql.Marshaler {
+	return ec._CommissionGroup(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCommissionGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNCommissionOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionOrderField(ctx context.Context, v any) (*ent.CommissionOrderField, error) {
@@ -43474,9 +48659,27 @@ func (ec *executionContext) marshalNCommissionStatus2githubᚗcomᚋlendingpipe�
 	return v
 }
 
+func (ec *executionContext) marshalNCommissionTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionTotals(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionTotals) graphql.Marshaler {
+	return ec._CommissionTotals(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNCommissionWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐCommissionWhereInput(ctx context.Context, v any) (*ent.CommissionWhereInput, error) {
 	res, err := ec.unmarshalInputCommissionWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCommissionsReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionsReport(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionsReport) graphql.Marshaler {
+	return ec._CommissionsReport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCommissionsReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionsReport(ctx context.Context, sel ast.SelectionSet, v *analytics.CommissionsReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CommissionsReport(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNContact2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐContact(ctx context.Context, sel ast.SelectionSet, v ent.Contact) graphql.Marshaler {
@@ -43611,6 +48814,26 @@ func (ec *executionContext) marshalNDecision2githubᚗcomᚋlendingpipeᚋsvcᚋ
 	return v
 }
 
+func (ec *executionContext) marshalNDeclineCategoryCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCount(ctx context.Context, sel ast.SelectionSet, v analytics.DeclineCategoryCount) graphql.Marshaler {
+	return ec._DeclineCategoryCount(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeclineCategoryCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.DeclineCategoryCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDeclineCategoryCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNDeliveryPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDeliveryPage(ctx context.Context, sel ast.SelectionSet, v DeliveryPage) graphql.Marshaler {
 	return ec._DeliveryPage(ctx, sel, &v)
 }
@@ -43653,6 +48876,40 @@ func (ec *executionContext) marshalNDeliveryRecord2ᚖgithubᚗcomᚋlendingpipe
 		return graphql.Null
 	}
 	return ec._DeliveryRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDialerReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDialerReport(ctx context.Context, sel ast.SelectionSet, v analytics.DialerReport) graphql.Marshaler {
+	return ec._DialerReport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDialerReport(ctx context.Context, sel ast.SelectionSet, v *analytics.DialerReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DialerReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDispositionCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCount(ctx context.Context, sel ast.SelectionSet, v analytics.DispositionCount) graphql.Marshaler {
+	return ec._DispositionCount(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDispositionCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.DispositionCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDispositionCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNDispositionInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐDispositionInput(ctx context.Context, v any) (dialer.DispositionInput, error) {
@@ -43776,6 +49033,72 @@ func (ec *executionContext) marshalNFundedDealRateType2githubᚗcomᚋlendingpip
 func (ec *executionContext) unmarshalNFundedDealWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealWhereInput(ctx context.Context, v any) (*ent.FundedDealWhereInput, error) {
 	res, err := ec.unmarshalInputFundedDealWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFundingBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucket(ctx context.Context, sel ast.SelectionSet, v analytics.FundingBucket) graphql.Marshaler {
+	return ec._FundingBucket(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.FundingBucket) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFundingBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucket(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFundingGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroup(ctx context.Context, sel ast.SelectionSet, v analytics.FundingGroup) graphql.Marshaler {
+	return ec._FundingGroup(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFundingGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFundingReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingReport(ctx context.Context, sel ast.SelectionSet, v analytics.FundingReport) graphql.Marshaler {
+	return ec._FundingReport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingReport(ctx context.Context, sel ast.SelectionSet, v *analytics.FundingReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FundingReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFundingTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingTotals(ctx context.Context, sel ast.SelectionSet, v analytics.FundingTotals) graphql.Marshaler {
+	return ec._FundingTotals(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFunnel2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnel(ctx context.Context, sel ast.SelectionSet, v analytics.Funnel) graphql.Marshaler {
+	return ec._Funnel(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFunnelConversion2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnelConversion(ctx context.Context, sel ast.SelectionSet, v analytics.FunnelConversion) graphql.Marshaler {
+	return ec._FunnelConversion(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx context.Context, v any) (uuid.UUID, error) {
@@ -44107,9 +49430,43 @@ func (ec *executionContext) marshalNLenderPage2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._LenderPage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNLenderStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStats(ctx context.Context, sel ast.SelectionSet, v analytics.LenderStats) graphql.Marshaler {
+	return ec._LenderStats(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLenderStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.LenderStats) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLenderStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNLenderWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLenderWhereInput(ctx context.Context, v any) (*ent.LenderWhereInput, error) {
 	res, err := ec.unmarshalInputLenderWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNLendersReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLendersReport(ctx context.Context, sel ast.SelectionSet, v analytics.LendersReport) graphql.Marshaler {
+	return ec._LendersReport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLendersReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLendersReport(ctx context.Context, sel ast.SelectionSet, v *analytics.LendersReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LendersReport(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNMap2map(ctx context.Context, v any) (map[string]any, error) {
@@ -44199,6 +49556,20 @@ func (ec *executionContext) marshalNOrderDirection2entgoᚗioᚋcontribᚋentgql
 	return v
 }
 
+func (ec *executionContext) marshalNOrganization2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐOrganization(ctx context.Context, sel ast.SelectionSet, v ent.Organization) graphql.Marshaler {
+	return ec._Organization(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOrganization2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐOrganization(ctx context.Context, sel ast.SelectionSet, v *ent.Organization) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Organization(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[uuid.UUID]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
 }
@@ -44211,6 +49582,20 @@ func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐ
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPipelineReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineReport(ctx context.Context, sel ast.SelectionSet, v analytics.PipelineReport) graphql.Marshaler {
+	return ec._PipelineReport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPipelineReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineReport(ctx context.Context, sel ast.SelectionSet, v *analytics.PipelineReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PipelineReport(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPipelineStage2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐPipelineStage(ctx context.Context, sel ast.SelectionSet, v ent.PipelineStage) graphql.Marshaler {
@@ -44255,6 +49640,26 @@ func (ec *executionContext) marshalNPipelineStageConnection2ᚖgithubᚗcomᚋle
 		return graphql.Null
 	}
 	return ec._PipelineStageConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPipelineStageCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCount(ctx context.Context, sel ast.SelectionSet, v analytics.PipelineStageCount) graphql.Marshaler {
+	return ec._PipelineStageCount(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPipelineStageCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.PipelineStageCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPipelineStageCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNPipelineStageOrderField2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐPipelineStageOrderField(ctx context.Context, v any) (*ent.PipelineStageOrderField, error) {
@@ -44315,6 +49720,36 @@ func (ec *executionContext) unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋen
 
 func (ec *executionContext) marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v money.Rate) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx context.Context, v any) (money.Ratio, error) {
+	var res money.Ratio
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx context.Context, sel ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCount(ctx context.Context, sel ast.SelectionSet, v analytics.SourceCount) graphql.Marshaler {
+	return ec._SourceCount(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.SourceCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNString2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautomationrunᚐStatus(ctx context.Context, v any) (automationrun.Status, error) {
@@ -44527,6 +49962,11 @@ func (ec *executionContext) unmarshalNUpdateLeadInput2githubᚗcomᚋlendingpipe
 
 func (ec *executionContext) unmarshalNUpdateLenderInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateLenderInput(ctx context.Context, v any) (ent.UpdateLenderInput, error) {
 	res, err := ec.unmarshalInputUpdateLenderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateOrganizationInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐUpdateOrganizationInput(ctx context.Context, v any) (UpdateOrganizationInput, error) {
+	res, err := ec.unmarshalInputUpdateOrganizationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -44954,6 +50394,22 @@ func (ec *executionContext) unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvc
 }
 
 func (ec *executionContext) marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, v any) (*analytics.Interval, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(analytics.Interval)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, sel ast.SelectionSet, v *analytics.Interval) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

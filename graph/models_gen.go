@@ -361,6 +361,14 @@ type TeamPage struct {
 	HasMore bool `json:"hasMore"`
 }
 
+// Settings to change; omitted ones stay.
+type UpdateOrganizationInput struct {
+	// The organization's name: 1 to 200 characters.
+	Name *string `json:"name,omitempty"`
+	// An IANA time zone name, such as America/New_York.
+	Timezone *string `json:"timezone,omitempty"`
+}
+
 // One offset page of the organization's users, ordered by last name, first
 // name, then id. This is the query behind REST GET /v1/users.
 type UserPage struct {

@@ -857,6 +857,8 @@ func init() {
 	organizationDescTimezone := organizationFields[1].Descriptor()
 	// organization.DefaultTimezone holds the default value on creation for the timezone field.
 	organization.DefaultTimezone = organizationDescTimezone.Default.(string)
+	// organization.TimezoneValidator is a validator for the "timezone" field. It is called by the builders before save.
+	organization.TimezoneValidator = organizationDescTimezone.Validators[0].(func(string) error)
 	// organizationDescID is the schema descriptor for id field.
 	organizationDescID := organizationMixinFields0[0].Descriptor()
 	// organization.DefaultID holds the default value on creation for the id field.

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"errors"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/privacy"
@@ -8,8 +10,25 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/viewer"
 )
+
+// ianaZone accepts the IANA time zone names the reports cut days in.
+func ianaZone(name string) error {
+	if name == "" {
+		return errors.New("must be an IANA time zone name such as America/New_York")
+	}
+	if _, err := period.Zone(name, ""); err != nil {
+		if e, ok := apperr.As(err); ok {
+			return errors.New(e.Message)
+		}
+		return err
+	}
+	return nil
+}
 
 // Organization is a tenant: a broker shop. Everything else belongs to one.
 type Organization struct{ ent.Schema }
@@ -25,8 +44,9 @@ func (Organization) Mixin() []ent.Mixin {
 func (Organization) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name").Validate(runeLen(1, 200)),
-		// IANA zone used for "today" in dialer statistics.
-		field.String("timezone").Default("UTC"),
+		// The IANA zone the organization's days are cut in: the reports'
+		// default, "today" in dialer statistics.
+		field.String("timezone").Default("UTC").Validate(ianaZone),
 		// SHA-256 of the dialer connector token; the token itself is shown once.
 		field.String("connector_token_hash").Unique().Sensitive(),
 	}
@@ -57,7 +77,9 @@ func (Organization) Edges() []ent.Edge {
 // line, start-up); a viewer reads its own.
 func (Organization) Policy() ent.Policy {
 	return privacy.Policy{
-		Query:    privacy.QueryPolicy{rule.DenyIfNoViewer(), rule.FilterOwnOrg()},
-		Mutation: privacy.MutationPolicy{privacy.AlwaysDenyRule()},
+		Query: privacy.QueryPolicy{rule.DenyIfNoViewer(), rule.FilterOwnOrg()},
+		// An admin key may change its own organization's settings
+		// (updateOrganization); the command line creates organizations.
+		Mutation: privacy.MutationPolicy{rule.DenyIfNoViewer(), rule.RequireScope(viewer.ScopeAdmin), rule.FilterOwnOrg()},
 	}
 }

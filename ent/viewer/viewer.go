@@ -21,12 +21,13 @@ const (
 	ScopeWebhooksManage = "webhooks:manage"
 	ScopeLendingRead    = "lending:read"
 	ScopeLendingWrite   = "lending:write"
+	ScopeAnalyticsRead  = "analytics:read"
 	ScopeAdmin          = "admin"
 )
 
 // AllScopes lists every scope, in the order the docs present them.
 var AllScopes = []string{ScopeLeadsRead, ScopeLeadsWrite, ScopeDialerWrite, ScopeWebhooksManage,
-	ScopeLendingRead, ScopeLendingWrite, ScopeAdmin}
+	ScopeLendingRead, ScopeLendingWrite, ScopeAnalyticsRead, ScopeAdmin}
 
 // Viewer is the caller of one request.
 type Viewer struct {

@@ -1,0 +1,150 @@
+// Package analytics computes the reports of GET /v1/analytics/{report} and
+// GraphQL analytics { ... } from the organization's records: counts that
+// match the rows, money summed to the cent in SQL (integer cents), ratios
+// rounded half-even to four decimals, series cut at local midnight by
+// ent/period. Both surfaces call it through the graph resolvers.
+//
+// Its queries run with the system context and name the organization
+// themselves: a key holding analytics:read reads the figures without
+// holding leads:read or lending:read, and the caller (graph) checks that
+// scope first.
+//
+// It imports ent and its leaf packages only.
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/user"
+)
+
+// Interval is how a series is cut: day, week or month.
+type Interval string
+
+// MarshalGQL writes the interval as its GraphQL enum value.
+func (i Interval) MarshalGQL(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(string(i))) }
+
+// UnmarshalGQL reads the GraphQL enum value.
+func (i *Interval) UnmarshalGQL(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("an interval must be a string, not %T", v)
+	}
+	checked, err := period.CheckInterval(s, period.Day)
+	if err != nil {
+		return err
+	}
+	*i = Interval(checked)
+	return nil
+}
+
+// Request is one report's parameters, resolved: the organization, the
+// range and its zone, the interval, and whose records count.
+type Request struct {
+	OrgID    uuid.UUID
+	Range    period.Range
+	Interval Interval
+	// People limits the reports to these advisors (leads, deals,
+	// commissions) or agents (calls); nil is everyone. An empty, non-nil
+	// list matches nobody (a team without members).
+	People []uuid.UUID
+}
+
+// From is the range's first instant.
+func (q *Request) From() time.Time { return q.Range.Start }
+
+// To is the instant just after the range.
+func (q *Request) To() time.Time { return q.Range.End }
+
+// Timezone names the zone the range's days are cut in.
+func (q *Request) Timezone() string { return q.Range.Loc.String() }
+
+// Filter is the optional people filter of the shared parameters.
+type Filter struct {
+	AdvisorID *uuid.UUID
+	TeamID    *uuid.UUID
+}
+
+// People resolves the filter to the user ids it admits, nil when it
+// admits everyone: the advisor, the team's members, or the advisor if a
+// member of the team.
+func (f Filter) People(ctx context.Context, c *ent.Client, org uuid.UUID) ([]uuid.UUID, error) {
+	if f.AdvisorID == nil && f.TeamID == nil {
+		return nil, nil
+	}
+	q := c.User.Query().Where(user.OrgID(org))
+	if f.AdvisorID != nil {
+		q = q.Where(user.ID(*f.AdvisorID))
+	}
+	if f.TeamID != nil {
+		q = q.Where(user.TeamID(*f.TeamID))
+	}
+	ids, err := q.IDs(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("resolving the people filter: %w", err)
+	}
+	if ids == nil {
+		ids = []uuid.UUID{}
+	}
+	return ids, nil
+}
+
+// sys is the context the reports read with (see the package comment).
+func sys(ctx context.Context) context.Context { return rule.SystemContext(ctx) }
+
+// sumOf is COALESCE(SUM(column), 0) AS as: an exact integer sum, zero over
+// no rows (SUM alone would be NULL, which no amount reads as zero).
+func sumOf(column, as string) ent.AggregateFunc {
+	return func(s *sql.Selector) string {
+		return sql.As("COALESCE(SUM("+s.C(column)+"), 0)", as)
+	}
+}
+
+// countAs is COUNT(*) AS as.
+func countAs(as string) ent.AggregateFunc { return ent.As(ent.Count(), as) }
+
+// average is total / n half-even to the cent, 0 when n is 0.
+func average(total money.Amount, n int) money.Amount {
+	if n == 0 {
+		return 0
+	}
+	avg, err := total.Div(int64(n))
+	if err != nil {
+		return 0 // unreachable: n > 0
+	}
+	return avg
+}
+
+// names reads the display names of users: first and last name.
+func userNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	users, err := c.User.Query().Where(user.IDIn(ids...)).All(sys(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("reading users' names: %w", err)
+	}
+	out := make(map[uuid.UUID]string, len(users))
+	for _, u := range users {
+		out[u.ID] = fullName(u.FirstName, u.LastName)
+	}
+	return out, nil
+}
+
+func fullName(first, last string) string {
+	switch {
+	case first == "":
+		return last
+	case last == "":
+		return first
+	}
+	return first + " " + last
+}

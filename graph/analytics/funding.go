@@ -1,0 +1,165 @@
+package analytics
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/predicate"
+)
+
+// FundingReport covers the deals funded in the range.
+type FundingReport struct {
+	Totals    FundingTotals   `json:"totals"`
+	Series    []FundingBucket `json:"series"`
+	ByLender  []FundingGroup  `json:"byLender"`
+	ByAdvisor []FundingGroup  `json:"byAdvisor"`
+}
+
+// FundingTotals sums the range's deals.
+type FundingTotals struct {
+	Deals              int          `json:"deals"`
+	FundedAmount       money.Amount `json:"fundedAmount"`
+	AverageAmount      money.Amount `json:"averageAmount"`
+	ExpectedCommission money.Amount `json:"expectedCommission"`
+}
+
+// FundingBucket is one period of the funding series.
+type FundingBucket struct {
+	PeriodStart  string       `json:"periodStart"`
+	Deals        int          `json:"deals"`
+	FundedAmount money.Amount `json:"fundedAmount"`
+}
+
+// FundingGroup is the deals of one lender or advisor.
+type FundingGroup struct {
+	ID           uuid.UUID    `json:"id"`
+	Name         string       `json:"name"`
+	Deals        int          `json:"deals"`
+	FundedAmount money.Amount `json:"fundedAmount"`
+}
+
+// dealsIn are the organization's deals funded in the range that the
+// people filter admits (by the deal's advisor).
+func dealsIn(q *Request) []predicate.FundedDeal {
+	ps := []predicate.FundedDeal{fundeddeal.OrgID(q.OrgID),
+		fundeddeal.FundedAtGTE(q.Range.Start), fundeddeal.FundedAtLT(q.Range.End)}
+	if q.People != nil {
+		ps = append(ps, fundeddeal.AdvisorIDIn(q.People...))
+	}
+	return ps
+}
+
+// Funding computes the funding report.
+func Funding(ctx context.Context, c *ent.Client, q *Request) (*FundingReport, error) {
+	var totals []struct {
+		Deals      int          `json:"deals"`
+		Funded     money.Amount `json:"funded"`
+		Commission money.Amount `json:"commission"`
+	}
+	err := c.FundedDeal.Query().Where(dealsIn(q)...).Aggregate(countAs("deals"),
+		sumOf(fundeddeal.FieldFundedAmount, "funded"), sumOf(fundeddeal.FieldExpectedCommission, "commission")).
+		Scan(sys(ctx), &totals)
+	if err != nil || len(totals) != 1 {
+		return nil, fmt.Errorf("summing the deals: %w", err)
+	}
+	t := totals[0]
+	r := &FundingReport{Totals: FundingTotals{Deals: t.Deals, FundedAmount: t.Funded,
+		AverageAmount: average(t.Funded, t.Deals), ExpectedCommission: t.Commission}}
+	if r.Series, err = fundingSeries(ctx, c, q); err != nil {
+		return nil, err
+	}
+	if r.ByLender, err = fundingBy(ctx, c, q, fundeddeal.FieldLenderID, lenderNames); err != nil {
+		return nil, err
+	}
+	if r.ByAdvisor, err = fundingBy(ctx, c, q, fundeddeal.FieldAdvisorID, userNames); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// fundingSeries buckets the deals by fundedAt in the report's zone.
+func fundingSeries(ctx context.Context, c *ent.Client, q *Request) ([]FundingBucket, error) {
+	var deals []struct {
+		FundedAt time.Time    `json:"funded_at"`
+		Amount   money.Amount `json:"funded_amount"`
+	}
+	err := c.FundedDeal.Query().Where(dealsIn(q)...).
+		Select(fundeddeal.FieldFundedAt, fundeddeal.FieldFundedAmount).Scan(sys(ctx), &deals)
+	if err != nil {
+		return nil, fmt.Errorf("reading the deals' times: %w", err)
+	}
+	buckets := q.Range.Buckets(string(q.Interval))
+	out := make([]FundingBucket, len(buckets))
+	for i, b := range buckets {
+		out[i].PeriodStart = b.Date()
+	}
+	for _, d := range deals {
+		if i := period.Index(buckets, d.FundedAt); i >= 0 {
+			out[i].Deals++
+			out[i].FundedAmount += d.Amount
+		}
+	}
+	return out, nil
+}
+
+type namer func(context.Context, *ent.Client, []uuid.UUID) (map[uuid.UUID]string, error)
+
+// fundingBy groups the deals by a column (lender or advisor), most funded
+// first; rows without one are left out.
+func fundingBy(ctx context.Context, c *ent.Client, q *Request, column string, names namer) ([]FundingGroup, error) {
+	var rows []struct {
+		ID     *uuid.UUID   `json:"id"`
+		Deals  int          `json:"deals"`
+		Funded money.Amount `json:"funded"`
+	}
+	err := c.FundedDeal.Query().Where(dealsIn(q)...).Modify(func(s *sql.Selector) {
+		s.Select(sql.As(s.C(column), "id"), countAs("deals")(s), sumOf(fundeddeal.FieldFundedAmount, "funded")(s)).
+			GroupBy(s.C(column))
+	}).Scan(sys(ctx), &rows)
+	if err != nil {
+		return nil, fmt.Errorf("grouping the deals by %s: %w", column, err)
+	}
+	var ids []uuid.UUID
+	for _, r := range rows {
+		if r.ID != nil {
+			ids = append(ids, *r.ID)
+		}
+	}
+	name, err := names(ctx, c, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := []FundingGroup{}
+	for _, r := range rows {
+		if r.ID != nil {
+			out = append(out, FundingGroup{ID: *r.ID, Name: name[*r.ID], Deals: r.Deals, FundedAmount: r.Funded})
+		}
+	}
+	slices.SortFunc(out, func(a, b FundingGroup) int {
+		return cmp.Or(cmp.Compare(b.FundedAmount, a.FundedAmount), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID.String(), b.ID.String()))
+	})
+	return out, nil
+}
+
+func lenderNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	lenders, err := c.Lender.Query().Where(lender.IDIn(ids...)).All(sys(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("reading lenders' names: %w", err)
+	}
+	out := make(map[uuid.UUID]string, len(lenders))
+	for _, l := range lenders {
+		out[l.ID] = l.Name
+	}
+	return out, nil
+}

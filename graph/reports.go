@@ -1,0 +1,67 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/graph/analytics"
+)
+
+// ReportParams are the analytics reports' shared parameters as sent: both
+// surfaces (GraphQL analytics, REST /v1/analytics/{report}) pass them here.
+type ReportParams struct {
+	From, To, Timezone *string
+	Interval           *analytics.Interval
+	AdvisorID, TeamID  *uuid.UUID
+}
+
+// reportRequest checks the caller may read analytics (the reports read
+// with the system context, see package analytics) and resolves the
+// parameters: the range in the given zone or the organization's, the
+// interval (day unless given), and the people filter.
+func (r *Resolver) reportRequest(ctx context.Context, p ReportParams) (*analytics.Request, error) {
+	v, ok := viewer.FromContext(ctx)
+	if !ok || !v.Can(viewer.ScopeAnalyticsRead) {
+		return nil, apperr.New(apperr.Forbidden, "API key lacks the %s scope", viewer.ScopeAnalyticsRead)
+	}
+	org, err := r.client(ctx).Organization.Query().Where(organization.ID(v.OrgID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rng, err := period.Parse(period.Params{From: deref(p.From), To: deref(p.To), TimeZone: deref(p.Timezone)},
+		org.Timezone, apitime.Now(ctx))
+	if err != nil {
+		return nil, err
+	}
+	q := &analytics.Request{OrgID: v.OrgID, Range: rng, Interval: period.Day}
+	if p.Interval != nil {
+		q.Interval = *p.Interval
+	}
+	filter := analytics.Filter{AdvisorID: p.AdvisorID, TeamID: p.TeamID}
+	if q.People, err = filter.People(ctx, r.client(ctx), v.OrgID); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// updateOrganization changes the caller's organization's settings; the
+// privacy policy admits admin keys, for their own organization only.
+func (r *Resolver) updateOrganization(ctx context.Context, in UpdateOrganizationInput) (*ent.Organization, error) {
+	v, _ := viewer.FromContext(ctx)
+	return r.client(ctx).Organization.UpdateOneID(v.OrgID).
+		SetNillableName(in.Name).SetNillableTimezone(in.Timezone).Save(ctx)
+}
