@@ -534,6 +534,13 @@ func TestLendingMatchesGraphQL(t *testing.T) {
 			t.Errorf("%s: REST %v (total %v), GraphQL %v", c.rest, idsOf(r), r.Meta()["total"], p)
 		}
 	}
+	// The same bounds: a page over 100 is refused, naming the argument.
+	for _, name := range []string{"lendersPage", "applicationsPage", "fundedDealsPage", "commissionsPage"} {
+		r := e.Post("/graphql", e.Key, map[string]any{"query": `{ ` + name + `(limit: 101) { total } }`})
+		if !strings.Contains(string(r.Raw), `"VALIDATION_ERROR"`) || !strings.Contains(string(r.Raw), `"limit"`) {
+			t.Errorf("%s(limit: 101): %s", name, r.Raw)
+		}
+	}
 	deals := page(`{ fundedDealsPage { nodes { id fundedAmount paybackAmount expectedCommission commission { id paidAmount } } } }`, "fundedDealsPage")
 	for i, item := range e.Get("/v1/funded-deals", e.Key).Items() {
 		g := deals["nodes"].([]any)[i].(map[string]any)
