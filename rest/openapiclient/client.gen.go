@@ -125,12 +125,15 @@ func (e ApplicationSubmittedEventEvent) Valid() bool {
 
 // Defines values for AutomationActionType.
 const (
-	AddTags       AutomationActionType = "add_tags"
-	AssignAdvisor AutomationActionType = "assign_advisor"
-	CreateLead    AutomationActionType = "create_lead"
-	MarkDoNotCall AutomationActionType = "mark_do_not_call"
-	MoveStage     AutomationActionType = "move_stage"
-	UpdateLead    AutomationActionType = "update_lead"
+	AddTags                 AutomationActionType = "add_tags"
+	AssignAdvisor           AutomationActionType = "assign_advisor"
+	CreateLead              AutomationActionType = "create_lead"
+	DecideApplication       AutomationActionType = "decide_application"
+	FundDeal                AutomationActionType = "fund_deal"
+	MarkDoNotCall           AutomationActionType = "mark_do_not_call"
+	MoveStage               AutomationActionType = "move_stage"
+	RecordCommissionPayment AutomationActionType = "record_commission_payment"
+	UpdateLead              AutomationActionType = "update_lead"
 )
 
 // Valid indicates whether the value is a known member of the AutomationActionType enum.
@@ -142,9 +145,15 @@ func (e AutomationActionType) Valid() bool {
 		return true
 	case CreateLead:
 		return true
+	case DecideApplication:
+		return true
+	case FundDeal:
+		return true
 	case MarkDoNotCall:
 		return true
 	case MoveStage:
+		return true
+	case RecordCommissionPayment:
 		return true
 	case UpdateLead:
 		return true
@@ -1264,15 +1273,19 @@ type AppWebhookPausedEvent struct {
 // AppWebhookPausedEventEvent defines model for AppWebhookPausedEvent.Event.
 type AppWebhookPausedEventEvent string
 
-// ApplicationApprovedEvent A lender approved an application.
+// ApplicationApprovedEvent A lender approved an application (decideApplication with APPROVED).
 type ApplicationApprovedEvent struct {
 	Data struct {
-		ApplicationId  openapi_types.UUID `json:"applicationId"`
-		ApprovedAmount string             `json:"approvedAmount"`
-		InterestRate   string             `json:"interestRate"`
-		LenderId       openapi_types.UUID `json:"lenderId"`
-		OrgId          openapi_types.UUID `json:"orgId"`
-		TermMonths     int                `json:"termMonths"`
+		ApplicationId openapi_types.UUID `json:"applicationId"`
+
+		// ApprovedAmount Example: 25000.00
+		ApprovedAmount string `json:"approvedAmount"`
+
+		// InterestRate Example: 1.35
+		InterestRate string             `json:"interestRate"`
+		LenderId     openapi_types.UUID `json:"lenderId"`
+		OrgId        openapi_types.UUID `json:"orgId"`
+		TermMonths   int                `json:"termMonths"`
 	} `json:"data"`
 	Event ApplicationApprovedEventEvent `json:"event"`
 	Id    string                        `json:"id"`
@@ -1286,7 +1299,7 @@ type ApplicationApprovedEvent struct {
 // ApplicationApprovedEventEvent defines model for ApplicationApprovedEvent.Event.
 type ApplicationApprovedEventEvent string
 
-// ApplicationDeclinedEvent A lender declined an application.
+// ApplicationDeclinedEvent A lender declined an application (decideApplication with DECLINED).
 type ApplicationDeclinedEvent struct {
 	Data struct {
 		ApplicationId openapi_types.UUID `json:"applicationId"`
@@ -1306,15 +1319,17 @@ type ApplicationDeclinedEvent struct {
 // ApplicationDeclinedEventEvent defines model for ApplicationDeclinedEvent.Event.
 type ApplicationDeclinedEventEvent string
 
-// ApplicationSubmittedEvent An application was sent to a lender.
+// ApplicationSubmittedEvent An application was sent to a lender (submitApplication).
 type ApplicationSubmittedEvent struct {
 	Data struct {
-		ApplicationId   openapi_types.UUID `json:"applicationId"`
-		LenderId        openapi_types.UUID `json:"lenderId"`
-		LenderName      string             `json:"lenderName"`
-		OrgId           openapi_types.UUID `json:"orgId"`
-		RequestedAmount string             `json:"requestedAmount"`
-		SubmittedBy     *string            `json:"submittedBy"`
+		ApplicationId openapi_types.UUID `json:"applicationId"`
+		LenderId      openapi_types.UUID `json:"lenderId"`
+		LenderName    string             `json:"lenderName"`
+		OrgId         openapi_types.UUID `json:"orgId"`
+
+		// RequestedAmount Example: 25000.00
+		RequestedAmount string `json:"requestedAmount"`
+		SubmittedBy     string `json:"submittedBy"`
 	} `json:"data"`
 	Event ApplicationSubmittedEventEvent `json:"event"`
 	Id    string                         `json:"id"`
@@ -1364,11 +1379,11 @@ type AutomationAction struct {
 	// TeamId assign_advisor: round-robin over this team's advisors.
 	TeamId *openapi_types.UUID `json:"teamId,omitempty"`
 
-	// Type What an automation action does.
+	// Type What an automation action does. create_lead: Creates a lead from the mapped fields, as POST /v1/leads does. update_lead: Finds a lead by matchBy and applies the mapped lead fields to it, as PATCH /v1/leads/{id} does. add_tags: Adds tags to the run's lead. move_stage: Moves the run's lead to stageId. assign_advisor: Assigns the run's lead to advisorId, or round-robin over teamId's advisors. mark_do_not_call: Marks the run's lead do-not-call. decide_application: Records a lender's decision (decideApplication) on the application the input names by applicationId, or by lenderId and externalRef; reads decision (approved or declined, any case), approvedAmount, interestRate, rateType, termMonths, paymentFrequency, conditions, reason and declineCategory. fund_deal: Funds the approved application the input names by applicationId, or by lenderId and externalRef (fundDeal); reads fundedAmount, fundedAt and commission. record_commission_payment: Records a commission payment (recordCommissionPayment) on the deal the input names by dealId, or by its application's applicationId, or lenderId and externalRef; reads amount, paidAt and reference.
 	Type AutomationActionType `json:"type"`
 }
 
-// AutomationActionType What an automation action does.
+// AutomationActionType What an automation action does. create_lead: Creates a lead from the mapped fields, as POST /v1/leads does. update_lead: Finds a lead by matchBy and applies the mapped lead fields to it, as PATCH /v1/leads/{id} does. add_tags: Adds tags to the run's lead. move_stage: Moves the run's lead to stageId. assign_advisor: Assigns the run's lead to advisorId, or round-robin over teamId's advisors. mark_do_not_call: Marks the run's lead do-not-call. decide_application: Records a lender's decision (decideApplication) on the application the input names by applicationId, or by lenderId and externalRef; reads decision (approved or declined, any case), approvedAmount, interestRate, rateType, termMonths, paymentFrequency, conditions, reason and declineCategory. fund_deal: Funds the approved application the input names by applicationId, or by lenderId and externalRef (fundDeal); reads fundedAmount, fundedAt and commission. record_commission_payment: Records a commission payment (recordCommissionPayment) on the deal the input names by dealId, or by its application's applicationId, or lenderId and externalRef; reads amount, paidAt and reference.
 type AutomationActionType string
 
 // AutomationCondition defines model for AutomationCondition.
@@ -1809,13 +1824,27 @@ type ContactUpdatedEventEvent string
 // DatabaseDialect The database the service runs on.
 type DatabaseDialect string
 
-// DealCommissionPaidEvent A commission was recorded for a deal.
+// DealCommissionPaidEvent A commission payment was recorded for a deal (recordCommissionPayment); clawbacks send no event.
 type DealCommissionPaidEvent struct {
 	Data struct {
 		AdvisorId *openapi_types.UUID `json:"advisorId"`
-		Amount    string              `json:"amount"`
-		DealId    openapi_types.UUID  `json:"dealId"`
-		OrgId     openapi_types.UUID  `json:"orgId"`
+
+		// Amount Example: 25000.00
+		Amount       string             `json:"amount"`
+		CommissionId openapi_types.UUID `json:"commissionId"`
+		DealId       openapi_types.UUID `json:"dealId"`
+
+		// ExpectedAmount Example: 25000.00
+		ExpectedAmount string             `json:"expectedAmount"`
+		LenderId       openapi_types.UUID `json:"lenderId"`
+		OrgId          openapi_types.UUID `json:"orgId"`
+
+		// PaidAmount Example: 25000.00
+		PaidAmount string `json:"paidAmount"`
+
+		// PaidAt Example: 2026-11-23T10:17:27.120Z
+		PaidAt time.Time `json:"paidAt"`
+		Status string    `json:"status"`
 	} `json:"data"`
 	Event DealCommissionPaidEventEvent `json:"event"`
 	Id    string                       `json:"id"`
@@ -1829,16 +1858,20 @@ type DealCommissionPaidEvent struct {
 // DealCommissionPaidEventEvent defines model for DealCommissionPaidEvent.Event.
 type DealCommissionPaidEventEvent string
 
-// DealFundedEvent A deal was marked funded.
+// DealFundedEvent An approved application was funded (fundDeal).
 type DealFundedEvent struct {
 	Data struct {
 		AdvisorId     *openapi_types.UUID `json:"advisorId"`
 		ApplicationId openapi_types.UUID  `json:"applicationId"`
-		Commission    string              `json:"commission"`
-		DealId        openapi_types.UUID  `json:"dealId"`
-		FundedAmount  string              `json:"fundedAmount"`
-		LenderId      openapi_types.UUID  `json:"lenderId"`
-		OrgId         openapi_types.UUID  `json:"orgId"`
+
+		// Commission Example: 25000.00
+		Commission string             `json:"commission"`
+		DealId     openapi_types.UUID `json:"dealId"`
+
+		// FundedAmount Example: 25000.00
+		FundedAmount string             `json:"fundedAmount"`
+		LenderId     openapi_types.UUID `json:"lenderId"`
+		OrgId        openapi_types.UUID `json:"orgId"`
 	} `json:"data"`
 	Event DealFundedEventEvent `json:"event"`
 	Id    string               `json:"id"`
