@@ -199,7 +199,8 @@ func (s *step) deal(ctx context.Context, in *reader) (uuid.UUID, string, error) 
 
 // reader reads the lending actions' values from a run's input, keeping the
 // first problem: a value of the wrong form is VALIDATION_ERROR naming its
-// input field. A field absent, or null, sets nothing.
+// input field. A field absent, null or blank sets nothing: portals send
+// one shape for every outcome, with the other outcome's fields empty.
 type reader struct {
 	input map[string]any
 	err   error
@@ -211,13 +212,16 @@ func (r *reader) fail(field, format string, args ...any) {
 	}
 }
 
-func (r *reader) has(field string) bool { return r.input[field] != nil }
-
-// value is the field's value, unless it is absent or null or an earlier
-// field was wrong.
-func (r *reader) value(field string) (any, bool) {
+func (r *reader) has(field string) bool {
 	v := r.input[field]
-	return v, v != nil && r.err == nil
+	s, isString := v.(string)
+	return v != nil && (!isString || strings.TrimSpace(s) != "")
+}
+
+// value is the field's value, unless it is absent, null or blank, or an
+// earlier field was wrong.
+func (r *reader) value(field string) (any, bool) {
+	return r.input[field], r.has(field) && r.err == nil
 }
 
 // text reads a string; a JSON number is taken as its decimal text, as

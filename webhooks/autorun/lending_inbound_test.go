@@ -88,7 +88,7 @@ const applicationFields = `status approvedAmount interestRate rateType termMonth
 // declined fails its run with the refused move, at once.
 func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 	e := resttest.New(t)
-	lender := gql(t, e, `mutation { createLender(input: {name: "Keystone Merchant Funding", commissionRate: "0.08"}) { id } }`, nil)["createLender"].(map[string]any)["id"].(string)
+	lender := gql(t, e, `mutation { createLender(input: {name: "Tidewater Merchant Capital", commissionRate: "0.08"}) { id } }`, nil)["createLender"].(map[string]any)["id"].(string)
 	submit := func(business, ref string) string {
 		lead := gql(t, e, `mutation($b: String!) { createLead(input: {businessName: $b, requestedAmount: "60000"}) { id } }`,
 			map[string]any{"b": business})["createLead"].(map[string]any)["id"].(string)
@@ -96,11 +96,11 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 			submitApplication(input: {leadId: $lead, lenderId: $lender, externalRef: $ref}) { id } }`,
 			map[string]any{"lead": lead, "lender": lender, "ref": ref})["submitApplication"].(map[string]any)["id"].(string)
 	}
-	approved, declined := submit("Harborview Dental PLLC", "KMF-20417"), submit("Quayside Bistro LLC", "KMF-20418")
+	approved, declined := submit("Harborview Dental PLLC", "TMC-20417"), submit("Quayside Bistro LLC", "TMC-20418")
 	gql(t, e, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: DECLINED, reason: "Too many positions"}) { status } }`,
 		map[string]any{"id": declined})
 
-	ep := e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": "Keystone portal", "mapping": map[string]string{
+	ep := e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": "Tidewater portal", "mapping": map[string]string{
 		"event": "$.event", "lenderId": "$.lender_id", "externalRef": "$.file.reference", "decision": "$.file.status",
 		"approvedAmount": "$.offer.amount", "interestRate": "$.offer.factor", "rateType": "$.offer.type",
 		"termMonths": "$.offer.term", "paymentFrequency": "$.offer.frequency", "conditions": "$.offer.stips",
@@ -120,9 +120,9 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 		}
 		return r.Data()["id"].(string)
 	}
-	decide := automate("Keystone decisions", "decision", "decide_application")
-	fund := automate("Keystone fundings", "funded", "fund_deal")
-	pay := automate("Keystone remittances", "commission", "record_commission_payment")
+	decide := automate("Tidewater decisions", "decision", "decide_application")
+	fund := automate("Tidewater fundings", "funded", "fund_deal")
+	pay := automate("Tidewater remittances", "commission", "record_commission_payment")
 	app := func(id string) map[string]any {
 		data := gql(t, e, `query($id: ID!) { applications(first: 1, where: {id: $id}) { edges { node { `+applicationFields+` } } } }`, map[string]any{"id": id})
 		edges := data["applications"].(map[string]any)["edges"].([]any)
@@ -132,7 +132,7 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 		return edges[0].(map[string]any)["node"].(map[string]any)
 	}
 
-	p.post(t, `{"event":"decision","lender_id":"`+lender+`","file":{"reference":"KMF-20417","status":"APPROVED"},
+	p.post(t, `{"event":"decision","lender_id":"`+lender+`","file":{"reference":"TMC-20417","status":"APPROVED"},
 		"offer":{"amount":50000,"factor":1.35,"type":"factor","term":12,"frequency":"daily","stips":["voided check","bank statements"]}}`)
 	if run := runs(t, e, decide, 1)[0]; run["status"] != "succeeded" {
 		t.Fatalf("decision run: %v", run)
@@ -145,7 +145,7 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 	}
 
 	fundedAt := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
-	p.post(t, `{"event":"funded","lender_id":"`+lender+`","file":{"reference":"KMF-20417"},
+	p.post(t, `{"event":"funded","lender_id":"`+lender+`","file":{"reference":"TMC-20417"},
 		"funding":{"amount":"50000.00","date":"`+fundedAt.Format(time.RFC3339)+`"}}`)
 	if run := runs(t, e, fund, 2)[0]; run["status"] != "succeeded" {
 		t.Fatalf("funding run: %v", run)
@@ -160,7 +160,7 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 		t.Errorf("commission at funding = %v", c)
 	}
 
-	p.post(t, `{"event":"commission","lender_id":"`+lender+`","file":{"reference":"KMF-20417"},
+	p.post(t, `{"event":"commission","lender_id":"`+lender+`","file":{"reference":"TMC-20417"},
 		"remittance":{"amount":4000,"date":"`+fundedAt.Add(30*time.Minute).Format(time.RFC3339)+`","id":"RM-5521"}}`)
 	if run := runs(t, e, pay, 3)[0]; run["status"] != "succeeded" {
 		t.Fatalf("remittance run: %v", run)
@@ -216,7 +216,7 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 
 	// The lender approves the file it declined: the transition table
 	// refuses it, and the run fails at its first attempt, saying so.
-	p.post(t, `{"event":"decision","lender_id":"`+lender+`","file":{"reference":"KMF-20418","status":"approved"},
+	p.post(t, `{"event":"decision","lender_id":"`+lender+`","file":{"reference":"TMC-20418","status":"approved"},
 		"offer":{"amount":"20000.00","factor":"1.4","type":"factor","term":6}}`)
 	run := runs(t, e, decide, 4)[0]
 	if run["status"] != "failed" || run["attempts"] != 1.0 ||

@@ -106,12 +106,12 @@ func (e *env) events(t *testing.T, types ...string) []*ent.WebhookEvent {
 // the automation. Amounts arrive as strings or JSON numbers alike, exactly.
 func TestLendingActionsApplyTheLendersNews(t *testing.T) {
 	e := newEnv(t)
-	b := e.submit(t, "Keystone Merchant Funding", "KMF-20417")
+	b := e.submit(t, "Tidewater Merchant Capital", "TMC-20417")
 	decide := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.DecideApplication},
 		autodef.Action{Type: autodef.AddTags, Tags: []string{"approved-by-portal"}})
 	fund := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.FundDeal})
 	pay := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.RecordCommissionPayment})
-	ref := map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "KMF-20417"}
+	ref := map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "TMC-20417"}
 	with := func(fields map[string]any) map[string]any {
 		out := map[string]any{}
 		for k, v := range ref {
@@ -225,7 +225,7 @@ func TestLendingActionsApplyTheLendersNews(t *testing.T) {
 // the run's record names the action and both statuses.
 func TestLendingActionRefusedMoveIsConflict(t *testing.T) {
 	e := newEnv(t, 0, time.Minute, time.Minute)
-	b := e.submit(t, "Keystone Merchant Funding", "KMF-1")
+	b := e.submit(t, "Tidewater Merchant Capital", "TMC-1")
 	if _, err := e.db.Client.Application.UpdateOneID(b.app.ID).SetStatus(application.StatusDeclined).SetDeclineReason("revenue too low").Save(e.admin); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestLendingActionRefusedMoveIsConflict(t *testing.T) {
 
 	// Funding a declined application is the same refusal.
 	fund := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.FundDeal})
-	err = e.applyOnce(t, fund, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "KMF-1"})
+	err = e.applyOnce(t, fund, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "TMC-1"})
 	if ae, ok := apperr.As(err); !ok || ae.Code != apperr.Conflict || ae.Detail["from"] != "declined" || ae.Detail["to"] != "funded" {
 		t.Errorf("funding a declined application: %v, want CONFLICT from declined to funded", err)
 	}
@@ -269,7 +269,7 @@ func TestLendingActionRefusedMoveIsConflict(t *testing.T) {
 // refusals (a decline needs its reason). None is retried.
 func TestLendingActionsValidateTheirInput(t *testing.T) {
 	e := newEnv(t)
-	b := e.submit(t, "Keystone Merchant Funding", "KMF-7")
+	b := e.submit(t, "Tidewater Merchant Capital", "TMC-7")
 	auto := map[string]*ent.Automation{}
 	for _, typ := range []string{autodef.DecideApplication, autodef.FundDeal, autodef.RecordCommissionPayment} {
 		auto[typ] = e.automate(t, e.onEndpoint(t), autodef.Action{Type: typ})
@@ -310,9 +310,9 @@ func TestLendingActionsValidateTheirInput(t *testing.T) {
 		{"UnknownCategory", autodef.DecideApplication, map[string]any{"applicationId": app, "decision": "declined", "reason": "r", "declineCategory": "mood"}, "declineCategory"},
 		{"ApplicationIDNotUUID", autodef.DecideApplication, approve(map[string]any{"applicationId": "APP-1"}), "applicationId"},
 		{"NothingNamed", autodef.DecideApplication, map[string]any{"decision": "approved"}, "applicationId"},
-		{"RefWithoutLender", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "externalRef": "KMF-7"}, "lenderId"},
+		{"RefWithoutLender", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "externalRef": "TMC-7"}, "lenderId"},
 		{"LenderWithoutRef", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "lenderId": b.lender.ID.String()}, "externalRef"},
-		{"LenderIDNotUUID", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "lenderId": 7.0, "externalRef": "KMF-7"}, "lenderId"},
+		{"LenderIDNotUUID", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "lenderId": 7.0, "externalRef": "TMC-7"}, "lenderId"},
 		{"FundedAtNotATime", autodef.FundDeal, map[string]any{"applicationId": app, "fundedAt": "yesterday"}, "fundedAt"},
 		{"FundedAtDateOnly", autodef.FundDeal, map[string]any{"applicationId": app, "fundedAt": "2026-03-01"}, "fundedAt"},
 		{"CommissionText", autodef.FundDeal, map[string]any{"applicationId": app, "commission": "4,000"}, "commission"},
@@ -347,7 +347,7 @@ func TestLendingActionsValidateTheirInput(t *testing.T) {
 // fails at once with NOT_FOUND.
 func TestLendingActionsAwaitAReferenceNotYetRecorded(t *testing.T) {
 	e := newEnv(t, 0, time.Minute, time.Minute)
-	b := e.submit(t, "Keystone Merchant Funding", "KMF-1")
+	b := e.submit(t, "Tidewater Merchant Capital", "TMC-1")
 	decide := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.DecideApplication})
 	decline := map[string]any{"decision": "DECLINED", "reason": "time in business", "declineCategory": "Time_In_Business"}
 	with := func(fields map[string]any) map[string]any {
@@ -361,15 +361,15 @@ func TestLendingActionsAwaitAReferenceNotYetRecorded(t *testing.T) {
 		return out
 	}
 
-	early := e.queue(t, decide, with(map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "KMF-2"}), 0)
+	early := e.queue(t, decide, with(map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "TMC-2"}), 0)
 	e.step(t)
 	got := e.reload(t, early)
 	wantStatus(t, got, automationrun.StatusQueued, 1)
-	want := fmt.Sprintf(`externalRef: actions[0] (decide_application): lender %s has no application with externalRef "KMF-2"`, b.lender.ID)
+	want := fmt.Sprintf(`externalRef: actions[0] (decide_application): lender %s has no application with externalRef "TMC-2"`, b.lender.ID)
 	if deref(got.Error) != want {
 		t.Errorf("error %q, want %q", deref(got.Error), want)
 	}
-	late := e.submitTo(t, b.lender, "KMF-2")
+	late := e.submitTo(t, b.lender, "TMC-2")
 	e.clock.advance(time.Minute)
 	e.step(t)
 	got = e.reload(t, early)
@@ -387,15 +387,15 @@ func TestLendingActionsAwaitAReferenceNotYetRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := viewer.NewContext(context.Background(), viewer.Viewer{OrgID: other.ID, Scopes: viewer.AllScopes})
-	theirs := (&env{db: e.db, org: other, admin: admin, clock: e.clock}).submit(t, "Their Lender", "KMF-1")
+	theirs := (&env{db: e.db, org: other, admin: admin, clock: e.clock}).submit(t, "Their Lender", "TMC-1")
 	for name, tt := range map[string]struct {
 		input map[string]any
 		field string
 	}{
 		"UnknownApplication":   {with(map[string]any{"applicationId": uuid.NewString()}), "applicationId"},
 		"OtherOrgsApplication": {with(map[string]any{"applicationId": theirs.app.ID.String()}), "applicationId"},
-		"UnknownLender":        {with(map[string]any{"lenderId": uuid.NewString(), "externalRef": "KMF-1"}), "lenderId"},
-		"OtherOrgsLender":      {with(map[string]any{"lenderId": theirs.lender.ID.String(), "externalRef": "KMF-1"}), "lenderId"},
+		"UnknownLender":        {with(map[string]any{"lenderId": uuid.NewString(), "externalRef": "TMC-1"}), "lenderId"},
+		"OtherOrgsLender":      {with(map[string]any{"lenderId": theirs.lender.ID.String(), "externalRef": "TMC-1"}), "lenderId"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := e.applyOnce(t, decide, tt.input)
@@ -415,12 +415,12 @@ func TestLendingActionsAwaitAReferenceNotYetRecorded(t *testing.T) {
 // does a deal id that names no deal.
 func TestCommissionPaymentFindsItsDeal(t *testing.T) {
 	e := newEnv(t, 0, time.Minute)
-	b := e.submit(t, "Keystone Merchant Funding", "KMF-1")
+	b := e.submit(t, "Tidewater Merchant Capital", "TMC-1")
 	if _, err := e.db.Client.Application.UpdateOneID(b.app.ID).SetStatus(application.StatusApproved).
 		SetInterestRate(rate(t, "1.4")).SetRateType(application.RateTypeFactor).SetTermMonths(10).Save(e.admin); err != nil {
 		t.Fatal(err)
 	}
-	declined := e.submitTo(t, b.lender, "KMF-2")
+	declined := e.submitTo(t, b.lender, "TMC-2")
 	if _, err := e.db.Client.Application.UpdateOneID(declined.app.ID).SetStatus(application.StatusDeclined).SetDeclineReason("no").Save(e.admin); err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestCommissionPaymentFindsItsDeal(t *testing.T) {
 	if ae, ok := apperr.As(err); !ok || ae.Code != apperr.NotFound || !retryable(err) {
 		t.Errorf("paying an approved, unfunded application: %v; want NOT_FOUND, awaited", err)
 	}
-	err = e.applyOnce(t, pay, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "KMF-2", "amount": "100.00"})
+	err = e.applyOnce(t, pay, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "TMC-2", "amount": "100.00"})
 	if ae, ok := apperr.As(err); !ok || ae.Code != apperr.NotFound || retryable(err) {
 		t.Errorf("paying a declined application: %v; want NOT_FOUND at once", err)
 	}
@@ -439,7 +439,7 @@ func TestCommissionPaymentFindsItsDeal(t *testing.T) {
 		t.Errorf("paying an unknown deal: %v; want NOT_FOUND at once", err)
 	}
 
-	run := e.queue(t, pay, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "KMF-1", "amount": 2000, "reference": "RM-1"}, 0)
+	run := e.queue(t, pay, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "TMC-1", "amount": 2000, "reference": "RM-1"}, 0)
 	e.step(t)
 	wantStatus(t, e.reload(t, run), automationrun.StatusQueued, 1)
 	d, err := e.db.Client.FundedDeal.Create().SetApplicationID(b.app.ID).Save(e.admin)
@@ -513,4 +513,34 @@ func (e *env) applyOnceKeep(t *testing.T, a *ent.Automation, input map[string]an
 		_, err := e.runner.apply(ctx, tx, a, &ent.AutomationRun{Input: input, Depth: 1})
 		return err
 	})
+}
+
+// A portal sends one shape for both outcomes, the other outcome's fields
+// null, blank or empty: those set nothing, so neither outcome is refused
+// for carrying the other's fields.
+func TestOneMappingServesBothOutcomes(t *testing.T) {
+	e := newEnv(t)
+	decide := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.DecideApplication})
+	empty := map[string]any{"approvedAmount": "", "interestRate": nil, "rateType": " ", "termMonths": "",
+		"paymentFrequency": nil, "conditions": []any{}, "reason": "", "declineCategory": nil}
+	for _, tt := range []struct {
+		decision string
+		set      map[string]any
+		want     application.Status
+	}{
+		{"declined", map[string]any{"reason": "Too many open positions", "declineCategory": "existing_positions"}, application.StatusDeclined},
+		{"approved", map[string]any{"interestRate": 0.189, "rateType": "APR", "termMonths": "24"}, application.StatusApproved},
+	} {
+		b := e.submit(t, "Lender "+tt.decision, "R-1")
+		input := map[string]any{"applicationId": b.app.ID.String(), "decision": tt.decision}
+		maps.Copy(input, empty)
+		maps.Copy(input, tt.set)
+		if err := e.applyOnceKeep(t, decide, input); err != nil {
+			t.Fatalf("%s with the other outcome's fields empty: %v", tt.decision, err)
+		}
+		a, err := e.db.Client.Application.Get(e.sys, b.app.ID)
+		if err != nil || a.Status != tt.want {
+			t.Errorf("%s: application %v (%v)", tt.decision, a.Status, err)
+		}
+	}
 }
