@@ -130,14 +130,12 @@ func (s *step) on(lead uuid.UUID) {
 // lender the organization does not have, fails the run at once: waiting
 // cannot make them appear.
 func (s *step) application(ctx context.Context, in *reader) (*ent.Application, string, error) {
-	if id := in.id(inApplicationID); id != nil || in.err != nil {
-		if in.err != nil {
-			return nil, "", in.err
-		}
+	// The first way the input gives is the one read: the others may hold
+	// values of the portal's own.
+	if id := in.id(inApplicationID); id != nil {
 		a, err := s.tx.Application.Get(ctx, *id)
 		if ent.IsNotFound(err) {
-			return nil, "", &apperr.Error{Code: apperr.NotFound, Field: inApplicationID,
-				Message: "no application with id " + id.String() + " exists in your organization"}
+			return nil, "", notFound(inApplicationID, "no application with id %s exists in your organization", id)
 		}
 		return a, inApplicationID, err
 	}
@@ -158,15 +156,13 @@ func (s *step) application(ctx context.Context, in *reader) (*ent.Application, s
 		return a, by, err
 	}
 	known, err := s.tx.Lender.Query().Where(lender.ID(*lenderID)).Exist(ctx)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, "", err
+	case !known:
+		return nil, "", notFound(inLenderID, "no lender with id %s exists in your organization", lenderID)
 	}
-	if !known {
-		return nil, "", &apperr.Error{Code: apperr.NotFound, Field: inLenderID,
-			Message: "no lender with id " + lenderID.String() + " exists in your organization"}
-	}
-	return nil, "", awaited{&apperr.Error{Code: apperr.NotFound, Field: inExternalRef,
-		Message: "lender " + lenderID.String() + " has no application with externalRef " + strconv.Quote(*ref)}}
+	return nil, "", awaited{notFound(inExternalRef, "lender %s has no application with externalRef %q", lenderID, *ref)}
 }
 
 // deal finds the deal the input names: by dealId, or as the funded deal of
@@ -174,13 +170,13 @@ func (s *step) application(ctx context.Context, in *reader) (*ent.Application, s
 // is awaited (its funding notice may be on its way); one declined or
 // withdrawn never will be.
 func (s *step) deal(ctx context.Context, in *reader) (uuid.UUID, string, error) {
-	if id := in.id(inDealID); id != nil || in.err != nil {
-		if in.err != nil {
-			return uuid.Nil, "", in.err
-		}
+	id := in.id(inDealID)
+	switch {
+	case in.err != nil:
+		return uuid.Nil, "", in.err
+	case id != nil:
 		return *id, inDealID, nil // the resolver says NOT_FOUND for another organization's or none
-	}
-	if !slices.ContainsFunc([]string{inApplicationID, inLenderID, inExternalRef}, in.has) {
+	case !slices.ContainsFunc([]string{inApplicationID, inLenderID, inExternalRef}, in.has):
 		return uuid.Nil, "", apperr.Invalid(inDealID, "the input names no deal: map dealId, applicationId, or lenderId and externalRef")
 	}
 	a, by, err := s.application(ctx, in)
@@ -195,6 +191,13 @@ func (s *step) deal(ctx context.Context, in *reader) (uuid.UUID, string, error) 
 		return uuid.Nil, "", awaited{e}
 	}
 	return uuid.Nil, "", e
+}
+
+// notFound is NOT_FOUND naming the input field that named what is missing.
+func notFound(field, format string, args ...any) *apperr.Error {
+	e := apperr.New(apperr.NotFound, format, args...)
+	e.Field = field
+	return e
 }
 
 // reader reads the lending actions' values from a run's input, keeping the

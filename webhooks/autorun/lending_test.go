@@ -155,7 +155,9 @@ func TestLendingActionsApplyTheLendersNews(t *testing.T) {
 	}
 
 	fundedAt := e.clock.now().Add(-2 * time.Hour)
-	funded := e.queue(t, fund, map[string]any{"applicationId": b.app.ID.String(), "fundedAmount": "50000.10",
+	// applicationId comes first: the lenderId beside it, the portal's own
+	// code for the lender, is not read.
+	funded := e.queue(t, fund, map[string]any{"applicationId": b.app.ID.String(), "lenderId": "TMC", "fundedAmount": "50000.10",
 		"fundedAt": fundedAt.Format(time.RFC3339Nano), "commission": 4000}, 0)
 	e.step(t)
 	run = e.reload(t, funded)
