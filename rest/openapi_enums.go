@@ -83,7 +83,7 @@ func baseEnumSchemas() m {
 		enumErrorCode:            documentedEnum("An error's machine-readable code.", errorCodes(), nil),
 		enumSubscriptionEvent:    documentedEnum("An event type a subscription names, or \"*\" for all.", subscriptionEventNames(), nil),
 		enumConnectorEventType:   documentedEnum("An event type the dialer connector receives.", connectorTypes, nil),
-		enumAutomationActionType: documentedEnum("What an automation action does.", autodef.ActionTypes, nil),
+		enumAutomationActionType: documentedEnum("What an automation action does.", autodef.ActionTypes, autodef.ActionTypeDocs),
 		enumConditionOperator:    documentedEnum("How an automation condition compares.", autodef.Ops, nil),
 		enumTriggerType:          documentedEnum("What starts an automation: a request to an inbound endpoint, or an event.", triggerTypes, nil),
 		enumServiceStatus:        documentedEnum("Whether the service can serve: unavailable while the database is unreachable.", []string{"ok", "unavailable"}, nil),

@@ -170,12 +170,15 @@ func (e ApplicationSubmittedEventEvent) Valid() bool {
 
 // Defines values for AutomationActionType.
 const (
-	AddTags       AutomationActionType = "add_tags"
-	AssignAdvisor AutomationActionType = "assign_advisor"
-	CreateLead    AutomationActionType = "create_lead"
-	MarkDoNotCall AutomationActionType = "mark_do_not_call"
-	MoveStage     AutomationActionType = "move_stage"
-	UpdateLead    AutomationActionType = "update_lead"
+	AddTags                 AutomationActionType = "add_tags"
+	AssignAdvisor           AutomationActionType = "assign_advisor"
+	CreateLead              AutomationActionType = "create_lead"
+	DecideApplication       AutomationActionType = "decide_application"
+	FundDeal                AutomationActionType = "fund_deal"
+	MarkDoNotCall           AutomationActionType = "mark_do_not_call"
+	MoveStage               AutomationActionType = "move_stage"
+	RecordCommissionPayment AutomationActionType = "record_commission_payment"
+	UpdateLead              AutomationActionType = "update_lead"
 )
 
 // Valid indicates whether the value is a known member of the AutomationActionType enum.
@@ -187,9 +190,15 @@ func (e AutomationActionType) Valid() bool {
 		return true
 	case CreateLead:
 		return true
+	case DecideApplication:
+		return true
+	case FundDeal:
+		return true
 	case MarkDoNotCall:
 		return true
 	case MoveStage:
+		return true
+	case RecordCommissionPayment:
 		return true
 	case UpdateLead:
 		return true
@@ -1774,11 +1783,11 @@ type AutomationAction struct {
 	// TeamId assign_advisor: round-robin over this team's advisors.
 	TeamId *openapi_types.UUID `json:"teamId,omitempty"`
 
-	// Type What an automation action does.
+	// Type What an automation action does. create_lead: Creates a lead from the mapped fields, as POST /v1/leads does. update_lead: Finds a lead by matchBy and applies the mapped lead fields to it, as PATCH /v1/leads/{id} does. add_tags: Adds tags to the run's lead. move_stage: Moves the run's lead to stageId. assign_advisor: Assigns the run's lead to advisorId, or round-robin over teamId's advisors. mark_do_not_call: Marks the run's lead do-not-call. decide_application: Records a lender's decision (decideApplication) on the application the input names by applicationId, or by lenderId and externalRef; reads decision (approved or declined, any case), approvedAmount, interestRate, rateType, termMonths, paymentFrequency, conditions, reason and declineCategory. fund_deal: Funds the approved application the input names by applicationId, or by lenderId and externalRef (fundDeal); reads fundedAmount, fundedAt and commission. record_commission_payment: Records a commission payment (recordCommissionPayment) on the deal the input names by dealId, or by its application's applicationId, or lenderId and externalRef; reads amount, paidAt and reference.
 	Type AutomationActionType `json:"type"`
 }
 
-// AutomationActionType What an automation action does.
+// AutomationActionType What an automation action does. create_lead: Creates a lead from the mapped fields, as POST /v1/leads does. update_lead: Finds a lead by matchBy and applies the mapped lead fields to it, as PATCH /v1/leads/{id} does. add_tags: Adds tags to the run's lead. move_stage: Moves the run's lead to stageId. assign_advisor: Assigns the run's lead to advisorId, or round-robin over teamId's advisors. mark_do_not_call: Marks the run's lead do-not-call. decide_application: Records a lender's decision (decideApplication) on the application the input names by applicationId, or by lenderId and externalRef; reads decision (approved or declined, any case), approvedAmount, interestRate, rateType, termMonths, paymentFrequency, conditions, reason and declineCategory. fund_deal: Funds the approved application the input names by applicationId, or by lenderId and externalRef (fundDeal); reads fundedAmount, fundedAt and commission. record_commission_payment: Records a commission payment (recordCommissionPayment) on the deal the input names by dealId, or by its application's applicationId, or lenderId and externalRef; reads amount, paidAt and reference.
 type AutomationActionType string
 
 // AutomationCondition defines model for AutomationCondition.
