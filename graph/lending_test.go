@@ -78,7 +78,7 @@ func (l *lendingEnv) refused(t *testing.T, query string, vars map[string]any) ma
 // wantError fails unless ext is code naming field.
 func wantError(t *testing.T, ext map[string]any, code, field string) {
 	t.Helper()
-	if ext["code"] != code || ext["field"] != field {
+	if got, _ := ext["field"].(string); ext["code"] != code || got != field {
 		t.Errorf("error %v, want %s with field %q", ext, code, field)
 	}
 }
