@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lending"
 	"github.com/lendingpipe/svc/ent/money"
@@ -182,6 +183,17 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		}
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
+		}
+		if m.Op().Is(ent.OpUpdateOne) {
+			// The lead before the application, as every lending
+			// operation takes them (lockLead).
+			leadID, err := m.OldLeadID(ctx)
+			if err != nil {
+				return nil, err // NOT_FOUND for a missing application
+			}
+			if _, err := lockLead(ctx, m.Client(), lead.ID(leadID)); err != nil {
+				return nil, fmt.Errorf("locking the application's lead: %w", err)
+			}
 		}
 		m.Where(application.StatusIn(statuses(lending.From(string(to)))...))
 		v, err := next.Mutate(ctx, m)
