@@ -237,3 +237,41 @@ func TestConcurrentSubmissionsToOneLender(t *testing.T) {
 		}
 	}
 }
+
+// Payments and clawbacks of one commission at once: none is lost, and two
+// clawbacks that together exceed what was paid cannot both pass.
+func TestConcurrentCommissionPayments(t *testing.T) {
+	l := newLendingEnv(t)
+	lender := l.lender(t, "Payment Race Capital", nil)
+	pay := `mutation($d: ID!, $a: Amount!) { recordCommissionPayment(input: {dealId: $d, amount: $a}) { id } }`
+	claw := `mutation($d: ID!, $a: Amount!) { recordCommissionClawback(input: {dealId: $d, amount: $a}) { id } }`
+	for round := range raceRounds {
+		deal := l.fund(t, map[string]any{"applicationId": l.approved(t, l.lead(t, nil), lender, "5000", nil), "commission": "100"})["id"]
+		got := l.together(gqlCase{pay, map[string]any{"d": deal, "a": "30"}}, gqlCase{pay, map[string]any{"d": deal, "a": "70.01"}})
+		sound(t, got)
+		for _, a := range got {
+			if a.ext != nil {
+				t.Fatalf("round %d: a payment failed: %v", round, a.ext)
+			}
+		}
+		got = l.together(gqlCase{claw, map[string]any{"d": deal, "a": "60"}}, gqlCase{claw, map[string]any{"d": deal, "a": "60"}})
+		sound(t, got)
+		refused := 0
+		for _, a := range got {
+			if a.ext != nil {
+				if a.ext["code"] != "VALIDATION_ERROR" || a.ext["field"] != "amount" {
+					t.Fatalf("round %d: a clawback answered %v", round, a.ext)
+				}
+				refused++
+			}
+		}
+		if refused != 1 {
+			t.Fatalf("round %d: %d of two clawbacks of 60 from 100.01 refused, want 1", round, refused)
+		}
+		c := l.must(t, `query($d: ID) { commissionsPage(dealId: $d) { nodes { paidAmount status payments { id } } } }`, map[string]any{"d": deal})
+		got0 := c["commissionsPage"].(map[string]any)["nodes"].([]any)[0].(map[string]any)
+		if got0["paidAmount"] != "40.01" || got0["status"] != "clawed_back" || len(got0["payments"].([]any)) != 3 {
+			t.Errorf("round %d: the commission ends %v, want 40.01 clawed_back with 3 payments", round, got0)
+		}
+	}
+}

@@ -270,12 +270,12 @@ func (FundedDeal) Hooks() []ent.Hook {
 }
 
 // fundDeal turns an approved application into a deal. The lead's row is
-// locked first (an UPDATE, on both databases), so fundings of one lead's
-// applications run one after the other: the second finds its application
-// withdrawn and is refused. The application then moves to funded (the
-// transition rule refuses any other status), the lead's other open
-// applications are withdrawn, the commission is created, the lead moves to
-// won, and deal.funded is emitted.
+// taken first (lockLead), so fundings of one lead's applications run one
+// after the other: the second finds its application withdrawn and is
+// refused. The application then moves to funded (the transition rule
+// refuses any other status), the lead's other open applications are
+// withdrawn, the commission is created, the lead moves to won and records
+// its conversion, and deal.funded is emitted.
 func fundDeal(next ent.Mutator) ent.Mutator {
 	return hook.FundedDealFunc(func(ctx context.Context, m *gen.FundedDealMutation) (gen.Value, error) {
 		org, err := createOrg(ctx, m)
