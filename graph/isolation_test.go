@@ -80,6 +80,24 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.updatePresence":            {`mutation($u: ID!) { updatePresence(input: {userId: $u, status: online}) { userId } }`, map[string]any{"u": a["agent"]}},
 		"Mutation.attachRecording":           {`mutation { attachRecording(externalCallId: "a-call", recordingUrl: "https://rec.example/1") { id } }`, nil},
 		"Mutation.markDoNotCall":             {`mutation($l: ID) { markDoNotCall(leadId: $l, reason: "asked") { leads { id } } }`, map[string]any{"l": a["lead"]}},
+		// The lending half.
+		"Query.lenders":                        {`{ lenders ` + conn + ` }`, nil},
+		"Query.applications":                   {`{ applications ` + conn + ` }`, nil},
+		"Query.fundedDeals":                    {`{ fundedDeals ` + conn + ` }`, nil},
+		"Query.commissions":                    {`{ commissions ` + conn + ` }`, nil},
+		"Query.lendersPage":                    {`{ lendersPage(limit: 100) { total nodes { id } } }`, nil},
+		"Query.applicationsPage":               {`query($l: ID) { applicationsPage(leadId: $l, limit: 100) { total nodes { id } } }`, map[string]any{"l": a["lead"]}},
+		"Query.fundedDealsPage":                {`query($r: ID) { fundedDealsPage(lenderId: $r, limit: 100) { total nodes { id } } }`, map[string]any{"r": a["lender"]}},
+		"Query.commissionsPage":                {`query($d: ID) { commissionsPage(dealId: $d, limit: 100) { total nodes { id } } }`, map[string]any{"d": a["deal"]}},
+		"Mutation.createLender":                {`mutation { createLender(input: {name: "Another Lender"}) { id } }`, nil},
+		"Mutation.updateLender":                {`mutation($id: ID!) { updateLender(id: $id, input: {isActive: false}) { id } }`, map[string]any{"id": a["lender"]}},
+		"Mutation.submitApplication":           {`mutation($l: ID!, $r: ID!) { submitApplication(input: {leadId: $l, lenderId: $r, requestedAmount: "1000"}) { id } }`, map[string]any{"l": a["lead"], "r": a["lender"]}},
+		"Mutation.markApplicationUnderwriting": {`mutation($id: ID!) { markApplicationUnderwriting(id: $id) { id } }`, map[string]any{"id": a["openApplication"]}},
+		"Mutation.decideApplication":           {`mutation($id: ID!) { decideApplication(id: $id, input: {decision: DECLINED, reason: "x"}) { id } }`, map[string]any{"id": a["openApplication"]}},
+		"Mutation.withdrawApplication":         {`mutation($id: ID!) { withdrawApplication(id: $id) { id } }`, map[string]any{"id": a["openApplication"]}},
+		"Mutation.fundDeal":                    {`mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id } }`, map[string]any{"id": a["approvedApplication"]}},
+		"Mutation.recordCommissionPayment":     {`mutation($d: ID!) { recordCommissionPayment(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
+		"Mutation.recordCommissionClawback":    {`mutation($d: ID!) { recordCommissionClawback(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board.
@@ -154,6 +172,7 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 	a["automation"] = e.Post("/v1/automations", e.Key, map[string]any{"name": "Tag", "trigger": map[string]any{"event": "lead.created"},
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}).Data()["id"].(string)
 	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead"}).Data()["id"].(string)
+	lendingFixtures(t, e, a)
 	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call", "userId": a["agent"], "eventType": "call_started",
 		"occurredAt": "2026-11-22T08:00:00Z"})
 	deadline := time.Now().Add(10 * time.Second)
@@ -173,6 +192,46 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 	a["subscription"] = strings.TrimPrefix(a["subscription"], "whsub_")
 	a["delivery"] = strings.TrimPrefix(a["delivery"], "msg_")
 	return a
+}
+
+// lendingFixtures adds org A's lending records to a: a lender, a funded
+// application with its deal, commission and payment, an approved one
+// and an open one.
+func lendingFixtures(t *testing.T, e *resttest.Env, a map[string]string) {
+	t.Helper()
+	must := func(query string, vars map[string]any) map[string]any {
+		t.Helper()
+		data, code := gql(t, e, e.Key, query, vars)
+		if code != "" {
+			t.Fatalf("%s: %s", query, code)
+		}
+		for _, v := range data {
+			return v.(map[string]any)
+		}
+		return nil
+	}
+	id := func(m map[string]any) string { return m["id"].(string) }
+	a["lender"] = id(must(`mutation { createLender(input: {name: "Secret Lender", commissionRate: "0.02"}) { id } }`, nil))
+	submit := func() string {
+		return id(must(`mutation($l: ID!, $r: ID!) { submitApplication(input: {leadId: $l, lenderId: $r, requestedAmount: "5000"}) { id } }`,
+			map[string]any{"l": a["lead"], "r": a["lender"]}))
+	}
+	approve := func(app string) {
+		must(`mutation($id: ID!) { decideApplication(id: $id, input: {decision: APPROVED, interestRate: "1.3", rateType: factor, termMonths: 9}) { id } }`,
+			map[string]any{"id": app})
+	}
+	a["application"] = submit()
+	approve(a["application"])
+	deal := must(`mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id commissionId } }`, map[string]any{"id": a["application"]})
+	a["deal"], a["commission"] = id(deal), deal["commissionId"].(string)
+	payment := must(`mutation($d: ID!) { recordCommissionPayment(input: {dealId: $d, amount: "50"}) { payments { id } } }`, map[string]any{"d": a["deal"]})
+	a["payment"] = payment["payments"].([]any)[0].(map[string]any)["id"].(string)
+	// Funding withdrew the lead's other applications; these come after it.
+	a["approvedApplication"] = submit()
+	approve(a["approvedApplication"])
+	second := id(must(`mutation { createLender(input: {name: "Second Secret Lender"}) { id } }`, nil))
+	a["openApplication"] = id(must(`mutation($l: ID!, $r: ID!) { submitApplication(input: {leadId: $l, lenderId: $r, requestedAmount: "5000"}) { id } }`,
+		map[string]any{"l": a["lead"], "r": second}))
 }
 
 // An id that is not a UUID is the caller's mistake, not an internal error.

@@ -39,6 +39,22 @@ func orderOr[T any](asked, fallback *T) *T {
 	return fallback
 }
 
+// updateLender applies input. entgql v0.7.0's generated Mutate appends
+// input.Products and input.ExcludedIndustries instead of the append lists
+// (as for a lead's tags, UpdateLead), so the appends are applied here.
+func (r *Resolver) updateLender(ctx context.Context, id uuid.UUID, input ent.UpdateLenderInput) (*ent.Lender, error) {
+	products, industries := input.AppendProducts, input.AppendExcludedIndustries
+	input.AppendProducts, input.AppendExcludedIndustries = nil, nil
+	u := r.client(ctx).Lender.UpdateOneID(id).SetInput(input)
+	if len(products) > 0 {
+		u.AppendProducts(products)
+	}
+	if len(industries) > 0 {
+		u.AppendExcludedIndustries(industries)
+	}
+	return u.Save(ctx)
+}
+
 func (r *Resolver) submitApplication(ctx context.Context, in SubmitApplicationInput) (*ent.Application, error) {
 	c := r.client(ctx).Application.Create().
 		SetLeadID(in.LeadID).SetLenderID(in.LenderID).SetNillableProduct(in.Product).

@@ -36,7 +36,7 @@ func (r *mutationResolver) CreateLender(ctx context.Context, input ent.CreateLen
 
 // UpdateLender is the resolver for the updateLender field.
 func (r *mutationResolver) UpdateLender(ctx context.Context, id uuid.UUID, input ent.UpdateLenderInput) (*ent.Lender, error) {
-	return r.client(ctx).Lender.UpdateOneID(id).SetInput(input).Save(ctx)
+	return r.updateLender(ctx, id, input)
 }
 
 // SubmitApplication is the resolver for the submitApplication field.

@@ -6,8 +6,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -27,6 +32,12 @@ func (r *Resolver) nodeType(ctx context.Context, id uuid.UUID) (string, error) {
 		{user.Table, c.User.Query().Where(user.ID(id)).Exist},
 		{team.Table, c.Team.Query().Where(team.ID(id)).Exist},
 		{pipelinestage.Table, c.PipelineStage.Query().Where(pipelinestage.ID(id)).Exist},
+		// The lending half's nodes (PRODUCT 1.7).
+		{application.Table, c.Application.Query().Where(application.ID(id)).Exist},
+		{lender.Table, c.Lender.Query().Where(lender.ID(id)).Exist},
+		{fundeddeal.Table, c.FundedDeal.Query().Where(fundeddeal.ID(id)).Exist},
+		{commission.Table, c.Commission.Query().Where(commission.ID(id)).Exist},
+		{commissionpayment.Table, c.CommissionPayment.Query().Where(commissionpayment.ID(id)).Exist},
 	}
 	for _, p := range probes {
 		if ok, err := p.exist(ctx); err == nil && ok {

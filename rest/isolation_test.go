@@ -59,6 +59,15 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"POST /v1/dialer/presence": {path: "/v1/dialer/presence", scope: viewer.ScopeDialerWrite, body: map[string]any{"userId": a.agent, "status": "online"}},
 		"GET /v1/dialer/agents":    {path: "/v1/dialer/agents"},
 
+		"GET /v1/lenders":           {path: "/v1/lenders", scope: viewer.ScopeLendingRead},
+		"GET /v1/lenders/{id}":      {path: "/v1/lenders/" + a.lender, scope: viewer.ScopeLendingRead},
+		"GET /v1/applications":      {path: "/v1/applications", scope: viewer.ScopeLendingRead},
+		"GET /v1/applications/{id}": {path: "/v1/applications/" + a.application, scope: viewer.ScopeLendingRead},
+		"GET /v1/funded-deals":      {path: "/v1/funded-deals", scope: viewer.ScopeLendingRead},
+		"GET /v1/funded-deals/{id}": {path: "/v1/funded-deals/" + a.deal, scope: viewer.ScopeLendingRead},
+		"GET /v1/commissions":       {path: "/v1/commissions", scope: viewer.ScopeLendingRead},
+		"GET /v1/commissions/{id}":  {path: "/v1/commissions/" + a.commission, scope: viewer.ScopeLendingRead},
+
 		"GET /v1/stages": {path: "/v1/stages"},
 		"GET /v1/users":  {path: "/v1/users"},
 		"GET /v1/teams":  {path: "/v1/teams"},
@@ -144,13 +153,14 @@ func routeTable(t *testing.T) []string {
 // orgFixtures are org A's resources the matrix aims at.
 type orgFixtures struct {
 	lead, stage, team, advisor, agent, subscription, delivery, endpoint, endpointKey, automation, run string
+	lender, application, deal, commission                                                             string
 	automationBody                                                                                    map[string]any
 	keys                                                                                              map[string]string
 }
 
 func (f *orgFixtures) ids() []string {
 	return []string{f.lead, f.advisor, f.agent, strings.TrimPrefix(f.subscription, "whsub_"), strings.TrimPrefix(f.delivery, "msg_"),
-		f.endpoint, f.endpointKey, f.automation, f.run}
+		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission}
 }
 
 // hidden lists the ids of org A that a call made with another
@@ -207,6 +217,18 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	l := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "A's secret lead"})
 	mustStatus(t, l, http.StatusCreated)
 	f.lead = l.Data()["id"].(string)
+	// The lending half is written through GraphQL: a lender, the lead
+	// submitted to it, approved and funded, which opens its commission.
+	f.lender = field(gql(t, e, e.Key, `mutation { createLender(input: {name: "A's lender", commissionRate: "0.02"}) { id } }`, nil),
+		"createLender")["id"].(string)
+	f.application = field(gql(t, e, e.Key, `mutation($input: SubmitApplicationInput!) { submitApplication(input: $input) { id } }`,
+		map[string]any{"input": map[string]any{"leadId": f.lead, "lenderId": f.lender, "requestedAmount": "25000"}}),
+		"submitApplication")["id"].(string)
+	gql(t, e, e.Key, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: APPROVED, interestRate: "1.3", rateType: factor, termMonths: 6}) { id } }`,
+		map[string]any{"id": f.application})
+	deal := field(gql(t, e, e.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id commission { id } } }`,
+		map[string]any{"id": f.application}), "fundDeal")
+	f.deal, f.commission = deal["id"].(string), field(deal, "commission")["id"].(string)
 	deadline := time.Now().Add(10 * time.Second)
 	for (f.delivery == "" || f.run == "") && time.Now().Before(deadline) {
 		if d := e.Get("/v1/app-webhooks/"+f.subscription+"/deliveries", e.Key).Items(); len(d) > 0 {

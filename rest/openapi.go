@@ -97,6 +97,7 @@ func tags() []m {
 	return []m{
 		{"name": "leads", "description": "Leads: potential borrowers moving through the pipeline."},
 		{"name": "organization", "description": "The organization's pipeline stages, users and teams: the ids the other operations take."},
+		{"name": "lending", "description": "Lenders, applications, funded deals and commissions: read-only here; GraphQL mutations write them."},
 		{"name": "dialer", "description": "Call events, dispositions, agent presence and the agents board."},
 		{"name": "connector", "description": "The dialer vendor's connector receiver, authenticated by a path token."},
 		{"name": "webhooks", "description": "Outbound webhook subscriptions, deliveries and the event catalog."},

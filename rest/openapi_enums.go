@@ -37,14 +37,21 @@ const (
 	enumTriggerType          = "AutomationTriggerType"
 	enumServiceStatus        = "ServiceStatus"
 	enumDatabase             = "DatabaseDialect"
+	enumLenderProduct        = "LenderProduct"
+	enumApplicationStatus    = "ApplicationStatus"
+	enumRateType             = "RateType"
+	enumPaymentFrequency     = "PaymentFrequency"
+	enumDeclineCategory      = "DeclineCategory"
+	enumCommissionStatus     = "CommissionStatus"
+	enumPaymentKind          = "PaymentKind"
 )
 
 // Enumerations that admit null somewhere. One that some properties admit
 // null for and others do not has a second component, <name>OrNull; one that
 // admits null wherever it appears admits it in its own component.
 var (
-	nullableEnums   = []string{enumLeadSource, enumLeadPriority}
-	alwaysNullEnums = []string{enumCallDirection}
+	nullableEnums   = []string{enumLeadSource, enumLeadPriority, enumLenderProduct, enumRateType}
+	alwaysNullEnums = []string{enumCallDirection, enumPaymentFrequency, enumDeclineCategory}
 )
 
 // enumSchemas are the enumeration components, each from the list the code
@@ -76,11 +83,18 @@ func baseEnumSchemas() m {
 		enumErrorCode:            documentedEnum("An error's machine-readable code.", errorCodes(), nil),
 		enumSubscriptionEvent:    documentedEnum("An event type a subscription names, or \"*\" for all.", subscriptionEventNames(), nil),
 		enumConnectorEventType:   documentedEnum("An event type the dialer connector receives.", connectorTypes, nil),
-		enumAutomationActionType: documentedEnum("What an automation action does.", autodef.ActionTypes, nil),
+		enumAutomationActionType: documentedEnum("What an automation action does.", autodef.ActionTypes, autodef.ActionTypeDocs),
 		enumConditionOperator:    documentedEnum("How an automation condition compares.", autodef.Ops, nil),
 		enumTriggerType:          documentedEnum("What starts an automation: a request to an inbound endpoint, or an event.", triggerTypes, nil),
 		enumServiceStatus:        documentedEnum("Whether the service can serve: unavailable while the database is unreachable.", []string{"ok", "unavailable"}, nil),
 		enumDatabase:             documentedEnum("The database the service runs on.", []string{dialect.SQLite, dialect.Postgres}, nil),
+		enumLenderProduct:        documentedEnum("A lending product.", enum.LenderProducts, enum.LenderProductDocs),
+		enumApplicationStatus:    documentedEnum("Where an application stands; it moves only as the transition table allows.", enum.ApplicationStatuses, enum.ApplicationStatusDocs),
+		enumRateType:             documentedEnum("How an offer's interestRate reads.", enum.RateTypes, enum.RateTypeDocs),
+		enumPaymentFrequency:     documentedEnum("How often the merchant pays.", enum.PaymentFrequencies, enum.PaymentFrequencyDocs),
+		enumDeclineCategory:      documentedEnum("The kind of reason a lender declined for.", enum.DeclineCategories, enum.DeclineCategoryDocs),
+		enumCommissionStatus:     documentedEnum("Where a commission stands.", enum.CommissionStatuses, enum.CommissionStatusDocs),
+		enumPaymentKind:          documentedEnum("A commission payment or a clawback.", enum.PaymentKinds, enum.PaymentKindDocs),
 	}
 }
 

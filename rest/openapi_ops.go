@@ -172,6 +172,7 @@ func operations() []operation {
 	ops = append(ops, metaOperations()...)
 	ops = append(ops, leadOperations()...)
 	ops = append(ops, directoryOperations()...)
+	ops = append(ops, lendingOperations()...)
 	ops = append(ops, dialerOperations()...)
 	ops = append(ops, webhookOperations()...)
 	ops = append(ops, inboundOperations()...)
@@ -236,6 +237,46 @@ func directoryOperations() []operation {
 		{method: "GET", path: "/v1/teams", id: "listTeams", tag: "organization", summary: "List teams",
 			desc:   "The organization's teams, by name, then id: the ids GET /v1/users and GET /v1/dialer/agents filter by (teamId).",
 			params: paged(), status: 200, result: listRef("Team"), resultDesc: "A page of teams.", example: teamsExample()},
+	}
+}
+
+// lendingOperations are the lending half's reads (PRODUCT 1.6); its
+// writes are GraphQL mutations.
+func lendingOperations() []operation {
+	read := viewer.ScopeLendingRead
+	id := func(what string) []m { return []m{pathParam("id", "The "+what+"'s id.", uuidS())} }
+	leadID := docQuery("leadId", "Only the records of this lead.", uuidS())
+	lenderID := docQuery("lenderId", "Only the records of this lender.", uuidS())
+	advisorID := docQuery("advisorId", "Only the records credited to this advisor.", uuidS())
+	filters := " A malformed filter is 422 naming it."
+	return []operation{
+		{method: "GET", path: "/v1/lenders", id: "listLenders", tag: "lending", summary: "List lenders",
+			desc:  "The organization's lender panel, newest first." + filters,
+			scope: read, params: paged(docQuery("isActive", "Only active (true) or inactive (false) lenders.", boolS())),
+			status: 200, result: listRef("Lender"), resultDesc: "A page of lenders.", example: examplePage(lenderExample())},
+		{method: "GET", path: "/v1/lenders/{id}", id: "getLender", tag: "lending", summary: "Get a lender",
+			scope: read, params: id("lender"), status: 200, result: envelopeRef("Lender"), resultDesc: "The lender.", example: exampleSingle(lenderExample())},
+		{method: "GET", path: "/v1/applications", id: "listApplications", tag: "lending", summary: "List applications",
+			desc:  "The organization's applications (a lead submitted to a lender, and the lender's answer), newest first." + filters,
+			scope: read, params: paged(leadID, lenderID, docQuery("status", "Only the applications in this status.", enumRef(enumApplicationStatus))),
+			status: 200, result: listRef("Application"), resultDesc: "A page of applications.", example: examplePage(applicationExample())},
+		{method: "GET", path: "/v1/applications/{id}", id: "getApplication", tag: "lending", summary: "Get an application",
+			scope: read, params: id("application"), status: 200, result: envelopeRef("Application"), resultDesc: "The application.", example: exampleSingle(applicationExample())},
+		{method: "GET", path: "/v1/funded-deals", id: "listFundedDeals", tag: "lending", summary: "List funded deals",
+			desc:  "The organization's funded deals, newest fundedAt first." + filters,
+			scope: read, params: paged(leadID, lenderID, advisorID,
+				docQuery("fundedFrom", "Only the deals funded at or after this time (RFC 3339, any precision and offset).", m{"type": "string", "format": "date-time"}),
+				docQuery("fundedTo", "Only the deals funded before this time (RFC 3339); must be after fundedFrom.", m{"type": "string", "format": "date-time"})),
+			status: 200, result: listRef("FundedDeal"), resultDesc: "A page of funded deals.", example: examplePage(fundedDealExample())},
+		{method: "GET", path: "/v1/funded-deals/{id}", id: "getFundedDeal", tag: "lending", summary: "Get a funded deal",
+			scope: read, params: id("funded deal"), status: 200, result: envelopeRef("FundedDeal"), resultDesc: "The funded deal.", example: exampleSingle(fundedDealExample())},
+		{method: "GET", path: "/v1/commissions", id: "listCommissions", tag: "lending", summary: "List commissions",
+			desc:  "The organization's commissions (one per funded deal), newest first, each with its payments and clawbacks." + filters,
+			scope: read, params: paged(docQuery("dealId", "Only the commission of this funded deal.", uuidS()), lenderID, advisorID,
+				docQuery("status", "Only the commissions in this status.", enumRef(enumCommissionStatus))),
+			status: 200, result: listRef("Commission"), resultDesc: "A page of commissions.", example: examplePage(commissionExample())},
+		{method: "GET", path: "/v1/commissions/{id}", id: "getCommission", tag: "lending", summary: "Get a commission",
+			scope: read, params: id("commission"), status: 200, result: envelopeRef("Commission"), resultDesc: "The commission with its payments.", example: exampleSingle(commissionExample())},
 	}
 }
 

@@ -38,6 +38,27 @@ func freeObject() m              { return m{"type": "object", "additionalPropert
 func enumS(values ...string) m   { return m{"type": "string", "enum": values} }
 func hexColor() m                { return m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"} }
 
+// described is s with a description.
+func described(s m, desc string) m {
+	out := maps.Clone(s)
+	out["description"] = desc
+	return out
+}
+
+// amountS is an amount as the API writes it (PRODUCT 1.1): exactly two
+// decimals, a string so no client reads it as binary floating point.
+func amountS() m {
+	return m{"type": "string", "pattern": `^[0-9]+\.[0-9]{2}$`, "example": "25000.00",
+		"description": "An amount: a decimal string with exactly two decimals."}
+}
+
+// rateS is a rate as the API writes it (PRODUCT 1.1): 0 to 10, at most 6
+// decimals, without trailing zeros.
+func rateS() m {
+	return m{"type": "string", "pattern": `^[0-9]{1,2}(\.[0-9]{0,5}[1-9])?$`, "example": "1.35",
+		"description": "A rate from 0 to 10: a decimal string with up to 6 decimals and no trailing zeros (\"1.35\", \"0.089\", \"0\")."}
+}
+
 // dateTime is a timestamp as every surface writes it (ent/apitime).
 func dateTime() m {
 	return m{"type": "string", "format": "date-time", "example": apitime.Example,
@@ -119,6 +140,7 @@ func schemas() m {
 		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": 255}, "mapping": null(inboundMapping()), "isActive": boolS()}),
 		"AutomationCreate":     automationInput("name", "trigger", "actions"),
 		"AutomationPatch":      automationInput(),
+		"CommissionPayment":    commissionPayment(),
 	}
 	for name, s := range enumSchemas() {
 		out[name] = s
@@ -226,12 +248,95 @@ func resources() []resource {
 			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
 			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
 		}},
+		lenderSchema(nstr), applicationSchema(nstr, nuuid, ntime), fundedDealSchema(nuuid), commissionSchema(nuuid),
 		{name: "Status", typ: "status", id: enumS("status"), single: true, attrs: m{
 			"status": enumRef(enumServiceStatus), "version": str(), "apiVersion": str(), "database": enumRef(enumDatabase),
 			"databaseReachable": boolS(), "uptimeSeconds": count(),
 			"outboxDepth": null(count()), "deadLetterDepth": null(count()), "automationQueueDepth": null(count()),
 		}},
 	}
+}
+
+// The lending records (PRODUCT 1.2-1.5).
+
+func lenderSchema(nstr m) resource {
+	return resource{name: "Lender", typ: "lender", id: uuidS(), single: true, paged: true, attrs: m{
+		"name":                described(m{"type": "string", "minLength": 1, "maxLength": 200}, "Unique within the organization, ignoring case."),
+		"isActive":            described(boolS(), "false for a lender that takes no new applications."),
+		"products":            arr(enumRef(enumLenderProduct)),
+		"minAmount":           described(null(amountS()), "The smallest amount the lender funds; null when it sets none."),
+		"maxAmount":           described(null(amountS()), "The largest amount the lender funds; null when it sets none."),
+		"minMonthlyRevenue":   described(null(amountS()), "The least monthly revenue the lender takes; null when it sets none."),
+		"minMonthsInBusiness": described(null(m{"type": "integer", "minimum": 0, "maximum": 1200}), "The fewest months in business the lender takes; null when it sets none."),
+		"excludedIndustries":  described(arr(str()), "Industries the lender does not fund, matched against the lead's industry ignoring case."),
+		"commissionRate":      described(rateS(), "The default commission as a fraction of the funded amount (\"0.03\" is 3 %)."),
+		"contactEmail":        nstr,
+		"createdAt":           dateTime(), "updatedAt": dateTime(),
+	}}
+}
+
+func applicationSchema(nstr, nuuid, ntime m) resource {
+	return resource{name: "Application", typ: "application", id: uuidS(), single: true, paged: true, attrs: m{
+		"leadId": uuidS(), "lenderId": uuidS(),
+		"lenderName":       described(str(), "The lender's name at submission."),
+		"status":           enumRef(enumApplicationStatus),
+		"product":          nullEnumRef(enumLenderProduct),
+		"requestedAmount":  amountS(),
+		"submittedAt":      dateTime(),
+		"submittedBy":      described(str(), "Who submitted it: the API key's id, automation:<id>, or system (as changedBy in lead.status_changed)."),
+		"externalRef":      described(null(m{"type": "string", "minLength": 1, "maxLength": 100}), "The lender's own reference, unique per lender; null when not given."),
+		"notes":            described(null(m{"type": "string", "maxLength": 5000}), "The broker's notes on the submission; null when none."),
+		"decidedAt":        ntime,
+		"approvedAmount":   described(null(amountS()), "The offer's amount; null unless approved."),
+		"interestRate":     described(null(rateS()), "The offer's rate, read as rateType says; null unless approved."),
+		"rateType":         nullEnumRef(enumRateType),
+		"termMonths":       described(null(m{"type": "integer", "minimum": 1, "maximum": 600}), "The offer's term in months; null unless approved."),
+		"paymentFrequency": nullEnumRef(enumPaymentFrequency),
+		"conditions":       described(arr(str()), "Stipulations the lender asks for before funding."),
+		"declineReason":    described(null(m{"type": "string", "minLength": 1, "maxLength": 500}), "Why the lender declined; null unless declined."),
+		"declineCategory":  nullEnumRef(enumDeclineCategory),
+		"withdrawnReason":  described(nstr, "Why it was withdrawn: funded_elsewhere when another application of the lead was funded; null unless withdrawn."),
+		"warnings":         described(arr(str()), "The criteria of the lender's box the submission missed, one sentence each; empty when none."),
+		"fundedDealId":     described(nuuid, "The deal the application became; null unless funded."),
+		"createdAt":        dateTime(), "updatedAt": dateTime(),
+	}}
+}
+
+func fundedDealSchema(nuuid m) resource {
+	return resource{name: "FundedDeal", typ: "funded_deal", id: uuidS(), single: true, paged: true, attrs: m{
+		"applicationId": uuidS(), "leadId": uuidS(), "lenderId": uuidS(),
+		"lenderName":       described(str(), "The lender's name at submission."),
+		"advisorId":        described(nuuid, "The advisor credited: the lead's primary advisor at funding unless given; null when none."),
+		"fundedAmount":     amountS(),
+		"interestRate":     described(rateS(), "The offer's rate, read as rateType says."),
+		"rateType":         enumRef(enumRateType),
+		"termMonths":       m{"type": "integer", "minimum": 1, "maximum": 600},
+		"paymentFrequency": nullEnumRef(enumPaymentFrequency),
+		"paybackAmount":    described(null(amountS()), "fundedAmount × interestRate, half-even to the cent, for a factor rate; null for an APR."),
+		"commission":       described(amountS(), "The commission expected: fundedAmount × the lender's commissionRate (half-even to the cent) unless given at funding. GraphQL names it FundedDeal.expectedCommission."),
+		"commissionId":     described(uuidS(), "The deal's commission record (GET /v1/commissions/{id})."),
+		"fundedAt":         dateTime(), "createdAt": dateTime(),
+	}}
+}
+
+func commissionSchema(nuuid m) resource {
+	return resource{name: "Commission", typ: "commission", id: uuidS(), single: true, paged: true, attrs: m{
+		"dealId": uuidS(), "leadId": uuidS(), "lenderId": uuidS(),
+		"advisorId":      described(nuuid, "The deal's advisor; null when none."),
+		"expectedAmount": described(amountS(), "The deal's commission."),
+		"paidAmount":     described(amountS(), "The sum of the payments minus the sum of the clawbacks."),
+		"status":         enumRef(enumCommissionStatus),
+		"payments":       described(arr(sRef("CommissionPayment")), "The payments and clawbacks, oldest paidAt first."),
+		"createdAt":      dateTime(), "updatedAt": dateTime(),
+	}}
+}
+
+// commissionPayment is one payment or clawback of a commission.
+func commissionPayment() m {
+	return record(m{
+		"amount": described(amountS(), "The amount paid or clawed back: more than 0."), "kind": enumRef(enumPaymentKind),
+		"paidAt": dateTime(), "reference": described(null(str()), "The lender's reference (a remittance or transfer id); null when none."),
+	})
 }
 
 func errorCodes() []string { return slices.Sorted(maps.Keys(statusOf)) }

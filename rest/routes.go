@@ -53,6 +53,7 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 	inbound := inboundHandlers{resolver: resolver, client: client, now: cfg.Now}
 	autos := automationHandlers{resolver: resolver, client: client}
 	directory := directoryHandlers{resolver: resolver}
+	lending := lendingHandlers{resolver: resolver}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	return func(r chi.Router) {
 		// Public.
@@ -78,6 +79,15 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 			r.Get("/v1/stages", errorHandler(directory.stages).ServeHTTP)
 			r.Get("/v1/users", errorHandler(directory.users).ServeHTTP)
 			r.Get("/v1/teams", errorHandler(directory.teams).ServeHTTP)
+			// The lending half, read-only (PRODUCT 1.6): writes are GraphQL mutations.
+			r.Get("/v1/lenders", errorHandler(lending.lenders).ServeHTTP)
+			r.Get("/v1/lenders/{id}", errorHandler(lending.lender).ServeHTTP)
+			r.Get("/v1/applications", errorHandler(lending.applications).ServeHTTP)
+			r.Get("/v1/applications/{id}", errorHandler(lending.application).ServeHTTP)
+			r.Get("/v1/funded-deals", errorHandler(lending.fundedDeals).ServeHTTP)
+			r.Get("/v1/funded-deals/{id}", errorHandler(lending.fundedDeal).ServeHTTP)
+			r.Get("/v1/commissions", errorHandler(lending.commissions).ServeHTTP)
+			r.Get("/v1/commissions/{id}", errorHandler(lending.commission).ServeHTTP)
 			r.Route("/v1/dialer", func(r chi.Router) {
 				r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
 				r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)

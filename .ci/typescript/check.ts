@@ -53,4 +53,29 @@ function invalidField(e: Schemas["ErrorEnvelope"]): string | undefined {
   return first?.code === "VALIDATION_ERROR" ? String(first.detail["field"]) : undefined;
 }
 
-export { agents, boss, qualifiedStage, advisorIds, teamNames, newLead, extreme, cleared, canonical, aliased, partial, invalidField };
+// The lending half, read through REST: amounts are decimal strings, the
+// filters' enumerations are closed, nullable offers say so.
+type DealQuery = NonNullable<operations["listFundedDeals"]["parameters"]["query"]>;
+type CommissionQuery = NonNullable<operations["listCommissions"]["parameters"]["query"]>;
+type CommissionPage = Json<operations["listCommissions"]["responses"][200]>;
+type Application = Schemas["Application"];
+
+const november: DealQuery = { fundedFrom: "2026-11-01T00:00:00Z", fundedTo: "2026-12-01T00:00:00Z", limit: 100 };
+const clawedBack: CommissionQuery = { status: "clawed_back" };
+// @ts-expect-error: not a commission status
+const settled: CommissionQuery = { status: "settled" };
+
+function outstanding(page: CommissionPage): { dealId: string; expected: string; paid: string }[] {
+  return page.data
+    .filter((c) => c.attributes.status !== "paid")
+    .map((c) => ({ dealId: c.attributes.dealId, expected: c.attributes.expectedAmount, paid: c.attributes.paidAmount }));
+}
+
+function offer(a: Application): string | null {
+  // @ts-expect-error: the offer's rate is null unless approved
+  const rate: string = a.interestRate;
+  return a.approvedAmount === null ? null : `${a.approvedAmount} at ${a.interestRate ?? rate} (${a.rateType})`;
+}
+
+export { agents, boss, qualifiedStage, advisorIds, teamNames, newLead, extreme, cleared, canonical, aliased, partial, invalidField,
+  november, clawedBack, settled, outstanding, offer };

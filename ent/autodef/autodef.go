@@ -19,22 +19,48 @@ import (
 	"github.com/lendingpipe/svc/ent/bounds"
 )
 
-// Action types, applied in order to the run's lead.
+// Action types, applied in order. The lead actions work on the run's lead;
+// the lending actions (PRODUCT 1.9) read a lender's decision, funding or
+// commission payment from the run's input and find the application or deal
+// it names.
 const (
-	CreateLead     = "create_lead"
-	UpdateLead     = "update_lead"
-	AddTags        = "add_tags"
-	MoveStage      = "move_stage"
-	AssignAdvisor  = "assign_advisor"
-	MarkDoNotCall  = "mark_do_not_call"
-	maxActions     = 10
-	maxConditions  = 20
-	maxRequired    = 50
-	externalPrefix = "externalIds."
+	CreateLead              = "create_lead"
+	UpdateLead              = "update_lead"
+	AddTags                 = "add_tags"
+	MoveStage               = "move_stage"
+	AssignAdvisor           = "assign_advisor"
+	MarkDoNotCall           = "mark_do_not_call"
+	DecideApplication       = "decide_application"
+	FundDeal                = "fund_deal"
+	RecordCommissionPayment = "record_commission_payment"
+	maxActions              = 10
+	maxConditions           = 20
+	maxRequired             = 50
+	externalPrefix          = "externalIds."
 )
 
 // ActionTypes lists every action type, in the order the docs present them.
-var ActionTypes = []string{CreateLead, UpdateLead, AddTags, MoveStage, AssignAdvisor, MarkDoNotCall}
+var ActionTypes = []string{CreateLead, UpdateLead, AddTags, MoveStage, AssignAdvisor, MarkDoNotCall,
+	DecideApplication, FundDeal, RecordCommissionPayment}
+
+// ActionTypeDocs says what each action type does and, for the lending
+// actions, which input fields it reads (the names the endpoint's mapping
+// targets).
+var ActionTypeDocs = map[string]string{
+	CreateLead:    "Creates a lead from the mapped fields, as POST /v1/leads does.",
+	UpdateLead:    "Finds a lead by matchBy and applies the mapped lead fields to it, as PATCH /v1/leads/{id} does.",
+	AddTags:       "Adds tags to the run's lead.",
+	MoveStage:     "Moves the run's lead to stageId.",
+	AssignAdvisor: "Assigns the run's lead to advisorId, or round-robin over teamId's advisors.",
+	MarkDoNotCall: "Marks the run's lead do-not-call.",
+	DecideApplication: "Records a lender's decision (decideApplication) on the application the input names by applicationId, " +
+		"or by lenderId and externalRef; reads decision (approved or declined, any case), approvedAmount, interestRate, " +
+		"rateType, termMonths, paymentFrequency, conditions, reason and declineCategory.",
+	FundDeal: "Funds the approved application the input names by applicationId, or by lenderId and externalRef (fundDeal); " +
+		"reads fundedAmount, fundedAt and commission.",
+	RecordCommissionPayment: "Records a commission payment (recordCommissionPayment) on the deal the input names by dealId, " +
+		"or by its application's applicationId, or lenderId and externalRef; reads amount, paidAt and reference.",
+}
 
 // Action is one step of an automation. Which fields apply depends on Type.
 type Action struct {
@@ -67,7 +93,16 @@ func (a Action) ValueField() string {
 }
 
 // NeedsLead reports whether the action works on the run's current lead.
-func (a Action) NeedsLead() bool { return a.Type != CreateLead && a.Type != UpdateLead }
+// The others find their own: create_lead and update_lead the lead they
+// write, a lending action the lead of the application it works on; each
+// makes that lead the run's for the actions after it.
+func (a Action) NeedsLead() bool {
+	switch a.Type {
+	case AddTags, MoveStage, AssignAdvisor, MarkDoNotCall:
+		return true
+	}
+	return false
+}
 
 // Condition ops.
 const (
@@ -141,7 +176,7 @@ func (a Action) check(at string, hasLead bool) error {
 		return apperr.Invalid(at+".type", "must be one of %s", strings.Join(ActionTypes, ", "))
 	}
 	if a.NeedsLead() && !hasLead {
-		return apperr.Invalid(at+".type", "%s needs a lead: put create_lead or update_lead before it, or trigger on a lead event", a.Type)
+		return apperr.Invalid(at+".type", "%s needs a lead: put create_lead, update_lead or a lending action before it, or trigger on a lead event", a.Type)
 	}
 	switch a.Type {
 	case UpdateLead:

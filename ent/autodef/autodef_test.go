@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,12 @@ func TestCheck(t *testing.T) {
 			{Type: autodef.AssignAdvisor, TeamID: &team},
 			{Type: autodef.MarkDoNotCall, Reason: strings.Repeat("r", 500)},
 		}}, ""},
+		{"LendingActions", autodef.Definition{Actions: []autodef.Action{
+			act(autodef.DecideApplication), act(autodef.FundDeal), act(autodef.RecordCommissionPayment),
+		}}, ""},
+		{"LeadActionAfterLendingAction", autodef.Definition{Actions: []autodef.Action{
+			act(autodef.FundDeal), {Type: autodef.AddTags, Tags: []string{"funded"}}, {Type: autodef.MoveStage, StageID: &stage},
+		}}, ""},
 		{"LeadEventNeedsNoCreate", autodef.Definition{LeadEvent: true, Actions: []autodef.Action{{Type: autodef.AddTags, Tags: []string{"x"}}}}, ""},
 		{"TenActions", autodef.Definition{Actions: actions(10)}, ""},
 		{"EveryOperator", autodef.Definition{Actions: []autodef.Action{create}, Conditions: []autodef.Condition{
@@ -79,6 +86,7 @@ func TestCheck(t *testing.T) {
 		{"NoActions", autodef.Definition{}, "actions"},
 		{"ElevenActions", autodef.Definition{Actions: actions(11)}, "actions"},
 		{"UnknownAction", autodef.Definition{Actions: []autodef.Action{create, act("delete_lead")}}, "actions[1].type"},
+		{"LendingActionMisspelt", autodef.Definition{Actions: []autodef.Action{act("decide_applications")}}, "actions[0].type"},
 		{"LeadActionFirst", autodef.Definition{Actions: []autodef.Action{{Type: autodef.AddTags, Tags: []string{"x"}}}}, "actions[0].type"},
 		{"LeadActionAfterUpdate", autodef.Definition{Actions: []autodef.Action{{Type: autodef.UpdateLead, MatchBy: "id"}, act(autodef.MarkDoNotCall)}}, ""},
 		{"UnknownMatch", autodef.Definition{Actions: []autodef.Action{{Type: autodef.UpdateLead, MatchBy: "name"}}}, "actions[0].matchBy"},
@@ -253,11 +261,20 @@ func TestActionHelpers(t *testing.T) {
 			t.Errorf("ValueField(%+v) = %q, want %q", tt.a, got, tt.want)
 		}
 	}
+	// The lead actions need one; create_lead and update_lead write theirs,
+	// and the lending actions find theirs through the application.
+	needs := []string{autodef.AddTags, autodef.MoveStage, autodef.AssignAdvisor, autodef.MarkDoNotCall}
 	for _, typ := range autodef.ActionTypes {
-		want := typ != autodef.CreateLead && typ != autodef.UpdateLead
+		want := slices.Contains(needs, typ)
 		if got := act(typ).NeedsLead(); got != want {
 			t.Errorf("%s needs a lead = %v, want %v", typ, got, want)
 		}
+		if autodef.ActionTypeDocs[typ] == "" {
+			t.Errorf("%s is not described", typ)
+		}
+	}
+	if len(autodef.ActionTypeDocs) != len(autodef.ActionTypes) {
+		t.Errorf("%d action types described, %d exist", len(autodef.ActionTypeDocs), len(autodef.ActionTypes))
 	}
 	for name, want := range map[string]string{"externalIds.crm": "crm", "externalIds.": "", "email": "", "externalIdscrm": ""} {
 		key, ok := autodef.IsExternalID(name)

@@ -2,12 +2,15 @@ package schema
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
@@ -25,6 +28,7 @@ import (
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
 )
@@ -42,7 +46,7 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		}
 		sys := rule.SystemContext(ctx)
 		leadID, _ := m.LeadID()
-		l, err := m.Client().Lead.Query().Where(lead.ID(leadID), lead.OrgID(org)).Only(sys)
+		l, err := lockLead(ctx, m.Client(), lead.ID(leadID), lead.OrgID(org))
 		if err != nil {
 			return nil, refError(notFoundAsNil(err), "leadId", "lead")
 		}
@@ -72,6 +76,25 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		}
 		return a, moveLeadToSlot(ctx, m.Client(), l, "application")
 	})
+}
+
+// lockLead reads the lead ps select and holds its row to the end of the
+// transaction. Every lending operation that may move a lead takes the
+// lead's row before any row of its applications, as funding does, so two
+// operations on one lead's applications run one after the other: each
+// reads the lead's stage as the other left it (a submission or an approval
+// waiting for a funding must not move the funded lead back out of won),
+// and neither holds an application row the other waits for while it waits
+// for the lead (a deadlock on PostgreSQL). SQLite runs one writing
+// transaction at a time, so the read alone is enough there.
+func lockLead(ctx context.Context, c *gen.Client, ps ...predicate.Lead) (*gen.Lead, error) {
+	return c.Lead.Query().Where(ps...).Modify(func(s *sql.Selector) {
+		if s.Dialect() == dialect.Postgres {
+			// The lock an UPDATE of the lead takes: rows that refer to
+			// the lead (a call event, a document) are still written.
+			s.For(sql.LockNoKeyUpdate)
+		}
+	}).Only(rule.SystemContext(ctx))
 }
 
 // createOrg is the organization a new row is created in.
@@ -163,14 +186,8 @@ func fileOf(l *gen.Lead, requested money.Amount, m *gen.ApplicationMutation) len
 			f.MonthlyRevenue = &rev
 		}
 	}
-	switch n := l.CustomFields["monthsInBusiness"].(type) {
-	case float64:
-		if n == float64(int(n)) {
-			months := int(n)
-			f.MonthsInBusiness = &months
-		}
-	case string:
-		if months, err := strconv.Atoi(n); err == nil {
+	if v, ok := l.CustomFields["monthsInBusiness"]; ok {
+		if months, ok := wholeNumber(v); ok {
 			f.MonthsInBusiness = &months
 		}
 	}
@@ -179,6 +196,24 @@ func fileOf(l *gen.Lead, requested money.Amount, m *gen.ApplicationMutation) len
 		f.Product = &s
 	}
 	return f
+}
+
+// wholeNumber reads a custom field's value as a whole number: a string of
+// digits, or a JSON number whose JSON text is digits alone. The number is
+// read back through that text rather than converted, so no value passes
+// through binary floating point here; 6.5, or a number too large to be
+// written without an exponent, is not a whole number and stays unknown.
+func wholeNumber(v any) (int, bool) {
+	text, ok := v.(string)
+	if !ok {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return 0, false
+		}
+		text = string(raw)
+	}
+	n, err := strconv.Atoi(text)
+	return n, err == nil
 }
 
 // afterMove emits the decision's event and moves the lead on approval.
@@ -235,12 +270,12 @@ func (FundedDeal) Hooks() []ent.Hook {
 }
 
 // fundDeal turns an approved application into a deal. The lead's row is
-// locked first (an UPDATE, on both databases), so fundings of one lead's
-// applications run one after the other: the second finds its application
-// withdrawn and is refused. The application then moves to funded (the
-// transition rule refuses any other status), the lead's other open
-// applications are withdrawn, the commission is created, the lead moves to
-// won, and deal.funded is emitted.
+// taken first (lockLead), so fundings of one lead's applications run one
+// after the other: the second finds its application withdrawn and is
+// refused. The application then moves to funded (the transition rule
+// refuses any other status), the lead's other open applications are
+// withdrawn, the commission is created, the lead moves to won and records
+// its conversion, and deal.funded is emitted.
 func fundDeal(next ent.Mutator) ent.Mutator {
 	return hook.FundedDealFunc(func(ctx context.Context, m *gen.FundedDealMutation) (gen.Value, error) {
 		org, err := createOrg(ctx, m)
@@ -262,8 +297,13 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		m.SetFundedAt(fundedAt)
-		if err := c.Lead.Update().Where(lead.ID(a.LeadID)).SetConvertedAt(fundedAt).Exec(sys); err != nil {
+		if _, err := lockLead(ctx, c, lead.ID(a.LeadID)); err != nil {
 			return nil, fmt.Errorf("locking the lead: %w", err)
+		}
+		// Read again under the lock: a funding of another of the lead's
+		// applications may have withdrawn this one meanwhile.
+		if a, err = c.Application.Get(sys, appID); err != nil {
+			return nil, fmt.Errorf("reading the application: %w", err)
 		}
 		if a.Status != application.StatusApproved {
 			return nil, lending.Conflict(string(a.Status), lending.Funded)
@@ -347,13 +387,18 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 	return nil
 }
 
-// afterFunding moves the application and the lead, withdraws the rest and
-// opens the commission.
+// afterFunding moves the application and the lead, withdraws the rest,
+// opens the commission and records the lead's conversion.
 func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal) error {
 	sys := rule.SystemContext(ctx)
 	err := c.Application.UpdateOneID(a.ID).SetStatus(application.StatusFunded).SetFundedDealID(d.ID).Exec(sys)
 	if err != nil {
 		return err
+	}
+	// A bulk update: the conversion is the funding's news (deal.funded),
+	// not a lead.updated of its own.
+	if err := c.Lead.Update().Where(lead.ID(a.LeadID)).SetConvertedAt(d.FundedAt).Exec(sys); err != nil {
+		return fmt.Errorf("recording the lead's conversion: %w", err)
 	}
 	err = c.Application.Update().
 		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).

@@ -14,10 +14,10 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lending"
 	"github.com/lendingpipe/svc/ent/money"
-	"github.com/lendingpipe/svc/ent/rule"
 )
 
 // Bounds of the lender's lists.
@@ -40,17 +40,21 @@ func lenderChecks(next ent.Mutator) ent.Mutator {
 				return nil, err
 			}
 		}
-		if products, ok := m.Products(); ok {
-			for _, p := range products {
-				if !slices.Contains(enum.LenderProducts, p) {
-					return nil, apperr.Invalid("products", "%q is not a product; products are %s", p, strings.Join(enum.LenderProducts, ", "))
-				}
+		products, err := listAfter(ctx, m, lender.FieldProducts)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range products {
+			if !slices.Contains(enum.LenderProducts, p) {
+				return nil, apperr.Invalid("products", "%q is not a product; products are %s", p, strings.Join(enum.LenderProducts, ", "))
 			}
 		}
-		if list, ok := m.ExcludedIndustries(); ok {
-			if err := checkList("excludedIndustries", list); err != nil {
-				return nil, err
-			}
+		industries, err := listAfter(ctx, m, lender.FieldExcludedIndustries)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkList("excludedIndustries", industries); err != nil {
+			return nil, err
 		}
 		if err := checkAmountRange(ctx, m); err != nil {
 			return nil, err
@@ -81,6 +85,41 @@ func uniqueLenderName(ctx context.Context, m *gen.LenderMutation, name string) e
 	return nil
 }
 
+// listAfter is what a list field of the lender holds once m applies:
+// the list set, or the stored one, with what m appends (nil when m
+// touches neither). A list both set and appended is folded into one set:
+// one UPDATE cannot assign a column twice.
+func listAfter(ctx context.Context, m *gen.LenderMutation, name string) ([]string, error) {
+	v, set := m.Field(name)
+	list, _ := v.([]string)
+	var appended []string
+	var appending bool
+	switch name {
+	case lender.FieldProducts:
+		appended, appending = m.AppendedProducts()
+	case lender.FieldExcludedIndustries:
+		appended, appending = m.AppendedExcludedIndustries()
+	}
+	if !appending {
+		return list, nil
+	}
+	if set {
+		all := append(slices.Clone(list), appended...)
+		if err := m.ResetField(name); err != nil {
+			return nil, err
+		}
+		return all, m.SetField(name, all)
+	}
+	if m.Op().Is(ent.OpUpdateOne) {
+		old, err := m.OldField(ctx, name) // the viewer's: another organization's lender is not found
+		if err != nil {
+			return nil, err
+		}
+		list, _ = old.([]string)
+	}
+	return append(slices.Clone(list), appended...), nil
+}
+
 func checkList(field string, list []string) error {
 	if len(list) > maxListItems {
 		return apperr.Invalid(field, "at most %d items are allowed", maxListItems)
@@ -102,15 +141,17 @@ func checkAmountRange(ctx context.Context, m *gen.LenderMutation) error {
 		return nil
 	}
 	if m.Op().Is(ent.OpUpdateOne) {
+		// Read as the viewer: another organization's lender is NOT_FOUND,
+		// not a range error that would tell its bounds.
 		if !loSet && !m.MinAmountCleared() {
-			old, err := m.OldMinAmount(rule.SystemContext(ctx))
+			old, err := m.OldMinAmount(ctx)
 			if err != nil || old == nil {
 				return err
 			}
 			lo, loSet = *old, true
 		}
 		if !hiSet && !m.MaxAmountCleared() {
-			old, err := m.OldMaxAmount(rule.SystemContext(ctx))
+			old, err := m.OldMaxAmount(ctx)
 			if err != nil || old == nil {
 				return err
 			}
@@ -142,6 +183,17 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		}
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
+		}
+		if m.Op().Is(ent.OpUpdateOne) {
+			// The lead before the application, as every lending
+			// operation takes them (lockLead).
+			leadID, err := m.OldLeadID(ctx)
+			if err != nil {
+				return nil, err // NOT_FOUND for a missing application
+			}
+			if _, err := lockLead(ctx, m.Client(), lead.ID(leadID)); err != nil {
+				return nil, fmt.Errorf("locking the application's lead: %w", err)
+			}
 		}
 		m.Where(application.StatusIn(statuses(lending.From(string(to)))...))
 		v, err := next.Mutate(ctx, m)
@@ -216,25 +268,43 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 	return nil
 }
 
-// onlyFor refuses the fields of an outcome other than the move's.
+// outcomes lists, in the order they are checked, the fields each outcome
+// records.
+var outcomes = []struct {
+	status string
+	fields []string
+}{
+	{lending.Approved, []string{application.FieldApprovedAmount, application.FieldInterestRate, application.FieldRateType,
+		application.FieldTermMonths, application.FieldPaymentFrequency, application.FieldConditions}},
+	{lending.Declined, []string{application.FieldDeclineReason, application.FieldDeclineCategory}},
+	{lending.Withdrawn, []string{application.FieldWithdrawnReason}},
+	{lending.Funded, []string{application.FieldFundedDealID}},
+}
+
+// onlyFor refuses the fields of an outcome other than the move's, named
+// as the operations take them.
 func onlyFor(m *gen.ApplicationMutation, to string) error {
-	outcome := map[string][]string{
-		lending.Approved:  {application.FieldApprovedAmount, application.FieldInterestRate, application.FieldRateType, application.FieldTermMonths, application.FieldPaymentFrequency, application.FieldConditions},
-		lending.Declined:  {application.FieldDeclineReason, application.FieldDeclineCategory},
-		lending.Withdrawn: {application.FieldWithdrawnReason},
-		lending.Funded:    {application.FieldFundedDealID},
-	}
-	for status, fields := range outcome {
-		if status == to {
+	for _, o := range outcomes {
+		if o.status == to {
 			continue
 		}
-		for _, f := range fields {
+		for _, f := range o.fields {
 			if _, set := m.Field(f); set {
-				return apperr.Invalid(apperr.FieldName(f), "applies only when the application becomes %s", status)
+				return apperr.Invalid(inputName(f), "applies only when the application becomes %s", o.status)
 			}
 		}
 	}
 	return nil
+}
+
+// inputName is the name decideApplication, withdrawApplication and the
+// automation actions give a field: both reasons are "reason".
+func inputName(field string) string {
+	switch field {
+	case application.FieldDeclineReason, application.FieldWithdrawnReason:
+		return "reason"
+	}
+	return apperr.FieldName(field)
 }
 
 // checkApproval needs the offer's rate, its kind and its term; the

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -135,6 +136,7 @@ var smokeCalls = map[string]func(s *smoke, t *testing.T){
 	"meta":         (*smoke).meta,
 	"leads":        (*smoke).leads,
 	"organization": (*smoke).organization,
+	"lending":      (*smoke).lending,
 	"dialer":       (*smoke).dialer,
 	"connector":    (*smoke).connector,
 	"webhooks":     (*smoke).webhooks,
@@ -270,6 +272,81 @@ func (s *smoke) organization(t *testing.T) {
 	if a := assigned.JSON200.Data.Attributes; a.Stage.Id != s.stage || *a.PrimaryAdvisorName != "Maya Chen" {
 		t.Fatalf("lead = %+v", a)
 	}
+}
+
+// graphql runs a GraphQL operation for the smoke calls: the lending half
+// is written through GraphQL and read through REST.
+func (s *smoke) graphql(t *testing.T, query string, vars map[string]any) map[string]any {
+	t.Helper()
+	r := s.e.Post("/graphql", s.e.Key, map[string]any{"query": query, "variables": vars})
+	if r.Status != http.StatusOK || r.Body["errors"] != nil {
+		t.Fatalf("GraphQL %s: %d %s", query, r.Status, r.Raw)
+	}
+	return r.Body["data"].(map[string]any)
+}
+
+// lending writes a lender, an application, its funding and a commission
+// payment over GraphQL, and reads each back through the generated client.
+func (s *smoke) lending(t *testing.T) {
+	name, amount := "Smoke Bakery", "30000"
+	lead, err := s.c.CreateLeadWithResponse(s.ctx, nil, openapiclient.LeadCreate{BusinessName: &name, RequestedAmount: &amount})
+	must(t, "create lead", err, lead.StatusCode(), lead.Body, http.StatusCreated)
+	lender := s.graphql(t, `mutation { createLender(input: {name: "Smoke Capital", commissionRate: "0.025"}) { id } }`, nil)["createLender"].(map[string]any)["id"]
+	app := s.graphql(t, `mutation($input: SubmitApplicationInput!) { submitApplication(input: $input) { id } }`,
+		map[string]any{"input": map[string]any{"leadId": lead.JSON201.Data.Id, "lenderId": lender}})["submitApplication"].(map[string]any)["id"]
+	s.graphql(t, `mutation($id: ID!) { decideApplication(id: $id, input: {decision: APPROVED, interestRate: "1.4", rateType: factor, termMonths: 8}) { id } }`,
+		map[string]any{"id": app})
+	deal := s.graphql(t, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id } }`, map[string]any{"id": app})["fundDeal"].(map[string]any)["id"]
+	s.graphql(t, `mutation($id: ID!) { recordCommissionPayment(input: {dealId: $id, amount: "250.00", reference: "ACH-1"}) { id } }`,
+		map[string]any{"id": deal})
+
+	active := true
+	lenders, err := s.c.ListLendersWithResponse(s.ctx, &openapiclient.ListLendersParams{IsActive: &active})
+	must(t, "list lenders", err, lenders.StatusCode(), lenders.Body, http.StatusOK)
+	if lenders.JSON200.Meta.Total != 1 || lenders.JSON200.Data[0].Attributes.CommissionRate != "0.025" {
+		t.Fatalf("lenders = %s", lenders.Body)
+	}
+	lenderID := lenders.JSON200.Data[0].Id
+	gotLender, err := s.c.GetLenderWithResponse(s.ctx, lenderID, nil)
+	must(t, "get lender", err, gotLender.StatusCode(), gotLender.Body, http.StatusOK)
+
+	funded := openapiclient.ApplicationStatus("funded")
+	apps, err := s.c.ListApplicationsWithResponse(s.ctx, &openapiclient.ListApplicationsParams{LenderId: &lenderID, Status: &funded})
+	must(t, "list applications", err, apps.StatusCode(), apps.Body, http.StatusOK)
+	if apps.JSON200.Meta.Total != 1 || apps.JSON200.Data[0].Attributes.ApprovedAmount == nil || *apps.JSON200.Data[0].Attributes.ApprovedAmount != "30000.00" {
+		t.Fatalf("applications = %s", apps.Body)
+	}
+	gotApp, err := s.c.GetApplicationWithResponse(s.ctx, apps.JSON200.Data[0].Id, nil)
+	must(t, "get application", err, gotApp.StatusCode(), gotApp.Body, http.StatusOK)
+	dealID := *gotApp.JSON200.Data.Attributes.FundedDealId
+
+	from := time.Now().UTC().Add(-time.Hour)
+	deals, err := s.c.ListFundedDealsWithResponse(s.ctx, &openapiclient.ListFundedDealsParams{LenderId: &lenderID, FundedFrom: &from})
+	must(t, "list funded deals", err, deals.StatusCode(), deals.Body, http.StatusOK)
+	if deals.JSON200.Meta.Total != 1 || deals.JSON200.Data[0].Id != dealID || deals.JSON200.Data[0].Attributes.Commission != "750.00" ||
+		*deals.JSON200.Data[0].Attributes.PaybackAmount != "42000.00" {
+		t.Fatalf("deals = %s", deals.Body)
+	}
+	gotDeal, err := s.c.GetFundedDealWithResponse(s.ctx, dealID, nil)
+	must(t, "get funded deal", err, gotDeal.StatusCode(), gotDeal.Body, http.StatusOK)
+
+	partly := openapiclient.CommissionStatus("partially_paid")
+	commissions, err := s.c.ListCommissionsWithResponse(s.ctx, &openapiclient.ListCommissionsParams{DealId: &dealID, Status: &partly})
+	must(t, "list commissions", err, commissions.StatusCode(), commissions.Body, http.StatusOK)
+	if commissions.JSON200.Meta.Total != 1 {
+		t.Fatalf("commissions = %s", commissions.Body)
+	}
+	gotCommission, err := s.c.GetCommissionWithResponse(s.ctx, gotDeal.JSON200.Data.Attributes.CommissionId, nil)
+	must(t, "get commission", err, gotCommission.StatusCode(), gotCommission.Body, http.StatusOK)
+	if p := gotCommission.JSON200.Data.Attributes.Payments; len(p) != 1 || p[0].Amount != "250.00" || p[0].Kind != "payment" {
+		t.Fatalf("commission = %s", gotCommission.Body)
+	}
+
+	bad := openapiclient.CommissionStatus("settled")
+	refused, err := s.c.ListCommissionsWithResponse(s.ctx, &openapiclient.ListCommissionsParams{Status: &bad})
+	must(t, "list commissions in a bad status", err, refused.StatusCode(), refused.Body, http.StatusUnprocessableEntity)
+	missing, err := s.c.GetFundedDealWithResponse(s.ctx, lenderID, nil)
+	must(t, "get a deal by a lender's id", err, missing.StatusCode(), missing.Body, http.StatusNotFound)
 }
 
 func (s *smoke) dialer(t *testing.T) {

@@ -33,12 +33,15 @@ type outcome struct {
 	note    *string // why it was skipped
 }
 
-// scopes are what an automation may do: write leads, and mark them
-// do-not-call. It acts for the automation's organization only.
-var scopes = []string{viewer.ScopeLeadsWrite, viewer.ScopeDialerWrite}
+// scopes are what an automation may do: write leads, mark them
+// do-not-call, and record lenders' decisions, fundings and commission
+// payments (the lending actions). It acts for the automation's
+// organization only.
+var scopes = []string{viewer.ScopeLeadsWrite, viewer.ScopeDialerWrite, viewer.ScopeLendingWrite}
 
 // apply checks the run's input and conditions, then applies the actions in
-// order to the run's lead. ctx carries the transaction.
+// order: lead actions to the run's lead, lending actions to the
+// application or deal the input names. ctx carries the transaction.
 func (r *Runner) apply(ctx context.Context, tx *ent.Client, a *ent.Automation, run *ent.AutomationRun) (outcome, error) {
 	if !a.IsActive {
 		why := "the automation was deactivated before the run was applied"
@@ -94,7 +97,8 @@ func actionError(i int, act autodef.Action, err error) error {
 // awaited is a failure that waits on data that may yet arrive, so the run
 // is retried although its code alone would fail it at once: the lead an
 // update_lead matches may be created by a request still on its way, a team
-// may gain an advisor.
+// may gain an advisor, the application a lender's reference names may be
+// submitted and funded.
 type awaited struct{ err *apperr.Error }
 
 func (a awaited) Error() string { return a.err.Error() }
@@ -143,6 +147,12 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 		}
 		_, err := m.MarkDoNotCall(ctx, s.lead, nil, reason)
 		return map[string]any{}, err // does not return the lead: tags stay as known
+	case autodef.DecideApplication:
+		return s.decideApplication(ctx, m)
+	case autodef.FundDeal:
+		return s.fundDeal(ctx, m)
+	case autodef.RecordCommissionPayment:
+		return s.recordCommissionPayment(ctx, m)
 	}
 	return nil, fmt.Errorf("unknown action %q", act.Type)
 }

@@ -1,0 +1,250 @@
+package rest
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/commission"
+	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/graph"
+)
+
+// lendingHandlers translates /v1/lenders, /v1/applications,
+// /v1/funded-deals and /v1/commissions (PRODUCT 1.6, GET only) onto the
+// GraphQL resolvers: the offset pages behind the lists and the reads by id.
+// Who may read them is the ent privacy policy's rule (lending:read); the
+// writes are GraphQL mutations.
+type lendingHandlers struct {
+	resolver *graph.Resolver
+}
+
+func (h lendingHandlers) lenders(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	isActive, err := boolParam(r, "isActive")
+	if err != nil {
+		return err
+	}
+	p, err := h.resolver.Query().LendersPage(r.Context(), isActive, page, limit)
+	if err != nil {
+		return err
+	}
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, lenderResource)
+	return nil
+}
+
+func (h lendingHandlers) lender(w http.ResponseWriter, r *http.Request) error {
+	id, err := lendingID(r, "lender")
+	if err != nil {
+		return err
+	}
+	l, err := h.resolver.LenderByID(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, lenderResource(l))
+	return nil
+}
+
+func (h lendingHandlers) applications(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	leadID, lenderID, err := leadAndLender(r)
+	if err != nil {
+		return err
+	}
+	s, err := enumParam(r, "status", enum.ApplicationStatuses)
+	if err != nil {
+		return err
+	}
+	var status *application.Status
+	if s != nil {
+		v := application.Status(*s)
+		status = &v
+	}
+	p, err := h.resolver.Query().ApplicationsPage(r.Context(), leadID, lenderID, status, page, limit)
+	if err != nil {
+		return err
+	}
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, applicationResource)
+	return nil
+}
+
+func (h lendingHandlers) application(w http.ResponseWriter, r *http.Request) error {
+	id, err := lendingID(r, "application")
+	if err != nil {
+		return err
+	}
+	a, err := h.resolver.ApplicationByID(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, applicationResource(a))
+	return nil
+}
+
+func (h lendingHandlers) fundedDeals(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	leadID, lenderID, err := leadAndLender(r)
+	if err != nil {
+		return err
+	}
+	advisorID, err := uuidParam(r, "advisorId")
+	if err != nil {
+		return err
+	}
+	from, err := timeParam(r, "fundedFrom")
+	if err != nil {
+		return err
+	}
+	to, err := timeParam(r, "fundedTo")
+	if err != nil {
+		return err
+	}
+	// The resolver refuses a fundedTo not after fundedFrom (422 naming fundedTo).
+	p, err := h.resolver.Query().FundedDealsPage(r.Context(), leadID, lenderID, advisorID, from, to, page, limit)
+	if err != nil {
+		return err
+	}
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, fundedDealResource)
+	return nil
+}
+
+func (h lendingHandlers) fundedDeal(w http.ResponseWriter, r *http.Request) error {
+	id, err := lendingID(r, "funded deal")
+	if err != nil {
+		return err
+	}
+	d, err := h.resolver.FundedDealByID(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, fundedDealResource(d))
+	return nil
+}
+
+func (h lendingHandlers) commissions(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	dealID, err := uuidParam(r, "dealId")
+	if err != nil {
+		return err
+	}
+	lenderID, err := uuidParam(r, "lenderId")
+	if err != nil {
+		return err
+	}
+	advisorID, err := uuidParam(r, "advisorId")
+	if err != nil {
+		return err
+	}
+	s, err := enumParam(r, "status", enum.CommissionStatuses)
+	if err != nil {
+		return err
+	}
+	var status *commission.Status
+	if s != nil {
+		v := commission.Status(*s)
+		status = &v
+	}
+	p, err := h.resolver.Query().CommissionsPage(r.Context(), dealID, lenderID, advisorID, status, page, limit)
+	if err != nil {
+		return err
+	}
+	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, commissionResource)
+	return nil
+}
+
+func (h lendingHandlers) commission(w http.ResponseWriter, r *http.Request) error {
+	id, err := lendingID(r, "commission")
+	if err != nil {
+		return err
+	}
+	c, err := h.resolver.CommissionByID(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeResource(w, r, http.StatusOK, commissionResource(c))
+	return nil
+}
+
+// leadAndLender reads the leadId and lenderId filters.
+func leadAndLender(r *http.Request) (leadID, lenderID *uuid.UUID, err error) {
+	if leadID, err = uuidParam(r, "leadId"); err != nil {
+		return nil, nil, err
+	}
+	lenderID, err = uuidParam(r, "lenderId")
+	return leadID, lenderID, err
+}
+
+// lendingID parses the {id} path parameter of a record of kind what. An id
+// that is not a UUID names no record, so it is 404 like an unknown one.
+func lendingID(r *http.Request, what string) (uuid.UUID, error) {
+	id, err := uuid.Parse(chi.URLParam(r, "id"))
+	if err != nil {
+		return uuid.Nil, apperr.New(apperr.NotFound, "%s not found", what)
+	}
+	return id, nil
+}
+
+// boolParam reads an optional boolean query parameter, true or false; nil
+// when absent or empty, 422 naming it otherwise.
+func boolParam(r *http.Request, name string) (*bool, error) {
+	s := queryParam(r, name)
+	if s == nil {
+		return nil, nil
+	}
+	switch *s {
+	case "true":
+		v := true
+		return &v, nil
+	case "false":
+		v := false
+		return &v, nil
+	}
+	return nil, apperr.Invalid(name, "must be true or false")
+}
+
+// timeParam reads an optional RFC 3339 timestamp query parameter (any
+// precision and offset) as UTC, as GraphQL's Time scalar reads one: SQLite
+// compares stored timestamps as text, so a bound in another offset would
+// match the wrong rows. nil when absent or empty, 422 naming it otherwise.
+func timeParam(r *http.Request, name string) (*time.Time, error) {
+	s := queryParam(r, name)
+	if s == nil {
+		return nil, nil
+	}
+	t, err := apitime.Parse(*s)
+	if err != nil {
+		return nil, apperr.Invalid(name, "must be an RFC 3339 timestamp, such as %s", apitime.Example)
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+// enumParam reads an optional query parameter that must be one of values
+// (the schema's list); nil when absent or empty, 422 naming it otherwise.
+func enumParam(r *http.Request, name string, values []string) (*string, error) {
+	s := queryParam(r, name)
+	if s == nil || slices.Contains(values, *s) {
+		return s, nil
+	}
+	return nil, apperr.Invalid(name, "must be one of %s", strings.Join(values, ", "))
+}
