@@ -35,8 +35,8 @@ const (
 // DateLayout is how a date is written: 2026-11-01.
 const DateLayout = "2006-01-02"
 
-// Range is a report's span: instants [Start, End) and the zone its days
-// are cut in.
+// Range is a report's span: instants [Start, End), in UTC as the store
+// compares them, and the zone its days are cut in.
 type Range struct {
 	Start, End time.Time
 	Loc        *time.Location
@@ -91,12 +91,22 @@ func Parse(p Params, orgZone string, now time.Time) (Range, error) {
 			return Range{}, err
 		}
 	}
+	// A wrong range names to when the caller sent it; with to absent (the
+	// range ends today), from is the only bound the caller can change.
+	bound, order := "to", "must be after from"
+	if p.To == "" {
+		bound, order = "from", "must be before the end of today, where the range ends without to"
+	}
 	if !r.End.After(r.Start) {
-		return Range{}, apperr.Invalid("to", "must be after from")
+		return Range{}, apperr.Invalid(bound, "%s", order)
 	}
 	if r.End.After(midnight(r.Start.In(loc)).AddDate(0, 0, MaxDays)) {
-		return Range{}, apperr.Invalid("to", "the range may span at most %d days", MaxDays)
+		return Range{}, apperr.Invalid(bound, "the range may span at most %d days", MaxDays)
 	}
+	// The instants are given in UTC: SQLite compares stored timestamps
+	// (UTC) as text, so a bound written in another offset would match the
+	// wrong rows. Loc still cuts the days.
+	r.Start, r.End = r.Start.UTC(), r.End.UTC()
 	return r, nil
 }
 

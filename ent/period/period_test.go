@@ -71,6 +71,10 @@ func TestRangeErrorsNameTheParameter(t *testing.T) {
 		{Params{TimeZone: "Mars/Olympus"}, "timezone"},
 		{Params{TimeZone: "Local"}, "timezone"},
 		{Params{TimeZone: "../etc/passwd"}, "timezone"},
+		// Without to the range ends today: from is the bound at fault.
+		{Params{From: "2026-11-24"}, "from"},
+		{Params{From: "2025-11-22"}, "from"},
+		{Params{From: "2026-11-24T00:00:00Z", TimeZone: "UTC"}, "from"},
 	} {
 		_, err := Parse(c.p, "", now)
 		e, ok := apperr.As(err)
@@ -81,6 +85,29 @@ func TestRangeErrorsNameTheParameter(t *testing.T) {
 	// 366 whole days is the most: a leap year.
 	if _, err := Parse(Params{From: "2028-01-01", To: "2028-12-31"}, "", now); err != nil {
 		t.Errorf("366 days refused: %v", err)
+	}
+}
+
+// The instants are UTC whatever the zone: SQLite compares stored UTC
+// timestamps as text, and a bound written at another offset would not
+// compare as the instant it is.
+func TestInstantsAreUTC(t *testing.T) {
+	for _, p := range []Params{
+		{From: "2026-11-01", To: "2026-11-03", TimeZone: "America/New_York"},
+		{From: "2026-11-01T09:30:00+09:00", To: "2026-11-02T09:30:00-05:00", TimeZone: "Asia/Tokyo"},
+		{TimeZone: "Australia/Adelaide"},
+	} {
+		r := mustParse(t, p, "")
+		if r.Start.Location() != time.UTC || r.End.Location() != time.UTC {
+			t.Errorf("Parse(%+v) = [%v, %v), want UTC instants", p, r.Start, r.End)
+		}
+		if r.Loc.String() != p.TimeZone {
+			t.Errorf("Parse(%+v) zone = %v", p, r.Loc)
+		}
+	}
+	r := mustParse(t, Params{From: "2026-11-01", To: "2026-11-01", TimeZone: "Asia/Tokyo"}, "")
+	if got := r.Buckets(Day); len(got) != 1 || got[0].Date() != "2026-11-01" {
+		t.Errorf("Tokyo's 2026-11-01 (UTC from the 31st) buckets as %v", got)
 	}
 }
 
