@@ -39,7 +39,7 @@ func (r *analyticsResolver) Dialer(ctx context.Context, obj *analytics.Request) 
 
 // Analytics is the resolver for the analytics field.
 func (r *queryResolver) Analytics(ctx context.Context, from *string, to *string, timezone *string, interval *analytics.Interval, advisorID *uuid.UUID, teamID *uuid.UUID) (*analytics.Request, error) {
-	return r.reportRequest(ctx, ReportParams{From: from, To: to, Timezone: timezone, Interval: interval, AdvisorID: advisorID, TeamID: teamID})
+	return r.ReportRequest(ctx, ReportParams{From: from, To: to, Timezone: timezone, Interval: interval, AdvisorID: advisorID, TeamID: teamID})
 }
 
 // Analytics returns AnalyticsResolver implementation.

@@ -22,11 +22,13 @@ type ReportParams struct {
 	AdvisorID, TeamID  *uuid.UUID
 }
 
-// reportRequest checks the caller may read analytics (the reports read
+// ReportRequest checks the caller may read analytics (the reports read
 // with the system context, see package analytics) and resolves the
 // parameters: the range in the given zone or the organization's, the
-// interval (day unless given), and the people filter.
-func (r *Resolver) reportRequest(ctx context.Context, p ReportParams) (*analytics.Request, error) {
+// interval (day unless given), and the people filter. GraphQL's analytics
+// field and REST's GET /v1/analytics/{report} both start here, and then
+// compute the report with the Analytics resolver.
+func (r *Resolver) ReportRequest(ctx context.Context, p ReportParams) (*analytics.Request, error) {
 	v, ok := viewer.FromContext(ctx)
 	if !ok || !v.Can(viewer.ScopeAnalyticsRead) {
 		return nil, apperr.New(apperr.Forbidden, "API key lacks the %s scope", viewer.ScopeAnalyticsRead)

@@ -98,6 +98,7 @@ func tags() []m {
 		{"name": "leads", "description": "Leads: potential borrowers moving through the pipeline."},
 		{"name": "organization", "description": "The organization's pipeline stages, users and teams: the ids the other operations take."},
 		{"name": "lending", "description": "Lenders, applications, funded deals and commissions: read-only here; GraphQL mutations write them."},
+		{"name": "analytics", "description": "The reports: the pipeline and its funnel, funding, lenders, commissions and the dialer, over a range in a time zone."},
 		{"name": "dialer", "description": "Call events, dispositions, agent presence and the agents board."},
 		{"name": "connector", "description": "The dialer vendor's connector receiver, authenticated by a path token."},
 		{"name": "webhooks", "description": "Outbound webhook subscriptions, deliveries and the event catalog."},
@@ -122,7 +123,7 @@ func securitySchemes() m {
 func sharedParameters() m {
 	page := m{"type": "integer", "minimum": 1, "maximum": maxPage, "default": 1}
 	limit := m{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": defaultLimit}
-	return m{
+	return merge(reportParameters(), m{
 		// A plain string, not an enum of the supported versions: the server
 		// answers any other value 400 with the versions it serves, and a
 		// validating proxy reading an enum would refuse the request first.
@@ -138,7 +139,7 @@ func sharedParameters() m {
 			"schema":      m{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": `^[\x21-\x7e]+$`}},
 		"Page":  m{"name": "page", "in": "query", "required": false, "description": "1-indexed page number.", "schema": page},
 		"Limit": m{"name": "limit", "in": "query", "required": false, "description": "Items per page.", "schema": limit},
-	}
+	})
 }
 
 // commonHeaders are on every response (SPEC 4).

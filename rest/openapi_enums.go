@@ -9,7 +9,15 @@ import (
 
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/ent/period"
 )
+
+// intervalDocs says where each series interval's buckets start.
+var intervalDocs = map[string]string{
+	period.Day:   "one bucket per day, from local midnight;",
+	period.Week:  "one per ISO week, from Monday;",
+	period.Month: "one per calendar month, from the 1st.",
+}
 
 // The document's enumerations are named components, and every property or
 // parameter of one refers to it. Generators make a type of each inline enum
@@ -44,14 +52,15 @@ const (
 	enumDeclineCategory      = "DeclineCategory"
 	enumCommissionStatus     = "CommissionStatus"
 	enumPaymentKind          = "PaymentKind"
+	enumAnalyticsInterval    = "AnalyticsInterval"
 )
 
 // Enumerations that admit null somewhere. One that some properties admit
 // null for and others do not has a second component, <name>OrNull; one that
 // admits null wherever it appears admits it in its own component.
 var (
-	nullableEnums   = []string{enumLeadSource, enumLeadPriority, enumLenderProduct, enumRateType}
-	alwaysNullEnums = []string{enumCallDirection, enumPaymentFrequency, enumDeclineCategory}
+	nullableEnums   = []string{enumLeadSource, enumLeadPriority, enumLenderProduct, enumRateType, enumDeclineCategory}
+	alwaysNullEnums = []string{enumCallDirection, enumPaymentFrequency}
 )
 
 // enumSchemas are the enumeration components, each from the list the code
@@ -95,6 +104,7 @@ func baseEnumSchemas() m {
 		enumDeclineCategory:      documentedEnum("The kind of reason a lender declined for.", enum.DeclineCategories, enum.DeclineCategoryDocs),
 		enumCommissionStatus:     documentedEnum("Where a commission stands.", enum.CommissionStatuses, enum.CommissionStatusDocs),
 		enumPaymentKind:          documentedEnum("A commission payment or a clawback.", enum.PaymentKinds, enum.PaymentKindDocs),
+		enumAnalyticsInterval:    documentedEnum("How a report's series are cut, in the report's time zone.", period.Intervals, intervalDocs),
 	}
 }
 

@@ -98,3 +98,76 @@ func commissionExample() m {
 		"lenderId": exampleLenderID, "advisorId": exampleAdvisorID, "expectedAmount": "1350.00", "paidAmount": "675.00",
 		"status": "partially_paid", "payments": []m{{"amount": "675.00", "kind": "payment", "paidAt": apitime.Example, "reference": "ACH-7731"}}})
 }
+
+// The reports' examples: the demo organization's November in New York.
+func exampleReport(id string, attrs m) m {
+	attrs["from"], attrs["to"] = "2026-11-01T04:00:00.000Z", "2026-12-01T05:00:00.000Z"
+	attrs["timezone"], attrs["interval"] = "America/New_York", "week"
+	return m{"id": id, "type": "analytics", "attributes": attrs}
+}
+
+const exampleRileyID = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6c01"
+
+func pipelineReportExample() m {
+	stage := func(id, label, slot string, leads int) m {
+		return m{"stageId": id, "label": label, "semanticSlot": slot, "leads": leads}
+	}
+	source := func(s string, leads, funded int, amount string) m {
+		return m{"source": s, "leads": leads, "funded": funded, "fundedAmount": amount}
+	}
+	return exampleReport("pipeline", m{
+		"stages": []m{stage("01a2015c-7d3e-7b41-9c1a-3f5e8d2b6a01", "New", "new", 14),
+			stage("01a2015c-7d3e-7b41-9c1a-3f5e8d2b6a02", "Contacted", "working", 9)},
+		"funnel": m{"leads": 32, "applied": 10, "approved": 5, "funded": 2,
+			"conversion": m{"applied": "0.3125", "approved": "0.5000", "funded": "0.4000", "overall": "0.0625"}},
+		"bySource": []m{source("manual", 12, 1, "45000.00"), source("csv_import", 0, 0, "0.00"), source("api", 9, 1, "30000.00"),
+			source("web_form", 6, 0, "0.00"), source("referral", 5, 0, "0.00"), source("dialer", 0, 0, "0.00")},
+	})
+}
+
+func fundingReportExample() m {
+	week := func(start string, deals int, amount string) m {
+		return m{"periodStart": start, "deals": deals, "fundedAmount": amount}
+	}
+	return exampleReport("funding", m{
+		"totals": m{"deals": 2, "fundedAmount": "75000.00", "averageAmount": "37500.00", "expectedCommission": "2250.00"},
+		"series": []m{week("2026-10-26", 0, "0.00"), week("2026-11-02", 1, "45000.00"), week("2026-11-09", 0, "0.00"),
+			week("2026-11-16", 1, "30000.00"), week("2026-11-23", 0, "0.00"), week("2026-11-30", 0, "0.00")},
+		"byLender":  []m{{"id": exampleLenderID, "name": "Summit Capital", "deals": 2, "fundedAmount": "75000.00"}},
+		"byAdvisor": []m{{"id": exampleAdvisorID, "name": "Maya Chen", "deals": 2, "fundedAmount": "75000.00"}},
+	})
+}
+
+func lendersReportExample() m {
+	return exampleReport("lenders", m{"lenders": []m{{
+		"lenderId": exampleLenderID, "name": "Summit Capital", "submitted": 6, "approved": 3, "declined": 2, "withdrawn": 1,
+		"funded": 2, "approvalRate": "0.6000", "fundedAmount": "75000.00", "medianSecondsToDecision": 86400,
+		"declineCategories": []m{{"category": "revenue", "count": 1}, {"category": "time_in_business", "count": 1}},
+	}}})
+}
+
+func commissionsReportExample() m {
+	week := func(start, paid, clawedBack string) m {
+		return m{"periodStart": start, "paid": paid, "clawedBack": clawedBack}
+	}
+	totals := func() m {
+		return m{"expected": "2250.00", "paid": "1575.00", "clawedBack": "0.00", "outstanding": "675.00"}
+	}
+	return exampleReport("commissions", m{
+		"totals": totals(),
+		"series": []m{week("2026-10-26", "0.00", "0.00"), week("2026-11-02", "0.00", "0.00"), week("2026-11-09", "1350.00", "0.00"),
+			week("2026-11-16", "0.00", "0.00"), week("2026-11-23", "225.00", "0.00"), week("2026-11-30", "0.00", "0.00")},
+		"byAdvisor": []m{merge(m{"id": exampleAdvisorID, "name": "Maya Chen"}, totals())},
+		"byLender":  []m{merge(m{"id": exampleLenderID, "name": "Summit Capital"}, totals())},
+	})
+}
+
+func dialerReportExample() m {
+	week := func(start string, calls int) m { return m{"periodStart": start, "calls": calls} }
+	return exampleReport("dialer", m{
+		"agents": []m{{"userId": exampleRileyID, "name": "Riley Brooks", "calls": 42, "answered": 17, "talkSeconds": 3720,
+			"averageTalkSeconds": 218, "dispositions": m{"interested": 5, "callback": 4, "not_interested": 8}}},
+		"series": []m{week("2026-10-26", 0), week("2026-11-02", 12), week("2026-11-09", 15), week("2026-11-16", 9),
+			week("2026-11-23", 6), week("2026-11-30", 0)},
+	})
+}

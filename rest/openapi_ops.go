@@ -173,6 +173,7 @@ func operations() []operation {
 	ops = append(ops, leadOperations()...)
 	ops = append(ops, directoryOperations()...)
 	ops = append(ops, lendingOperations()...)
+	ops = append(ops, analyticsOperations()...)
 	ops = append(ops, dialerOperations()...)
 	ops = append(ops, webhookOperations()...)
 	ops = append(ops, inboundOperations()...)

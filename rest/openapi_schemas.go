@@ -145,7 +145,10 @@ func schemas() m {
 	for name, s := range enumSchemas() {
 		out[name] = s
 	}
-	for _, r := range resources() {
+	for name, s := range analyticsSchemas() {
+		out[name] = s
+	}
+	for _, r := range append(resources(), reportResources()...) {
 		r.addTo(out)
 	}
 	for _, e := range event.Catalog {

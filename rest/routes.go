@@ -54,6 +54,7 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 	autos := automationHandlers{resolver: resolver, client: client}
 	directory := directoryHandlers{resolver: resolver}
 	lending := lendingHandlers{resolver: resolver}
+	reportsH := analyticsHandlers{resolver: resolver}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	return func(r chi.Router) {
 		// Public.
@@ -88,6 +89,10 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 			r.Get("/v1/funded-deals/{id}", errorHandler(lending.fundedDeal).ServeHTTP)
 			r.Get("/v1/commissions", errorHandler(lending.commissions).ServeHTTP)
 			r.Get("/v1/commissions/{id}", errorHandler(lending.commission).ServeHTTP)
+			// The reports (PRODUCT 2), one route each: another name is 404.
+			for _, rep := range reports {
+				r.Get("/v1/analytics/"+rep.name, reportsH.serve(rep).ServeHTTP)
+			}
 			r.Route("/v1/dialer", func(r chi.Router) {
 				r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
 				r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)
