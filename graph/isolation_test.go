@@ -98,12 +98,18 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.fundDeal":                    {`mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id } }`, map[string]any{"id": a["approvedApplication"]}},
 		"Mutation.recordCommissionPayment":     {`mutation($d: ID!) { recordCommissionPayment(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
 		"Mutation.recordCommissionClawback":    {`mutation($d: ID!) { recordCommissionClawback(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
+		// Analytics and the organization's settings.
+		"Query.analytics": {`{ analytics { timezone pipeline { stages { stageId leads } bySource { source leads fundedAmount } }
+			funding { totals { deals } byLender { id name } byAdvisor { id name } } lenders { lenders { lenderId name } }
+			commissions { totals { expected } byAdvisor { id name } byLender { id name } } dialer { agents { userId name } } } }`, nil},
+		"Query.organization":          {`{ organization { id name timezone } }`, nil},
+		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board.
 	anyKey := map[string]bool{"Query.callEvents": true, "Query.stages": true, "Query.teams": true,
 		"Query.users": true, "Query.agentsBoard": true, "Query.agentsBoardPage": true,
-		"Query.stagesPage": true, "Query.usersPage": true, "Query.teamsPage": true}
+		"Query.stagesPage": true, "Query.usersPage": true, "Query.teamsPage": true, "Query.organization": true}
 	cells := 0
 	for _, field := range graph.OperationFields() {
 		c, ok := cases[field]
@@ -132,6 +138,19 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		})
 	}
 	t.Logf("%d GraphQL matrix cells checked", cells)
+	// Another organization's updateOrganization changed its own settings
+	// only, and the key without scopes changed nothing.
+	if data, code := gql(t, e, e.Key, `{ organization { timezone } }`, nil); code != "" || data["organization"].(map[string]any)["timezone"] != "UTC" {
+		t.Errorf("org A's organization after the matrix: %v %s, want its timezone UTC", data, code)
+	}
+	// Org A's key sees what another organization's did not: the matrix's
+	// analytics call can fail.
+	raw := post(t, e, e.Key, cases["Query.analytics"])
+	for _, name := range []string{"lender", "advisor", "agent"} {
+		if !strings.Contains(raw, a[name]) {
+			t.Errorf("org A's analytics do not show its own %s: %s", name, raw)
+		}
+	}
 }
 
 // sent reports whether the request itself carried id (an error may echo it).
@@ -156,7 +175,7 @@ func post(t *testing.T, e *resttest.Env, key string, c gqlCase) string {
 // graphFixtures makes one of each of org A's resources and returns their ids.
 func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 	t.Helper()
-	a := map[string]string{"stage": e.Stages(e.Org.ID)[2].ID.String()}
+	a := map[string]string{"stage": e.Stages(e.Org.ID)[2].ID.String(), "org": e.Org.ID.String()}
 	advisor := e.NewUser(e.Org.ID, "Ada", "Advisor", "advisor", "Closers")
 	a["advisor"], a["team"] = advisor.ID.String(), advisor.TeamID.String()
 	a["agent"] = e.NewUser(e.Org.ID, "Al", "Agent", "agent", "Floor").ID.String()
@@ -171,10 +190,13 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 	a["endpoint"] = e.Post("/v1/inbound-endpoints", e.Key, map[string]any{"name": "Partner"}).Data()["id"].(string)
 	a["automation"] = e.Post("/v1/automations", e.Key, map[string]any{"name": "Tag", "trigger": map[string]any{"event": "lead.created"},
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}).Data()["id"].(string)
-	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead"}).Data()["id"].(string)
+	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead", "assignToAdvisorId": a["advisor"]}).Data()["id"].(string)
 	lendingFixtures(t, e, a)
 	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call", "userId": a["agent"], "eventType": "call_started",
 		"occurredAt": "2026-11-22T08:00:00Z"})
+	// A call today, in the reports' default range.
+	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call-today", "userId": a["agent"], "eventType": "call_answered",
+		"occurredAt": time.Now().UTC().Format(time.RFC3339)})
 	deadline := time.Now().Add(10 * time.Second)
 	for (a["delivery"] == "" || a["run"] == "") && time.Now().Before(deadline) {
 		if d := e.Get("/v1/app-webhooks/"+a["subscription"]+"/deliveries", e.Key).Items(); len(d) > 0 {

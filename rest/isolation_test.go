@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/rest"
@@ -67,6 +68,14 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"GET /v1/funded-deals/{id}": {path: "/v1/funded-deals/" + a.deal, scope: viewer.ScopeLendingRead},
 		"GET /v1/commissions":       {path: "/v1/commissions", scope: viewer.ScopeLendingRead},
 		"GET /v1/commissions/{id}":  {path: "/v1/commissions/" + a.commission, scope: viewer.ScopeLendingRead},
+
+		// The reports: another organization's key sees its own (empty)
+		// figures, also when it filters by org A's advisor or team.
+		"GET /v1/analytics/pipeline":    {path: "/v1/analytics/pipeline?advisorId=" + a.advisor, scope: viewer.ScopeAnalyticsRead},
+		"GET /v1/analytics/funding":     {path: "/v1/analytics/funding?interval=week", scope: viewer.ScopeAnalyticsRead},
+		"GET /v1/analytics/lenders":     {path: "/v1/analytics/lenders", scope: viewer.ScopeAnalyticsRead},
+		"GET /v1/analytics/commissions": {path: "/v1/analytics/commissions?teamId=" + a.team, scope: viewer.ScopeAnalyticsRead},
+		"GET /v1/analytics/dialer":      {path: "/v1/analytics/dialer?teamId=" + a.team, scope: viewer.ScopeAnalyticsRead},
 
 		"GET /v1/stages": {path: "/v1/stages"},
 		"GET /v1/users":  {path: "/v1/users"},
@@ -214,7 +223,9 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	au := e.Post("/v1/automations", e.Key, f.automationBody)
 	mustStatus(t, au, http.StatusCreated)
 	f.automation = au.Data()["id"].(string)
-	l := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "A's secret lead"})
+	// The lead is the advisor's, so the deal and commission below are too,
+	// and the agent calls: every report of org A names its records.
+	l := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "A's secret lead", "assignToAdvisorId": f.advisor})
 	mustStatus(t, l, http.StatusCreated)
 	f.lead = l.Data()["id"].(string)
 	// The lending half is written through GraphQL: a lender, the lead
@@ -229,6 +240,12 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	deal := field(gql(t, e, e.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id commission { id } } }`,
 		map[string]any{"id": f.application}), "fundDeal")
 	f.deal, f.commission = deal["id"].(string), field(deal, "commission")["id"].(string)
+	for _, ev := range []map[string]any{
+		{"externalCallId": "a-call", "userId": f.agent, "leadId": f.lead, "eventType": "call_answered", "occurredAt": apitime.Format(time.Now())},
+		{"externalCallId": "a-call", "userId": f.agent, "leadId": f.lead, "eventType": "disposition", "disposition": "interested", "occurredAt": apitime.Format(time.Now())},
+	} {
+		mustStatus(t, e.Post("/v1/dialer/events", e.Key, ev), http.StatusCreated)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for (f.delivery == "" || f.run == "") && time.Now().Before(deadline) {
 		if d := e.Get("/v1/app-webhooks/"+f.subscription+"/deliveries", e.Key).Items(); len(d) > 0 {

@@ -77,5 +77,35 @@ function offer(a: Application): string | null {
   return a.approvedAmount === null ? null : `${a.approvedAmount} at ${a.interestRate ?? rate} (${a.rateType})`;
 }
 
+// The reports: the shared parameters' interval is a closed enumeration,
+// figures are numbers or decimal strings, a lender without a decision has
+// no median, and an agent's dispositions map a code to a count.
+type ReportQuery = NonNullable<operations["getFundingReport"]["parameters"]["query"]>;
+type FundingReport = Json<operations["getFundingReport"]["responses"][200]>;
+type LendersReport = Json<paths["/v1/analytics/lenders"]["get"]["responses"][200]>;
+type DialerReport = Schemas["DialerReport"];
+
+const lastQuarter: ReportQuery = { from: "2026-09-01", to: "2026-11-30", timezone: "America/New_York", interval: "month" };
+// @ts-expect-error: not an interval
+const fortnightly: ReportQuery = { interval: "fortnight" };
+
+function fundedByMonth(r: FundingReport): { month: string; amount: string }[] {
+  return r.data.attributes.series.map((b) => ({ month: b.periodStart, amount: b.fundedAmount }));
+}
+
+function decisionTimes(r: LendersReport): { lender: string; seconds: number }[] {
+  return r.data.attributes.lenders.flatMap((l) =>
+    l.medianSecondsToDecision === null ? [] : [{ lender: l.name, seconds: l.medianSecondsToDecision }]);
+}
+
+function median(l: Schemas["LenderStats"]): number {
+  // @ts-expect-error: the median is null when nothing was decided
+  return l.medianSecondsToDecision;
+}
+
+function interested(r: DialerReport): number {
+  return r.agents.reduce((n, a) => n + (a.dispositions["interested"] ?? 0), 0);
+}
+
 export { agents, boss, qualifiedStage, advisorIds, teamNames, newLead, extreme, cleared, canonical, aliased, partial, invalidField,
-  november, clawedBack, settled, outstanding, offer };
+  november, clawedBack, settled, outstanding, offer, lastQuarter, fortnightly, fundedByMonth, decisionTimes, median, interested };
