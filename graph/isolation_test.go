@@ -98,10 +98,20 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.fundDeal":                    {`mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id } }`, map[string]any{"id": a["approvedApplication"]}},
 		"Mutation.recordCommissionPayment":     {`mutation($d: ID!) { recordCommissionPayment(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
 		"Mutation.recordCommissionClawback":    {`mutation($d: ID!) { recordCommissionClawback(input: {dealId: $d, amount: "1"}) { id } }`, map[string]any{"d": a["deal"]}},
+		// Analytics and the organization's settings.
+		"Query.organization": {`{ organization { id name timezone } }`, nil},
+		"Query.analytics": {`query($u: ID, $t: ID) { analytics(advisorId: $u, teamId: $t) {
+			pipeline { stages { stageId leads } funnel { leads } }
+			funding { totals { deals } byLender { id } byAdvisor { id } }
+			lenders { lenders { lenderId } }
+			commissions { byAdvisor { id } byLender { id } }
+			dialer { agents { userId } series { calls } } } }`, map[string]any{"u": a["advisor"], "t": a["team"]}},
+		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id timezone } }`, nil},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
-	// pipeline's stages, teams and users, call events and the board.
-	anyKey := map[string]bool{"Query.callEvents": true, "Query.stages": true, "Query.teams": true,
+	// pipeline's stages, teams and users, call events and the board; and
+	// the organization itself.
+	anyKey := map[string]bool{"Query.organization": true, "Query.callEvents": true, "Query.stages": true, "Query.teams": true,
 		"Query.users": true, "Query.agentsBoard": true, "Query.agentsBoardPage": true,
 		"Query.stagesPage": true, "Query.usersPage": true, "Query.teamsPage": true}
 	cells := 0
