@@ -2,7 +2,8 @@
 // buckets: from and to as dates (whole days in the report's time zone) or
 // date-times (instants), the IANA time zone, and the series interval. Days
 // are cut at local midnight, so a daylight-saving day is 23 or 25 hours
-// long; weeks start on Monday (ISO); months on the 1st.
+// long (where a change skips midnight, the day begins when it ends); weeks
+// start on Monday (ISO); months on the 1st.
 //
 // A leaf: it imports only ent/apperr.
 package period
@@ -73,19 +74,25 @@ func Zone(name, fallback string) (*time.Location, error) {
 // date-time is an instant (from inclusive, to exclusive). Without to, the
 // range ends with today; without from, it starts DefaultDays days before
 // its end (the last 30 days by default).
+//
+// Start and End are in UTC: SQLite compares the stored timestamps (UTC)
+// with a parameter as text, written in the parameter's own offset, so an
+// instant written in another zone would be compared wrongly.
 func Parse(p Params, orgZone string, now time.Time) (Range, error) {
 	loc, err := Zone(p.TimeZone, orgZone)
 	if err != nil {
 		return Range{}, err
 	}
-	r := Range{Loc: loc, End: midnight(now.In(loc)).AddDate(0, 0, 1)} // today included
+	y, m, d := now.In(loc).Date()
+	r := Range{Loc: loc, End: dayStart(y, m, d+1, loc)} // today included
 	if p.To != "" {
 		if r.End, err = instant("to", p.To, loc, true); err != nil {
 			return Range{}, err
 		}
 	}
 	// Without from: the DefaultDays days that end with to's day.
-	r.Start = midnight(r.End.Add(-time.Nanosecond)).AddDate(0, 0, 1-DefaultDays)
+	y, m, d = r.End.Add(-time.Nanosecond).In(loc).Date()
+	r.Start = dayStart(y, m, d+1-DefaultDays, loc)
 	if p.From != "" {
 		if r.Start, err = instant("from", p.From, loc, false); err != nil {
 			return Range{}, err
@@ -100,7 +107,8 @@ func Parse(p Params, orgZone string, now time.Time) (Range, error) {
 	if !r.End.After(r.Start) {
 		return Range{}, apperr.Invalid(bound, "%s", order)
 	}
-	if r.End.After(midnight(r.Start.In(loc)).AddDate(0, 0, MaxDays)) {
+	y, m, d = r.Start.In(loc).Date()
+	if r.End.After(dayStart(y, m, d+MaxDays, loc)) {
 		return Range{}, apperr.Invalid(bound, "the range may span at most %d days", MaxDays)
 	}
 	// The instants are given in UTC: SQLite compares stored timestamps
@@ -110,18 +118,21 @@ func Parse(p Params, orgZone string, now time.Time) (Range, error) {
 	return r, nil
 }
 
-// instant reads a date or a date-time. A date's instant is its local
-// midnight; for to, inclusive, the midnight after it.
+// instant reads a date or a date-time. A date's instant is the first
+// instant of its day; for to, inclusive, that of the day after it.
 func instant(field, s string, loc *time.Location, inclusiveEnd bool) (time.Time, error) {
 	if len(s) == len(DateLayout) {
-		d, err := time.ParseInLocation(DateLayout, s, loc)
+		// Read as a calendar date: in loc, a date whose midnight a
+		// daylight-saving change skips would read as the day before.
+		d, err := time.Parse(DateLayout, s)
 		if err != nil {
 			return time.Time{}, apperr.Invalid(field, "must be a date (2026-11-01) or a date-time (2026-11-01T09:30:00Z)")
 		}
+		y, m, day := d.Date()
 		if inclusiveEnd {
-			d = d.AddDate(0, 0, 1)
+			day++
 		}
-		return midnight(d), nil
+		return dayStart(y, m, day, loc), nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -130,12 +141,32 @@ func instant(field, s string, loc *time.Location, inclusiveEnd bool) (time.Time,
 	return t.In(loc), nil
 }
 
-// midnight is the start of t's day in t's zone. time.Date normalises a
-// midnight that a daylight-saving change skips to the first instant of
-// the day.
-func midnight(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+// dayStart is the first instant of the day y-m-d in loc (normalised as
+// time.Date does: day 32 is the next month's 1st). That is the day's
+// midnight, with two exceptions where time.Date alone answers wrongly:
+//   - a daylight-saving change that skips midnight (America/Santiago in
+//     September, America/Havana in March: the day begins at 01:00), where
+//     time.Date answers with the previous day's 23:00;
+//   - a change back at midnight that repeats it, where time.Date may answer
+//     with the second midnight; the first begins the day.
+func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	y, m, d = day.Date()
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if ty, tm, td := t.Date(); ty != y || tm != m || td != d {
+		// t is the previous day's last hour: the day begins with the change.
+		_, end := t.ZoneBounds()
+		return end.In(loc)
+	}
+	if start, _ := t.ZoneBounds(); !start.IsZero() {
+		// Midnight under the offset in force before t's began: when that
+		// offset still held then, it is an earlier midnight of the same day.
+		_, before := start.Add(-time.Nanosecond).Zone()
+		if e := day.Add(-time.Duration(before) * time.Second); e.Before(start) {
+			return e.In(loc)
+		}
+	}
+	return t
 }
 
 // CheckInterval reads the interval parameter; empty is fallback.
@@ -189,23 +220,25 @@ func Index(buckets []Bucket, t time.Time) int {
 }
 
 func floor(t time.Time, interval string) time.Time {
-	d := midnight(t)
+	y, m, d := t.Date()
 	switch interval {
 	case Week:
-		back := (int(d.Weekday()) + 6) % 7 // days since Monday
-		return d.AddDate(0, 0, -back)
+		back := (int(t.Weekday()) + 6) % 7 // days since Monday
+		return dayStart(y, m, d-back, t.Location())
 	case Month:
-		return time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, d.Location())
+		return dayStart(y, m, 1, t.Location())
 	}
-	return d
+	return dayStart(y, m, d, t.Location())
 }
 
+// next is the start of the bucket after the one starting at t.
 func next(t time.Time, interval string) time.Time {
+	y, m, d := t.Date()
 	switch interval {
 	case Week:
-		return midnight(t.AddDate(0, 0, 7))
+		return dayStart(y, m, d+7, t.Location())
 	case Month:
-		return time.Date(t.Year(), t.Month()+1, 1, 0, 0, 0, 0, t.Location())
+		return dayStart(y, m+1, 1, t.Location())
 	}
-	return midnight(t.AddDate(0, 0, 1))
+	return dayStart(y, m, d+1, t.Location())
 }

@@ -163,3 +163,64 @@ func TestCheckInterval(t *testing.T) {
 		t.Error("fortnight accepted")
 	}
 }
+
+// Where a daylight-saving change skips midnight itself (America/Santiago
+// on 7 September 2025, America/Havana on 8 March 2026), the day begins at
+// 01:00, when the change ends; time.Date answers the skipped midnight with
+// the previous day's 23:00, and a bucket cut there never ended.
+func TestDaysWhoseMidnightIsSkipped(t *testing.T) {
+	for _, c := range []struct {
+		zone, day, before string
+		start             time.Time // 01:00 local
+	}{
+		{"America/Santiago", "2025-09-07", "2025-09-06", time.Date(2025, 9, 7, 4, 0, 0, 0, time.UTC)},
+		{"America/Havana", "2026-03-08", "2026-03-07", time.Date(2026, 3, 8, 5, 0, 0, 0, time.UTC)},
+	} {
+		r := mustParse(t, Params{From: c.day, To: c.day, TimeZone: c.zone}, "")
+		if !r.Start.Equal(c.start) || r.End.Sub(r.Start) != 23*time.Hour {
+			t.Errorf("%s in %s = [%v, %v), want 23 hours from %v", c.day, c.zone, r.Start, r.End, c.start)
+		}
+		r = mustParse(t, Params{From: c.before, To: c.before, TimeZone: c.zone}, "")
+		if !r.End.Equal(c.start) || r.End.Sub(r.Start) != 24*time.Hour {
+			t.Errorf("%s in %s = [%v, %v), want 24 hours up to %v", c.before, c.zone, r.Start, r.End, c.start)
+		}
+		// Every interval's buckets follow one another and end.
+		r = mustParse(t, Params{From: c.before[:8] + "01", To: c.day[:8] + "20", TimeZone: c.zone}, "")
+		for _, interval := range Intervals {
+			b := r.Buckets(interval)
+			for i := 1; i < len(b); i++ {
+				if !b[i].Start.Equal(b[i-1].End) || !b[i].Start.After(b[i-1].Start) || b[i].Date() == b[i-1].Date() {
+					t.Errorf("%s %s bucket %d: %s %v after %s %v", c.zone, interval, i, b[i].Date(), b[i].Start, b[i-1].Date(), b[i-1].Start)
+				}
+			}
+			if interval == Day && len(b) != 20 {
+				t.Errorf("%s: %d days from the 1st to the 20th", c.zone, len(b))
+			}
+		}
+		if i := Index(r.Buckets(Day), c.start.Add(-time.Second)); r.Buckets(Day)[i].Date() != c.before {
+			t.Errorf("%s: the second before %s falls on %s", c.zone, c.day, r.Buckets(Day)[i].Date())
+		}
+	}
+}
+
+// Where a change back repeats midnight (America/Havana on 2 November
+// 2025: 01:00 CDT becomes 00:00 CST), the day begins at the first one and
+// lasts 25 hours.
+func TestDayWhoseMidnightIsRepeated(t *testing.T) {
+	r := mustParse(t, Params{From: "2025-11-02", To: "2025-11-02", TimeZone: "America/Havana"}, "")
+	if want := time.Date(2025, 11, 2, 4, 0, 0, 0, time.UTC); !r.Start.Equal(want) || r.End.Sub(r.Start) != 25*time.Hour {
+		t.Errorf("2025-11-02 in Havana = [%v, %v), want 25 hours from %v", r.Start, r.End, want)
+	}
+}
+
+// Range instants are in UTC: SQLite compares stored UTC timestamps with a
+// parameter as text written in the parameter's own offset.
+func TestRangeInstantsAreUTC(t *testing.T) {
+	r := mustParse(t, Params{From: "2026-03-01", To: "2026-03-02T10:00:00+05:45", TimeZone: "Asia/Kathmandu"}, "")
+	if r.Start.Location() != time.UTC || r.End.Location() != time.UTC {
+		t.Errorf("range [%v, %v) is not in UTC", r.Start, r.End)
+	}
+	if b := r.Buckets(Day); len(b) != 2 || b[0].Date() != "2026-03-01" || b[0].Start.Location().String() != "Asia/Kathmandu" {
+		t.Errorf("buckets %v", b)
+	}
+}
