@@ -205,6 +205,7 @@ func setupSeed(fs *flag.FlagSet) action {
 	leads := fs.Int("leads", 0, "leads to create")
 	agents := fs.Int("agents", 0, "dialer agents to create, each with a presence")
 	events := fs.Int("events", 0, "call events to record (needs agents)")
+	lending := fs.Bool("lending", true, "with the leads, a lending book: lenders, advisors, and applications, deals and commissions for about a quarter of the leads")
 	return func(ctx context.Context, e env) error {
 		orgID, err := orgFlag("seed", *org)
 		if err != nil {
@@ -218,14 +219,22 @@ func setupSeed(fs *flag.FlagSet) action {
 		}
 		ctx = viewer.WithBulkLoad(ctx)
 		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
-			return seed(ctx, db, orgID, *leads, *agents, *events, e.stderr)
+			return seed(ctx, db, orgID, *leads, *lending, *agents, *events, e.stderr)
 		})
 	}
 }
 
-func seed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads, agents, events int, stderr io.Writer) error {
+func seed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads int, lending bool, agents, events int, stderr io.Writer) error {
 	started := time.Now()
-	if leads > 0 {
+	switch {
+	case leads > 0 && lending:
+		book, err := db.SeedLeadsWithLending(ctx, orgID, leads, newProgress(stderr, "leads", leads).report)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "lending book: %d lenders, %d advisors; %d leads shopped, %d applications, %d decided (%d approved), %d funded deals, %d commission payments\n",
+			book.Lenders, book.Advisors, book.AppliedLeads, book.Applications, book.Decided, book.Approved, book.Deals, book.Payments)
+	case leads > 0:
 		if err := db.SeedLeads(ctx, orgID, leads, newProgress(stderr, "leads", leads).report); err != nil {
 			return err
 		}
@@ -282,7 +291,7 @@ func (p *progress) report(done int) {
 
 // setupLoadTest runs the load runner against this binary's own server.
 func setupLoadTest(fs *flag.FlagSet) action {
-	leads := fs.Int("leads", 10000, "leads to seed when the database has no load organization yet")
+	leads := fs.Int("leads", 10000, "leads to seed, with their lending book, when the database has no load organization yet")
 	agents := fs.Int("agents", 50, "dialer agents to seed with it")
 	duration := fs.Duration("duration", 10*time.Second, "how long each scenario runs")
 	warmup := fs.Duration("warmup", time.Second, "how long each scenario runs first, unmeasured")
@@ -291,6 +300,7 @@ func setupLoadTest(fs *flag.FlagSet) action {
 	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
 	abusive := fs.Bool("abuse", false, "measure ordinary requests alone and beside clients sending abusive GraphQL queries (--concurrency of them; --rate is the ordinary requests' rate, default 100)")
 	abuseRate := fs.Int("abuse-rate", 0, "with --abuse: abusive requests per second, all clients together; 0 sends them as fast as the clients go")
+	lendingVia := fs.String("lending-via", loadtest.ViaGraphQL, "how the lending list scenarios ask: graphql (the applicationsPage and fundedDealsPage fields the REST lists translate onto) or rest")
 	return func(ctx context.Context, e env) error {
 		exe, err := os.Executable()
 		if err != nil {
@@ -300,8 +310,12 @@ func setupLoadTest(fs *flag.FlagSet) action {
 		if *only != "" {
 			names = strings.Split(*only, ",")
 		}
+		if *lendingVia != loadtest.ViaGraphQL && *lendingVia != loadtest.ViaREST {
+			return usagef("loadtest", "--lending-via must be graphql or rest")
+		}
 		run := loadtest.Config{Exe: exe, DatabaseURL: e.cfg.DatabaseURL, Leads: *leads, Agents: *agents,
-			Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate, Out: e.stdout}
+			Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate,
+			LendingVia: *lendingVia, Out: e.stdout}
 		if *abusive {
 			_, err = loadtest.RunAbuse(ctx, run)
 			return err

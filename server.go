@@ -154,8 +154,8 @@ func printBanner(w io.Writer, addr net.Addr, dialect string, demo *store.Demo) {
 	if demo == nil {
 		return
 	}
-	fmt.Fprintf(w, "Created demo organization %s (%s): %d advisors and %d agents in team %s, %d leads.\n",
-		store.DemoOrgName, demo.OrgID, demo.Advisors, demo.Agents, store.DemoTeam, demo.Leads)
+	fmt.Fprintf(w, "Created demo organization %s (%s): %d advisors and %d agents in team %s, %d leads; %d lenders, %d applications, %d funded deal.\n",
+		store.DemoOrgName, demo.OrgID, demo.Advisors, demo.Agents, store.DemoTeam, demo.Leads, demo.Lenders, demo.Applications, demo.Deals)
 	fmt.Fprintf(w, "API key (shown once): %s\n", demo.APIKey)
 	fmt.Fprintf(w, "  scopes: %s\n", strings.Join(demo.Scopes, ", "))
 	fmt.Fprintf(w, "Dialer connector token (shown once): %s\n", demo.ConnectorToken)

@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -69,6 +70,8 @@ type Client struct {
 	Contact *ContactClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
+	// FundedDealDay is the client for interacting with the FundedDealDay builders.
+	FundedDealDay *FundedDealDayClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
@@ -118,6 +121,7 @@ func (c *Client) init() {
 	c.CommissionPayment = NewCommissionPaymentClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.FundedDeal = NewFundedDealClient(c.config)
+	c.FundedDealDay = NewFundedDealDayClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.InboundEndpoint = NewInboundEndpointClient(c.config)
 	c.InboundRequest = NewInboundRequestClient(c.config)
@@ -234,6 +238,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
+		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
@@ -277,6 +282,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
+		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
@@ -322,9 +328,9 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
 		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.FundedDeal,
-		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
-		c.Lender, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
+		c.Lead, c.LeadCount, c.Lender, c.Organization, c.PipelineStage, c.Team, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -336,9 +342,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
 		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.FundedDeal,
-		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
-		c.Lender, c.Organization, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
+		c.Lead, c.LeadCount, c.Lender, c.Organization, c.PipelineStage, c.Team, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -367,6 +373,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *FundedDealMutation:
 		return c.FundedDeal.mutate(ctx, m)
+	case *FundedDealDayMutation:
+		return c.FundedDealDay.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
 	case *InboundEndpointMutation:
@@ -2154,7 +2162,8 @@ func (c *FundedDealClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *FundedDealClient) Interceptors() []Interceptor {
-	return c.inters.FundedDeal
+	inters := c.inters.FundedDeal
+	return append(inters[:len(inters):len(inters)], fundeddeal.Interceptors[:]...)
 }
 
 func (c *FundedDealClient) mutate(ctx context.Context, m *FundedDealMutation) (Value, error) {
@@ -2169,6 +2178,140 @@ func (c *FundedDealClient) mutate(ctx context.Context, m *FundedDealMutation) (V
 		return (&FundedDealDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown FundedDeal mutation op: %q", m.Op())
+	}
+}
+
+// FundedDealDayClient is a client for the FundedDealDay schema.
+type FundedDealDayClient struct {
+	config
+}
+
+// NewFundedDealDayClient returns a client for the FundedDealDay from the given config.
+func NewFundedDealDayClient(c config) *FundedDealDayClient {
+	return &FundedDealDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `fundeddealday.Hooks(f(g(h())))`.
+func (c *FundedDealDayClient) Use(hooks ...Hook) {
+	c.hooks.FundedDealDay = append(c.hooks.FundedDealDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `fundeddealday.Intercept(f(g(h())))`.
+func (c *FundedDealDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FundedDealDay = append(c.inters.FundedDealDay, interceptors...)
+}
+
+// Create returns a builder for creating a FundedDealDay entity.
+func (c *FundedDealDayClient) Create() *FundedDealDayCreate {
+	mutation := newFundedDealDayMutation(c.config, OpCreate)
+	return &FundedDealDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FundedDealDay entities.
+func (c *FundedDealDayClient) CreateBulk(builders ...*FundedDealDayCreate) *FundedDealDayCreateBulk {
+	return &FundedDealDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FundedDealDayClient) MapCreateBulk(slice any, setFunc func(*FundedDealDayCreate, int)) *FundedDealDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FundedDealDayCreateBulk{err: fmt.Errorf("calling to FundedDealDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FundedDealDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FundedDealDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FundedDealDay.
+func (c *FundedDealDayClient) Update() *FundedDealDayUpdate {
+	mutation := newFundedDealDayMutation(c.config, OpUpdate)
+	return &FundedDealDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FundedDealDayClient) UpdateOne(_m *FundedDealDay) *FundedDealDayUpdateOne {
+	mutation := newFundedDealDayMutation(c.config, OpUpdateOne, withFundedDealDay(_m))
+	return &FundedDealDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FundedDealDayClient) UpdateOneID(id int) *FundedDealDayUpdateOne {
+	mutation := newFundedDealDayMutation(c.config, OpUpdateOne, withFundedDealDayID(id))
+	return &FundedDealDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FundedDealDay.
+func (c *FundedDealDayClient) Delete() *FundedDealDayDelete {
+	mutation := newFundedDealDayMutation(c.config, OpDelete)
+	return &FundedDealDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FundedDealDayClient) DeleteOne(_m *FundedDealDay) *FundedDealDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FundedDealDayClient) DeleteOneID(id int) *FundedDealDayDeleteOne {
+	builder := c.Delete().Where(fundeddealday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FundedDealDayDeleteOne{builder}
+}
+
+// Query returns a query builder for FundedDealDay.
+func (c *FundedDealDayClient) Query() *FundedDealDayQuery {
+	return &FundedDealDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFundedDealDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FundedDealDay entity by its id.
+func (c *FundedDealDayClient) Get(ctx context.Context, id int) (*FundedDealDay, error) {
+	return c.Query().Where(fundeddealday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FundedDealDayClient) GetX(ctx context.Context, id int) *FundedDealDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FundedDealDayClient) Hooks() []Hook {
+	hooks := c.hooks.FundedDealDay
+	return append(hooks[:len(hooks):len(hooks)], fundeddealday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *FundedDealDayClient) Interceptors() []Interceptor {
+	return c.inters.FundedDealDay
+}
+
+func (c *FundedDealDayClient) mutate(ctx context.Context, m *FundedDealDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FundedDealDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FundedDealDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FundedDealDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FundedDealDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FundedDealDay mutation op: %q", m.Op())
 	}
 }
 
@@ -4805,17 +4948,17 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 type (
 	hooks struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
-		Commission, CommissionPayment, Contact, FundedDeal, IdempotencyRecord,
-		InboundEndpoint, InboundRequest, Lead, LeadCount, Lender, Organization,
-		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
-		WebhookSubscription []ent.Hook
+		Commission, CommissionPayment, Contact, FundedDeal, FundedDealDay,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, Lender,
+		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
-		Commission, CommissionPayment, Contact, FundedDeal, IdempotencyRecord,
-		InboundEndpoint, InboundRequest, Lead, LeadCount, Lender, Organization,
-		PipelineStage, Team, User, WebhookAttempt, WebhookDelivery, WebhookEvent,
-		WebhookSubscription []ent.Interceptor
+		Commission, CommissionPayment, Contact, FundedDeal, FundedDealDay,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, Lender,
+		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -106,6 +107,7 @@ func checkColumn(t, c string) error {
 			commissionpayment.Table:   commissionpayment.ValidColumn,
 			contact.Table:             contact.ValidColumn,
 			fundeddeal.Table:          fundeddeal.ValidColumn,
+			fundeddealday.Table:       fundeddealday.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
 			inboundendpoint.Table:     inboundendpoint.ValidColumn,
 			inboundrequest.Table:      inboundrequest.ValidColumn,

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -37,7 +38,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 24)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 25)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -298,6 +299,24 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   fundeddealday.Table,
+			Columns: fundeddealday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: fundeddealday.FieldID,
+			},
+		},
+		Type: "FundedDealDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			fundeddealday.FieldOrgID:    {Type: field.TypeUUID, Column: fundeddealday.FieldOrgID},
+			fundeddealday.FieldLenderID: {Type: field.TypeUUID, Column: fundeddealday.FieldLenderID},
+			fundeddealday.FieldDay:      {Type: field.TypeInt, Column: fundeddealday.FieldDay},
+			fundeddealday.FieldSlot:     {Type: field.TypeInt, Column: fundeddealday.FieldSlot},
+			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
+		},
+	}
+	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -319,7 +338,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -340,7 +359,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -364,7 +383,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -407,7 +426,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -423,7 +442,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:     {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -450,7 +469,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -468,7 +487,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -489,7 +508,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -506,7 +525,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -527,7 +546,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -546,7 +565,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -571,7 +590,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -591,7 +610,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -2930,6 +2949,71 @@ func (f *FundedDealFilter) WhereHasCommissionsWith(preds ...predicate.Commission
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *FundedDealDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the FundedDealDayQuery builder.
+func (_q *FundedDealDayQuery) Filter() *FundedDealDayFilter {
+	return &FundedDealDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *FundedDealDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the FundedDealDayMutation builder.
+func (m *FundedDealDayMutation) Filter() *FundedDealDayFilter {
+	return &FundedDealDayFilter{config: m.config, predicateAdder: m}
+}
+
+// FundedDealDayFilter provides a generic filtering capability at runtime for FundedDealDayQuery.
+type FundedDealDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *FundedDealDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *FundedDealDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(fundeddealday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *FundedDealDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(fundeddealday.FieldOrgID))
+}
+
+// WhereLenderID applies the entql [16]byte predicate on the lender_id field.
+func (f *FundedDealDayFilter) WhereLenderID(p entql.ValueP) {
+	f.Where(p.Field(fundeddealday.FieldLenderID))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *FundedDealDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(fundeddealday.FieldDay))
+}
+
+// WhereSlot applies the entql int predicate on the slot field.
+func (f *FundedDealDayFilter) WhereSlot(p entql.IntP) {
+	f.Where(p.Field(fundeddealday.FieldSlot))
+}
+
+// WhereN applies the entql int predicate on the n field.
+func (f *FundedDealDayFilter) WhereN(p entql.IntP) {
+	f.Where(p.Field(fundeddealday.FieldN))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *IdempotencyRecordQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2958,7 +3042,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3048,7 +3132,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3170,7 +3254,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3279,7 +3363,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3581,7 +3665,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3636,7 +3720,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3788,7 +3872,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4077,7 +4161,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4185,7 +4269,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4273,7 +4357,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4423,7 +4507,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4507,7 +4591,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4649,7 +4733,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4738,7 +4822,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

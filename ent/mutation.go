@@ -23,6 +23,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -60,6 +61,7 @@ const (
 	TypeCommissionPayment   = "CommissionPayment"
 	TypeContact             = "Contact"
 	TypeFundedDeal          = "FundedDeal"
+	TypeFundedDealDay       = "FundedDealDay"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
 	TypeInboundEndpoint     = "InboundEndpoint"
 	TypeInboundRequest      = "InboundRequest"
@@ -12895,6 +12897,650 @@ func (m *FundedDealMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown FundedDeal edge %s", name)
+}
+
+// FundedDealDayMutation represents an operation that mutates the FundedDealDay nodes in the graph.
+type FundedDealDayMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	org_id        *uuid.UUID
+	lender_id     *uuid.UUID
+	day           *int
+	addday        *int
+	slot          *int
+	addslot       *int
+	n             *int
+	addn          *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*FundedDealDay, error)
+	predicates    []predicate.FundedDealDay
+}
+
+var _ ent.Mutation = (*FundedDealDayMutation)(nil)
+
+// fundeddealdayOption allows management of the mutation configuration using functional options.
+type fundeddealdayOption func(*FundedDealDayMutation)
+
+// newFundedDealDayMutation creates new mutation for the FundedDealDay entity.
+func newFundedDealDayMutation(c config, op Op, opts ...fundeddealdayOption) *FundedDealDayMutation {
+	m := &FundedDealDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFundedDealDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFundedDealDayID sets the ID field of the mutation.
+func withFundedDealDayID(id int) fundeddealdayOption {
+	return func(m *FundedDealDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FundedDealDay
+		)
+		m.oldValue = func(ctx context.Context) (*FundedDealDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FundedDealDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFundedDealDay sets the old FundedDealDay of the mutation.
+func withFundedDealDay(node *FundedDealDay) fundeddealdayOption {
+	return func(m *FundedDealDayMutation) {
+		m.oldValue = func(context.Context) (*FundedDealDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FundedDealDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FundedDealDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FundedDealDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FundedDealDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FundedDealDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *FundedDealDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *FundedDealDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the FundedDealDay entity.
+// If the FundedDealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *FundedDealDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetLenderID sets the "lender_id" field.
+func (m *FundedDealDayMutation) SetLenderID(u uuid.UUID) {
+	m.lender_id = &u
+}
+
+// LenderID returns the value of the "lender_id" field in the mutation.
+func (m *FundedDealDayMutation) LenderID() (r uuid.UUID, exists bool) {
+	v := m.lender_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderID returns the old "lender_id" field's value of the FundedDealDay entity.
+// If the FundedDealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealDayMutation) OldLenderID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderID: %w", err)
+	}
+	return oldValue.LenderID, nil
+}
+
+// ResetLenderID resets all changes to the "lender_id" field.
+func (m *FundedDealDayMutation) ResetLenderID() {
+	m.lender_id = nil
+}
+
+// SetDay sets the "day" field.
+func (m *FundedDealDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *FundedDealDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the FundedDealDay entity.
+// If the FundedDealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *FundedDealDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *FundedDealDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *FundedDealDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetSlot sets the "slot" field.
+func (m *FundedDealDayMutation) SetSlot(i int) {
+	m.slot = &i
+	m.addslot = nil
+}
+
+// Slot returns the value of the "slot" field in the mutation.
+func (m *FundedDealDayMutation) Slot() (r int, exists bool) {
+	v := m.slot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlot returns the old "slot" field's value of the FundedDealDay entity.
+// If the FundedDealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealDayMutation) OldSlot(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlot: %w", err)
+	}
+	return oldValue.Slot, nil
+}
+
+// AddSlot adds i to the "slot" field.
+func (m *FundedDealDayMutation) AddSlot(i int) {
+	if m.addslot != nil {
+		*m.addslot += i
+	} else {
+		m.addslot = &i
+	}
+}
+
+// AddedSlot returns the value that was added to the "slot" field in this mutation.
+func (m *FundedDealDayMutation) AddedSlot() (r int, exists bool) {
+	v := m.addslot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSlot resets all changes to the "slot" field.
+func (m *FundedDealDayMutation) ResetSlot() {
+	m.slot = nil
+	m.addslot = nil
+}
+
+// SetN sets the "n" field.
+func (m *FundedDealDayMutation) SetN(i int) {
+	m.n = &i
+	m.addn = nil
+}
+
+// N returns the value of the "n" field in the mutation.
+func (m *FundedDealDayMutation) N() (r int, exists bool) {
+	v := m.n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldN returns the old "n" field's value of the FundedDealDay entity.
+// If the FundedDealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FundedDealDayMutation) OldN(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldN: %w", err)
+	}
+	return oldValue.N, nil
+}
+
+// AddN adds i to the "n" field.
+func (m *FundedDealDayMutation) AddN(i int) {
+	if m.addn != nil {
+		*m.addn += i
+	} else {
+		m.addn = &i
+	}
+}
+
+// AddedN returns the value that was added to the "n" field in this mutation.
+func (m *FundedDealDayMutation) AddedN() (r int, exists bool) {
+	v := m.addn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetN resets all changes to the "n" field.
+func (m *FundedDealDayMutation) ResetN() {
+	m.n = nil
+	m.addn = nil
+}
+
+// Where appends a list predicates to the FundedDealDayMutation builder.
+func (m *FundedDealDayMutation) Where(ps ...predicate.FundedDealDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FundedDealDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FundedDealDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FundedDealDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FundedDealDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FundedDealDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FundedDealDay).
+func (m *FundedDealDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FundedDealDayMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.org_id != nil {
+		fields = append(fields, fundeddealday.FieldOrgID)
+	}
+	if m.lender_id != nil {
+		fields = append(fields, fundeddealday.FieldLenderID)
+	}
+	if m.day != nil {
+		fields = append(fields, fundeddealday.FieldDay)
+	}
+	if m.slot != nil {
+		fields = append(fields, fundeddealday.FieldSlot)
+	}
+	if m.n != nil {
+		fields = append(fields, fundeddealday.FieldN)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FundedDealDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case fundeddealday.FieldOrgID:
+		return m.OrgID()
+	case fundeddealday.FieldLenderID:
+		return m.LenderID()
+	case fundeddealday.FieldDay:
+		return m.Day()
+	case fundeddealday.FieldSlot:
+		return m.Slot()
+	case fundeddealday.FieldN:
+		return m.N()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FundedDealDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case fundeddealday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case fundeddealday.FieldLenderID:
+		return m.OldLenderID(ctx)
+	case fundeddealday.FieldDay:
+		return m.OldDay(ctx)
+	case fundeddealday.FieldSlot:
+		return m.OldSlot(ctx)
+	case fundeddealday.FieldN:
+		return m.OldN(ctx)
+	}
+	return nil, fmt.Errorf("unknown FundedDealDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FundedDealDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case fundeddealday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case fundeddealday.FieldLenderID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderID(v)
+		return nil
+	case fundeddealday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case fundeddealday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlot(v)
+		return nil
+	case fundeddealday.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDealDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FundedDealDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, fundeddealday.FieldDay)
+	}
+	if m.addslot != nil {
+		fields = append(fields, fundeddealday.FieldSlot)
+	}
+	if m.addn != nil {
+		fields = append(fields, fundeddealday.FieldN)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FundedDealDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case fundeddealday.FieldDay:
+		return m.AddedDay()
+	case fundeddealday.FieldSlot:
+		return m.AddedSlot()
+	case fundeddealday.FieldN:
+		return m.AddedN()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FundedDealDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case fundeddealday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case fundeddealday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSlot(v)
+		return nil
+	case fundeddealday.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDealDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FundedDealDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FundedDealDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FundedDealDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown FundedDealDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FundedDealDayMutation) ResetField(name string) error {
+	switch name {
+	case fundeddealday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case fundeddealday.FieldLenderID:
+		m.ResetLenderID()
+		return nil
+	case fundeddealday.FieldDay:
+		m.ResetDay()
+		return nil
+	case fundeddealday.FieldSlot:
+		m.ResetSlot()
+		return nil
+	case fundeddealday.FieldN:
+		m.ResetN()
+		return nil
+	}
+	return fmt.Errorf("unknown FundedDealDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FundedDealDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FundedDealDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FundedDealDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FundedDealDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FundedDealDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FundedDealDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FundedDealDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown FundedDealDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FundedDealDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown FundedDealDay edge %s", name)
 }
 
 // IdempotencyRecordMutation represents an operation that mutates the IdempotencyRecord nodes in the graph.

@@ -34,6 +34,8 @@ type Tx struct {
 	Contact *ContactClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
+	// FundedDealDay is the client for interacting with the FundedDealDay builders.
+	FundedDealDay *FundedDealDayClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
@@ -203,6 +205,7 @@ func (tx *Tx) init() {
 	tx.CommissionPayment = NewCommissionPaymentClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.FundedDeal = NewFundedDealClient(tx.config)
+	tx.FundedDealDay = NewFundedDealDayClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.InboundEndpoint = NewInboundEndpointClient(tx.config)
 	tx.InboundRequest = NewInboundRequestClient(tx.config)

@@ -32,6 +32,22 @@ func Parse(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s)
 // Truncate is t as the service stores it: UTC, to the millisecond.
 func Truncate(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
+// Day is the UTC day t falls on, as days since 1970-01-01: the key of
+// counts kept per day. DayStart is that day's first instant.
+func Day(t time.Time) int {
+	s := t.Unix()
+	d := s / secondsPerDay
+	if s%secondsPerDay < 0 {
+		d-- // floor, for times before 1970
+	}
+	return int(d)
+}
+
+// DayStart is midnight UTC of day d (as Day numbers it).
+func DayStart(d int) time.Time { return time.Unix(int64(d)*secondsPerDay, 0).UTC() }
+
+const secondsPerDay = 24 * 60 * 60
+
 // Time is a time.Time that encodes as Format does, for response bodies.
 type Time time.Time
 

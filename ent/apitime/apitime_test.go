@@ -50,3 +50,27 @@ func TestParseAnyPrecision(t *testing.T) {
 		t.Error("a timestamp without T and offset was accepted")
 	}
 }
+
+// Day numbers UTC days from 1970-01-01, the same for every instant of a
+// day whatever its zone, and DayStart is the first of them.
+func TestDay(t *testing.T) {
+	paris := time.FixedZone("CET", 3600)
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{
+		{time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), 0},
+		{time.Date(1970, 1, 1, 23, 59, 59, 999e6, time.UTC), 0},
+		{time.Date(1970, 1, 2, 0, 30, 0, 0, paris), 0}, // 23:30 UTC the day before
+		{time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC), -1},
+		{time.Date(2026, 11, 23, 10, 17, 27, 0, time.UTC), 20780},
+	} {
+		if got := apitime.Day(c.at); got != c.want {
+			t.Errorf("Day(%s) = %d, want %d", c.at, got, c.want)
+		}
+		start := apitime.DayStart(c.want)
+		if start.After(c.at) || !start.Add(24*time.Hour).After(c.at) || apitime.Day(start) != c.want {
+			t.Errorf("DayStart(%d) = %s does not begin the day of %s", c.want, start, c.at)
+		}
+	}
+}

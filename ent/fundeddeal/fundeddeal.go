@@ -140,8 +140,9 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [4]ent.Hook
-	Policy ent.Policy
+	Hooks        [4]ent.Hook
+	Interceptors [1]ent.Interceptor
+	Policy       ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.

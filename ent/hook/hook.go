@@ -129,6 +129,18 @@ func (f FundedDealFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FundedDealMutation", m)
 }
 
+// The FundedDealDayFunc type is an adapter to allow the use of ordinary
+// function as FundedDealDay mutator.
+type FundedDealDayFunc func(context.Context, *ent.FundedDealDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FundedDealDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FundedDealDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FundedDealDayMutation", m)
+}
+
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary
 // function as IdempotencyRecord mutator.
 type IdempotencyRecordFunc func(context.Context, *ent.IdempotencyRecordMutation) (ent.Value, error)

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -359,6 +360,33 @@ func (f TraverseFundedDeal) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.FundedDealQuery", q)
+}
+
+// The FundedDealDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FundedDealDayFunc func(context.Context, *ent.FundedDealDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FundedDealDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FundedDealDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FundedDealDayQuery", q)
+}
+
+// The TraverseFundedDealDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFundedDealDay func(context.Context, *ent.FundedDealDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFundedDealDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFundedDealDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FundedDealDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FundedDealDayQuery", q)
 }
 
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -762,6 +790,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.FundedDealQuery:
 		return &query[*ent.FundedDealQuery, predicate.FundedDeal, fundeddeal.OrderOption]{typ: ent.TypeFundedDeal, tq: q}, nil
+	case *ent.FundedDealDayQuery:
+		return &query[*ent.FundedDealDayQuery, predicate.FundedDealDay, fundeddealday.OrderOption]{typ: ent.TypeFundedDealDay, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:
 		return &query[*ent.IdempotencyRecordQuery, predicate.IdempotencyRecord, idempotencyrecord.OrderOption]{typ: ent.TypeIdempotencyRecord, tq: q}, nil
 	case *ent.InboundEndpointQuery:

@@ -159,14 +159,14 @@ var (
 				Columns: []*schema.Column{ApplicationsColumns[23], ApplicationsColumns[1]},
 			},
 			{
-				Name:    "application_org_id_lender_id_created_at",
+				Name:    "application_org_id_lender_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[24], ApplicationsColumns[1]},
+				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[24], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
-				Name:    "application_org_id_status_created_at",
+				Name:    "application_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[4], ApplicationsColumns[1]},
+				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[4], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_lead_id_lender_id",
@@ -390,19 +390,19 @@ var (
 				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 			{
-				Name:    "commission_org_id_lender_id_created_at",
+				Name:    "commission_org_id_lender_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[4], CommissionsColumns[1]},
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[4], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 			{
-				Name:    "commission_org_id_advisor_id_created_at",
+				Name:    "commission_org_id_advisor_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[5], CommissionsColumns[1]},
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[5], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 			{
-				Name:    "commission_org_id_status_created_at",
+				Name:    "commission_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[8], CommissionsColumns[1]},
+				Columns: []*schema.Column{CommissionsColumns[10], CommissionsColumns[8], CommissionsColumns[1], CommissionsColumns[0]},
 			},
 		},
 	}
@@ -546,19 +546,41 @@ var (
 				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[13], FundedDealsColumns[0]},
 			},
 			{
-				Name:    "fundeddeal_org_id_lender_id_funded_at",
+				Name:    "fundeddeal_org_id_lender_id_funded_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[16], FundedDealsColumns[13]},
+				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[16], FundedDealsColumns[13], FundedDealsColumns[0]},
 			},
 			{
-				Name:    "fundeddeal_org_id_advisor_id_funded_at",
+				Name:    "fundeddeal_org_id_advisor_id_funded_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[4], FundedDealsColumns[13]},
+				Columns: []*schema.Column{FundedDealsColumns[17], FundedDealsColumns[4], FundedDealsColumns[13], FundedDealsColumns[0]},
 			},
 			{
 				Name:    "fundeddeal_lead_id",
 				Unique:  false,
 				Columns: []*schema.Column{FundedDealsColumns[15]},
+			},
+		},
+	}
+	// FundedDealDaysColumns holds the columns for the "funded_deal_days" table.
+	FundedDealDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "lender_id", Type: field.TypeUUID},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "slot", Type: field.TypeInt},
+		{Name: "n", Type: field.TypeInt, Default: 0},
+	}
+	// FundedDealDaysTable holds the schema information for the "funded_deal_days" table.
+	FundedDealDaysTable = &schema.Table{
+		Name:       "funded_deal_days",
+		Columns:    FundedDealDaysColumns,
+		PrimaryKey: []*schema.Column{FundedDealDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "fundeddealday_org_id_lender_id_day_slot",
+				Unique:  true,
+				Columns: []*schema.Column{FundedDealDaysColumns[1], FundedDealDaysColumns[2], FundedDealDaysColumns[3], FundedDealDaysColumns[4]},
 			},
 		},
 	}
@@ -1096,6 +1118,7 @@ var (
 		CommissionPaymentsTable,
 		ContactsTable,
 		FundedDealsTable,
+		FundedDealDaysTable,
 		IdempotencyRecordsTable,
 		InboundEndpointsTable,
 		InboundRequestsTable,

@@ -36,6 +36,9 @@ type Contact func(*sql.Selector)
 // FundedDeal is the predicate function for fundeddeal builders.
 type FundedDeal func(*sql.Selector)
 
+// FundedDealDay is the predicate function for fundeddealday builders.
+type FundedDealDay func(*sql.Selector)
+
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
 

@@ -351,6 +351,30 @@ func (f FundedDealMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FundedDealMutation", m)
 }
 
+// The FundedDealDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type FundedDealDayQueryRuleFunc func(context.Context, *ent.FundedDealDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f FundedDealDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FundedDealDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.FundedDealDayQuery", q)
+}
+
+// The FundedDealDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type FundedDealDayMutationRuleFunc func(context.Context, *ent.FundedDealDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f FundedDealDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.FundedDealDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FundedDealDayMutation", m)
+}
+
 // The IdempotencyRecordQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type IdempotencyRecordQueryRuleFunc func(context.Context, *ent.IdempotencyRecordQuery) error
@@ -742,6 +766,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.FundedDealQuery:
 		return q.Filter(), nil
+	case *ent.FundedDealDayQuery:
+		return q.Filter(), nil
 	case *ent.IdempotencyRecordQuery:
 		return q.Filter(), nil
 	case *ent.InboundEndpointQuery:
@@ -796,6 +822,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactMutation:
 		return m.Filter(), nil
 	case *ent.FundedDealMutation:
+		return m.Filter(), nil
+	case *ent.FundedDealDayMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyRecordMutation:
 		return m.Filter(), nil

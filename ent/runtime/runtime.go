@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
@@ -519,6 +520,8 @@ func init() {
 	fundeddeal.Hooks[2] = fundeddealMixinHooks2[0]
 
 	fundeddeal.Hooks[3] = fundeddealHooks[0]
+	fundeddealInters := schema.FundedDeal{}.Interceptors()
+	fundeddeal.Interceptors[0] = fundeddealInters[0]
 	fundeddealMixinFields0 := fundeddealMixin[0].Fields()
 	_ = fundeddealMixinFields0
 	fundeddealMixinFields1 := fundeddealMixin[1].Fields()
@@ -539,6 +542,21 @@ func init() {
 	fundeddealDescID := fundeddealMixinFields0[0].Descriptor()
 	// fundeddeal.DefaultID holds the default value on creation for the id field.
 	fundeddeal.DefaultID = fundeddealDescID.Default.(func() uuid.UUID)
+	fundeddealday.Policy = privacy.NewPolicies(schema.FundedDealDay{})
+	fundeddealday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := fundeddealday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	fundeddealdayFields := schema.FundedDealDay{}.Fields()
+	_ = fundeddealdayFields
+	// fundeddealdayDescN is the schema descriptor for n field.
+	fundeddealdayDescN := fundeddealdayFields[4].Descriptor()
+	// fundeddealday.DefaultN holds the default value on creation for the n field.
+	fundeddealday.DefaultN = fundeddealdayDescN.Default.(int)
 	idempotencyrecordMixin := schema.IdempotencyRecord{}.Mixin()
 	idempotencyrecord.Policy = privacy.NewPolicies(schema.IdempotencyRecord{})
 	idempotencyrecord.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -92,10 +92,13 @@ func (Application) Edges() []ent.Edge {
 
 func (Application) Indexes() []ent.Index {
 	return []ent.Index{
+		// The lists' indexes end with id: a page's order (newest, then id)
+		// is the index's, and its exact total (ent counts ids) is read from
+		// the index alone, not from every matching row.
 		index.Fields("org_id", "created_at", "id"),
 		index.Fields("lead_id", "created_at"),
-		index.Fields("org_id", "lender_id", "created_at"),
-		index.Fields("org_id", "status", "created_at"),
+		index.Fields("org_id", "lender_id", "created_at", "id"),
+		index.Fields("org_id", "status", "created_at", "id"),
 		// One open application per lead and lender: the hook says so first,
 		// the index holds when two submissions race.
 		index.Fields("lead_id", "lender_id").Unique().

@@ -57,10 +57,13 @@ func (Commission) Edges() []ent.Edge {
 func (Commission) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("deal_id").Unique(), // one per deal
+		// The lists' indexes end with id: a page's order (newest, then id)
+		// is the index's, and its exact total (ent counts ids) is read from
+		// the index alone, not from every matching row.
 		index.Fields("org_id", "created_at", "id"),
-		index.Fields("org_id", "lender_id", "created_at"),
-		index.Fields("org_id", "advisor_id", "created_at"),
-		index.Fields("org_id", "status", "created_at"),
+		index.Fields("org_id", "lender_id", "created_at", "id"),
+		index.Fields("org_id", "advisor_id", "created_at", "id"),
+		index.Fields("org_id", "status", "created_at", "id"),
 	}
 }
 

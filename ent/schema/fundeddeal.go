@@ -75,9 +75,12 @@ func (FundedDeal) Edges() []ent.Edge {
 func (FundedDeal) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("application_id").Unique(), // one deal per application
+		// The lists' indexes end with id: a page's order (newest, then id)
+		// is the index's, and its exact total (ent counts ids) is read from
+		// the index alone, not from every matching row.
 		index.Fields("org_id", "funded_at", "id"),
-		index.Fields("org_id", "lender_id", "funded_at"),
-		index.Fields("org_id", "advisor_id", "funded_at"),
+		index.Fields("org_id", "lender_id", "funded_at", "id"),
+		index.Fields("org_id", "advisor_id", "funded_at", "id"),
 		index.Fields("lead_id"),
 	}
 }

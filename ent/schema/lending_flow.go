@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
@@ -31,6 +34,7 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/ent/viewer"
 )
 
 // submitApplication fills a new application from its lead and lender:
@@ -38,8 +42,16 @@ import (
 // of the lead with the lender open; the amount defaults to the lead's, the
 // lender's box adds warnings. It emits application.submitted and moves the
 // lead to the application slot.
+//
+// A bulk load (viewer.WithBulkLoad: the seeding command) writes a whole
+// lending book at once, each record as these hooks would have left it (the
+// seed's tests hold it to every rule here), so submitApplication, fundDeal
+// and recordPayment let its rows through without their per-row reads.
 func submitApplication(next ent.Mutator) ent.Mutator {
 	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
+		if viewer.IsBulkLoad(ctx) {
+			return next.Mutate(ctx, m) // the loader writes the book as these rules leave it
+		}
 		org, err := createOrg(ctx, m)
 		if err != nil {
 			return nil, err
@@ -241,25 +253,33 @@ func afterMove(ctx context.Context, c *gen.Client, a *gen.Application) error {
 // when the lead's stage is in an earlier slot. The move is an ordinary
 // stage change: the lead hooks emit lead.status_changed and
 // lead.stage_changed with the same actor as a manual move.
+//
+// One query reads the organization's stages (the lead's and the target
+// among them), and l, read in the same transaction, is the lead before the
+// update that the lead hooks compare with.
 func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) error {
 	sys := rule.SystemContext(ctx)
-	current, err := c.PipelineStage.Get(sys, l.StageID)
+	stages, err := c.PipelineStage.Query().Where(pipelinestage.OrgID(l.OrgID)).
+		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).All(sys)
 	if err != nil {
-		return fmt.Errorf("reading the lead's stage: %w", err)
+		return fmt.Errorf("reading the pipeline: %w", err)
 	}
-	if !lending.Advances(string(current.SemanticSlot), slot) {
-		return nil
+	var current, target *gen.PipelineStage
+	for _, st := range stages {
+		if st.ID == l.StageID {
+			current = st
+		}
+		if target == nil && string(st.SemanticSlot) == slot {
+			target = st
+		}
 	}
-	target, err := c.PipelineStage.Query().
-		Where(pipelinestage.OrgID(l.OrgID), pipelinestage.SemanticSlotEQ(pipelinestage.SemanticSlot(slot))).
-		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).First(sys)
-	if gen.IsNotFound(err) {
-		return nil // the organization has no stage for the slot
+	if current == nil {
+		return fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
 	}
-	if err != nil {
-		return fmt.Errorf("finding the %s stage: %w", slot, err)
+	if !lending.Advances(string(current.SemanticSlot), slot) || target == nil {
+		return nil // not earlier, or the organization has no stage for the slot
 	}
-	if err := c.Lead.UpdateOneID(l.ID).SetStageID(target.ID).Exec(sys); err != nil {
+	if err := c.Lead.UpdateOne(l).SetStageID(target.ID).Exec(sys); err != nil {
 		return fmt.Errorf("moving the lead to the %s stage: %w", slot, err)
 	}
 	return nil
@@ -267,6 +287,12 @@ func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string
 
 func (FundedDeal) Hooks() []ent.Hook {
 	return []ent.Hook{hook.On(fundDeal, ent.OpCreate)}
+}
+
+// A Count of a lender's deals is answered from the day counts
+// (FundedDealDay) when the caller marks the context (counted.With).
+func (FundedDeal) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{countFromTotal}
 }
 
 // fundDeal turns an approved application into a deal. The lead's row is
@@ -278,6 +304,9 @@ func (FundedDeal) Hooks() []ent.Hook {
 // its conversion, and deal.funded is emitted.
 func fundDeal(next ent.Mutator) ent.Mutator {
 	return hook.FundedDealFunc(func(ctx context.Context, m *gen.FundedDealMutation) (gen.Value, error) {
+		if viewer.IsBulkLoad(ctx) {
+			return next.Mutate(ctx, m) // the loader writes the deal, its commission and the moves itself
+		}
 		org, err := createOrg(ctx, m)
 		if err != nil {
 			return nil, err
@@ -297,7 +326,8 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		m.SetFundedAt(fundedAt)
-		if _, err := lockLead(ctx, c, lead.ID(a.LeadID)); err != nil {
+		l, err := lockLead(ctx, c, lead.ID(a.LeadID))
+		if err != nil {
 			return nil, fmt.Errorf("locking the lead: %w", err)
 		}
 		// Read again under the lock: a funding of another of the lead's
@@ -308,7 +338,7 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		if a.Status != application.StatusApproved {
 			return nil, lending.Conflict(string(a.Status), lending.Funded)
 		}
-		if err := fillDeal(ctx, m, a); err != nil {
+		if err := fillDeal(ctx, m, a, l); err != nil {
 			return nil, err
 		}
 		v, err := next.Mutate(ctx, m)
@@ -316,7 +346,7 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		d := v.(*gen.FundedDeal)
-		return d, afterFunding(ctx, c, a, d)
+		return d, afterFunding(ctx, c, a, d, l)
 	})
 }
 
@@ -335,8 +365,8 @@ func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string
 }
 
 // fillDeal copies the offer and computes what the caller left out: the
-// funded amount, the advisor, the payback and the commission.
-func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application) error {
+// funded amount, the advisor (l's), the payback and the commission.
+func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application, l *gen.Lead) error {
 	sys := rule.SystemContext(ctx)
 	c := m.Client()
 	if _, ok := m.FundedAmount(); !ok {
@@ -368,8 +398,6 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		if err != nil || n == 0 {
 			return refError(err, "advisorId", "user")
 		}
-	} else if l, err := c.Lead.Get(sys, a.LeadID); err != nil {
-		return fmt.Errorf("reading the lead: %w", err)
 	} else if l.PrimaryAdvisorID != nil {
 		m.SetAdvisorID(*l.PrimaryAdvisorID)
 	}
@@ -387,13 +415,25 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 	return nil
 }
 
-// afterFunding moves the application and the lead, withdraws the rest,
-// opens the commission and records the lead's conversion.
-func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal) error {
+// afterFunding moves the application and the lead (l, read under the
+// lock), withdraws the rest, opens the commission and records the lead's
+// conversion.
+func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal, l *gen.Lead) error {
 	sys := rule.SystemContext(ctx)
-	err := c.Application.UpdateOneID(a.ID).SetStatus(application.StatusFunded).SetFundedDealID(d.ID).Exec(sys)
+	// The transition rule (moveApplication) makes the update conditional
+	// on approved; a row moved since it was read is refused as it refuses
+	// one (refusedMove).
+	n, err := c.Application.Update().Where(application.ID(a.ID)).
+		SetStatus(application.StatusFunded).SetFundedDealID(d.ID).Save(sys)
 	if err != nil {
 		return err
+	}
+	if n == 0 {
+		now, err := c.Application.Get(sys, a.ID)
+		if err != nil {
+			return err
+		}
+		return lending.Conflict(string(now.Status), lending.Funded)
 	}
 	// A bulk update: the conversion is the funding's news (deal.funded),
 	// not a lead.updated of its own.
@@ -411,16 +451,31 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 	if err != nil {
 		return fmt.Errorf("creating the commission: %w", err)
 	}
+	if err := countDeal(ctx, c, d); err != nil {
+		return err
+	}
 	data := map[string]any{"dealId": d.ID, "orgId": d.OrgID, "applicationId": d.ApplicationID, "lenderId": d.LenderID,
 		"fundedAmount": d.FundedAmount.String(), "commission": d.ExpectedCommission.String(), "advisorId": d.AdvisorID}
 	if err := outbox.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
 		return err
 	}
-	l, err := c.Lead.Get(sys, d.LeadID)
-	if err != nil {
-		return fmt.Errorf("reading the lead: %w", err)
-	}
 	return moveLeadToSlot(ctx, c, l, "won")
+}
+
+// countDeal adds the deal to its lender's count of the day it was funded,
+// in a slot chosen by the transaction as countLead chooses one.
+func countDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
+	slot := rand.IntN(FundedDealDaySlots)
+	if tx := gen.TxFromContext(ctx); tx != nil {
+		slot = int(maphash.Comparable(slotSeed, tx) % FundedDealDaySlots)
+	}
+	err := c.FundedDealDay.Create().SetOrgID(d.OrgID).SetLenderID(d.LenderID).SetDay(apitime.Day(d.FundedAt)).SetSlot(slot).SetN(1).
+		OnConflictColumns(fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot).AddN(1).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("counting the deal: %w", err)
+	}
+	return nil
 }
 
 func (CommissionPayment) Hooks() []ent.Hook {
@@ -433,6 +488,9 @@ func (CommissionPayment) Hooks() []ent.Hook {
 // commission on PostgreSQL. A payment emits deal.commission_paid.
 func recordPayment(next ent.Mutator) ent.Mutator {
 	return hook.CommissionPaymentFunc(func(ctx context.Context, m *gen.CommissionPaymentMutation) (gen.Value, error) {
+		if viewer.IsBulkLoad(ctx) {
+			return next.Mutate(ctx, m) // the loader writes the commission's paid amount and status itself
+		}
 		org, err := createOrg(ctx, m)
 		if err != nil {
 			return nil, err
@@ -493,7 +551,11 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 	if status == cm.Status {
 		return cm, nil
 	}
-	return m.Client().Commission.UpdateOneID(id).SetStatus(status).Save(sys)
+	if err := m.Client().Commission.Update().Where(commission.ID(id)).SetStatus(status).Exec(sys); err != nil {
+		return nil, fmt.Errorf("setting the commission's status: %w", err)
+	}
+	cm.Status = status
+	return cm, nil
 }
 
 // commissionStatus is the status after a payment of kind: clawed_back once

@@ -24,6 +24,7 @@ type Demo struct {
 	OrgID, APIKey, ConnectorToken string
 	Scopes                        []string
 	Advisors, Agents, Leads       int
+	Lenders, Applications, Deals  int
 }
 
 // demoPeople are the demo organization's users: advisors own leads, agents
@@ -104,6 +105,7 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 	for _, st := range stages {
 		stageID[st.StageKey] = st
 	}
+	leads := map[string]*ent.Lead{}
 	for _, l := range demoLeads {
 		st, ok := stageID[l.stage]
 		if !ok {
@@ -115,10 +117,15 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 		if l.advisor >= 0 {
 			create.SetPrimaryAdvisorID(users[l.advisor].ID)
 		}
-		if err := create.Exec(ctx); err != nil {
+		created, err := create.Save(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("creating demo lead %s: %w", l.business, err)
 		}
+		leads[l.business] = created
 		demo.Leads++
+	}
+	if err := createDemoLending(ctx, tx, org.ID, leads, demo); err != nil {
+		return nil, fmt.Errorf("creating the demo lending book: %w", err)
 	}
 	return demo, nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/rule"
@@ -16,10 +18,12 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/ent/webhookevent"
 )
 
 // The demo organization is usable at once: advisors and agents in a team,
-// leads across the pipeline (some assigned), and a key holding every scope.
+// leads across the pipeline (some assigned), a lending book, and a key
+// holding every scope.
 // Asking for it again changes nothing.
 func TestCreateDemo(t *testing.T) {
 	ctx := context.Background()
@@ -67,6 +71,38 @@ func TestCreateDemo(t *testing.T) {
 	}
 	if total, err := db.LeadTotal(ctx, orgID); err != nil || total != len(leads) {
 		t.Errorf("lead total %d, %v; want %d (the leads were written through the hooks)", total, err, len(leads))
+	}
+
+	// A small lending book, built through the lending hooks: their rules
+	// hold, their events were written, every status is there.
+	b, err := readBook(ctx, db, orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range b.violations(time.Now()) {
+		t.Error(v)
+	}
+	statuses := map[application.Status]int{}
+	for _, a := range b.apps {
+		statuses[a.Status]++
+	}
+	if len(b.lenders) != demo.Lenders || len(b.apps) != demo.Applications || len(b.deals) != demo.Deals ||
+		demo.Lenders < 2 || len(statuses) != 6 || demo.Deals != 1 {
+		t.Errorf("%d lenders, applications %v, %d deals (reported %d, %d, %d): want a few lenders, every status, one deal",
+			len(b.lenders), statuses, len(b.deals), demo.Lenders, demo.Applications, demo.Deals)
+	}
+	for _, cm := range b.commissions {
+		if cm.Status != commission.StatusPartiallyPaid || len(b.payments[cm.ID]) != 1 {
+			t.Errorf("the demo commission is %s with %d payments; want partly paid", cm.Status, len(b.payments[cm.ID]))
+		}
+	}
+	for _, e := range []string{"application.submitted", "application.approved", "application.declined", "deal.funded", "deal.commission_paid"} {
+		if n, _ := db.Client.WebhookEvent.Query().Where(webhookevent.OrgID(orgID), webhookevent.EventType(e)).Count(sys); n == 0 {
+			t.Errorf("no %s event", e)
+		}
+	}
+	if total, err := db.LenderDealTotal(ctx, orgID, b.deals[0].LenderID, nil, nil); err != nil || total != 1 {
+		t.Errorf("the deal's lender total %d, %v; want 1 (the funding counted it)", total, err)
 	}
 
 	again, err := db.CreateDemo(ctx)

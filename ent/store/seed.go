@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -28,28 +29,75 @@ var (
 	seedSuffixes = []string{"LLC", "Inc", "Co", "Group", "& Sons", "Partners"}
 )
 
+// seedSpan is how far back seeded leads go: their creation times spread
+// evenly over the past year, oldest first, so a lending book seeded with
+// them can decide and fund over the year too.
+const seedSpan = 365 * 24 * time.Hour
+
+// seedIndustries is the industry of a lead of each of seedKinds.
+var seedIndustries = []string{"Trucking", "Dental Practice", "Restaurant & Food", "Auto Repair", "Transportation & Logistics",
+	"Construction", "Beauty & Personal Care", "Pharmacy", "Landscaping", "Plumbing & HVAC"}
+
 // SeedLeads inserts n realistic leads into orgID in batched transactions,
 // calling progress after each batch with the number inserted so far. The
 // random source is seeded, so runs are reproducible.
 func (s *DB) SeedLeads(ctx context.Context, orgID uuid.UUID, n int, progress func(done int)) error {
+	_, err := s.seedLeads(ctx, orgID, n, false, progress)
+	return err
+}
+
+// SeedLeadsWithLending inserts n leads as SeedLeads does and, with them, the
+// organization's lending book: a lender panel (the organization's active
+// lenders, or a new one of 8 to 15 when it has none), advisors, and for
+// about a quarter of the leads their applications, decisions, funded deals,
+// commissions and payments, each lead in the stage its lending state puts
+// it in (see seed_lending.go). The book is written whole, as the lending
+// hooks would have left it, so only a bulk load (viewer.WithBulkLoad) may
+// write it.
+func (s *DB) SeedLeadsWithLending(ctx context.Context, orgID uuid.UUID, n int, progress func(done int)) (*LendingSeeded, error) {
+	if !viewer.IsBulkLoad(ctx) {
+		return nil, errors.New("seeding a lending book needs a bulk load (viewer.WithBulkLoad)")
+	}
+	return s.seedLeads(ctx, orgID, n, true, progress)
+}
+
+func (s *DB) seedLeads(ctx context.Context, orgID uuid.UUID, n int, lending bool, progress func(done int)) (*LendingSeeded, error) {
 	sys, c := rule.SystemContext(ctx), s.Client
-	stages, err := c.PipelineStage.Query().Where(pipelinestage.OrgID(orgID)).All(sys)
+	stages, err := c.PipelineStage.Query().Where(pipelinestage.OrgID(orgID)).
+		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).All(sys)
 	if err != nil {
-		return fmt.Errorf("loading the pipeline of %s: %w", orgID, err)
+		return nil, fmt.Errorf("loading the pipeline of %s: %w", orgID, err)
 	}
 	if len(stages) == 0 {
 		// Every organization is created with the default pipeline.
-		return fmt.Errorf("organization %s has no pipeline stages (no such organization in this database?)", orgID)
+		return nil, fmt.Errorf("organization %s has no pipeline stages (no such organization in this database?)", orgID)
 	}
 	rng := rand.New(rand.NewPCG(uint64(n), 42))
-	start := time.Now().UTC().Add(-time.Duration(n) * time.Second)
+	now := time.Now().UTC()
+	start := now.Add(-seedSpan)
+	step := seedSpan / time.Duration(max(n, 1))
+	var bk *book
+	if lending {
+		if bk, err = s.openBook(ctx, orgID, n, stages, start, now); err != nil {
+			return nil, err
+		}
+	}
 	err = inBatches(sys, c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
 		builders := make([]*ent.LeadCreate, size)
 		for i := range builders {
-			builders[i] = seedLead(tx, rng, orgID, stages, start.Add(time.Duration(from+i)*time.Second), from+i)
+			l := newSeedLead(rng, stages, start.Add(time.Duration(from+i)*step), from+i)
+			if bk != nil {
+				bk.plan(tx, &l)
+			}
+			builders[i] = l.create(tx, orgID)
 		}
 		if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
 			return err
+		}
+		if bk != nil {
+			if err := bk.flush(ctx, tx); err != nil {
+				return err
+			}
 		}
 		if !viewer.IsBulkLoad(ctx) {
 			return nil // the lead hooks counted them
@@ -58,26 +106,63 @@ func (s *DB) SeedLeads(ctx context.Context, orgID uuid.UUID, n int, progress fun
 			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(size).Exec(ctx)
 	})
 	if err != nil {
-		return fmt.Errorf("seeding leads: %w", err)
+		return nil, fmt.Errorf("seeding leads: %w", err)
 	}
-	return s.Optimize(ctx)
+	if err := s.Optimize(ctx); err != nil {
+		return nil, err
+	}
+	if bk == nil {
+		return nil, nil
+	}
+	return &bk.seeded, nil
 }
 
-func seedLead(c *ent.Client, rng *rand.Rand, orgID uuid.UUID, stages []*ent.PipelineStage, at time.Time, i int) *ent.LeadCreate {
+// seedLead is one generated lead; a lending book fills in what its lending
+// state implies (stage, advisor, conversion) before it is written.
+type seedLead struct {
+	id                 uuid.UUID
+	at, updatedAt      time.Time
+	first, last, email string
+	business, phone    string
+	kind               int
+	revenue, requested int // whole dollars
+	source             lead.Source
+	stage              *ent.PipelineStage
+	advisor            *uuid.UUID
+	convertedAt        *time.Time
+	monthsInBusiness   int // 0: not recorded
+}
+
+func newSeedLead(rng *rand.Rand, stages []*ent.PipelineStage, at time.Time, i int) seedLead {
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
 	first, last := pick(seedFirst), pick(seedLast)
 	word := pick(seedWords)
-	business := word + " " + pick(seedKinds) + " " + pick(seedSuffixes)
-	email := fmt.Sprintf("%s.%s%d@%s.example", first, last, i, word)
-	return c.Lead.Create().
-		SetOrgID(orgID).SetBusinessName(business).
-		SetContactFirstName(first).SetContactLastName(last).SetEmail(email).
-		SetPhone("+1555" + strconv.Itoa(1000000+rng.IntN(8999999))).
-		SetMonthlyRevenue(strconv.Itoa(5000 + rng.IntN(500000))).
-		SetRequestedAmount(strconv.Itoa(10000 + rng.IntN(2000000))).
-		SetSource(lead.Source(enum.LeadSources[rng.IntN(len(enum.LeadSources))])).
-		SetStageID(stages[rng.IntN(len(stages))].ID).
-		SetCreatedAt(at).SetUpdatedAt(at)
+	kind := rng.IntN(len(seedKinds))
+	business := word + " " + seedKinds[kind] + " " + pick(seedSuffixes)
+	l := seedLead{id: uuid.Must(uuid.NewV7()), at: at, updatedAt: at, first: first, last: last, business: business, kind: kind,
+		email: fmt.Sprintf("%s.%s%d@%s.example", first, last, i, word)}
+	l.phone = "+1555" + strconv.Itoa(1000000+rng.IntN(8999999))
+	l.revenue = 5000 + rng.IntN(500000)
+	l.requested = 10000 + rng.IntN(2000000)
+	l.source = lead.Source(enum.LeadSources[rng.IntN(len(enum.LeadSources))])
+	l.stage = stages[rng.IntN(len(stages))]
+	return l
+}
+
+func (l *seedLead) create(c *ent.Client, orgID uuid.UUID) *ent.LeadCreate {
+	b := c.Lead.Create().SetID(l.id).
+		SetOrgID(orgID).SetBusinessName(l.business).
+		SetContactFirstName(l.first).SetContactLastName(l.last).SetEmail(l.email).
+		SetPhone(l.phone).SetIndustry(seedIndustries[l.kind]).
+		SetMonthlyRevenue(strconv.Itoa(l.revenue)).
+		SetRequestedAmount(strconv.Itoa(l.requested)).
+		SetSource(l.source).SetStageID(l.stage.ID).
+		SetNillablePrimaryAdvisorID(l.advisor).SetNillableConvertedAt(l.convertedAt).
+		SetCreatedAt(l.at).SetUpdatedAt(l.updatedAt)
+	if l.monthsInBusiness > 0 {
+		b.SetCustomFields(map[string]any{"monthsInBusiness": l.monthsInBusiness})
+	}
+	return b
 }
 
 // SeedAgents creates m dialer agents of orgID in four teams, each with a

@@ -229,6 +229,9 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.backfillLeadCounts(ctx); err != nil {
 		return err
 	}
+	if err := s.backfillDealDays(ctx); err != nil {
+		return err
+	}
 	if s.Dialect == dialect.SQLite {
 		// Cheap on SQLite; on PostgreSQL an ANALYZE at every start would cost
 		// seconds on a large database, and autovacuum keeps it current.
@@ -247,6 +250,12 @@ var supersededIndexes = []string{
 	`DROP INDEX IF EXISTS automation_org_id`, `DROP INDEX IF EXISTS callevent_org_id`,
 	`DROP INDEX IF EXISTS lead_org_id`, `DROP INDEX IF EXISTS pipelinestage_org_id`,
 	`DROP INDEX IF EXISTS team_org_id`, `DROP INDEX IF EXISTS user_org_id`,
+	// Replaced by the same indexes ending with id, which answer a list's
+	// order and its total alone.
+	`DROP INDEX IF EXISTS application_org_id_lender_id_created_at`, `DROP INDEX IF EXISTS application_org_id_status_created_at`,
+	`DROP INDEX IF EXISTS fundeddeal_org_id_lender_id_funded_at`, `DROP INDEX IF EXISTS fundeddeal_org_id_advisor_id_funded_at`,
+	`DROP INDEX IF EXISTS commission_org_id_lender_id_created_at`, `DROP INDEX IF EXISTS commission_org_id_advisor_id_created_at`,
+	`DROP INDEX IF EXISTS commission_org_id_status_created_at`,
 }
 
 // Optimize refreshes the query planner's statistics. Without them both

@@ -95,8 +95,10 @@ type bulkKey struct{}
 // WithBulkLoad marks ctx as the seeding command loading generated data into
 // an organization's own pipeline: its writes emit no events (a million
 // seeded leads must not become a million deliveries), skip the cross-org
-// reference checks (the loader picks the organization's own stages) and
-// leave the lead count to the loader, which adds each batch at once. No
+// reference checks (the loader picks the organization's own stages),
+// leave the lead count to the loader, which adds each batch at once, and
+// take lending records as the loader writes them: applications, deals and
+// payments already in the state the lending hooks would leave them. No
 // request path sets it.
 func WithBulkLoad(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bulkKey{}, true)

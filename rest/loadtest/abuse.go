@@ -110,11 +110,11 @@ func ordinaryScenarios(fx *fixtures, server string) []scenario {
 	header := http.Header{"Authorization": {"Bearer " + fx.key}, "Content-Type": {"application/json"}}
 	page := []byte(`{"query":"{ leads(first: 20) { edges { node { id businessName stage { stageLabel } } } } }"}`)
 	return []scenario{
-		{"REST get lead", false, func(t *vegeta.Target) error {
+		{name: "REST get lead", targeter: func(t *vegeta.Target) error {
 			t.Method, t.URL, t.Header, t.Body = "GET", server+"/v1/leads/"+fx.leads[rand.IntN(len(fx.leads))].String(), header, nil
 			return nil
 		}},
-		{"GraphQL leads(first: 20)", false, func(t *vegeta.Target) error {
+		{name: "GraphQL leads(first: 20)", targeter: func(t *vegeta.Target) error {
 			t.Method, t.URL, t.Header, t.Body = "POST", server+"/graphql", header, page
 			return nil
 		}},

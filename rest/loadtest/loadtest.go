@@ -9,6 +9,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,8 +39,17 @@ type Config struct {
 	Rate        int           // requests per second per scenario; 0: as fast as the workers go
 	Scenarios   []string      // names to run; empty: all
 	AbuseRate   int           // abusive requests per second of an abuse run; 0: as fast as they go
-	Out         io.Writer
+	// LendingVia says how the lending list scenarios ask: ViaGraphQL (the
+	// default: the GraphQL fields behind the REST lists) or ViaREST.
+	LendingVia string
+	Out        io.Writer
 }
+
+// How the lending list scenarios ask.
+const (
+	ViaGraphQL = "graphql"
+	ViaREST    = "rest"
+)
 
 // Result is one scenario's figures.
 type Result struct {
@@ -79,7 +89,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep := &Report{StartupTime: server.startup, Leads: fx.leadCount}
 	var base *Result
-	for _, sc := range scenarios(fx, server.url, baseline.url) {
+	all := scenarios(fx, server.url, baseline.url, cfg.LendingVia)
+	for _, name := range cfg.Scenarios {
+		if !slices.ContainsFunc(all, func(sc scenario) bool { return sc.name == name }) {
+			return nil, fmt.Errorf("no scenario %q (the lending ones need a lending book: svc seed --lending)", name)
+		}
+	}
+	for _, sc := range all {
 		if !wanted(cfg.Scenarios, sc.name) {
 			continue
 		}
@@ -117,13 +133,27 @@ func attack(cfg Config, sc scenario) Result {
 		for range attacker().Attack(sc.targeter, pacer, cfg.Warmup, sc.name+" warm-up") {
 		}
 	}
-	var m vegeta.Metrics
+	var (
+		m         vegeta.Metrics
+		gqlErrors int
+		gqlFirst  string
+	)
 	for res := range attacker().Attack(sc.targeter, pacer, cfg.Duration, sc.name) {
+		// GraphQL answers an error with 200 and an errors member.
+		if sc.graphql && res.Code == http.StatusOK && bytes.Contains(res.Body, []byte(`"errors":`)) {
+			if gqlErrors++; gqlFirst == "" {
+				gqlFirst = string(res.Body[:min(len(res.Body), 300)])
+			}
+		}
 		m.Add(res)
 	}
 	m.Close()
-	r := Result{Name: sc.name, Requests: m.Requests, Throughput: m.Throughput,
-		P50: m.Latencies.P50, P90: m.Latencies.P90, P99: m.Latencies.P99}
+	name := sc.name
+	if sc.graphql {
+		name += " (GraphQL)"
+	}
+	r := Result{Name: name, Requests: m.Requests, Throughput: m.Throughput,
+		P50: m.Latencies.P50, P90: m.Latencies.P90, P99: m.Latencies.P99, Errors: gqlErrors, FirstErrorText: gqlFirst}
 	for code, n := range m.StatusCodes {
 		if c, _ := strconv.Atoi(code); c < 200 || c > 299 {
 			r.Errors += n

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
@@ -27,6 +30,9 @@ type fixtures struct {
 	leads     []uuid.UUID
 	agents    []uuid.UUID
 	leadCount int
+	// The lending book: leads with applications, and the lenders.
+	appliedLeads []uuid.UUID
+	lenders      []uuid.UUID
 }
 
 // prepare finds or seeds the load organization and makes a key for the run.
@@ -43,7 +49,7 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 			return nil, err
 		}
 		quiet := viewer.WithBulkLoad(ctx)
-		if err := db.SeedLeads(quiet, org.ID, cfg.Leads, nil); err != nil {
+		if _, err := db.SeedLeadsWithLending(quiet, org.ID, cfg.Leads, nil); err != nil {
 			return nil, err
 		}
 		if _, err := db.SeedAgents(quiet, org.ID, cfg.Agents); err != nil {
@@ -63,6 +69,16 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 	if fx.leadCount, err = db.LeadTotal(ctx, org.ID); err != nil {
 		return nil, err
 	}
+	apps, err := db.Client.Application.Query().Where(application.OrgID(org.ID)).Limit(5000).All(sys)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range apps {
+		fx.appliedLeads = append(fx.appliedLeads, a.LeadID)
+	}
+	if fx.lenders, err = db.Client.Lender.Query().Where(lender.OrgID(org.ID)).IDs(sys); err != nil {
+		return nil, err
+	}
 	if len(fx.leads) == 0 || len(fx.agents) == 0 {
 		return nil, fmt.Errorf("the load organization needs leads and agents (--leads, --agents)")
 	}
@@ -73,7 +89,33 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 type scenario struct {
 	name     string
 	compare  bool // report the ratio to the baseline
+	graphql  bool // an answer with GraphQL errors counts as an error
 	targeter vegeta.Targeter
+}
+
+// The lending lists are named by their REST paths. Config.LendingVia says
+// whether they are asked there or through the GraphQL fields the REST
+// routes translate onto (applicationsPage, fundedDealsPage), with the same
+// arguments and every attribute a REST answer carries.
+const (
+	applicationsByLead = "GET /v1/applications?leadId="
+	dealsByLender      = "GET /v1/funded-deals?lenderId=&fundedFrom="
+)
+
+const (
+	applicationsPageQuery = `query($leadId: ID!) { applicationsPage(leadId: $leadId, page: 1, limit: 20) { total page limit hasMore nodes {
+		id leadId lenderId lenderName status product requestedAmount submittedAt submittedBy externalRef decidedAt approvedAmount
+		interestRate rateType termMonths paymentFrequency conditions declineReason declineCategory withdrawnReason warnings
+		fundedDealId createdAt updatedAt } } }`
+	fundedDealsPageQuery = `query($lenderId: ID!, $fundedFrom: Time!) { fundedDealsPage(lenderId: $lenderId, fundedFrom: $fundedFrom, page: 1, limit: 20) {
+		total page limit hasMore nodes { id applicationId leadId lenderId lenderName advisorId fundedAmount interestRate rateType
+		termMonths paymentFrequency paybackAmount expectedCommission commissionId fundedAt createdAt updatedAt } } }`
+)
+
+// graphqlBody is a POST /graphql body.
+func graphqlBody(query string, vars map[string]any) string {
+	raw, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	return string(raw)
 }
 
 // Searches as a broker types them: a business, a contact, an email. Seeded
@@ -86,7 +128,7 @@ var (
 	broadWords = []string{"acme", "harbor", "cedar", "maple", "zenith"}
 )
 
-func scenarios(fx *fixtures, server, baseline string) []scenario {
+func scenarios(fx *fixtures, server, baseline, lendingVia string) []scenario {
 	var seq atomic.Int64
 	header := http.Header{"Authorization": {"Bearer " + fx.key}, "Content-Type": {"application/json"}}
 	lead := func() uuid.UUID { return fx.leads[rand.IntN(len(fx.leads))] }
@@ -101,30 +143,64 @@ func scenarios(fx *fixtures, server, baseline string) []scenario {
 			return nil
 		}
 	}
-	return []scenario{
-		{"baseline", false, target("GET", func() string { return baseline + "/leads/" + lead().String() }, nil)},
-		{"get lead", true, target("GET", func() string { return server + "/v1/leads/" + lead().String() }, nil)},
-		{"list page 1", false, target("GET", func() string { return server + "/v1/leads?page=1&limit=20" }, nil)},
-		{"search", false, target("GET", func() string {
+	all := []scenario{
+		{name: "baseline", targeter: target("GET", func() string { return baseline + "/leads/" + lead().String() }, nil)},
+		{name: "get lead", compare: true, targeter: target("GET", func() string { return server + "/v1/leads/" + lead().String() }, nil)},
+		{name: "list page 1", targeter: target("GET", func() string { return server + "/v1/leads?page=1&limit=20" }, nil)},
+		{name: "search", targeter: target("GET", func() string {
 			return server + "/v1/leads?search=" + url.QueryEscape(searchTerms[rand.IntN(len(searchTerms))])
 		}, nil)},
-		{"search broad word", false, target("GET", func() string {
+		{name: "search broad word", targeter: target("GET", func() string {
 			return server + "/v1/leads?search=" + url.QueryEscape(broadWords[rand.IntN(len(broadWords))])
 		}, nil)},
-		{"create lead", false, target("POST", func() string { return server + "/v1/leads" }, func() string {
+		{name: "create lead", targeter: target("POST", func() string { return server + "/v1/leads" }, func() string {
 			n := seq.Add(1)
 			return fmt.Sprintf(`{"businessName":"Load %d Logistics LLC","contactFirstName":"Ana","contactLastName":"Silva","email":"ana%d@load.example","requestedAmount":"50000","source":"api","tags":["load"]}`, n, n)
 		})},
-		{"patch lead", false, target("PATCH", func() string { return server + "/v1/leads/" + lead().String() }, func() string {
+		{name: "patch lead", targeter: target("PATCH", func() string { return server + "/v1/leads/" + lead().String() }, func() string {
 			return fmt.Sprintf(`{"industry":"Trucking %d","priority":"high"}`, seq.Add(1)%100)
 		})},
-		{"dialer event", false, target("POST", func() string { return server + "/v1/dialer/events" }, func() string {
+		{name: "dialer event", targeter: target("POST", func() string { return server + "/v1/dialer/events" }, func() string {
 			return fmt.Sprintf(`{"externalCallId":"load-%d","userId":"%s","leadId":"%s","eventType":"call_started","direction":"outbound","occurredAt":"%s"}`,
 				seq.Add(1), agent(), lead(), time.Now().UTC().Format(time.RFC3339))
 		})},
-		{"presence", false, target("POST", func() string { return server + "/v1/dialer/presence" }, func() string {
+		{name: "presence", targeter: target("POST", func() string { return server + "/v1/dialer/presence" }, func() string {
 			statuses := []string{"online", "break", "online", "offline"}
 			return fmt.Sprintf(`{"userId":"%s","status":"%s"}`, agent(), statuses[rand.IntN(len(statuses))])
+		})},
+	}
+	return append(all, lendingScenarios(fx, server, lendingVia, target)...)
+}
+
+// lendingScenarios read the lending book: a shopped lead's applications
+// (the lead page), and a lender's deals funded since a day of the past year
+// (a lender statement), with the exact total of each.
+func lendingScenarios(fx *fixtures, server, via string, target func(string, func() string, func() string) vegeta.Targeter) []scenario {
+	if len(fx.appliedLeads) == 0 || len(fx.lenders) == 0 {
+		return nil
+	}
+	appliedLead := func() uuid.UUID { return fx.appliedLeads[rand.IntN(len(fx.appliedLeads))] }
+	pickLender := func() uuid.UUID { return fx.lenders[rand.IntN(len(fx.lenders))] }
+	since := func() string {
+		return time.Now().UTC().AddDate(0, 0, -1-rand.IntN(365)).Truncate(24 * time.Hour).Format(time.RFC3339)
+	}
+	if via == ViaREST {
+		return []scenario{
+			{name: applicationsByLead, targeter: target("GET", func() string {
+				return server + "/v1/applications?leadId=" + appliedLead().String()
+			}, nil)},
+			{name: dealsByLender, targeter: target("GET", func() string {
+				return server + "/v1/funded-deals?lenderId=" + pickLender().String() + "&fundedFrom=" + url.QueryEscape(since())
+			}, nil)},
+		}
+	}
+	graphql := func() string { return server + "/graphql" }
+	return []scenario{
+		{name: applicationsByLead, graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(applicationsPageQuery, map[string]any{"leadId": appliedLead()})
+		})},
+		{name: dealsByLender, graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(fundedDealsPageQuery, map[string]any{"lenderId": pickLender(), "fundedFrom": since()})
 		})},
 	}
 }
