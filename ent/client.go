@@ -25,6 +25,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -32,9 +33,12 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -68,6 +72,8 @@ type Client struct {
 	CommissionPayment *CommissionPaymentClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// DealDay is the client for interacting with the DealDay builders.
+	DealDay *DealDayClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
@@ -82,12 +88,18 @@ type Client struct {
 	Lead *LeadClient
 	// LeadCount is the client for interacting with the LeadCount builders.
 	LeadCount *LeadCountClient
+	// LeadDay is the client for interacting with the LeadDay builders.
+	LeadDay *LeadDayClient
 	// Lender is the client for interacting with the Lender builders.
 	Lender *LenderClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// PaymentDay is the client for interacting with the PaymentDay builders.
+	PaymentDay *PaymentDayClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
+	// StageCount is the client for interacting with the StageCount builders.
+	StageCount *StageCountClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
@@ -120,6 +132,7 @@ func (c *Client) init() {
 	c.Commission = NewCommissionClient(c.config)
 	c.CommissionPayment = NewCommissionPaymentClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.DealDay = NewDealDayClient(c.config)
 	c.FundedDeal = NewFundedDealClient(c.config)
 	c.FundedDealDay = NewFundedDealDayClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
@@ -127,9 +140,12 @@ func (c *Client) init() {
 	c.InboundRequest = NewInboundRequestClient(c.config)
 	c.Lead = NewLeadClient(c.config)
 	c.LeadCount = NewLeadCountClient(c.config)
+	c.LeadDay = NewLeadDayClient(c.config)
 	c.Lender = NewLenderClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
+	c.PaymentDay = NewPaymentDayClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
+	c.StageCount = NewStageCountClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
@@ -237,6 +253,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Commission:          NewCommissionClient(cfg),
 		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
+		DealDay:             NewDealDayClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -244,9 +261,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
 		LeadCount:           NewLeadCountClient(cfg),
+		LeadDay:             NewLeadDayClient(cfg),
 		Lender:              NewLenderClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
+		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
+		StageCount:          NewStageCountClient(cfg),
 		Team:                NewTeamClient(cfg),
 		User:                NewUserClient(cfg),
 		WebhookAttempt:      NewWebhookAttemptClient(cfg),
@@ -281,6 +301,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Commission:          NewCommissionClient(cfg),
 		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
+		DealDay:             NewDealDayClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -288,9 +309,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
 		LeadCount:           NewLeadCountClient(cfg),
+		LeadDay:             NewLeadDayClient(cfg),
 		Lender:              NewLenderClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
+		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
+		StageCount:          NewStageCountClient(cfg),
 		Team:                NewTeamClient(cfg),
 		User:                NewUserClient(cfg),
 		WebhookAttempt:      NewWebhookAttemptClient(cfg),
@@ -327,10 +351,11 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
-		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.FundedDeal,
-		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
-		c.Lead, c.LeadCount, c.Lender, c.Organization, c.PipelineStage, c.Team, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.DealDay,
+		c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint,
+		c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.Organization,
+		c.PaymentDay, c.PipelineStage, c.StageCount, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -341,10 +366,11 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
-		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.FundedDeal,
-		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
-		c.Lead, c.LeadCount, c.Lender, c.Organization, c.PipelineStage, c.Team, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.DealDay,
+		c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint,
+		c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.Organization,
+		c.PaymentDay, c.PipelineStage, c.StageCount, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -371,6 +397,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CommissionPayment.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *DealDayMutation:
+		return c.DealDay.mutate(ctx, m)
 	case *FundedDealMutation:
 		return c.FundedDeal.mutate(ctx, m)
 	case *FundedDealDayMutation:
@@ -385,12 +413,18 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Lead.mutate(ctx, m)
 	case *LeadCountMutation:
 		return c.LeadCount.mutate(ctx, m)
+	case *LeadDayMutation:
+		return c.LeadDay.mutate(ctx, m)
 	case *LenderMutation:
 		return c.Lender.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
+	case *PaymentDayMutation:
+		return c.PaymentDay.mutate(ctx, m)
 	case *PipelineStageMutation:
 		return c.PipelineStage.mutate(ctx, m)
+	case *StageCountMutation:
+		return c.StageCount.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *UserMutation:
@@ -1966,6 +2000,140 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 	}
 }
 
+// DealDayClient is a client for the DealDay schema.
+type DealDayClient struct {
+	config
+}
+
+// NewDealDayClient returns a client for the DealDay from the given config.
+func NewDealDayClient(c config) *DealDayClient {
+	return &DealDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `dealday.Hooks(f(g(h())))`.
+func (c *DealDayClient) Use(hooks ...Hook) {
+	c.hooks.DealDay = append(c.hooks.DealDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `dealday.Intercept(f(g(h())))`.
+func (c *DealDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DealDay = append(c.inters.DealDay, interceptors...)
+}
+
+// Create returns a builder for creating a DealDay entity.
+func (c *DealDayClient) Create() *DealDayCreate {
+	mutation := newDealDayMutation(c.config, OpCreate)
+	return &DealDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DealDay entities.
+func (c *DealDayClient) CreateBulk(builders ...*DealDayCreate) *DealDayCreateBulk {
+	return &DealDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DealDayClient) MapCreateBulk(slice any, setFunc func(*DealDayCreate, int)) *DealDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DealDayCreateBulk{err: fmt.Errorf("calling to DealDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DealDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DealDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DealDay.
+func (c *DealDayClient) Update() *DealDayUpdate {
+	mutation := newDealDayMutation(c.config, OpUpdate)
+	return &DealDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DealDayClient) UpdateOne(_m *DealDay) *DealDayUpdateOne {
+	mutation := newDealDayMutation(c.config, OpUpdateOne, withDealDay(_m))
+	return &DealDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DealDayClient) UpdateOneID(id int) *DealDayUpdateOne {
+	mutation := newDealDayMutation(c.config, OpUpdateOne, withDealDayID(id))
+	return &DealDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DealDay.
+func (c *DealDayClient) Delete() *DealDayDelete {
+	mutation := newDealDayMutation(c.config, OpDelete)
+	return &DealDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DealDayClient) DeleteOne(_m *DealDay) *DealDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DealDayClient) DeleteOneID(id int) *DealDayDeleteOne {
+	builder := c.Delete().Where(dealday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DealDayDeleteOne{builder}
+}
+
+// Query returns a query builder for DealDay.
+func (c *DealDayClient) Query() *DealDayQuery {
+	return &DealDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDealDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DealDay entity by its id.
+func (c *DealDayClient) Get(ctx context.Context, id int) (*DealDay, error) {
+	return c.Query().Where(dealday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DealDayClient) GetX(ctx context.Context, id int) *DealDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *DealDayClient) Hooks() []Hook {
+	hooks := c.hooks.DealDay
+	return append(hooks[:len(hooks):len(hooks)], dealday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DealDayClient) Interceptors() []Interceptor {
+	return c.inters.DealDay
+}
+
+func (c *DealDayClient) mutate(ctx context.Context, m *DealDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DealDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DealDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DealDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DealDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DealDay mutation op: %q", m.Op())
+	}
+}
+
 // FundedDealClient is a client for the FundedDeal schema.
 type FundedDealClient struct {
 	config
@@ -3178,6 +3346,140 @@ func (c *LeadCountClient) mutate(ctx context.Context, m *LeadCountMutation) (Val
 	}
 }
 
+// LeadDayClient is a client for the LeadDay schema.
+type LeadDayClient struct {
+	config
+}
+
+// NewLeadDayClient returns a client for the LeadDay from the given config.
+func NewLeadDayClient(c config) *LeadDayClient {
+	return &LeadDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `leadday.Hooks(f(g(h())))`.
+func (c *LeadDayClient) Use(hooks ...Hook) {
+	c.hooks.LeadDay = append(c.hooks.LeadDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `leadday.Intercept(f(g(h())))`.
+func (c *LeadDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LeadDay = append(c.inters.LeadDay, interceptors...)
+}
+
+// Create returns a builder for creating a LeadDay entity.
+func (c *LeadDayClient) Create() *LeadDayCreate {
+	mutation := newLeadDayMutation(c.config, OpCreate)
+	return &LeadDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LeadDay entities.
+func (c *LeadDayClient) CreateBulk(builders ...*LeadDayCreate) *LeadDayCreateBulk {
+	return &LeadDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LeadDayClient) MapCreateBulk(slice any, setFunc func(*LeadDayCreate, int)) *LeadDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LeadDayCreateBulk{err: fmt.Errorf("calling to LeadDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LeadDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LeadDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LeadDay.
+func (c *LeadDayClient) Update() *LeadDayUpdate {
+	mutation := newLeadDayMutation(c.config, OpUpdate)
+	return &LeadDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LeadDayClient) UpdateOne(_m *LeadDay) *LeadDayUpdateOne {
+	mutation := newLeadDayMutation(c.config, OpUpdateOne, withLeadDay(_m))
+	return &LeadDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LeadDayClient) UpdateOneID(id int) *LeadDayUpdateOne {
+	mutation := newLeadDayMutation(c.config, OpUpdateOne, withLeadDayID(id))
+	return &LeadDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LeadDay.
+func (c *LeadDayClient) Delete() *LeadDayDelete {
+	mutation := newLeadDayMutation(c.config, OpDelete)
+	return &LeadDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LeadDayClient) DeleteOne(_m *LeadDay) *LeadDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LeadDayClient) DeleteOneID(id int) *LeadDayDeleteOne {
+	builder := c.Delete().Where(leadday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LeadDayDeleteOne{builder}
+}
+
+// Query returns a query builder for LeadDay.
+func (c *LeadDayClient) Query() *LeadDayQuery {
+	return &LeadDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLeadDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LeadDay entity by its id.
+func (c *LeadDayClient) Get(ctx context.Context, id int) (*LeadDay, error) {
+	return c.Query().Where(leadday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LeadDayClient) GetX(ctx context.Context, id int) *LeadDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *LeadDayClient) Hooks() []Hook {
+	hooks := c.hooks.LeadDay
+	return append(hooks[:len(hooks):len(hooks)], leadday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LeadDayClient) Interceptors() []Interceptor {
+	return c.inters.LeadDay
+}
+
+func (c *LeadDayClient) mutate(ctx context.Context, m *LeadDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LeadDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LeadDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LeadDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LeadDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LeadDay mutation op: %q", m.Op())
+	}
+}
+
 // LenderClient is a client for the Lender schema.
 type LenderClient struct {
 	config
@@ -3750,6 +4052,140 @@ func (c *OrganizationClient) mutate(ctx context.Context, m *OrganizationMutation
 	}
 }
 
+// PaymentDayClient is a client for the PaymentDay schema.
+type PaymentDayClient struct {
+	config
+}
+
+// NewPaymentDayClient returns a client for the PaymentDay from the given config.
+func NewPaymentDayClient(c config) *PaymentDayClient {
+	return &PaymentDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `paymentday.Hooks(f(g(h())))`.
+func (c *PaymentDayClient) Use(hooks ...Hook) {
+	c.hooks.PaymentDay = append(c.hooks.PaymentDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `paymentday.Intercept(f(g(h())))`.
+func (c *PaymentDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PaymentDay = append(c.inters.PaymentDay, interceptors...)
+}
+
+// Create returns a builder for creating a PaymentDay entity.
+func (c *PaymentDayClient) Create() *PaymentDayCreate {
+	mutation := newPaymentDayMutation(c.config, OpCreate)
+	return &PaymentDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PaymentDay entities.
+func (c *PaymentDayClient) CreateBulk(builders ...*PaymentDayCreate) *PaymentDayCreateBulk {
+	return &PaymentDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PaymentDayClient) MapCreateBulk(slice any, setFunc func(*PaymentDayCreate, int)) *PaymentDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PaymentDayCreateBulk{err: fmt.Errorf("calling to PaymentDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PaymentDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PaymentDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PaymentDay.
+func (c *PaymentDayClient) Update() *PaymentDayUpdate {
+	mutation := newPaymentDayMutation(c.config, OpUpdate)
+	return &PaymentDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PaymentDayClient) UpdateOne(_m *PaymentDay) *PaymentDayUpdateOne {
+	mutation := newPaymentDayMutation(c.config, OpUpdateOne, withPaymentDay(_m))
+	return &PaymentDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PaymentDayClient) UpdateOneID(id int) *PaymentDayUpdateOne {
+	mutation := newPaymentDayMutation(c.config, OpUpdateOne, withPaymentDayID(id))
+	return &PaymentDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PaymentDay.
+func (c *PaymentDayClient) Delete() *PaymentDayDelete {
+	mutation := newPaymentDayMutation(c.config, OpDelete)
+	return &PaymentDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PaymentDayClient) DeleteOne(_m *PaymentDay) *PaymentDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PaymentDayClient) DeleteOneID(id int) *PaymentDayDeleteOne {
+	builder := c.Delete().Where(paymentday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PaymentDayDeleteOne{builder}
+}
+
+// Query returns a query builder for PaymentDay.
+func (c *PaymentDayClient) Query() *PaymentDayQuery {
+	return &PaymentDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePaymentDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PaymentDay entity by its id.
+func (c *PaymentDayClient) Get(ctx context.Context, id int) (*PaymentDay, error) {
+	return c.Query().Where(paymentday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PaymentDayClient) GetX(ctx context.Context, id int) *PaymentDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PaymentDayClient) Hooks() []Hook {
+	hooks := c.hooks.PaymentDay
+	return append(hooks[:len(hooks):len(hooks)], paymentday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PaymentDayClient) Interceptors() []Interceptor {
+	return c.inters.PaymentDay
+}
+
+func (c *PaymentDayClient) mutate(ctx context.Context, m *PaymentDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PaymentDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PaymentDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PaymentDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PaymentDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PaymentDay mutation op: %q", m.Op())
+	}
+}
+
 // PipelineStageClient is a client for the PipelineStage schema.
 type PipelineStageClient struct {
 	config
@@ -3913,6 +4349,140 @@ func (c *PipelineStageClient) mutate(ctx context.Context, m *PipelineStageMutati
 		return (&PipelineStageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown PipelineStage mutation op: %q", m.Op())
+	}
+}
+
+// StageCountClient is a client for the StageCount schema.
+type StageCountClient struct {
+	config
+}
+
+// NewStageCountClient returns a client for the StageCount from the given config.
+func NewStageCountClient(c config) *StageCountClient {
+	return &StageCountClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `stagecount.Hooks(f(g(h())))`.
+func (c *StageCountClient) Use(hooks ...Hook) {
+	c.hooks.StageCount = append(c.hooks.StageCount, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `stagecount.Intercept(f(g(h())))`.
+func (c *StageCountClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StageCount = append(c.inters.StageCount, interceptors...)
+}
+
+// Create returns a builder for creating a StageCount entity.
+func (c *StageCountClient) Create() *StageCountCreate {
+	mutation := newStageCountMutation(c.config, OpCreate)
+	return &StageCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StageCount entities.
+func (c *StageCountClient) CreateBulk(builders ...*StageCountCreate) *StageCountCreateBulk {
+	return &StageCountCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StageCountClient) MapCreateBulk(slice any, setFunc func(*StageCountCreate, int)) *StageCountCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StageCountCreateBulk{err: fmt.Errorf("calling to StageCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StageCountCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StageCountCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StageCount.
+func (c *StageCountClient) Update() *StageCountUpdate {
+	mutation := newStageCountMutation(c.config, OpUpdate)
+	return &StageCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StageCountClient) UpdateOne(_m *StageCount) *StageCountUpdateOne {
+	mutation := newStageCountMutation(c.config, OpUpdateOne, withStageCount(_m))
+	return &StageCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StageCountClient) UpdateOneID(id int) *StageCountUpdateOne {
+	mutation := newStageCountMutation(c.config, OpUpdateOne, withStageCountID(id))
+	return &StageCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StageCount.
+func (c *StageCountClient) Delete() *StageCountDelete {
+	mutation := newStageCountMutation(c.config, OpDelete)
+	return &StageCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StageCountClient) DeleteOne(_m *StageCount) *StageCountDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StageCountClient) DeleteOneID(id int) *StageCountDeleteOne {
+	builder := c.Delete().Where(stagecount.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StageCountDeleteOne{builder}
+}
+
+// Query returns a query builder for StageCount.
+func (c *StageCountClient) Query() *StageCountQuery {
+	return &StageCountQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStageCount},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StageCount entity by its id.
+func (c *StageCountClient) Get(ctx context.Context, id int) (*StageCount, error) {
+	return c.Query().Where(stagecount.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StageCountClient) GetX(ctx context.Context, id int) *StageCount {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *StageCountClient) Hooks() []Hook {
+	hooks := c.hooks.StageCount
+	return append(hooks[:len(hooks):len(hooks)], stagecount.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *StageCountClient) Interceptors() []Interceptor {
+	return c.inters.StageCount
+}
+
+func (c *StageCountClient) mutate(ctx context.Context, m *StageCountMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StageCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StageCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StageCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StageCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StageCount mutation op: %q", m.Op())
 	}
 }
 
@@ -4948,17 +5518,18 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 type (
 	hooks struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
-		Commission, CommissionPayment, Contact, FundedDeal, FundedDealDay,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, Lender,
-		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Hook
+		Commission, CommissionPayment, Contact, DealDay, FundedDeal, FundedDealDay,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
+		Lender, Organization, PaymentDay, PipelineStage, StageCount, Team, User,
+		WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
-		Commission, CommissionPayment, Contact, FundedDeal, FundedDealDay,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, Lender,
-		Organization, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Interceptor
+		Commission, CommissionPayment, Contact, DealDay, FundedDeal, FundedDealDay,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
+		Lender, Organization, PaymentDay, PipelineStage, StageCount, Team, User,
+		WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -21,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -28,9 +29,12 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -106,6 +110,7 @@ func checkColumn(t, c string) error {
 			commission.Table:          commission.ValidColumn,
 			commissionpayment.Table:   commissionpayment.ValidColumn,
 			contact.Table:             contact.ValidColumn,
+			dealday.Table:             dealday.ValidColumn,
 			fundeddeal.Table:          fundeddeal.ValidColumn,
 			fundeddealday.Table:       fundeddealday.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
@@ -113,9 +118,12 @@ func checkColumn(t, c string) error {
 			inboundrequest.Table:      inboundrequest.ValidColumn,
 			lead.Table:                lead.ValidColumn,
 			leadcount.Table:           leadcount.ValidColumn,
+			leadday.Table:             leadday.ValidColumn,
 			lender.Table:              lender.ValidColumn,
 			organization.Table:        organization.ValidColumn,
+			paymentday.Table:          paymentday.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,
+			stagecount.Table:          stagecount.ValidColumn,
 			team.Table:                team.ValidColumn,
 			user.Table:                user.ValidColumn,
 			webhookattempt.Table:      webhookattempt.ValidColumn,

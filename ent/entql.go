@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -19,10 +20,13 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -38,7 +42,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 25)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 29)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -269,6 +273,29 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   dealday.Table,
+			Columns: dealday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: dealday.FieldID,
+			},
+		},
+		Type: "DealDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			dealday.FieldOrgID:              {Type: field.TypeUUID, Column: dealday.FieldOrgID},
+			dealday.FieldDay:                {Type: field.TypeInt, Column: dealday.FieldDay},
+			dealday.FieldDimension:          {Type: field.TypeEnum, Column: dealday.FieldDimension},
+			dealday.FieldSubjectID:          {Type: field.TypeUUID, Column: dealday.FieldSubjectID},
+			dealday.FieldDeals:              {Type: field.TypeInt, Column: dealday.FieldDeals},
+			dealday.FieldFundedAmount:       {Type: field.TypeInt64, Column: dealday.FieldFundedAmount},
+			dealday.FieldExpectedCommission: {Type: field.TypeInt64, Column: dealday.FieldExpectedCommission},
+			dealday.FieldPaid:               {Type: field.TypeInt64, Column: dealday.FieldPaid},
+			dealday.FieldClawedBack:         {Type: field.TypeInt64, Column: dealday.FieldClawedBack},
+			dealday.FieldOutstanding:        {Type: field.TypeInt64, Column: dealday.FieldOutstanding},
+		},
+	}
+	graph.Nodes[10] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -297,7 +324,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -315,7 +342,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -338,7 +365,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -359,7 +386,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -383,7 +410,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -426,7 +453,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -442,7 +469,29 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:     {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   leadday.Table,
+			Columns: leadday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: leadday.FieldID,
+			},
+		},
+		Type: "LeadDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			leadday.FieldOrgID:        {Type: field.TypeUUID, Column: leadday.FieldOrgID},
+			leadday.FieldDay:          {Type: field.TypeInt, Column: leadday.FieldDay},
+			leadday.FieldSource:       {Type: field.TypeEnum, Column: leadday.FieldSource},
+			leadday.FieldSlot:         {Type: field.TypeInt, Column: leadday.FieldSlot},
+			leadday.FieldLeads:        {Type: field.TypeInt, Column: leadday.FieldLeads},
+			leadday.FieldApplied:      {Type: field.TypeInt, Column: leadday.FieldApplied},
+			leadday.FieldApproved:     {Type: field.TypeInt, Column: leadday.FieldApproved},
+			leadday.FieldFunded:       {Type: field.TypeInt, Column: leadday.FieldFunded},
+			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
+		},
+	}
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -469,7 +518,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -484,10 +533,28 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldUpdatedAt:          {Type: field.TypeTime, Column: organization.FieldUpdatedAt},
 			organization.FieldName:               {Type: field.TypeString, Column: organization.FieldName},
 			organization.FieldTimezone:           {Type: field.TypeString, Column: organization.FieldTimezone},
+			organization.FieldRollupZone:         {Type: field.TypeString, Column: organization.FieldRollupZone},
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   paymentday.Table,
+			Columns: paymentday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: paymentday.FieldID,
+			},
+		},
+		Type: "PaymentDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			paymentday.FieldOrgID:      {Type: field.TypeUUID, Column: paymentday.FieldOrgID},
+			paymentday.FieldDay:        {Type: field.TypeInt, Column: paymentday.FieldDay},
+			paymentday.FieldPaid:       {Type: field.TypeInt64, Column: paymentday.FieldPaid},
+			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -508,7 +575,24 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   stagecount.Table,
+			Columns: stagecount.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: stagecount.FieldID,
+			},
+		},
+		Type: "StageCount",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			stagecount.FieldOrgID:   {Type: field.TypeUUID, Column: stagecount.FieldOrgID},
+			stagecount.FieldStageID: {Type: field.TypeUUID, Column: stagecount.FieldStageID},
+			stagecount.FieldSlot:    {Type: field.TypeInt, Column: stagecount.FieldSlot},
+			stagecount.FieldN:       {Type: field.TypeInt, Column: stagecount.FieldN},
+		},
+	}
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -525,7 +609,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -546,7 +630,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -565,7 +649,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -590,7 +674,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -610,7 +694,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -2754,6 +2838,96 @@ func (f *ContactFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *DealDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DealDayQuery builder.
+func (_q *DealDayQuery) Filter() *DealDayFilter {
+	return &DealDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DealDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DealDayMutation builder.
+func (m *DealDayMutation) Filter() *DealDayFilter {
+	return &DealDayFilter{config: m.config, predicateAdder: m}
+}
+
+// DealDayFilter provides a generic filtering capability at runtime for DealDayQuery.
+type DealDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DealDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *DealDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(dealday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *DealDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(dealday.FieldOrgID))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *DealDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(dealday.FieldDay))
+}
+
+// WhereDimension applies the entql string predicate on the dimension field.
+func (f *DealDayFilter) WhereDimension(p entql.StringP) {
+	f.Where(p.Field(dealday.FieldDimension))
+}
+
+// WhereSubjectID applies the entql [16]byte predicate on the subject_id field.
+func (f *DealDayFilter) WhereSubjectID(p entql.ValueP) {
+	f.Where(p.Field(dealday.FieldSubjectID))
+}
+
+// WhereDeals applies the entql int predicate on the deals field.
+func (f *DealDayFilter) WhereDeals(p entql.IntP) {
+	f.Where(p.Field(dealday.FieldDeals))
+}
+
+// WhereFundedAmount applies the entql int64 predicate on the funded_amount field.
+func (f *DealDayFilter) WhereFundedAmount(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldFundedAmount))
+}
+
+// WhereExpectedCommission applies the entql int64 predicate on the expected_commission field.
+func (f *DealDayFilter) WhereExpectedCommission(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldExpectedCommission))
+}
+
+// WherePaid applies the entql int64 predicate on the paid field.
+func (f *DealDayFilter) WherePaid(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldPaid))
+}
+
+// WhereClawedBack applies the entql int64 predicate on the clawed_back field.
+func (f *DealDayFilter) WhereClawedBack(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldClawedBack))
+}
+
+// WhereOutstanding applies the entql int64 predicate on the outstanding field.
+func (f *DealDayFilter) WhereOutstanding(p entql.Int64P) {
+	f.Where(p.Field(dealday.FieldOutstanding))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *FundedDealQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2782,7 +2956,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2977,7 +3151,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3042,7 +3216,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3132,7 +3306,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3254,7 +3428,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3363,7 +3537,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3665,7 +3839,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3689,6 +3863,91 @@ func (f *LeadCountFilter) WhereSlot(p entql.IntP) {
 // WhereN applies the entql int predicate on the n field.
 func (f *LeadCountFilter) WhereN(p entql.IntP) {
 	f.Where(p.Field(leadcount.FieldN))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *LeadDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LeadDayQuery builder.
+func (_q *LeadDayQuery) Filter() *LeadDayFilter {
+	return &LeadDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LeadDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LeadDayMutation builder.
+func (m *LeadDayMutation) Filter() *LeadDayFilter {
+	return &LeadDayFilter{config: m.config, predicateAdder: m}
+}
+
+// LeadDayFilter provides a generic filtering capability at runtime for LeadDayQuery.
+type LeadDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LeadDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *LeadDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *LeadDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(leadday.FieldOrgID))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *LeadDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldDay))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *LeadDayFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(leadday.FieldSource))
+}
+
+// WhereSlot applies the entql int predicate on the slot field.
+func (f *LeadDayFilter) WhereSlot(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldSlot))
+}
+
+// WhereLeads applies the entql int predicate on the leads field.
+func (f *LeadDayFilter) WhereLeads(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldLeads))
+}
+
+// WhereApplied applies the entql int predicate on the applied field.
+func (f *LeadDayFilter) WhereApplied(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldApplied))
+}
+
+// WhereApproved applies the entql int predicate on the approved field.
+func (f *LeadDayFilter) WhereApproved(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldApproved))
+}
+
+// WhereFunded applies the entql int predicate on the funded field.
+func (f *LeadDayFilter) WhereFunded(p entql.IntP) {
+	f.Where(p.Field(leadday.FieldFunded))
+}
+
+// WhereFundedAmount applies the entql int64 predicate on the funded_amount field.
+func (f *LeadDayFilter) WhereFundedAmount(p entql.Int64P) {
+	f.Where(p.Field(leadday.FieldFundedAmount))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -3720,7 +3979,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3872,7 +4131,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3901,6 +4160,11 @@ func (f *OrganizationFilter) WhereName(p entql.StringP) {
 // WhereTimezone applies the entql string predicate on the timezone field.
 func (f *OrganizationFilter) WhereTimezone(p entql.StringP) {
 	f.Where(p.Field(organization.FieldTimezone))
+}
+
+// WhereRollupZone applies the entql string predicate on the rollup_zone field.
+func (f *OrganizationFilter) WhereRollupZone(p entql.StringP) {
+	f.Where(p.Field(organization.FieldRollupZone))
 }
 
 // WhereConnectorTokenHash applies the entql string predicate on the connector_token_hash field.
@@ -4133,6 +4397,66 @@ func (f *OrganizationFilter) WhereHasCommissionPaymentsWith(preds ...predicate.C
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PaymentDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PaymentDayQuery builder.
+func (_q *PaymentDayQuery) Filter() *PaymentDayFilter {
+	return &PaymentDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PaymentDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PaymentDayMutation builder.
+func (m *PaymentDayMutation) Filter() *PaymentDayFilter {
+	return &PaymentDayFilter{config: m.config, predicateAdder: m}
+}
+
+// PaymentDayFilter provides a generic filtering capability at runtime for PaymentDayQuery.
+type PaymentDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PaymentDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *PaymentDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(paymentday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *PaymentDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(paymentday.FieldOrgID))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *PaymentDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(paymentday.FieldDay))
+}
+
+// WherePaid applies the entql int64 predicate on the paid field.
+func (f *PaymentDayFilter) WherePaid(p entql.Int64P) {
+	f.Where(p.Field(paymentday.FieldPaid))
+}
+
+// WhereClawedBack applies the entql int64 predicate on the clawed_back field.
+func (f *PaymentDayFilter) WhereClawedBack(p entql.Int64P) {
+	f.Where(p.Field(paymentday.FieldClawedBack))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PipelineStageQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4161,7 +4485,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4241,6 +4565,66 @@ func (f *PipelineStageFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *StageCountQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the StageCountQuery builder.
+func (_q *StageCountQuery) Filter() *StageCountFilter {
+	return &StageCountFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *StageCountMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the StageCountMutation builder.
+func (m *StageCountMutation) Filter() *StageCountFilter {
+	return &StageCountFilter{config: m.config, predicateAdder: m}
+}
+
+// StageCountFilter provides a generic filtering capability at runtime for StageCountQuery.
+type StageCountFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *StageCountFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *StageCountFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(stagecount.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *StageCountFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(stagecount.FieldOrgID))
+}
+
+// WhereStageID applies the entql [16]byte predicate on the stage_id field.
+func (f *StageCountFilter) WhereStageID(p entql.ValueP) {
+	f.Where(p.Field(stagecount.FieldStageID))
+}
+
+// WhereSlot applies the entql int predicate on the slot field.
+func (f *StageCountFilter) WhereSlot(p entql.IntP) {
+	f.Where(p.Field(stagecount.FieldSlot))
+}
+
+// WhereN applies the entql int predicate on the n field.
+func (f *StageCountFilter) WhereN(p entql.IntP) {
+	f.Where(p.Field(stagecount.FieldN))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TeamQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4269,7 +4653,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4357,7 +4741,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4507,7 +4891,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4591,7 +4975,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4733,7 +5117,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4822,7 +5206,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -29,11 +30,14 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -60,6 +64,7 @@ const (
 	TypeCommission          = "Commission"
 	TypeCommissionPayment   = "CommissionPayment"
 	TypeContact             = "Contact"
+	TypeDealDay             = "DealDay"
 	TypeFundedDeal          = "FundedDeal"
 	TypeFundedDealDay       = "FundedDealDay"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
@@ -67,9 +72,12 @@ const (
 	TypeInboundRequest      = "InboundRequest"
 	TypeLead                = "Lead"
 	TypeLeadCount           = "LeadCount"
+	TypeLeadDay             = "LeadDay"
 	TypeLender              = "Lender"
 	TypeOrganization        = "Organization"
+	TypePaymentDay          = "PaymentDay"
 	TypePipelineStage       = "PipelineStage"
+	TypeStageCount          = "StageCount"
 	TypeTeam                = "Team"
 	TypeUser                = "User"
 	TypeWebhookAttempt      = "WebhookAttempt"
@@ -11184,6 +11192,1052 @@ func (m *ContactMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Contact edge %s", name)
 }
 
+// DealDayMutation represents an operation that mutates the DealDay nodes in the graph.
+type DealDayMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *int
+	org_id                 *uuid.UUID
+	day                    *int
+	addday                 *int
+	dimension              *dealday.Dimension
+	subject_id             *uuid.UUID
+	deals                  *int
+	adddeals               *int
+	funded_amount          *money.Amount
+	addfunded_amount       *money.Amount
+	expected_commission    *money.Amount
+	addexpected_commission *money.Amount
+	paid                   *money.Amount
+	addpaid                *money.Amount
+	clawed_back            *money.Amount
+	addclawed_back         *money.Amount
+	outstanding            *money.Amount
+	addoutstanding         *money.Amount
+	clearedFields          map[string]struct{}
+	done                   bool
+	oldValue               func(context.Context) (*DealDay, error)
+	predicates             []predicate.DealDay
+}
+
+var _ ent.Mutation = (*DealDayMutation)(nil)
+
+// dealdayOption allows management of the mutation configuration using functional options.
+type dealdayOption func(*DealDayMutation)
+
+// newDealDayMutation creates new mutation for the DealDay entity.
+func newDealDayMutation(c config, op Op, opts ...dealdayOption) *DealDayMutation {
+	m := &DealDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDealDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDealDayID sets the ID field of the mutation.
+func withDealDayID(id int) dealdayOption {
+	return func(m *DealDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DealDay
+		)
+		m.oldValue = func(ctx context.Context) (*DealDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DealDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDealDay sets the old DealDay of the mutation.
+func withDealDay(node *DealDay) dealdayOption {
+	return func(m *DealDayMutation) {
+		m.oldValue = func(context.Context) (*DealDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DealDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DealDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DealDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DealDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DealDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *DealDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *DealDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *DealDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetDay sets the "day" field.
+func (m *DealDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *DealDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *DealDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *DealDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *DealDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetDimension sets the "dimension" field.
+func (m *DealDayMutation) SetDimension(d dealday.Dimension) {
+	m.dimension = &d
+}
+
+// Dimension returns the value of the "dimension" field in the mutation.
+func (m *DealDayMutation) Dimension() (r dealday.Dimension, exists bool) {
+	v := m.dimension
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDimension returns the old "dimension" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldDimension(ctx context.Context) (v dealday.Dimension, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDimension is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDimension requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDimension: %w", err)
+	}
+	return oldValue.Dimension, nil
+}
+
+// ResetDimension resets all changes to the "dimension" field.
+func (m *DealDayMutation) ResetDimension() {
+	m.dimension = nil
+}
+
+// SetSubjectID sets the "subject_id" field.
+func (m *DealDayMutation) SetSubjectID(u uuid.UUID) {
+	m.subject_id = &u
+}
+
+// SubjectID returns the value of the "subject_id" field in the mutation.
+func (m *DealDayMutation) SubjectID() (r uuid.UUID, exists bool) {
+	v := m.subject_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubjectID returns the old "subject_id" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldSubjectID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubjectID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubjectID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubjectID: %w", err)
+	}
+	return oldValue.SubjectID, nil
+}
+
+// ResetSubjectID resets all changes to the "subject_id" field.
+func (m *DealDayMutation) ResetSubjectID() {
+	m.subject_id = nil
+}
+
+// SetDeals sets the "deals" field.
+func (m *DealDayMutation) SetDeals(i int) {
+	m.deals = &i
+	m.adddeals = nil
+}
+
+// Deals returns the value of the "deals" field in the mutation.
+func (m *DealDayMutation) Deals() (r int, exists bool) {
+	v := m.deals
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeals returns the old "deals" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldDeals(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeals is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeals requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeals: %w", err)
+	}
+	return oldValue.Deals, nil
+}
+
+// AddDeals adds i to the "deals" field.
+func (m *DealDayMutation) AddDeals(i int) {
+	if m.adddeals != nil {
+		*m.adddeals += i
+	} else {
+		m.adddeals = &i
+	}
+}
+
+// AddedDeals returns the value that was added to the "deals" field in this mutation.
+func (m *DealDayMutation) AddedDeals() (r int, exists bool) {
+	v := m.adddeals
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeals resets all changes to the "deals" field.
+func (m *DealDayMutation) ResetDeals() {
+	m.deals = nil
+	m.adddeals = nil
+}
+
+// SetFundedAmount sets the "funded_amount" field.
+func (m *DealDayMutation) SetFundedAmount(value money.Amount) {
+	m.funded_amount = &value
+	m.addfunded_amount = nil
+}
+
+// FundedAmount returns the value of the "funded_amount" field in the mutation.
+func (m *DealDayMutation) FundedAmount() (r money.Amount, exists bool) {
+	v := m.funded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFundedAmount returns the old "funded_amount" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldFundedAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFundedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFundedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFundedAmount: %w", err)
+	}
+	return oldValue.FundedAmount, nil
+}
+
+// AddFundedAmount adds value to the "funded_amount" field.
+func (m *DealDayMutation) AddFundedAmount(value money.Amount) {
+	if m.addfunded_amount != nil {
+		*m.addfunded_amount += value
+	} else {
+		m.addfunded_amount = &value
+	}
+}
+
+// AddedFundedAmount returns the value that was added to the "funded_amount" field in this mutation.
+func (m *DealDayMutation) AddedFundedAmount() (r money.Amount, exists bool) {
+	v := m.addfunded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFundedAmount resets all changes to the "funded_amount" field.
+func (m *DealDayMutation) ResetFundedAmount() {
+	m.funded_amount = nil
+	m.addfunded_amount = nil
+}
+
+// SetExpectedCommission sets the "expected_commission" field.
+func (m *DealDayMutation) SetExpectedCommission(value money.Amount) {
+	m.expected_commission = &value
+	m.addexpected_commission = nil
+}
+
+// ExpectedCommission returns the value of the "expected_commission" field in the mutation.
+func (m *DealDayMutation) ExpectedCommission() (r money.Amount, exists bool) {
+	v := m.expected_commission
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpectedCommission returns the old "expected_commission" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldExpectedCommission(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpectedCommission is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpectedCommission requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpectedCommission: %w", err)
+	}
+	return oldValue.ExpectedCommission, nil
+}
+
+// AddExpectedCommission adds value to the "expected_commission" field.
+func (m *DealDayMutation) AddExpectedCommission(value money.Amount) {
+	if m.addexpected_commission != nil {
+		*m.addexpected_commission += value
+	} else {
+		m.addexpected_commission = &value
+	}
+}
+
+// AddedExpectedCommission returns the value that was added to the "expected_commission" field in this mutation.
+func (m *DealDayMutation) AddedExpectedCommission() (r money.Amount, exists bool) {
+	v := m.addexpected_commission
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetExpectedCommission resets all changes to the "expected_commission" field.
+func (m *DealDayMutation) ResetExpectedCommission() {
+	m.expected_commission = nil
+	m.addexpected_commission = nil
+}
+
+// SetPaid sets the "paid" field.
+func (m *DealDayMutation) SetPaid(value money.Amount) {
+	m.paid = &value
+	m.addpaid = nil
+}
+
+// Paid returns the value of the "paid" field in the mutation.
+func (m *DealDayMutation) Paid() (r money.Amount, exists bool) {
+	v := m.paid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaid returns the old "paid" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldPaid(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaid: %w", err)
+	}
+	return oldValue.Paid, nil
+}
+
+// AddPaid adds value to the "paid" field.
+func (m *DealDayMutation) AddPaid(value money.Amount) {
+	if m.addpaid != nil {
+		*m.addpaid += value
+	} else {
+		m.addpaid = &value
+	}
+}
+
+// AddedPaid returns the value that was added to the "paid" field in this mutation.
+func (m *DealDayMutation) AddedPaid() (r money.Amount, exists bool) {
+	v := m.addpaid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPaid resets all changes to the "paid" field.
+func (m *DealDayMutation) ResetPaid() {
+	m.paid = nil
+	m.addpaid = nil
+}
+
+// SetClawedBack sets the "clawed_back" field.
+func (m *DealDayMutation) SetClawedBack(value money.Amount) {
+	m.clawed_back = &value
+	m.addclawed_back = nil
+}
+
+// ClawedBack returns the value of the "clawed_back" field in the mutation.
+func (m *DealDayMutation) ClawedBack() (r money.Amount, exists bool) {
+	v := m.clawed_back
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClawedBack returns the old "clawed_back" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldClawedBack(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClawedBack is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClawedBack requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClawedBack: %w", err)
+	}
+	return oldValue.ClawedBack, nil
+}
+
+// AddClawedBack adds value to the "clawed_back" field.
+func (m *DealDayMutation) AddClawedBack(value money.Amount) {
+	if m.addclawed_back != nil {
+		*m.addclawed_back += value
+	} else {
+		m.addclawed_back = &value
+	}
+}
+
+// AddedClawedBack returns the value that was added to the "clawed_back" field in this mutation.
+func (m *DealDayMutation) AddedClawedBack() (r money.Amount, exists bool) {
+	v := m.addclawed_back
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetClawedBack resets all changes to the "clawed_back" field.
+func (m *DealDayMutation) ResetClawedBack() {
+	m.clawed_back = nil
+	m.addclawed_back = nil
+}
+
+// SetOutstanding sets the "outstanding" field.
+func (m *DealDayMutation) SetOutstanding(value money.Amount) {
+	m.outstanding = &value
+	m.addoutstanding = nil
+}
+
+// Outstanding returns the value of the "outstanding" field in the mutation.
+func (m *DealDayMutation) Outstanding() (r money.Amount, exists bool) {
+	v := m.outstanding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutstanding returns the old "outstanding" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldOutstanding(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutstanding is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutstanding requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutstanding: %w", err)
+	}
+	return oldValue.Outstanding, nil
+}
+
+// AddOutstanding adds value to the "outstanding" field.
+func (m *DealDayMutation) AddOutstanding(value money.Amount) {
+	if m.addoutstanding != nil {
+		*m.addoutstanding += value
+	} else {
+		m.addoutstanding = &value
+	}
+}
+
+// AddedOutstanding returns the value that was added to the "outstanding" field in this mutation.
+func (m *DealDayMutation) AddedOutstanding() (r money.Amount, exists bool) {
+	v := m.addoutstanding
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOutstanding resets all changes to the "outstanding" field.
+func (m *DealDayMutation) ResetOutstanding() {
+	m.outstanding = nil
+	m.addoutstanding = nil
+}
+
+// Where appends a list predicates to the DealDayMutation builder.
+func (m *DealDayMutation) Where(ps ...predicate.DealDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DealDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DealDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DealDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DealDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DealDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DealDay).
+func (m *DealDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DealDayMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.org_id != nil {
+		fields = append(fields, dealday.FieldOrgID)
+	}
+	if m.day != nil {
+		fields = append(fields, dealday.FieldDay)
+	}
+	if m.dimension != nil {
+		fields = append(fields, dealday.FieldDimension)
+	}
+	if m.subject_id != nil {
+		fields = append(fields, dealday.FieldSubjectID)
+	}
+	if m.deals != nil {
+		fields = append(fields, dealday.FieldDeals)
+	}
+	if m.funded_amount != nil {
+		fields = append(fields, dealday.FieldFundedAmount)
+	}
+	if m.expected_commission != nil {
+		fields = append(fields, dealday.FieldExpectedCommission)
+	}
+	if m.paid != nil {
+		fields = append(fields, dealday.FieldPaid)
+	}
+	if m.clawed_back != nil {
+		fields = append(fields, dealday.FieldClawedBack)
+	}
+	if m.outstanding != nil {
+		fields = append(fields, dealday.FieldOutstanding)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DealDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case dealday.FieldOrgID:
+		return m.OrgID()
+	case dealday.FieldDay:
+		return m.Day()
+	case dealday.FieldDimension:
+		return m.Dimension()
+	case dealday.FieldSubjectID:
+		return m.SubjectID()
+	case dealday.FieldDeals:
+		return m.Deals()
+	case dealday.FieldFundedAmount:
+		return m.FundedAmount()
+	case dealday.FieldExpectedCommission:
+		return m.ExpectedCommission()
+	case dealday.FieldPaid:
+		return m.Paid()
+	case dealday.FieldClawedBack:
+		return m.ClawedBack()
+	case dealday.FieldOutstanding:
+		return m.Outstanding()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DealDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case dealday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case dealday.FieldDay:
+		return m.OldDay(ctx)
+	case dealday.FieldDimension:
+		return m.OldDimension(ctx)
+	case dealday.FieldSubjectID:
+		return m.OldSubjectID(ctx)
+	case dealday.FieldDeals:
+		return m.OldDeals(ctx)
+	case dealday.FieldFundedAmount:
+		return m.OldFundedAmount(ctx)
+	case dealday.FieldExpectedCommission:
+		return m.OldExpectedCommission(ctx)
+	case dealday.FieldPaid:
+		return m.OldPaid(ctx)
+	case dealday.FieldClawedBack:
+		return m.OldClawedBack(ctx)
+	case dealday.FieldOutstanding:
+		return m.OldOutstanding(ctx)
+	}
+	return nil, fmt.Errorf("unknown DealDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DealDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case dealday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case dealday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case dealday.FieldDimension:
+		v, ok := value.(dealday.Dimension)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDimension(v)
+		return nil
+	case dealday.FieldSubjectID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubjectID(v)
+		return nil
+	case dealday.FieldDeals:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeals(v)
+		return nil
+	case dealday.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFundedAmount(v)
+		return nil
+	case dealday.FieldExpectedCommission:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpectedCommission(v)
+		return nil
+	case dealday.FieldPaid:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaid(v)
+		return nil
+	case dealday.FieldClawedBack:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClawedBack(v)
+		return nil
+	case dealday.FieldOutstanding:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutstanding(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DealDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DealDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, dealday.FieldDay)
+	}
+	if m.adddeals != nil {
+		fields = append(fields, dealday.FieldDeals)
+	}
+	if m.addfunded_amount != nil {
+		fields = append(fields, dealday.FieldFundedAmount)
+	}
+	if m.addexpected_commission != nil {
+		fields = append(fields, dealday.FieldExpectedCommission)
+	}
+	if m.addpaid != nil {
+		fields = append(fields, dealday.FieldPaid)
+	}
+	if m.addclawed_back != nil {
+		fields = append(fields, dealday.FieldClawedBack)
+	}
+	if m.addoutstanding != nil {
+		fields = append(fields, dealday.FieldOutstanding)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DealDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case dealday.FieldDay:
+		return m.AddedDay()
+	case dealday.FieldDeals:
+		return m.AddedDeals()
+	case dealday.FieldFundedAmount:
+		return m.AddedFundedAmount()
+	case dealday.FieldExpectedCommission:
+		return m.AddedExpectedCommission()
+	case dealday.FieldPaid:
+		return m.AddedPaid()
+	case dealday.FieldClawedBack:
+		return m.AddedClawedBack()
+	case dealday.FieldOutstanding:
+		return m.AddedOutstanding()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DealDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case dealday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case dealday.FieldDeals:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeals(v)
+		return nil
+	case dealday.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFundedAmount(v)
+		return nil
+	case dealday.FieldExpectedCommission:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExpectedCommission(v)
+		return nil
+	case dealday.FieldPaid:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPaid(v)
+		return nil
+	case dealday.FieldClawedBack:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddClawedBack(v)
+		return nil
+	case dealday.FieldOutstanding:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOutstanding(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DealDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DealDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DealDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DealDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DealDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DealDayMutation) ResetField(name string) error {
+	switch name {
+	case dealday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case dealday.FieldDay:
+		m.ResetDay()
+		return nil
+	case dealday.FieldDimension:
+		m.ResetDimension()
+		return nil
+	case dealday.FieldSubjectID:
+		m.ResetSubjectID()
+		return nil
+	case dealday.FieldDeals:
+		m.ResetDeals()
+		return nil
+	case dealday.FieldFundedAmount:
+		m.ResetFundedAmount()
+		return nil
+	case dealday.FieldExpectedCommission:
+		m.ResetExpectedCommission()
+		return nil
+	case dealday.FieldPaid:
+		m.ResetPaid()
+		return nil
+	case dealday.FieldClawedBack:
+		m.ResetClawedBack()
+		return nil
+	case dealday.FieldOutstanding:
+		m.ResetOutstanding()
+		return nil
+	}
+	return fmt.Errorf("unknown DealDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DealDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DealDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DealDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DealDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DealDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DealDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DealDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown DealDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DealDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown DealDay edge %s", name)
+}
+
 // FundedDealMutation represents an operation that mutates the FundedDeal nodes in the graph.
 type FundedDealMutation struct {
 	config
@@ -19784,6 +20838,998 @@ func (m *LeadCountMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown LeadCount edge %s", name)
 }
 
+// LeadDayMutation represents an operation that mutates the LeadDay nodes in the graph.
+type LeadDayMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	org_id           *uuid.UUID
+	day              *int
+	addday           *int
+	source           *leadday.Source
+	slot             *int
+	addslot          *int
+	leads            *int
+	addleads         *int
+	applied          *int
+	addapplied       *int
+	approved         *int
+	addapproved      *int
+	funded           *int
+	addfunded        *int
+	funded_amount    *money.Amount
+	addfunded_amount *money.Amount
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*LeadDay, error)
+	predicates       []predicate.LeadDay
+}
+
+var _ ent.Mutation = (*LeadDayMutation)(nil)
+
+// leaddayOption allows management of the mutation configuration using functional options.
+type leaddayOption func(*LeadDayMutation)
+
+// newLeadDayMutation creates new mutation for the LeadDay entity.
+func newLeadDayMutation(c config, op Op, opts ...leaddayOption) *LeadDayMutation {
+	m := &LeadDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLeadDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLeadDayID sets the ID field of the mutation.
+func withLeadDayID(id int) leaddayOption {
+	return func(m *LeadDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LeadDay
+		)
+		m.oldValue = func(ctx context.Context) (*LeadDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LeadDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLeadDay sets the old LeadDay of the mutation.
+func withLeadDay(node *LeadDay) leaddayOption {
+	return func(m *LeadDayMutation) {
+		m.oldValue = func(context.Context) (*LeadDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LeadDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LeadDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LeadDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LeadDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LeadDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *LeadDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *LeadDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *LeadDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetDay sets the "day" field.
+func (m *LeadDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *LeadDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *LeadDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *LeadDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *LeadDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetSource sets the "source" field.
+func (m *LeadDayMutation) SetSource(l leadday.Source) {
+	m.source = &l
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *LeadDayMutation) Source() (r leadday.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldSource(ctx context.Context) (v leadday.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *LeadDayMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetSlot sets the "slot" field.
+func (m *LeadDayMutation) SetSlot(i int) {
+	m.slot = &i
+	m.addslot = nil
+}
+
+// Slot returns the value of the "slot" field in the mutation.
+func (m *LeadDayMutation) Slot() (r int, exists bool) {
+	v := m.slot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlot returns the old "slot" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldSlot(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlot: %w", err)
+	}
+	return oldValue.Slot, nil
+}
+
+// AddSlot adds i to the "slot" field.
+func (m *LeadDayMutation) AddSlot(i int) {
+	if m.addslot != nil {
+		*m.addslot += i
+	} else {
+		m.addslot = &i
+	}
+}
+
+// AddedSlot returns the value that was added to the "slot" field in this mutation.
+func (m *LeadDayMutation) AddedSlot() (r int, exists bool) {
+	v := m.addslot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSlot resets all changes to the "slot" field.
+func (m *LeadDayMutation) ResetSlot() {
+	m.slot = nil
+	m.addslot = nil
+}
+
+// SetLeads sets the "leads" field.
+func (m *LeadDayMutation) SetLeads(i int) {
+	m.leads = &i
+	m.addleads = nil
+}
+
+// Leads returns the value of the "leads" field in the mutation.
+func (m *LeadDayMutation) Leads() (r int, exists bool) {
+	v := m.leads
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeads returns the old "leads" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldLeads(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeads is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeads requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeads: %w", err)
+	}
+	return oldValue.Leads, nil
+}
+
+// AddLeads adds i to the "leads" field.
+func (m *LeadDayMutation) AddLeads(i int) {
+	if m.addleads != nil {
+		*m.addleads += i
+	} else {
+		m.addleads = &i
+	}
+}
+
+// AddedLeads returns the value that was added to the "leads" field in this mutation.
+func (m *LeadDayMutation) AddedLeads() (r int, exists bool) {
+	v := m.addleads
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLeads resets all changes to the "leads" field.
+func (m *LeadDayMutation) ResetLeads() {
+	m.leads = nil
+	m.addleads = nil
+}
+
+// SetApplied sets the "applied" field.
+func (m *LeadDayMutation) SetApplied(i int) {
+	m.applied = &i
+	m.addapplied = nil
+}
+
+// Applied returns the value of the "applied" field in the mutation.
+func (m *LeadDayMutation) Applied() (r int, exists bool) {
+	v := m.applied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApplied returns the old "applied" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldApplied(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApplied is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApplied requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApplied: %w", err)
+	}
+	return oldValue.Applied, nil
+}
+
+// AddApplied adds i to the "applied" field.
+func (m *LeadDayMutation) AddApplied(i int) {
+	if m.addapplied != nil {
+		*m.addapplied += i
+	} else {
+		m.addapplied = &i
+	}
+}
+
+// AddedApplied returns the value that was added to the "applied" field in this mutation.
+func (m *LeadDayMutation) AddedApplied() (r int, exists bool) {
+	v := m.addapplied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetApplied resets all changes to the "applied" field.
+func (m *LeadDayMutation) ResetApplied() {
+	m.applied = nil
+	m.addapplied = nil
+}
+
+// SetApproved sets the "approved" field.
+func (m *LeadDayMutation) SetApproved(i int) {
+	m.approved = &i
+	m.addapproved = nil
+}
+
+// Approved returns the value of the "approved" field in the mutation.
+func (m *LeadDayMutation) Approved() (r int, exists bool) {
+	v := m.approved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApproved returns the old "approved" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldApproved(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApproved is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApproved requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApproved: %w", err)
+	}
+	return oldValue.Approved, nil
+}
+
+// AddApproved adds i to the "approved" field.
+func (m *LeadDayMutation) AddApproved(i int) {
+	if m.addapproved != nil {
+		*m.addapproved += i
+	} else {
+		m.addapproved = &i
+	}
+}
+
+// AddedApproved returns the value that was added to the "approved" field in this mutation.
+func (m *LeadDayMutation) AddedApproved() (r int, exists bool) {
+	v := m.addapproved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetApproved resets all changes to the "approved" field.
+func (m *LeadDayMutation) ResetApproved() {
+	m.approved = nil
+	m.addapproved = nil
+}
+
+// SetFunded sets the "funded" field.
+func (m *LeadDayMutation) SetFunded(i int) {
+	m.funded = &i
+	m.addfunded = nil
+}
+
+// Funded returns the value of the "funded" field in the mutation.
+func (m *LeadDayMutation) Funded() (r int, exists bool) {
+	v := m.funded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFunded returns the old "funded" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldFunded(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFunded is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFunded requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFunded: %w", err)
+	}
+	return oldValue.Funded, nil
+}
+
+// AddFunded adds i to the "funded" field.
+func (m *LeadDayMutation) AddFunded(i int) {
+	if m.addfunded != nil {
+		*m.addfunded += i
+	} else {
+		m.addfunded = &i
+	}
+}
+
+// AddedFunded returns the value that was added to the "funded" field in this mutation.
+func (m *LeadDayMutation) AddedFunded() (r int, exists bool) {
+	v := m.addfunded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFunded resets all changes to the "funded" field.
+func (m *LeadDayMutation) ResetFunded() {
+	m.funded = nil
+	m.addfunded = nil
+}
+
+// SetFundedAmount sets the "funded_amount" field.
+func (m *LeadDayMutation) SetFundedAmount(value money.Amount) {
+	m.funded_amount = &value
+	m.addfunded_amount = nil
+}
+
+// FundedAmount returns the value of the "funded_amount" field in the mutation.
+func (m *LeadDayMutation) FundedAmount() (r money.Amount, exists bool) {
+	v := m.funded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFundedAmount returns the old "funded_amount" field's value of the LeadDay entity.
+// If the LeadDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadDayMutation) OldFundedAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFundedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFundedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFundedAmount: %w", err)
+	}
+	return oldValue.FundedAmount, nil
+}
+
+// AddFundedAmount adds value to the "funded_amount" field.
+func (m *LeadDayMutation) AddFundedAmount(value money.Amount) {
+	if m.addfunded_amount != nil {
+		*m.addfunded_amount += value
+	} else {
+		m.addfunded_amount = &value
+	}
+}
+
+// AddedFundedAmount returns the value that was added to the "funded_amount" field in this mutation.
+func (m *LeadDayMutation) AddedFundedAmount() (r money.Amount, exists bool) {
+	v := m.addfunded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFundedAmount resets all changes to the "funded_amount" field.
+func (m *LeadDayMutation) ResetFundedAmount() {
+	m.funded_amount = nil
+	m.addfunded_amount = nil
+}
+
+// Where appends a list predicates to the LeadDayMutation builder.
+func (m *LeadDayMutation) Where(ps ...predicate.LeadDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LeadDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LeadDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LeadDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LeadDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LeadDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LeadDay).
+func (m *LeadDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LeadDayMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.org_id != nil {
+		fields = append(fields, leadday.FieldOrgID)
+	}
+	if m.day != nil {
+		fields = append(fields, leadday.FieldDay)
+	}
+	if m.source != nil {
+		fields = append(fields, leadday.FieldSource)
+	}
+	if m.slot != nil {
+		fields = append(fields, leadday.FieldSlot)
+	}
+	if m.leads != nil {
+		fields = append(fields, leadday.FieldLeads)
+	}
+	if m.applied != nil {
+		fields = append(fields, leadday.FieldApplied)
+	}
+	if m.approved != nil {
+		fields = append(fields, leadday.FieldApproved)
+	}
+	if m.funded != nil {
+		fields = append(fields, leadday.FieldFunded)
+	}
+	if m.funded_amount != nil {
+		fields = append(fields, leadday.FieldFundedAmount)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LeadDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case leadday.FieldOrgID:
+		return m.OrgID()
+	case leadday.FieldDay:
+		return m.Day()
+	case leadday.FieldSource:
+		return m.Source()
+	case leadday.FieldSlot:
+		return m.Slot()
+	case leadday.FieldLeads:
+		return m.Leads()
+	case leadday.FieldApplied:
+		return m.Applied()
+	case leadday.FieldApproved:
+		return m.Approved()
+	case leadday.FieldFunded:
+		return m.Funded()
+	case leadday.FieldFundedAmount:
+		return m.FundedAmount()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LeadDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case leadday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case leadday.FieldDay:
+		return m.OldDay(ctx)
+	case leadday.FieldSource:
+		return m.OldSource(ctx)
+	case leadday.FieldSlot:
+		return m.OldSlot(ctx)
+	case leadday.FieldLeads:
+		return m.OldLeads(ctx)
+	case leadday.FieldApplied:
+		return m.OldApplied(ctx)
+	case leadday.FieldApproved:
+		return m.OldApproved(ctx)
+	case leadday.FieldFunded:
+		return m.OldFunded(ctx)
+	case leadday.FieldFundedAmount:
+		return m.OldFundedAmount(ctx)
+	}
+	return nil, fmt.Errorf("unknown LeadDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case leadday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case leadday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case leadday.FieldSource:
+		v, ok := value.(leadday.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case leadday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlot(v)
+		return nil
+	case leadday.FieldLeads:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeads(v)
+		return nil
+	case leadday.FieldApplied:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApplied(v)
+		return nil
+	case leadday.FieldApproved:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApproved(v)
+		return nil
+	case leadday.FieldFunded:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFunded(v)
+		return nil
+	case leadday.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFundedAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LeadDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, leadday.FieldDay)
+	}
+	if m.addslot != nil {
+		fields = append(fields, leadday.FieldSlot)
+	}
+	if m.addleads != nil {
+		fields = append(fields, leadday.FieldLeads)
+	}
+	if m.addapplied != nil {
+		fields = append(fields, leadday.FieldApplied)
+	}
+	if m.addapproved != nil {
+		fields = append(fields, leadday.FieldApproved)
+	}
+	if m.addfunded != nil {
+		fields = append(fields, leadday.FieldFunded)
+	}
+	if m.addfunded_amount != nil {
+		fields = append(fields, leadday.FieldFundedAmount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LeadDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case leadday.FieldDay:
+		return m.AddedDay()
+	case leadday.FieldSlot:
+		return m.AddedSlot()
+	case leadday.FieldLeads:
+		return m.AddedLeads()
+	case leadday.FieldApplied:
+		return m.AddedApplied()
+	case leadday.FieldApproved:
+		return m.AddedApproved()
+	case leadday.FieldFunded:
+		return m.AddedFunded()
+	case leadday.FieldFundedAmount:
+		return m.AddedFundedAmount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LeadDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case leadday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case leadday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSlot(v)
+		return nil
+	case leadday.FieldLeads:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLeads(v)
+		return nil
+	case leadday.FieldApplied:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddApplied(v)
+		return nil
+	case leadday.FieldApproved:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddApproved(v)
+		return nil
+	case leadday.FieldFunded:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFunded(v)
+		return nil
+	case leadday.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFundedAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LeadDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LeadDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LeadDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LeadDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown LeadDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LeadDayMutation) ResetField(name string) error {
+	switch name {
+	case leadday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case leadday.FieldDay:
+		m.ResetDay()
+		return nil
+	case leadday.FieldSource:
+		m.ResetSource()
+		return nil
+	case leadday.FieldSlot:
+		m.ResetSlot()
+		return nil
+	case leadday.FieldLeads:
+		m.ResetLeads()
+		return nil
+	case leadday.FieldApplied:
+		m.ResetApplied()
+		return nil
+	case leadday.FieldApproved:
+		m.ResetApproved()
+		return nil
+	case leadday.FieldFunded:
+		m.ResetFunded()
+		return nil
+	case leadday.FieldFundedAmount:
+		m.ResetFundedAmount()
+		return nil
+	}
+	return fmt.Errorf("unknown LeadDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LeadDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LeadDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LeadDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LeadDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LeadDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LeadDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LeadDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown LeadDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LeadDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown LeadDay edge %s", name)
+}
+
 // LenderMutation represents an operation that mutates the Lender nodes in the graph.
 type LenderMutation struct {
 	config
@@ -21365,6 +23411,7 @@ type OrganizationMutation struct {
 	updated_at                   *time.Time
 	name                         *string
 	timezone                     *string
+	rollup_zone                  *string
 	connector_token_hash         *string
 	clearedFields                map[string]struct{}
 	api_keys                     map[uuid.UUID]struct{}
@@ -21666,6 +23713,55 @@ func (m *OrganizationMutation) OldTimezone(ctx context.Context) (v string, err e
 // ResetTimezone resets all changes to the "timezone" field.
 func (m *OrganizationMutation) ResetTimezone() {
 	m.timezone = nil
+}
+
+// SetRollupZone sets the "rollup_zone" field.
+func (m *OrganizationMutation) SetRollupZone(s string) {
+	m.rollup_zone = &s
+}
+
+// RollupZone returns the value of the "rollup_zone" field in the mutation.
+func (m *OrganizationMutation) RollupZone() (r string, exists bool) {
+	v := m.rollup_zone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRollupZone returns the old "rollup_zone" field's value of the Organization entity.
+// If the Organization object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationMutation) OldRollupZone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRollupZone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRollupZone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRollupZone: %w", err)
+	}
+	return oldValue.RollupZone, nil
+}
+
+// ClearRollupZone clears the value of the "rollup_zone" field.
+func (m *OrganizationMutation) ClearRollupZone() {
+	m.rollup_zone = nil
+	m.clearedFields[organization.FieldRollupZone] = struct{}{}
+}
+
+// RollupZoneCleared returns if the "rollup_zone" field was cleared in this mutation.
+func (m *OrganizationMutation) RollupZoneCleared() bool {
+	_, ok := m.clearedFields[organization.FieldRollupZone]
+	return ok
+}
+
+// ResetRollupZone resets all changes to the "rollup_zone" field.
+func (m *OrganizationMutation) ResetRollupZone() {
+	m.rollup_zone = nil
+	delete(m.clearedFields, organization.FieldRollupZone)
 }
 
 // SetConnectorTokenHash sets the "connector_token_hash" field.
@@ -22602,7 +24698,7 @@ func (m *OrganizationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrganizationMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.created_at != nil {
 		fields = append(fields, organization.FieldCreatedAt)
 	}
@@ -22614,6 +24710,9 @@ func (m *OrganizationMutation) Fields() []string {
 	}
 	if m.timezone != nil {
 		fields = append(fields, organization.FieldTimezone)
+	}
+	if m.rollup_zone != nil {
+		fields = append(fields, organization.FieldRollupZone)
 	}
 	if m.connector_token_hash != nil {
 		fields = append(fields, organization.FieldConnectorTokenHash)
@@ -22634,6 +24733,8 @@ func (m *OrganizationMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case organization.FieldTimezone:
 		return m.Timezone()
+	case organization.FieldRollupZone:
+		return m.RollupZone()
 	case organization.FieldConnectorTokenHash:
 		return m.ConnectorTokenHash()
 	}
@@ -22653,6 +24754,8 @@ func (m *OrganizationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldName(ctx)
 	case organization.FieldTimezone:
 		return m.OldTimezone(ctx)
+	case organization.FieldRollupZone:
+		return m.OldRollupZone(ctx)
 	case organization.FieldConnectorTokenHash:
 		return m.OldConnectorTokenHash(ctx)
 	}
@@ -22692,6 +24795,13 @@ func (m *OrganizationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTimezone(v)
 		return nil
+	case organization.FieldRollupZone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRollupZone(v)
+		return nil
 	case organization.FieldConnectorTokenHash:
 		v, ok := value.(string)
 		if !ok {
@@ -22728,7 +24838,11 @@ func (m *OrganizationMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *OrganizationMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(organization.FieldRollupZone) {
+		fields = append(fields, organization.FieldRollupZone)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -22741,6 +24855,11 @@ func (m *OrganizationMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *OrganizationMutation) ClearField(name string) error {
+	switch name {
+	case organization.FieldRollupZone:
+		m.ClearRollupZone()
+		return nil
+	}
 	return fmt.Errorf("unknown Organization nullable field %s", name)
 }
 
@@ -22759,6 +24878,9 @@ func (m *OrganizationMutation) ResetField(name string) error {
 		return nil
 	case organization.FieldTimezone:
 		m.ResetTimezone()
+		return nil
+	case organization.FieldRollupZone:
+		m.ResetRollupZone()
 		return nil
 	case organization.FieldConnectorTokenHash:
 		m.ResetConnectorTokenHash()
@@ -23239,6 +25361,596 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)
+}
+
+// PaymentDayMutation represents an operation that mutates the PaymentDay nodes in the graph.
+type PaymentDayMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	org_id         *uuid.UUID
+	day            *int
+	addday         *int
+	paid           *money.Amount
+	addpaid        *money.Amount
+	clawed_back    *money.Amount
+	addclawed_back *money.Amount
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*PaymentDay, error)
+	predicates     []predicate.PaymentDay
+}
+
+var _ ent.Mutation = (*PaymentDayMutation)(nil)
+
+// paymentdayOption allows management of the mutation configuration using functional options.
+type paymentdayOption func(*PaymentDayMutation)
+
+// newPaymentDayMutation creates new mutation for the PaymentDay entity.
+func newPaymentDayMutation(c config, op Op, opts ...paymentdayOption) *PaymentDayMutation {
+	m := &PaymentDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePaymentDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPaymentDayID sets the ID field of the mutation.
+func withPaymentDayID(id int) paymentdayOption {
+	return func(m *PaymentDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PaymentDay
+		)
+		m.oldValue = func(ctx context.Context) (*PaymentDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PaymentDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPaymentDay sets the old PaymentDay of the mutation.
+func withPaymentDay(node *PaymentDay) paymentdayOption {
+	return func(m *PaymentDayMutation) {
+		m.oldValue = func(context.Context) (*PaymentDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PaymentDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PaymentDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PaymentDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PaymentDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PaymentDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *PaymentDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *PaymentDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the PaymentDay entity.
+// If the PaymentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *PaymentDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetDay sets the "day" field.
+func (m *PaymentDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *PaymentDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the PaymentDay entity.
+// If the PaymentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *PaymentDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *PaymentDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *PaymentDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetPaid sets the "paid" field.
+func (m *PaymentDayMutation) SetPaid(value money.Amount) {
+	m.paid = &value
+	m.addpaid = nil
+}
+
+// Paid returns the value of the "paid" field in the mutation.
+func (m *PaymentDayMutation) Paid() (r money.Amount, exists bool) {
+	v := m.paid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaid returns the old "paid" field's value of the PaymentDay entity.
+// If the PaymentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentDayMutation) OldPaid(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaid: %w", err)
+	}
+	return oldValue.Paid, nil
+}
+
+// AddPaid adds value to the "paid" field.
+func (m *PaymentDayMutation) AddPaid(value money.Amount) {
+	if m.addpaid != nil {
+		*m.addpaid += value
+	} else {
+		m.addpaid = &value
+	}
+}
+
+// AddedPaid returns the value that was added to the "paid" field in this mutation.
+func (m *PaymentDayMutation) AddedPaid() (r money.Amount, exists bool) {
+	v := m.addpaid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPaid resets all changes to the "paid" field.
+func (m *PaymentDayMutation) ResetPaid() {
+	m.paid = nil
+	m.addpaid = nil
+}
+
+// SetClawedBack sets the "clawed_back" field.
+func (m *PaymentDayMutation) SetClawedBack(value money.Amount) {
+	m.clawed_back = &value
+	m.addclawed_back = nil
+}
+
+// ClawedBack returns the value of the "clawed_back" field in the mutation.
+func (m *PaymentDayMutation) ClawedBack() (r money.Amount, exists bool) {
+	v := m.clawed_back
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClawedBack returns the old "clawed_back" field's value of the PaymentDay entity.
+// If the PaymentDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentDayMutation) OldClawedBack(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClawedBack is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClawedBack requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClawedBack: %w", err)
+	}
+	return oldValue.ClawedBack, nil
+}
+
+// AddClawedBack adds value to the "clawed_back" field.
+func (m *PaymentDayMutation) AddClawedBack(value money.Amount) {
+	if m.addclawed_back != nil {
+		*m.addclawed_back += value
+	} else {
+		m.addclawed_back = &value
+	}
+}
+
+// AddedClawedBack returns the value that was added to the "clawed_back" field in this mutation.
+func (m *PaymentDayMutation) AddedClawedBack() (r money.Amount, exists bool) {
+	v := m.addclawed_back
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetClawedBack resets all changes to the "clawed_back" field.
+func (m *PaymentDayMutation) ResetClawedBack() {
+	m.clawed_back = nil
+	m.addclawed_back = nil
+}
+
+// Where appends a list predicates to the PaymentDayMutation builder.
+func (m *PaymentDayMutation) Where(ps ...predicate.PaymentDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PaymentDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PaymentDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PaymentDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PaymentDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PaymentDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PaymentDay).
+func (m *PaymentDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PaymentDayMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.org_id != nil {
+		fields = append(fields, paymentday.FieldOrgID)
+	}
+	if m.day != nil {
+		fields = append(fields, paymentday.FieldDay)
+	}
+	if m.paid != nil {
+		fields = append(fields, paymentday.FieldPaid)
+	}
+	if m.clawed_back != nil {
+		fields = append(fields, paymentday.FieldClawedBack)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PaymentDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case paymentday.FieldOrgID:
+		return m.OrgID()
+	case paymentday.FieldDay:
+		return m.Day()
+	case paymentday.FieldPaid:
+		return m.Paid()
+	case paymentday.FieldClawedBack:
+		return m.ClawedBack()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PaymentDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case paymentday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case paymentday.FieldDay:
+		return m.OldDay(ctx)
+	case paymentday.FieldPaid:
+		return m.OldPaid(ctx)
+	case paymentday.FieldClawedBack:
+		return m.OldClawedBack(ctx)
+	}
+	return nil, fmt.Errorf("unknown PaymentDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PaymentDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case paymentday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case paymentday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case paymentday.FieldPaid:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaid(v)
+		return nil
+	case paymentday.FieldClawedBack:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClawedBack(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PaymentDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, paymentday.FieldDay)
+	}
+	if m.addpaid != nil {
+		fields = append(fields, paymentday.FieldPaid)
+	}
+	if m.addclawed_back != nil {
+		fields = append(fields, paymentday.FieldClawedBack)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PaymentDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case paymentday.FieldDay:
+		return m.AddedDay()
+	case paymentday.FieldPaid:
+		return m.AddedPaid()
+	case paymentday.FieldClawedBack:
+		return m.AddedClawedBack()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PaymentDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case paymentday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case paymentday.FieldPaid:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPaid(v)
+		return nil
+	case paymentday.FieldClawedBack:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddClawedBack(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PaymentDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PaymentDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PaymentDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown PaymentDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PaymentDayMutation) ResetField(name string) error {
+	switch name {
+	case paymentday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case paymentday.FieldDay:
+		m.ResetDay()
+		return nil
+	case paymentday.FieldPaid:
+		m.ResetPaid()
+		return nil
+	case paymentday.FieldClawedBack:
+		m.ResetClawedBack()
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PaymentDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PaymentDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PaymentDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PaymentDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PaymentDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PaymentDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PaymentDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PaymentDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PaymentDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PaymentDay edge %s", name)
 }
 
 // PipelineStageMutation represents an operation that mutates the PipelineStage nodes in the graph.
@@ -24137,6 +26849,563 @@ func (m *PipelineStageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PipelineStage edge %s", name)
+}
+
+// StageCountMutation represents an operation that mutates the StageCount nodes in the graph.
+type StageCountMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	org_id        *uuid.UUID
+	stage_id      *uuid.UUID
+	slot          *int
+	addslot       *int
+	n             *int
+	addn          *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*StageCount, error)
+	predicates    []predicate.StageCount
+}
+
+var _ ent.Mutation = (*StageCountMutation)(nil)
+
+// stagecountOption allows management of the mutation configuration using functional options.
+type stagecountOption func(*StageCountMutation)
+
+// newStageCountMutation creates new mutation for the StageCount entity.
+func newStageCountMutation(c config, op Op, opts ...stagecountOption) *StageCountMutation {
+	m := &StageCountMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStageCount,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStageCountID sets the ID field of the mutation.
+func withStageCountID(id int) stagecountOption {
+	return func(m *StageCountMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StageCount
+		)
+		m.oldValue = func(ctx context.Context) (*StageCount, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StageCount.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStageCount sets the old StageCount of the mutation.
+func withStageCount(node *StageCount) stagecountOption {
+	return func(m *StageCountMutation) {
+		m.oldValue = func(context.Context) (*StageCount, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StageCountMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StageCountMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StageCountMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StageCountMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StageCount.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *StageCountMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *StageCountMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the StageCount entity.
+// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageCountMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *StageCountMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetStageID sets the "stage_id" field.
+func (m *StageCountMutation) SetStageID(u uuid.UUID) {
+	m.stage_id = &u
+}
+
+// StageID returns the value of the "stage_id" field in the mutation.
+func (m *StageCountMutation) StageID() (r uuid.UUID, exists bool) {
+	v := m.stage_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStageID returns the old "stage_id" field's value of the StageCount entity.
+// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageCountMutation) OldStageID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStageID: %w", err)
+	}
+	return oldValue.StageID, nil
+}
+
+// ResetStageID resets all changes to the "stage_id" field.
+func (m *StageCountMutation) ResetStageID() {
+	m.stage_id = nil
+}
+
+// SetSlot sets the "slot" field.
+func (m *StageCountMutation) SetSlot(i int) {
+	m.slot = &i
+	m.addslot = nil
+}
+
+// Slot returns the value of the "slot" field in the mutation.
+func (m *StageCountMutation) Slot() (r int, exists bool) {
+	v := m.slot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlot returns the old "slot" field's value of the StageCount entity.
+// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageCountMutation) OldSlot(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlot: %w", err)
+	}
+	return oldValue.Slot, nil
+}
+
+// AddSlot adds i to the "slot" field.
+func (m *StageCountMutation) AddSlot(i int) {
+	if m.addslot != nil {
+		*m.addslot += i
+	} else {
+		m.addslot = &i
+	}
+}
+
+// AddedSlot returns the value that was added to the "slot" field in this mutation.
+func (m *StageCountMutation) AddedSlot() (r int, exists bool) {
+	v := m.addslot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSlot resets all changes to the "slot" field.
+func (m *StageCountMutation) ResetSlot() {
+	m.slot = nil
+	m.addslot = nil
+}
+
+// SetN sets the "n" field.
+func (m *StageCountMutation) SetN(i int) {
+	m.n = &i
+	m.addn = nil
+}
+
+// N returns the value of the "n" field in the mutation.
+func (m *StageCountMutation) N() (r int, exists bool) {
+	v := m.n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldN returns the old "n" field's value of the StageCount entity.
+// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StageCountMutation) OldN(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldN: %w", err)
+	}
+	return oldValue.N, nil
+}
+
+// AddN adds i to the "n" field.
+func (m *StageCountMutation) AddN(i int) {
+	if m.addn != nil {
+		*m.addn += i
+	} else {
+		m.addn = &i
+	}
+}
+
+// AddedN returns the value that was added to the "n" field in this mutation.
+func (m *StageCountMutation) AddedN() (r int, exists bool) {
+	v := m.addn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetN resets all changes to the "n" field.
+func (m *StageCountMutation) ResetN() {
+	m.n = nil
+	m.addn = nil
+}
+
+// Where appends a list predicates to the StageCountMutation builder.
+func (m *StageCountMutation) Where(ps ...predicate.StageCount) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StageCountMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StageCountMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StageCount, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StageCountMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StageCountMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StageCount).
+func (m *StageCountMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StageCountMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.org_id != nil {
+		fields = append(fields, stagecount.FieldOrgID)
+	}
+	if m.stage_id != nil {
+		fields = append(fields, stagecount.FieldStageID)
+	}
+	if m.slot != nil {
+		fields = append(fields, stagecount.FieldSlot)
+	}
+	if m.n != nil {
+		fields = append(fields, stagecount.FieldN)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StageCountMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case stagecount.FieldOrgID:
+		return m.OrgID()
+	case stagecount.FieldStageID:
+		return m.StageID()
+	case stagecount.FieldSlot:
+		return m.Slot()
+	case stagecount.FieldN:
+		return m.N()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StageCountMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case stagecount.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case stagecount.FieldStageID:
+		return m.OldStageID(ctx)
+	case stagecount.FieldSlot:
+		return m.OldSlot(ctx)
+	case stagecount.FieldN:
+		return m.OldN(ctx)
+	}
+	return nil, fmt.Errorf("unknown StageCount field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StageCountMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case stagecount.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case stagecount.FieldStageID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStageID(v)
+		return nil
+	case stagecount.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlot(v)
+		return nil
+	case stagecount.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StageCount field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StageCountMutation) AddedFields() []string {
+	var fields []string
+	if m.addslot != nil {
+		fields = append(fields, stagecount.FieldSlot)
+	}
+	if m.addn != nil {
+		fields = append(fields, stagecount.FieldN)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StageCountMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case stagecount.FieldSlot:
+		return m.AddedSlot()
+	case stagecount.FieldN:
+		return m.AddedN()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StageCountMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case stagecount.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSlot(v)
+		return nil
+	case stagecount.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StageCount numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StageCountMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StageCountMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StageCountMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StageCount nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StageCountMutation) ResetField(name string) error {
+	switch name {
+	case stagecount.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case stagecount.FieldStageID:
+		m.ResetStageID()
+		return nil
+	case stagecount.FieldSlot:
+		m.ResetSlot()
+		return nil
+	case stagecount.FieldN:
+		m.ResetN()
+		return nil
+	}
+	return fmt.Errorf("unknown StageCount field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StageCountMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StageCountMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StageCountMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StageCountMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StageCountMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StageCountMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StageCountMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown StageCount unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StageCountMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown StageCount edge %s", name)
 }
 
 // TeamMutation represents an operation that mutates the Team nodes in the graph.

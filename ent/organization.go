@@ -27,6 +27,8 @@ type Organization struct {
 	Name string `json:"name,omitempty"`
 	// Timezone holds the value of the "timezone" field.
 	Timezone string `json:"timezone,omitempty"`
+	// RollupZone holds the value of the "rollup_zone" field.
+	RollupZone *string `json:"rollup_zone,omitempty"`
 	// ConnectorTokenHash holds the value of the "connector_token_hash" field.
 	ConnectorTokenHash string `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -242,7 +244,7 @@ func (*Organization) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case organization.FieldName, organization.FieldTimezone, organization.FieldConnectorTokenHash:
+		case organization.FieldName, organization.FieldTimezone, organization.FieldRollupZone, organization.FieldConnectorTokenHash:
 			values[i] = new(sql.NullString)
 		case organization.FieldCreatedAt, organization.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -292,6 +294,13 @@ func (_m *Organization) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field timezone", values[i])
 			} else if value.Valid {
 				_m.Timezone = value.String
+			}
+		case organization.FieldRollupZone:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field rollup_zone", values[i])
+			} else if value.Valid {
+				_m.RollupZone = new(string)
+				*_m.RollupZone = value.String
 			}
 		case organization.FieldConnectorTokenHash:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -426,6 +435,11 @@ func (_m *Organization) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("timezone=")
 	builder.WriteString(_m.Timezone)
+	builder.WriteString(", ")
+	if v := _m.RollupZone; v != nil {
+		builder.WriteString("rollup_zone=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("connector_token_hash=<sensitive>")
 	builder.WriteByte(')')

@@ -88,6 +88,20 @@ func (_c *OrganizationCreate) SetNillableTimezone(v *string) *OrganizationCreate
 	return _c
 }
 
+// SetRollupZone sets the "rollup_zone" field.
+func (_c *OrganizationCreate) SetRollupZone(v string) *OrganizationCreate {
+	_c.mutation.SetRollupZone(v)
+	return _c
+}
+
+// SetNillableRollupZone sets the "rollup_zone" field if the given value is not nil.
+func (_c *OrganizationCreate) SetNillableRollupZone(v *string) *OrganizationCreate {
+	if v != nil {
+		_c.SetRollupZone(*v)
+	}
+	return _c
+}
+
 // SetConnectorTokenHash sets the "connector_token_hash" field.
 func (_c *OrganizationCreate) SetConnectorTokenHash(v string) *OrganizationCreate {
 	_c.mutation.SetConnectorTokenHash(v)
@@ -437,6 +451,11 @@ func (_c *OrganizationCreate) check() error {
 			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.RollupZone(); ok {
+		if err := organization.RollupZoneValidator(v); err != nil {
+			return &ValidationError{Name: "rollup_zone", err: fmt.Errorf(`ent: validator failed for field "Organization.rollup_zone": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.ConnectorTokenHash(); !ok {
 		return &ValidationError{Name: "connector_token_hash", err: errors.New(`ent: missing required field "Organization.connector_token_hash"`)}
 	}
@@ -491,6 +510,10 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Timezone(); ok {
 		_spec.SetField(organization.FieldTimezone, field.TypeString, value)
 		_node.Timezone = value
+	}
+	if value, ok := _c.mutation.RollupZone(); ok {
+		_spec.SetField(organization.FieldRollupZone, field.TypeString, value)
+		_node.RollupZone = &value
 	}
 	if value, ok := _c.mutation.ConnectorTokenHash(); ok {
 		_spec.SetField(organization.FieldConnectorTokenHash, field.TypeString, value)
@@ -840,6 +863,24 @@ func (u *OrganizationUpsert) UpdateTimezone() *OrganizationUpsert {
 	return u
 }
 
+// SetRollupZone sets the "rollup_zone" field.
+func (u *OrganizationUpsert) SetRollupZone(v string) *OrganizationUpsert {
+	u.Set(organization.FieldRollupZone, v)
+	return u
+}
+
+// UpdateRollupZone sets the "rollup_zone" field to the value that was provided on create.
+func (u *OrganizationUpsert) UpdateRollupZone() *OrganizationUpsert {
+	u.SetExcluded(organization.FieldRollupZone)
+	return u
+}
+
+// ClearRollupZone clears the value of the "rollup_zone" field.
+func (u *OrganizationUpsert) ClearRollupZone() *OrganizationUpsert {
+	u.SetNull(organization.FieldRollupZone)
+	return u
+}
+
 // SetConnectorTokenHash sets the "connector_token_hash" field.
 func (u *OrganizationUpsert) SetConnectorTokenHash(v string) *OrganizationUpsert {
 	u.Set(organization.FieldConnectorTokenHash, v)
@@ -942,6 +983,27 @@ func (u *OrganizationUpsertOne) SetTimezone(v string) *OrganizationUpsertOne {
 func (u *OrganizationUpsertOne) UpdateTimezone() *OrganizationUpsertOne {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateTimezone()
+	})
+}
+
+// SetRollupZone sets the "rollup_zone" field.
+func (u *OrganizationUpsertOne) SetRollupZone(v string) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetRollupZone(v)
+	})
+}
+
+// UpdateRollupZone sets the "rollup_zone" field to the value that was provided on create.
+func (u *OrganizationUpsertOne) UpdateRollupZone() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateRollupZone()
+	})
+}
+
+// ClearRollupZone clears the value of the "rollup_zone" field.
+func (u *OrganizationUpsertOne) ClearRollupZone() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.ClearRollupZone()
 	})
 }
 
@@ -1216,6 +1278,27 @@ func (u *OrganizationUpsertBulk) SetTimezone(v string) *OrganizationUpsertBulk {
 func (u *OrganizationUpsertBulk) UpdateTimezone() *OrganizationUpsertBulk {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateTimezone()
+	})
+}
+
+// SetRollupZone sets the "rollup_zone" field.
+func (u *OrganizationUpsertBulk) SetRollupZone(v string) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetRollupZone(v)
+	})
+}
+
+// UpdateRollupZone sets the "rollup_zone" field to the value that was provided on create.
+func (u *OrganizationUpsertBulk) UpdateRollupZone() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateRollupZone()
+	})
+}
+
+// ClearRollupZone clears the value of the "rollup_zone" field.
+func (u *OrganizationUpsertBulk) ClearRollupZone() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.ClearRollupZone()
 	})
 }
 

@@ -80,6 +80,26 @@ func (_u *OrganizationUpdate) SetNillableTimezone(v *string) *OrganizationUpdate
 	return _u
 }
 
+// SetRollupZone sets the "rollup_zone" field.
+func (_u *OrganizationUpdate) SetRollupZone(v string) *OrganizationUpdate {
+	_u.mutation.SetRollupZone(v)
+	return _u
+}
+
+// SetNillableRollupZone sets the "rollup_zone" field if the given value is not nil.
+func (_u *OrganizationUpdate) SetNillableRollupZone(v *string) *OrganizationUpdate {
+	if v != nil {
+		_u.SetRollupZone(*v)
+	}
+	return _u
+}
+
+// ClearRollupZone clears the value of the "rollup_zone" field.
+func (_u *OrganizationUpdate) ClearRollupZone() *OrganizationUpdate {
+	_u.mutation.ClearRollupZone()
+	return _u
+}
+
 // SetConnectorTokenHash sets the "connector_token_hash" field.
 func (_u *OrganizationUpdate) SetConnectorTokenHash(v string) *OrganizationUpdate {
 	_u.mutation.SetConnectorTokenHash(v)
@@ -729,6 +749,11 @@ func (_u *OrganizationUpdate) check() error {
 			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.RollupZone(); ok {
+		if err := organization.RollupZoneValidator(v); err != nil {
+			return &ValidationError{Name: "rollup_zone", err: fmt.Errorf(`ent: validator failed for field "Organization.rollup_zone": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -758,6 +783,12 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.Timezone(); ok {
 		_spec.SetField(organization.FieldTimezone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.RollupZone(); ok {
+		_spec.SetField(organization.FieldRollupZone, field.TypeString, value)
+	}
+	if _u.mutation.RollupZoneCleared() {
+		_spec.ClearField(organization.FieldRollupZone, field.TypeString)
 	}
 	if value, ok := _u.mutation.ConnectorTokenHash(); ok {
 		_spec.SetField(organization.FieldConnectorTokenHash, field.TypeString, value)
@@ -1538,6 +1569,26 @@ func (_u *OrganizationUpdateOne) SetNillableTimezone(v *string) *OrganizationUpd
 	return _u
 }
 
+// SetRollupZone sets the "rollup_zone" field.
+func (_u *OrganizationUpdateOne) SetRollupZone(v string) *OrganizationUpdateOne {
+	_u.mutation.SetRollupZone(v)
+	return _u
+}
+
+// SetNillableRollupZone sets the "rollup_zone" field if the given value is not nil.
+func (_u *OrganizationUpdateOne) SetNillableRollupZone(v *string) *OrganizationUpdateOne {
+	if v != nil {
+		_u.SetRollupZone(*v)
+	}
+	return _u
+}
+
+// ClearRollupZone clears the value of the "rollup_zone" field.
+func (_u *OrganizationUpdateOne) ClearRollupZone() *OrganizationUpdateOne {
+	_u.mutation.ClearRollupZone()
+	return _u
+}
+
 // SetConnectorTokenHash sets the "connector_token_hash" field.
 func (_u *OrganizationUpdateOne) SetConnectorTokenHash(v string) *OrganizationUpdateOne {
 	_u.mutation.SetConnectorTokenHash(v)
@@ -2200,6 +2251,11 @@ func (_u *OrganizationUpdateOne) check() error {
 			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.RollupZone(); ok {
+		if err := organization.RollupZoneValidator(v); err != nil {
+			return &ValidationError{Name: "rollup_zone", err: fmt.Errorf(`ent: validator failed for field "Organization.rollup_zone": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -2246,6 +2302,12 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 	}
 	if value, ok := _u.mutation.Timezone(); ok {
 		_spec.SetField(organization.FieldTimezone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.RollupZone(); ok {
+		_spec.SetField(organization.FieldRollupZone, field.TypeString, value)
+	}
+	if _u.mutation.RollupZoneCleared() {
+		_spec.ClearField(organization.FieldRollupZone, field.TypeString)
 	}
 	if value, ok := _u.mutation.ConnectorTokenHash(); ok {
 		_spec.SetField(organization.FieldConnectorTokenHash, field.TypeString, value)

@@ -32,6 +32,8 @@ type Tx struct {
 	CommissionPayment *CommissionPaymentClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// DealDay is the client for interacting with the DealDay builders.
+	DealDay *DealDayClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
@@ -46,12 +48,18 @@ type Tx struct {
 	Lead *LeadClient
 	// LeadCount is the client for interacting with the LeadCount builders.
 	LeadCount *LeadCountClient
+	// LeadDay is the client for interacting with the LeadDay builders.
+	LeadDay *LeadDayClient
 	// Lender is the client for interacting with the Lender builders.
 	Lender *LenderClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// PaymentDay is the client for interacting with the PaymentDay builders.
+	PaymentDay *PaymentDayClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
+	// StageCount is the client for interacting with the StageCount builders.
+	StageCount *StageCountClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
@@ -204,6 +212,7 @@ func (tx *Tx) init() {
 	tx.Commission = NewCommissionClient(tx.config)
 	tx.CommissionPayment = NewCommissionPaymentClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.DealDay = NewDealDayClient(tx.config)
 	tx.FundedDeal = NewFundedDealClient(tx.config)
 	tx.FundedDealDay = NewFundedDealDayClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
@@ -211,9 +220,12 @@ func (tx *Tx) init() {
 	tx.InboundRequest = NewInboundRequestClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)
 	tx.LeadCount = NewLeadCountClient(tx.config)
+	tx.LeadDay = NewLeadDayClient(tx.config)
 	tx.Lender = NewLenderClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
+	tx.PaymentDay = NewPaymentDayClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
+	tx.StageCount = NewStageCountClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)

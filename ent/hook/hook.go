@@ -117,6 +117,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
 }
 
+// The DealDayFunc type is an adapter to allow the use of ordinary
+// function as DealDay mutator.
+type DealDayFunc func(context.Context, *ent.DealDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DealDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DealDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DealDayMutation", m)
+}
+
 // The FundedDealFunc type is an adapter to allow the use of ordinary
 // function as FundedDeal mutator.
 type FundedDealFunc func(context.Context, *ent.FundedDealMutation) (ent.Value, error)
@@ -201,6 +213,18 @@ func (f LeadCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadCountMutation", m)
 }
 
+// The LeadDayFunc type is an adapter to allow the use of ordinary
+// function as LeadDay mutator.
+type LeadDayFunc func(context.Context, *ent.LeadDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LeadDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LeadDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LeadDayMutation", m)
+}
+
 // The LenderFunc type is an adapter to allow the use of ordinary
 // function as Lender mutator.
 type LenderFunc func(context.Context, *ent.LenderMutation) (ent.Value, error)
@@ -225,6 +249,18 @@ func (f OrganizationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationMutation", m)
 }
 
+// The PaymentDayFunc type is an adapter to allow the use of ordinary
+// function as PaymentDay mutator.
+type PaymentDayFunc func(context.Context, *ent.PaymentDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PaymentDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PaymentDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PaymentDayMutation", m)
+}
+
 // The PipelineStageFunc type is an adapter to allow the use of ordinary
 // function as PipelineStage mutator.
 type PipelineStageFunc func(context.Context, *ent.PipelineStageMutation) (ent.Value, error)
@@ -235,6 +271,18 @@ func (f PipelineStageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineStageMutation", m)
+}
+
+// The StageCountFunc type is an adapter to allow the use of ordinary
+// function as StageCount mutator.
+type StageCountFunc func(context.Context, *ent.StageCountMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StageCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StageCountMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StageCountMutation", m)
 }
 
 // The TeamFunc type is an adapter to allow the use of ordinary

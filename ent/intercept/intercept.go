@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -24,10 +25,13 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -335,6 +339,33 @@ func (f TraverseContact) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ContactQuery", q)
 }
 
+// The DealDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DealDayFunc func(context.Context, *ent.DealDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DealDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DealDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DealDayQuery", q)
+}
+
+// The TraverseDealDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDealDay func(context.Context, *ent.DealDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDealDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDealDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DealDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DealDayQuery", q)
+}
+
 // The FundedDealFunc type is an adapter to allow the use of ordinary function as a Querier.
 type FundedDealFunc func(context.Context, *ent.FundedDealQuery) (ent.Value, error)
 
@@ -524,6 +555,33 @@ func (f TraverseLeadCount) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.LeadCountQuery", q)
 }
 
+// The LeadDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LeadDayFunc func(context.Context, *ent.LeadDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LeadDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LeadDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LeadDayQuery", q)
+}
+
+// The TraverseLeadDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLeadDay func(context.Context, *ent.LeadDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLeadDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLeadDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LeadDayQuery", q)
+}
+
 // The LenderFunc type is an adapter to allow the use of ordinary function as a Querier.
 type LenderFunc func(context.Context, *ent.LenderQuery) (ent.Value, error)
 
@@ -578,6 +636,33 @@ func (f TraverseOrganization) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationQuery", q)
 }
 
+// The PaymentDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PaymentDayFunc func(context.Context, *ent.PaymentDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PaymentDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PaymentDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PaymentDayQuery", q)
+}
+
+// The TraversePaymentDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePaymentDay func(context.Context, *ent.PaymentDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePaymentDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePaymentDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PaymentDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PaymentDayQuery", q)
+}
+
 // The PipelineStageFunc type is an adapter to allow the use of ordinary function as a Querier.
 type PipelineStageFunc func(context.Context, *ent.PipelineStageQuery) (ent.Value, error)
 
@@ -603,6 +688,33 @@ func (f TraversePipelineStage) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.PipelineStageQuery", q)
+}
+
+// The StageCountFunc type is an adapter to allow the use of ordinary function as a Querier.
+type StageCountFunc func(context.Context, *ent.StageCountQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f StageCountFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.StageCountQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.StageCountQuery", q)
+}
+
+// The TraverseStageCount type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseStageCount func(context.Context, *ent.StageCountQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseStageCount) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseStageCount) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StageCountQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.StageCountQuery", q)
 }
 
 // The TeamFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -788,6 +900,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.CommissionPaymentQuery, predicate.CommissionPayment, commissionpayment.OrderOption]{typ: ent.TypeCommissionPayment, tq: q}, nil
 	case *ent.ContactQuery:
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
+	case *ent.DealDayQuery:
+		return &query[*ent.DealDayQuery, predicate.DealDay, dealday.OrderOption]{typ: ent.TypeDealDay, tq: q}, nil
 	case *ent.FundedDealQuery:
 		return &query[*ent.FundedDealQuery, predicate.FundedDeal, fundeddeal.OrderOption]{typ: ent.TypeFundedDeal, tq: q}, nil
 	case *ent.FundedDealDayQuery:
@@ -802,12 +916,18 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LeadQuery, predicate.Lead, lead.OrderOption]{typ: ent.TypeLead, tq: q}, nil
 	case *ent.LeadCountQuery:
 		return &query[*ent.LeadCountQuery, predicate.LeadCount, leadcount.OrderOption]{typ: ent.TypeLeadCount, tq: q}, nil
+	case *ent.LeadDayQuery:
+		return &query[*ent.LeadDayQuery, predicate.LeadDay, leadday.OrderOption]{typ: ent.TypeLeadDay, tq: q}, nil
 	case *ent.LenderQuery:
 		return &query[*ent.LenderQuery, predicate.Lender, lender.OrderOption]{typ: ent.TypeLender, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
+	case *ent.PaymentDayQuery:
+		return &query[*ent.PaymentDayQuery, predicate.PaymentDay, paymentday.OrderOption]{typ: ent.TypePaymentDay, tq: q}, nil
 	case *ent.PipelineStageQuery:
 		return &query[*ent.PipelineStageQuery, predicate.PipelineStage, pipelinestage.OrderOption]{typ: ent.TypePipelineStage, tq: q}, nil
+	case *ent.StageCountQuery:
+		return &query[*ent.StageCountQuery, predicate.StageCount, stagecount.OrderOption]{typ: ent.TypeStageCount, tq: q}, nil
 	case *ent.TeamQuery:
 		return &query[*ent.TeamQuery, predicate.Team, team.OrderOption]{typ: ent.TypeTeam, tq: q}, nil
 	case *ent.UserQuery:

@@ -482,6 +482,33 @@ var (
 			},
 		},
 	}
+	// DealDaysColumns holds the columns for the "deal_days" table.
+	DealDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "dimension", Type: field.TypeEnum, Enums: []string{"lender", "advisor"}},
+		{Name: "subject_id", Type: field.TypeUUID},
+		{Name: "deals", Type: field.TypeInt, Default: 0},
+		{Name: "funded_amount", Type: field.TypeInt64, Default: 0},
+		{Name: "expected_commission", Type: field.TypeInt64, Default: 0},
+		{Name: "paid", Type: field.TypeInt64, Default: 0},
+		{Name: "clawed_back", Type: field.TypeInt64, Default: 0},
+		{Name: "outstanding", Type: field.TypeInt64, Default: 0},
+	}
+	// DealDaysTable holds the schema information for the "deal_days" table.
+	DealDaysTable = &schema.Table{
+		Name:       "deal_days",
+		Columns:    DealDaysColumns,
+		PrimaryKey: []*schema.Column{DealDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "dealday_org_id_day_dimension_subject_id",
+				Unique:  true,
+				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4]},
+			},
+		},
+	}
 	// FundedDealsColumns holds the columns for the "funded_deals" table.
 	FundedDealsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -793,6 +820,32 @@ var (
 			},
 		},
 	}
+	// LeadDaysColumns holds the columns for the "lead_days" table.
+	LeadDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"manual", "csv_import", "api", "web_form", "referral", "dialer"}},
+		{Name: "slot", Type: field.TypeInt},
+		{Name: "leads", Type: field.TypeInt, Default: 0},
+		{Name: "applied", Type: field.TypeInt, Default: 0},
+		{Name: "approved", Type: field.TypeInt, Default: 0},
+		{Name: "funded", Type: field.TypeInt, Default: 0},
+		{Name: "funded_amount", Type: field.TypeInt64, Default: 0},
+	}
+	// LeadDaysTable holds the schema information for the "lead_days" table.
+	LeadDaysTable = &schema.Table{
+		Name:       "lead_days",
+		Columns:    LeadDaysColumns,
+		PrimaryKey: []*schema.Column{LeadDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "leadday_org_id_day_source_slot",
+				Unique:  true,
+				Columns: []*schema.Column{LeadDaysColumns[1], LeadDaysColumns[2], LeadDaysColumns[3], LeadDaysColumns[4]},
+			},
+		},
+	}
 	// LendersColumns holds the columns for the "lenders" table.
 	LendersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -844,6 +897,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "timezone", Type: field.TypeString, Default: "UTC"},
+		{Name: "rollup_zone", Type: field.TypeString, Nullable: true},
 		{Name: "connector_token_hash", Type: field.TypeString, Unique: true},
 	}
 	// OrganizationsTable holds the schema information for the "organizations" table.
@@ -851,6 +905,27 @@ var (
 		Name:       "organizations",
 		Columns:    OrganizationsColumns,
 		PrimaryKey: []*schema.Column{OrganizationsColumns[0]},
+	}
+	// PaymentDaysColumns holds the columns for the "payment_days" table.
+	PaymentDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "paid", Type: field.TypeInt64, Default: 0},
+		{Name: "clawed_back", Type: field.TypeInt64, Default: 0},
+	}
+	// PaymentDaysTable holds the schema information for the "payment_days" table.
+	PaymentDaysTable = &schema.Table{
+		Name:       "payment_days",
+		Columns:    PaymentDaysColumns,
+		PrimaryKey: []*schema.Column{PaymentDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "paymentday_org_id_day",
+				Unique:  true,
+				Columns: []*schema.Column{PaymentDaysColumns[1], PaymentDaysColumns[2]},
+			},
+		},
 	}
 	// PipelineStagesColumns holds the columns for the "pipeline_stages" table.
 	PipelineStagesColumns = []*schema.Column{
@@ -887,6 +962,27 @@ var (
 				Name:    "pipelinestage_org_id_position",
 				Unique:  false,
 				Columns: []*schema.Column{PipelineStagesColumns[8], PipelineStagesColumns[7]},
+			},
+		},
+	}
+	// StageCountsColumns holds the columns for the "stage_counts" table.
+	StageCountsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "stage_id", Type: field.TypeUUID},
+		{Name: "slot", Type: field.TypeInt},
+		{Name: "n", Type: field.TypeInt, Default: 0},
+	}
+	// StageCountsTable holds the schema information for the "stage_counts" table.
+	StageCountsTable = &schema.Table{
+		Name:       "stage_counts",
+		Columns:    StageCountsColumns,
+		PrimaryKey: []*schema.Column{StageCountsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "stagecount_org_id_stage_id_slot",
+				Unique:  true,
+				Columns: []*schema.Column{StageCountsColumns[1], StageCountsColumns[2], StageCountsColumns[3]},
 			},
 		},
 	}
@@ -1117,6 +1213,7 @@ var (
 		CommissionsTable,
 		CommissionPaymentsTable,
 		ContactsTable,
+		DealDaysTable,
 		FundedDealsTable,
 		FundedDealDaysTable,
 		IdempotencyRecordsTable,
@@ -1124,9 +1221,12 @@ var (
 		InboundRequestsTable,
 		LeadsTable,
 		LeadCountsTable,
+		LeadDaysTable,
 		LendersTable,
 		OrganizationsTable,
+		PaymentDaysTable,
 		PipelineStagesTable,
+		StageCountsTable,
 		TeamsTable,
 		UsersTable,
 		WebhookAttemptsTable,

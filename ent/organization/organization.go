@@ -24,6 +24,8 @@ const (
 	FieldName = "name"
 	// FieldTimezone holds the string denoting the timezone field in the database.
 	FieldTimezone = "timezone"
+	// FieldRollupZone holds the string denoting the rollup_zone field in the database.
+	FieldRollupZone = "rollup_zone"
 	// FieldConnectorTokenHash holds the string denoting the connector_token_hash field in the database.
 	FieldConnectorTokenHash = "connector_token_hash"
 	// EdgeAPIKeys holds the string denoting the api_keys edge name in mutations.
@@ -181,6 +183,7 @@ var Columns = []string{
 	FieldUpdatedAt,
 	FieldName,
 	FieldTimezone,
+	FieldRollupZone,
 	FieldConnectorTokenHash,
 }
 
@@ -214,6 +217,8 @@ var (
 	DefaultTimezone string
 	// TimezoneValidator is a validator for the "timezone" field. It is called by the builders before save.
 	TimezoneValidator func(string) error
+	// RollupZoneValidator is a validator for the "rollup_zone" field. It is called by the builders before save.
+	RollupZoneValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() uuid.UUID
 )
@@ -244,6 +249,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByTimezone orders the results by the timezone field.
 func ByTimezone(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTimezone, opts...).ToFunc()
+}
+
+// ByRollupZone orders the results by the rollup_zone field.
+func ByRollupZone(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRollupZone, opts...).ToFunc()
 }
 
 // ByConnectorTokenHash orders the results by the connector_token_hash field.

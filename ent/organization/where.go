@@ -76,6 +76,11 @@ func Timezone(v string) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldTimezone, v))
 }
 
+// RollupZone applies equality check predicate on the "rollup_zone" field. It's identical to RollupZoneEQ.
+func RollupZone(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldRollupZone, v))
+}
+
 // ConnectorTokenHash applies equality check predicate on the "connector_token_hash" field. It's identical to ConnectorTokenHashEQ.
 func ConnectorTokenHash(v string) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldConnectorTokenHash, v))
@@ -289,6 +294,81 @@ func TimezoneEqualFold(v string) predicate.Organization {
 // TimezoneContainsFold applies the ContainsFold predicate on the "timezone" field.
 func TimezoneContainsFold(v string) predicate.Organization {
 	return predicate.Organization(sql.FieldContainsFold(FieldTimezone, v))
+}
+
+// RollupZoneEQ applies the EQ predicate on the "rollup_zone" field.
+func RollupZoneEQ(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldRollupZone, v))
+}
+
+// RollupZoneNEQ applies the NEQ predicate on the "rollup_zone" field.
+func RollupZoneNEQ(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldNEQ(FieldRollupZone, v))
+}
+
+// RollupZoneIn applies the In predicate on the "rollup_zone" field.
+func RollupZoneIn(vs ...string) predicate.Organization {
+	return predicate.Organization(sql.FieldIn(FieldRollupZone, vs...))
+}
+
+// RollupZoneNotIn applies the NotIn predicate on the "rollup_zone" field.
+func RollupZoneNotIn(vs ...string) predicate.Organization {
+	return predicate.Organization(sql.FieldNotIn(FieldRollupZone, vs...))
+}
+
+// RollupZoneGT applies the GT predicate on the "rollup_zone" field.
+func RollupZoneGT(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldGT(FieldRollupZone, v))
+}
+
+// RollupZoneGTE applies the GTE predicate on the "rollup_zone" field.
+func RollupZoneGTE(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldGTE(FieldRollupZone, v))
+}
+
+// RollupZoneLT applies the LT predicate on the "rollup_zone" field.
+func RollupZoneLT(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldLT(FieldRollupZone, v))
+}
+
+// RollupZoneLTE applies the LTE predicate on the "rollup_zone" field.
+func RollupZoneLTE(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldLTE(FieldRollupZone, v))
+}
+
+// RollupZoneContains applies the Contains predicate on the "rollup_zone" field.
+func RollupZoneContains(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldContains(FieldRollupZone, v))
+}
+
+// RollupZoneHasPrefix applies the HasPrefix predicate on the "rollup_zone" field.
+func RollupZoneHasPrefix(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldHasPrefix(FieldRollupZone, v))
+}
+
+// RollupZoneHasSuffix applies the HasSuffix predicate on the "rollup_zone" field.
+func RollupZoneHasSuffix(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldHasSuffix(FieldRollupZone, v))
+}
+
+// RollupZoneIsNil applies the IsNil predicate on the "rollup_zone" field.
+func RollupZoneIsNil() predicate.Organization {
+	return predicate.Organization(sql.FieldIsNull(FieldRollupZone))
+}
+
+// RollupZoneNotNil applies the NotNil predicate on the "rollup_zone" field.
+func RollupZoneNotNil() predicate.Organization {
+	return predicate.Organization(sql.FieldNotNull(FieldRollupZone))
+}
+
+// RollupZoneEqualFold applies the EqualFold predicate on the "rollup_zone" field.
+func RollupZoneEqualFold(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldEqualFold(FieldRollupZone, v))
+}
+
+// RollupZoneContainsFold applies the ContainsFold predicate on the "rollup_zone" field.
+func RollupZoneContainsFold(v string) predicate.Organization {
+	return predicate.Organization(sql.FieldContainsFold(FieldRollupZone, v))
 }
 
 // ConnectorTokenHashEQ applies the EQ predicate on the "connector_token_hash" field.

@@ -11,6 +11,7 @@ package period
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // IANA zones on hosts without a zoneinfo database
 
@@ -241,4 +242,59 @@ func next(t time.Time, interval string) time.Time {
 		return dayStart(y, m+1, 1, t.Location())
 	}
 	return dayStart(y, m, d+1, t.Location())
+}
+
+// Days are numbered as the rollups key them: the days since 1970-01-01 of
+// a local calendar date, whatever its zone.
+
+// DayNumber is the number of the date y-m-d (normalised as time.Date does).
+func DayNumber(y int, m time.Month, d int) int {
+	return int(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / secondsPerDay)
+}
+
+// DayDate is the date of a day number.
+func DayDate(day int) (int, time.Month, int) {
+	return time.Unix(int64(day)*secondsPerDay, 0).UTC().Date()
+}
+
+const secondsPerDay = 24 * 60 * 60
+
+// DayStart is the first instant of the numbered day in loc, cut as the
+// series cut it.
+func DayStart(day int, loc *time.Location) time.Time {
+	y, m, d := DayDate(day)
+	return dayStart(y, m, d, loc)
+}
+
+// LocalDay is the number of the day of loc that holds t: the day whose
+// DayStart is at or before t and whose next day's is after it. Where a
+// change back repeats midnight, t's calendar date can be the day before
+// the one the series put it in; the day starts decide.
+func LocalDay(t time.Time, loc *time.Location) int {
+	y, m, d := t.In(loc).Date()
+	day := DayNumber(y, m, d)
+	switch {
+	case !t.Before(DayStart(day+1, loc)):
+		return day + 1
+	case t.Before(DayStart(day, loc)):
+		return day - 1
+	}
+	return day
+}
+
+// zones caches loaded locations by name: loading one parses its zone data.
+var zones sync.Map // string -> *time.Location
+
+// Location is the IANA zone name, loaded once per process. It accepts
+// only what Zone accepts.
+func Location(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := Zone(name, "UTC")
+	if err != nil {
+		return nil, err
+	}
+	zones.Store(name, loc)
+	return loc, nil
 }

@@ -33,6 +33,9 @@ type CommissionPayment func(*sql.Selector)
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
 
+// DealDay is the predicate function for dealday builders.
+type DealDay func(*sql.Selector)
+
 // FundedDeal is the predicate function for fundeddeal builders.
 type FundedDeal func(*sql.Selector)
 
@@ -54,14 +57,23 @@ type Lead func(*sql.Selector)
 // LeadCount is the predicate function for leadcount builders.
 type LeadCount func(*sql.Selector)
 
+// LeadDay is the predicate function for leadday builders.
+type LeadDay func(*sql.Selector)
+
 // Lender is the predicate function for lender builders.
 type Lender func(*sql.Selector)
 
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 
+// PaymentDay is the predicate function for paymentday builders.
+type PaymentDay func(*sql.Selector)
+
 // PipelineStage is the predicate function for pipelinestage builders.
 type PipelineStage func(*sql.Selector)
+
+// StageCount is the predicate function for stagecount builders.
+type StageCount func(*sql.Selector)
 
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)

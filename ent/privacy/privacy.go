@@ -327,6 +327,30 @@ func (f ContactMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContactMutation", m)
 }
 
+// The DealDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DealDayQueryRuleFunc func(context.Context, *ent.DealDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DealDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DealDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DealDayQuery", q)
+}
+
+// The DealDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DealDayMutationRuleFunc func(context.Context, *ent.DealDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DealDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DealDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DealDayMutation", m)
+}
+
 // The FundedDealQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type FundedDealQueryRuleFunc func(context.Context, *ent.FundedDealQuery) error
@@ -495,6 +519,30 @@ func (f LeadCountMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutat
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadCountMutation", m)
 }
 
+// The LeadDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LeadDayQueryRuleFunc func(context.Context, *ent.LeadDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LeadDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LeadDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LeadDayQuery", q)
+}
+
+// The LeadDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LeadDayMutationRuleFunc func(context.Context, *ent.LeadDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LeadDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LeadDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LeadDayMutation", m)
+}
+
 // The LenderQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type LenderQueryRuleFunc func(context.Context, *ent.LenderQuery) error
@@ -543,6 +591,30 @@ func (f OrganizationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OrganizationMutation", m)
 }
 
+// The PaymentDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PaymentDayQueryRuleFunc func(context.Context, *ent.PaymentDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PaymentDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PaymentDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PaymentDayQuery", q)
+}
+
+// The PaymentDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PaymentDayMutationRuleFunc func(context.Context, *ent.PaymentDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PaymentDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PaymentDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PaymentDayMutation", m)
+}
+
 // The PipelineStageQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PipelineStageQueryRuleFunc func(context.Context, *ent.PipelineStageQuery) error
@@ -565,6 +637,30 @@ func (f PipelineStageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PipelineStageMutation", m)
+}
+
+// The StageCountQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type StageCountQueryRuleFunc func(context.Context, *ent.StageCountQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f StageCountQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StageCountQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.StageCountQuery", q)
+}
+
+// The StageCountMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type StageCountMutationRuleFunc func(context.Context, *ent.StageCountMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f StageCountMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.StageCountMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.StageCountMutation", m)
 }
 
 // The TeamQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -764,6 +860,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContactQuery:
 		return q.Filter(), nil
+	case *ent.DealDayQuery:
+		return q.Filter(), nil
 	case *ent.FundedDealQuery:
 		return q.Filter(), nil
 	case *ent.FundedDealDayQuery:
@@ -778,11 +876,17 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LeadCountQuery:
 		return q.Filter(), nil
+	case *ent.LeadDayQuery:
+		return q.Filter(), nil
 	case *ent.LenderQuery:
 		return q.Filter(), nil
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
+	case *ent.PaymentDayQuery:
+		return q.Filter(), nil
 	case *ent.PipelineStageQuery:
+		return q.Filter(), nil
+	case *ent.StageCountQuery:
 		return q.Filter(), nil
 	case *ent.TeamQuery:
 		return q.Filter(), nil
@@ -821,6 +925,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContactMutation:
 		return m.Filter(), nil
+	case *ent.DealDayMutation:
+		return m.Filter(), nil
 	case *ent.FundedDealMutation:
 		return m.Filter(), nil
 	case *ent.FundedDealDayMutation:
@@ -835,11 +941,17 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.LeadCountMutation:
 		return m.Filter(), nil
+	case *ent.LeadDayMutation:
+		return m.Filter(), nil
 	case *ent.LenderMutation:
 		return m.Filter(), nil
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil
+	case *ent.PaymentDayMutation:
+		return m.Filter(), nil
 	case *ent.PipelineStageMutation:
+		return m.Filter(), nil
+	case *ent.StageCountMutation:
 		return m.Filter(), nil
 	case *ent.TeamMutation:
 		return m.Filter(), nil

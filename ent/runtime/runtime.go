@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -24,11 +25,14 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/schema"
+	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -501,6 +505,41 @@ func init() {
 	contactDescID := contactMixinFields0[0].Descriptor()
 	// contact.DefaultID holds the default value on creation for the id field.
 	contact.DefaultID = contactDescID.Default.(func() uuid.UUID)
+	dealday.Policy = privacy.NewPolicies(schema.DealDay{})
+	dealday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := dealday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	dealdayFields := schema.DealDay{}.Fields()
+	_ = dealdayFields
+	// dealdayDescDeals is the schema descriptor for deals field.
+	dealdayDescDeals := dealdayFields[4].Descriptor()
+	// dealday.DefaultDeals holds the default value on creation for the deals field.
+	dealday.DefaultDeals = dealdayDescDeals.Default.(int)
+	// dealdayDescFundedAmount is the schema descriptor for funded_amount field.
+	dealdayDescFundedAmount := dealdayFields[5].Descriptor()
+	// dealday.DefaultFundedAmount holds the default value on creation for the funded_amount field.
+	dealday.DefaultFundedAmount = money.Amount(dealdayDescFundedAmount.Default.(int64))
+	// dealdayDescExpectedCommission is the schema descriptor for expected_commission field.
+	dealdayDescExpectedCommission := dealdayFields[6].Descriptor()
+	// dealday.DefaultExpectedCommission holds the default value on creation for the expected_commission field.
+	dealday.DefaultExpectedCommission = money.Amount(dealdayDescExpectedCommission.Default.(int64))
+	// dealdayDescPaid is the schema descriptor for paid field.
+	dealdayDescPaid := dealdayFields[7].Descriptor()
+	// dealday.DefaultPaid holds the default value on creation for the paid field.
+	dealday.DefaultPaid = money.Amount(dealdayDescPaid.Default.(int64))
+	// dealdayDescClawedBack is the schema descriptor for clawed_back field.
+	dealdayDescClawedBack := dealdayFields[8].Descriptor()
+	// dealday.DefaultClawedBack holds the default value on creation for the clawed_back field.
+	dealday.DefaultClawedBack = money.Amount(dealdayDescClawedBack.Default.(int64))
+	// dealdayDescOutstanding is the schema descriptor for outstanding field.
+	dealdayDescOutstanding := dealdayFields[9].Descriptor()
+	// dealday.DefaultOutstanding holds the default value on creation for the outstanding field.
+	dealday.DefaultOutstanding = money.Amount(dealdayDescOutstanding.Default.(int64))
 	fundeddealMixin := schema.FundedDeal{}.Mixin()
 	fundeddeal.Policy = privacy.NewPolicies(schema.FundedDeal{})
 	fundeddeal.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -675,6 +714,8 @@ func init() {
 	lead.Hooks[6] = leadHooks[3]
 
 	lead.Hooks[7] = leadHooks[4]
+
+	lead.Hooks[8] = leadHooks[5]
 	leadInters := schema.Lead{}.Interceptors()
 	lead.Interceptors[0] = leadInters[0]
 	leadMixinFields0 := leadMixin[0].Fields()
@@ -768,6 +809,37 @@ func init() {
 	leadcountDescN := leadcountFields[2].Descriptor()
 	// leadcount.DefaultN holds the default value on creation for the n field.
 	leadcount.DefaultN = leadcountDescN.Default.(int)
+	leadday.Policy = privacy.NewPolicies(schema.LeadDay{})
+	leadday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := leadday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	leaddayFields := schema.LeadDay{}.Fields()
+	_ = leaddayFields
+	// leaddayDescLeads is the schema descriptor for leads field.
+	leaddayDescLeads := leaddayFields[4].Descriptor()
+	// leadday.DefaultLeads holds the default value on creation for the leads field.
+	leadday.DefaultLeads = leaddayDescLeads.Default.(int)
+	// leaddayDescApplied is the schema descriptor for applied field.
+	leaddayDescApplied := leaddayFields[5].Descriptor()
+	// leadday.DefaultApplied holds the default value on creation for the applied field.
+	leadday.DefaultApplied = leaddayDescApplied.Default.(int)
+	// leaddayDescApproved is the schema descriptor for approved field.
+	leaddayDescApproved := leaddayFields[6].Descriptor()
+	// leadday.DefaultApproved holds the default value on creation for the approved field.
+	leadday.DefaultApproved = leaddayDescApproved.Default.(int)
+	// leaddayDescFunded is the schema descriptor for funded field.
+	leaddayDescFunded := leaddayFields[7].Descriptor()
+	// leadday.DefaultFunded holds the default value on creation for the funded field.
+	leadday.DefaultFunded = leaddayDescFunded.Default.(int)
+	// leaddayDescFundedAmount is the schema descriptor for funded_amount field.
+	leaddayDescFundedAmount := leaddayFields[8].Descriptor()
+	// leadday.DefaultFundedAmount holds the default value on creation for the funded_amount field.
+	leadday.DefaultFundedAmount = money.Amount(leaddayDescFundedAmount.Default.(int64))
 	lenderMixin := schema.Lender{}.Mixin()
 	lender.Policy = privacy.NewPolicies(schema.Lender{})
 	lender.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -877,10 +949,33 @@ func init() {
 	organization.DefaultTimezone = organizationDescTimezone.Default.(string)
 	// organization.TimezoneValidator is a validator for the "timezone" field. It is called by the builders before save.
 	organization.TimezoneValidator = organizationDescTimezone.Validators[0].(func(string) error)
+	// organizationDescRollupZone is the schema descriptor for rollup_zone field.
+	organizationDescRollupZone := organizationFields[2].Descriptor()
+	// organization.RollupZoneValidator is a validator for the "rollup_zone" field. It is called by the builders before save.
+	organization.RollupZoneValidator = organizationDescRollupZone.Validators[0].(func(string) error)
 	// organizationDescID is the schema descriptor for id field.
 	organizationDescID := organizationMixinFields0[0].Descriptor()
 	// organization.DefaultID holds the default value on creation for the id field.
 	organization.DefaultID = organizationDescID.Default.(func() uuid.UUID)
+	paymentday.Policy = privacy.NewPolicies(schema.PaymentDay{})
+	paymentday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := paymentday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	paymentdayFields := schema.PaymentDay{}.Fields()
+	_ = paymentdayFields
+	// paymentdayDescPaid is the schema descriptor for paid field.
+	paymentdayDescPaid := paymentdayFields[2].Descriptor()
+	// paymentday.DefaultPaid holds the default value on creation for the paid field.
+	paymentday.DefaultPaid = money.Amount(paymentdayDescPaid.Default.(int64))
+	// paymentdayDescClawedBack is the schema descriptor for clawed_back field.
+	paymentdayDescClawedBack := paymentdayFields[3].Descriptor()
+	// paymentday.DefaultClawedBack holds the default value on creation for the clawed_back field.
+	paymentday.DefaultClawedBack = money.Amount(paymentdayDescClawedBack.Default.(int64))
 	pipelinestageMixin := schema.PipelineStage{}.Mixin()
 	pipelinestage.Policy = privacy.NewPolicies(schema.PipelineStage{})
 	pipelinestage.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -952,6 +1047,21 @@ func init() {
 	pipelinestageDescID := pipelinestageMixinFields0[0].Descriptor()
 	// pipelinestage.DefaultID holds the default value on creation for the id field.
 	pipelinestage.DefaultID = pipelinestageDescID.Default.(func() uuid.UUID)
+	stagecount.Policy = privacy.NewPolicies(schema.StageCount{})
+	stagecount.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := stagecount.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	stagecountFields := schema.StageCount{}.Fields()
+	_ = stagecountFields
+	// stagecountDescN is the schema descriptor for n field.
+	stagecountDescN := stagecountFields[3].Descriptor()
+	// stagecount.DefaultN holds the default value on creation for the n field.
+	stagecount.DefaultN = stagecountDescN.Default.(int)
 	teamMixin := schema.Team{}.Mixin()
 	team.Policy = privacy.NewPolicies(schema.Team{})
 	team.Hooks[0] = func(next ent.Mutator) ent.Mutator {

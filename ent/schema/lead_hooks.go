@@ -29,6 +29,7 @@ func (Lead) Hooks() []ent.Hook {
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
 		hook.On(countLead, ent.OpCreate),
+		hook.On(rollupLead, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(publishBoardRows, ent.OpUpdateOne),
 	}
 }

@@ -86,6 +86,9 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		if err := outbox.Emit(ctx, m.Client(), a.OrgID, event.ApplicationSubmitted, data); err != nil {
 			return nil, err
 		}
+		if err := rollupSubmission(ctx, m.Client(), l, a); err != nil {
+			return nil, err
+		}
 		return a, moveLeadToSlot(ctx, m.Client(), l, "application")
 	})
 }
@@ -240,6 +243,9 @@ func afterMove(ctx context.Context, c *gen.Client, a *gen.Application) error {
 		l, err := c.Lead.Get(rule.SystemContext(ctx), a.LeadID)
 		if err != nil {
 			return fmt.Errorf("reading the application's lead: %w", err)
+		}
+		if err := rollupApproval(ctx, c, l, a); err != nil {
+			return err
 		}
 		return moveLeadToSlot(ctx, c, l, "approved")
 	case application.StatusDeclined:
@@ -454,6 +460,9 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 	if err := countDeal(ctx, c, d); err != nil {
 		return err
 	}
+	if err := rollupFunding(ctx, c, l, d); err != nil {
+		return err
+	}
 	data := map[string]any{"dealId": d.ID, "orgId": d.OrgID, "applicationId": d.ApplicationID, "lenderId": d.LenderID,
 		"fundedAmount": d.FundedAmount.String(), "commission": d.ExpectedCommission.String(), "advisorId": d.AdvisorID}
 	if err := outbox.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
@@ -513,6 +522,13 @@ func recordPayment(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		p := v.(*gen.CommissionPayment)
+		paidBefore := cm.PaidAmount - amt
+		if p.Kind == commissionpayment.KindClawback {
+			paidBefore = cm.PaidAmount + amt
+		}
+		if err := rollupPayment(ctx, m.Client(), cm, paidBefore, p); err != nil {
+			return nil, err
+		}
 		if p.Kind != commissionpayment.KindPayment {
 			return p, nil // the catalog has no clawback event
 		}

@@ -47,6 +47,12 @@ func (Organization) Fields() []ent.Field {
 		// The IANA zone the organization's days are cut in: the reports'
 		// default, "today" in dialer statistics.
 		field.String("timezone").Default("UTC").Validate(ianaZone),
+		// The zone the analytics rollups' days are cut in (see
+		// ent/schema/rollup.go): a new organization's own, then the zone
+		// of their last rebuild. Null until an organization that predates
+		// the rollups gets them built; reports in any other zone read the
+		// records.
+		field.String("rollup_zone").Optional().Nillable().Validate(ianaZone),
 		// SHA-256 of the dialer connector token; the token itself is shown once.
 		field.String("connector_token_hash").Unique().Sensitive(),
 	}

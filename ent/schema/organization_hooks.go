@@ -19,6 +19,14 @@ func (Organization) Hooks() []ent.Hook {
 // pipeline, in the same transaction when the caller opened one.
 func createDefaultPipeline(next ent.Mutator) ent.Mutator {
 	return hook.OrganizationFunc(func(ctx context.Context, m *gen.OrganizationMutation) (gen.Value, error) {
+		if _, ok := m.RollupZone(); !ok {
+			// No records yet: the empty rollups are right in any zone.
+			zone, ok := m.Timezone()
+			if !ok {
+				zone = "UTC"
+			}
+			m.SetRollupZone(zone)
+		}
 		v, err := next.Mutate(ctx, m)
 		if err != nil {
 			return nil, err

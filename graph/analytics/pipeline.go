@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -56,12 +56,6 @@ type SourceCount struct {
 	Funded       int          `json:"funded"`
 	FundedAmount money.Amount `json:"fundedAmount"`
 }
-
-// wasApproved holds for an application a lender approved: it is approved
-// now, or was before it was funded or withdrawn (a decline is the only
-// other decision, and a declined application moves no further).
-var wasApproved = application.And(application.DecidedAtNotNil(),
-	application.StatusIn(application.StatusApproved, application.StatusFunded, application.StatusWithdrawn))
 
 // Pipeline computes the pipeline report.
 func Pipeline(ctx context.Context, c *ent.Client, q *Request) (*PipelineReport, error) {
@@ -127,7 +121,7 @@ func funnelOf(ctx context.Context, c *ent.Client, q *Request) (Funnel, error) {
 	}{
 		{&f.Leads, nil},
 		{&f.Applied, []predicate.Lead{lead.HasApplications()}},
-		{&f.Approved, []predicate.Lead{lead.HasApplicationsWith(wasApproved)}},
+		{&f.Approved, []predicate.Lead{lead.HasApplicationsWith(funnel.WasApproved)}},
 		{&f.Funded, []predicate.Lead{lead.HasFundedDeals()}},
 	}
 	for _, s := range steps {

@@ -169,7 +169,27 @@ func scenarios(fx *fixtures, server, baseline, lendingVia string) []scenario {
 			return fmt.Sprintf(`{"userId":"%s","status":"%s"}`, agent(), statuses[rand.IntN(len(statuses))])
 		})},
 	}
-	return append(all, lendingScenarios(fx, server, lendingVia, target)...)
+	all = append(all, lendingScenarios(fx, server, lendingVia, target)...)
+	return append(all, analyticsScenarios(server, target)...)
+}
+
+// analyticsReports are the reports the analytics scenarios ask for.
+var analyticsReports = []string{"pipeline", "funding", "lenders", "commissions", "dialer"}
+
+// analyticsScenarios ask each report for the organization's last twelve
+// months, by month and by day, as a broker's morning dashboard does.
+func analyticsScenarios(server string, target func(string, func() string, func() string) vegeta.Targeter) []scenario {
+	var out []scenario
+	for _, interval := range []string{"month", "day"} {
+		for _, report := range analyticsReports {
+			out = append(out, scenario{name: "analytics " + report + " by " + interval, targeter: target("GET", func() string {
+				today := time.Now().UTC()
+				return server + "/v1/analytics/" + report + "?interval=" + interval +
+					"&from=" + today.AddDate(0, 0, -364).Format(time.DateOnly) + "&to=" + today.Format(time.DateOnly)
+			}, nil)})
+		}
+	}
+	return out
 }
 
 // lendingScenarios read the lending book: a shopped lead's applications

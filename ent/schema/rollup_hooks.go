@@ -1,0 +1,263 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
+	"time"
+
+	"entgo.io/ent"
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/funnel"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/leadday"
+	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/paymentday"
+	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/stagecount"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// rollupLocation is the zone org's rollups are cut in, read in the
+// writing transaction; nil when they have not been built (the rebuild
+// will count the change). On PostgreSQL the read shares the
+// organization's row: a rebuild, which first updates the row, waits for
+// the writers in flight, and writers arriving during it wait for it, so no
+// change is counted in a zone the rows are no longer cut in.
+func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
+	var rows []struct {
+		Zone *string `json:"rollup_zone"`
+	}
+	err := c.Organization.Query().Where(organization.ID(org)).Select(organization.FieldRollupZone).
+		Modify(func(s *sql.Selector) {
+			if s.Dialect() == dialect.Postgres {
+				s.For(sql.LockShare)
+			}
+		}).Scan(rule.SystemContext(ctx), &rows)
+	if err != nil {
+		return nil, fmt.Errorf("reading the rollups' zone: %w", err)
+	}
+	if len(rows) != 1 || rows[0].Zone == nil {
+		return nil, nil
+	}
+	return period.Location(*rows[0].Zone)
+}
+
+// rollupSlot is the slot a transaction adds to; as countLead's, one per
+// transaction, so two transactions never take hot rows in opposite orders.
+func rollupSlot(ctx context.Context) int {
+	if tx := gen.TxFromContext(ctx); tx != nil {
+		return int(maphash.Comparable(slotSeed, tx) % RollupSlots)
+	}
+	return rand.IntN(RollupSlots)
+}
+
+// leadStep is what a change adds to the day a lead was created.
+type leadStep struct {
+	leads, applied, approved, funded int
+	amount                           money.Amount
+}
+
+// addLeadDay adds step to l's creation day and source.
+func addLeadDay(ctx context.Context, c *gen.Client, loc *time.Location, l *gen.Lead, s leadStep) error {
+	if loc == nil {
+		return nil // not built: the rebuild counts l
+	}
+	err := c.LeadDay.Create().SetOrgID(l.OrgID).SetDay(period.LocalDay(l.CreatedAt, loc)).
+		SetSource(leadday.Source(l.Source)).SetSlot(rollupSlot(ctx)).
+		SetLeads(s.leads).SetApplied(s.applied).SetApproved(s.approved).SetFunded(s.funded).SetFundedAmount(s.amount).
+		OnConflictColumns(leadday.FieldOrgID, leadday.FieldDay, leadday.FieldSource, leadday.FieldSlot).
+		Update(func(u *gen.LeadDayUpsert) {
+			u.AddLeads(s.leads).AddApplied(s.applied).AddApproved(s.approved).AddFunded(s.funded).AddFundedAmount(s.amount)
+		}).Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the lead rollup: %w", err)
+	}
+	return nil
+}
+
+// addLeadStep reads the zone and adds step to l's day.
+func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) error {
+	loc, err := rollupLocation(ctx, c, l.OrgID)
+	if err != nil {
+		return err
+	}
+	return addLeadDay(ctx, c, loc, l, s)
+}
+
+// addStage adds n leads to a stage's count.
+func addStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
+	err := c.StageCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(rollupSlot(ctx)).SetN(n).
+		OnConflictColumns(stagecount.FieldOrgID, stagecount.FieldStageID, stagecount.FieldSlot).AddN(n).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("counting the stage's leads: %w", err)
+	}
+	return nil
+}
+
+// rollupLead counts a created lead on its day and in its stage, and moves
+// a lead whose stage changes from one count to the other. The loader of
+// svc seed writes leads in bulk and rebuilds the rollups after.
+func rollupLead(next ent.Mutator) ent.Mutator {
+	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
+		if viewer.IsBulkLoad(ctx) {
+			return next.Mutate(ctx, m)
+		}
+		var from uuid.UUID
+		to, moving := m.StageID()
+		if moving && m.Op().Is(ent.OpUpdate) {
+			// A bulk update does not say which leads left which stage.
+			return nil, errors.New("a lead's stage is changed one lead at a time, so its stage counts follow")
+		}
+		if moving && m.Op().Is(ent.OpUpdateOne) {
+			old, err := m.OldStageID(ctx)
+			if err != nil {
+				return nil, err
+			}
+			from, moving = old, old != to
+		}
+		v, err := next.Mutate(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := v.(*gen.Lead)
+		if !ok {
+			return v, nil
+		}
+		c := m.Client()
+		if m.Op().Is(ent.OpCreate) {
+			if err := addLeadStep(ctx, c, l, leadStep{leads: 1}); err != nil {
+				return nil, err
+			}
+			return l, addStage(ctx, c, l.OrgID, l.StageID, 1)
+		}
+		if !moving {
+			return l, nil
+		}
+		if err := addStage(ctx, c, l.OrgID, from, -1); err != nil {
+			return nil, err
+		}
+		return l, addStage(ctx, c, l.OrgID, l.StageID, 1)
+	})
+}
+
+// rollupSubmission counts l as applied when a is its first application.
+func rollupSubmission(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Application) error {
+	earlier, err := c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID)).
+		Exist(rule.SystemContext(ctx))
+	if err != nil || earlier {
+		return err
+	}
+	return addLeadStep(ctx, c, l, leadStep{applied: 1})
+}
+
+// rollupApproval counts l as approved when a is its first approval.
+func rollupApproval(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Application) error {
+	earlier, err := c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID), funnel.WasApproved).
+		Exist(rule.SystemContext(ctx))
+	if err != nil || earlier {
+		return err
+	}
+	return addLeadStep(ctx, c, l, leadStep{approved: 1})
+}
+
+// rollupFunding counts the deal: l (read before the funding) as funded on
+// its day, the first time only (funding alone sets convertedAt), the
+// deal's amount there in every case, and the deal on the day it was
+// funded, by its lender and by its advisor.
+func rollupFunding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.FundedDeal) error {
+	loc, err := rollupLocation(ctx, c, d.OrgID)
+	if err != nil {
+		return err
+	}
+	step := leadStep{funded: 1, amount: d.FundedAmount}
+	if l.ConvertedAt != nil {
+		step.funded = 0
+	}
+	if loc == nil {
+		return nil // not built: the rebuild counts the deal
+	}
+	if err := addLeadDay(ctx, c, loc, l, step); err != nil {
+		return err
+	}
+	day := period.LocalDay(d.FundedAt, loc)
+	sums := dealSums{deals: 1, funded: d.FundedAmount, expected: d.ExpectedCommission, outstanding: d.ExpectedCommission}
+	if err := addDealDay(ctx, c, d.OrgID, day, dealday.DimensionLender, d.LenderID, sums); err != nil {
+		return err
+	}
+	if d.AdvisorID == nil {
+		return nil
+	}
+	return addDealDay(ctx, c, d.OrgID, day, dealday.DimensionAdvisor, *d.AdvisorID, sums)
+}
+
+// dealSums is what a change adds to a DealDay row.
+type dealSums struct {
+	deals                                           int
+	funded, expected, paid, clawedBack, outstanding money.Amount
+}
+
+func addDealDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, dim dealday.Dimension, id uuid.UUID, s dealSums) error {
+	err := c.DealDay.Create().SetOrgID(org).SetDay(day).SetDimension(dim).SetSubjectID(id).
+		SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).
+		SetPaid(s.paid).SetClawedBack(s.clawedBack).SetOutstanding(s.outstanding).
+		OnConflictColumns(dealday.FieldOrgID, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID).
+		Update(func(u *gen.DealDayUpsert) {
+			u.AddDeals(s.deals).AddFundedAmount(s.funded).AddExpectedCommission(s.expected).
+				AddPaid(s.paid).AddClawedBack(s.clawedBack).AddOutstanding(s.outstanding)
+		}).Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the deal rollup: %w", err)
+	}
+	return nil
+}
+
+// rollupPayment adds a payment or clawback p of cm to the day its deal was
+// funded (gross, and the change in what is outstanding: paidBefore is the
+// commission's paid amount before p) and to the day it was paid.
+func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidBefore money.Amount, p *gen.CommissionPayment) error {
+	loc, err := rollupLocation(ctx, c, cm.OrgID)
+	if err != nil || loc == nil {
+		return err // nil: not built, the rebuild counts the payment
+	}
+	d, err := c.FundedDeal.Get(rule.SystemContext(ctx), cm.DealID)
+	if err != nil {
+		return fmt.Errorf("reading the commission's deal: %w", err)
+	}
+	s := dealSums{outstanding: max(cm.ExpectedAmount-cm.PaidAmount, 0) - max(cm.ExpectedAmount-paidBefore, 0)}
+	if p.Kind == commissionpayment.KindClawback {
+		s.clawedBack = p.Amount
+	} else {
+		s.paid = p.Amount
+	}
+	day := period.LocalDay(d.FundedAt, loc)
+	if err := addDealDay(ctx, c, cm.OrgID, day, dealday.DimensionLender, cm.LenderID, s); err != nil {
+		return err
+	}
+	if cm.AdvisorID != nil {
+		if err := addDealDay(ctx, c, cm.OrgID, day, dealday.DimensionAdvisor, *cm.AdvisorID, s); err != nil {
+			return err
+		}
+	}
+	err = c.PaymentDay.Create().SetOrgID(cm.OrgID).SetDay(period.LocalDay(p.PaidAt, loc)).
+		SetPaid(s.paid).SetClawedBack(s.clawedBack).
+		OnConflictColumns(paymentday.FieldOrgID, paymentday.FieldDay).
+		Update(func(u *gen.PaymentDayUpsert) { u.AddPaid(s.paid).AddClawedBack(s.clawedBack) }).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the payment rollup: %w", err)
+	}
+	return nil
+}
