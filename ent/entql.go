@@ -26,7 +26,6 @@ import (
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -42,7 +41,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 29)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 28)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -464,9 +463,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "LeadCount",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			leadcount.FieldOrgID: {Type: field.TypeUUID, Column: leadcount.FieldOrgID},
-			leadcount.FieldSlot:  {Type: field.TypeInt, Column: leadcount.FieldSlot},
-			leadcount.FieldN:     {Type: field.TypeInt, Column: leadcount.FieldN},
+			leadcount.FieldOrgID:   {Type: field.TypeUUID, Column: leadcount.FieldOrgID},
+			leadcount.FieldStageID: {Type: field.TypeUUID, Column: leadcount.FieldStageID},
+			leadcount.FieldSlot:    {Type: field.TypeInt, Column: leadcount.FieldSlot},
+			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
 	graph.Nodes[17] = &sqlgraph.Node{
@@ -577,23 +577,6 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
-			Table:   stagecount.Table,
-			Columns: stagecount.Columns,
-			ID: &sqlgraph.FieldSpec{
-				Type:   field.TypeInt,
-				Column: stagecount.FieldID,
-			},
-		},
-		Type: "StageCount",
-		Fields: map[string]*sqlgraph.FieldSpec{
-			stagecount.FieldOrgID:   {Type: field.TypeUUID, Column: stagecount.FieldOrgID},
-			stagecount.FieldStageID: {Type: field.TypeUUID, Column: stagecount.FieldStageID},
-			stagecount.FieldSlot:    {Type: field.TypeInt, Column: stagecount.FieldSlot},
-			stagecount.FieldN:       {Type: field.TypeInt, Column: stagecount.FieldN},
-		},
-	}
-	graph.Nodes[23] = &sqlgraph.Node{
-		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -609,7 +592,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -630,7 +613,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -649,7 +632,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -674,7 +657,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -694,7 +677,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -3855,6 +3838,11 @@ func (f *LeadCountFilter) WhereOrgID(p entql.ValueP) {
 	f.Where(p.Field(leadcount.FieldOrgID))
 }
 
+// WhereStageID applies the entql [16]byte predicate on the stage_id field.
+func (f *LeadCountFilter) WhereStageID(p entql.ValueP) {
+	f.Where(p.Field(leadcount.FieldStageID))
+}
+
 // WhereSlot applies the entql int predicate on the slot field.
 func (f *LeadCountFilter) WhereSlot(p entql.IntP) {
 	f.Where(p.Field(leadcount.FieldSlot))
@@ -4565,66 +4553,6 @@ func (f *PipelineStageFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
-func (_q *StageCountQuery) addPredicate(pred func(s *sql.Selector)) {
-	_q.predicates = append(_q.predicates, pred)
-}
-
-// Filter returns a Filter implementation to apply filters on the StageCountQuery builder.
-func (_q *StageCountQuery) Filter() *StageCountFilter {
-	return &StageCountFilter{config: _q.config, predicateAdder: _q}
-}
-
-// addPredicate implements the predicateAdder interface.
-func (m *StageCountMutation) addPredicate(pred func(s *sql.Selector)) {
-	m.predicates = append(m.predicates, pred)
-}
-
-// Filter returns an entql.Where implementation to apply filters on the StageCountMutation builder.
-func (m *StageCountMutation) Filter() *StageCountFilter {
-	return &StageCountFilter{config: m.config, predicateAdder: m}
-}
-
-// StageCountFilter provides a generic filtering capability at runtime for StageCountQuery.
-type StageCountFilter struct {
-	predicateAdder
-	config
-}
-
-// Where applies the entql predicate on the query filter.
-func (f *StageCountFilter) Where(p entql.P) {
-	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
-			s.AddError(err)
-		}
-	})
-}
-
-// WhereID applies the entql int predicate on the id field.
-func (f *StageCountFilter) WhereID(p entql.IntP) {
-	f.Where(p.Field(stagecount.FieldID))
-}
-
-// WhereOrgID applies the entql [16]byte predicate on the org_id field.
-func (f *StageCountFilter) WhereOrgID(p entql.ValueP) {
-	f.Where(p.Field(stagecount.FieldOrgID))
-}
-
-// WhereStageID applies the entql [16]byte predicate on the stage_id field.
-func (f *StageCountFilter) WhereStageID(p entql.ValueP) {
-	f.Where(p.Field(stagecount.FieldStageID))
-}
-
-// WhereSlot applies the entql int predicate on the slot field.
-func (f *StageCountFilter) WhereSlot(p entql.IntP) {
-	f.Where(p.Field(stagecount.FieldSlot))
-}
-
-// WhereN applies the entql int predicate on the n field.
-func (f *StageCountFilter) WhereN(p entql.IntP) {
-	f.Where(p.Field(stagecount.FieldN))
-}
-
-// addPredicate implements the predicateAdder interface.
 func (_q *TeamQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4653,7 +4581,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4741,7 +4669,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4891,7 +4819,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4975,7 +4903,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5117,7 +5045,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5206,7 +5134,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/stagecount"
+	"github.com/lendingpipe/svc/ent/leadcount"
 )
 
 // The rollups the hooks keep while a book is built through the public
@@ -112,8 +112,8 @@ func rollupRows(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 		StageID uuid.UUID `json:"stage_id"`
 		N       int       `json:"n"`
 	}
-	err = c.StageCount.Query().Where(stagecount.OrgID(org)).GroupBy(stagecount.FieldStageID).
-		Aggregate(ent.As(ent.Sum(stagecount.FieldN), "n")).Scan(ctx, &stages)
+	err = c.LeadCount.Query().Where(leadcount.OrgID(org)).GroupBy(leadcount.FieldStageID).
+		Aggregate(ent.As(ent.Sum(leadcount.FieldN), "n")).Scan(ctx, &stages)
 	if err != nil {
 		t.Fatal(err)
 	}

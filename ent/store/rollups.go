@@ -15,13 +15,13 @@ import (
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/stagecount"
 )
 
 // RebuildRollups computes orgID's analytics rollups (ent/schema/rollup.go)
@@ -199,9 +199,11 @@ func createInChunks[T any](builders []T, create func([]T) error) error {
 	return nil
 }
 
+// rebuildStageCounts counts org's leads by stage again (LeadCount), which
+// also replaces counts kept before they were kept by stage.
 func rebuildStageCounts(ctx context.Context, tx *ent.Client, org uuid.UUID, _ *time.Location) error {
-	if _, err := tx.StageCount.Delete().Where(stagecount.OrgID(org)).Exec(ctx); err != nil {
-		return fmt.Errorf("emptying the stage counts: %w", err)
+	if _, err := tx.LeadCount.Delete().Where(leadcount.OrgID(org)).Exec(ctx); err != nil {
+		return fmt.Errorf("emptying the lead counts: %w", err)
 	}
 	var rows []struct {
 		StageID uuid.UUID `json:"stage_id"`
@@ -212,11 +214,11 @@ func rebuildStageCounts(ctx context.Context, tx *ent.Client, org uuid.UUID, _ *t
 	if err != nil {
 		return fmt.Errorf("counting the leads by stage: %w", err)
 	}
-	builders := make([]*ent.StageCountCreate, len(rows))
+	builders := make([]*ent.LeadCountCreate, len(rows))
 	for i, r := range rows {
-		builders[i] = tx.StageCount.Create().SetOrgID(org).SetStageID(r.StageID).SetSlot(0).SetN(r.N)
+		builders[i] = tx.LeadCount.Create().SetOrgID(org).SetStageID(r.StageID).SetSlot(0).SetN(r.N)
 	}
-	return createInChunks(builders, func(b []*ent.StageCountCreate) error { return tx.StageCount.CreateBulk(b...).Exec(ctx) })
+	return createInChunks(builders, func(b []*ent.LeadCountCreate) error { return tx.LeadCount.CreateBulk(b...).Exec(ctx) })
 }
 
 // commissionSums are a commission's figures as the rollups add them.

@@ -15,7 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/stagecount"
+	"github.com/lendingpipe/svc/ent/leadcount"
 )
 
 // PipelineReport is the pipeline now and the funnel of the range's leads.
@@ -103,9 +103,10 @@ func stageCounts(ctx context.Context, c *ent.Client, q *Request) ([]PipelineStag
 		N       int       `json:"n"`
 	}
 	if q.People == nil && q.RollupZone != "" {
-		// Counts kept as leads move, in any zone (rollups.go).
-		err = c.StageCount.Query().Where(stagecount.OrgID(q.OrgID)).GroupBy(stagecount.FieldStageID).
-			Aggregate(sumOf(stagecount.FieldN, "n")).Scan(sys(ctx), &rows)
+		// The counts kept as leads are created and move, by stage since
+		// the rollups were built, whatever the report's zone.
+		err = c.LeadCount.Query().Where(leadcount.OrgID(q.OrgID), leadcount.StageIDNotNil()).
+			GroupBy(leadcount.FieldStageID).Aggregate(sumOf(leadcount.FieldN, "n")).Scan(sys(ctx), &rows)
 	} else {
 		err = c.Lead.Query().Where(leadsOf(q)...).GroupBy(lead.FieldStageID).Aggregate(countAs("n")).Scan(sys(ctx), &rows)
 	}
