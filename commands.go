@@ -334,7 +334,7 @@ func setupLoadTest(fs *flag.FlagSet) action {
 	only := fs.String("scenarios", "", "comma-separated scenario names (default: all)")
 	abusive := fs.Bool("abuse", false, "measure ordinary requests alone and beside clients sending abusive GraphQL queries (--concurrency of them; --rate is the ordinary requests' rate, default 100)")
 	abuseRate := fs.Int("abuse-rate", 0, "with --abuse: abusive requests per second, all clients together; 0 sends them as fast as the clients go")
-	lendingVia := fs.String("lending-via", loadtest.ViaGraphQL, "how the lending list scenarios ask: graphql (the applicationsPage and fundedDealsPage fields the REST lists translate onto) or rest")
+	lendingVia := fs.String("lending-via", loadtest.ViaREST, "how the lending list scenarios ask: rest (the REST lists they are named by) or graphql (the applicationsPage and fundedDealsPage fields the REST lists translate onto)")
 	return func(ctx context.Context, e env) error {
 		exe, err := os.Executable()
 		if err != nil {

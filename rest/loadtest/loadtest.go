@@ -39,8 +39,9 @@ type Config struct {
 	Rate        int           // requests per second per scenario; 0: as fast as the workers go
 	Scenarios   []string      // names to run; empty: all
 	AbuseRate   int           // abusive requests per second of an abuse run; 0: as fast as they go
-	// LendingVia says how the lending list scenarios ask: ViaGraphQL (the
-	// default: the GraphQL fields behind the REST lists) or ViaREST.
+	// LendingVia says how the lending list scenarios ask: ViaREST (the
+	// default: the REST lists they are named by) or ViaGraphQL (the
+	// GraphQL fields behind them).
 	LendingVia string
 	Out        io.Writer
 }

@@ -207,7 +207,7 @@ func lendingScenarios(fx *fixtures, server, via string, target func(string, func
 	since := func() string {
 		return time.Now().UTC().AddDate(0, 0, -1-rand.IntN(365)).Truncate(24 * time.Hour).Format(time.RFC3339)
 	}
-	if via == ViaREST {
+	if via != ViaGraphQL {
 		return []scenario{
 			{name: applicationsByLead, targeter: target("GET", func() string {
 				return server + "/v1/applications?leadId=" + appliedLead().String()
