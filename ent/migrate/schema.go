@@ -507,6 +507,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4]},
 			},
+			{
+				Name:    "dealday_sums",
+				Unique:  false,
+				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10]},
+			},
 		},
 	}
 	// FundedDealsColumns holds the columns for the "funded_deals" table.
@@ -845,6 +850,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{LeadDaysColumns[1], LeadDaysColumns[2], LeadDaysColumns[3], LeadDaysColumns[4]},
 			},
+			{
+				Name:    "leadday_sums",
+				Unique:  false,
+				Columns: []*schema.Column{LeadDaysColumns[1], LeadDaysColumns[2], LeadDaysColumns[3], LeadDaysColumns[4], LeadDaysColumns[5], LeadDaysColumns[6], LeadDaysColumns[7], LeadDaysColumns[8], LeadDaysColumns[9]},
+			},
 		},
 	}
 	// LendersColumns holds the columns for the "lenders" table.
@@ -925,6 +935,11 @@ var (
 				Name:    "paymentday_org_id_day",
 				Unique:  true,
 				Columns: []*schema.Column{PaymentDaysColumns[1], PaymentDaysColumns[2]},
+			},
+			{
+				Name:    "paymentday_sums",
+				Unique:  false,
+				Columns: []*schema.Column{PaymentDaysColumns[1], PaymentDaysColumns[2], PaymentDaysColumns[3], PaymentDaysColumns[4]},
 			},
 		},
 	}

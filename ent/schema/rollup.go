@@ -20,6 +20,10 @@ import (
 // what the reports group by. Rows a hot path writes (a lead created on a
 // busy day) are spread over slots, as LeadCount's.
 
+// Each rollup has a second index holding its sums after its key, so the
+// reports' sums over a year of days read that index alone, in order,
+// rather than each row by its rowid (on SQLite, several times slower).
+
 // RollupSlots is how many rows a hot day is spread over.
 const RollupSlots = 4
 
@@ -58,7 +62,11 @@ func (LeadDay) Fields() []ent.Field {
 }
 
 func (LeadDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "day", "source", "slot").Unique()}
+	return []ent.Index{
+		index.Fields("org_id", "day", "source", "slot").Unique(),
+		index.Fields("org_id", "day", "source", "slot", "leads", "applied", "approved", "funded", "funded_amount").
+			StorageKey("leadday_sums"),
+	}
 }
 
 // DealDay sums the deals funded on a day by one lender (dimension lender)
@@ -87,7 +95,11 @@ func (DealDay) Fields() []ent.Field {
 }
 
 func (DealDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "day", "dimension", "subject_id").Unique()}
+	return []ent.Index{
+		index.Fields("org_id", "day", "dimension", "subject_id").Unique(),
+		index.Fields("org_id", "day", "dimension", "subject_id", "deals", "funded_amount", "expected_commission",
+			"paid", "clawed_back", "outstanding").StorageKey("dealday_sums"),
+	}
 }
 
 // PaymentDay sums the commission payments and clawbacks paid on a day:
@@ -107,5 +119,8 @@ func (PaymentDay) Fields() []ent.Field {
 }
 
 func (PaymentDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "day").Unique()}
+	return []ent.Index{
+		index.Fields("org_id", "day").Unique(),
+		index.Fields("org_id", "day", "paid", "clawed_back").StorageKey("paymentday_sums"),
+	}
 }
