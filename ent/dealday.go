@@ -20,6 +20,8 @@ type DealDay struct {
 	ID int `json:"id,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
+	// Grain holds the value of the "grain" field.
+	Grain dealday.Grain `json:"grain,omitempty"`
 	// Day holds the value of the "day" field.
 	Day int `json:"day,omitempty"`
 	// Dimension holds the value of the "dimension" field.
@@ -50,7 +52,7 @@ func (*DealDay) scanValues(columns []string) ([]any, error) {
 			values[i] = new(money.Amount)
 		case dealday.FieldID, dealday.FieldDay, dealday.FieldDeals:
 			values[i] = new(sql.NullInt64)
-		case dealday.FieldDimension:
+		case dealday.FieldGrain, dealday.FieldDimension:
 			values[i] = new(sql.NullString)
 		case dealday.FieldOrgID, dealday.FieldSubjectID:
 			values[i] = new(uuid.UUID)
@@ -80,6 +82,12 @@ func (_m *DealDay) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field org_id", values[i])
 			} else if value != nil {
 				_m.OrgID = *value
+			}
+		case dealday.FieldGrain:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field grain", values[i])
+			} else if value.Valid {
+				_m.Grain = dealday.Grain(value.String)
 			}
 		case dealday.FieldDay:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -173,6 +181,9 @@ func (_m *DealDay) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("org_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OrgID))
+	builder.WriteString(", ")
+	builder.WriteString("grain=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Grain))
 	builder.WriteString(", ")
 	builder.WriteString("day=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Day))

@@ -29,6 +29,12 @@ func (_c *DealDayCreate) SetOrgID(v uuid.UUID) *DealDayCreate {
 	return _c
 }
 
+// SetGrain sets the "grain" field.
+func (_c *DealDayCreate) SetGrain(v dealday.Grain) *DealDayCreate {
+	_c.mutation.SetGrain(v)
+	return _c
+}
+
 // SetDay sets the "day" field.
 func (_c *DealDayCreate) SetDay(v int) *DealDayCreate {
 	_c.mutation.SetDay(v)
@@ -200,6 +206,14 @@ func (_c *DealDayCreate) check() error {
 	if _, ok := _c.mutation.OrgID(); !ok {
 		return &ValidationError{Name: "org_id", err: errors.New(`ent: missing required field "DealDay.org_id"`)}
 	}
+	if _, ok := _c.mutation.Grain(); !ok {
+		return &ValidationError{Name: "grain", err: errors.New(`ent: missing required field "DealDay.grain"`)}
+	}
+	if v, ok := _c.mutation.Grain(); ok {
+		if err := dealday.GrainValidator(v); err != nil {
+			return &ValidationError{Name: "grain", err: fmt.Errorf(`ent: validator failed for field "DealDay.grain": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.Day(); !ok {
 		return &ValidationError{Name: "day", err: errors.New(`ent: missing required field "DealDay.day"`)}
 	}
@@ -262,6 +276,10 @@ func (_c *DealDayCreate) createSpec() (*DealDay, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OrgID(); ok {
 		_spec.SetField(dealday.FieldOrgID, field.TypeUUID, value)
 		_node.OrgID = value
+	}
+	if value, ok := _c.mutation.Grain(); ok {
+		_spec.SetField(dealday.FieldGrain, field.TypeEnum, value)
+		_node.Grain = value
 	}
 	if value, ok := _c.mutation.Day(); ok {
 		_spec.SetField(dealday.FieldDay, field.TypeInt, value)
@@ -472,6 +490,9 @@ func (u *DealDayUpsertOne) UpdateNewValues() *DealDayUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.OrgID(); exists {
 			s.SetIgnore(dealday.FieldOrgID)
+		}
+		if _, exists := u.create.mutation.Grain(); exists {
+			s.SetIgnore(dealday.FieldGrain)
 		}
 		if _, exists := u.create.mutation.Day(); exists {
 			s.SetIgnore(dealday.FieldDay)
@@ -817,6 +838,9 @@ func (u *DealDayUpsertBulk) UpdateNewValues() *DealDayUpsertBulk {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.OrgID(); exists {
 				s.SetIgnore(dealday.FieldOrgID)
+			}
+			if _, exists := b.mutation.Grain(); exists {
+				s.SetIgnore(dealday.FieldGrain)
 			}
 			if _, exists := b.mutation.Day(); exists {
 				s.SetIgnore(dealday.FieldDay)

@@ -282,6 +282,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "DealDay",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			dealday.FieldOrgID:              {Type: field.TypeUUID, Column: dealday.FieldOrgID},
+			dealday.FieldGrain:              {Type: field.TypeEnum, Column: dealday.FieldGrain},
 			dealday.FieldDay:                {Type: field.TypeInt, Column: dealday.FieldDay},
 			dealday.FieldDimension:          {Type: field.TypeEnum, Column: dealday.FieldDimension},
 			dealday.FieldSubjectID:          {Type: field.TypeUUID, Column: dealday.FieldSubjectID},
@@ -2863,6 +2864,11 @@ func (f *DealDayFilter) WhereID(p entql.IntP) {
 // WhereOrgID applies the entql [16]byte predicate on the org_id field.
 func (f *DealDayFilter) WhereOrgID(p entql.ValueP) {
 	f.Where(p.Field(dealday.FieldOrgID))
+}
+
+// WhereGrain applies the entql string predicate on the grain field.
+func (f *DealDayFilter) WhereGrain(p entql.StringP) {
+	f.Where(p.Field(dealday.FieldGrain))
 }
 
 // WhereDay applies the entql int predicate on the day field.

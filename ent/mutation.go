@@ -11197,6 +11197,7 @@ type DealDayMutation struct {
 	typ                    string
 	id                     *int
 	org_id                 *uuid.UUID
+	grain                  *dealday.Grain
 	day                    *int
 	addday                 *int
 	dimension              *dealday.Dimension
@@ -11351,6 +11352,42 @@ func (m *DealDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error)
 // ResetOrgID resets all changes to the "org_id" field.
 func (m *DealDayMutation) ResetOrgID() {
 	m.org_id = nil
+}
+
+// SetGrain sets the "grain" field.
+func (m *DealDayMutation) SetGrain(d dealday.Grain) {
+	m.grain = &d
+}
+
+// Grain returns the value of the "grain" field in the mutation.
+func (m *DealDayMutation) Grain() (r dealday.Grain, exists bool) {
+	v := m.grain
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGrain returns the old "grain" field's value of the DealDay entity.
+// If the DealDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DealDayMutation) OldGrain(ctx context.Context) (v dealday.Grain, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGrain is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGrain requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGrain: %w", err)
+	}
+	return oldValue.Grain, nil
+}
+
+// ResetGrain resets all changes to the "grain" field.
+func (m *DealDayMutation) ResetGrain() {
+	m.grain = nil
 }
 
 // SetDay sets the "day" field.
@@ -11851,9 +11888,12 @@ func (m *DealDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DealDayMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.org_id != nil {
 		fields = append(fields, dealday.FieldOrgID)
+	}
+	if m.grain != nil {
+		fields = append(fields, dealday.FieldGrain)
 	}
 	if m.day != nil {
 		fields = append(fields, dealday.FieldDay)
@@ -11892,6 +11932,8 @@ func (m *DealDayMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case dealday.FieldOrgID:
 		return m.OrgID()
+	case dealday.FieldGrain:
+		return m.Grain()
 	case dealday.FieldDay:
 		return m.Day()
 	case dealday.FieldDimension:
@@ -11921,6 +11963,8 @@ func (m *DealDayMutation) OldField(ctx context.Context, name string) (ent.Value,
 	switch name {
 	case dealday.FieldOrgID:
 		return m.OldOrgID(ctx)
+	case dealday.FieldGrain:
+		return m.OldGrain(ctx)
 	case dealday.FieldDay:
 		return m.OldDay(ctx)
 	case dealday.FieldDimension:
@@ -11954,6 +11998,13 @@ func (m *DealDayMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrgID(v)
+		return nil
+	case dealday.FieldGrain:
+		v, ok := value.(dealday.Grain)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGrain(v)
 		return nil
 	case dealday.FieldDay:
 		v, ok := value.(int)
@@ -12156,6 +12207,9 @@ func (m *DealDayMutation) ResetField(name string) error {
 	switch name {
 	case dealday.FieldOrgID:
 		m.ResetOrgID()
+		return nil
+	case dealday.FieldGrain:
+		m.ResetGrain()
 		return nil
 	case dealday.FieldDay:
 		m.ResetDay()

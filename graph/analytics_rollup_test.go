@@ -127,7 +127,7 @@ func rollupRows(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 		t.Fatal(err)
 	}
 	for _, r := range deals {
-		out[fmt.Sprintf("deal %d %s %s", r.Day, r.Dimension, r.SubjectID)] = fmt.Sprint(r.Deals, r.FundedAmount,
+		out[fmt.Sprintf("deal %s %d %s %s", r.Grain, r.Day, r.Dimension, r.SubjectID)] = fmt.Sprint(r.Deals, r.FundedAmount,
 			r.ExpectedCommission, r.Paid, r.ClawedBack, r.Outstanding)
 	}
 	payments, err := c.PaymentDay.Query().Where(paymentday.OrgID(org)).All(ctx)

@@ -19,6 +19,8 @@ const (
 	FieldID = "id"
 	// FieldOrgID holds the string denoting the org_id field in the database.
 	FieldOrgID = "org_id"
+	// FieldGrain holds the string denoting the grain field in the database.
+	FieldGrain = "grain"
 	// FieldDay holds the string denoting the day field in the database.
 	FieldDay = "day"
 	// FieldDimension holds the string denoting the dimension field in the database.
@@ -45,6 +47,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldOrgID,
+	FieldGrain,
 	FieldDay,
 	FieldDimension,
 	FieldSubjectID,
@@ -88,6 +91,29 @@ var (
 	DefaultOutstanding money.Amount
 )
 
+// Grain defines the type for the "grain" enum field.
+type Grain string
+
+// Grain values.
+const (
+	GrainDay   Grain = "day"
+	GrainMonth Grain = "month"
+)
+
+func (gr Grain) String() string {
+	return string(gr)
+}
+
+// GrainValidator is a validator for the "grain" field enum values. It is called by the builders before save.
+func GrainValidator(gr Grain) error {
+	switch gr {
+	case GrainDay, GrainMonth:
+		return nil
+	default:
+		return fmt.Errorf("dealday: invalid enum value for grain field: %q", gr)
+	}
+}
+
 // Dimension defines the type for the "dimension" enum field.
 type Dimension string
 
@@ -122,6 +148,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByOrgID orders the results by the org_id field.
 func ByOrgID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOrgID, opts...).ToFunc()
+}
+
+// ByGrain orders the results by the grain field.
+func ByGrain(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGrain, opts...).ToFunc()
 }
 
 // ByDay orders the results by the day field.
@@ -167,6 +198,24 @@ func ByClawedBack(opts ...sql.OrderTermOption) OrderOption {
 // ByOutstanding orders the results by the outstanding field.
 func ByOutstanding(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOutstanding, opts...).ToFunc()
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e Grain) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *Grain) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = Grain(str)
+	if err := GrainValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid Grain", str)
+	}
+	return nil
 }
 
 // MarshalGQL implements graphql.Marshaler interface.

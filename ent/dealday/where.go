@@ -139,6 +139,26 @@ func OrgIDLTE(v uuid.UUID) predicate.DealDay {
 	return predicate.DealDay(sql.FieldLTE(FieldOrgID, v))
 }
 
+// GrainEQ applies the EQ predicate on the "grain" field.
+func GrainEQ(v Grain) predicate.DealDay {
+	return predicate.DealDay(sql.FieldEQ(FieldGrain, v))
+}
+
+// GrainNEQ applies the NEQ predicate on the "grain" field.
+func GrainNEQ(v Grain) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNEQ(FieldGrain, v))
+}
+
+// GrainIn applies the In predicate on the "grain" field.
+func GrainIn(vs ...Grain) predicate.DealDay {
+	return predicate.DealDay(sql.FieldIn(FieldGrain, vs...))
+}
+
+// GrainNotIn applies the NotIn predicate on the "grain" field.
+func GrainNotIn(vs ...Grain) predicate.DealDay {
+	return predicate.DealDay(sql.FieldNotIn(FieldGrain, vs...))
+}
+
 // DayEQ applies the EQ predicate on the "day" field.
 func DayEQ(v int) predicate.DealDay {
 	return predicate.DealDay(sql.FieldEQ(FieldDay, v))

@@ -486,6 +486,7 @@ var (
 	DealDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month"}},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "dimension", Type: field.TypeEnum, Enums: []string{"lender", "advisor"}},
 		{Name: "subject_id", Type: field.TypeUUID},
@@ -503,14 +504,14 @@ var (
 		PrimaryKey: []*schema.Column{DealDaysColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "dealday_org_id_day_dimension_subject_id",
+				Name:    "dealday_org_id_grain_day_dimension_subject_id",
 				Unique:  true,
-				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4]},
+				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5]},
 			},
 			{
-				Name:    "dealday_sums",
+				Name:    "dealday_grain_sums",
 				Unique:  false,
-				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10]},
+				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10], DealDaysColumns[11]},
 			},
 		},
 	}

@@ -282,6 +282,18 @@ func LocalDay(t time.Time, loc *time.Location) int {
 	return day
 }
 
+// MonthNumber is the number of the month holding the numbered day: the
+// months since January 1970.
+func MonthNumber(day int) int {
+	y, m, _ := DayDate(day)
+	return (y-1970)*12 + int(m) - 1
+}
+
+// MonthFirstDay is the number of the first day of the numbered month.
+func MonthFirstDay(month int) int {
+	return DayNumber(1970+month/12, time.Month(month%12+1), 1)
+}
+
 // zones caches loaded locations by name: loading one parses its zone data.
 var zones sync.Map // string -> *time.Location
 

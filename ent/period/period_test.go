@@ -224,3 +224,19 @@ func TestRangeInstantsAreUTC(t *testing.T) {
 		t.Errorf("buckets %v", b)
 	}
 }
+
+// Month numbers and day numbers agree: each month's first day is in it,
+// the day before is in the month before, across years and leap days.
+func TestMonthNumbers(t *testing.T) {
+	for day := DayNumber(1999, time.December, 1); day < DayNumber(2031, time.March, 1); day++ {
+		m := MonthNumber(day)
+		first := MonthFirstDay(m)
+		y, mm, d := DayDate(day)
+		if fy, fm, fd := DayDate(first); fy != y || fm != mm || fd != 1 || first > day {
+			t.Fatalf("day %d (%d-%02d-%02d): month %d starts %d-%02d-%02d", day, y, mm, d, m, fy, fm, fd)
+		}
+		if d == 1 && MonthNumber(day-1) != m-1 {
+			t.Fatalf("the day before %d-%02d-01 is in month %d, want %d", y, mm, MonthNumber(day-1), m-1)
+		}
+	}
+}

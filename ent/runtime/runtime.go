@@ -516,27 +516,27 @@ func init() {
 	dealdayFields := schema.DealDay{}.Fields()
 	_ = dealdayFields
 	// dealdayDescDeals is the schema descriptor for deals field.
-	dealdayDescDeals := dealdayFields[4].Descriptor()
+	dealdayDescDeals := dealdayFields[5].Descriptor()
 	// dealday.DefaultDeals holds the default value on creation for the deals field.
 	dealday.DefaultDeals = dealdayDescDeals.Default.(int)
 	// dealdayDescFundedAmount is the schema descriptor for funded_amount field.
-	dealdayDescFundedAmount := dealdayFields[5].Descriptor()
+	dealdayDescFundedAmount := dealdayFields[6].Descriptor()
 	// dealday.DefaultFundedAmount holds the default value on creation for the funded_amount field.
 	dealday.DefaultFundedAmount = money.Amount(dealdayDescFundedAmount.Default.(int64))
 	// dealdayDescExpectedCommission is the schema descriptor for expected_commission field.
-	dealdayDescExpectedCommission := dealdayFields[6].Descriptor()
+	dealdayDescExpectedCommission := dealdayFields[7].Descriptor()
 	// dealday.DefaultExpectedCommission holds the default value on creation for the expected_commission field.
 	dealday.DefaultExpectedCommission = money.Amount(dealdayDescExpectedCommission.Default.(int64))
 	// dealdayDescPaid is the schema descriptor for paid field.
-	dealdayDescPaid := dealdayFields[7].Descriptor()
+	dealdayDescPaid := dealdayFields[8].Descriptor()
 	// dealday.DefaultPaid holds the default value on creation for the paid field.
 	dealday.DefaultPaid = money.Amount(dealdayDescPaid.Default.(int64))
 	// dealdayDescClawedBack is the schema descriptor for clawed_back field.
-	dealdayDescClawedBack := dealdayFields[8].Descriptor()
+	dealdayDescClawedBack := dealdayFields[9].Descriptor()
 	// dealday.DefaultClawedBack holds the default value on creation for the clawed_back field.
 	dealday.DefaultClawedBack = money.Amount(dealdayDescClawedBack.Default.(int64))
 	// dealdayDescOutstanding is the schema descriptor for outstanding field.
-	dealdayDescOutstanding := dealdayFields[9].Descriptor()
+	dealdayDescOutstanding := dealdayFields[10].Descriptor()
 	// dealday.DefaultOutstanding holds the default value on creation for the outstanding field.
 	dealday.DefaultOutstanding = money.Amount(dealdayDescOutstanding.Default.(int64))
 	fundeddealMixin := schema.FundedDeal{}.Mixin()

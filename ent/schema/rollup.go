@@ -72,7 +72,11 @@ func (LeadDay) Indexes() []ent.Index {
 // DealDay sums the deals funded on a day by one lender (dimension lender)
 // and, again, by one advisor (dimension advisor; deals without an advisor
 // have no advisor row), with their commissions: the funding and
-// commissions reports. A payment adds to the row of its deal's day.
+// commissions reports. A payment adds to the row of its deal's day. Each
+// sum is kept twice: by day (grain day, day is the day's number) and by
+// month (grain month, day is the month's number, period.MonthNumber), so a
+// year's groups add up a dozen months and the days around them, not every
+// day.
 type DealDay struct{ ent.Schema }
 
 func (DealDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -81,6 +85,7 @@ func (DealDay) Policy() ent.Policy               { return rollupPolicy() }
 func (DealDay) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
+		field.Enum("grain").Values("day", "month").Immutable(),
 		field.Int("day").Immutable(),
 		field.Enum("dimension").Values("lender", "advisor").Immutable(),
 		field.UUID("subject_id", uuidType).Immutable(), // the lender's or the advisor's id
@@ -96,9 +101,9 @@ func (DealDay) Fields() []ent.Field {
 
 func (DealDay) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("org_id", "day", "dimension", "subject_id").Unique(),
-		index.Fields("org_id", "day", "dimension", "subject_id", "deals", "funded_amount", "expected_commission",
-			"paid", "clawed_back", "outstanding").StorageKey("dealday_sums"),
+		index.Fields("org_id", "grain", "day", "dimension", "subject_id").Unique(),
+		index.Fields("org_id", "grain", "day", "dimension", "subject_id", "deals", "funded_amount", "expected_commission",
+			"paid", "clawed_back", "outstanding").StorageKey("dealday_grain_sums"),
 	}
 }
 

@@ -213,17 +213,25 @@ type dealSums struct {
 	funded, expected, paid, clawedBack, outstanding money.Amount
 }
 
+// addDealDay adds s to the day's row, then to its month's: always in that
+// order, so two fundings never take the rows in opposite orders.
 func addDealDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, dim dealday.Dimension, id uuid.UUID, s dealSums) error {
-	err := c.DealDay.Create().SetOrgID(org).SetDay(day).SetDimension(dim).SetSubjectID(id).
-		SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).
-		SetPaid(s.paid).SetClawedBack(s.clawedBack).SetOutstanding(s.outstanding).
-		OnConflictColumns(dealday.FieldOrgID, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID).
-		Update(func(u *gen.DealDayUpsert) {
-			u.AddDeals(s.deals).AddFundedAmount(s.funded).AddExpectedCommission(s.expected).
-				AddPaid(s.paid).AddClawedBack(s.clawedBack).AddOutstanding(s.outstanding)
-		}).Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the deal rollup: %w", err)
+	for _, g := range []struct {
+		grain dealday.Grain
+		n     int
+	}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}} {
+		grain, n := g.grain, g.n
+		err := c.DealDay.Create().SetOrgID(org).SetGrain(grain).SetDay(n).SetDimension(dim).SetSubjectID(id).
+			SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).
+			SetPaid(s.paid).SetClawedBack(s.clawedBack).SetOutstanding(s.outstanding).
+			OnConflictColumns(dealday.FieldOrgID, dealday.FieldGrain, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID).
+			Update(func(u *gen.DealDayUpsert) {
+				u.AddDeals(s.deals).AddFundedAmount(s.funded).AddExpectedCommission(s.expected).
+					AddPaid(s.paid).AddClawedBack(s.clawedBack).AddOutstanding(s.outstanding)
+			}).Exec(rule.SystemContext(ctx))
+		if err != nil {
+			return fmt.Errorf("adding to the deal rollup: %w", err)
+		}
 	}
 	return nil
 }

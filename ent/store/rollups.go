@@ -279,15 +279,16 @@ func rebuildDealDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *ti
 		return fmt.Errorf("reading the deals: %w", err)
 	}
 	type key struct {
+		grain   dealday.Grain
 		day     int
 		dim     dealday.Dimension
 		subject uuid.UUID
 	}
 	days := map[key]*ent.DealDay{}
-	add := func(k key, d *ent.FundedDeal, cm commissionSums) {
+	add1 := func(k key, d *ent.FundedDeal, cm commissionSums) {
 		r := days[k]
 		if r == nil {
-			r = &ent.DealDay{Day: k.day, Dimension: k.dim, SubjectID: k.subject}
+			r = &ent.DealDay{Grain: k.grain, Day: k.day, Dimension: k.dim, SubjectID: k.subject}
 			days[k] = r
 		}
 		r.Deals++
@@ -297,17 +298,22 @@ func rebuildDealDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *ti
 		r.ClawedBack += cm.clawedBack
 		r.Outstanding += cm.outstanding
 	}
+	add := func(k key, d *ent.FundedDeal, cm commissionSums) {
+		add1(k, d, cm)
+		k.grain, k.day = dealday.GrainMonth, period.MonthNumber(k.day)
+		add1(k, d, cm)
+	}
 	for _, d := range deals {
 		day := period.LocalDay(d.FundedAt, loc)
 		cm := commissions[d.ID]
-		add(key{day, dealday.DimensionLender, d.LenderID}, d, cm)
+		add(key{dealday.GrainDay, day, dealday.DimensionLender, d.LenderID}, d, cm)
 		if d.AdvisorID != nil {
-			add(key{day, dealday.DimensionAdvisor, *d.AdvisorID}, d, cm)
+			add(key{dealday.GrainDay, day, dealday.DimensionAdvisor, *d.AdvisorID}, d, cm)
 		}
 	}
 	builders := make([]*ent.DealDayCreate, 0, len(days))
 	for _, r := range days {
-		builders = append(builders, tx.DealDay.Create().SetOrgID(org).SetDay(r.Day).SetDimension(r.Dimension).
+		builders = append(builders, tx.DealDay.Create().SetOrgID(org).SetGrain(r.Grain).SetDay(r.Day).SetDimension(r.Dimension).
 			SetSubjectID(r.SubjectID).SetDeals(r.Deals).SetFundedAmount(r.FundedAmount).
 			SetExpectedCommission(r.ExpectedCommission).SetPaid(r.Paid).SetClawedBack(r.ClawedBack).SetOutstanding(r.Outstanding))
 	}

@@ -258,6 +258,8 @@ var supersededIndexes = []string{
 	`DROP INDEX IF EXISTS commission_org_id_status_created_at`,
 	// Replaced by the lead counts by stage.
 	`DROP INDEX IF EXISTS leadcount_org_id_slot`,
+	// Replaced by the deal rollup's indexes by grain.
+	`DROP INDEX IF EXISTS dealday_org_id_day_dimension_subject_id`, `DROP INDEX IF EXISTS dealday_sums`,
 }
 
 // Optimize refreshes the query planner's statistics. Without them both

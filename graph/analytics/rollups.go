@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/predicate"
 )
 
 // The rollups (ent/schema/rollup.go) hold per-day sums cut in the
@@ -137,20 +138,85 @@ type dealGroup struct {
 	Owed       money.Amount      `json:"owed"`
 }
 
+// dealSpan is a run of the deal rollup's rows of one grain: days or
+// months numbered [lo, hi).
+type dealSpan struct {
+	grain  dealday.Grain
+	lo, hi int
+}
+
+func (s dealSpan) where(q *Request) []predicate.DealDay {
+	return []predicate.DealDay{dealday.OrgID(q.OrgID), dealday.GrainEQ(s.grain), dealday.DayGTE(s.lo), dealday.DayLT(s.hi)}
+}
+
+// firstDay is the number of the first day of the span's n-th day or month.
+func (s dealSpan) firstDay(n int) int {
+	if s.grain == dealday.GrainMonth {
+		return period.MonthFirstDay(n)
+	}
+	return n
+}
+
+// spans covers the whole days with the fewest rows: the whole months
+// among them by month, the days before and after those by day.
+func (w wholeDays) spans() []dealSpan {
+	m0 := period.MonthNumber(w.first)
+	if period.MonthFirstDay(m0) < w.first {
+		m0++
+	}
+	m1 := period.MonthNumber(w.last) // the month holding the day after the range
+	if m0 >= m1 {
+		return []dealSpan{{dealday.GrainDay, w.first, w.last}}
+	}
+	out := []dealSpan{{dealday.GrainMonth, m0, m1}}
+	if d := period.MonthFirstDay(m0); w.first < d {
+		out = append(out, dealSpan{dealday.GrainDay, w.first, d})
+	}
+	if d := period.MonthFirstDay(m1); d < w.last {
+		out = append(out, dealSpan{dealday.GrainDay, d, w.last})
+	}
+	return out
+}
+
 // dealGroups sums the deal rollup over the whole days by lender and by
 // advisor.
 func dealGroups(ctx context.Context, c *ent.Client, q *Request, w wholeDays) ([]dealGroup, error) {
-	var rows []dealGroup
-	err := c.DealDay.Query().Where(dealday.OrgID(q.OrgID), dealday.DayGTE(w.first), dealday.DayLT(w.last)).
-		GroupBy(dealday.FieldDimension, dealday.FieldSubjectID).
-		Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded"),
-			sumOf(dealday.FieldExpectedCommission, "expected"), sumOf(dealday.FieldPaid, "paid"),
-			sumOf(dealday.FieldClawedBack, "clawed_back"), sumOf(dealday.FieldOutstanding, "owed")).
-		Scan(sys(ctx), &rows)
-	if err != nil {
-		return nil, fmt.Errorf("summing the deal rollup: %w", err)
+	type key struct {
+		dim     dealday.Dimension
+		subject uuid.UUID
 	}
-	return rows, nil
+	sums := map[key]*dealGroup{}
+	var out []dealGroup
+	for _, s := range w.spans() {
+		var rows []dealGroup
+		err := c.DealDay.Query().Where(s.where(q)...).
+			GroupBy(dealday.FieldDimension, dealday.FieldSubjectID).
+			Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded"),
+				sumOf(dealday.FieldExpectedCommission, "expected"), sumOf(dealday.FieldPaid, "paid"),
+				sumOf(dealday.FieldClawedBack, "clawed_back"), sumOf(dealday.FieldOutstanding, "owed")).
+			Scan(sys(ctx), &rows)
+		if err != nil {
+			return nil, fmt.Errorf("summing the deal rollup: %w", err)
+		}
+		for _, r := range rows {
+			g := sums[key{r.Dimension, r.SubjectID}]
+			if g == nil {
+				out = append(out, dealGroup{Dimension: r.Dimension, SubjectID: r.SubjectID})
+				g = &dealGroup{Dimension: r.Dimension, SubjectID: r.SubjectID}
+				sums[key{r.Dimension, r.SubjectID}] = g
+			}
+			g.Deals += r.Deals
+			g.Funded += r.Funded
+			g.Expected += r.Expected
+			g.Paid += r.Paid
+			g.ClawedBack += r.ClawedBack
+			g.Owed += r.Owed
+		}
+	}
+	for i, r := range out {
+		out[i] = *sums[key{r.Dimension, r.SubjectID}]
+	}
+	return out, nil
 }
 
 func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays) (*FundingReport, error) {
@@ -158,27 +224,33 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 	if err != nil {
 		return nil, err
 	}
-	var days []struct {
-		Day    int          `json:"day"`
-		Deals  int          `json:"deals"`
-		Funded money.Amount `json:"funded"`
-	}
-	err = c.DealDay.Query().Where(dealday.OrgID(q.OrgID), dealday.DayGTE(w.first), dealday.DayLT(w.last),
-		dealday.DimensionEQ(dealday.DimensionLender)).
-		GroupBy(dealday.FieldDay).Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded")).
-		Scan(sys(ctx), &days)
-	if err != nil {
-		return nil, fmt.Errorf("summing the deal rollup by day: %w", err)
-	}
 	buckets := q.Range.Buckets(string(q.Interval))
 	series := make([]FundingBucket, len(buckets))
 	for i, b := range buckets {
 		series[i].PeriodStart = b.Date()
 	}
-	for _, d := range days {
-		if i := q.bucketOf(buckets, d.Day); i >= 0 {
-			series[i].Deals += d.Deals
-			series[i].FundedAmount += d.Funded
+	// A month's buckets take the months' rows; days and weeks the days'.
+	spans := []dealSpan{{dealday.GrainDay, w.first, w.last}}
+	if q.Interval == period.Month {
+		spans = w.spans()
+	}
+	for _, s := range spans {
+		var days []struct {
+			Day    int          `json:"day"`
+			Deals  int          `json:"deals"`
+			Funded money.Amount `json:"funded"`
+		}
+		err = c.DealDay.Query().Where(append(s.where(q), dealday.DimensionEQ(dealday.DimensionLender))...).
+			GroupBy(dealday.FieldDay).Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded")).
+			Scan(sys(ctx), &days)
+		if err != nil {
+			return nil, fmt.Errorf("summing the deal rollup by day: %w", err)
+		}
+		for _, d := range days {
+			if i := q.bucketOf(buckets, s.firstDay(d.Day)); i >= 0 {
+				series[i].Deals += d.Deals
+				series[i].FundedAmount += d.Funded
+			}
 		}
 	}
 	var totals FundingTotals
