@@ -35,6 +35,14 @@ func (_c *DealDayCreate) SetGrain(v dealday.Grain) *DealDayCreate {
 	return _c
 }
 
+// SetNillableGrain sets the "grain" field if the given value is not nil.
+func (_c *DealDayCreate) SetNillableGrain(v *dealday.Grain) *DealDayCreate {
+	if v != nil {
+		_c.SetGrain(*v)
+	}
+	return _c
+}
+
 // SetDay sets the "day" field.
 func (_c *DealDayCreate) SetDay(v int) *DealDayCreate {
 	_c.mutation.SetDay(v)
@@ -174,6 +182,10 @@ func (_c *DealDayCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *DealDayCreate) defaults() error {
+	if _, ok := _c.mutation.Grain(); !ok {
+		v := dealday.DefaultGrain
+		_c.mutation.SetGrain(v)
+	}
 	if _, ok := _c.mutation.Deals(); !ok {
 		v := dealday.DefaultDeals
 		_c.mutation.SetDeals(v)

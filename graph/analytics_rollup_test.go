@@ -11,10 +11,10 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/leadcount"
 )
 
 // The rollups the hooks keep while a book is built through the public

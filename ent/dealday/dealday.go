@@ -94,6 +94,9 @@ var (
 // Grain defines the type for the "grain" enum field.
 type Grain string
 
+// GrainDay is the default value of the Grain enum.
+const DefaultGrain = GrainDay
+
 // Grain values.
 const (
 	GrainDay   Grain = "day"

@@ -486,7 +486,7 @@ var (
 	DealDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month"}},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month"}, Default: "day"},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "dimension", Type: field.TypeEnum, Enums: []string{"lender", "advisor"}},
 		{Name: "subject_id", Type: field.TypeUUID},

@@ -85,7 +85,7 @@ func (DealDay) Policy() ent.Policy               { return rollupPolicy() }
 func (DealDay) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("grain").Values("day", "month").Immutable(),
+		field.Enum("grain").Values("day", "month").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.Enum("dimension").Values("lender", "advisor").Immutable(),
 		field.UUID("subject_id", uuidType).Immutable(), // the lender's or the advisor's id
