@@ -509,9 +509,9 @@ var (
 				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5]},
 			},
 			{
-				Name:    "dealday_grain_sums",
+				Name:    "dealday_dimension_sums",
 				Unique:  false,
-				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10], DealDaysColumns[11]},
+				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[4], DealDaysColumns[3], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10], DealDaysColumns[11]},
 			},
 		},
 	}

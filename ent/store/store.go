@@ -260,6 +260,7 @@ var supersededIndexes = []string{
 	`DROP INDEX IF EXISTS leadcount_org_id_slot`,
 	// Replaced by the deal rollup's indexes by grain.
 	`DROP INDEX IF EXISTS dealday_org_id_day_dimension_subject_id`, `DROP INDEX IF EXISTS dealday_sums`,
+	`DROP INDEX IF EXISTS dealday_grain_sums`,
 }
 
 // Optimize refreshes the query planner's statistics. Without them both
