@@ -9,6 +9,7 @@ package decision
 import (
 	"math/bits"
 	"strconv"
+	"time"
 )
 
 // Buckets is the number of buckets of an octave.
@@ -39,3 +40,7 @@ func Column(bucket int) string {
 	}
 	return "b" + strconv.Itoa(bucket)
 }
+
+// Seconds is the whole seconds from submitted to decided, rounded down:
+// how the lenders report measures a decision.
+func Seconds(submitted, decided time.Time) int { return int(decided.Sub(submitted) / time.Second) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/decision"
 	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/ent/funnel"
 )
 
 // The lenders report's rollups. Applications count on the local day they
@@ -39,7 +40,7 @@ func (LenderDay) Fields() []ent.Field {
 		field.Int64("funded_amount").GoType(amountGo).Default(0),
 	}
 	for _, cat := range enum.DeclineCategories {
-		fields = append(fields, field.Int(DeclineColumn(cat)).Default(0))
+		fields = append(fields, field.Int(funnel.DeclineColumn(cat)).Default(0))
 	}
 	return fields
 }
@@ -47,9 +48,6 @@ func (LenderDay) Fields() []ent.Field {
 func (LenderDay) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("org_id", "day", "lender_id", "slot").Unique()}
 }
-
-// DeclineColumn is LenderDay's column counting the declines of category.
-func DeclineColumn(category string) string { return "declined_" + category }
 
 // DecisionDay is the histogram of the whole seconds from submission to
 // decision of the applications submitted to one lender on a day and since
