@@ -1,7 +1,8 @@
 // Command svc is the lending-pipeline service. `svc serve` (the default)
 // runs the HTTP server (REST /v1 and GraphQL) with its webhook worker and
 // hourly maintenance; `svc orgs|keys|users create` administer it; `svc
-// reindex` rebuilds the search index; `svc seed` fills an organization with
+// reindex` rebuilds the search index; `svc rollups rebuild` the analytics
+// rollups; `svc seed` fills an organization with
 // data for load runs, `svc loadtest` measures this binary's server against
 // it and `svc baseline` serves the load runs' reference handler; `svc
 // openapi` prints the OpenAPI document. `svc help` lists them.
@@ -72,6 +73,12 @@ any database that has none.`},
 		summary: "create an advisor, agent or admin; prints its id"},
 	{name: "reindex", setup: setupReindex,
 		summary: "rebuild the SQLite search index (after a VACUUM)"},
+	{name: "rollups rebuild", synopsis: "[--org ID]", setup: setupRollupsRebuild,
+		summary: "compute the analytics rollups again from the records",
+		about: `Recomputes an organization's analytics rollups (every organization's without --org)
+from its records, in its time zone, in one transaction. svc serve does this by itself
+for an organization whose time zone changed or whose rollups were never built; reports
+read the records meanwhile, exactly but slower.`},
 	{name: "seed", synopsis: "--org ID [--leads N] [--agents N] [--events N]", setup: setupSeed,
 		summary: "fill an organization with generated data for load runs"},
 	{name: "loadtest", synopsis: "[flags]", setup: setupLoadTest,

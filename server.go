@@ -88,6 +88,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go maintainHourly(ctx, db, logger)
+	go maintainRollups(ctx, db, logger)
 	if addr := os.Getenv("SVC_PPROF_ADDR"); addr != "" {
 		// Profiling for operators, on its own (loopback) listener only.
 		go func() { logger.Warn("pprof stopped", "err", http.ListenAndServe(addr, pprofMux())) }()
@@ -201,6 +202,37 @@ func maintainHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
 			logger.Warn("purging old webhook events", "err", err)
 		} else if n > 0 {
 			logger.Info("purged old webhook events", "count", n)
+		}
+	}
+}
+
+// rollupCheck is how often the server looks for organizations whose
+// analytics rollups are not cut in their time zone.
+const rollupCheck = time.Minute
+
+// maintainRollups rebuilds, at start and then every rollupCheck, the
+// analytics rollups of organizations that changed time zone or predate
+// them; until then their reports read the records.
+func maintainRollups(ctx context.Context, db *store.DB, logger *slog.Logger) {
+	t := time.NewTicker(rollupCheck)
+	defer t.Stop()
+	for {
+		orgs, err := db.StaleRollups(ctx)
+		if err != nil {
+			logger.Warn("looking for stale analytics rollups", "err", err)
+		}
+		for _, org := range orgs {
+			started := time.Now()
+			if err := db.RebuildRollups(ctx, org); err != nil {
+				logger.Warn("rebuilding analytics rollups", "org", org, "err", err)
+				continue
+			}
+			logger.Info("rebuilt analytics rollups", "org", org, "took", time.Since(started).Round(time.Millisecond))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

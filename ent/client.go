@@ -43,7 +43,6 @@ import (
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -113,8 +112,6 @@ type Client struct {
 	PaymentDay *PaymentDayClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
-	// StageCount is the client for interacting with the StageCount builders.
-	StageCount *StageCountClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
@@ -165,7 +162,6 @@ func (c *Client) init() {
 	c.Organization = NewOrganizationClient(c.config)
 	c.PaymentDay = NewPaymentDayClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
-	c.StageCount = NewStageCountClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
@@ -291,7 +287,6 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Organization:        NewOrganizationClient(cfg),
 		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
-		StageCount:          NewStageCountClient(cfg),
 		Team:                NewTeamClient(cfg),
 		User:                NewUserClient(cfg),
 		WebhookAttempt:      NewWebhookAttemptClient(cfg),
@@ -344,7 +339,6 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Organization:        NewOrganizationClient(cfg),
 		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
-		StageCount:          NewStageCountClient(cfg),
 		Team:                NewTeamClient(cfg),
 		User:                NewUserClient(cfg),
 		WebhookAttempt:      NewWebhookAttemptClient(cfg),
@@ -385,7 +379,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.DealDay, c.DecisionDay, c.DialerCall, c.DispositionDay, c.FundedDeal,
 		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
 		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
-		c.PaymentDay, c.PipelineStage, c.StageCount, c.Team, c.User, c.WebhookAttempt,
+		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
@@ -401,7 +395,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.DealDay, c.DecisionDay, c.DialerCall, c.DispositionDay, c.FundedDeal,
 		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
 		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
-		c.PaymentDay, c.PipelineStage, c.StageCount, c.Team, c.User, c.WebhookAttempt,
+		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
@@ -465,8 +459,6 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PaymentDay.mutate(ctx, m)
 	case *PipelineStageMutation:
 		return c.PipelineStage.mutate(ctx, m)
-	case *StageCountMutation:
-		return c.StageCount.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *UserMutation:
@@ -5064,140 +5056,6 @@ func (c *PipelineStageClient) mutate(ctx context.Context, m *PipelineStageMutati
 	}
 }
 
-// StageCountClient is a client for the StageCount schema.
-type StageCountClient struct {
-	config
-}
-
-// NewStageCountClient returns a client for the StageCount from the given config.
-func NewStageCountClient(c config) *StageCountClient {
-	return &StageCountClient{config: c}
-}
-
-// Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `stagecount.Hooks(f(g(h())))`.
-func (c *StageCountClient) Use(hooks ...Hook) {
-	c.hooks.StageCount = append(c.hooks.StageCount, hooks...)
-}
-
-// Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `stagecount.Intercept(f(g(h())))`.
-func (c *StageCountClient) Intercept(interceptors ...Interceptor) {
-	c.inters.StageCount = append(c.inters.StageCount, interceptors...)
-}
-
-// Create returns a builder for creating a StageCount entity.
-func (c *StageCountClient) Create() *StageCountCreate {
-	mutation := newStageCountMutation(c.config, OpCreate)
-	return &StageCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// CreateBulk returns a builder for creating a bulk of StageCount entities.
-func (c *StageCountClient) CreateBulk(builders ...*StageCountCreate) *StageCountCreateBulk {
-	return &StageCountCreateBulk{config: c.config, builders: builders}
-}
-
-// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
-// a builder and applies setFunc on it.
-func (c *StageCountClient) MapCreateBulk(slice any, setFunc func(*StageCountCreate, int)) *StageCountCreateBulk {
-	rv := reflect.ValueOf(slice)
-	if rv.Kind() != reflect.Slice {
-		return &StageCountCreateBulk{err: fmt.Errorf("calling to StageCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
-	}
-	builders := make([]*StageCountCreate, rv.Len())
-	for i := 0; i < rv.Len(); i++ {
-		builders[i] = c.Create()
-		setFunc(builders[i], i)
-	}
-	return &StageCountCreateBulk{config: c.config, builders: builders}
-}
-
-// Update returns an update builder for StageCount.
-func (c *StageCountClient) Update() *StageCountUpdate {
-	mutation := newStageCountMutation(c.config, OpUpdate)
-	return &StageCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOne returns an update builder for the given entity.
-func (c *StageCountClient) UpdateOne(_m *StageCount) *StageCountUpdateOne {
-	mutation := newStageCountMutation(c.config, OpUpdateOne, withStageCount(_m))
-	return &StageCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOneID returns an update builder for the given id.
-func (c *StageCountClient) UpdateOneID(id int) *StageCountUpdateOne {
-	mutation := newStageCountMutation(c.config, OpUpdateOne, withStageCountID(id))
-	return &StageCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// Delete returns a delete builder for StageCount.
-func (c *StageCountClient) Delete() *StageCountDelete {
-	mutation := newStageCountMutation(c.config, OpDelete)
-	return &StageCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// DeleteOne returns a builder for deleting the given entity.
-func (c *StageCountClient) DeleteOne(_m *StageCount) *StageCountDeleteOne {
-	return c.DeleteOneID(_m.ID)
-}
-
-// DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *StageCountClient) DeleteOneID(id int) *StageCountDeleteOne {
-	builder := c.Delete().Where(stagecount.ID(id))
-	builder.mutation.id = &id
-	builder.mutation.op = OpDeleteOne
-	return &StageCountDeleteOne{builder}
-}
-
-// Query returns a query builder for StageCount.
-func (c *StageCountClient) Query() *StageCountQuery {
-	return &StageCountQuery{
-		config: c.config,
-		ctx:    &QueryContext{Type: TypeStageCount},
-		inters: c.Interceptors(),
-	}
-}
-
-// Get returns a StageCount entity by its id.
-func (c *StageCountClient) Get(ctx context.Context, id int) (*StageCount, error) {
-	return c.Query().Where(stagecount.ID(id)).Only(ctx)
-}
-
-// GetX is like Get, but panics if an error occurs.
-func (c *StageCountClient) GetX(ctx context.Context, id int) *StageCount {
-	obj, err := c.Get(ctx, id)
-	if err != nil {
-		panic(err)
-	}
-	return obj
-}
-
-// Hooks returns the client hooks.
-func (c *StageCountClient) Hooks() []Hook {
-	hooks := c.hooks.StageCount
-	return append(hooks[:len(hooks):len(hooks)], stagecount.Hooks[:]...)
-}
-
-// Interceptors returns the client interceptors.
-func (c *StageCountClient) Interceptors() []Interceptor {
-	return c.inters.StageCount
-}
-
-func (c *StageCountClient) mutate(ctx context.Context, m *StageCountMutation) (Value, error) {
-	switch m.Op() {
-	case OpCreate:
-		return (&StageCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdate:
-		return (&StageCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdateOne:
-		return (&StageCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpDelete, OpDeleteOne:
-		return (&StageCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
-	default:
-		return nil, fmt.Errorf("ent: unknown StageCount mutation op: %q", m.Op())
-	}
-}
-
 // TeamClient is a client for the Team schema.
 type TeamClient struct {
 	config
@@ -6233,17 +6091,16 @@ type (
 		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
 		DialerCall, DispositionDay, FundedDeal, FundedDealDay, IdempotencyRecord,
 		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
-		Organization, PaymentDay, PipelineStage, StageCount, Team, User,
-		WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
+		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
+		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
 		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
 		DialerCall, DispositionDay, FundedDeal, FundedDealDay, IdempotencyRecord,
 		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
-		Organization, PaymentDay, PipelineStage, StageCount, Team, User,
-		WebhookAttempt, WebhookDelivery, WebhookEvent,
-		WebhookSubscription []ent.Interceptor
+		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
+		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

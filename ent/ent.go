@@ -39,7 +39,6 @@ import (
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -133,7 +132,6 @@ func checkColumn(t, c string) error {
 			organization.Table:        organization.ValidColumn,
 			paymentday.Table:          paymentday.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,
-			stagecount.Table:          stagecount.ValidColumn,
 			team.Table:                team.ValidColumn,
 			user.Table:                user.ValidColumn,
 			webhookattempt.Table:      webhookattempt.ValidColumn,

@@ -31,7 +31,6 @@ import (
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -47,7 +46,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 34)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 33)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -577,9 +576,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "LeadCount",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			leadcount.FieldOrgID: {Type: field.TypeUUID, Column: leadcount.FieldOrgID},
-			leadcount.FieldSlot:  {Type: field.TypeInt, Column: leadcount.FieldSlot},
-			leadcount.FieldN:     {Type: field.TypeInt, Column: leadcount.FieldN},
+			leadcount.FieldOrgID:   {Type: field.TypeUUID, Column: leadcount.FieldOrgID},
+			leadcount.FieldStageID: {Type: field.TypeUUID, Column: leadcount.FieldStageID},
+			leadcount.FieldSlot:    {Type: field.TypeInt, Column: leadcount.FieldSlot},
+			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
 	graph.Nodes[21] = &sqlgraph.Node{
@@ -720,23 +720,6 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
-			Table:   stagecount.Table,
-			Columns: stagecount.Columns,
-			ID: &sqlgraph.FieldSpec{
-				Type:   field.TypeInt,
-				Column: stagecount.FieldID,
-			},
-		},
-		Type: "StageCount",
-		Fields: map[string]*sqlgraph.FieldSpec{
-			stagecount.FieldOrgID:   {Type: field.TypeUUID, Column: stagecount.FieldOrgID},
-			stagecount.FieldStageID: {Type: field.TypeUUID, Column: stagecount.FieldStageID},
-			stagecount.FieldSlot:    {Type: field.TypeInt, Column: stagecount.FieldSlot},
-			stagecount.FieldN:       {Type: field.TypeInt, Column: stagecount.FieldN},
-		},
-	}
-	graph.Nodes[28] = &sqlgraph.Node{
-		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -752,7 +735,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -773,7 +756,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -792,7 +775,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -817,7 +800,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -837,7 +820,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -4438,6 +4421,11 @@ func (f *LeadCountFilter) WhereOrgID(p entql.ValueP) {
 	f.Where(p.Field(leadcount.FieldOrgID))
 }
 
+// WhereStageID applies the entql [16]byte predicate on the stage_id field.
+func (f *LeadCountFilter) WhereStageID(p entql.ValueP) {
+	f.Where(p.Field(leadcount.FieldStageID))
+}
+
 // WhereSlot applies the entql int predicate on the slot field.
 func (f *LeadCountFilter) WhereSlot(p entql.IntP) {
 	f.Where(p.Field(leadcount.FieldSlot))
@@ -5273,66 +5261,6 @@ func (f *PipelineStageFilter) WhereHasLeadsWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
-func (_q *StageCountQuery) addPredicate(pred func(s *sql.Selector)) {
-	_q.predicates = append(_q.predicates, pred)
-}
-
-// Filter returns a Filter implementation to apply filters on the StageCountQuery builder.
-func (_q *StageCountQuery) Filter() *StageCountFilter {
-	return &StageCountFilter{config: _q.config, predicateAdder: _q}
-}
-
-// addPredicate implements the predicateAdder interface.
-func (m *StageCountMutation) addPredicate(pred func(s *sql.Selector)) {
-	m.predicates = append(m.predicates, pred)
-}
-
-// Filter returns an entql.Where implementation to apply filters on the StageCountMutation builder.
-func (m *StageCountMutation) Filter() *StageCountFilter {
-	return &StageCountFilter{config: m.config, predicateAdder: m}
-}
-
-// StageCountFilter provides a generic filtering capability at runtime for StageCountQuery.
-type StageCountFilter struct {
-	predicateAdder
-	config
-}
-
-// Where applies the entql predicate on the query filter.
-func (f *StageCountFilter) Where(p entql.P) {
-	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
-			s.AddError(err)
-		}
-	})
-}
-
-// WhereID applies the entql int predicate on the id field.
-func (f *StageCountFilter) WhereID(p entql.IntP) {
-	f.Where(p.Field(stagecount.FieldID))
-}
-
-// WhereOrgID applies the entql [16]byte predicate on the org_id field.
-func (f *StageCountFilter) WhereOrgID(p entql.ValueP) {
-	f.Where(p.Field(stagecount.FieldOrgID))
-}
-
-// WhereStageID applies the entql [16]byte predicate on the stage_id field.
-func (f *StageCountFilter) WhereStageID(p entql.ValueP) {
-	f.Where(p.Field(stagecount.FieldStageID))
-}
-
-// WhereSlot applies the entql int predicate on the slot field.
-func (f *StageCountFilter) WhereSlot(p entql.IntP) {
-	f.Where(p.Field(stagecount.FieldSlot))
-}
-
-// WhereN applies the entql int predicate on the n field.
-func (f *StageCountFilter) WhereN(p entql.IntP) {
-	f.Where(p.Field(stagecount.FieldN))
-}
-
-// addPredicate implements the predicateAdder interface.
 func (_q *TeamQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -5361,7 +5289,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5449,7 +5377,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5599,7 +5527,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5683,7 +5611,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5825,7 +5753,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5914,7 +5842,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

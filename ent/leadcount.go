@@ -19,6 +19,8 @@ type LeadCount struct {
 	ID int `json:"id,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
+	// StageID holds the value of the "stage_id" field.
+	StageID *uuid.UUID `json:"stage_id,omitempty"`
 	// Slot holds the value of the "slot" field.
 	Slot int `json:"slot,omitempty"`
 	// N holds the value of the "n" field.
@@ -31,6 +33,8 @@ func (*LeadCount) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case leadcount.FieldStageID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case leadcount.FieldID, leadcount.FieldSlot, leadcount.FieldN:
 			values[i] = new(sql.NullInt64)
 		case leadcount.FieldOrgID:
@@ -61,6 +65,13 @@ func (_m *LeadCount) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field org_id", values[i])
 			} else if value != nil {
 				_m.OrgID = *value
+			}
+		case leadcount.FieldStageID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field stage_id", values[i])
+			} else if value.Valid {
+				_m.StageID = new(uuid.UUID)
+				*_m.StageID = *value.S.(*uuid.UUID)
 			}
 		case leadcount.FieldSlot:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -112,6 +123,11 @@ func (_m *LeadCount) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("org_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OrgID))
+	builder.WriteString(", ")
+	if v := _m.StageID; v != nil {
+		builder.WriteString("stage_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("slot=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Slot))

@@ -28,6 +28,20 @@ func (_c *LeadCountCreate) SetOrgID(v uuid.UUID) *LeadCountCreate {
 	return _c
 }
 
+// SetStageID sets the "stage_id" field.
+func (_c *LeadCountCreate) SetStageID(v uuid.UUID) *LeadCountCreate {
+	_c.mutation.SetStageID(v)
+	return _c
+}
+
+// SetNillableStageID sets the "stage_id" field if the given value is not nil.
+func (_c *LeadCountCreate) SetNillableStageID(v *uuid.UUID) *LeadCountCreate {
+	if v != nil {
+		_c.SetStageID(*v)
+	}
+	return _c
+}
+
 // SetSlot sets the "slot" field.
 func (_c *LeadCountCreate) SetSlot(v int) *LeadCountCreate {
 	_c.mutation.SetSlot(v)
@@ -134,6 +148,10 @@ func (_c *LeadCountCreate) createSpec() (*LeadCount, *sqlgraph.CreateSpec) {
 		_spec.SetField(leadcount.FieldOrgID, field.TypeUUID, value)
 		_node.OrgID = value
 	}
+	if value, ok := _c.mutation.StageID(); ok {
+		_spec.SetField(leadcount.FieldStageID, field.TypeUUID, value)
+		_node.StageID = &value
+	}
 	if value, ok := _c.mutation.Slot(); ok {
 		_spec.SetField(leadcount.FieldSlot, field.TypeInt, value)
 		_node.Slot = value
@@ -225,6 +243,9 @@ func (u *LeadCountUpsertOne) UpdateNewValues() *LeadCountUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.OrgID(); exists {
 			s.SetIgnore(leadcount.FieldOrgID)
+		}
+		if _, exists := u.create.mutation.StageID(); exists {
+			s.SetIgnore(leadcount.FieldStageID)
 		}
 		if _, exists := u.create.mutation.Slot(); exists {
 			s.SetIgnore(leadcount.FieldSlot)
@@ -459,6 +480,9 @@ func (u *LeadCountUpsertBulk) UpdateNewValues() *LeadCountUpsertBulk {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.OrgID(); exists {
 				s.SetIgnore(leadcount.FieldOrgID)
+			}
+			if _, exists := b.mutation.StageID(); exists {
+				s.SetIgnore(leadcount.FieldStageID)
 			}
 			if _, exists := b.mutation.Slot(); exists {
 				s.SetIgnore(leadcount.FieldSlot)

@@ -96,6 +96,9 @@ func (_u *LeadCountUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if _u.mutation.StageIDCleared() {
+		_spec.ClearField(leadcount.FieldStageID, field.TypeUUID)
+	}
 	if value, ok := _u.mutation.N(); ok {
 		_spec.SetField(leadcount.FieldN, field.TypeInt, value)
 	}
@@ -221,6 +224,9 @@ func (_u *LeadCountUpdateOne) sqlSave(ctx context.Context) (_node *LeadCount, er
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.StageIDCleared() {
+		_spec.ClearField(leadcount.FieldStageID, field.TypeUUID)
 	}
 	if value, ok := _u.mutation.N(); ok {
 		_spec.SetField(leadcount.FieldN, field.TypeInt, value)

@@ -42,7 +42,6 @@ import (
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -87,7 +86,6 @@ const (
 	TypeOrganization        = "Organization"
 	TypePaymentDay          = "PaymentDay"
 	TypePipelineStage       = "PipelineStage"
-	TypeStageCount          = "StageCount"
 	TypeTeam                = "Team"
 	TypeUser                = "User"
 	TypeWebhookAttempt      = "WebhookAttempt"
@@ -25948,6 +25946,7 @@ type LeadCountMutation struct {
 	typ           string
 	id            *int
 	org_id        *uuid.UUID
+	stage_id      *uuid.UUID
 	slot          *int
 	addslot       *int
 	n             *int
@@ -26090,6 +26089,55 @@ func (m *LeadCountMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err erro
 // ResetOrgID resets all changes to the "org_id" field.
 func (m *LeadCountMutation) ResetOrgID() {
 	m.org_id = nil
+}
+
+// SetStageID sets the "stage_id" field.
+func (m *LeadCountMutation) SetStageID(u uuid.UUID) {
+	m.stage_id = &u
+}
+
+// StageID returns the value of the "stage_id" field in the mutation.
+func (m *LeadCountMutation) StageID() (r uuid.UUID, exists bool) {
+	v := m.stage_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStageID returns the old "stage_id" field's value of the LeadCount entity.
+// If the LeadCount object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LeadCountMutation) OldStageID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStageID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStageID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStageID: %w", err)
+	}
+	return oldValue.StageID, nil
+}
+
+// ClearStageID clears the value of the "stage_id" field.
+func (m *LeadCountMutation) ClearStageID() {
+	m.stage_id = nil
+	m.clearedFields[leadcount.FieldStageID] = struct{}{}
+}
+
+// StageIDCleared returns if the "stage_id" field was cleared in this mutation.
+func (m *LeadCountMutation) StageIDCleared() bool {
+	_, ok := m.clearedFields[leadcount.FieldStageID]
+	return ok
+}
+
+// ResetStageID resets all changes to the "stage_id" field.
+func (m *LeadCountMutation) ResetStageID() {
+	m.stage_id = nil
+	delete(m.clearedFields, leadcount.FieldStageID)
 }
 
 // SetSlot sets the "slot" field.
@@ -26238,9 +26286,12 @@ func (m *LeadCountMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *LeadCountMutation) Fields() []string {
-	fields := make([]string, 0, 3)
+	fields := make([]string, 0, 4)
 	if m.org_id != nil {
 		fields = append(fields, leadcount.FieldOrgID)
+	}
+	if m.stage_id != nil {
+		fields = append(fields, leadcount.FieldStageID)
 	}
 	if m.slot != nil {
 		fields = append(fields, leadcount.FieldSlot)
@@ -26258,6 +26309,8 @@ func (m *LeadCountMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case leadcount.FieldOrgID:
 		return m.OrgID()
+	case leadcount.FieldStageID:
+		return m.StageID()
 	case leadcount.FieldSlot:
 		return m.Slot()
 	case leadcount.FieldN:
@@ -26273,6 +26326,8 @@ func (m *LeadCountMutation) OldField(ctx context.Context, name string) (ent.Valu
 	switch name {
 	case leadcount.FieldOrgID:
 		return m.OldOrgID(ctx)
+	case leadcount.FieldStageID:
+		return m.OldStageID(ctx)
 	case leadcount.FieldSlot:
 		return m.OldSlot(ctx)
 	case leadcount.FieldN:
@@ -26292,6 +26347,13 @@ func (m *LeadCountMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrgID(v)
+		return nil
+	case leadcount.FieldStageID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStageID(v)
 		return nil
 	case leadcount.FieldSlot:
 		v, ok := value.(int)
@@ -26363,7 +26425,11 @@ func (m *LeadCountMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *LeadCountMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(leadcount.FieldStageID) {
+		fields = append(fields, leadcount.FieldStageID)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -26376,6 +26442,11 @@ func (m *LeadCountMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *LeadCountMutation) ClearField(name string) error {
+	switch name {
+	case leadcount.FieldStageID:
+		m.ClearStageID()
+		return nil
+	}
 	return fmt.Errorf("unknown LeadCount nullable field %s", name)
 }
 
@@ -26385,6 +26456,9 @@ func (m *LeadCountMutation) ResetField(name string) error {
 	switch name {
 	case leadcount.FieldOrgID:
 		m.ResetOrgID()
+		return nil
+	case leadcount.FieldStageID:
+		m.ResetStageID()
 		return nil
 	case leadcount.FieldSlot:
 		m.ResetSlot()
@@ -34143,563 +34217,6 @@ func (m *PipelineStageMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown PipelineStage edge %s", name)
-}
-
-// StageCountMutation represents an operation that mutates the StageCount nodes in the graph.
-type StageCountMutation struct {
-	config
-	op            Op
-	typ           string
-	id            *int
-	org_id        *uuid.UUID
-	stage_id      *uuid.UUID
-	slot          *int
-	addslot       *int
-	n             *int
-	addn          *int
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*StageCount, error)
-	predicates    []predicate.StageCount
-}
-
-var _ ent.Mutation = (*StageCountMutation)(nil)
-
-// stagecountOption allows management of the mutation configuration using functional options.
-type stagecountOption func(*StageCountMutation)
-
-// newStageCountMutation creates new mutation for the StageCount entity.
-func newStageCountMutation(c config, op Op, opts ...stagecountOption) *StageCountMutation {
-	m := &StageCountMutation{
-		config:        c,
-		op:            op,
-		typ:           TypeStageCount,
-		clearedFields: make(map[string]struct{}),
-	}
-	for _, opt := range opts {
-		opt(m)
-	}
-	return m
-}
-
-// withStageCountID sets the ID field of the mutation.
-func withStageCountID(id int) stagecountOption {
-	return func(m *StageCountMutation) {
-		var (
-			err   error
-			once  sync.Once
-			value *StageCount
-		)
-		m.oldValue = func(ctx context.Context) (*StageCount, error) {
-			once.Do(func() {
-				if m.done {
-					err = errors.New("querying old values post mutation is not allowed")
-				} else {
-					value, err = m.Client().StageCount.Get(ctx, id)
-				}
-			})
-			return value, err
-		}
-		m.id = &id
-	}
-}
-
-// withStageCount sets the old StageCount of the mutation.
-func withStageCount(node *StageCount) stagecountOption {
-	return func(m *StageCountMutation) {
-		m.oldValue = func(context.Context) (*StageCount, error) {
-			return node, nil
-		}
-		m.id = &node.ID
-	}
-}
-
-// Client returns a new `ent.Client` from the mutation. If the mutation was
-// executed in a transaction (ent.Tx), a transactional client is returned.
-func (m StageCountMutation) Client() *Client {
-	client := &Client{config: m.config}
-	client.init()
-	return client
-}
-
-// Tx returns an `ent.Tx` for mutations that were executed in transactions;
-// it returns an error otherwise.
-func (m StageCountMutation) Tx() (*Tx, error) {
-	if _, ok := m.driver.(*txDriver); !ok {
-		return nil, errors.New("ent: mutation is not running in a transaction")
-	}
-	tx := &Tx{config: m.config}
-	tx.init()
-	return tx, nil
-}
-
-// ID returns the ID value in the mutation. Note that the ID is only available
-// if it was provided to the builder or after it was returned from the database.
-func (m *StageCountMutation) ID() (id int, exists bool) {
-	if m.id == nil {
-		return
-	}
-	return *m.id, true
-}
-
-// IDs queries the database and returns the entity ids that match the mutation's predicate.
-// That means, if the mutation is applied within a transaction with an isolation level such
-// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
-// or updated by the mutation.
-func (m *StageCountMutation) IDs(ctx context.Context) ([]int, error) {
-	switch {
-	case m.op.Is(OpUpdateOne | OpDeleteOne):
-		id, exists := m.ID()
-		if exists {
-			return []int{id}, nil
-		}
-		fallthrough
-	case m.op.Is(OpUpdate | OpDelete):
-		return m.Client().StageCount.Query().Where(m.predicates...).IDs(ctx)
-	default:
-		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
-	}
-}
-
-// SetOrgID sets the "org_id" field.
-func (m *StageCountMutation) SetOrgID(u uuid.UUID) {
-	m.org_id = &u
-}
-
-// OrgID returns the value of the "org_id" field in the mutation.
-func (m *StageCountMutation) OrgID() (r uuid.UUID, exists bool) {
-	v := m.org_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOrgID returns the old "org_id" field's value of the StageCount entity.
-// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StageCountMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOrgID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
-	}
-	return oldValue.OrgID, nil
-}
-
-// ResetOrgID resets all changes to the "org_id" field.
-func (m *StageCountMutation) ResetOrgID() {
-	m.org_id = nil
-}
-
-// SetStageID sets the "stage_id" field.
-func (m *StageCountMutation) SetStageID(u uuid.UUID) {
-	m.stage_id = &u
-}
-
-// StageID returns the value of the "stage_id" field in the mutation.
-func (m *StageCountMutation) StageID() (r uuid.UUID, exists bool) {
-	v := m.stage_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldStageID returns the old "stage_id" field's value of the StageCount entity.
-// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StageCountMutation) OldStageID(ctx context.Context) (v uuid.UUID, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldStageID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldStageID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldStageID: %w", err)
-	}
-	return oldValue.StageID, nil
-}
-
-// ResetStageID resets all changes to the "stage_id" field.
-func (m *StageCountMutation) ResetStageID() {
-	m.stage_id = nil
-}
-
-// SetSlot sets the "slot" field.
-func (m *StageCountMutation) SetSlot(i int) {
-	m.slot = &i
-	m.addslot = nil
-}
-
-// Slot returns the value of the "slot" field in the mutation.
-func (m *StageCountMutation) Slot() (r int, exists bool) {
-	v := m.slot
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldSlot returns the old "slot" field's value of the StageCount entity.
-// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StageCountMutation) OldSlot(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldSlot is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldSlot requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldSlot: %w", err)
-	}
-	return oldValue.Slot, nil
-}
-
-// AddSlot adds i to the "slot" field.
-func (m *StageCountMutation) AddSlot(i int) {
-	if m.addslot != nil {
-		*m.addslot += i
-	} else {
-		m.addslot = &i
-	}
-}
-
-// AddedSlot returns the value that was added to the "slot" field in this mutation.
-func (m *StageCountMutation) AddedSlot() (r int, exists bool) {
-	v := m.addslot
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetSlot resets all changes to the "slot" field.
-func (m *StageCountMutation) ResetSlot() {
-	m.slot = nil
-	m.addslot = nil
-}
-
-// SetN sets the "n" field.
-func (m *StageCountMutation) SetN(i int) {
-	m.n = &i
-	m.addn = nil
-}
-
-// N returns the value of the "n" field in the mutation.
-func (m *StageCountMutation) N() (r int, exists bool) {
-	v := m.n
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldN returns the old "n" field's value of the StageCount entity.
-// If the StageCount object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StageCountMutation) OldN(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldN is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldN requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldN: %w", err)
-	}
-	return oldValue.N, nil
-}
-
-// AddN adds i to the "n" field.
-func (m *StageCountMutation) AddN(i int) {
-	if m.addn != nil {
-		*m.addn += i
-	} else {
-		m.addn = &i
-	}
-}
-
-// AddedN returns the value that was added to the "n" field in this mutation.
-func (m *StageCountMutation) AddedN() (r int, exists bool) {
-	v := m.addn
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetN resets all changes to the "n" field.
-func (m *StageCountMutation) ResetN() {
-	m.n = nil
-	m.addn = nil
-}
-
-// Where appends a list predicates to the StageCountMutation builder.
-func (m *StageCountMutation) Where(ps ...predicate.StageCount) {
-	m.predicates = append(m.predicates, ps...)
-}
-
-// WhereP appends storage-level predicates to the StageCountMutation builder. Using this method,
-// users can use type-assertion to append predicates that do not depend on any generated package.
-func (m *StageCountMutation) WhereP(ps ...func(*sql.Selector)) {
-	p := make([]predicate.StageCount, len(ps))
-	for i := range ps {
-		p[i] = ps[i]
-	}
-	m.Where(p...)
-}
-
-// Op returns the operation name.
-func (m *StageCountMutation) Op() Op {
-	return m.op
-}
-
-// SetOp allows setting the mutation operation.
-func (m *StageCountMutation) SetOp(op Op) {
-	m.op = op
-}
-
-// Type returns the node type of this mutation (StageCount).
-func (m *StageCountMutation) Type() string {
-	return m.typ
-}
-
-// Fields returns all fields that were changed during this mutation. Note that in
-// order to get all numeric fields that were incremented/decremented, call
-// AddedFields().
-func (m *StageCountMutation) Fields() []string {
-	fields := make([]string, 0, 4)
-	if m.org_id != nil {
-		fields = append(fields, stagecount.FieldOrgID)
-	}
-	if m.stage_id != nil {
-		fields = append(fields, stagecount.FieldStageID)
-	}
-	if m.slot != nil {
-		fields = append(fields, stagecount.FieldSlot)
-	}
-	if m.n != nil {
-		fields = append(fields, stagecount.FieldN)
-	}
-	return fields
-}
-
-// Field returns the value of a field with the given name. The second boolean
-// return value indicates that this field was not set, or was not defined in the
-// schema.
-func (m *StageCountMutation) Field(name string) (ent.Value, bool) {
-	switch name {
-	case stagecount.FieldOrgID:
-		return m.OrgID()
-	case stagecount.FieldStageID:
-		return m.StageID()
-	case stagecount.FieldSlot:
-		return m.Slot()
-	case stagecount.FieldN:
-		return m.N()
-	}
-	return nil, false
-}
-
-// OldField returns the old value of the field from the database. An error is
-// returned if the mutation operation is not UpdateOne, or the query to the
-// database failed.
-func (m *StageCountMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
-	switch name {
-	case stagecount.FieldOrgID:
-		return m.OldOrgID(ctx)
-	case stagecount.FieldStageID:
-		return m.OldStageID(ctx)
-	case stagecount.FieldSlot:
-		return m.OldSlot(ctx)
-	case stagecount.FieldN:
-		return m.OldN(ctx)
-	}
-	return nil, fmt.Errorf("unknown StageCount field %s", name)
-}
-
-// SetField sets the value of a field with the given name. It returns an error if
-// the field is not defined in the schema, or if the type mismatched the field
-// type.
-func (m *StageCountMutation) SetField(name string, value ent.Value) error {
-	switch name {
-	case stagecount.FieldOrgID:
-		v, ok := value.(uuid.UUID)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetOrgID(v)
-		return nil
-	case stagecount.FieldStageID:
-		v, ok := value.(uuid.UUID)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStageID(v)
-		return nil
-	case stagecount.FieldSlot:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetSlot(v)
-		return nil
-	case stagecount.FieldN:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetN(v)
-		return nil
-	}
-	return fmt.Errorf("unknown StageCount field %s", name)
-}
-
-// AddedFields returns all numeric fields that were incremented/decremented during
-// this mutation.
-func (m *StageCountMutation) AddedFields() []string {
-	var fields []string
-	if m.addslot != nil {
-		fields = append(fields, stagecount.FieldSlot)
-	}
-	if m.addn != nil {
-		fields = append(fields, stagecount.FieldN)
-	}
-	return fields
-}
-
-// AddedField returns the numeric value that was incremented/decremented on a field
-// with the given name. The second boolean return value indicates that this field
-// was not set, or was not defined in the schema.
-func (m *StageCountMutation) AddedField(name string) (ent.Value, bool) {
-	switch name {
-	case stagecount.FieldSlot:
-		return m.AddedSlot()
-	case stagecount.FieldN:
-		return m.AddedN()
-	}
-	return nil, false
-}
-
-// AddField adds the value to the field with the given name. It returns an error if
-// the field is not defined in the schema, or if the type mismatched the field
-// type.
-func (m *StageCountMutation) AddField(name string, value ent.Value) error {
-	switch name {
-	case stagecount.FieldSlot:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddSlot(v)
-		return nil
-	case stagecount.FieldN:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddN(v)
-		return nil
-	}
-	return fmt.Errorf("unknown StageCount numeric field %s", name)
-}
-
-// ClearedFields returns all nullable fields that were cleared during this
-// mutation.
-func (m *StageCountMutation) ClearedFields() []string {
-	return nil
-}
-
-// FieldCleared returns a boolean indicating if a field with the given name was
-// cleared in this mutation.
-func (m *StageCountMutation) FieldCleared(name string) bool {
-	_, ok := m.clearedFields[name]
-	return ok
-}
-
-// ClearField clears the value of the field with the given name. It returns an
-// error if the field is not defined in the schema.
-func (m *StageCountMutation) ClearField(name string) error {
-	return fmt.Errorf("unknown StageCount nullable field %s", name)
-}
-
-// ResetField resets all changes in the mutation for the field with the given name.
-// It returns an error if the field is not defined in the schema.
-func (m *StageCountMutation) ResetField(name string) error {
-	switch name {
-	case stagecount.FieldOrgID:
-		m.ResetOrgID()
-		return nil
-	case stagecount.FieldStageID:
-		m.ResetStageID()
-		return nil
-	case stagecount.FieldSlot:
-		m.ResetSlot()
-		return nil
-	case stagecount.FieldN:
-		m.ResetN()
-		return nil
-	}
-	return fmt.Errorf("unknown StageCount field %s", name)
-}
-
-// AddedEdges returns all edge names that were set/added in this mutation.
-func (m *StageCountMutation) AddedEdges() []string {
-	edges := make([]string, 0, 0)
-	return edges
-}
-
-// AddedIDs returns all IDs (to other nodes) that were added for the given edge
-// name in this mutation.
-func (m *StageCountMutation) AddedIDs(name string) []ent.Value {
-	return nil
-}
-
-// RemovedEdges returns all edge names that were removed in this mutation.
-func (m *StageCountMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 0)
-	return edges
-}
-
-// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
-// the given name in this mutation.
-func (m *StageCountMutation) RemovedIDs(name string) []ent.Value {
-	return nil
-}
-
-// ClearedEdges returns all edge names that were cleared in this mutation.
-func (m *StageCountMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 0)
-	return edges
-}
-
-// EdgeCleared returns a boolean which indicates if the edge with the given name
-// was cleared in this mutation.
-func (m *StageCountMutation) EdgeCleared(name string) bool {
-	return false
-}
-
-// ClearEdge clears the value of the edge with the given name. It returns an error
-// if that edge is not defined in the schema.
-func (m *StageCountMutation) ClearEdge(name string) error {
-	return fmt.Errorf("unknown StageCount unique edge %s", name)
-}
-
-// ResetEdge resets all changes to the edge with the given name in this mutation.
-// It returns an error if the edge is not defined in the schema.
-func (m *StageCountMutation) ResetEdge(name string) error {
-	return fmt.Errorf("unknown StageCount edge %s", name)
 }
 
 // TeamMutation represents an operation that mutates the Team nodes in the graph.

@@ -68,8 +68,6 @@ type Tx struct {
 	PaymentDay *PaymentDayClient
 	// PipelineStage is the client for interacting with the PipelineStage builders.
 	PipelineStage *PipelineStageClient
-	// StageCount is the client for interacting with the StageCount builders.
-	StageCount *StageCountClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// User is the client for interacting with the User builders.
@@ -240,7 +238,6 @@ func (tx *Tx) init() {
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.PaymentDay = NewPaymentDayClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)
-	tx.StageCount = NewStageCountClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)

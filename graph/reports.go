@@ -43,6 +43,9 @@ func (r *Resolver) ReportRequest(ctx context.Context, p ReportParams) (*analytic
 		return nil, err
 	}
 	q := &analytics.Request{OrgID: v.OrgID, Range: rng, Interval: period.Day}
+	if org.RollupZone != nil {
+		q.RollupZone = *org.RollupZone
+	}
 	if p.Interval != nil {
 		q.Interval = *p.Interval
 	}

@@ -333,18 +333,6 @@ func (f PipelineStageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineStageMutation", m)
 }
 
-// The StageCountFunc type is an adapter to allow the use of ordinary
-// function as StageCount mutator.
-type StageCountFunc func(context.Context, *ent.StageCountMutation) (ent.Value, error)
-
-// Mutate calls f(ctx, m).
-func (f StageCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.StageCountMutation); ok {
-		return f(ctx, mv)
-	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StageCountMutation", m)
-}
-
 // The TeamFunc type is an adapter to allow the use of ordinary
 // function as Team mutator.
 type TeamFunc func(context.Context, *ent.TeamMutation) (ent.Value, error)

@@ -36,7 +36,6 @@ import (
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -830,33 +829,6 @@ func (f TraversePipelineStage) Traverse(ctx context.Context, q ent.Query) error 
 	return fmt.Errorf("unexpected query type %T. expect *ent.PipelineStageQuery", q)
 }
 
-// The StageCountFunc type is an adapter to allow the use of ordinary function as a Querier.
-type StageCountFunc func(context.Context, *ent.StageCountQuery) (ent.Value, error)
-
-// Query calls f(ctx, q).
-func (f StageCountFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
-	if q, ok := q.(*ent.StageCountQuery); ok {
-		return f(ctx, q)
-	}
-	return nil, fmt.Errorf("unexpected query type %T. expect *ent.StageCountQuery", q)
-}
-
-// The TraverseStageCount type is an adapter to allow the use of ordinary function as Traverser.
-type TraverseStageCount func(context.Context, *ent.StageCountQuery) error
-
-// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
-func (f TraverseStageCount) Intercept(next ent.Querier) ent.Querier {
-	return next
-}
-
-// Traverse calls f(ctx, q).
-func (f TraverseStageCount) Traverse(ctx context.Context, q ent.Query) error {
-	if q, ok := q.(*ent.StageCountQuery); ok {
-		return f(ctx, q)
-	}
-	return fmt.Errorf("unexpected query type %T. expect *ent.StageCountQuery", q)
-}
-
 // The TeamFunc type is an adapter to allow the use of ordinary function as a Querier.
 type TeamFunc func(context.Context, *ent.TeamQuery) (ent.Value, error)
 
@@ -1076,8 +1048,6 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.PaymentDayQuery, predicate.PaymentDay, paymentday.OrderOption]{typ: ent.TypePaymentDay, tq: q}, nil
 	case *ent.PipelineStageQuery:
 		return &query[*ent.PipelineStageQuery, predicate.PipelineStage, pipelinestage.OrderOption]{typ: ent.TypePipelineStage, tq: q}, nil
-	case *ent.StageCountQuery:
-		return &query[*ent.StageCountQuery, predicate.StageCount, stagecount.OrderOption]{typ: ent.TypeStageCount, tq: q}, nil
 	case *ent.TeamQuery:
 		return &query[*ent.TeamQuery, predicate.Team, team.OrderOption]{typ: ent.TypeTeam, tq: q}, nil
 	case *ent.UserQuery:

@@ -58,6 +58,11 @@ func OrgID(v uuid.UUID) predicate.LeadCount {
 	return predicate.LeadCount(sql.FieldEQ(FieldOrgID, v))
 }
 
+// StageID applies equality check predicate on the "stage_id" field. It's identical to StageIDEQ.
+func StageID(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldEQ(FieldStageID, v))
+}
+
 // Slot applies equality check predicate on the "slot" field. It's identical to SlotEQ.
 func Slot(v int) predicate.LeadCount {
 	return predicate.LeadCount(sql.FieldEQ(FieldSlot, v))
@@ -106,6 +111,56 @@ func OrgIDLT(v uuid.UUID) predicate.LeadCount {
 // OrgIDLTE applies the LTE predicate on the "org_id" field.
 func OrgIDLTE(v uuid.UUID) predicate.LeadCount {
 	return predicate.LeadCount(sql.FieldLTE(FieldOrgID, v))
+}
+
+// StageIDEQ applies the EQ predicate on the "stage_id" field.
+func StageIDEQ(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldEQ(FieldStageID, v))
+}
+
+// StageIDNEQ applies the NEQ predicate on the "stage_id" field.
+func StageIDNEQ(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNEQ(FieldStageID, v))
+}
+
+// StageIDIn applies the In predicate on the "stage_id" field.
+func StageIDIn(vs ...uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldIn(FieldStageID, vs...))
+}
+
+// StageIDNotIn applies the NotIn predicate on the "stage_id" field.
+func StageIDNotIn(vs ...uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNotIn(FieldStageID, vs...))
+}
+
+// StageIDGT applies the GT predicate on the "stage_id" field.
+func StageIDGT(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldGT(FieldStageID, v))
+}
+
+// StageIDGTE applies the GTE predicate on the "stage_id" field.
+func StageIDGTE(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldGTE(FieldStageID, v))
+}
+
+// StageIDLT applies the LT predicate on the "stage_id" field.
+func StageIDLT(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldLT(FieldStageID, v))
+}
+
+// StageIDLTE applies the LTE predicate on the "stage_id" field.
+func StageIDLTE(v uuid.UUID) predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldLTE(FieldStageID, v))
+}
+
+// StageIDIsNil applies the IsNil predicate on the "stage_id" field.
+func StageIDIsNil() predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldIsNull(FieldStageID))
+}
+
+// StageIDNotNil applies the NotNil predicate on the "stage_id" field.
+func StageIDNotNil() predicate.LeadCount {
+	return predicate.LeadCount(sql.FieldNotNull(FieldStageID))
 }
 
 // SlotEQ applies the EQ predicate on the "slot" field.

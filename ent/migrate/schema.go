@@ -938,6 +938,7 @@ var (
 	LeadCountsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "stage_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "slot", Type: field.TypeInt},
 		{Name: "n", Type: field.TypeInt, Default: 0},
 	}
@@ -948,9 +949,9 @@ var (
 		PrimaryKey: []*schema.Column{LeadCountsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "leadcount_org_id_slot",
+				Name:    "leadcount_org_id_stage_id_slot",
 				Unique:  true,
-				Columns: []*schema.Column{LeadCountsColumns[1], LeadCountsColumns[2]},
+				Columns: []*schema.Column{LeadCountsColumns[1], LeadCountsColumns[2], LeadCountsColumns[3]},
 			},
 		},
 	}
@@ -1130,27 +1131,6 @@ var (
 				Name:    "pipelinestage_org_id_position",
 				Unique:  false,
 				Columns: []*schema.Column{PipelineStagesColumns[8], PipelineStagesColumns[7]},
-			},
-		},
-	}
-	// StageCountsColumns holds the columns for the "stage_counts" table.
-	StageCountsColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "stage_id", Type: field.TypeUUID},
-		{Name: "slot", Type: field.TypeInt},
-		{Name: "n", Type: field.TypeInt, Default: 0},
-	}
-	// StageCountsTable holds the schema information for the "stage_counts" table.
-	StageCountsTable = &schema.Table{
-		Name:       "stage_counts",
-		Columns:    StageCountsColumns,
-		PrimaryKey: []*schema.Column{StageCountsColumns[0]},
-		Indexes: []*schema.Index{
-			{
-				Name:    "stagecount_org_id_stage_id_slot",
-				Unique:  true,
-				Columns: []*schema.Column{StageCountsColumns[1], StageCountsColumns[2], StageCountsColumns[3]},
 			},
 		},
 	}
@@ -1399,7 +1379,6 @@ var (
 		OrganizationsTable,
 		PaymentDaysTable,
 		PipelineStagesTable,
-		StageCountsTable,
 		TeamsTable,
 		UsersTable,
 		WebhookAttemptsTable,

@@ -87,9 +87,6 @@ type PaymentDay func(*sql.Selector)
 // PipelineStage is the predicate function for pipelinestage builders.
 type PipelineStage func(*sql.Selector)
 
-// StageCount is the predicate function for stagecount builders.
-type StageCount func(*sql.Selector)
-
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)
 

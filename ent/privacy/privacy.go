@@ -759,30 +759,6 @@ func (f PipelineStageMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PipelineStageMutation", m)
 }
 
-// The StageCountQueryRuleFunc type is an adapter to allow the use of ordinary
-// functions as a query rule.
-type StageCountQueryRuleFunc func(context.Context, *ent.StageCountQuery) error
-
-// EvalQuery return f(ctx, q).
-func (f StageCountQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
-	if q, ok := q.(*ent.StageCountQuery); ok {
-		return f(ctx, q)
-	}
-	return Denyf("ent/privacy: unexpected query type %T, expect *ent.StageCountQuery", q)
-}
-
-// The StageCountMutationRuleFunc type is an adapter to allow the use of ordinary
-// functions as a mutation rule.
-type StageCountMutationRuleFunc func(context.Context, *ent.StageCountMutation) error
-
-// EvalMutation calls f(ctx, m).
-func (f StageCountMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
-	if m, ok := m.(*ent.StageCountMutation); ok {
-		return f(ctx, m)
-	}
-	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.StageCountMutation", m)
-}
-
 // The TeamQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TeamQueryRuleFunc func(context.Context, *ent.TeamQuery) error
@@ -1016,8 +992,6 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.PipelineStageQuery:
 		return q.Filter(), nil
-	case *ent.StageCountQuery:
-		return q.Filter(), nil
 	case *ent.TeamQuery:
 		return q.Filter(), nil
 	case *ent.UserQuery:
@@ -1090,8 +1064,6 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.PaymentDayMutation:
 		return m.Filter(), nil
 	case *ent.PipelineStageMutation:
-		return m.Filter(), nil
-	case *ent.StageCountMutation:
 		return m.Filter(), nil
 	case *ent.TeamMutation:
 		return m.Filter(), nil

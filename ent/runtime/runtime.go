@@ -37,7 +37,6 @@ import (
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/schema"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
@@ -169,6 +168,8 @@ func init() {
 	application.Hooks[3] = applicationHooks[0]
 
 	application.Hooks[4] = applicationHooks[1]
+
+	application.Hooks[5] = applicationHooks[2]
 	applicationMixinFields0 := applicationMixin[0].Fields()
 	_ = applicationMixinFields0
 	applicationMixinFields1 := applicationMixin[1].Fields()
@@ -355,6 +356,8 @@ func init() {
 	callevent.Hooks[4] = calleventHooks[1]
 
 	callevent.Hooks[5] = calleventHooks[2]
+
+	callevent.Hooks[6] = calleventHooks[3]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
@@ -1003,7 +1006,7 @@ func init() {
 	leadcountFields := schema.LeadCount{}.Fields()
 	_ = leadcountFields
 	// leadcountDescN is the schema descriptor for n field.
-	leadcountDescN := leadcountFields[2].Descriptor()
+	leadcountDescN := leadcountFields[3].Descriptor()
 	// leadcount.DefaultN holds the default value on creation for the n field.
 	leadcount.DefaultN = leadcountDescN.Default.(int)
 	leadday.Policy = privacy.NewPolicies(schema.LeadDay{})
@@ -1307,21 +1310,6 @@ func init() {
 	pipelinestageDescID := pipelinestageMixinFields0[0].Descriptor()
 	// pipelinestage.DefaultID holds the default value on creation for the id field.
 	pipelinestage.DefaultID = pipelinestageDescID.Default.(func() uuid.UUID)
-	stagecount.Policy = privacy.NewPolicies(schema.StageCount{})
-	stagecount.Hooks[0] = func(next ent.Mutator) ent.Mutator {
-		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-			if err := stagecount.Policy.EvalMutation(ctx, m); err != nil {
-				return nil, err
-			}
-			return next.Mutate(ctx, m)
-		})
-	}
-	stagecountFields := schema.StageCount{}.Fields()
-	_ = stagecountFields
-	// stagecountDescN is the schema descriptor for n field.
-	stagecountDescN := stagecountFields[3].Descriptor()
-	// stagecount.DefaultN holds the default value on creation for the n field.
-	stagecount.DefaultN = stagecountDescN.Default.(int)
 	teamMixin := schema.Team{}.Mixin()
 	team.Policy = privacy.NewPolicies(schema.Team{})
 	team.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
-	"math/rand/v2"
 
 	"entgo.io/ent"
 	"github.com/google/uuid"
@@ -16,7 +15,6 @@ import (
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/counted"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
@@ -68,15 +66,8 @@ func countLead(next ent.Mutator) ent.Mutator {
 		if !ok || viewer.IsBulkLoad(ctx) {
 			return v, nil
 		}
-		slot := rand.IntN(LeadCountSlots)
-		if tx := gen.TxFromContext(ctx); tx != nil {
-			slot = int(maphash.Comparable(slotSeed, tx) % LeadCountSlots)
-		}
-		err = m.Client().LeadCount.Create().SetOrgID(l.OrgID).SetSlot(slot).SetN(1).
-			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(1).
-			Exec(rule.SystemContext(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("counting the lead: %w", err)
+		if err := addStage(ctx, m.Client(), l.OrgID, l.StageID, 1); err != nil {
+			return nil, err
 		}
 		return l, nil
 	})

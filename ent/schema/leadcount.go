@@ -9,11 +9,17 @@ import (
 	"entgo.io/ent/schema/index"
 )
 
-// LeadCount keeps an organization's number of leads, so the collection's
-// total is a read of a few rows instead of a count over a million. The
-// count is split over LeadCountSlots rows, each creation adding one to a
-// random slot in the creating transaction: concurrent creations on
-// PostgreSQL rarely wait on the same row, and the sum is always exact.
+// LeadCount keeps an organization's number of leads by stage, so the
+// collection's total and the pipeline report's stages are a read of a few
+// rows instead of a count over a million. A stage's count is split over
+// LeadCountSlots rows, each creation adding one to a slot chosen by the
+// creating transaction: concurrent creations on PostgreSQL rarely wait on
+// the same row, and the sum is always exact. A lead that changes stage
+// moves from one count to the other.
+//
+// Rows without a stage are counts from before the stages were kept (and
+// the seeder's): they count in the total, and the rollups' rebuild
+// replaces them with counts by stage.
 type LeadCount struct{ ent.Schema }
 
 // LeadCountSlots is how many rows an organization's count is spread over.
@@ -26,13 +32,14 @@ func (LeadCount) Annotations() []schema.Annotation {
 func (LeadCount) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
+		field.UUID("stage_id", uuidType).Optional().Nillable().Immutable(),
 		field.Int("slot").Immutable(),
 		field.Int("n").Default(0),
 	}
 }
 
 func (LeadCount) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "slot").Unique()}
+	return []ent.Index{index.Fields("org_id", "stage_id", "slot").Unique()}
 }
 
 // Only the lead hooks and the list's total, with the system context, touch these.

@@ -61,26 +61,6 @@ func (LeadDay) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("org_id", "day", "source", "slot").Unique()}
 }
 
-// StageCount is how many leads are in a stage now (the pipeline report's
-// stages), kept by the lead hooks as leads are created and move.
-type StageCount struct{ ent.Schema }
-
-func (StageCount) Annotations() []schema.Annotation { return rollupAnnotations }
-func (StageCount) Policy() ent.Policy               { return rollupPolicy() }
-
-func (StageCount) Fields() []ent.Field {
-	return []ent.Field{
-		field.UUID("org_id", uuidType).Immutable(),
-		field.UUID("stage_id", uuidType).Immutable(),
-		field.Int("slot").Immutable(),
-		field.Int("n").Default(0),
-	}
-}
-
-func (StageCount) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "stage_id", "slot").Unique()}
-}
-
 // DealDay sums the deals funded on a day by one lender (dimension lender)
 // and, again, by one advisor (dimension advisor; deals without an advisor
 // have no advisor row), with their commissions: the funding and

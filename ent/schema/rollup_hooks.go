@@ -19,13 +19,13 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/stagecount"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
 
@@ -96,10 +96,16 @@ func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) er
 	return addLeadDay(ctx, c, loc, l, s)
 }
 
-// addStage adds n leads to a stage's count.
+// addStage adds n leads to a stage's count (LeadCount), in the slot the
+// transaction adds to: a transaction adds all its leads to one slot, as
+// two bulk creations touching slots in different orders would deadlock.
 func addStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
-	err := c.StageCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(rollupSlot(ctx)).SetN(n).
-		OnConflictColumns(stagecount.FieldOrgID, stagecount.FieldStageID, stagecount.FieldSlot).AddN(n).
+	slot := rand.IntN(LeadCountSlots)
+	if tx := gen.TxFromContext(ctx); tx != nil {
+		slot = int(maphash.Comparable(slotSeed, tx) % LeadCountSlots)
+	}
+	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(slot).SetN(n).
+		OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(n).
 		Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("counting the stage's leads: %w", err)
@@ -107,8 +113,9 @@ func addStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) e
 	return nil
 }
 
-// rollupLead counts a created lead on its day and in its stage, and moves
-// a lead whose stage changes from one count to the other. The loader of
+// rollupLead counts a created lead on its day (countLead counts it in its
+// stage), and moves a lead whose stage changes from one stage's count to
+// the other's. The loader of
 // svc seed writes leads in bulk and rebuilds the rollups after.
 func rollupLead(next ent.Mutator) ent.Mutator {
 	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
@@ -138,10 +145,7 @@ func rollupLead(next ent.Mutator) ent.Mutator {
 		}
 		c := m.Client()
 		if m.Op().Is(ent.OpCreate) {
-			if err := addLeadStep(ctx, c, l, leadStep{leads: 1}); err != nil {
-				return nil, err
-			}
-			return l, addStage(ctx, c, l.OrgID, l.StageID, 1)
+			return l, addLeadStep(ctx, c, l, leadStep{leads: 1})
 		}
 		if !moving {
 			return l, nil

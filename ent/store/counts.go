@@ -38,9 +38,9 @@ func (s *DB) backfillLeadCounts(ctx context.Context) error {
 	if err != nil || n > 0 {
 		return err
 	}
-	_, err = s.write.ExecContext(ctx, `INSERT INTO lead_counts (org_id, slot, n)
-		SELECT org_id, 0, COUNT(*) FROM leads GROUP BY org_id
-		ON CONFLICT (org_id, slot) DO NOTHING`)
+	_, err = s.write.ExecContext(ctx, `INSERT INTO lead_counts (org_id, stage_id, slot, n)
+		SELECT org_id, stage_id, 0, COUNT(*) FROM leads GROUP BY org_id, stage_id
+		ON CONFLICT (org_id, stage_id, slot) DO NOTHING`)
 	if err != nil {
 		return fmt.Errorf("counting existing leads: %w", err)
 	}

@@ -103,7 +103,7 @@ func (s *DB) seedLeads(ctx context.Context, orgID uuid.UUID, n int, lending bool
 			return nil // the lead hooks counted them
 		}
 		return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
-			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldSlot).AddN(size).Exec(ctx)
+			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(size).Exec(ctx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seeding leads: %w", err)

@@ -256,6 +256,8 @@ var supersededIndexes = []string{
 	`DROP INDEX IF EXISTS fundeddeal_org_id_lender_id_funded_at`, `DROP INDEX IF EXISTS fundeddeal_org_id_advisor_id_funded_at`,
 	`DROP INDEX IF EXISTS commission_org_id_lender_id_created_at`, `DROP INDEX IF EXISTS commission_org_id_advisor_id_created_at`,
 	`DROP INDEX IF EXISTS commission_org_id_status_created_at`,
+	// Replaced by the lead counts by stage.
+	`DROP INDEX IF EXISTS leadcount_org_id_slot`,
 }
 
 // Optimize refreshes the query planner's statistics. Without them both

@@ -59,6 +59,9 @@ type Request struct {
 	// commissions) or agents (calls); nil is everyone. An empty, non-nil
 	// list matches nobody (a team without members).
 	People []uuid.UUID
+	// RollupZone is the zone the organization's rollups are cut in, ""
+	// when they are not built: reports in that zone read them (rollups.go).
+	RollupZone string
 }
 
 // From is the range's first instant.

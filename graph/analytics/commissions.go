@@ -62,6 +62,9 @@ func commissionsIn(q *Request) []predicate.Commission {
 
 // Commissions computes the commissions report.
 func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsReport, error) {
+	if days, ok := q.rolledUp(); ok {
+		return commissionsRolledUp(ctx, c, q, days)
+	}
 	cms, err := c.Commission.Query().Where(commissionsIn(q)...).
 		Select(commission.FieldLenderID, commission.FieldAdvisorID, commission.FieldExpectedAmount, commission.FieldPaidAmount).
 		All(sys(ctx))

@@ -62,6 +62,9 @@ func dealsIn(q *Request) []predicate.FundedDeal {
 
 // Funding computes the funding report.
 func Funding(ctx context.Context, c *ent.Client, q *Request) (*FundingReport, error) {
+	if days, ok := q.rolledUp(); ok {
+		return fundingRolledUp(ctx, c, q, days)
+	}
 	var totals []struct {
 		Deals      int          `json:"deals"`
 		Funded     money.Amount `json:"funded"`
@@ -130,21 +133,30 @@ func fundingBy(ctx context.Context, c *ent.Client, q *Request, column string, na
 	if err != nil {
 		return nil, fmt.Errorf("grouping the deals by %s: %w", column, err)
 	}
-	var ids []uuid.UUID
+	groups := map[uuid.UUID]*FundingGroup{}
 	for _, r := range rows {
 		if r.ID != nil {
-			ids = append(ids, *r.ID)
+			groups[*r.ID] = &FundingGroup{ID: *r.ID, Deals: r.Deals, FundedAmount: r.Funded}
 		}
+	}
+	return fundingGroups(ctx, c, groups, names)
+}
+
+// fundingGroups names and orders the groups: most funded first.
+func fundingGroups(ctx context.Context, c *ent.Client, groups map[uuid.UUID]*FundingGroup, names namer) ([]FundingGroup, error) {
+	ids := make([]uuid.UUID, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
 	}
 	name, err := names(ctx, c, ids)
 	if err != nil {
 		return nil, err
 	}
-	out := []FundingGroup{}
-	for _, r := range rows {
-		if r.ID != nil {
-			out = append(out, FundingGroup{ID: *r.ID, Name: name[*r.ID], Deals: r.Deals, FundedAmount: r.Funded})
-		}
+	out := make([]FundingGroup, 0, len(ids))
+	for _, id := range ids {
+		g := *groups[id]
+		g.Name = name[id]
+		out = append(out, g)
 	}
 	slices.SortFunc(out, func(a, b FundingGroup) int {
 		return cmp.Or(cmp.Compare(b.FundedAmount, a.FundedAmount), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID.String(), b.ID.String()))

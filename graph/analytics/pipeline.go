@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/leadcount"
 )
 
 // PipelineReport is the pipeline now and the funnel of the range's leads.
@@ -63,6 +64,9 @@ func Pipeline(ctx context.Context, c *ent.Client, q *Request) (*PipelineReport, 
 	if err != nil {
 		return nil, err
 	}
+	if days, ok := q.rolledUp(); ok {
+		return pipelineRolledUp(ctx, c, q, stages, days)
+	}
 	funnel, err := funnelOf(ctx, c, q)
 	if err != nil {
 		return nil, err
@@ -98,7 +102,14 @@ func stageCounts(ctx context.Context, c *ent.Client, q *Request) ([]PipelineStag
 		StageID uuid.UUID `json:"stage_id"`
 		N       int       `json:"n"`
 	}
-	err = c.Lead.Query().Where(leadsOf(q)...).GroupBy(lead.FieldStageID).Aggregate(countAs("n")).Scan(sys(ctx), &rows)
+	if q.People == nil && q.RollupZone != "" {
+		// The counts kept as leads are created and move, by stage since
+		// the rollups were built, whatever the report's zone.
+		err = c.LeadCount.Query().Where(leadcount.OrgID(q.OrgID), leadcount.StageIDNotNil()).
+			GroupBy(leadcount.FieldStageID).Aggregate(sumOf(leadcount.FieldN, "n")).Scan(sys(ctx), &rows)
+	} else {
+		err = c.Lead.Query().Where(leadsOf(q)...).GroupBy(lead.FieldStageID).Aggregate(countAs("n")).Scan(sys(ctx), &rows)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("counting leads by stage: %w", err)
 	}
@@ -131,13 +142,18 @@ func funnelOf(ctx context.Context, c *ent.Client, q *Request) (Funnel, error) {
 		}
 		*s.n = n
 	}
+	f.convert()
+	return f, nil
+}
+
+// convert computes the ratios between the funnel's steps.
+func (f *Funnel) convert() {
 	f.Conversion = FunnelConversion{
 		Applied:  money.RatioOf(int64(f.Applied), int64(f.Leads)),
 		Approved: money.RatioOf(int64(f.Approved), int64(f.Applied)),
 		Funded:   money.RatioOf(int64(f.Funded), int64(f.Approved)),
 		Overall:  money.RatioOf(int64(f.Funded), int64(f.Leads)),
 	}
-	return f, nil
 }
 
 // sources lists every lead source, in the catalog's order, with the

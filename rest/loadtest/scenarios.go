@@ -55,6 +55,9 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 		if _, err := db.SeedAgents(quiet, org.ID, cfg.Agents); err != nil {
 			return nil, err
 		}
+		if err := db.RebuildRollups(ctx, org.ID); err != nil {
+			return nil, err
+		}
 	}
 	fx := &fixtures{}
 	if fx.key, _, err = store.CreateAPIKey(ctx, db.Client, org.ID, "live", "load test", viewer.AllScopes); err != nil {

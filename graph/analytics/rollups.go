@@ -1,0 +1,307 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadday"
+	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/ent/paymentday"
+	"github.com/lendingpipe/svc/ent/period"
+)
+
+// The rollups (ent/schema/rollup.go) hold per-day sums cut in the
+// organization's rollup zone. A report for everyone in that zone reads
+// them for the range's whole days and the records for the partial days at
+// its ends (a date-time range), which are merged: every figure is a sum
+// over disjoint parts. Any other report (another zone, an advisor or a
+// team) reads the records alone.
+
+// wholeDays is the part of a range the rollups answer: its whole local
+// days [first, last); edges are the partial days at its ends, as requests
+// that read the records.
+type wholeDays struct {
+	first, last int
+	edges       []*Request
+}
+
+// rolledUp splits q's range when the rollups can answer it.
+func (q *Request) rolledUp() (wholeDays, bool) {
+	loc := q.Range.Loc
+	if q.People != nil || q.RollupZone == "" || loc == nil || q.RollupZone != loc.String() {
+		return wholeDays{}, false
+	}
+	w := wholeDays{first: period.LocalDay(q.Range.Start, loc), last: period.LocalDay(q.Range.End, loc)}
+	first, last := period.DayStart(w.first, loc), period.DayStart(w.last, loc)
+	if first.Before(q.Range.Start) {
+		w.first++
+		first = period.DayStart(w.first, loc)
+	}
+	if w.first >= w.last {
+		return wholeDays{}, false // no whole day
+	}
+	if q.Range.Start.Before(first) {
+		w.edges = append(w.edges, q.edge(q.Range.Start, first))
+	}
+	if last.Before(q.Range.End) {
+		w.edges = append(w.edges, q.edge(last, q.Range.End))
+	}
+	return w, true
+}
+
+// edge is q over part of its range, read from the records.
+func (q *Request) edge(start, end time.Time) *Request {
+	e := *q
+	e.Range = period.Range{Start: start.UTC(), End: end.UTC(), Loc: q.Range.Loc}
+	e.RollupZone = ""
+	return &e
+}
+
+// bucketOf is the index in buckets of the local day numbered day.
+func (q *Request) bucketOf(buckets []period.Bucket, day int) int {
+	return period.Index(buckets, period.DayStart(day, q.Range.Loc))
+}
+
+func pipelineRolledUp(ctx context.Context, c *ent.Client, q *Request, stages []PipelineStageCount, w wholeDays) (*PipelineReport, error) {
+	var rows []struct {
+		Source   lead.Source  `json:"source"`
+		Leads    int          `json:"leads"`
+		Applied  int          `json:"applied"`
+		Approved int          `json:"approved"`
+		Funded   int          `json:"funded"`
+		Amount   money.Amount `json:"amount"`
+	}
+	err := c.LeadDay.Query().Where(leadday.OrgID(q.OrgID), leadday.DayGTE(w.first), leadday.DayLT(w.last)).
+		GroupBy(leadday.FieldSource).
+		Aggregate(sumOf(leadday.FieldLeads, "leads"), sumOf(leadday.FieldApplied, "applied"),
+			sumOf(leadday.FieldApproved, "approved"), sumOf(leadday.FieldFunded, "funded"),
+			sumOf(leadday.FieldFundedAmount, "amount")).
+		Scan(sys(ctx), &rows)
+	if err != nil {
+		return nil, fmt.Errorf("summing the lead rollup: %w", err)
+	}
+	r := &PipelineReport{Stages: stages, BySource: make([]SourceCount, len(enum.LeadSources))}
+	for i, s := range enum.LeadSources {
+		r.BySource[i].Source = lead.Source(s)
+	}
+	for _, row := range rows {
+		r.Funnel.add(Funnel{Leads: row.Leads, Applied: row.Applied, Approved: row.Approved, Funded: row.Funded})
+		s := &r.BySource[sourceIndex(row.Source)]
+		s.Leads += row.Leads
+		s.Funded += row.Funded
+		s.FundedAmount += row.Amount
+	}
+	for _, e := range w.edges {
+		f, err := funnelOf(ctx, c, e)
+		if err != nil {
+			return nil, err
+		}
+		r.Funnel.add(f)
+		bySource, err := sources(ctx, c, e)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range bySource {
+			r.BySource[i].Leads += s.Leads
+			r.BySource[i].Funded += s.Funded
+			r.BySource[i].FundedAmount += s.FundedAmount
+		}
+	}
+	r.Funnel.convert()
+	return r, nil
+}
+
+func (f *Funnel) add(o Funnel) {
+	f.Leads += o.Leads
+	f.Applied += o.Applied
+	f.Approved += o.Approved
+	f.Funded += o.Funded
+}
+
+// dealGroup is a DealDay sum of one lender or advisor.
+type dealGroup struct {
+	Dimension  dealday.Dimension `json:"dimension"`
+	SubjectID  uuid.UUID         `json:"subject_id"`
+	Deals      int               `json:"deals"`
+	Funded     money.Amount      `json:"funded"`
+	Expected   money.Amount      `json:"expected"`
+	Paid       money.Amount      `json:"paid"`
+	ClawedBack money.Amount      `json:"clawed_back"`
+	Owed       money.Amount      `json:"owed"`
+}
+
+// dealGroups sums the deal rollup over the whole days by lender and by
+// advisor.
+func dealGroups(ctx context.Context, c *ent.Client, q *Request, w wholeDays) ([]dealGroup, error) {
+	var rows []dealGroup
+	err := c.DealDay.Query().Where(dealday.OrgID(q.OrgID), dealday.DayGTE(w.first), dealday.DayLT(w.last)).
+		GroupBy(dealday.FieldDimension, dealday.FieldSubjectID).
+		Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded"),
+			sumOf(dealday.FieldExpectedCommission, "expected"), sumOf(dealday.FieldPaid, "paid"),
+			sumOf(dealday.FieldClawedBack, "clawed_back"), sumOf(dealday.FieldOutstanding, "owed")).
+		Scan(sys(ctx), &rows)
+	if err != nil {
+		return nil, fmt.Errorf("summing the deal rollup: %w", err)
+	}
+	return rows, nil
+}
+
+func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays) (*FundingReport, error) {
+	groups, err := dealGroups(ctx, c, q, w)
+	if err != nil {
+		return nil, err
+	}
+	var days []struct {
+		Day    int          `json:"day"`
+		Deals  int          `json:"deals"`
+		Funded money.Amount `json:"funded"`
+	}
+	err = c.DealDay.Query().Where(dealday.OrgID(q.OrgID), dealday.DayGTE(w.first), dealday.DayLT(w.last),
+		dealday.DimensionEQ(dealday.DimensionLender)).
+		GroupBy(dealday.FieldDay).Aggregate(sumOf(dealday.FieldDeals, "deals"), sumOf(dealday.FieldFundedAmount, "funded")).
+		Scan(sys(ctx), &days)
+	if err != nil {
+		return nil, fmt.Errorf("summing the deal rollup by day: %w", err)
+	}
+	buckets := q.Range.Buckets(string(q.Interval))
+	series := make([]FundingBucket, len(buckets))
+	for i, b := range buckets {
+		series[i].PeriodStart = b.Date()
+	}
+	for _, d := range days {
+		if i := q.bucketOf(buckets, d.Day); i >= 0 {
+			series[i].Deals += d.Deals
+			series[i].FundedAmount += d.Funded
+		}
+	}
+	var totals FundingTotals
+	lenders, advisors := map[uuid.UUID]*FundingGroup{}, map[uuid.UUID]*FundingGroup{}
+	for _, g := range groups {
+		row := FundingGroup{ID: g.SubjectID, Deals: g.Deals, FundedAmount: g.Funded}
+		if g.Dimension == dealday.DimensionAdvisor {
+			addFunding(advisors, row)
+			continue
+		}
+		addFunding(lenders, row)
+		totals.Deals += g.Deals
+		totals.FundedAmount += g.Funded
+		totals.ExpectedCommission += g.Expected
+	}
+	for _, e := range w.edges {
+		er, err := Funding(ctx, c, e)
+		if err != nil {
+			return nil, err
+		}
+		totals.Deals += er.Totals.Deals
+		totals.FundedAmount += er.Totals.FundedAmount
+		totals.ExpectedCommission += er.Totals.ExpectedCommission
+		for _, b := range er.Series {
+			for i := range series {
+				if series[i].PeriodStart == b.PeriodStart {
+					series[i].Deals += b.Deals
+					series[i].FundedAmount += b.FundedAmount
+				}
+			}
+		}
+		for _, g := range er.ByLender {
+			addFunding(lenders, g)
+		}
+		for _, g := range er.ByAdvisor {
+			addFunding(advisors, g)
+		}
+	}
+	totals.AverageAmount = average(totals.FundedAmount, totals.Deals)
+	r := &FundingReport{Totals: totals, Series: series}
+	if r.ByLender, err = fundingGroups(ctx, c, lenders, lenderNames); err != nil {
+		return nil, err
+	}
+	if r.ByAdvisor, err = fundingGroups(ctx, c, advisors, userNames); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func addFunding(m map[uuid.UUID]*FundingGroup, row FundingGroup) {
+	g := m[row.ID]
+	if g == nil {
+		g = &FundingGroup{ID: row.ID}
+		m[row.ID] = g
+	}
+	g.Deals += row.Deals
+	g.FundedAmount += row.FundedAmount
+}
+
+func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays) (*CommissionsReport, error) {
+	groups, err := dealGroups(ctx, c, q, w)
+	if err != nil {
+		return nil, err
+	}
+	var totals CommissionTotals
+	lenders, advisors := map[uuid.UUID]*CommissionTotals{}, map[uuid.UUID]*CommissionTotals{}
+	for _, g := range groups {
+		row := CommissionTotals{Expected: g.Expected, Paid: g.Paid, ClawedBack: g.ClawedBack, Outstanding: g.Owed}
+		if g.Dimension == dealday.DimensionAdvisor {
+			tally(advisors, g.SubjectID, row)
+			continue
+		}
+		tally(lenders, g.SubjectID, row)
+		totals.add(row)
+	}
+	var days []struct {
+		Day        int          `json:"day"`
+		Paid       money.Amount `json:"paid"`
+		ClawedBack money.Amount `json:"clawed_back"`
+	}
+	err = c.PaymentDay.Query().Where(paymentday.OrgID(q.OrgID), paymentday.DayGTE(w.first), paymentday.DayLT(w.last)).
+		Select(paymentday.FieldDay, paymentday.FieldPaid, paymentday.FieldClawedBack).Scan(sys(ctx), &days)
+	if err != nil {
+		return nil, fmt.Errorf("reading the payment rollup: %w", err)
+	}
+	buckets := q.Range.Buckets(string(q.Interval))
+	series := make([]CommissionBucket, len(buckets))
+	for i, b := range buckets {
+		series[i].PeriodStart = b.Date()
+	}
+	for _, d := range days {
+		if i := q.bucketOf(buckets, d.Day); i >= 0 {
+			series[i].Paid += d.Paid
+			series[i].ClawedBack += d.ClawedBack
+		}
+	}
+	for _, e := range w.edges {
+		er, err := Commissions(ctx, c, e)
+		if err != nil {
+			return nil, err
+		}
+		totals.add(er.Totals)
+		for _, b := range er.Series {
+			for i := range series {
+				if series[i].PeriodStart == b.PeriodStart {
+					series[i].Paid += b.Paid
+					series[i].ClawedBack += b.ClawedBack
+				}
+			}
+		}
+		for _, g := range er.ByLender {
+			tally(lenders, g.ID, g.CommissionTotals)
+		}
+		for _, g := range er.ByAdvisor {
+			tally(advisors, g.ID, g.CommissionTotals)
+		}
+	}
+	r := &CommissionsReport{Totals: totals, Series: series}
+	if r.ByAdvisor, err = commissionGroups(ctx, c, advisors, userNames); err != nil {
+		return nil, err
+	}
+	if r.ByLender, err = commissionGroups(ctx, c, lenders, lenderNames); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
