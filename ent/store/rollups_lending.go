@@ -28,20 +28,9 @@ import (
 // rebuildBatch is how many rollup rows one INSERT writes.
 const rebuildBatch = 500
 
-// RebuildLendingRollups recomputes org's lenders and dialer rollups in
-// loc from the records, in tx (the caller's transaction, run with the
-// system context), replacing the rows there were. It also gives each
-// decided application its decision seconds where an older version of the
-// service left them unset.
-func (s *DB) RebuildLendingRollups(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time.Location) error {
-	if err := rebuildLenders(ctx, tx, s.Dialect, org, loc); err != nil {
-		return fmt.Errorf("rebuilding the lenders rollups: %w", err)
-	}
-	if err := rebuildDialer(ctx, tx, org, loc); err != nil {
-		return fmt.Errorf("rebuilding the dialer rollups: %w", err)
-	}
-	return nil
-}
+// The lenders and dialer rollups are rebuilt as the others (rollupSteps):
+// rebuildLenders also gives each decided application its decision seconds
+// where an older version of the service left them unset.
 
 type lenderKey struct {
 	day    int
@@ -60,7 +49,7 @@ type decisionKey struct {
 	octave int
 }
 
-func rebuildLenders(ctx context.Context, tx *ent.Client, dialectName string, org uuid.UUID, loc *time.Location) error {
+func rebuildLenders(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time.Location) error {
 	if _, err := tx.LenderDay.Delete().Where(lenderday.OrgID(org)).Exec(ctx); err != nil {
 		return err
 	}
@@ -102,7 +91,7 @@ func rebuildLenders(ctx context.Context, tx *ent.Client, dialectName string, org
 		}
 		hist[hk][bucket]++
 	}
-	if err := setDecisionSeconds(ctx, tx, dialectName, unset); err != nil {
+	if err := setDecisionSeconds(ctx, tx, unset); err != nil {
 		return err
 	}
 	if err := insertLenderDays(ctx, tx, org, sums); err != nil {
@@ -149,7 +138,14 @@ func dealAmountsOf(ctx context.Context, tx *ent.Client, org uuid.UUID) (map[uuid
 // setDecisionSeconds writes the decision seconds of applications, many in
 // one UPDATE (a CASE on the id): the rows are records, and their
 // updatedAt stays as it was.
-func setDecisionSeconds(ctx context.Context, tx *ent.Client, dialectName string, secs map[uuid.UUID]int) error {
+func setDecisionSeconds(ctx context.Context, tx *ent.Client, secs map[uuid.UUID]int) error {
+	if len(secs) == 0 {
+		return nil
+	}
+	dialectName, err := dialectOf(ctx, tx)
+	if err != nil {
+		return err
+	}
 	ids := make([]uuid.UUID, 0, len(secs))
 	for id := range secs {
 		ids = append(ids, id)
@@ -359,4 +355,14 @@ func insertDialerCalls(ctx context.Context, tx *ent.Client, org uuid.UUID, calls
 		}
 	}
 	return nil
+}
+
+// dialectOf is the SQL dialect tx speaks, as its query builder sees it.
+func dialectOf(ctx context.Context, tx *ent.Client) (string, error) {
+	var name string
+	_, err := tx.Organization.Query().Limit(1).Modify(func(s *sql.Selector) { name = s.Dialect() }).IDs(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the dialect: %w", err)
+	}
+	return name, nil
 }
