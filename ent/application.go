@@ -52,6 +52,8 @@ type Application struct {
 	Notes *string `json:"notes,omitempty"`
 	// When the lender approved or declined it; null before.
 	DecidedAt *time.Time `json:"decided_at,omitempty"`
+	// DecisionSeconds holds the value of the "decision_seconds" field.
+	DecisionSeconds *int `json:"decision_seconds,omitempty"`
 	// The amount approved; null unless approved.
 	ApprovedAmount *money.Amount `json:"approved_amount,omitempty"`
 	// The offer's rate, read as rateType says; null unless approved.
@@ -156,7 +158,7 @@ func (*Application) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case application.FieldRequestedAmount:
 			values[i] = new(money.Amount)
-		case application.FieldTermMonths:
+		case application.FieldDecisionSeconds, application.FieldTermMonths:
 			values[i] = new(sql.NullInt64)
 		case application.FieldLenderName, application.FieldStatus, application.FieldProduct, application.FieldSubmittedBy, application.FieldExternalRef, application.FieldNotes, application.FieldRateType, application.FieldPaymentFrequency, application.FieldDeclineReason, application.FieldDeclineCategory, application.FieldWithdrawnReason:
 			values[i] = new(sql.NullString)
@@ -272,6 +274,13 @@ func (_m *Application) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.DecidedAt = new(time.Time)
 				*_m.DecidedAt = value.Time
+			}
+		case application.FieldDecisionSeconds:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field decision_seconds", values[i])
+			} else if value.Valid {
+				_m.DecisionSeconds = new(int)
+				*_m.DecisionSeconds = int(value.Int64)
 			}
 		case application.FieldApprovedAmount:
 			if value, ok := values[i].(*sql.NullScanner); !ok {
@@ -456,6 +465,11 @@ func (_m *Application) String() string {
 	if v := _m.DecidedAt; v != nil {
 		builder.WriteString("decided_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.DecisionSeconds; v != nil {
+		builder.WriteString("decision_seconds=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	if v := _m.ApprovedAmount; v != nil {

@@ -169,6 +169,20 @@ func (_c *ApplicationCreate) SetNillableDecidedAt(v *time.Time) *ApplicationCrea
 	return _c
 }
 
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (_c *ApplicationCreate) SetDecisionSeconds(v int) *ApplicationCreate {
+	_c.mutation.SetDecisionSeconds(v)
+	return _c
+}
+
+// SetNillableDecisionSeconds sets the "decision_seconds" field if the given value is not nil.
+func (_c *ApplicationCreate) SetNillableDecisionSeconds(v *int) *ApplicationCreate {
+	if v != nil {
+		_c.SetDecisionSeconds(*v)
+	}
+	return _c
+}
+
 // SetApprovedAmount sets the "approved_amount" field.
 func (_c *ApplicationCreate) SetApprovedAmount(v money.Amount) *ApplicationCreate {
 	_c.mutation.SetApprovedAmount(v)
@@ -597,6 +611,10 @@ func (_c *ApplicationCreate) createSpec() (*Application, *sqlgraph.CreateSpec) {
 		_spec.SetField(application.FieldDecidedAt, field.TypeTime, value)
 		_node.DecidedAt = &value
 	}
+	if value, ok := _c.mutation.DecisionSeconds(); ok {
+		_spec.SetField(application.FieldDecisionSeconds, field.TypeInt, value)
+		_node.DecisionSeconds = &value
+	}
 	if value, ok := _c.mutation.ApprovedAmount(); ok {
 		_spec.SetField(application.FieldApprovedAmount, field.TypeInt64, value)
 		_node.ApprovedAmount = &value
@@ -799,6 +817,30 @@ func (u *ApplicationUpsert) UpdateDecidedAt() *ApplicationUpsert {
 // ClearDecidedAt clears the value of the "decided_at" field.
 func (u *ApplicationUpsert) ClearDecidedAt() *ApplicationUpsert {
 	u.SetNull(application.FieldDecidedAt)
+	return u
+}
+
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (u *ApplicationUpsert) SetDecisionSeconds(v int) *ApplicationUpsert {
+	u.Set(application.FieldDecisionSeconds, v)
+	return u
+}
+
+// UpdateDecisionSeconds sets the "decision_seconds" field to the value that was provided on create.
+func (u *ApplicationUpsert) UpdateDecisionSeconds() *ApplicationUpsert {
+	u.SetExcluded(application.FieldDecisionSeconds)
+	return u
+}
+
+// AddDecisionSeconds adds v to the "decision_seconds" field.
+func (u *ApplicationUpsert) AddDecisionSeconds(v int) *ApplicationUpsert {
+	u.Add(application.FieldDecisionSeconds, v)
+	return u
+}
+
+// ClearDecisionSeconds clears the value of the "decision_seconds" field.
+func (u *ApplicationUpsert) ClearDecisionSeconds() *ApplicationUpsert {
+	u.SetNull(application.FieldDecisionSeconds)
 	return u
 }
 
@@ -1124,6 +1166,34 @@ func (u *ApplicationUpsertOne) UpdateDecidedAt() *ApplicationUpsertOne {
 func (u *ApplicationUpsertOne) ClearDecidedAt() *ApplicationUpsertOne {
 	return u.Update(func(s *ApplicationUpsert) {
 		s.ClearDecidedAt()
+	})
+}
+
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (u *ApplicationUpsertOne) SetDecisionSeconds(v int) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetDecisionSeconds(v)
+	})
+}
+
+// AddDecisionSeconds adds v to the "decision_seconds" field.
+func (u *ApplicationUpsertOne) AddDecisionSeconds(v int) *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.AddDecisionSeconds(v)
+	})
+}
+
+// UpdateDecisionSeconds sets the "decision_seconds" field to the value that was provided on create.
+func (u *ApplicationUpsertOne) UpdateDecisionSeconds() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateDecisionSeconds()
+	})
+}
+
+// ClearDecisionSeconds clears the value of the "decision_seconds" field.
+func (u *ApplicationUpsertOne) ClearDecisionSeconds() *ApplicationUpsertOne {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.ClearDecisionSeconds()
 	})
 }
 
@@ -1648,6 +1718,34 @@ func (u *ApplicationUpsertBulk) UpdateDecidedAt() *ApplicationUpsertBulk {
 func (u *ApplicationUpsertBulk) ClearDecidedAt() *ApplicationUpsertBulk {
 	return u.Update(func(s *ApplicationUpsert) {
 		s.ClearDecidedAt()
+	})
+}
+
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (u *ApplicationUpsertBulk) SetDecisionSeconds(v int) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.SetDecisionSeconds(v)
+	})
+}
+
+// AddDecisionSeconds adds v to the "decision_seconds" field.
+func (u *ApplicationUpsertBulk) AddDecisionSeconds(v int) *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.AddDecisionSeconds(v)
+	})
+}
+
+// UpdateDecisionSeconds sets the "decision_seconds" field to the value that was provided on create.
+func (u *ApplicationUpsertBulk) UpdateDecisionSeconds() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.UpdateDecisionSeconds()
+	})
+}
+
+// ClearDecisionSeconds clears the value of the "decision_seconds" field.
+func (u *ApplicationUpsertBulk) ClearDecisionSeconds() *ApplicationUpsertBulk {
+	return u.Update(func(s *ApplicationUpsert) {
+		s.ClearDecisionSeconds()
 	})
 }
 

@@ -73,6 +73,33 @@ func (_u *ApplicationUpdate) ClearDecidedAt() *ApplicationUpdate {
 	return _u
 }
 
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (_u *ApplicationUpdate) SetDecisionSeconds(v int) *ApplicationUpdate {
+	_u.mutation.ResetDecisionSeconds()
+	_u.mutation.SetDecisionSeconds(v)
+	return _u
+}
+
+// SetNillableDecisionSeconds sets the "decision_seconds" field if the given value is not nil.
+func (_u *ApplicationUpdate) SetNillableDecisionSeconds(v *int) *ApplicationUpdate {
+	if v != nil {
+		_u.SetDecisionSeconds(*v)
+	}
+	return _u
+}
+
+// AddDecisionSeconds adds value to the "decision_seconds" field.
+func (_u *ApplicationUpdate) AddDecisionSeconds(v int) *ApplicationUpdate {
+	_u.mutation.AddDecisionSeconds(v)
+	return _u
+}
+
+// ClearDecisionSeconds clears the value of the "decision_seconds" field.
+func (_u *ApplicationUpdate) ClearDecisionSeconds() *ApplicationUpdate {
+	_u.mutation.ClearDecisionSeconds()
+	return _u
+}
+
 // SetApprovedAmount sets the "approved_amount" field.
 func (_u *ApplicationUpdate) SetApprovedAmount(v money.Amount) *ApplicationUpdate {
 	_u.mutation.ResetApprovedAmount()
@@ -447,6 +474,15 @@ func (_u *ApplicationUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	if _u.mutation.DecidedAtCleared() {
 		_spec.ClearField(application.FieldDecidedAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.DecisionSeconds(); ok {
+		_spec.SetField(application.FieldDecisionSeconds, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedDecisionSeconds(); ok {
+		_spec.AddField(application.FieldDecisionSeconds, field.TypeInt, value)
+	}
+	if _u.mutation.DecisionSecondsCleared() {
+		_spec.ClearField(application.FieldDecisionSeconds, field.TypeInt)
+	}
 	if value, ok := _u.mutation.ApprovedAmount(); ok {
 		_spec.SetField(application.FieldApprovedAmount, field.TypeInt64, value)
 	}
@@ -622,6 +658,33 @@ func (_u *ApplicationUpdateOne) SetNillableDecidedAt(v *time.Time) *ApplicationU
 // ClearDecidedAt clears the value of the "decided_at" field.
 func (_u *ApplicationUpdateOne) ClearDecidedAt() *ApplicationUpdateOne {
 	_u.mutation.ClearDecidedAt()
+	return _u
+}
+
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (_u *ApplicationUpdateOne) SetDecisionSeconds(v int) *ApplicationUpdateOne {
+	_u.mutation.ResetDecisionSeconds()
+	_u.mutation.SetDecisionSeconds(v)
+	return _u
+}
+
+// SetNillableDecisionSeconds sets the "decision_seconds" field if the given value is not nil.
+func (_u *ApplicationUpdateOne) SetNillableDecisionSeconds(v *int) *ApplicationUpdateOne {
+	if v != nil {
+		_u.SetDecisionSeconds(*v)
+	}
+	return _u
+}
+
+// AddDecisionSeconds adds value to the "decision_seconds" field.
+func (_u *ApplicationUpdateOne) AddDecisionSeconds(v int) *ApplicationUpdateOne {
+	_u.mutation.AddDecisionSeconds(v)
+	return _u
+}
+
+// ClearDecisionSeconds clears the value of the "decision_seconds" field.
+func (_u *ApplicationUpdateOne) ClearDecisionSeconds() *ApplicationUpdateOne {
+	_u.mutation.ClearDecisionSeconds()
 	return _u
 }
 
@@ -1028,6 +1091,15 @@ func (_u *ApplicationUpdateOne) sqlSave(ctx context.Context) (_node *Application
 	}
 	if _u.mutation.DecidedAtCleared() {
 		_spec.ClearField(application.FieldDecidedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DecisionSeconds(); ok {
+		_spec.SetField(application.FieldDecisionSeconds, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedDecisionSeconds(); ok {
+		_spec.AddField(application.FieldDecisionSeconds, field.TypeInt, value)
+	}
+	if _u.mutation.DecisionSecondsCleared() {
+		_spec.ClearField(application.FieldDecisionSeconds, field.TypeInt)
 	}
 	if value, ok := _u.mutation.ApprovedAmount(); ok {
 		_spec.SetField(application.FieldApprovedAmount, field.TypeInt64, value)

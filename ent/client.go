@@ -21,11 +21,15 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/decisionday"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -35,6 +39,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -63,6 +68,8 @@ type Client struct {
 	Automation *AutomationClient
 	// AutomationRun is the client for interacting with the AutomationRun builders.
 	AutomationRun *AutomationRunClient
+	// CallDay is the client for interacting with the CallDay builders.
+	CallDay *CallDayClient
 	// CallEvent is the client for interacting with the CallEvent builders.
 	CallEvent *CallEventClient
 	// Commission is the client for interacting with the Commission builders.
@@ -73,6 +80,12 @@ type Client struct {
 	Contact *ContactClient
 	// DealDay is the client for interacting with the DealDay builders.
 	DealDay *DealDayClient
+	// DecisionDay is the client for interacting with the DecisionDay builders.
+	DecisionDay *DecisionDayClient
+	// DialerCall is the client for interacting with the DialerCall builders.
+	DialerCall *DialerCallClient
+	// DispositionDay is the client for interacting with the DispositionDay builders.
+	DispositionDay *DispositionDayClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
@@ -91,6 +104,8 @@ type Client struct {
 	LeadDay *LeadDayClient
 	// Lender is the client for interacting with the Lender builders.
 	Lender *LenderClient
+	// LenderDay is the client for interacting with the LenderDay builders.
+	LenderDay *LenderDayClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PaymentDay is the client for interacting with the PaymentDay builders.
@@ -125,11 +140,15 @@ func (c *Client) init() {
 	c.Application = NewApplicationClient(c.config)
 	c.Automation = NewAutomationClient(c.config)
 	c.AutomationRun = NewAutomationRunClient(c.config)
+	c.CallDay = NewCallDayClient(c.config)
 	c.CallEvent = NewCallEventClient(c.config)
 	c.Commission = NewCommissionClient(c.config)
 	c.CommissionPayment = NewCommissionPaymentClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.DealDay = NewDealDayClient(c.config)
+	c.DecisionDay = NewDecisionDayClient(c.config)
+	c.DialerCall = NewDialerCallClient(c.config)
+	c.DispositionDay = NewDispositionDayClient(c.config)
 	c.FundedDeal = NewFundedDealClient(c.config)
 	c.FundedDealDay = NewFundedDealDayClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
@@ -139,6 +158,7 @@ func (c *Client) init() {
 	c.LeadCount = NewLeadCountClient(c.config)
 	c.LeadDay = NewLeadDayClient(c.config)
 	c.Lender = NewLenderClient(c.config)
+	c.LenderDay = NewLenderDayClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.PaymentDay = NewPaymentDayClient(c.config)
 	c.PipelineStage = NewPipelineStageClient(c.config)
@@ -245,11 +265,15 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Application:         NewApplicationClient(cfg),
 		Automation:          NewAutomationClient(cfg),
 		AutomationRun:       NewAutomationRunClient(cfg),
+		CallDay:             NewCallDayClient(cfg),
 		CallEvent:           NewCallEventClient(cfg),
 		Commission:          NewCommissionClient(cfg),
 		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
 		DealDay:             NewDealDayClient(cfg),
+		DecisionDay:         NewDecisionDayClient(cfg),
+		DialerCall:          NewDialerCallClient(cfg),
+		DispositionDay:      NewDispositionDayClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -259,6 +283,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		LeadCount:           NewLeadCountClient(cfg),
 		LeadDay:             NewLeadDayClient(cfg),
 		Lender:              NewLenderClient(cfg),
+		LenderDay:           NewLenderDayClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
@@ -292,11 +317,15 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Application:         NewApplicationClient(cfg),
 		Automation:          NewAutomationClient(cfg),
 		AutomationRun:       NewAutomationRunClient(cfg),
+		CallDay:             NewCallDayClient(cfg),
 		CallEvent:           NewCallEventClient(cfg),
 		Commission:          NewCommissionClient(cfg),
 		CommissionPayment:   NewCommissionPaymentClient(cfg),
 		Contact:             NewContactClient(cfg),
 		DealDay:             NewDealDayClient(cfg),
+		DecisionDay:         NewDecisionDayClient(cfg),
+		DialerCall:          NewDialerCallClient(cfg),
+		DispositionDay:      NewDispositionDayClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -306,6 +335,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		LeadCount:           NewLeadCountClient(cfg),
 		LeadDay:             NewLeadDayClient(cfg),
 		Lender:              NewLenderClient(cfg),
+		LenderDay:           NewLenderDayClient(cfg),
 		Organization:        NewOrganizationClient(cfg),
 		PaymentDay:          NewPaymentDayClient(cfg),
 		PipelineStage:       NewPipelineStageClient(cfg),
@@ -345,9 +375,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
-		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.DealDay,
-		c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint,
-		c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.Organization,
+		c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment, c.Contact,
+		c.DealDay, c.DecisionDay, c.DialerCall, c.DispositionDay, c.FundedDeal,
+		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
+		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
 		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
@@ -360,9 +391,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
-		c.CallEvent, c.Commission, c.CommissionPayment, c.Contact, c.DealDay,
-		c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint,
-		c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.Organization,
+		c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment, c.Contact,
+		c.DealDay, c.DecisionDay, c.DialerCall, c.DispositionDay, c.FundedDeal,
+		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
+		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
 		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
@@ -383,6 +415,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Automation.mutate(ctx, m)
 	case *AutomationRunMutation:
 		return c.AutomationRun.mutate(ctx, m)
+	case *CallDayMutation:
+		return c.CallDay.mutate(ctx, m)
 	case *CallEventMutation:
 		return c.CallEvent.mutate(ctx, m)
 	case *CommissionMutation:
@@ -393,6 +427,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *DealDayMutation:
 		return c.DealDay.mutate(ctx, m)
+	case *DecisionDayMutation:
+		return c.DecisionDay.mutate(ctx, m)
+	case *DialerCallMutation:
+		return c.DialerCall.mutate(ctx, m)
+	case *DispositionDayMutation:
+		return c.DispositionDay.mutate(ctx, m)
 	case *FundedDealMutation:
 		return c.FundedDeal.mutate(ctx, m)
 	case *FundedDealDayMutation:
@@ -411,6 +451,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.LeadDay.mutate(ctx, m)
 	case *LenderMutation:
 		return c.Lender.mutate(ctx, m)
+	case *LenderDayMutation:
+		return c.LenderDay.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
 	case *PaymentDayMutation:
@@ -1296,6 +1338,140 @@ func (c *AutomationRunClient) mutate(ctx context.Context, m *AutomationRunMutati
 	}
 }
 
+// CallDayClient is a client for the CallDay schema.
+type CallDayClient struct {
+	config
+}
+
+// NewCallDayClient returns a client for the CallDay from the given config.
+func NewCallDayClient(c config) *CallDayClient {
+	return &CallDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `callday.Hooks(f(g(h())))`.
+func (c *CallDayClient) Use(hooks ...Hook) {
+	c.hooks.CallDay = append(c.hooks.CallDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `callday.Intercept(f(g(h())))`.
+func (c *CallDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CallDay = append(c.inters.CallDay, interceptors...)
+}
+
+// Create returns a builder for creating a CallDay entity.
+func (c *CallDayClient) Create() *CallDayCreate {
+	mutation := newCallDayMutation(c.config, OpCreate)
+	return &CallDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CallDay entities.
+func (c *CallDayClient) CreateBulk(builders ...*CallDayCreate) *CallDayCreateBulk {
+	return &CallDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CallDayClient) MapCreateBulk(slice any, setFunc func(*CallDayCreate, int)) *CallDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CallDayCreateBulk{err: fmt.Errorf("calling to CallDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CallDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CallDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CallDay.
+func (c *CallDayClient) Update() *CallDayUpdate {
+	mutation := newCallDayMutation(c.config, OpUpdate)
+	return &CallDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CallDayClient) UpdateOne(_m *CallDay) *CallDayUpdateOne {
+	mutation := newCallDayMutation(c.config, OpUpdateOne, withCallDay(_m))
+	return &CallDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CallDayClient) UpdateOneID(id int) *CallDayUpdateOne {
+	mutation := newCallDayMutation(c.config, OpUpdateOne, withCallDayID(id))
+	return &CallDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CallDay.
+func (c *CallDayClient) Delete() *CallDayDelete {
+	mutation := newCallDayMutation(c.config, OpDelete)
+	return &CallDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CallDayClient) DeleteOne(_m *CallDay) *CallDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CallDayClient) DeleteOneID(id int) *CallDayDeleteOne {
+	builder := c.Delete().Where(callday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CallDayDeleteOne{builder}
+}
+
+// Query returns a query builder for CallDay.
+func (c *CallDayClient) Query() *CallDayQuery {
+	return &CallDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCallDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CallDay entity by its id.
+func (c *CallDayClient) Get(ctx context.Context, id int) (*CallDay, error) {
+	return c.Query().Where(callday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CallDayClient) GetX(ctx context.Context, id int) *CallDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *CallDayClient) Hooks() []Hook {
+	hooks := c.hooks.CallDay
+	return append(hooks[:len(hooks):len(hooks)], callday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CallDayClient) Interceptors() []Interceptor {
+	return c.inters.CallDay
+}
+
+func (c *CallDayClient) mutate(ctx context.Context, m *CallDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CallDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CallDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CallDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CallDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CallDay mutation op: %q", m.Op())
+	}
+}
+
 // CallEventClient is a client for the CallEvent schema.
 type CallEventClient struct {
 	config
@@ -2123,6 +2299,408 @@ func (c *DealDayClient) mutate(ctx context.Context, m *DealDayMutation) (Value, 
 		return (&DealDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DealDay mutation op: %q", m.Op())
+	}
+}
+
+// DecisionDayClient is a client for the DecisionDay schema.
+type DecisionDayClient struct {
+	config
+}
+
+// NewDecisionDayClient returns a client for the DecisionDay from the given config.
+func NewDecisionDayClient(c config) *DecisionDayClient {
+	return &DecisionDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `decisionday.Hooks(f(g(h())))`.
+func (c *DecisionDayClient) Use(hooks ...Hook) {
+	c.hooks.DecisionDay = append(c.hooks.DecisionDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `decisionday.Intercept(f(g(h())))`.
+func (c *DecisionDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DecisionDay = append(c.inters.DecisionDay, interceptors...)
+}
+
+// Create returns a builder for creating a DecisionDay entity.
+func (c *DecisionDayClient) Create() *DecisionDayCreate {
+	mutation := newDecisionDayMutation(c.config, OpCreate)
+	return &DecisionDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DecisionDay entities.
+func (c *DecisionDayClient) CreateBulk(builders ...*DecisionDayCreate) *DecisionDayCreateBulk {
+	return &DecisionDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DecisionDayClient) MapCreateBulk(slice any, setFunc func(*DecisionDayCreate, int)) *DecisionDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DecisionDayCreateBulk{err: fmt.Errorf("calling to DecisionDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DecisionDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DecisionDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DecisionDay.
+func (c *DecisionDayClient) Update() *DecisionDayUpdate {
+	mutation := newDecisionDayMutation(c.config, OpUpdate)
+	return &DecisionDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DecisionDayClient) UpdateOne(_m *DecisionDay) *DecisionDayUpdateOne {
+	mutation := newDecisionDayMutation(c.config, OpUpdateOne, withDecisionDay(_m))
+	return &DecisionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DecisionDayClient) UpdateOneID(id int) *DecisionDayUpdateOne {
+	mutation := newDecisionDayMutation(c.config, OpUpdateOne, withDecisionDayID(id))
+	return &DecisionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DecisionDay.
+func (c *DecisionDayClient) Delete() *DecisionDayDelete {
+	mutation := newDecisionDayMutation(c.config, OpDelete)
+	return &DecisionDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DecisionDayClient) DeleteOne(_m *DecisionDay) *DecisionDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DecisionDayClient) DeleteOneID(id int) *DecisionDayDeleteOne {
+	builder := c.Delete().Where(decisionday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DecisionDayDeleteOne{builder}
+}
+
+// Query returns a query builder for DecisionDay.
+func (c *DecisionDayClient) Query() *DecisionDayQuery {
+	return &DecisionDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDecisionDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DecisionDay entity by its id.
+func (c *DecisionDayClient) Get(ctx context.Context, id int) (*DecisionDay, error) {
+	return c.Query().Where(decisionday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DecisionDayClient) GetX(ctx context.Context, id int) *DecisionDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *DecisionDayClient) Hooks() []Hook {
+	hooks := c.hooks.DecisionDay
+	return append(hooks[:len(hooks):len(hooks)], decisionday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DecisionDayClient) Interceptors() []Interceptor {
+	return c.inters.DecisionDay
+}
+
+func (c *DecisionDayClient) mutate(ctx context.Context, m *DecisionDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DecisionDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DecisionDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DecisionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DecisionDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DecisionDay mutation op: %q", m.Op())
+	}
+}
+
+// DialerCallClient is a client for the DialerCall schema.
+type DialerCallClient struct {
+	config
+}
+
+// NewDialerCallClient returns a client for the DialerCall from the given config.
+func NewDialerCallClient(c config) *DialerCallClient {
+	return &DialerCallClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `dialercall.Hooks(f(g(h())))`.
+func (c *DialerCallClient) Use(hooks ...Hook) {
+	c.hooks.DialerCall = append(c.hooks.DialerCall, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `dialercall.Intercept(f(g(h())))`.
+func (c *DialerCallClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DialerCall = append(c.inters.DialerCall, interceptors...)
+}
+
+// Create returns a builder for creating a DialerCall entity.
+func (c *DialerCallClient) Create() *DialerCallCreate {
+	mutation := newDialerCallMutation(c.config, OpCreate)
+	return &DialerCallCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DialerCall entities.
+func (c *DialerCallClient) CreateBulk(builders ...*DialerCallCreate) *DialerCallCreateBulk {
+	return &DialerCallCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DialerCallClient) MapCreateBulk(slice any, setFunc func(*DialerCallCreate, int)) *DialerCallCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DialerCallCreateBulk{err: fmt.Errorf("calling to DialerCallClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DialerCallCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DialerCallCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DialerCall.
+func (c *DialerCallClient) Update() *DialerCallUpdate {
+	mutation := newDialerCallMutation(c.config, OpUpdate)
+	return &DialerCallUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DialerCallClient) UpdateOne(_m *DialerCall) *DialerCallUpdateOne {
+	mutation := newDialerCallMutation(c.config, OpUpdateOne, withDialerCall(_m))
+	return &DialerCallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DialerCallClient) UpdateOneID(id int) *DialerCallUpdateOne {
+	mutation := newDialerCallMutation(c.config, OpUpdateOne, withDialerCallID(id))
+	return &DialerCallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DialerCall.
+func (c *DialerCallClient) Delete() *DialerCallDelete {
+	mutation := newDialerCallMutation(c.config, OpDelete)
+	return &DialerCallDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DialerCallClient) DeleteOne(_m *DialerCall) *DialerCallDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DialerCallClient) DeleteOneID(id int) *DialerCallDeleteOne {
+	builder := c.Delete().Where(dialercall.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DialerCallDeleteOne{builder}
+}
+
+// Query returns a query builder for DialerCall.
+func (c *DialerCallClient) Query() *DialerCallQuery {
+	return &DialerCallQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDialerCall},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DialerCall entity by its id.
+func (c *DialerCallClient) Get(ctx context.Context, id int) (*DialerCall, error) {
+	return c.Query().Where(dialercall.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DialerCallClient) GetX(ctx context.Context, id int) *DialerCall {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *DialerCallClient) Hooks() []Hook {
+	hooks := c.hooks.DialerCall
+	return append(hooks[:len(hooks):len(hooks)], dialercall.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DialerCallClient) Interceptors() []Interceptor {
+	return c.inters.DialerCall
+}
+
+func (c *DialerCallClient) mutate(ctx context.Context, m *DialerCallMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DialerCallCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DialerCallUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DialerCallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DialerCallDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DialerCall mutation op: %q", m.Op())
+	}
+}
+
+// DispositionDayClient is a client for the DispositionDay schema.
+type DispositionDayClient struct {
+	config
+}
+
+// NewDispositionDayClient returns a client for the DispositionDay from the given config.
+func NewDispositionDayClient(c config) *DispositionDayClient {
+	return &DispositionDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `dispositionday.Hooks(f(g(h())))`.
+func (c *DispositionDayClient) Use(hooks ...Hook) {
+	c.hooks.DispositionDay = append(c.hooks.DispositionDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `dispositionday.Intercept(f(g(h())))`.
+func (c *DispositionDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DispositionDay = append(c.inters.DispositionDay, interceptors...)
+}
+
+// Create returns a builder for creating a DispositionDay entity.
+func (c *DispositionDayClient) Create() *DispositionDayCreate {
+	mutation := newDispositionDayMutation(c.config, OpCreate)
+	return &DispositionDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DispositionDay entities.
+func (c *DispositionDayClient) CreateBulk(builders ...*DispositionDayCreate) *DispositionDayCreateBulk {
+	return &DispositionDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DispositionDayClient) MapCreateBulk(slice any, setFunc func(*DispositionDayCreate, int)) *DispositionDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DispositionDayCreateBulk{err: fmt.Errorf("calling to DispositionDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DispositionDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DispositionDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DispositionDay.
+func (c *DispositionDayClient) Update() *DispositionDayUpdate {
+	mutation := newDispositionDayMutation(c.config, OpUpdate)
+	return &DispositionDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DispositionDayClient) UpdateOne(_m *DispositionDay) *DispositionDayUpdateOne {
+	mutation := newDispositionDayMutation(c.config, OpUpdateOne, withDispositionDay(_m))
+	return &DispositionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DispositionDayClient) UpdateOneID(id int) *DispositionDayUpdateOne {
+	mutation := newDispositionDayMutation(c.config, OpUpdateOne, withDispositionDayID(id))
+	return &DispositionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DispositionDay.
+func (c *DispositionDayClient) Delete() *DispositionDayDelete {
+	mutation := newDispositionDayMutation(c.config, OpDelete)
+	return &DispositionDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DispositionDayClient) DeleteOne(_m *DispositionDay) *DispositionDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DispositionDayClient) DeleteOneID(id int) *DispositionDayDeleteOne {
+	builder := c.Delete().Where(dispositionday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DispositionDayDeleteOne{builder}
+}
+
+// Query returns a query builder for DispositionDay.
+func (c *DispositionDayClient) Query() *DispositionDayQuery {
+	return &DispositionDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDispositionDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DispositionDay entity by its id.
+func (c *DispositionDayClient) Get(ctx context.Context, id int) (*DispositionDay, error) {
+	return c.Query().Where(dispositionday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DispositionDayClient) GetX(ctx context.Context, id int) *DispositionDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *DispositionDayClient) Hooks() []Hook {
+	hooks := c.hooks.DispositionDay
+	return append(hooks[:len(hooks):len(hooks)], dispositionday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DispositionDayClient) Interceptors() []Interceptor {
+	return c.inters.DispositionDay
+}
+
+func (c *DispositionDayClient) mutate(ctx context.Context, m *DispositionDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DispositionDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DispositionDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DispositionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DispositionDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DispositionDay mutation op: %q", m.Op())
 	}
 }
 
@@ -3651,6 +4229,140 @@ func (c *LenderClient) mutate(ctx context.Context, m *LenderMutation) (Value, er
 		return (&LenderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Lender mutation op: %q", m.Op())
+	}
+}
+
+// LenderDayClient is a client for the LenderDay schema.
+type LenderDayClient struct {
+	config
+}
+
+// NewLenderDayClient returns a client for the LenderDay from the given config.
+func NewLenderDayClient(c config) *LenderDayClient {
+	return &LenderDayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `lenderday.Hooks(f(g(h())))`.
+func (c *LenderDayClient) Use(hooks ...Hook) {
+	c.hooks.LenderDay = append(c.hooks.LenderDay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `lenderday.Intercept(f(g(h())))`.
+func (c *LenderDayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LenderDay = append(c.inters.LenderDay, interceptors...)
+}
+
+// Create returns a builder for creating a LenderDay entity.
+func (c *LenderDayClient) Create() *LenderDayCreate {
+	mutation := newLenderDayMutation(c.config, OpCreate)
+	return &LenderDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LenderDay entities.
+func (c *LenderDayClient) CreateBulk(builders ...*LenderDayCreate) *LenderDayCreateBulk {
+	return &LenderDayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LenderDayClient) MapCreateBulk(slice any, setFunc func(*LenderDayCreate, int)) *LenderDayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LenderDayCreateBulk{err: fmt.Errorf("calling to LenderDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LenderDayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LenderDayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LenderDay.
+func (c *LenderDayClient) Update() *LenderDayUpdate {
+	mutation := newLenderDayMutation(c.config, OpUpdate)
+	return &LenderDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LenderDayClient) UpdateOne(_m *LenderDay) *LenderDayUpdateOne {
+	mutation := newLenderDayMutation(c.config, OpUpdateOne, withLenderDay(_m))
+	return &LenderDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LenderDayClient) UpdateOneID(id int) *LenderDayUpdateOne {
+	mutation := newLenderDayMutation(c.config, OpUpdateOne, withLenderDayID(id))
+	return &LenderDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LenderDay.
+func (c *LenderDayClient) Delete() *LenderDayDelete {
+	mutation := newLenderDayMutation(c.config, OpDelete)
+	return &LenderDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LenderDayClient) DeleteOne(_m *LenderDay) *LenderDayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LenderDayClient) DeleteOneID(id int) *LenderDayDeleteOne {
+	builder := c.Delete().Where(lenderday.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LenderDayDeleteOne{builder}
+}
+
+// Query returns a query builder for LenderDay.
+func (c *LenderDayClient) Query() *LenderDayQuery {
+	return &LenderDayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLenderDay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LenderDay entity by its id.
+func (c *LenderDayClient) Get(ctx context.Context, id int) (*LenderDay, error) {
+	return c.Query().Where(lenderday.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LenderDayClient) GetX(ctx context.Context, id int) *LenderDay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *LenderDayClient) Hooks() []Hook {
+	hooks := c.hooks.LenderDay
+	return append(hooks[:len(hooks):len(hooks)], lenderday.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LenderDayClient) Interceptors() []Interceptor {
+	return c.inters.LenderDay
+}
+
+func (c *LenderDayClient) mutate(ctx context.Context, m *LenderDayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LenderDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LenderDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LenderDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LenderDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LenderDay mutation op: %q", m.Op())
 	}
 }
 
@@ -5375,17 +6087,19 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
-		Commission, CommissionPayment, Contact, DealDay, FundedDeal, FundedDealDay,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
-		Lender, Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
+		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
+		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
+		DialerCall, DispositionDay, FundedDeal, FundedDealDay, IdempotencyRecord,
+		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
+		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
 		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, Application, Automation, AutomationRun, CallEvent,
-		Commission, CommissionPayment, Contact, DealDay, FundedDeal, FundedDealDay,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
-		Lender, Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
+		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
+		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
+		DialerCall, DispositionDay, FundedDeal, FundedDealDay, IdempotencyRecord,
+		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
+		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
 		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )

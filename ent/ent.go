@@ -17,11 +17,15 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/decisionday"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -31,6 +35,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -105,11 +110,15 @@ func checkColumn(t, c string) error {
 			application.Table:         application.ValidColumn,
 			automation.Table:          automation.ValidColumn,
 			automationrun.Table:       automationrun.ValidColumn,
+			callday.Table:             callday.ValidColumn,
 			callevent.Table:           callevent.ValidColumn,
 			commission.Table:          commission.ValidColumn,
 			commissionpayment.Table:   commissionpayment.ValidColumn,
 			contact.Table:             contact.ValidColumn,
 			dealday.Table:             dealday.ValidColumn,
+			decisionday.Table:         decisionday.ValidColumn,
+			dialercall.Table:          dialercall.ValidColumn,
+			dispositionday.Table:      dispositionday.ValidColumn,
 			fundeddeal.Table:          fundeddeal.ValidColumn,
 			fundeddealday.Table:       fundeddealday.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
@@ -119,6 +128,7 @@ func checkColumn(t, c string) error {
 			leadcount.Table:           leadcount.ValidColumn,
 			leadday.Table:             leadday.ValidColumn,
 			lender.Table:              lender.ValidColumn,
+			lenderday.Table:           lenderday.ValidColumn,
 			organization.Table:        organization.ValidColumn,
 			paymentday.Table:          paymentday.ValidColumn,
 			pipelinestage.Table:       pipelinestage.ValidColumn,

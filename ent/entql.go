@@ -8,11 +8,15 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/decisionday"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -22,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -41,7 +46,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 28)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 33)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -115,6 +120,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			application.FieldExternalRef:      {Type: field.TypeString, Column: application.FieldExternalRef},
 			application.FieldNotes:            {Type: field.TypeString, Column: application.FieldNotes},
 			application.FieldDecidedAt:        {Type: field.TypeTime, Column: application.FieldDecidedAt},
+			application.FieldDecisionSeconds:  {Type: field.TypeInt, Column: application.FieldDecisionSeconds},
 			application.FieldApprovedAmount:   {Type: field.TypeInt64, Column: application.FieldApprovedAmount},
 			application.FieldInterestRate:     {Type: field.TypeInt64, Column: application.FieldInterestRate},
 			application.FieldRateType:         {Type: field.TypeEnum, Column: application.FieldRateType},
@@ -182,6 +188,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   callday.Table,
+			Columns: callday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: callday.FieldID,
+			},
+		},
+		Type: "CallDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			callday.FieldOrgID:       {Type: field.TypeUUID, Column: callday.FieldOrgID},
+			callday.FieldSpan:        {Type: field.TypeEnum, Column: callday.FieldSpan},
+			callday.FieldDay:         {Type: field.TypeInt, Column: callday.FieldDay},
+			callday.FieldUserID:      {Type: field.TypeUUID, Column: callday.FieldUserID},
+			callday.FieldSlot:        {Type: field.TypeInt, Column: callday.FieldSlot},
+			callday.FieldCalls:       {Type: field.TypeInt, Column: callday.FieldCalls},
+			callday.FieldAnswered:    {Type: field.TypeInt, Column: callday.FieldAnswered},
+			callday.FieldTalkSeconds: {Type: field.TypeInt, Column: callday.FieldTalkSeconds},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callevent.Table,
 			Columns: callevent.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -206,7 +233,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commission.Table,
 			Columns: commission.Columns,
@@ -229,7 +256,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commission.FieldStatus:         {Type: field.TypeEnum, Column: commission.FieldStatus},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commissionpayment.Table,
 			Columns: commissionpayment.Columns,
@@ -250,7 +277,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commissionpayment.FieldReference:    {Type: field.TypeString, Column: commissionpayment.FieldReference},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -270,7 +297,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dealday.Table,
 			Columns: dealday.Columns,
@@ -294,7 +321,93 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dealday.FieldOutstanding:        {Type: field.TypeInt64, Column: dealday.FieldOutstanding},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   decisionday.Table,
+			Columns: decisionday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: decisionday.FieldID,
+			},
+		},
+		Type: "DecisionDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			decisionday.FieldOrgID:    {Type: field.TypeUUID, Column: decisionday.FieldOrgID},
+			decisionday.FieldDay:      {Type: field.TypeInt, Column: decisionday.FieldDay},
+			decisionday.FieldLenderID: {Type: field.TypeUUID, Column: decisionday.FieldLenderID},
+			decisionday.FieldOctave:   {Type: field.TypeInt, Column: decisionday.FieldOctave},
+			decisionday.FieldB00:      {Type: field.TypeInt, Column: decisionday.FieldB00},
+			decisionday.FieldB01:      {Type: field.TypeInt, Column: decisionday.FieldB01},
+			decisionday.FieldB02:      {Type: field.TypeInt, Column: decisionday.FieldB02},
+			decisionday.FieldB03:      {Type: field.TypeInt, Column: decisionday.FieldB03},
+			decisionday.FieldB04:      {Type: field.TypeInt, Column: decisionday.FieldB04},
+			decisionday.FieldB05:      {Type: field.TypeInt, Column: decisionday.FieldB05},
+			decisionday.FieldB06:      {Type: field.TypeInt, Column: decisionday.FieldB06},
+			decisionday.FieldB07:      {Type: field.TypeInt, Column: decisionday.FieldB07},
+			decisionday.FieldB08:      {Type: field.TypeInt, Column: decisionday.FieldB08},
+			decisionday.FieldB09:      {Type: field.TypeInt, Column: decisionday.FieldB09},
+			decisionday.FieldB10:      {Type: field.TypeInt, Column: decisionday.FieldB10},
+			decisionday.FieldB11:      {Type: field.TypeInt, Column: decisionday.FieldB11},
+			decisionday.FieldB12:      {Type: field.TypeInt, Column: decisionday.FieldB12},
+			decisionday.FieldB13:      {Type: field.TypeInt, Column: decisionday.FieldB13},
+			decisionday.FieldB14:      {Type: field.TypeInt, Column: decisionday.FieldB14},
+			decisionday.FieldB15:      {Type: field.TypeInt, Column: decisionday.FieldB15},
+			decisionday.FieldB16:      {Type: field.TypeInt, Column: decisionday.FieldB16},
+			decisionday.FieldB17:      {Type: field.TypeInt, Column: decisionday.FieldB17},
+			decisionday.FieldB18:      {Type: field.TypeInt, Column: decisionday.FieldB18},
+			decisionday.FieldB19:      {Type: field.TypeInt, Column: decisionday.FieldB19},
+			decisionday.FieldB20:      {Type: field.TypeInt, Column: decisionday.FieldB20},
+			decisionday.FieldB21:      {Type: field.TypeInt, Column: decisionday.FieldB21},
+			decisionday.FieldB22:      {Type: field.TypeInt, Column: decisionday.FieldB22},
+			decisionday.FieldB23:      {Type: field.TypeInt, Column: decisionday.FieldB23},
+			decisionday.FieldB24:      {Type: field.TypeInt, Column: decisionday.FieldB24},
+			decisionday.FieldB25:      {Type: field.TypeInt, Column: decisionday.FieldB25},
+			decisionday.FieldB26:      {Type: field.TypeInt, Column: decisionday.FieldB26},
+			decisionday.FieldB27:      {Type: field.TypeInt, Column: decisionday.FieldB27},
+			decisionday.FieldB28:      {Type: field.TypeInt, Column: decisionday.FieldB28},
+			decisionday.FieldB29:      {Type: field.TypeInt, Column: decisionday.FieldB29},
+			decisionday.FieldB30:      {Type: field.TypeInt, Column: decisionday.FieldB30},
+			decisionday.FieldB31:      {Type: field.TypeInt, Column: decisionday.FieldB31},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   dialercall.Table,
+			Columns: dialercall.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: dialercall.FieldID,
+			},
+		},
+		Type: "DialerCall",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			dialercall.FieldOrgID:          {Type: field.TypeUUID, Column: dialercall.FieldOrgID},
+			dialercall.FieldExternalCallID: {Type: field.TypeString, Column: dialercall.FieldExternalCallID},
+			dialercall.FieldFirstDay:       {Type: field.TypeInt, Column: dialercall.FieldFirstDay},
+			dialercall.FieldLastDay:        {Type: field.TypeInt, Column: dialercall.FieldLastDay},
+			dialercall.FieldMultiDay:       {Type: field.TypeBool, Column: dialercall.FieldMultiDay},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   dispositionday.Table,
+			Columns: dispositionday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: dispositionday.FieldID,
+			},
+		},
+		Type: "DispositionDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			dispositionday.FieldOrgID:  {Type: field.TypeUUID, Column: dispositionday.FieldOrgID},
+			dispositionday.FieldSpan:   {Type: field.TypeEnum, Column: dispositionday.FieldSpan},
+			dispositionday.FieldDay:    {Type: field.TypeInt, Column: dispositionday.FieldDay},
+			dispositionday.FieldUserID: {Type: field.TypeUUID, Column: dispositionday.FieldUserID},
+			dispositionday.FieldCode:   {Type: field.TypeString, Column: dispositionday.FieldCode},
+			dispositionday.FieldN:      {Type: field.TypeInt, Column: dispositionday.FieldN},
+		},
+	}
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
@@ -324,7 +437,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -342,7 +455,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -365,7 +478,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -386,7 +499,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -410,7 +523,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -453,7 +566,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -470,7 +583,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadday.Table,
 			Columns: leadday.Columns,
@@ -492,7 +605,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -519,7 +632,37 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   lenderday.Table,
+			Columns: lenderday.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: lenderday.FieldID,
+			},
+		},
+		Type: "LenderDay",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			lenderday.FieldOrgID:                     {Type: field.TypeUUID, Column: lenderday.FieldOrgID},
+			lenderday.FieldDay:                       {Type: field.TypeInt, Column: lenderday.FieldDay},
+			lenderday.FieldLenderID:                  {Type: field.TypeUUID, Column: lenderday.FieldLenderID},
+			lenderday.FieldSlot:                      {Type: field.TypeInt, Column: lenderday.FieldSlot},
+			lenderday.FieldSubmitted:                 {Type: field.TypeInt, Column: lenderday.FieldSubmitted},
+			lenderday.FieldApproved:                  {Type: field.TypeInt, Column: lenderday.FieldApproved},
+			lenderday.FieldDeclined:                  {Type: field.TypeInt, Column: lenderday.FieldDeclined},
+			lenderday.FieldWithdrawn:                 {Type: field.TypeInt, Column: lenderday.FieldWithdrawn},
+			lenderday.FieldFunded:                    {Type: field.TypeInt, Column: lenderday.FieldFunded},
+			lenderday.FieldFundedAmount:              {Type: field.TypeInt64, Column: lenderday.FieldFundedAmount},
+			lenderday.FieldDeclinedCredit:            {Type: field.TypeInt, Column: lenderday.FieldDeclinedCredit},
+			lenderday.FieldDeclinedRevenue:           {Type: field.TypeInt, Column: lenderday.FieldDeclinedRevenue},
+			lenderday.FieldDeclinedTimeInBusiness:    {Type: field.TypeInt, Column: lenderday.FieldDeclinedTimeInBusiness},
+			lenderday.FieldDeclinedIndustry:          {Type: field.TypeInt, Column: lenderday.FieldDeclinedIndustry},
+			lenderday.FieldDeclinedExistingPositions: {Type: field.TypeInt, Column: lenderday.FieldDeclinedExistingPositions},
+			lenderday.FieldDeclinedIncompleteFile:    {Type: field.TypeInt, Column: lenderday.FieldDeclinedIncompleteFile},
+			lenderday.FieldDeclinedOther:             {Type: field.TypeInt, Column: lenderday.FieldDeclinedOther},
+		},
+	}
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -538,7 +681,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   paymentday.Table,
 			Columns: paymentday.Columns,
@@ -555,7 +698,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -576,7 +719,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -593,7 +736,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -614,7 +757,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -633,7 +776,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -658,7 +801,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -678,7 +821,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1954,6 +2097,11 @@ func (f *ApplicationFilter) WhereDecidedAt(p entql.TimeP) {
 	f.Where(p.Field(application.FieldDecidedAt))
 }
 
+// WhereDecisionSeconds applies the entql int predicate on the decision_seconds field.
+func (f *ApplicationFilter) WhereDecisionSeconds(p entql.IntP) {
+	f.Where(p.Field(application.FieldDecisionSeconds))
+}
+
 // WhereApprovedAmount applies the entql int64 predicate on the approved_amount field.
 func (f *ApplicationFilter) WhereApprovedAmount(p entql.Int64P) {
 	f.Where(p.Field(application.FieldApprovedAmount))
@@ -2332,6 +2480,86 @@ func (f *AutomationRunFilter) WhereHasAutomationWith(preds ...predicate.Automati
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *CallDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CallDayQuery builder.
+func (_q *CallDayQuery) Filter() *CallDayFilter {
+	return &CallDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CallDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CallDayMutation builder.
+func (m *CallDayMutation) Filter() *CallDayFilter {
+	return &CallDayFilter{config: m.config, predicateAdder: m}
+}
+
+// CallDayFilter provides a generic filtering capability at runtime for CallDayQuery.
+type CallDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CallDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *CallDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(callday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *CallDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(callday.FieldOrgID))
+}
+
+// WhereSpan applies the entql string predicate on the span field.
+func (f *CallDayFilter) WhereSpan(p entql.StringP) {
+	f.Where(p.Field(callday.FieldSpan))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *CallDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(callday.FieldDay))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *CallDayFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(callday.FieldUserID))
+}
+
+// WhereSlot applies the entql int predicate on the slot field.
+func (f *CallDayFilter) WhereSlot(p entql.IntP) {
+	f.Where(p.Field(callday.FieldSlot))
+}
+
+// WhereCalls applies the entql int predicate on the calls field.
+func (f *CallDayFilter) WhereCalls(p entql.IntP) {
+	f.Where(p.Field(callday.FieldCalls))
+}
+
+// WhereAnswered applies the entql int predicate on the answered field.
+func (f *CallDayFilter) WhereAnswered(p entql.IntP) {
+	f.Where(p.Field(callday.FieldAnswered))
+}
+
+// WhereTalkSeconds applies the entql int predicate on the talk_seconds field.
+func (f *CallDayFilter) WhereTalkSeconds(p entql.IntP) {
+	f.Where(p.Field(callday.FieldTalkSeconds))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CallEventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2360,7 +2588,7 @@ type CallEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2507,7 +2735,7 @@ type CommissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2639,7 +2867,7 @@ type CommissionPaymentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionPaymentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2747,7 +2975,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2850,7 +3078,7 @@ type DealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2917,6 +3145,361 @@ func (f *DealDayFilter) WhereOutstanding(p entql.Int64P) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *DecisionDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DecisionDayQuery builder.
+func (_q *DecisionDayQuery) Filter() *DecisionDayFilter {
+	return &DecisionDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DecisionDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DecisionDayMutation builder.
+func (m *DecisionDayMutation) Filter() *DecisionDayFilter {
+	return &DecisionDayFilter{config: m.config, predicateAdder: m}
+}
+
+// DecisionDayFilter provides a generic filtering capability at runtime for DecisionDayQuery.
+type DecisionDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DecisionDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *DecisionDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *DecisionDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(decisionday.FieldOrgID))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *DecisionDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldDay))
+}
+
+// WhereLenderID applies the entql [16]byte predicate on the lender_id field.
+func (f *DecisionDayFilter) WhereLenderID(p entql.ValueP) {
+	f.Where(p.Field(decisionday.FieldLenderID))
+}
+
+// WhereOctave applies the entql int predicate on the octave field.
+func (f *DecisionDayFilter) WhereOctave(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldOctave))
+}
+
+// WhereB00 applies the entql int predicate on the b00 field.
+func (f *DecisionDayFilter) WhereB00(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB00))
+}
+
+// WhereB01 applies the entql int predicate on the b01 field.
+func (f *DecisionDayFilter) WhereB01(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB01))
+}
+
+// WhereB02 applies the entql int predicate on the b02 field.
+func (f *DecisionDayFilter) WhereB02(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB02))
+}
+
+// WhereB03 applies the entql int predicate on the b03 field.
+func (f *DecisionDayFilter) WhereB03(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB03))
+}
+
+// WhereB04 applies the entql int predicate on the b04 field.
+func (f *DecisionDayFilter) WhereB04(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB04))
+}
+
+// WhereB05 applies the entql int predicate on the b05 field.
+func (f *DecisionDayFilter) WhereB05(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB05))
+}
+
+// WhereB06 applies the entql int predicate on the b06 field.
+func (f *DecisionDayFilter) WhereB06(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB06))
+}
+
+// WhereB07 applies the entql int predicate on the b07 field.
+func (f *DecisionDayFilter) WhereB07(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB07))
+}
+
+// WhereB08 applies the entql int predicate on the b08 field.
+func (f *DecisionDayFilter) WhereB08(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB08))
+}
+
+// WhereB09 applies the entql int predicate on the b09 field.
+func (f *DecisionDayFilter) WhereB09(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB09))
+}
+
+// WhereB10 applies the entql int predicate on the b10 field.
+func (f *DecisionDayFilter) WhereB10(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB10))
+}
+
+// WhereB11 applies the entql int predicate on the b11 field.
+func (f *DecisionDayFilter) WhereB11(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB11))
+}
+
+// WhereB12 applies the entql int predicate on the b12 field.
+func (f *DecisionDayFilter) WhereB12(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB12))
+}
+
+// WhereB13 applies the entql int predicate on the b13 field.
+func (f *DecisionDayFilter) WhereB13(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB13))
+}
+
+// WhereB14 applies the entql int predicate on the b14 field.
+func (f *DecisionDayFilter) WhereB14(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB14))
+}
+
+// WhereB15 applies the entql int predicate on the b15 field.
+func (f *DecisionDayFilter) WhereB15(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB15))
+}
+
+// WhereB16 applies the entql int predicate on the b16 field.
+func (f *DecisionDayFilter) WhereB16(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB16))
+}
+
+// WhereB17 applies the entql int predicate on the b17 field.
+func (f *DecisionDayFilter) WhereB17(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB17))
+}
+
+// WhereB18 applies the entql int predicate on the b18 field.
+func (f *DecisionDayFilter) WhereB18(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB18))
+}
+
+// WhereB19 applies the entql int predicate on the b19 field.
+func (f *DecisionDayFilter) WhereB19(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB19))
+}
+
+// WhereB20 applies the entql int predicate on the b20 field.
+func (f *DecisionDayFilter) WhereB20(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB20))
+}
+
+// WhereB21 applies the entql int predicate on the b21 field.
+func (f *DecisionDayFilter) WhereB21(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB21))
+}
+
+// WhereB22 applies the entql int predicate on the b22 field.
+func (f *DecisionDayFilter) WhereB22(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB22))
+}
+
+// WhereB23 applies the entql int predicate on the b23 field.
+func (f *DecisionDayFilter) WhereB23(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB23))
+}
+
+// WhereB24 applies the entql int predicate on the b24 field.
+func (f *DecisionDayFilter) WhereB24(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB24))
+}
+
+// WhereB25 applies the entql int predicate on the b25 field.
+func (f *DecisionDayFilter) WhereB25(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB25))
+}
+
+// WhereB26 applies the entql int predicate on the b26 field.
+func (f *DecisionDayFilter) WhereB26(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB26))
+}
+
+// WhereB27 applies the entql int predicate on the b27 field.
+func (f *DecisionDayFilter) WhereB27(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB27))
+}
+
+// WhereB28 applies the entql int predicate on the b28 field.
+func (f *DecisionDayFilter) WhereB28(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB28))
+}
+
+// WhereB29 applies the entql int predicate on the b29 field.
+func (f *DecisionDayFilter) WhereB29(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB29))
+}
+
+// WhereB30 applies the entql int predicate on the b30 field.
+func (f *DecisionDayFilter) WhereB30(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB30))
+}
+
+// WhereB31 applies the entql int predicate on the b31 field.
+func (f *DecisionDayFilter) WhereB31(p entql.IntP) {
+	f.Where(p.Field(decisionday.FieldB31))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *DialerCallQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DialerCallQuery builder.
+func (_q *DialerCallQuery) Filter() *DialerCallFilter {
+	return &DialerCallFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DialerCallMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DialerCallMutation builder.
+func (m *DialerCallMutation) Filter() *DialerCallFilter {
+	return &DialerCallFilter{config: m.config, predicateAdder: m}
+}
+
+// DialerCallFilter provides a generic filtering capability at runtime for DialerCallQuery.
+type DialerCallFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DialerCallFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *DialerCallFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(dialercall.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *DialerCallFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(dialercall.FieldOrgID))
+}
+
+// WhereExternalCallID applies the entql string predicate on the external_call_id field.
+func (f *DialerCallFilter) WhereExternalCallID(p entql.StringP) {
+	f.Where(p.Field(dialercall.FieldExternalCallID))
+}
+
+// WhereFirstDay applies the entql int predicate on the first_day field.
+func (f *DialerCallFilter) WhereFirstDay(p entql.IntP) {
+	f.Where(p.Field(dialercall.FieldFirstDay))
+}
+
+// WhereLastDay applies the entql int predicate on the last_day field.
+func (f *DialerCallFilter) WhereLastDay(p entql.IntP) {
+	f.Where(p.Field(dialercall.FieldLastDay))
+}
+
+// WhereMultiDay applies the entql bool predicate on the multi_day field.
+func (f *DialerCallFilter) WhereMultiDay(p entql.BoolP) {
+	f.Where(p.Field(dialercall.FieldMultiDay))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *DispositionDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DispositionDayQuery builder.
+func (_q *DispositionDayQuery) Filter() *DispositionDayFilter {
+	return &DispositionDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DispositionDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DispositionDayMutation builder.
+func (m *DispositionDayMutation) Filter() *DispositionDayFilter {
+	return &DispositionDayFilter{config: m.config, predicateAdder: m}
+}
+
+// DispositionDayFilter provides a generic filtering capability at runtime for DispositionDayQuery.
+type DispositionDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DispositionDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *DispositionDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(dispositionday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *DispositionDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(dispositionday.FieldOrgID))
+}
+
+// WhereSpan applies the entql string predicate on the span field.
+func (f *DispositionDayFilter) WhereSpan(p entql.StringP) {
+	f.Where(p.Field(dispositionday.FieldSpan))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *DispositionDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(dispositionday.FieldDay))
+}
+
+// WhereUserID applies the entql [16]byte predicate on the user_id field.
+func (f *DispositionDayFilter) WhereUserID(p entql.ValueP) {
+	f.Where(p.Field(dispositionday.FieldUserID))
+}
+
+// WhereCode applies the entql string predicate on the code field.
+func (f *DispositionDayFilter) WhereCode(p entql.StringP) {
+	f.Where(p.Field(dispositionday.FieldCode))
+}
+
+// WhereN applies the entql int predicate on the n field.
+func (f *DispositionDayFilter) WhereN(p entql.IntP) {
+	f.Where(p.Field(dispositionday.FieldN))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *FundedDealQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2945,7 +3528,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3140,7 +3723,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3205,7 +3788,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3295,7 +3878,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3417,7 +4000,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3526,7 +4109,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3828,7 +4411,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3888,7 +4471,7 @@ type LeadDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3973,7 +4556,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4097,6 +4680,131 @@ func (f *LenderFilter) WhereHasFundedDealsWith(preds ...predicate.FundedDeal) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *LenderDayQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LenderDayQuery builder.
+func (_q *LenderDayQuery) Filter() *LenderDayFilter {
+	return &LenderDayFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LenderDayMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LenderDayMutation builder.
+func (m *LenderDayMutation) Filter() *LenderDayFilter {
+	return &LenderDayFilter{config: m.config, predicateAdder: m}
+}
+
+// LenderDayFilter provides a generic filtering capability at runtime for LenderDayQuery.
+type LenderDayFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LenderDayFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *LenderDayFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *LenderDayFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(lenderday.FieldOrgID))
+}
+
+// WhereDay applies the entql int predicate on the day field.
+func (f *LenderDayFilter) WhereDay(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDay))
+}
+
+// WhereLenderID applies the entql [16]byte predicate on the lender_id field.
+func (f *LenderDayFilter) WhereLenderID(p entql.ValueP) {
+	f.Where(p.Field(lenderday.FieldLenderID))
+}
+
+// WhereSlot applies the entql int predicate on the slot field.
+func (f *LenderDayFilter) WhereSlot(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldSlot))
+}
+
+// WhereSubmitted applies the entql int predicate on the submitted field.
+func (f *LenderDayFilter) WhereSubmitted(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldSubmitted))
+}
+
+// WhereApproved applies the entql int predicate on the approved field.
+func (f *LenderDayFilter) WhereApproved(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldApproved))
+}
+
+// WhereDeclined applies the entql int predicate on the declined field.
+func (f *LenderDayFilter) WhereDeclined(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclined))
+}
+
+// WhereWithdrawn applies the entql int predicate on the withdrawn field.
+func (f *LenderDayFilter) WhereWithdrawn(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldWithdrawn))
+}
+
+// WhereFunded applies the entql int predicate on the funded field.
+func (f *LenderDayFilter) WhereFunded(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldFunded))
+}
+
+// WhereFundedAmount applies the entql int64 predicate on the funded_amount field.
+func (f *LenderDayFilter) WhereFundedAmount(p entql.Int64P) {
+	f.Where(p.Field(lenderday.FieldFundedAmount))
+}
+
+// WhereDeclinedCredit applies the entql int predicate on the declined_credit field.
+func (f *LenderDayFilter) WhereDeclinedCredit(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedCredit))
+}
+
+// WhereDeclinedRevenue applies the entql int predicate on the declined_revenue field.
+func (f *LenderDayFilter) WhereDeclinedRevenue(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedRevenue))
+}
+
+// WhereDeclinedTimeInBusiness applies the entql int predicate on the declined_time_in_business field.
+func (f *LenderDayFilter) WhereDeclinedTimeInBusiness(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedTimeInBusiness))
+}
+
+// WhereDeclinedIndustry applies the entql int predicate on the declined_industry field.
+func (f *LenderDayFilter) WhereDeclinedIndustry(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedIndustry))
+}
+
+// WhereDeclinedExistingPositions applies the entql int predicate on the declined_existing_positions field.
+func (f *LenderDayFilter) WhereDeclinedExistingPositions(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedExistingPositions))
+}
+
+// WhereDeclinedIncompleteFile applies the entql int predicate on the declined_incomplete_file field.
+func (f *LenderDayFilter) WhereDeclinedIncompleteFile(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedIncompleteFile))
+}
+
+// WhereDeclinedOther applies the entql int predicate on the declined_other field.
+func (f *LenderDayFilter) WhereDeclinedOther(p entql.IntP) {
+	f.Where(p.Field(lenderday.FieldDeclinedOther))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *OrganizationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4125,7 +4833,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4419,7 +5127,7 @@ type PaymentDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PaymentDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4479,7 +5187,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4587,7 +5295,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4675,7 +5383,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4825,7 +5533,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4909,7 +5617,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5051,7 +5759,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5140,7 +5848,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -18,11 +18,15 @@ import (
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/decisionday"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -32,6 +36,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
@@ -59,11 +64,15 @@ const (
 	TypeApplication         = "Application"
 	TypeAutomation          = "Automation"
 	TypeAutomationRun       = "AutomationRun"
+	TypeCallDay             = "CallDay"
 	TypeCallEvent           = "CallEvent"
 	TypeCommission          = "Commission"
 	TypeCommissionPayment   = "CommissionPayment"
 	TypeContact             = "Contact"
 	TypeDealDay             = "DealDay"
+	TypeDecisionDay         = "DecisionDay"
+	TypeDialerCall          = "DialerCall"
+	TypeDispositionDay      = "DispositionDay"
 	TypeFundedDeal          = "FundedDeal"
 	TypeFundedDealDay       = "FundedDealDay"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
@@ -73,6 +82,7 @@ const (
 	TypeLeadCount           = "LeadCount"
 	TypeLeadDay             = "LeadDay"
 	TypeLender              = "Lender"
+	TypeLenderDay           = "LenderDay"
 	TypeOrganization        = "Organization"
 	TypePaymentDay          = "PaymentDay"
 	TypePipelineStage       = "PipelineStage"
@@ -2227,6 +2237,8 @@ type ApplicationMutation struct {
 	external_ref        *string
 	notes               *string
 	decided_at          *time.Time
+	decision_seconds    *int
+	adddecision_seconds *int
 	approved_amount     *money.Amount
 	addapproved_amount  *money.Amount
 	interest_rate       *money.Rate
@@ -2936,6 +2948,76 @@ func (m *ApplicationMutation) DecidedAtCleared() bool {
 func (m *ApplicationMutation) ResetDecidedAt() {
 	m.decided_at = nil
 	delete(m.clearedFields, application.FieldDecidedAt)
+}
+
+// SetDecisionSeconds sets the "decision_seconds" field.
+func (m *ApplicationMutation) SetDecisionSeconds(i int) {
+	m.decision_seconds = &i
+	m.adddecision_seconds = nil
+}
+
+// DecisionSeconds returns the value of the "decision_seconds" field in the mutation.
+func (m *ApplicationMutation) DecisionSeconds() (r int, exists bool) {
+	v := m.decision_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecisionSeconds returns the old "decision_seconds" field's value of the Application entity.
+// If the Application object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ApplicationMutation) OldDecisionSeconds(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecisionSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecisionSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecisionSeconds: %w", err)
+	}
+	return oldValue.DecisionSeconds, nil
+}
+
+// AddDecisionSeconds adds i to the "decision_seconds" field.
+func (m *ApplicationMutation) AddDecisionSeconds(i int) {
+	if m.adddecision_seconds != nil {
+		*m.adddecision_seconds += i
+	} else {
+		m.adddecision_seconds = &i
+	}
+}
+
+// AddedDecisionSeconds returns the value that was added to the "decision_seconds" field in this mutation.
+func (m *ApplicationMutation) AddedDecisionSeconds() (r int, exists bool) {
+	v := m.adddecision_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDecisionSeconds clears the value of the "decision_seconds" field.
+func (m *ApplicationMutation) ClearDecisionSeconds() {
+	m.decision_seconds = nil
+	m.adddecision_seconds = nil
+	m.clearedFields[application.FieldDecisionSeconds] = struct{}{}
+}
+
+// DecisionSecondsCleared returns if the "decision_seconds" field was cleared in this mutation.
+func (m *ApplicationMutation) DecisionSecondsCleared() bool {
+	_, ok := m.clearedFields[application.FieldDecisionSeconds]
+	return ok
+}
+
+// ResetDecisionSeconds resets all changes to the "decision_seconds" field.
+func (m *ApplicationMutation) ResetDecisionSeconds() {
+	m.decision_seconds = nil
+	m.adddecision_seconds = nil
+	delete(m.clearedFields, application.FieldDecisionSeconds)
 }
 
 // SetApprovedAmount sets the "approved_amount" field.
@@ -3726,7 +3808,7 @@ func (m *ApplicationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ApplicationMutation) Fields() []string {
-	fields := make([]string, 0, 25)
+	fields := make([]string, 0, 26)
 	if m.created_at != nil {
 		fields = append(fields, application.FieldCreatedAt)
 	}
@@ -3768,6 +3850,9 @@ func (m *ApplicationMutation) Fields() []string {
 	}
 	if m.decided_at != nil {
 		fields = append(fields, application.FieldDecidedAt)
+	}
+	if m.decision_seconds != nil {
+		fields = append(fields, application.FieldDecisionSeconds)
 	}
 	if m.approved_amount != nil {
 		fields = append(fields, application.FieldApprovedAmount)
@@ -3838,6 +3923,8 @@ func (m *ApplicationMutation) Field(name string) (ent.Value, bool) {
 		return m.Notes()
 	case application.FieldDecidedAt:
 		return m.DecidedAt()
+	case application.FieldDecisionSeconds:
+		return m.DecisionSeconds()
 	case application.FieldApprovedAmount:
 		return m.ApprovedAmount()
 	case application.FieldInterestRate:
@@ -3897,6 +3984,8 @@ func (m *ApplicationMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldNotes(ctx)
 	case application.FieldDecidedAt:
 		return m.OldDecidedAt(ctx)
+	case application.FieldDecisionSeconds:
+		return m.OldDecisionSeconds(ctx)
 	case application.FieldApprovedAmount:
 		return m.OldApprovedAmount(ctx)
 	case application.FieldInterestRate:
@@ -4026,6 +4115,13 @@ func (m *ApplicationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDecidedAt(v)
 		return nil
+	case application.FieldDecisionSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecisionSeconds(v)
+		return nil
 	case application.FieldApprovedAmount:
 		v, ok := value.(money.Amount)
 		if !ok {
@@ -4114,6 +4210,9 @@ func (m *ApplicationMutation) AddedFields() []string {
 	if m.addrequested_amount != nil {
 		fields = append(fields, application.FieldRequestedAmount)
 	}
+	if m.adddecision_seconds != nil {
+		fields = append(fields, application.FieldDecisionSeconds)
+	}
 	if m.addapproved_amount != nil {
 		fields = append(fields, application.FieldApprovedAmount)
 	}
@@ -4133,6 +4232,8 @@ func (m *ApplicationMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case application.FieldRequestedAmount:
 		return m.AddedRequestedAmount()
+	case application.FieldDecisionSeconds:
+		return m.AddedDecisionSeconds()
 	case application.FieldApprovedAmount:
 		return m.AddedApprovedAmount()
 	case application.FieldInterestRate:
@@ -4154,6 +4255,13 @@ func (m *ApplicationMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddRequestedAmount(v)
+		return nil
+	case application.FieldDecisionSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDecisionSeconds(v)
 		return nil
 	case application.FieldApprovedAmount:
 		v, ok := value.(money.Amount)
@@ -4195,6 +4303,9 @@ func (m *ApplicationMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(application.FieldDecidedAt) {
 		fields = append(fields, application.FieldDecidedAt)
+	}
+	if m.FieldCleared(application.FieldDecisionSeconds) {
+		fields = append(fields, application.FieldDecisionSeconds)
 	}
 	if m.FieldCleared(application.FieldApprovedAmount) {
 		fields = append(fields, application.FieldApprovedAmount)
@@ -4248,6 +4359,9 @@ func (m *ApplicationMutation) ClearField(name string) error {
 		return nil
 	case application.FieldDecidedAt:
 		m.ClearDecidedAt()
+		return nil
+	case application.FieldDecisionSeconds:
+		m.ClearDecisionSeconds()
 		return nil
 	case application.FieldApprovedAmount:
 		m.ClearApprovedAmount()
@@ -4325,6 +4439,9 @@ func (m *ApplicationMutation) ResetField(name string) error {
 		return nil
 	case application.FieldDecidedAt:
 		m.ResetDecidedAt()
+		return nil
+	case application.FieldDecisionSeconds:
+		m.ResetDecisionSeconds()
 		return nil
 	case application.FieldApprovedAmount:
 		m.ResetApprovedAmount()
@@ -7039,6 +7156,878 @@ func (m *AutomationRunMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AutomationRun edge %s", name)
+}
+
+// CallDayMutation represents an operation that mutates the CallDay nodes in the graph.
+type CallDayMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	org_id          *uuid.UUID
+	span            *callday.Span
+	day             *int
+	addday          *int
+	user_id         *uuid.UUID
+	slot            *int
+	addslot         *int
+	calls           *int
+	addcalls        *int
+	answered        *int
+	addanswered     *int
+	talk_seconds    *int
+	addtalk_seconds *int
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*CallDay, error)
+	predicates      []predicate.CallDay
+}
+
+var _ ent.Mutation = (*CallDayMutation)(nil)
+
+// calldayOption allows management of the mutation configuration using functional options.
+type calldayOption func(*CallDayMutation)
+
+// newCallDayMutation creates new mutation for the CallDay entity.
+func newCallDayMutation(c config, op Op, opts ...calldayOption) *CallDayMutation {
+	m := &CallDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCallDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCallDayID sets the ID field of the mutation.
+func withCallDayID(id int) calldayOption {
+	return func(m *CallDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CallDay
+		)
+		m.oldValue = func(ctx context.Context) (*CallDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CallDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCallDay sets the old CallDay of the mutation.
+func withCallDay(node *CallDay) calldayOption {
+	return func(m *CallDayMutation) {
+		m.oldValue = func(context.Context) (*CallDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CallDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CallDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CallDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CallDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CallDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *CallDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *CallDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *CallDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetSpan sets the "span" field.
+func (m *CallDayMutation) SetSpan(c callday.Span) {
+	m.span = &c
+}
+
+// Span returns the value of the "span" field in the mutation.
+func (m *CallDayMutation) Span() (r callday.Span, exists bool) {
+	v := m.span
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpan returns the old "span" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldSpan(ctx context.Context) (v callday.Span, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpan is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpan requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpan: %w", err)
+	}
+	return oldValue.Span, nil
+}
+
+// ResetSpan resets all changes to the "span" field.
+func (m *CallDayMutation) ResetSpan() {
+	m.span = nil
+}
+
+// SetDay sets the "day" field.
+func (m *CallDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *CallDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *CallDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *CallDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *CallDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *CallDayMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *CallDayMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *CallDayMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetSlot sets the "slot" field.
+func (m *CallDayMutation) SetSlot(i int) {
+	m.slot = &i
+	m.addslot = nil
+}
+
+// Slot returns the value of the "slot" field in the mutation.
+func (m *CallDayMutation) Slot() (r int, exists bool) {
+	v := m.slot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlot returns the old "slot" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldSlot(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlot: %w", err)
+	}
+	return oldValue.Slot, nil
+}
+
+// AddSlot adds i to the "slot" field.
+func (m *CallDayMutation) AddSlot(i int) {
+	if m.addslot != nil {
+		*m.addslot += i
+	} else {
+		m.addslot = &i
+	}
+}
+
+// AddedSlot returns the value that was added to the "slot" field in this mutation.
+func (m *CallDayMutation) AddedSlot() (r int, exists bool) {
+	v := m.addslot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSlot resets all changes to the "slot" field.
+func (m *CallDayMutation) ResetSlot() {
+	m.slot = nil
+	m.addslot = nil
+}
+
+// SetCalls sets the "calls" field.
+func (m *CallDayMutation) SetCalls(i int) {
+	m.calls = &i
+	m.addcalls = nil
+}
+
+// Calls returns the value of the "calls" field in the mutation.
+func (m *CallDayMutation) Calls() (r int, exists bool) {
+	v := m.calls
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCalls returns the old "calls" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldCalls(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCalls is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCalls requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCalls: %w", err)
+	}
+	return oldValue.Calls, nil
+}
+
+// AddCalls adds i to the "calls" field.
+func (m *CallDayMutation) AddCalls(i int) {
+	if m.addcalls != nil {
+		*m.addcalls += i
+	} else {
+		m.addcalls = &i
+	}
+}
+
+// AddedCalls returns the value that was added to the "calls" field in this mutation.
+func (m *CallDayMutation) AddedCalls() (r int, exists bool) {
+	v := m.addcalls
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCalls resets all changes to the "calls" field.
+func (m *CallDayMutation) ResetCalls() {
+	m.calls = nil
+	m.addcalls = nil
+}
+
+// SetAnswered sets the "answered" field.
+func (m *CallDayMutation) SetAnswered(i int) {
+	m.answered = &i
+	m.addanswered = nil
+}
+
+// Answered returns the value of the "answered" field in the mutation.
+func (m *CallDayMutation) Answered() (r int, exists bool) {
+	v := m.answered
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAnswered returns the old "answered" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldAnswered(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAnswered is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAnswered requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAnswered: %w", err)
+	}
+	return oldValue.Answered, nil
+}
+
+// AddAnswered adds i to the "answered" field.
+func (m *CallDayMutation) AddAnswered(i int) {
+	if m.addanswered != nil {
+		*m.addanswered += i
+	} else {
+		m.addanswered = &i
+	}
+}
+
+// AddedAnswered returns the value that was added to the "answered" field in this mutation.
+func (m *CallDayMutation) AddedAnswered() (r int, exists bool) {
+	v := m.addanswered
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAnswered resets all changes to the "answered" field.
+func (m *CallDayMutation) ResetAnswered() {
+	m.answered = nil
+	m.addanswered = nil
+}
+
+// SetTalkSeconds sets the "talk_seconds" field.
+func (m *CallDayMutation) SetTalkSeconds(i int) {
+	m.talk_seconds = &i
+	m.addtalk_seconds = nil
+}
+
+// TalkSeconds returns the value of the "talk_seconds" field in the mutation.
+func (m *CallDayMutation) TalkSeconds() (r int, exists bool) {
+	v := m.talk_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTalkSeconds returns the old "talk_seconds" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldTalkSeconds(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTalkSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTalkSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTalkSeconds: %w", err)
+	}
+	return oldValue.TalkSeconds, nil
+}
+
+// AddTalkSeconds adds i to the "talk_seconds" field.
+func (m *CallDayMutation) AddTalkSeconds(i int) {
+	if m.addtalk_seconds != nil {
+		*m.addtalk_seconds += i
+	} else {
+		m.addtalk_seconds = &i
+	}
+}
+
+// AddedTalkSeconds returns the value that was added to the "talk_seconds" field in this mutation.
+func (m *CallDayMutation) AddedTalkSeconds() (r int, exists bool) {
+	v := m.addtalk_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTalkSeconds resets all changes to the "talk_seconds" field.
+func (m *CallDayMutation) ResetTalkSeconds() {
+	m.talk_seconds = nil
+	m.addtalk_seconds = nil
+}
+
+// Where appends a list predicates to the CallDayMutation builder.
+func (m *CallDayMutation) Where(ps ...predicate.CallDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CallDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CallDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CallDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CallDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CallDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CallDay).
+func (m *CallDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CallDayMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.org_id != nil {
+		fields = append(fields, callday.FieldOrgID)
+	}
+	if m.span != nil {
+		fields = append(fields, callday.FieldSpan)
+	}
+	if m.day != nil {
+		fields = append(fields, callday.FieldDay)
+	}
+	if m.user_id != nil {
+		fields = append(fields, callday.FieldUserID)
+	}
+	if m.slot != nil {
+		fields = append(fields, callday.FieldSlot)
+	}
+	if m.calls != nil {
+		fields = append(fields, callday.FieldCalls)
+	}
+	if m.answered != nil {
+		fields = append(fields, callday.FieldAnswered)
+	}
+	if m.talk_seconds != nil {
+		fields = append(fields, callday.FieldTalkSeconds)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CallDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case callday.FieldOrgID:
+		return m.OrgID()
+	case callday.FieldSpan:
+		return m.Span()
+	case callday.FieldDay:
+		return m.Day()
+	case callday.FieldUserID:
+		return m.UserID()
+	case callday.FieldSlot:
+		return m.Slot()
+	case callday.FieldCalls:
+		return m.Calls()
+	case callday.FieldAnswered:
+		return m.Answered()
+	case callday.FieldTalkSeconds:
+		return m.TalkSeconds()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CallDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case callday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case callday.FieldSpan:
+		return m.OldSpan(ctx)
+	case callday.FieldDay:
+		return m.OldDay(ctx)
+	case callday.FieldUserID:
+		return m.OldUserID(ctx)
+	case callday.FieldSlot:
+		return m.OldSlot(ctx)
+	case callday.FieldCalls:
+		return m.OldCalls(ctx)
+	case callday.FieldAnswered:
+		return m.OldAnswered(ctx)
+	case callday.FieldTalkSeconds:
+		return m.OldTalkSeconds(ctx)
+	}
+	return nil, fmt.Errorf("unknown CallDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CallDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case callday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case callday.FieldSpan:
+		v, ok := value.(callday.Span)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpan(v)
+		return nil
+	case callday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case callday.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case callday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlot(v)
+		return nil
+	case callday.FieldCalls:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCalls(v)
+		return nil
+	case callday.FieldAnswered:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnswered(v)
+		return nil
+	case callday.FieldTalkSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTalkSeconds(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CallDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CallDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, callday.FieldDay)
+	}
+	if m.addslot != nil {
+		fields = append(fields, callday.FieldSlot)
+	}
+	if m.addcalls != nil {
+		fields = append(fields, callday.FieldCalls)
+	}
+	if m.addanswered != nil {
+		fields = append(fields, callday.FieldAnswered)
+	}
+	if m.addtalk_seconds != nil {
+		fields = append(fields, callday.FieldTalkSeconds)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CallDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case callday.FieldDay:
+		return m.AddedDay()
+	case callday.FieldSlot:
+		return m.AddedSlot()
+	case callday.FieldCalls:
+		return m.AddedCalls()
+	case callday.FieldAnswered:
+		return m.AddedAnswered()
+	case callday.FieldTalkSeconds:
+		return m.AddedTalkSeconds()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CallDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case callday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case callday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSlot(v)
+		return nil
+	case callday.FieldCalls:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCalls(v)
+		return nil
+	case callday.FieldAnswered:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAnswered(v)
+		return nil
+	case callday.FieldTalkSeconds:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTalkSeconds(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CallDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CallDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CallDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CallDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CallDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CallDayMutation) ResetField(name string) error {
+	switch name {
+	case callday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case callday.FieldSpan:
+		m.ResetSpan()
+		return nil
+	case callday.FieldDay:
+		m.ResetDay()
+		return nil
+	case callday.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case callday.FieldSlot:
+		m.ResetSlot()
+		return nil
+	case callday.FieldCalls:
+		m.ResetCalls()
+		return nil
+	case callday.FieldAnswered:
+		m.ResetAnswered()
+		return nil
+	case callday.FieldTalkSeconds:
+		m.ResetTalkSeconds()
+		return nil
+	}
+	return fmt.Errorf("unknown CallDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CallDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CallDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CallDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CallDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CallDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CallDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CallDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown CallDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CallDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown CallDay edge %s", name)
 }
 
 // CallEventMutation represents an operation that mutates the CallEvent nodes in the graph.
@@ -12288,6 +13277,4623 @@ func (m *DealDayMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *DealDayMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown DealDay edge %s", name)
+}
+
+// DecisionDayMutation represents an operation that mutates the DecisionDay nodes in the graph.
+type DecisionDayMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	org_id        *uuid.UUID
+	day           *int
+	addday        *int
+	lender_id     *uuid.UUID
+	octave        *int
+	addoctave     *int
+	b00           *int
+	addb00        *int
+	b01           *int
+	addb01        *int
+	b02           *int
+	addb02        *int
+	b03           *int
+	addb03        *int
+	b04           *int
+	addb04        *int
+	b05           *int
+	addb05        *int
+	b06           *int
+	addb06        *int
+	b07           *int
+	addb07        *int
+	b08           *int
+	addb08        *int
+	b09           *int
+	addb09        *int
+	b10           *int
+	addb10        *int
+	b11           *int
+	addb11        *int
+	b12           *int
+	addb12        *int
+	b13           *int
+	addb13        *int
+	b14           *int
+	addb14        *int
+	b15           *int
+	addb15        *int
+	b16           *int
+	addb16        *int
+	b17           *int
+	addb17        *int
+	b18           *int
+	addb18        *int
+	b19           *int
+	addb19        *int
+	b20           *int
+	addb20        *int
+	b21           *int
+	addb21        *int
+	b22           *int
+	addb22        *int
+	b23           *int
+	addb23        *int
+	b24           *int
+	addb24        *int
+	b25           *int
+	addb25        *int
+	b26           *int
+	addb26        *int
+	b27           *int
+	addb27        *int
+	b28           *int
+	addb28        *int
+	b29           *int
+	addb29        *int
+	b30           *int
+	addb30        *int
+	b31           *int
+	addb31        *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*DecisionDay, error)
+	predicates    []predicate.DecisionDay
+}
+
+var _ ent.Mutation = (*DecisionDayMutation)(nil)
+
+// decisiondayOption allows management of the mutation configuration using functional options.
+type decisiondayOption func(*DecisionDayMutation)
+
+// newDecisionDayMutation creates new mutation for the DecisionDay entity.
+func newDecisionDayMutation(c config, op Op, opts ...decisiondayOption) *DecisionDayMutation {
+	m := &DecisionDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDecisionDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDecisionDayID sets the ID field of the mutation.
+func withDecisionDayID(id int) decisiondayOption {
+	return func(m *DecisionDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DecisionDay
+		)
+		m.oldValue = func(ctx context.Context) (*DecisionDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DecisionDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDecisionDay sets the old DecisionDay of the mutation.
+func withDecisionDay(node *DecisionDay) decisiondayOption {
+	return func(m *DecisionDayMutation) {
+		m.oldValue = func(context.Context) (*DecisionDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DecisionDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DecisionDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DecisionDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DecisionDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DecisionDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *DecisionDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *DecisionDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *DecisionDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetDay sets the "day" field.
+func (m *DecisionDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *DecisionDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *DecisionDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *DecisionDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *DecisionDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetLenderID sets the "lender_id" field.
+func (m *DecisionDayMutation) SetLenderID(u uuid.UUID) {
+	m.lender_id = &u
+}
+
+// LenderID returns the value of the "lender_id" field in the mutation.
+func (m *DecisionDayMutation) LenderID() (r uuid.UUID, exists bool) {
+	v := m.lender_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderID returns the old "lender_id" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldLenderID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderID: %w", err)
+	}
+	return oldValue.LenderID, nil
+}
+
+// ResetLenderID resets all changes to the "lender_id" field.
+func (m *DecisionDayMutation) ResetLenderID() {
+	m.lender_id = nil
+}
+
+// SetOctave sets the "octave" field.
+func (m *DecisionDayMutation) SetOctave(i int) {
+	m.octave = &i
+	m.addoctave = nil
+}
+
+// Octave returns the value of the "octave" field in the mutation.
+func (m *DecisionDayMutation) Octave() (r int, exists bool) {
+	v := m.octave
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOctave returns the old "octave" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldOctave(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOctave is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOctave requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOctave: %w", err)
+	}
+	return oldValue.Octave, nil
+}
+
+// AddOctave adds i to the "octave" field.
+func (m *DecisionDayMutation) AddOctave(i int) {
+	if m.addoctave != nil {
+		*m.addoctave += i
+	} else {
+		m.addoctave = &i
+	}
+}
+
+// AddedOctave returns the value that was added to the "octave" field in this mutation.
+func (m *DecisionDayMutation) AddedOctave() (r int, exists bool) {
+	v := m.addoctave
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOctave resets all changes to the "octave" field.
+func (m *DecisionDayMutation) ResetOctave() {
+	m.octave = nil
+	m.addoctave = nil
+}
+
+// SetB00 sets the "b00" field.
+func (m *DecisionDayMutation) SetB00(i int) {
+	m.b00 = &i
+	m.addb00 = nil
+}
+
+// B00 returns the value of the "b00" field in the mutation.
+func (m *DecisionDayMutation) B00() (r int, exists bool) {
+	v := m.b00
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB00 returns the old "b00" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB00(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB00 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB00 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB00: %w", err)
+	}
+	return oldValue.B00, nil
+}
+
+// AddB00 adds i to the "b00" field.
+func (m *DecisionDayMutation) AddB00(i int) {
+	if m.addb00 != nil {
+		*m.addb00 += i
+	} else {
+		m.addb00 = &i
+	}
+}
+
+// AddedB00 returns the value that was added to the "b00" field in this mutation.
+func (m *DecisionDayMutation) AddedB00() (r int, exists bool) {
+	v := m.addb00
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB00 resets all changes to the "b00" field.
+func (m *DecisionDayMutation) ResetB00() {
+	m.b00 = nil
+	m.addb00 = nil
+}
+
+// SetB01 sets the "b01" field.
+func (m *DecisionDayMutation) SetB01(i int) {
+	m.b01 = &i
+	m.addb01 = nil
+}
+
+// B01 returns the value of the "b01" field in the mutation.
+func (m *DecisionDayMutation) B01() (r int, exists bool) {
+	v := m.b01
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB01 returns the old "b01" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB01(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB01 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB01 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB01: %w", err)
+	}
+	return oldValue.B01, nil
+}
+
+// AddB01 adds i to the "b01" field.
+func (m *DecisionDayMutation) AddB01(i int) {
+	if m.addb01 != nil {
+		*m.addb01 += i
+	} else {
+		m.addb01 = &i
+	}
+}
+
+// AddedB01 returns the value that was added to the "b01" field in this mutation.
+func (m *DecisionDayMutation) AddedB01() (r int, exists bool) {
+	v := m.addb01
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB01 resets all changes to the "b01" field.
+func (m *DecisionDayMutation) ResetB01() {
+	m.b01 = nil
+	m.addb01 = nil
+}
+
+// SetB02 sets the "b02" field.
+func (m *DecisionDayMutation) SetB02(i int) {
+	m.b02 = &i
+	m.addb02 = nil
+}
+
+// B02 returns the value of the "b02" field in the mutation.
+func (m *DecisionDayMutation) B02() (r int, exists bool) {
+	v := m.b02
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB02 returns the old "b02" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB02(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB02 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB02 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB02: %w", err)
+	}
+	return oldValue.B02, nil
+}
+
+// AddB02 adds i to the "b02" field.
+func (m *DecisionDayMutation) AddB02(i int) {
+	if m.addb02 != nil {
+		*m.addb02 += i
+	} else {
+		m.addb02 = &i
+	}
+}
+
+// AddedB02 returns the value that was added to the "b02" field in this mutation.
+func (m *DecisionDayMutation) AddedB02() (r int, exists bool) {
+	v := m.addb02
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB02 resets all changes to the "b02" field.
+func (m *DecisionDayMutation) ResetB02() {
+	m.b02 = nil
+	m.addb02 = nil
+}
+
+// SetB03 sets the "b03" field.
+func (m *DecisionDayMutation) SetB03(i int) {
+	m.b03 = &i
+	m.addb03 = nil
+}
+
+// B03 returns the value of the "b03" field in the mutation.
+func (m *DecisionDayMutation) B03() (r int, exists bool) {
+	v := m.b03
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB03 returns the old "b03" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB03(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB03 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB03 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB03: %w", err)
+	}
+	return oldValue.B03, nil
+}
+
+// AddB03 adds i to the "b03" field.
+func (m *DecisionDayMutation) AddB03(i int) {
+	if m.addb03 != nil {
+		*m.addb03 += i
+	} else {
+		m.addb03 = &i
+	}
+}
+
+// AddedB03 returns the value that was added to the "b03" field in this mutation.
+func (m *DecisionDayMutation) AddedB03() (r int, exists bool) {
+	v := m.addb03
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB03 resets all changes to the "b03" field.
+func (m *DecisionDayMutation) ResetB03() {
+	m.b03 = nil
+	m.addb03 = nil
+}
+
+// SetB04 sets the "b04" field.
+func (m *DecisionDayMutation) SetB04(i int) {
+	m.b04 = &i
+	m.addb04 = nil
+}
+
+// B04 returns the value of the "b04" field in the mutation.
+func (m *DecisionDayMutation) B04() (r int, exists bool) {
+	v := m.b04
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB04 returns the old "b04" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB04(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB04 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB04 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB04: %w", err)
+	}
+	return oldValue.B04, nil
+}
+
+// AddB04 adds i to the "b04" field.
+func (m *DecisionDayMutation) AddB04(i int) {
+	if m.addb04 != nil {
+		*m.addb04 += i
+	} else {
+		m.addb04 = &i
+	}
+}
+
+// AddedB04 returns the value that was added to the "b04" field in this mutation.
+func (m *DecisionDayMutation) AddedB04() (r int, exists bool) {
+	v := m.addb04
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB04 resets all changes to the "b04" field.
+func (m *DecisionDayMutation) ResetB04() {
+	m.b04 = nil
+	m.addb04 = nil
+}
+
+// SetB05 sets the "b05" field.
+func (m *DecisionDayMutation) SetB05(i int) {
+	m.b05 = &i
+	m.addb05 = nil
+}
+
+// B05 returns the value of the "b05" field in the mutation.
+func (m *DecisionDayMutation) B05() (r int, exists bool) {
+	v := m.b05
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB05 returns the old "b05" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB05(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB05 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB05 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB05: %w", err)
+	}
+	return oldValue.B05, nil
+}
+
+// AddB05 adds i to the "b05" field.
+func (m *DecisionDayMutation) AddB05(i int) {
+	if m.addb05 != nil {
+		*m.addb05 += i
+	} else {
+		m.addb05 = &i
+	}
+}
+
+// AddedB05 returns the value that was added to the "b05" field in this mutation.
+func (m *DecisionDayMutation) AddedB05() (r int, exists bool) {
+	v := m.addb05
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB05 resets all changes to the "b05" field.
+func (m *DecisionDayMutation) ResetB05() {
+	m.b05 = nil
+	m.addb05 = nil
+}
+
+// SetB06 sets the "b06" field.
+func (m *DecisionDayMutation) SetB06(i int) {
+	m.b06 = &i
+	m.addb06 = nil
+}
+
+// B06 returns the value of the "b06" field in the mutation.
+func (m *DecisionDayMutation) B06() (r int, exists bool) {
+	v := m.b06
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB06 returns the old "b06" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB06(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB06 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB06 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB06: %w", err)
+	}
+	return oldValue.B06, nil
+}
+
+// AddB06 adds i to the "b06" field.
+func (m *DecisionDayMutation) AddB06(i int) {
+	if m.addb06 != nil {
+		*m.addb06 += i
+	} else {
+		m.addb06 = &i
+	}
+}
+
+// AddedB06 returns the value that was added to the "b06" field in this mutation.
+func (m *DecisionDayMutation) AddedB06() (r int, exists bool) {
+	v := m.addb06
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB06 resets all changes to the "b06" field.
+func (m *DecisionDayMutation) ResetB06() {
+	m.b06 = nil
+	m.addb06 = nil
+}
+
+// SetB07 sets the "b07" field.
+func (m *DecisionDayMutation) SetB07(i int) {
+	m.b07 = &i
+	m.addb07 = nil
+}
+
+// B07 returns the value of the "b07" field in the mutation.
+func (m *DecisionDayMutation) B07() (r int, exists bool) {
+	v := m.b07
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB07 returns the old "b07" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB07(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB07 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB07 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB07: %w", err)
+	}
+	return oldValue.B07, nil
+}
+
+// AddB07 adds i to the "b07" field.
+func (m *DecisionDayMutation) AddB07(i int) {
+	if m.addb07 != nil {
+		*m.addb07 += i
+	} else {
+		m.addb07 = &i
+	}
+}
+
+// AddedB07 returns the value that was added to the "b07" field in this mutation.
+func (m *DecisionDayMutation) AddedB07() (r int, exists bool) {
+	v := m.addb07
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB07 resets all changes to the "b07" field.
+func (m *DecisionDayMutation) ResetB07() {
+	m.b07 = nil
+	m.addb07 = nil
+}
+
+// SetB08 sets the "b08" field.
+func (m *DecisionDayMutation) SetB08(i int) {
+	m.b08 = &i
+	m.addb08 = nil
+}
+
+// B08 returns the value of the "b08" field in the mutation.
+func (m *DecisionDayMutation) B08() (r int, exists bool) {
+	v := m.b08
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB08 returns the old "b08" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB08(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB08 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB08 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB08: %w", err)
+	}
+	return oldValue.B08, nil
+}
+
+// AddB08 adds i to the "b08" field.
+func (m *DecisionDayMutation) AddB08(i int) {
+	if m.addb08 != nil {
+		*m.addb08 += i
+	} else {
+		m.addb08 = &i
+	}
+}
+
+// AddedB08 returns the value that was added to the "b08" field in this mutation.
+func (m *DecisionDayMutation) AddedB08() (r int, exists bool) {
+	v := m.addb08
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB08 resets all changes to the "b08" field.
+func (m *DecisionDayMutation) ResetB08() {
+	m.b08 = nil
+	m.addb08 = nil
+}
+
+// SetB09 sets the "b09" field.
+func (m *DecisionDayMutation) SetB09(i int) {
+	m.b09 = &i
+	m.addb09 = nil
+}
+
+// B09 returns the value of the "b09" field in the mutation.
+func (m *DecisionDayMutation) B09() (r int, exists bool) {
+	v := m.b09
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB09 returns the old "b09" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB09(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB09 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB09 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB09: %w", err)
+	}
+	return oldValue.B09, nil
+}
+
+// AddB09 adds i to the "b09" field.
+func (m *DecisionDayMutation) AddB09(i int) {
+	if m.addb09 != nil {
+		*m.addb09 += i
+	} else {
+		m.addb09 = &i
+	}
+}
+
+// AddedB09 returns the value that was added to the "b09" field in this mutation.
+func (m *DecisionDayMutation) AddedB09() (r int, exists bool) {
+	v := m.addb09
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB09 resets all changes to the "b09" field.
+func (m *DecisionDayMutation) ResetB09() {
+	m.b09 = nil
+	m.addb09 = nil
+}
+
+// SetB10 sets the "b10" field.
+func (m *DecisionDayMutation) SetB10(i int) {
+	m.b10 = &i
+	m.addb10 = nil
+}
+
+// B10 returns the value of the "b10" field in the mutation.
+func (m *DecisionDayMutation) B10() (r int, exists bool) {
+	v := m.b10
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB10 returns the old "b10" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB10(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB10 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB10 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB10: %w", err)
+	}
+	return oldValue.B10, nil
+}
+
+// AddB10 adds i to the "b10" field.
+func (m *DecisionDayMutation) AddB10(i int) {
+	if m.addb10 != nil {
+		*m.addb10 += i
+	} else {
+		m.addb10 = &i
+	}
+}
+
+// AddedB10 returns the value that was added to the "b10" field in this mutation.
+func (m *DecisionDayMutation) AddedB10() (r int, exists bool) {
+	v := m.addb10
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB10 resets all changes to the "b10" field.
+func (m *DecisionDayMutation) ResetB10() {
+	m.b10 = nil
+	m.addb10 = nil
+}
+
+// SetB11 sets the "b11" field.
+func (m *DecisionDayMutation) SetB11(i int) {
+	m.b11 = &i
+	m.addb11 = nil
+}
+
+// B11 returns the value of the "b11" field in the mutation.
+func (m *DecisionDayMutation) B11() (r int, exists bool) {
+	v := m.b11
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB11 returns the old "b11" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB11(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB11 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB11 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB11: %w", err)
+	}
+	return oldValue.B11, nil
+}
+
+// AddB11 adds i to the "b11" field.
+func (m *DecisionDayMutation) AddB11(i int) {
+	if m.addb11 != nil {
+		*m.addb11 += i
+	} else {
+		m.addb11 = &i
+	}
+}
+
+// AddedB11 returns the value that was added to the "b11" field in this mutation.
+func (m *DecisionDayMutation) AddedB11() (r int, exists bool) {
+	v := m.addb11
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB11 resets all changes to the "b11" field.
+func (m *DecisionDayMutation) ResetB11() {
+	m.b11 = nil
+	m.addb11 = nil
+}
+
+// SetB12 sets the "b12" field.
+func (m *DecisionDayMutation) SetB12(i int) {
+	m.b12 = &i
+	m.addb12 = nil
+}
+
+// B12 returns the value of the "b12" field in the mutation.
+func (m *DecisionDayMutation) B12() (r int, exists bool) {
+	v := m.b12
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB12 returns the old "b12" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB12(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB12 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB12 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB12: %w", err)
+	}
+	return oldValue.B12, nil
+}
+
+// AddB12 adds i to the "b12" field.
+func (m *DecisionDayMutation) AddB12(i int) {
+	if m.addb12 != nil {
+		*m.addb12 += i
+	} else {
+		m.addb12 = &i
+	}
+}
+
+// AddedB12 returns the value that was added to the "b12" field in this mutation.
+func (m *DecisionDayMutation) AddedB12() (r int, exists bool) {
+	v := m.addb12
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB12 resets all changes to the "b12" field.
+func (m *DecisionDayMutation) ResetB12() {
+	m.b12 = nil
+	m.addb12 = nil
+}
+
+// SetB13 sets the "b13" field.
+func (m *DecisionDayMutation) SetB13(i int) {
+	m.b13 = &i
+	m.addb13 = nil
+}
+
+// B13 returns the value of the "b13" field in the mutation.
+func (m *DecisionDayMutation) B13() (r int, exists bool) {
+	v := m.b13
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB13 returns the old "b13" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB13(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB13 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB13 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB13: %w", err)
+	}
+	return oldValue.B13, nil
+}
+
+// AddB13 adds i to the "b13" field.
+func (m *DecisionDayMutation) AddB13(i int) {
+	if m.addb13 != nil {
+		*m.addb13 += i
+	} else {
+		m.addb13 = &i
+	}
+}
+
+// AddedB13 returns the value that was added to the "b13" field in this mutation.
+func (m *DecisionDayMutation) AddedB13() (r int, exists bool) {
+	v := m.addb13
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB13 resets all changes to the "b13" field.
+func (m *DecisionDayMutation) ResetB13() {
+	m.b13 = nil
+	m.addb13 = nil
+}
+
+// SetB14 sets the "b14" field.
+func (m *DecisionDayMutation) SetB14(i int) {
+	m.b14 = &i
+	m.addb14 = nil
+}
+
+// B14 returns the value of the "b14" field in the mutation.
+func (m *DecisionDayMutation) B14() (r int, exists bool) {
+	v := m.b14
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB14 returns the old "b14" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB14(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB14 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB14 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB14: %w", err)
+	}
+	return oldValue.B14, nil
+}
+
+// AddB14 adds i to the "b14" field.
+func (m *DecisionDayMutation) AddB14(i int) {
+	if m.addb14 != nil {
+		*m.addb14 += i
+	} else {
+		m.addb14 = &i
+	}
+}
+
+// AddedB14 returns the value that was added to the "b14" field in this mutation.
+func (m *DecisionDayMutation) AddedB14() (r int, exists bool) {
+	v := m.addb14
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB14 resets all changes to the "b14" field.
+func (m *DecisionDayMutation) ResetB14() {
+	m.b14 = nil
+	m.addb14 = nil
+}
+
+// SetB15 sets the "b15" field.
+func (m *DecisionDayMutation) SetB15(i int) {
+	m.b15 = &i
+	m.addb15 = nil
+}
+
+// B15 returns the value of the "b15" field in the mutation.
+func (m *DecisionDayMutation) B15() (r int, exists bool) {
+	v := m.b15
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB15 returns the old "b15" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB15(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB15 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB15 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB15: %w", err)
+	}
+	return oldValue.B15, nil
+}
+
+// AddB15 adds i to the "b15" field.
+func (m *DecisionDayMutation) AddB15(i int) {
+	if m.addb15 != nil {
+		*m.addb15 += i
+	} else {
+		m.addb15 = &i
+	}
+}
+
+// AddedB15 returns the value that was added to the "b15" field in this mutation.
+func (m *DecisionDayMutation) AddedB15() (r int, exists bool) {
+	v := m.addb15
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB15 resets all changes to the "b15" field.
+func (m *DecisionDayMutation) ResetB15() {
+	m.b15 = nil
+	m.addb15 = nil
+}
+
+// SetB16 sets the "b16" field.
+func (m *DecisionDayMutation) SetB16(i int) {
+	m.b16 = &i
+	m.addb16 = nil
+}
+
+// B16 returns the value of the "b16" field in the mutation.
+func (m *DecisionDayMutation) B16() (r int, exists bool) {
+	v := m.b16
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB16 returns the old "b16" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB16(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB16 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB16 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB16: %w", err)
+	}
+	return oldValue.B16, nil
+}
+
+// AddB16 adds i to the "b16" field.
+func (m *DecisionDayMutation) AddB16(i int) {
+	if m.addb16 != nil {
+		*m.addb16 += i
+	} else {
+		m.addb16 = &i
+	}
+}
+
+// AddedB16 returns the value that was added to the "b16" field in this mutation.
+func (m *DecisionDayMutation) AddedB16() (r int, exists bool) {
+	v := m.addb16
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB16 resets all changes to the "b16" field.
+func (m *DecisionDayMutation) ResetB16() {
+	m.b16 = nil
+	m.addb16 = nil
+}
+
+// SetB17 sets the "b17" field.
+func (m *DecisionDayMutation) SetB17(i int) {
+	m.b17 = &i
+	m.addb17 = nil
+}
+
+// B17 returns the value of the "b17" field in the mutation.
+func (m *DecisionDayMutation) B17() (r int, exists bool) {
+	v := m.b17
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB17 returns the old "b17" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB17(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB17 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB17 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB17: %w", err)
+	}
+	return oldValue.B17, nil
+}
+
+// AddB17 adds i to the "b17" field.
+func (m *DecisionDayMutation) AddB17(i int) {
+	if m.addb17 != nil {
+		*m.addb17 += i
+	} else {
+		m.addb17 = &i
+	}
+}
+
+// AddedB17 returns the value that was added to the "b17" field in this mutation.
+func (m *DecisionDayMutation) AddedB17() (r int, exists bool) {
+	v := m.addb17
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB17 resets all changes to the "b17" field.
+func (m *DecisionDayMutation) ResetB17() {
+	m.b17 = nil
+	m.addb17 = nil
+}
+
+// SetB18 sets the "b18" field.
+func (m *DecisionDayMutation) SetB18(i int) {
+	m.b18 = &i
+	m.addb18 = nil
+}
+
+// B18 returns the value of the "b18" field in the mutation.
+func (m *DecisionDayMutation) B18() (r int, exists bool) {
+	v := m.b18
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB18 returns the old "b18" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB18(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB18 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB18 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB18: %w", err)
+	}
+	return oldValue.B18, nil
+}
+
+// AddB18 adds i to the "b18" field.
+func (m *DecisionDayMutation) AddB18(i int) {
+	if m.addb18 != nil {
+		*m.addb18 += i
+	} else {
+		m.addb18 = &i
+	}
+}
+
+// AddedB18 returns the value that was added to the "b18" field in this mutation.
+func (m *DecisionDayMutation) AddedB18() (r int, exists bool) {
+	v := m.addb18
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB18 resets all changes to the "b18" field.
+func (m *DecisionDayMutation) ResetB18() {
+	m.b18 = nil
+	m.addb18 = nil
+}
+
+// SetB19 sets the "b19" field.
+func (m *DecisionDayMutation) SetB19(i int) {
+	m.b19 = &i
+	m.addb19 = nil
+}
+
+// B19 returns the value of the "b19" field in the mutation.
+func (m *DecisionDayMutation) B19() (r int, exists bool) {
+	v := m.b19
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB19 returns the old "b19" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB19(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB19 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB19 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB19: %w", err)
+	}
+	return oldValue.B19, nil
+}
+
+// AddB19 adds i to the "b19" field.
+func (m *DecisionDayMutation) AddB19(i int) {
+	if m.addb19 != nil {
+		*m.addb19 += i
+	} else {
+		m.addb19 = &i
+	}
+}
+
+// AddedB19 returns the value that was added to the "b19" field in this mutation.
+func (m *DecisionDayMutation) AddedB19() (r int, exists bool) {
+	v := m.addb19
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB19 resets all changes to the "b19" field.
+func (m *DecisionDayMutation) ResetB19() {
+	m.b19 = nil
+	m.addb19 = nil
+}
+
+// SetB20 sets the "b20" field.
+func (m *DecisionDayMutation) SetB20(i int) {
+	m.b20 = &i
+	m.addb20 = nil
+}
+
+// B20 returns the value of the "b20" field in the mutation.
+func (m *DecisionDayMutation) B20() (r int, exists bool) {
+	v := m.b20
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB20 returns the old "b20" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB20(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB20 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB20 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB20: %w", err)
+	}
+	return oldValue.B20, nil
+}
+
+// AddB20 adds i to the "b20" field.
+func (m *DecisionDayMutation) AddB20(i int) {
+	if m.addb20 != nil {
+		*m.addb20 += i
+	} else {
+		m.addb20 = &i
+	}
+}
+
+// AddedB20 returns the value that was added to the "b20" field in this mutation.
+func (m *DecisionDayMutation) AddedB20() (r int, exists bool) {
+	v := m.addb20
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB20 resets all changes to the "b20" field.
+func (m *DecisionDayMutation) ResetB20() {
+	m.b20 = nil
+	m.addb20 = nil
+}
+
+// SetB21 sets the "b21" field.
+func (m *DecisionDayMutation) SetB21(i int) {
+	m.b21 = &i
+	m.addb21 = nil
+}
+
+// B21 returns the value of the "b21" field in the mutation.
+func (m *DecisionDayMutation) B21() (r int, exists bool) {
+	v := m.b21
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB21 returns the old "b21" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB21(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB21 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB21 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB21: %w", err)
+	}
+	return oldValue.B21, nil
+}
+
+// AddB21 adds i to the "b21" field.
+func (m *DecisionDayMutation) AddB21(i int) {
+	if m.addb21 != nil {
+		*m.addb21 += i
+	} else {
+		m.addb21 = &i
+	}
+}
+
+// AddedB21 returns the value that was added to the "b21" field in this mutation.
+func (m *DecisionDayMutation) AddedB21() (r int, exists bool) {
+	v := m.addb21
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB21 resets all changes to the "b21" field.
+func (m *DecisionDayMutation) ResetB21() {
+	m.b21 = nil
+	m.addb21 = nil
+}
+
+// SetB22 sets the "b22" field.
+func (m *DecisionDayMutation) SetB22(i int) {
+	m.b22 = &i
+	m.addb22 = nil
+}
+
+// B22 returns the value of the "b22" field in the mutation.
+func (m *DecisionDayMutation) B22() (r int, exists bool) {
+	v := m.b22
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB22 returns the old "b22" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB22(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB22 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB22 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB22: %w", err)
+	}
+	return oldValue.B22, nil
+}
+
+// AddB22 adds i to the "b22" field.
+func (m *DecisionDayMutation) AddB22(i int) {
+	if m.addb22 != nil {
+		*m.addb22 += i
+	} else {
+		m.addb22 = &i
+	}
+}
+
+// AddedB22 returns the value that was added to the "b22" field in this mutation.
+func (m *DecisionDayMutation) AddedB22() (r int, exists bool) {
+	v := m.addb22
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB22 resets all changes to the "b22" field.
+func (m *DecisionDayMutation) ResetB22() {
+	m.b22 = nil
+	m.addb22 = nil
+}
+
+// SetB23 sets the "b23" field.
+func (m *DecisionDayMutation) SetB23(i int) {
+	m.b23 = &i
+	m.addb23 = nil
+}
+
+// B23 returns the value of the "b23" field in the mutation.
+func (m *DecisionDayMutation) B23() (r int, exists bool) {
+	v := m.b23
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB23 returns the old "b23" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB23(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB23 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB23 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB23: %w", err)
+	}
+	return oldValue.B23, nil
+}
+
+// AddB23 adds i to the "b23" field.
+func (m *DecisionDayMutation) AddB23(i int) {
+	if m.addb23 != nil {
+		*m.addb23 += i
+	} else {
+		m.addb23 = &i
+	}
+}
+
+// AddedB23 returns the value that was added to the "b23" field in this mutation.
+func (m *DecisionDayMutation) AddedB23() (r int, exists bool) {
+	v := m.addb23
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB23 resets all changes to the "b23" field.
+func (m *DecisionDayMutation) ResetB23() {
+	m.b23 = nil
+	m.addb23 = nil
+}
+
+// SetB24 sets the "b24" field.
+func (m *DecisionDayMutation) SetB24(i int) {
+	m.b24 = &i
+	m.addb24 = nil
+}
+
+// B24 returns the value of the "b24" field in the mutation.
+func (m *DecisionDayMutation) B24() (r int, exists bool) {
+	v := m.b24
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB24 returns the old "b24" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB24(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB24 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB24 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB24: %w", err)
+	}
+	return oldValue.B24, nil
+}
+
+// AddB24 adds i to the "b24" field.
+func (m *DecisionDayMutation) AddB24(i int) {
+	if m.addb24 != nil {
+		*m.addb24 += i
+	} else {
+		m.addb24 = &i
+	}
+}
+
+// AddedB24 returns the value that was added to the "b24" field in this mutation.
+func (m *DecisionDayMutation) AddedB24() (r int, exists bool) {
+	v := m.addb24
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB24 resets all changes to the "b24" field.
+func (m *DecisionDayMutation) ResetB24() {
+	m.b24 = nil
+	m.addb24 = nil
+}
+
+// SetB25 sets the "b25" field.
+func (m *DecisionDayMutation) SetB25(i int) {
+	m.b25 = &i
+	m.addb25 = nil
+}
+
+// B25 returns the value of the "b25" field in the mutation.
+func (m *DecisionDayMutation) B25() (r int, exists bool) {
+	v := m.b25
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB25 returns the old "b25" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB25(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB25 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB25 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB25: %w", err)
+	}
+	return oldValue.B25, nil
+}
+
+// AddB25 adds i to the "b25" field.
+func (m *DecisionDayMutation) AddB25(i int) {
+	if m.addb25 != nil {
+		*m.addb25 += i
+	} else {
+		m.addb25 = &i
+	}
+}
+
+// AddedB25 returns the value that was added to the "b25" field in this mutation.
+func (m *DecisionDayMutation) AddedB25() (r int, exists bool) {
+	v := m.addb25
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB25 resets all changes to the "b25" field.
+func (m *DecisionDayMutation) ResetB25() {
+	m.b25 = nil
+	m.addb25 = nil
+}
+
+// SetB26 sets the "b26" field.
+func (m *DecisionDayMutation) SetB26(i int) {
+	m.b26 = &i
+	m.addb26 = nil
+}
+
+// B26 returns the value of the "b26" field in the mutation.
+func (m *DecisionDayMutation) B26() (r int, exists bool) {
+	v := m.b26
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB26 returns the old "b26" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB26(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB26 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB26 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB26: %w", err)
+	}
+	return oldValue.B26, nil
+}
+
+// AddB26 adds i to the "b26" field.
+func (m *DecisionDayMutation) AddB26(i int) {
+	if m.addb26 != nil {
+		*m.addb26 += i
+	} else {
+		m.addb26 = &i
+	}
+}
+
+// AddedB26 returns the value that was added to the "b26" field in this mutation.
+func (m *DecisionDayMutation) AddedB26() (r int, exists bool) {
+	v := m.addb26
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB26 resets all changes to the "b26" field.
+func (m *DecisionDayMutation) ResetB26() {
+	m.b26 = nil
+	m.addb26 = nil
+}
+
+// SetB27 sets the "b27" field.
+func (m *DecisionDayMutation) SetB27(i int) {
+	m.b27 = &i
+	m.addb27 = nil
+}
+
+// B27 returns the value of the "b27" field in the mutation.
+func (m *DecisionDayMutation) B27() (r int, exists bool) {
+	v := m.b27
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB27 returns the old "b27" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB27(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB27 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB27 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB27: %w", err)
+	}
+	return oldValue.B27, nil
+}
+
+// AddB27 adds i to the "b27" field.
+func (m *DecisionDayMutation) AddB27(i int) {
+	if m.addb27 != nil {
+		*m.addb27 += i
+	} else {
+		m.addb27 = &i
+	}
+}
+
+// AddedB27 returns the value that was added to the "b27" field in this mutation.
+func (m *DecisionDayMutation) AddedB27() (r int, exists bool) {
+	v := m.addb27
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB27 resets all changes to the "b27" field.
+func (m *DecisionDayMutation) ResetB27() {
+	m.b27 = nil
+	m.addb27 = nil
+}
+
+// SetB28 sets the "b28" field.
+func (m *DecisionDayMutation) SetB28(i int) {
+	m.b28 = &i
+	m.addb28 = nil
+}
+
+// B28 returns the value of the "b28" field in the mutation.
+func (m *DecisionDayMutation) B28() (r int, exists bool) {
+	v := m.b28
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB28 returns the old "b28" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB28(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB28 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB28 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB28: %w", err)
+	}
+	return oldValue.B28, nil
+}
+
+// AddB28 adds i to the "b28" field.
+func (m *DecisionDayMutation) AddB28(i int) {
+	if m.addb28 != nil {
+		*m.addb28 += i
+	} else {
+		m.addb28 = &i
+	}
+}
+
+// AddedB28 returns the value that was added to the "b28" field in this mutation.
+func (m *DecisionDayMutation) AddedB28() (r int, exists bool) {
+	v := m.addb28
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB28 resets all changes to the "b28" field.
+func (m *DecisionDayMutation) ResetB28() {
+	m.b28 = nil
+	m.addb28 = nil
+}
+
+// SetB29 sets the "b29" field.
+func (m *DecisionDayMutation) SetB29(i int) {
+	m.b29 = &i
+	m.addb29 = nil
+}
+
+// B29 returns the value of the "b29" field in the mutation.
+func (m *DecisionDayMutation) B29() (r int, exists bool) {
+	v := m.b29
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB29 returns the old "b29" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB29(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB29 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB29 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB29: %w", err)
+	}
+	return oldValue.B29, nil
+}
+
+// AddB29 adds i to the "b29" field.
+func (m *DecisionDayMutation) AddB29(i int) {
+	if m.addb29 != nil {
+		*m.addb29 += i
+	} else {
+		m.addb29 = &i
+	}
+}
+
+// AddedB29 returns the value that was added to the "b29" field in this mutation.
+func (m *DecisionDayMutation) AddedB29() (r int, exists bool) {
+	v := m.addb29
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB29 resets all changes to the "b29" field.
+func (m *DecisionDayMutation) ResetB29() {
+	m.b29 = nil
+	m.addb29 = nil
+}
+
+// SetB30 sets the "b30" field.
+func (m *DecisionDayMutation) SetB30(i int) {
+	m.b30 = &i
+	m.addb30 = nil
+}
+
+// B30 returns the value of the "b30" field in the mutation.
+func (m *DecisionDayMutation) B30() (r int, exists bool) {
+	v := m.b30
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB30 returns the old "b30" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB30(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB30 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB30 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB30: %w", err)
+	}
+	return oldValue.B30, nil
+}
+
+// AddB30 adds i to the "b30" field.
+func (m *DecisionDayMutation) AddB30(i int) {
+	if m.addb30 != nil {
+		*m.addb30 += i
+	} else {
+		m.addb30 = &i
+	}
+}
+
+// AddedB30 returns the value that was added to the "b30" field in this mutation.
+func (m *DecisionDayMutation) AddedB30() (r int, exists bool) {
+	v := m.addb30
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB30 resets all changes to the "b30" field.
+func (m *DecisionDayMutation) ResetB30() {
+	m.b30 = nil
+	m.addb30 = nil
+}
+
+// SetB31 sets the "b31" field.
+func (m *DecisionDayMutation) SetB31(i int) {
+	m.b31 = &i
+	m.addb31 = nil
+}
+
+// B31 returns the value of the "b31" field in the mutation.
+func (m *DecisionDayMutation) B31() (r int, exists bool) {
+	v := m.b31
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldB31 returns the old "b31" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldB31(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldB31 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldB31 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldB31: %w", err)
+	}
+	return oldValue.B31, nil
+}
+
+// AddB31 adds i to the "b31" field.
+func (m *DecisionDayMutation) AddB31(i int) {
+	if m.addb31 != nil {
+		*m.addb31 += i
+	} else {
+		m.addb31 = &i
+	}
+}
+
+// AddedB31 returns the value that was added to the "b31" field in this mutation.
+func (m *DecisionDayMutation) AddedB31() (r int, exists bool) {
+	v := m.addb31
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetB31 resets all changes to the "b31" field.
+func (m *DecisionDayMutation) ResetB31() {
+	m.b31 = nil
+	m.addb31 = nil
+}
+
+// Where appends a list predicates to the DecisionDayMutation builder.
+func (m *DecisionDayMutation) Where(ps ...predicate.DecisionDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DecisionDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DecisionDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DecisionDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DecisionDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DecisionDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DecisionDay).
+func (m *DecisionDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DecisionDayMutation) Fields() []string {
+	fields := make([]string, 0, 36)
+	if m.org_id != nil {
+		fields = append(fields, decisionday.FieldOrgID)
+	}
+	if m.day != nil {
+		fields = append(fields, decisionday.FieldDay)
+	}
+	if m.lender_id != nil {
+		fields = append(fields, decisionday.FieldLenderID)
+	}
+	if m.octave != nil {
+		fields = append(fields, decisionday.FieldOctave)
+	}
+	if m.b00 != nil {
+		fields = append(fields, decisionday.FieldB00)
+	}
+	if m.b01 != nil {
+		fields = append(fields, decisionday.FieldB01)
+	}
+	if m.b02 != nil {
+		fields = append(fields, decisionday.FieldB02)
+	}
+	if m.b03 != nil {
+		fields = append(fields, decisionday.FieldB03)
+	}
+	if m.b04 != nil {
+		fields = append(fields, decisionday.FieldB04)
+	}
+	if m.b05 != nil {
+		fields = append(fields, decisionday.FieldB05)
+	}
+	if m.b06 != nil {
+		fields = append(fields, decisionday.FieldB06)
+	}
+	if m.b07 != nil {
+		fields = append(fields, decisionday.FieldB07)
+	}
+	if m.b08 != nil {
+		fields = append(fields, decisionday.FieldB08)
+	}
+	if m.b09 != nil {
+		fields = append(fields, decisionday.FieldB09)
+	}
+	if m.b10 != nil {
+		fields = append(fields, decisionday.FieldB10)
+	}
+	if m.b11 != nil {
+		fields = append(fields, decisionday.FieldB11)
+	}
+	if m.b12 != nil {
+		fields = append(fields, decisionday.FieldB12)
+	}
+	if m.b13 != nil {
+		fields = append(fields, decisionday.FieldB13)
+	}
+	if m.b14 != nil {
+		fields = append(fields, decisionday.FieldB14)
+	}
+	if m.b15 != nil {
+		fields = append(fields, decisionday.FieldB15)
+	}
+	if m.b16 != nil {
+		fields = append(fields, decisionday.FieldB16)
+	}
+	if m.b17 != nil {
+		fields = append(fields, decisionday.FieldB17)
+	}
+	if m.b18 != nil {
+		fields = append(fields, decisionday.FieldB18)
+	}
+	if m.b19 != nil {
+		fields = append(fields, decisionday.FieldB19)
+	}
+	if m.b20 != nil {
+		fields = append(fields, decisionday.FieldB20)
+	}
+	if m.b21 != nil {
+		fields = append(fields, decisionday.FieldB21)
+	}
+	if m.b22 != nil {
+		fields = append(fields, decisionday.FieldB22)
+	}
+	if m.b23 != nil {
+		fields = append(fields, decisionday.FieldB23)
+	}
+	if m.b24 != nil {
+		fields = append(fields, decisionday.FieldB24)
+	}
+	if m.b25 != nil {
+		fields = append(fields, decisionday.FieldB25)
+	}
+	if m.b26 != nil {
+		fields = append(fields, decisionday.FieldB26)
+	}
+	if m.b27 != nil {
+		fields = append(fields, decisionday.FieldB27)
+	}
+	if m.b28 != nil {
+		fields = append(fields, decisionday.FieldB28)
+	}
+	if m.b29 != nil {
+		fields = append(fields, decisionday.FieldB29)
+	}
+	if m.b30 != nil {
+		fields = append(fields, decisionday.FieldB30)
+	}
+	if m.b31 != nil {
+		fields = append(fields, decisionday.FieldB31)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DecisionDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case decisionday.FieldOrgID:
+		return m.OrgID()
+	case decisionday.FieldDay:
+		return m.Day()
+	case decisionday.FieldLenderID:
+		return m.LenderID()
+	case decisionday.FieldOctave:
+		return m.Octave()
+	case decisionday.FieldB00:
+		return m.B00()
+	case decisionday.FieldB01:
+		return m.B01()
+	case decisionday.FieldB02:
+		return m.B02()
+	case decisionday.FieldB03:
+		return m.B03()
+	case decisionday.FieldB04:
+		return m.B04()
+	case decisionday.FieldB05:
+		return m.B05()
+	case decisionday.FieldB06:
+		return m.B06()
+	case decisionday.FieldB07:
+		return m.B07()
+	case decisionday.FieldB08:
+		return m.B08()
+	case decisionday.FieldB09:
+		return m.B09()
+	case decisionday.FieldB10:
+		return m.B10()
+	case decisionday.FieldB11:
+		return m.B11()
+	case decisionday.FieldB12:
+		return m.B12()
+	case decisionday.FieldB13:
+		return m.B13()
+	case decisionday.FieldB14:
+		return m.B14()
+	case decisionday.FieldB15:
+		return m.B15()
+	case decisionday.FieldB16:
+		return m.B16()
+	case decisionday.FieldB17:
+		return m.B17()
+	case decisionday.FieldB18:
+		return m.B18()
+	case decisionday.FieldB19:
+		return m.B19()
+	case decisionday.FieldB20:
+		return m.B20()
+	case decisionday.FieldB21:
+		return m.B21()
+	case decisionday.FieldB22:
+		return m.B22()
+	case decisionday.FieldB23:
+		return m.B23()
+	case decisionday.FieldB24:
+		return m.B24()
+	case decisionday.FieldB25:
+		return m.B25()
+	case decisionday.FieldB26:
+		return m.B26()
+	case decisionday.FieldB27:
+		return m.B27()
+	case decisionday.FieldB28:
+		return m.B28()
+	case decisionday.FieldB29:
+		return m.B29()
+	case decisionday.FieldB30:
+		return m.B30()
+	case decisionday.FieldB31:
+		return m.B31()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DecisionDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case decisionday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case decisionday.FieldDay:
+		return m.OldDay(ctx)
+	case decisionday.FieldLenderID:
+		return m.OldLenderID(ctx)
+	case decisionday.FieldOctave:
+		return m.OldOctave(ctx)
+	case decisionday.FieldB00:
+		return m.OldB00(ctx)
+	case decisionday.FieldB01:
+		return m.OldB01(ctx)
+	case decisionday.FieldB02:
+		return m.OldB02(ctx)
+	case decisionday.FieldB03:
+		return m.OldB03(ctx)
+	case decisionday.FieldB04:
+		return m.OldB04(ctx)
+	case decisionday.FieldB05:
+		return m.OldB05(ctx)
+	case decisionday.FieldB06:
+		return m.OldB06(ctx)
+	case decisionday.FieldB07:
+		return m.OldB07(ctx)
+	case decisionday.FieldB08:
+		return m.OldB08(ctx)
+	case decisionday.FieldB09:
+		return m.OldB09(ctx)
+	case decisionday.FieldB10:
+		return m.OldB10(ctx)
+	case decisionday.FieldB11:
+		return m.OldB11(ctx)
+	case decisionday.FieldB12:
+		return m.OldB12(ctx)
+	case decisionday.FieldB13:
+		return m.OldB13(ctx)
+	case decisionday.FieldB14:
+		return m.OldB14(ctx)
+	case decisionday.FieldB15:
+		return m.OldB15(ctx)
+	case decisionday.FieldB16:
+		return m.OldB16(ctx)
+	case decisionday.FieldB17:
+		return m.OldB17(ctx)
+	case decisionday.FieldB18:
+		return m.OldB18(ctx)
+	case decisionday.FieldB19:
+		return m.OldB19(ctx)
+	case decisionday.FieldB20:
+		return m.OldB20(ctx)
+	case decisionday.FieldB21:
+		return m.OldB21(ctx)
+	case decisionday.FieldB22:
+		return m.OldB22(ctx)
+	case decisionday.FieldB23:
+		return m.OldB23(ctx)
+	case decisionday.FieldB24:
+		return m.OldB24(ctx)
+	case decisionday.FieldB25:
+		return m.OldB25(ctx)
+	case decisionday.FieldB26:
+		return m.OldB26(ctx)
+	case decisionday.FieldB27:
+		return m.OldB27(ctx)
+	case decisionday.FieldB28:
+		return m.OldB28(ctx)
+	case decisionday.FieldB29:
+		return m.OldB29(ctx)
+	case decisionday.FieldB30:
+		return m.OldB30(ctx)
+	case decisionday.FieldB31:
+		return m.OldB31(ctx)
+	}
+	return nil, fmt.Errorf("unknown DecisionDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DecisionDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case decisionday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case decisionday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case decisionday.FieldLenderID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderID(v)
+		return nil
+	case decisionday.FieldOctave:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOctave(v)
+		return nil
+	case decisionday.FieldB00:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB00(v)
+		return nil
+	case decisionday.FieldB01:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB01(v)
+		return nil
+	case decisionday.FieldB02:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB02(v)
+		return nil
+	case decisionday.FieldB03:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB03(v)
+		return nil
+	case decisionday.FieldB04:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB04(v)
+		return nil
+	case decisionday.FieldB05:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB05(v)
+		return nil
+	case decisionday.FieldB06:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB06(v)
+		return nil
+	case decisionday.FieldB07:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB07(v)
+		return nil
+	case decisionday.FieldB08:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB08(v)
+		return nil
+	case decisionday.FieldB09:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB09(v)
+		return nil
+	case decisionday.FieldB10:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB10(v)
+		return nil
+	case decisionday.FieldB11:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB11(v)
+		return nil
+	case decisionday.FieldB12:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB12(v)
+		return nil
+	case decisionday.FieldB13:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB13(v)
+		return nil
+	case decisionday.FieldB14:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB14(v)
+		return nil
+	case decisionday.FieldB15:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB15(v)
+		return nil
+	case decisionday.FieldB16:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB16(v)
+		return nil
+	case decisionday.FieldB17:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB17(v)
+		return nil
+	case decisionday.FieldB18:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB18(v)
+		return nil
+	case decisionday.FieldB19:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB19(v)
+		return nil
+	case decisionday.FieldB20:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB20(v)
+		return nil
+	case decisionday.FieldB21:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB21(v)
+		return nil
+	case decisionday.FieldB22:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB22(v)
+		return nil
+	case decisionday.FieldB23:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB23(v)
+		return nil
+	case decisionday.FieldB24:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB24(v)
+		return nil
+	case decisionday.FieldB25:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB25(v)
+		return nil
+	case decisionday.FieldB26:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB26(v)
+		return nil
+	case decisionday.FieldB27:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB27(v)
+		return nil
+	case decisionday.FieldB28:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB28(v)
+		return nil
+	case decisionday.FieldB29:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB29(v)
+		return nil
+	case decisionday.FieldB30:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB30(v)
+		return nil
+	case decisionday.FieldB31:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetB31(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DecisionDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, decisionday.FieldDay)
+	}
+	if m.addoctave != nil {
+		fields = append(fields, decisionday.FieldOctave)
+	}
+	if m.addb00 != nil {
+		fields = append(fields, decisionday.FieldB00)
+	}
+	if m.addb01 != nil {
+		fields = append(fields, decisionday.FieldB01)
+	}
+	if m.addb02 != nil {
+		fields = append(fields, decisionday.FieldB02)
+	}
+	if m.addb03 != nil {
+		fields = append(fields, decisionday.FieldB03)
+	}
+	if m.addb04 != nil {
+		fields = append(fields, decisionday.FieldB04)
+	}
+	if m.addb05 != nil {
+		fields = append(fields, decisionday.FieldB05)
+	}
+	if m.addb06 != nil {
+		fields = append(fields, decisionday.FieldB06)
+	}
+	if m.addb07 != nil {
+		fields = append(fields, decisionday.FieldB07)
+	}
+	if m.addb08 != nil {
+		fields = append(fields, decisionday.FieldB08)
+	}
+	if m.addb09 != nil {
+		fields = append(fields, decisionday.FieldB09)
+	}
+	if m.addb10 != nil {
+		fields = append(fields, decisionday.FieldB10)
+	}
+	if m.addb11 != nil {
+		fields = append(fields, decisionday.FieldB11)
+	}
+	if m.addb12 != nil {
+		fields = append(fields, decisionday.FieldB12)
+	}
+	if m.addb13 != nil {
+		fields = append(fields, decisionday.FieldB13)
+	}
+	if m.addb14 != nil {
+		fields = append(fields, decisionday.FieldB14)
+	}
+	if m.addb15 != nil {
+		fields = append(fields, decisionday.FieldB15)
+	}
+	if m.addb16 != nil {
+		fields = append(fields, decisionday.FieldB16)
+	}
+	if m.addb17 != nil {
+		fields = append(fields, decisionday.FieldB17)
+	}
+	if m.addb18 != nil {
+		fields = append(fields, decisionday.FieldB18)
+	}
+	if m.addb19 != nil {
+		fields = append(fields, decisionday.FieldB19)
+	}
+	if m.addb20 != nil {
+		fields = append(fields, decisionday.FieldB20)
+	}
+	if m.addb21 != nil {
+		fields = append(fields, decisionday.FieldB21)
+	}
+	if m.addb22 != nil {
+		fields = append(fields, decisionday.FieldB22)
+	}
+	if m.addb23 != nil {
+		fields = append(fields, decisionday.FieldB23)
+	}
+	if m.addb24 != nil {
+		fields = append(fields, decisionday.FieldB24)
+	}
+	if m.addb25 != nil {
+		fields = append(fields, decisionday.FieldB25)
+	}
+	if m.addb26 != nil {
+		fields = append(fields, decisionday.FieldB26)
+	}
+	if m.addb27 != nil {
+		fields = append(fields, decisionday.FieldB27)
+	}
+	if m.addb28 != nil {
+		fields = append(fields, decisionday.FieldB28)
+	}
+	if m.addb29 != nil {
+		fields = append(fields, decisionday.FieldB29)
+	}
+	if m.addb30 != nil {
+		fields = append(fields, decisionday.FieldB30)
+	}
+	if m.addb31 != nil {
+		fields = append(fields, decisionday.FieldB31)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DecisionDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case decisionday.FieldDay:
+		return m.AddedDay()
+	case decisionday.FieldOctave:
+		return m.AddedOctave()
+	case decisionday.FieldB00:
+		return m.AddedB00()
+	case decisionday.FieldB01:
+		return m.AddedB01()
+	case decisionday.FieldB02:
+		return m.AddedB02()
+	case decisionday.FieldB03:
+		return m.AddedB03()
+	case decisionday.FieldB04:
+		return m.AddedB04()
+	case decisionday.FieldB05:
+		return m.AddedB05()
+	case decisionday.FieldB06:
+		return m.AddedB06()
+	case decisionday.FieldB07:
+		return m.AddedB07()
+	case decisionday.FieldB08:
+		return m.AddedB08()
+	case decisionday.FieldB09:
+		return m.AddedB09()
+	case decisionday.FieldB10:
+		return m.AddedB10()
+	case decisionday.FieldB11:
+		return m.AddedB11()
+	case decisionday.FieldB12:
+		return m.AddedB12()
+	case decisionday.FieldB13:
+		return m.AddedB13()
+	case decisionday.FieldB14:
+		return m.AddedB14()
+	case decisionday.FieldB15:
+		return m.AddedB15()
+	case decisionday.FieldB16:
+		return m.AddedB16()
+	case decisionday.FieldB17:
+		return m.AddedB17()
+	case decisionday.FieldB18:
+		return m.AddedB18()
+	case decisionday.FieldB19:
+		return m.AddedB19()
+	case decisionday.FieldB20:
+		return m.AddedB20()
+	case decisionday.FieldB21:
+		return m.AddedB21()
+	case decisionday.FieldB22:
+		return m.AddedB22()
+	case decisionday.FieldB23:
+		return m.AddedB23()
+	case decisionday.FieldB24:
+		return m.AddedB24()
+	case decisionday.FieldB25:
+		return m.AddedB25()
+	case decisionday.FieldB26:
+		return m.AddedB26()
+	case decisionday.FieldB27:
+		return m.AddedB27()
+	case decisionday.FieldB28:
+		return m.AddedB28()
+	case decisionday.FieldB29:
+		return m.AddedB29()
+	case decisionday.FieldB30:
+		return m.AddedB30()
+	case decisionday.FieldB31:
+		return m.AddedB31()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DecisionDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case decisionday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case decisionday.FieldOctave:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOctave(v)
+		return nil
+	case decisionday.FieldB00:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB00(v)
+		return nil
+	case decisionday.FieldB01:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB01(v)
+		return nil
+	case decisionday.FieldB02:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB02(v)
+		return nil
+	case decisionday.FieldB03:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB03(v)
+		return nil
+	case decisionday.FieldB04:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB04(v)
+		return nil
+	case decisionday.FieldB05:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB05(v)
+		return nil
+	case decisionday.FieldB06:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB06(v)
+		return nil
+	case decisionday.FieldB07:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB07(v)
+		return nil
+	case decisionday.FieldB08:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB08(v)
+		return nil
+	case decisionday.FieldB09:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB09(v)
+		return nil
+	case decisionday.FieldB10:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB10(v)
+		return nil
+	case decisionday.FieldB11:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB11(v)
+		return nil
+	case decisionday.FieldB12:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB12(v)
+		return nil
+	case decisionday.FieldB13:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB13(v)
+		return nil
+	case decisionday.FieldB14:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB14(v)
+		return nil
+	case decisionday.FieldB15:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB15(v)
+		return nil
+	case decisionday.FieldB16:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB16(v)
+		return nil
+	case decisionday.FieldB17:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB17(v)
+		return nil
+	case decisionday.FieldB18:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB18(v)
+		return nil
+	case decisionday.FieldB19:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB19(v)
+		return nil
+	case decisionday.FieldB20:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB20(v)
+		return nil
+	case decisionday.FieldB21:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB21(v)
+		return nil
+	case decisionday.FieldB22:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB22(v)
+		return nil
+	case decisionday.FieldB23:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB23(v)
+		return nil
+	case decisionday.FieldB24:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB24(v)
+		return nil
+	case decisionday.FieldB25:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB25(v)
+		return nil
+	case decisionday.FieldB26:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB26(v)
+		return nil
+	case decisionday.FieldB27:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB27(v)
+		return nil
+	case decisionday.FieldB28:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB28(v)
+		return nil
+	case decisionday.FieldB29:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB29(v)
+		return nil
+	case decisionday.FieldB30:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB30(v)
+		return nil
+	case decisionday.FieldB31:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddB31(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DecisionDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DecisionDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DecisionDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DecisionDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DecisionDayMutation) ResetField(name string) error {
+	switch name {
+	case decisionday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case decisionday.FieldDay:
+		m.ResetDay()
+		return nil
+	case decisionday.FieldLenderID:
+		m.ResetLenderID()
+		return nil
+	case decisionday.FieldOctave:
+		m.ResetOctave()
+		return nil
+	case decisionday.FieldB00:
+		m.ResetB00()
+		return nil
+	case decisionday.FieldB01:
+		m.ResetB01()
+		return nil
+	case decisionday.FieldB02:
+		m.ResetB02()
+		return nil
+	case decisionday.FieldB03:
+		m.ResetB03()
+		return nil
+	case decisionday.FieldB04:
+		m.ResetB04()
+		return nil
+	case decisionday.FieldB05:
+		m.ResetB05()
+		return nil
+	case decisionday.FieldB06:
+		m.ResetB06()
+		return nil
+	case decisionday.FieldB07:
+		m.ResetB07()
+		return nil
+	case decisionday.FieldB08:
+		m.ResetB08()
+		return nil
+	case decisionday.FieldB09:
+		m.ResetB09()
+		return nil
+	case decisionday.FieldB10:
+		m.ResetB10()
+		return nil
+	case decisionday.FieldB11:
+		m.ResetB11()
+		return nil
+	case decisionday.FieldB12:
+		m.ResetB12()
+		return nil
+	case decisionday.FieldB13:
+		m.ResetB13()
+		return nil
+	case decisionday.FieldB14:
+		m.ResetB14()
+		return nil
+	case decisionday.FieldB15:
+		m.ResetB15()
+		return nil
+	case decisionday.FieldB16:
+		m.ResetB16()
+		return nil
+	case decisionday.FieldB17:
+		m.ResetB17()
+		return nil
+	case decisionday.FieldB18:
+		m.ResetB18()
+		return nil
+	case decisionday.FieldB19:
+		m.ResetB19()
+		return nil
+	case decisionday.FieldB20:
+		m.ResetB20()
+		return nil
+	case decisionday.FieldB21:
+		m.ResetB21()
+		return nil
+	case decisionday.FieldB22:
+		m.ResetB22()
+		return nil
+	case decisionday.FieldB23:
+		m.ResetB23()
+		return nil
+	case decisionday.FieldB24:
+		m.ResetB24()
+		return nil
+	case decisionday.FieldB25:
+		m.ResetB25()
+		return nil
+	case decisionday.FieldB26:
+		m.ResetB26()
+		return nil
+	case decisionday.FieldB27:
+		m.ResetB27()
+		return nil
+	case decisionday.FieldB28:
+		m.ResetB28()
+		return nil
+	case decisionday.FieldB29:
+		m.ResetB29()
+		return nil
+	case decisionday.FieldB30:
+		m.ResetB30()
+		return nil
+	case decisionday.FieldB31:
+		m.ResetB31()
+		return nil
+	}
+	return fmt.Errorf("unknown DecisionDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DecisionDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DecisionDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DecisionDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DecisionDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DecisionDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DecisionDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DecisionDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown DecisionDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DecisionDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown DecisionDay edge %s", name)
+}
+
+// DialerCallMutation represents an operation that mutates the DialerCall nodes in the graph.
+type DialerCallMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	org_id           *uuid.UUID
+	external_call_id *string
+	first_day        *int
+	addfirst_day     *int
+	last_day         *int
+	addlast_day      *int
+	multi_day        *bool
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*DialerCall, error)
+	predicates       []predicate.DialerCall
+}
+
+var _ ent.Mutation = (*DialerCallMutation)(nil)
+
+// dialercallOption allows management of the mutation configuration using functional options.
+type dialercallOption func(*DialerCallMutation)
+
+// newDialerCallMutation creates new mutation for the DialerCall entity.
+func newDialerCallMutation(c config, op Op, opts ...dialercallOption) *DialerCallMutation {
+	m := &DialerCallMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDialerCall,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDialerCallID sets the ID field of the mutation.
+func withDialerCallID(id int) dialercallOption {
+	return func(m *DialerCallMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DialerCall
+		)
+		m.oldValue = func(ctx context.Context) (*DialerCall, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DialerCall.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDialerCall sets the old DialerCall of the mutation.
+func withDialerCall(node *DialerCall) dialercallOption {
+	return func(m *DialerCallMutation) {
+		m.oldValue = func(context.Context) (*DialerCall, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DialerCallMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DialerCallMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DialerCallMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DialerCallMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DialerCall.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *DialerCallMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *DialerCallMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the DialerCall entity.
+// If the DialerCall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DialerCallMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *DialerCallMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetExternalCallID sets the "external_call_id" field.
+func (m *DialerCallMutation) SetExternalCallID(s string) {
+	m.external_call_id = &s
+}
+
+// ExternalCallID returns the value of the "external_call_id" field in the mutation.
+func (m *DialerCallMutation) ExternalCallID() (r string, exists bool) {
+	v := m.external_call_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalCallID returns the old "external_call_id" field's value of the DialerCall entity.
+// If the DialerCall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DialerCallMutation) OldExternalCallID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalCallID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalCallID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalCallID: %w", err)
+	}
+	return oldValue.ExternalCallID, nil
+}
+
+// ResetExternalCallID resets all changes to the "external_call_id" field.
+func (m *DialerCallMutation) ResetExternalCallID() {
+	m.external_call_id = nil
+}
+
+// SetFirstDay sets the "first_day" field.
+func (m *DialerCallMutation) SetFirstDay(i int) {
+	m.first_day = &i
+	m.addfirst_day = nil
+}
+
+// FirstDay returns the value of the "first_day" field in the mutation.
+func (m *DialerCallMutation) FirstDay() (r int, exists bool) {
+	v := m.first_day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFirstDay returns the old "first_day" field's value of the DialerCall entity.
+// If the DialerCall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DialerCallMutation) OldFirstDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFirstDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFirstDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFirstDay: %w", err)
+	}
+	return oldValue.FirstDay, nil
+}
+
+// AddFirstDay adds i to the "first_day" field.
+func (m *DialerCallMutation) AddFirstDay(i int) {
+	if m.addfirst_day != nil {
+		*m.addfirst_day += i
+	} else {
+		m.addfirst_day = &i
+	}
+}
+
+// AddedFirstDay returns the value that was added to the "first_day" field in this mutation.
+func (m *DialerCallMutation) AddedFirstDay() (r int, exists bool) {
+	v := m.addfirst_day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFirstDay resets all changes to the "first_day" field.
+func (m *DialerCallMutation) ResetFirstDay() {
+	m.first_day = nil
+	m.addfirst_day = nil
+}
+
+// SetLastDay sets the "last_day" field.
+func (m *DialerCallMutation) SetLastDay(i int) {
+	m.last_day = &i
+	m.addlast_day = nil
+}
+
+// LastDay returns the value of the "last_day" field in the mutation.
+func (m *DialerCallMutation) LastDay() (r int, exists bool) {
+	v := m.last_day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastDay returns the old "last_day" field's value of the DialerCall entity.
+// If the DialerCall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DialerCallMutation) OldLastDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastDay: %w", err)
+	}
+	return oldValue.LastDay, nil
+}
+
+// AddLastDay adds i to the "last_day" field.
+func (m *DialerCallMutation) AddLastDay(i int) {
+	if m.addlast_day != nil {
+		*m.addlast_day += i
+	} else {
+		m.addlast_day = &i
+	}
+}
+
+// AddedLastDay returns the value that was added to the "last_day" field in this mutation.
+func (m *DialerCallMutation) AddedLastDay() (r int, exists bool) {
+	v := m.addlast_day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLastDay resets all changes to the "last_day" field.
+func (m *DialerCallMutation) ResetLastDay() {
+	m.last_day = nil
+	m.addlast_day = nil
+}
+
+// SetMultiDay sets the "multi_day" field.
+func (m *DialerCallMutation) SetMultiDay(b bool) {
+	m.multi_day = &b
+}
+
+// MultiDay returns the value of the "multi_day" field in the mutation.
+func (m *DialerCallMutation) MultiDay() (r bool, exists bool) {
+	v := m.multi_day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMultiDay returns the old "multi_day" field's value of the DialerCall entity.
+// If the DialerCall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DialerCallMutation) OldMultiDay(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMultiDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMultiDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMultiDay: %w", err)
+	}
+	return oldValue.MultiDay, nil
+}
+
+// ResetMultiDay resets all changes to the "multi_day" field.
+func (m *DialerCallMutation) ResetMultiDay() {
+	m.multi_day = nil
+}
+
+// Where appends a list predicates to the DialerCallMutation builder.
+func (m *DialerCallMutation) Where(ps ...predicate.DialerCall) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DialerCallMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DialerCallMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DialerCall, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DialerCallMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DialerCallMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DialerCall).
+func (m *DialerCallMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DialerCallMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.org_id != nil {
+		fields = append(fields, dialercall.FieldOrgID)
+	}
+	if m.external_call_id != nil {
+		fields = append(fields, dialercall.FieldExternalCallID)
+	}
+	if m.first_day != nil {
+		fields = append(fields, dialercall.FieldFirstDay)
+	}
+	if m.last_day != nil {
+		fields = append(fields, dialercall.FieldLastDay)
+	}
+	if m.multi_day != nil {
+		fields = append(fields, dialercall.FieldMultiDay)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DialerCallMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case dialercall.FieldOrgID:
+		return m.OrgID()
+	case dialercall.FieldExternalCallID:
+		return m.ExternalCallID()
+	case dialercall.FieldFirstDay:
+		return m.FirstDay()
+	case dialercall.FieldLastDay:
+		return m.LastDay()
+	case dialercall.FieldMultiDay:
+		return m.MultiDay()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DialerCallMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case dialercall.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case dialercall.FieldExternalCallID:
+		return m.OldExternalCallID(ctx)
+	case dialercall.FieldFirstDay:
+		return m.OldFirstDay(ctx)
+	case dialercall.FieldLastDay:
+		return m.OldLastDay(ctx)
+	case dialercall.FieldMultiDay:
+		return m.OldMultiDay(ctx)
+	}
+	return nil, fmt.Errorf("unknown DialerCall field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DialerCallMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case dialercall.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case dialercall.FieldExternalCallID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalCallID(v)
+		return nil
+	case dialercall.FieldFirstDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFirstDay(v)
+		return nil
+	case dialercall.FieldLastDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastDay(v)
+		return nil
+	case dialercall.FieldMultiDay:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMultiDay(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DialerCall field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DialerCallMutation) AddedFields() []string {
+	var fields []string
+	if m.addfirst_day != nil {
+		fields = append(fields, dialercall.FieldFirstDay)
+	}
+	if m.addlast_day != nil {
+		fields = append(fields, dialercall.FieldLastDay)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DialerCallMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case dialercall.FieldFirstDay:
+		return m.AddedFirstDay()
+	case dialercall.FieldLastDay:
+		return m.AddedLastDay()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DialerCallMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case dialercall.FieldFirstDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFirstDay(v)
+		return nil
+	case dialercall.FieldLastDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLastDay(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DialerCall numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DialerCallMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DialerCallMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DialerCallMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DialerCall nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DialerCallMutation) ResetField(name string) error {
+	switch name {
+	case dialercall.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case dialercall.FieldExternalCallID:
+		m.ResetExternalCallID()
+		return nil
+	case dialercall.FieldFirstDay:
+		m.ResetFirstDay()
+		return nil
+	case dialercall.FieldLastDay:
+		m.ResetLastDay()
+		return nil
+	case dialercall.FieldMultiDay:
+		m.ResetMultiDay()
+		return nil
+	}
+	return fmt.Errorf("unknown DialerCall field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DialerCallMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DialerCallMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DialerCallMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DialerCallMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DialerCallMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DialerCallMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DialerCallMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown DialerCall unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DialerCallMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown DialerCall edge %s", name)
+}
+
+// DispositionDayMutation represents an operation that mutates the DispositionDay nodes in the graph.
+type DispositionDayMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	org_id        *uuid.UUID
+	span          *dispositionday.Span
+	day           *int
+	addday        *int
+	user_id       *uuid.UUID
+	code          *string
+	n             *int
+	addn          *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*DispositionDay, error)
+	predicates    []predicate.DispositionDay
+}
+
+var _ ent.Mutation = (*DispositionDayMutation)(nil)
+
+// dispositiondayOption allows management of the mutation configuration using functional options.
+type dispositiondayOption func(*DispositionDayMutation)
+
+// newDispositionDayMutation creates new mutation for the DispositionDay entity.
+func newDispositionDayMutation(c config, op Op, opts ...dispositiondayOption) *DispositionDayMutation {
+	m := &DispositionDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDispositionDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDispositionDayID sets the ID field of the mutation.
+func withDispositionDayID(id int) dispositiondayOption {
+	return func(m *DispositionDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DispositionDay
+		)
+		m.oldValue = func(ctx context.Context) (*DispositionDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DispositionDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDispositionDay sets the old DispositionDay of the mutation.
+func withDispositionDay(node *DispositionDay) dispositiondayOption {
+	return func(m *DispositionDayMutation) {
+		m.oldValue = func(context.Context) (*DispositionDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DispositionDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DispositionDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DispositionDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DispositionDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DispositionDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *DispositionDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *DispositionDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the DispositionDay entity.
+// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DispositionDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *DispositionDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetSpan sets the "span" field.
+func (m *DispositionDayMutation) SetSpan(d dispositionday.Span) {
+	m.span = &d
+}
+
+// Span returns the value of the "span" field in the mutation.
+func (m *DispositionDayMutation) Span() (r dispositionday.Span, exists bool) {
+	v := m.span
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSpan returns the old "span" field's value of the DispositionDay entity.
+// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DispositionDayMutation) OldSpan(ctx context.Context) (v dispositionday.Span, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSpan is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSpan requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSpan: %w", err)
+	}
+	return oldValue.Span, nil
+}
+
+// ResetSpan resets all changes to the "span" field.
+func (m *DispositionDayMutation) ResetSpan() {
+	m.span = nil
+}
+
+// SetDay sets the "day" field.
+func (m *DispositionDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *DispositionDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the DispositionDay entity.
+// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DispositionDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *DispositionDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *DispositionDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *DispositionDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *DispositionDayMutation) SetUserID(u uuid.UUID) {
+	m.user_id = &u
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *DispositionDayMutation) UserID() (r uuid.UUID, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the DispositionDay entity.
+// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DispositionDayMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *DispositionDayMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetCode sets the "code" field.
+func (m *DispositionDayMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *DispositionDayMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the DispositionDay entity.
+// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DispositionDayMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *DispositionDayMutation) ResetCode() {
+	m.code = nil
+}
+
+// SetN sets the "n" field.
+func (m *DispositionDayMutation) SetN(i int) {
+	m.n = &i
+	m.addn = nil
+}
+
+// N returns the value of the "n" field in the mutation.
+func (m *DispositionDayMutation) N() (r int, exists bool) {
+	v := m.n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldN returns the old "n" field's value of the DispositionDay entity.
+// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DispositionDayMutation) OldN(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldN: %w", err)
+	}
+	return oldValue.N, nil
+}
+
+// AddN adds i to the "n" field.
+func (m *DispositionDayMutation) AddN(i int) {
+	if m.addn != nil {
+		*m.addn += i
+	} else {
+		m.addn = &i
+	}
+}
+
+// AddedN returns the value that was added to the "n" field in this mutation.
+func (m *DispositionDayMutation) AddedN() (r int, exists bool) {
+	v := m.addn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetN resets all changes to the "n" field.
+func (m *DispositionDayMutation) ResetN() {
+	m.n = nil
+	m.addn = nil
+}
+
+// Where appends a list predicates to the DispositionDayMutation builder.
+func (m *DispositionDayMutation) Where(ps ...predicate.DispositionDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DispositionDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DispositionDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DispositionDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DispositionDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DispositionDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DispositionDay).
+func (m *DispositionDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DispositionDayMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.org_id != nil {
+		fields = append(fields, dispositionday.FieldOrgID)
+	}
+	if m.span != nil {
+		fields = append(fields, dispositionday.FieldSpan)
+	}
+	if m.day != nil {
+		fields = append(fields, dispositionday.FieldDay)
+	}
+	if m.user_id != nil {
+		fields = append(fields, dispositionday.FieldUserID)
+	}
+	if m.code != nil {
+		fields = append(fields, dispositionday.FieldCode)
+	}
+	if m.n != nil {
+		fields = append(fields, dispositionday.FieldN)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DispositionDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case dispositionday.FieldOrgID:
+		return m.OrgID()
+	case dispositionday.FieldSpan:
+		return m.Span()
+	case dispositionday.FieldDay:
+		return m.Day()
+	case dispositionday.FieldUserID:
+		return m.UserID()
+	case dispositionday.FieldCode:
+		return m.Code()
+	case dispositionday.FieldN:
+		return m.N()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DispositionDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case dispositionday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case dispositionday.FieldSpan:
+		return m.OldSpan(ctx)
+	case dispositionday.FieldDay:
+		return m.OldDay(ctx)
+	case dispositionday.FieldUserID:
+		return m.OldUserID(ctx)
+	case dispositionday.FieldCode:
+		return m.OldCode(ctx)
+	case dispositionday.FieldN:
+		return m.OldN(ctx)
+	}
+	return nil, fmt.Errorf("unknown DispositionDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DispositionDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case dispositionday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case dispositionday.FieldSpan:
+		v, ok := value.(dispositionday.Span)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSpan(v)
+		return nil
+	case dispositionday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case dispositionday.FieldUserID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case dispositionday.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
+		return nil
+	case dispositionday.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DispositionDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DispositionDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, dispositionday.FieldDay)
+	}
+	if m.addn != nil {
+		fields = append(fields, dispositionday.FieldN)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DispositionDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case dispositionday.FieldDay:
+		return m.AddedDay()
+	case dispositionday.FieldN:
+		return m.AddedN()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DispositionDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case dispositionday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case dispositionday.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DispositionDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DispositionDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DispositionDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DispositionDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DispositionDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DispositionDayMutation) ResetField(name string) error {
+	switch name {
+	case dispositionday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case dispositionday.FieldSpan:
+		m.ResetSpan()
+		return nil
+	case dispositionday.FieldDay:
+		m.ResetDay()
+		return nil
+	case dispositionday.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case dispositionday.FieldCode:
+		m.ResetCode()
+		return nil
+	case dispositionday.FieldN:
+		m.ResetN()
+		return nil
+	}
+	return fmt.Errorf("unknown DispositionDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DispositionDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DispositionDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DispositionDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DispositionDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DispositionDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DispositionDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DispositionDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown DispositionDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DispositionDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown DispositionDay edge %s", name)
 }
 
 // FundedDealMutation represents an operation that mutates the FundedDeal nodes in the graph.
@@ -23527,6 +29133,1694 @@ func (m *LenderMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Lender edge %s", name)
+}
+
+// LenderDayMutation represents an operation that mutates the LenderDay nodes in the graph.
+type LenderDayMutation struct {
+	config
+	op                             Op
+	typ                            string
+	id                             *int
+	org_id                         *uuid.UUID
+	day                            *int
+	addday                         *int
+	lender_id                      *uuid.UUID
+	slot                           *int
+	addslot                        *int
+	submitted                      *int
+	addsubmitted                   *int
+	approved                       *int
+	addapproved                    *int
+	declined                       *int
+	adddeclined                    *int
+	withdrawn                      *int
+	addwithdrawn                   *int
+	funded                         *int
+	addfunded                      *int
+	funded_amount                  *money.Amount
+	addfunded_amount               *money.Amount
+	declined_credit                *int
+	adddeclined_credit             *int
+	declined_revenue               *int
+	adddeclined_revenue            *int
+	declined_time_in_business      *int
+	adddeclined_time_in_business   *int
+	declined_industry              *int
+	adddeclined_industry           *int
+	declined_existing_positions    *int
+	adddeclined_existing_positions *int
+	declined_incomplete_file       *int
+	adddeclined_incomplete_file    *int
+	declined_other                 *int
+	adddeclined_other              *int
+	clearedFields                  map[string]struct{}
+	done                           bool
+	oldValue                       func(context.Context) (*LenderDay, error)
+	predicates                     []predicate.LenderDay
+}
+
+var _ ent.Mutation = (*LenderDayMutation)(nil)
+
+// lenderdayOption allows management of the mutation configuration using functional options.
+type lenderdayOption func(*LenderDayMutation)
+
+// newLenderDayMutation creates new mutation for the LenderDay entity.
+func newLenderDayMutation(c config, op Op, opts ...lenderdayOption) *LenderDayMutation {
+	m := &LenderDayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLenderDay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLenderDayID sets the ID field of the mutation.
+func withLenderDayID(id int) lenderdayOption {
+	return func(m *LenderDayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LenderDay
+		)
+		m.oldValue = func(ctx context.Context) (*LenderDay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LenderDay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLenderDay sets the old LenderDay of the mutation.
+func withLenderDay(node *LenderDay) lenderdayOption {
+	return func(m *LenderDayMutation) {
+		m.oldValue = func(context.Context) (*LenderDay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LenderDayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LenderDayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LenderDayMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LenderDayMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LenderDay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *LenderDayMutation) SetOrgID(u uuid.UUID) {
+	m.org_id = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *LenderDayMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *LenderDayMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetDay sets the "day" field.
+func (m *LenderDayMutation) SetDay(i int) {
+	m.day = &i
+	m.addday = nil
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *LenderDayMutation) Day() (r int, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDay(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// AddDay adds i to the "day" field.
+func (m *LenderDayMutation) AddDay(i int) {
+	if m.addday != nil {
+		*m.addday += i
+	} else {
+		m.addday = &i
+	}
+}
+
+// AddedDay returns the value that was added to the "day" field in this mutation.
+func (m *LenderDayMutation) AddedDay() (r int, exists bool) {
+	v := m.addday
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *LenderDayMutation) ResetDay() {
+	m.day = nil
+	m.addday = nil
+}
+
+// SetLenderID sets the "lender_id" field.
+func (m *LenderDayMutation) SetLenderID(u uuid.UUID) {
+	m.lender_id = &u
+}
+
+// LenderID returns the value of the "lender_id" field in the mutation.
+func (m *LenderDayMutation) LenderID() (r uuid.UUID, exists bool) {
+	v := m.lender_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLenderID returns the old "lender_id" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldLenderID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLenderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLenderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLenderID: %w", err)
+	}
+	return oldValue.LenderID, nil
+}
+
+// ResetLenderID resets all changes to the "lender_id" field.
+func (m *LenderDayMutation) ResetLenderID() {
+	m.lender_id = nil
+}
+
+// SetSlot sets the "slot" field.
+func (m *LenderDayMutation) SetSlot(i int) {
+	m.slot = &i
+	m.addslot = nil
+}
+
+// Slot returns the value of the "slot" field in the mutation.
+func (m *LenderDayMutation) Slot() (r int, exists bool) {
+	v := m.slot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlot returns the old "slot" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldSlot(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlot: %w", err)
+	}
+	return oldValue.Slot, nil
+}
+
+// AddSlot adds i to the "slot" field.
+func (m *LenderDayMutation) AddSlot(i int) {
+	if m.addslot != nil {
+		*m.addslot += i
+	} else {
+		m.addslot = &i
+	}
+}
+
+// AddedSlot returns the value that was added to the "slot" field in this mutation.
+func (m *LenderDayMutation) AddedSlot() (r int, exists bool) {
+	v := m.addslot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSlot resets all changes to the "slot" field.
+func (m *LenderDayMutation) ResetSlot() {
+	m.slot = nil
+	m.addslot = nil
+}
+
+// SetSubmitted sets the "submitted" field.
+func (m *LenderDayMutation) SetSubmitted(i int) {
+	m.submitted = &i
+	m.addsubmitted = nil
+}
+
+// Submitted returns the value of the "submitted" field in the mutation.
+func (m *LenderDayMutation) Submitted() (r int, exists bool) {
+	v := m.submitted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubmitted returns the old "submitted" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldSubmitted(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubmitted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubmitted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubmitted: %w", err)
+	}
+	return oldValue.Submitted, nil
+}
+
+// AddSubmitted adds i to the "submitted" field.
+func (m *LenderDayMutation) AddSubmitted(i int) {
+	if m.addsubmitted != nil {
+		*m.addsubmitted += i
+	} else {
+		m.addsubmitted = &i
+	}
+}
+
+// AddedSubmitted returns the value that was added to the "submitted" field in this mutation.
+func (m *LenderDayMutation) AddedSubmitted() (r int, exists bool) {
+	v := m.addsubmitted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSubmitted resets all changes to the "submitted" field.
+func (m *LenderDayMutation) ResetSubmitted() {
+	m.submitted = nil
+	m.addsubmitted = nil
+}
+
+// SetApproved sets the "approved" field.
+func (m *LenderDayMutation) SetApproved(i int) {
+	m.approved = &i
+	m.addapproved = nil
+}
+
+// Approved returns the value of the "approved" field in the mutation.
+func (m *LenderDayMutation) Approved() (r int, exists bool) {
+	v := m.approved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApproved returns the old "approved" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldApproved(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApproved is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApproved requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApproved: %w", err)
+	}
+	return oldValue.Approved, nil
+}
+
+// AddApproved adds i to the "approved" field.
+func (m *LenderDayMutation) AddApproved(i int) {
+	if m.addapproved != nil {
+		*m.addapproved += i
+	} else {
+		m.addapproved = &i
+	}
+}
+
+// AddedApproved returns the value that was added to the "approved" field in this mutation.
+func (m *LenderDayMutation) AddedApproved() (r int, exists bool) {
+	v := m.addapproved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetApproved resets all changes to the "approved" field.
+func (m *LenderDayMutation) ResetApproved() {
+	m.approved = nil
+	m.addapproved = nil
+}
+
+// SetDeclined sets the "declined" field.
+func (m *LenderDayMutation) SetDeclined(i int) {
+	m.declined = &i
+	m.adddeclined = nil
+}
+
+// Declined returns the value of the "declined" field in the mutation.
+func (m *LenderDayMutation) Declined() (r int, exists bool) {
+	v := m.declined
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclined returns the old "declined" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclined(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclined is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclined requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclined: %w", err)
+	}
+	return oldValue.Declined, nil
+}
+
+// AddDeclined adds i to the "declined" field.
+func (m *LenderDayMutation) AddDeclined(i int) {
+	if m.adddeclined != nil {
+		*m.adddeclined += i
+	} else {
+		m.adddeclined = &i
+	}
+}
+
+// AddedDeclined returns the value that was added to the "declined" field in this mutation.
+func (m *LenderDayMutation) AddedDeclined() (r int, exists bool) {
+	v := m.adddeclined
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclined resets all changes to the "declined" field.
+func (m *LenderDayMutation) ResetDeclined() {
+	m.declined = nil
+	m.adddeclined = nil
+}
+
+// SetWithdrawn sets the "withdrawn" field.
+func (m *LenderDayMutation) SetWithdrawn(i int) {
+	m.withdrawn = &i
+	m.addwithdrawn = nil
+}
+
+// Withdrawn returns the value of the "withdrawn" field in the mutation.
+func (m *LenderDayMutation) Withdrawn() (r int, exists bool) {
+	v := m.withdrawn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWithdrawn returns the old "withdrawn" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldWithdrawn(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWithdrawn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWithdrawn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWithdrawn: %w", err)
+	}
+	return oldValue.Withdrawn, nil
+}
+
+// AddWithdrawn adds i to the "withdrawn" field.
+func (m *LenderDayMutation) AddWithdrawn(i int) {
+	if m.addwithdrawn != nil {
+		*m.addwithdrawn += i
+	} else {
+		m.addwithdrawn = &i
+	}
+}
+
+// AddedWithdrawn returns the value that was added to the "withdrawn" field in this mutation.
+func (m *LenderDayMutation) AddedWithdrawn() (r int, exists bool) {
+	v := m.addwithdrawn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWithdrawn resets all changes to the "withdrawn" field.
+func (m *LenderDayMutation) ResetWithdrawn() {
+	m.withdrawn = nil
+	m.addwithdrawn = nil
+}
+
+// SetFunded sets the "funded" field.
+func (m *LenderDayMutation) SetFunded(i int) {
+	m.funded = &i
+	m.addfunded = nil
+}
+
+// Funded returns the value of the "funded" field in the mutation.
+func (m *LenderDayMutation) Funded() (r int, exists bool) {
+	v := m.funded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFunded returns the old "funded" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldFunded(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFunded is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFunded requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFunded: %w", err)
+	}
+	return oldValue.Funded, nil
+}
+
+// AddFunded adds i to the "funded" field.
+func (m *LenderDayMutation) AddFunded(i int) {
+	if m.addfunded != nil {
+		*m.addfunded += i
+	} else {
+		m.addfunded = &i
+	}
+}
+
+// AddedFunded returns the value that was added to the "funded" field in this mutation.
+func (m *LenderDayMutation) AddedFunded() (r int, exists bool) {
+	v := m.addfunded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFunded resets all changes to the "funded" field.
+func (m *LenderDayMutation) ResetFunded() {
+	m.funded = nil
+	m.addfunded = nil
+}
+
+// SetFundedAmount sets the "funded_amount" field.
+func (m *LenderDayMutation) SetFundedAmount(value money.Amount) {
+	m.funded_amount = &value
+	m.addfunded_amount = nil
+}
+
+// FundedAmount returns the value of the "funded_amount" field in the mutation.
+func (m *LenderDayMutation) FundedAmount() (r money.Amount, exists bool) {
+	v := m.funded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFundedAmount returns the old "funded_amount" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldFundedAmount(ctx context.Context) (v money.Amount, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFundedAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFundedAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFundedAmount: %w", err)
+	}
+	return oldValue.FundedAmount, nil
+}
+
+// AddFundedAmount adds value to the "funded_amount" field.
+func (m *LenderDayMutation) AddFundedAmount(value money.Amount) {
+	if m.addfunded_amount != nil {
+		*m.addfunded_amount += value
+	} else {
+		m.addfunded_amount = &value
+	}
+}
+
+// AddedFundedAmount returns the value that was added to the "funded_amount" field in this mutation.
+func (m *LenderDayMutation) AddedFundedAmount() (r money.Amount, exists bool) {
+	v := m.addfunded_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFundedAmount resets all changes to the "funded_amount" field.
+func (m *LenderDayMutation) ResetFundedAmount() {
+	m.funded_amount = nil
+	m.addfunded_amount = nil
+}
+
+// SetDeclinedCredit sets the "declined_credit" field.
+func (m *LenderDayMutation) SetDeclinedCredit(i int) {
+	m.declined_credit = &i
+	m.adddeclined_credit = nil
+}
+
+// DeclinedCredit returns the value of the "declined_credit" field in the mutation.
+func (m *LenderDayMutation) DeclinedCredit() (r int, exists bool) {
+	v := m.declined_credit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedCredit returns the old "declined_credit" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedCredit(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedCredit is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedCredit requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedCredit: %w", err)
+	}
+	return oldValue.DeclinedCredit, nil
+}
+
+// AddDeclinedCredit adds i to the "declined_credit" field.
+func (m *LenderDayMutation) AddDeclinedCredit(i int) {
+	if m.adddeclined_credit != nil {
+		*m.adddeclined_credit += i
+	} else {
+		m.adddeclined_credit = &i
+	}
+}
+
+// AddedDeclinedCredit returns the value that was added to the "declined_credit" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedCredit() (r int, exists bool) {
+	v := m.adddeclined_credit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedCredit resets all changes to the "declined_credit" field.
+func (m *LenderDayMutation) ResetDeclinedCredit() {
+	m.declined_credit = nil
+	m.adddeclined_credit = nil
+}
+
+// SetDeclinedRevenue sets the "declined_revenue" field.
+func (m *LenderDayMutation) SetDeclinedRevenue(i int) {
+	m.declined_revenue = &i
+	m.adddeclined_revenue = nil
+}
+
+// DeclinedRevenue returns the value of the "declined_revenue" field in the mutation.
+func (m *LenderDayMutation) DeclinedRevenue() (r int, exists bool) {
+	v := m.declined_revenue
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedRevenue returns the old "declined_revenue" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedRevenue(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedRevenue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedRevenue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedRevenue: %w", err)
+	}
+	return oldValue.DeclinedRevenue, nil
+}
+
+// AddDeclinedRevenue adds i to the "declined_revenue" field.
+func (m *LenderDayMutation) AddDeclinedRevenue(i int) {
+	if m.adddeclined_revenue != nil {
+		*m.adddeclined_revenue += i
+	} else {
+		m.adddeclined_revenue = &i
+	}
+}
+
+// AddedDeclinedRevenue returns the value that was added to the "declined_revenue" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedRevenue() (r int, exists bool) {
+	v := m.adddeclined_revenue
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedRevenue resets all changes to the "declined_revenue" field.
+func (m *LenderDayMutation) ResetDeclinedRevenue() {
+	m.declined_revenue = nil
+	m.adddeclined_revenue = nil
+}
+
+// SetDeclinedTimeInBusiness sets the "declined_time_in_business" field.
+func (m *LenderDayMutation) SetDeclinedTimeInBusiness(i int) {
+	m.declined_time_in_business = &i
+	m.adddeclined_time_in_business = nil
+}
+
+// DeclinedTimeInBusiness returns the value of the "declined_time_in_business" field in the mutation.
+func (m *LenderDayMutation) DeclinedTimeInBusiness() (r int, exists bool) {
+	v := m.declined_time_in_business
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedTimeInBusiness returns the old "declined_time_in_business" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedTimeInBusiness(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedTimeInBusiness is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedTimeInBusiness requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedTimeInBusiness: %w", err)
+	}
+	return oldValue.DeclinedTimeInBusiness, nil
+}
+
+// AddDeclinedTimeInBusiness adds i to the "declined_time_in_business" field.
+func (m *LenderDayMutation) AddDeclinedTimeInBusiness(i int) {
+	if m.adddeclined_time_in_business != nil {
+		*m.adddeclined_time_in_business += i
+	} else {
+		m.adddeclined_time_in_business = &i
+	}
+}
+
+// AddedDeclinedTimeInBusiness returns the value that was added to the "declined_time_in_business" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedTimeInBusiness() (r int, exists bool) {
+	v := m.adddeclined_time_in_business
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedTimeInBusiness resets all changes to the "declined_time_in_business" field.
+func (m *LenderDayMutation) ResetDeclinedTimeInBusiness() {
+	m.declined_time_in_business = nil
+	m.adddeclined_time_in_business = nil
+}
+
+// SetDeclinedIndustry sets the "declined_industry" field.
+func (m *LenderDayMutation) SetDeclinedIndustry(i int) {
+	m.declined_industry = &i
+	m.adddeclined_industry = nil
+}
+
+// DeclinedIndustry returns the value of the "declined_industry" field in the mutation.
+func (m *LenderDayMutation) DeclinedIndustry() (r int, exists bool) {
+	v := m.declined_industry
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedIndustry returns the old "declined_industry" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedIndustry(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedIndustry is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedIndustry requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedIndustry: %w", err)
+	}
+	return oldValue.DeclinedIndustry, nil
+}
+
+// AddDeclinedIndustry adds i to the "declined_industry" field.
+func (m *LenderDayMutation) AddDeclinedIndustry(i int) {
+	if m.adddeclined_industry != nil {
+		*m.adddeclined_industry += i
+	} else {
+		m.adddeclined_industry = &i
+	}
+}
+
+// AddedDeclinedIndustry returns the value that was added to the "declined_industry" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedIndustry() (r int, exists bool) {
+	v := m.adddeclined_industry
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedIndustry resets all changes to the "declined_industry" field.
+func (m *LenderDayMutation) ResetDeclinedIndustry() {
+	m.declined_industry = nil
+	m.adddeclined_industry = nil
+}
+
+// SetDeclinedExistingPositions sets the "declined_existing_positions" field.
+func (m *LenderDayMutation) SetDeclinedExistingPositions(i int) {
+	m.declined_existing_positions = &i
+	m.adddeclined_existing_positions = nil
+}
+
+// DeclinedExistingPositions returns the value of the "declined_existing_positions" field in the mutation.
+func (m *LenderDayMutation) DeclinedExistingPositions() (r int, exists bool) {
+	v := m.declined_existing_positions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedExistingPositions returns the old "declined_existing_positions" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedExistingPositions(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedExistingPositions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedExistingPositions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedExistingPositions: %w", err)
+	}
+	return oldValue.DeclinedExistingPositions, nil
+}
+
+// AddDeclinedExistingPositions adds i to the "declined_existing_positions" field.
+func (m *LenderDayMutation) AddDeclinedExistingPositions(i int) {
+	if m.adddeclined_existing_positions != nil {
+		*m.adddeclined_existing_positions += i
+	} else {
+		m.adddeclined_existing_positions = &i
+	}
+}
+
+// AddedDeclinedExistingPositions returns the value that was added to the "declined_existing_positions" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedExistingPositions() (r int, exists bool) {
+	v := m.adddeclined_existing_positions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedExistingPositions resets all changes to the "declined_existing_positions" field.
+func (m *LenderDayMutation) ResetDeclinedExistingPositions() {
+	m.declined_existing_positions = nil
+	m.adddeclined_existing_positions = nil
+}
+
+// SetDeclinedIncompleteFile sets the "declined_incomplete_file" field.
+func (m *LenderDayMutation) SetDeclinedIncompleteFile(i int) {
+	m.declined_incomplete_file = &i
+	m.adddeclined_incomplete_file = nil
+}
+
+// DeclinedIncompleteFile returns the value of the "declined_incomplete_file" field in the mutation.
+func (m *LenderDayMutation) DeclinedIncompleteFile() (r int, exists bool) {
+	v := m.declined_incomplete_file
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedIncompleteFile returns the old "declined_incomplete_file" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedIncompleteFile(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedIncompleteFile is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedIncompleteFile requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedIncompleteFile: %w", err)
+	}
+	return oldValue.DeclinedIncompleteFile, nil
+}
+
+// AddDeclinedIncompleteFile adds i to the "declined_incomplete_file" field.
+func (m *LenderDayMutation) AddDeclinedIncompleteFile(i int) {
+	if m.adddeclined_incomplete_file != nil {
+		*m.adddeclined_incomplete_file += i
+	} else {
+		m.adddeclined_incomplete_file = &i
+	}
+}
+
+// AddedDeclinedIncompleteFile returns the value that was added to the "declined_incomplete_file" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedIncompleteFile() (r int, exists bool) {
+	v := m.adddeclined_incomplete_file
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedIncompleteFile resets all changes to the "declined_incomplete_file" field.
+func (m *LenderDayMutation) ResetDeclinedIncompleteFile() {
+	m.declined_incomplete_file = nil
+	m.adddeclined_incomplete_file = nil
+}
+
+// SetDeclinedOther sets the "declined_other" field.
+func (m *LenderDayMutation) SetDeclinedOther(i int) {
+	m.declined_other = &i
+	m.adddeclined_other = nil
+}
+
+// DeclinedOther returns the value of the "declined_other" field in the mutation.
+func (m *LenderDayMutation) DeclinedOther() (r int, exists bool) {
+	v := m.declined_other
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeclinedOther returns the old "declined_other" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldDeclinedOther(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeclinedOther is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeclinedOther requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeclinedOther: %w", err)
+	}
+	return oldValue.DeclinedOther, nil
+}
+
+// AddDeclinedOther adds i to the "declined_other" field.
+func (m *LenderDayMutation) AddDeclinedOther(i int) {
+	if m.adddeclined_other != nil {
+		*m.adddeclined_other += i
+	} else {
+		m.adddeclined_other = &i
+	}
+}
+
+// AddedDeclinedOther returns the value that was added to the "declined_other" field in this mutation.
+func (m *LenderDayMutation) AddedDeclinedOther() (r int, exists bool) {
+	v := m.adddeclined_other
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeclinedOther resets all changes to the "declined_other" field.
+func (m *LenderDayMutation) ResetDeclinedOther() {
+	m.declined_other = nil
+	m.adddeclined_other = nil
+}
+
+// Where appends a list predicates to the LenderDayMutation builder.
+func (m *LenderDayMutation) Where(ps ...predicate.LenderDay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LenderDayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LenderDayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LenderDay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LenderDayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LenderDayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LenderDay).
+func (m *LenderDayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LenderDayMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.org_id != nil {
+		fields = append(fields, lenderday.FieldOrgID)
+	}
+	if m.day != nil {
+		fields = append(fields, lenderday.FieldDay)
+	}
+	if m.lender_id != nil {
+		fields = append(fields, lenderday.FieldLenderID)
+	}
+	if m.slot != nil {
+		fields = append(fields, lenderday.FieldSlot)
+	}
+	if m.submitted != nil {
+		fields = append(fields, lenderday.FieldSubmitted)
+	}
+	if m.approved != nil {
+		fields = append(fields, lenderday.FieldApproved)
+	}
+	if m.declined != nil {
+		fields = append(fields, lenderday.FieldDeclined)
+	}
+	if m.withdrawn != nil {
+		fields = append(fields, lenderday.FieldWithdrawn)
+	}
+	if m.funded != nil {
+		fields = append(fields, lenderday.FieldFunded)
+	}
+	if m.funded_amount != nil {
+		fields = append(fields, lenderday.FieldFundedAmount)
+	}
+	if m.declined_credit != nil {
+		fields = append(fields, lenderday.FieldDeclinedCredit)
+	}
+	if m.declined_revenue != nil {
+		fields = append(fields, lenderday.FieldDeclinedRevenue)
+	}
+	if m.declined_time_in_business != nil {
+		fields = append(fields, lenderday.FieldDeclinedTimeInBusiness)
+	}
+	if m.declined_industry != nil {
+		fields = append(fields, lenderday.FieldDeclinedIndustry)
+	}
+	if m.declined_existing_positions != nil {
+		fields = append(fields, lenderday.FieldDeclinedExistingPositions)
+	}
+	if m.declined_incomplete_file != nil {
+		fields = append(fields, lenderday.FieldDeclinedIncompleteFile)
+	}
+	if m.declined_other != nil {
+		fields = append(fields, lenderday.FieldDeclinedOther)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LenderDayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case lenderday.FieldOrgID:
+		return m.OrgID()
+	case lenderday.FieldDay:
+		return m.Day()
+	case lenderday.FieldLenderID:
+		return m.LenderID()
+	case lenderday.FieldSlot:
+		return m.Slot()
+	case lenderday.FieldSubmitted:
+		return m.Submitted()
+	case lenderday.FieldApproved:
+		return m.Approved()
+	case lenderday.FieldDeclined:
+		return m.Declined()
+	case lenderday.FieldWithdrawn:
+		return m.Withdrawn()
+	case lenderday.FieldFunded:
+		return m.Funded()
+	case lenderday.FieldFundedAmount:
+		return m.FundedAmount()
+	case lenderday.FieldDeclinedCredit:
+		return m.DeclinedCredit()
+	case lenderday.FieldDeclinedRevenue:
+		return m.DeclinedRevenue()
+	case lenderday.FieldDeclinedTimeInBusiness:
+		return m.DeclinedTimeInBusiness()
+	case lenderday.FieldDeclinedIndustry:
+		return m.DeclinedIndustry()
+	case lenderday.FieldDeclinedExistingPositions:
+		return m.DeclinedExistingPositions()
+	case lenderday.FieldDeclinedIncompleteFile:
+		return m.DeclinedIncompleteFile()
+	case lenderday.FieldDeclinedOther:
+		return m.DeclinedOther()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LenderDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case lenderday.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case lenderday.FieldDay:
+		return m.OldDay(ctx)
+	case lenderday.FieldLenderID:
+		return m.OldLenderID(ctx)
+	case lenderday.FieldSlot:
+		return m.OldSlot(ctx)
+	case lenderday.FieldSubmitted:
+		return m.OldSubmitted(ctx)
+	case lenderday.FieldApproved:
+		return m.OldApproved(ctx)
+	case lenderday.FieldDeclined:
+		return m.OldDeclined(ctx)
+	case lenderday.FieldWithdrawn:
+		return m.OldWithdrawn(ctx)
+	case lenderday.FieldFunded:
+		return m.OldFunded(ctx)
+	case lenderday.FieldFundedAmount:
+		return m.OldFundedAmount(ctx)
+	case lenderday.FieldDeclinedCredit:
+		return m.OldDeclinedCredit(ctx)
+	case lenderday.FieldDeclinedRevenue:
+		return m.OldDeclinedRevenue(ctx)
+	case lenderday.FieldDeclinedTimeInBusiness:
+		return m.OldDeclinedTimeInBusiness(ctx)
+	case lenderday.FieldDeclinedIndustry:
+		return m.OldDeclinedIndustry(ctx)
+	case lenderday.FieldDeclinedExistingPositions:
+		return m.OldDeclinedExistingPositions(ctx)
+	case lenderday.FieldDeclinedIncompleteFile:
+		return m.OldDeclinedIncompleteFile(ctx)
+	case lenderday.FieldDeclinedOther:
+		return m.OldDeclinedOther(ctx)
+	}
+	return nil, fmt.Errorf("unknown LenderDay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LenderDayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case lenderday.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case lenderday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case lenderday.FieldLenderID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLenderID(v)
+		return nil
+	case lenderday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlot(v)
+		return nil
+	case lenderday.FieldSubmitted:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubmitted(v)
+		return nil
+	case lenderday.FieldApproved:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApproved(v)
+		return nil
+	case lenderday.FieldDeclined:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclined(v)
+		return nil
+	case lenderday.FieldWithdrawn:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWithdrawn(v)
+		return nil
+	case lenderday.FieldFunded:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFunded(v)
+		return nil
+	case lenderday.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFundedAmount(v)
+		return nil
+	case lenderday.FieldDeclinedCredit:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedCredit(v)
+		return nil
+	case lenderday.FieldDeclinedRevenue:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedRevenue(v)
+		return nil
+	case lenderday.FieldDeclinedTimeInBusiness:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedTimeInBusiness(v)
+		return nil
+	case lenderday.FieldDeclinedIndustry:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedIndustry(v)
+		return nil
+	case lenderday.FieldDeclinedExistingPositions:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedExistingPositions(v)
+		return nil
+	case lenderday.FieldDeclinedIncompleteFile:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedIncompleteFile(v)
+		return nil
+	case lenderday.FieldDeclinedOther:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeclinedOther(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LenderDay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LenderDayMutation) AddedFields() []string {
+	var fields []string
+	if m.addday != nil {
+		fields = append(fields, lenderday.FieldDay)
+	}
+	if m.addslot != nil {
+		fields = append(fields, lenderday.FieldSlot)
+	}
+	if m.addsubmitted != nil {
+		fields = append(fields, lenderday.FieldSubmitted)
+	}
+	if m.addapproved != nil {
+		fields = append(fields, lenderday.FieldApproved)
+	}
+	if m.adddeclined != nil {
+		fields = append(fields, lenderday.FieldDeclined)
+	}
+	if m.addwithdrawn != nil {
+		fields = append(fields, lenderday.FieldWithdrawn)
+	}
+	if m.addfunded != nil {
+		fields = append(fields, lenderday.FieldFunded)
+	}
+	if m.addfunded_amount != nil {
+		fields = append(fields, lenderday.FieldFundedAmount)
+	}
+	if m.adddeclined_credit != nil {
+		fields = append(fields, lenderday.FieldDeclinedCredit)
+	}
+	if m.adddeclined_revenue != nil {
+		fields = append(fields, lenderday.FieldDeclinedRevenue)
+	}
+	if m.adddeclined_time_in_business != nil {
+		fields = append(fields, lenderday.FieldDeclinedTimeInBusiness)
+	}
+	if m.adddeclined_industry != nil {
+		fields = append(fields, lenderday.FieldDeclinedIndustry)
+	}
+	if m.adddeclined_existing_positions != nil {
+		fields = append(fields, lenderday.FieldDeclinedExistingPositions)
+	}
+	if m.adddeclined_incomplete_file != nil {
+		fields = append(fields, lenderday.FieldDeclinedIncompleteFile)
+	}
+	if m.adddeclined_other != nil {
+		fields = append(fields, lenderday.FieldDeclinedOther)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LenderDayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case lenderday.FieldDay:
+		return m.AddedDay()
+	case lenderday.FieldSlot:
+		return m.AddedSlot()
+	case lenderday.FieldSubmitted:
+		return m.AddedSubmitted()
+	case lenderday.FieldApproved:
+		return m.AddedApproved()
+	case lenderday.FieldDeclined:
+		return m.AddedDeclined()
+	case lenderday.FieldWithdrawn:
+		return m.AddedWithdrawn()
+	case lenderday.FieldFunded:
+		return m.AddedFunded()
+	case lenderday.FieldFundedAmount:
+		return m.AddedFundedAmount()
+	case lenderday.FieldDeclinedCredit:
+		return m.AddedDeclinedCredit()
+	case lenderday.FieldDeclinedRevenue:
+		return m.AddedDeclinedRevenue()
+	case lenderday.FieldDeclinedTimeInBusiness:
+		return m.AddedDeclinedTimeInBusiness()
+	case lenderday.FieldDeclinedIndustry:
+		return m.AddedDeclinedIndustry()
+	case lenderday.FieldDeclinedExistingPositions:
+		return m.AddedDeclinedExistingPositions()
+	case lenderday.FieldDeclinedIncompleteFile:
+		return m.AddedDeclinedIncompleteFile()
+	case lenderday.FieldDeclinedOther:
+		return m.AddedDeclinedOther()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LenderDayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case lenderday.FieldDay:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDay(v)
+		return nil
+	case lenderday.FieldSlot:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSlot(v)
+		return nil
+	case lenderday.FieldSubmitted:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSubmitted(v)
+		return nil
+	case lenderday.FieldApproved:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddApproved(v)
+		return nil
+	case lenderday.FieldDeclined:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclined(v)
+		return nil
+	case lenderday.FieldWithdrawn:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWithdrawn(v)
+		return nil
+	case lenderday.FieldFunded:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFunded(v)
+		return nil
+	case lenderday.FieldFundedAmount:
+		v, ok := value.(money.Amount)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFundedAmount(v)
+		return nil
+	case lenderday.FieldDeclinedCredit:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedCredit(v)
+		return nil
+	case lenderday.FieldDeclinedRevenue:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedRevenue(v)
+		return nil
+	case lenderday.FieldDeclinedTimeInBusiness:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedTimeInBusiness(v)
+		return nil
+	case lenderday.FieldDeclinedIndustry:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedIndustry(v)
+		return nil
+	case lenderday.FieldDeclinedExistingPositions:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedExistingPositions(v)
+		return nil
+	case lenderday.FieldDeclinedIncompleteFile:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedIncompleteFile(v)
+		return nil
+	case lenderday.FieldDeclinedOther:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeclinedOther(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LenderDay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LenderDayMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LenderDayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LenderDayMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown LenderDay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LenderDayMutation) ResetField(name string) error {
+	switch name {
+	case lenderday.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case lenderday.FieldDay:
+		m.ResetDay()
+		return nil
+	case lenderday.FieldLenderID:
+		m.ResetLenderID()
+		return nil
+	case lenderday.FieldSlot:
+		m.ResetSlot()
+		return nil
+	case lenderday.FieldSubmitted:
+		m.ResetSubmitted()
+		return nil
+	case lenderday.FieldApproved:
+		m.ResetApproved()
+		return nil
+	case lenderday.FieldDeclined:
+		m.ResetDeclined()
+		return nil
+	case lenderday.FieldWithdrawn:
+		m.ResetWithdrawn()
+		return nil
+	case lenderday.FieldFunded:
+		m.ResetFunded()
+		return nil
+	case lenderday.FieldFundedAmount:
+		m.ResetFundedAmount()
+		return nil
+	case lenderday.FieldDeclinedCredit:
+		m.ResetDeclinedCredit()
+		return nil
+	case lenderday.FieldDeclinedRevenue:
+		m.ResetDeclinedRevenue()
+		return nil
+	case lenderday.FieldDeclinedTimeInBusiness:
+		m.ResetDeclinedTimeInBusiness()
+		return nil
+	case lenderday.FieldDeclinedIndustry:
+		m.ResetDeclinedIndustry()
+		return nil
+	case lenderday.FieldDeclinedExistingPositions:
+		m.ResetDeclinedExistingPositions()
+		return nil
+	case lenderday.FieldDeclinedIncompleteFile:
+		m.ResetDeclinedIncompleteFile()
+		return nil
+	case lenderday.FieldDeclinedOther:
+		m.ResetDeclinedOther()
+		return nil
+	}
+	return fmt.Errorf("unknown LenderDay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LenderDayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LenderDayMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LenderDayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LenderDayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LenderDayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LenderDayMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LenderDayMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown LenderDay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LenderDayMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown LenderDay edge %s", name)
 }
 
 // OrganizationMutation represents an operation that mutates the Organization nodes in the graph.

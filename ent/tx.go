@@ -24,6 +24,8 @@ type Tx struct {
 	Automation *AutomationClient
 	// AutomationRun is the client for interacting with the AutomationRun builders.
 	AutomationRun *AutomationRunClient
+	// CallDay is the client for interacting with the CallDay builders.
+	CallDay *CallDayClient
 	// CallEvent is the client for interacting with the CallEvent builders.
 	CallEvent *CallEventClient
 	// Commission is the client for interacting with the Commission builders.
@@ -34,6 +36,12 @@ type Tx struct {
 	Contact *ContactClient
 	// DealDay is the client for interacting with the DealDay builders.
 	DealDay *DealDayClient
+	// DecisionDay is the client for interacting with the DecisionDay builders.
+	DecisionDay *DecisionDayClient
+	// DialerCall is the client for interacting with the DialerCall builders.
+	DialerCall *DialerCallClient
+	// DispositionDay is the client for interacting with the DispositionDay builders.
+	DispositionDay *DispositionDayClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
@@ -52,6 +60,8 @@ type Tx struct {
 	LeadDay *LeadDayClient
 	// Lender is the client for interacting with the Lender builders.
 	Lender *LenderClient
+	// LenderDay is the client for interacting with the LenderDay builders.
+	LenderDay *LenderDayClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
 	// PaymentDay is the client for interacting with the PaymentDay builders.
@@ -206,11 +216,15 @@ func (tx *Tx) init() {
 	tx.Application = NewApplicationClient(tx.config)
 	tx.Automation = NewAutomationClient(tx.config)
 	tx.AutomationRun = NewAutomationRunClient(tx.config)
+	tx.CallDay = NewCallDayClient(tx.config)
 	tx.CallEvent = NewCallEventClient(tx.config)
 	tx.Commission = NewCommissionClient(tx.config)
 	tx.CommissionPayment = NewCommissionPaymentClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DealDay = NewDealDayClient(tx.config)
+	tx.DecisionDay = NewDecisionDayClient(tx.config)
+	tx.DialerCall = NewDialerCallClient(tx.config)
+	tx.DispositionDay = NewDispositionDayClient(tx.config)
 	tx.FundedDeal = NewFundedDealClient(tx.config)
 	tx.FundedDealDay = NewFundedDealDayClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
@@ -220,6 +234,7 @@ func (tx *Tx) init() {
 	tx.LeadCount = NewLeadCountClient(tx.config)
 	tx.LeadDay = NewLeadDayClient(tx.config)
 	tx.Lender = NewLenderClient(tx.config)
+	tx.LenderDay = NewLenderDayClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.PaymentDay = NewPaymentDayClient(tx.config)
 	tx.PipelineStage = NewPipelineStageClient(tx.config)

@@ -137,5 +137,6 @@ func rollupRows(t *testing.T, c *ent.Client, org uuid.UUID) map[string]string {
 	for _, r := range payments {
 		out[fmt.Sprintf("payment %d", r.Day)] = fmt.Sprint(r.Paid, r.ClawedBack)
 	}
+	lendingRollupRows(t, c, org, out)
 	return out
 }

@@ -47,6 +47,8 @@ const (
 	FieldNotes = "notes"
 	// FieldDecidedAt holds the string denoting the decided_at field in the database.
 	FieldDecidedAt = "decided_at"
+	// FieldDecisionSeconds holds the string denoting the decision_seconds field in the database.
+	FieldDecisionSeconds = "decision_seconds"
 	// FieldApprovedAmount holds the string denoting the approved_amount field in the database.
 	FieldApprovedAmount = "approved_amount"
 	// FieldInterestRate holds the string denoting the interest_rate field in the database.
@@ -126,6 +128,7 @@ var Columns = []string{
 	FieldExternalRef,
 	FieldNotes,
 	FieldDecidedAt,
+	FieldDecisionSeconds,
 	FieldApprovedAmount,
 	FieldInterestRate,
 	FieldRateType,
@@ -155,7 +158,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [5]ent.Hook
+	Hooks  [6]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -385,6 +388,11 @@ func ByNotes(opts ...sql.OrderTermOption) OrderOption {
 // ByDecidedAt orders the results by the decided_at field.
 func ByDecidedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDecidedAt, opts...).ToFunc()
+}
+
+// ByDecisionSeconds orders the results by the decision_seconds field.
+func ByDecisionSeconds(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDecisionSeconds, opts...).ToFunc()
 }
 
 // ByApprovedAmount orders the results by the approved_amount field.

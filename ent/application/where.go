@@ -117,6 +117,11 @@ func DecidedAt(v time.Time) predicate.Application {
 	return predicate.Application(sql.FieldEQ(FieldDecidedAt, v))
 }
 
+// DecisionSeconds applies equality check predicate on the "decision_seconds" field. It's identical to DecisionSecondsEQ.
+func DecisionSeconds(v int) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldDecisionSeconds, v))
+}
+
 // ApprovedAmount applies equality check predicate on the "approved_amount" field. It's identical to ApprovedAmountEQ.
 func ApprovedAmount(v money.Amount) predicate.Application {
 	return predicate.Application(sql.FieldEQ(FieldApprovedAmount, v))
@@ -745,6 +750,56 @@ func DecidedAtIsNil() predicate.Application {
 // DecidedAtNotNil applies the NotNil predicate on the "decided_at" field.
 func DecidedAtNotNil() predicate.Application {
 	return predicate.Application(sql.FieldNotNull(FieldDecidedAt))
+}
+
+// DecisionSecondsEQ applies the EQ predicate on the "decision_seconds" field.
+func DecisionSecondsEQ(v int) predicate.Application {
+	return predicate.Application(sql.FieldEQ(FieldDecisionSeconds, v))
+}
+
+// DecisionSecondsNEQ applies the NEQ predicate on the "decision_seconds" field.
+func DecisionSecondsNEQ(v int) predicate.Application {
+	return predicate.Application(sql.FieldNEQ(FieldDecisionSeconds, v))
+}
+
+// DecisionSecondsIn applies the In predicate on the "decision_seconds" field.
+func DecisionSecondsIn(vs ...int) predicate.Application {
+	return predicate.Application(sql.FieldIn(FieldDecisionSeconds, vs...))
+}
+
+// DecisionSecondsNotIn applies the NotIn predicate on the "decision_seconds" field.
+func DecisionSecondsNotIn(vs ...int) predicate.Application {
+	return predicate.Application(sql.FieldNotIn(FieldDecisionSeconds, vs...))
+}
+
+// DecisionSecondsGT applies the GT predicate on the "decision_seconds" field.
+func DecisionSecondsGT(v int) predicate.Application {
+	return predicate.Application(sql.FieldGT(FieldDecisionSeconds, v))
+}
+
+// DecisionSecondsGTE applies the GTE predicate on the "decision_seconds" field.
+func DecisionSecondsGTE(v int) predicate.Application {
+	return predicate.Application(sql.FieldGTE(FieldDecisionSeconds, v))
+}
+
+// DecisionSecondsLT applies the LT predicate on the "decision_seconds" field.
+func DecisionSecondsLT(v int) predicate.Application {
+	return predicate.Application(sql.FieldLT(FieldDecisionSeconds, v))
+}
+
+// DecisionSecondsLTE applies the LTE predicate on the "decision_seconds" field.
+func DecisionSecondsLTE(v int) predicate.Application {
+	return predicate.Application(sql.FieldLTE(FieldDecisionSeconds, v))
+}
+
+// DecisionSecondsIsNil applies the IsNil predicate on the "decision_seconds" field.
+func DecisionSecondsIsNil() predicate.Application {
+	return predicate.Application(sql.FieldIsNull(FieldDecisionSeconds))
+}
+
+// DecisionSecondsNotNil applies the NotNil predicate on the "decision_seconds" field.
+func DecisionSecondsNotNil() predicate.Application {
+	return predicate.Application(sql.FieldNotNull(FieldDecisionSeconds))
 }
 
 // ApprovedAmountEQ applies the EQ predicate on the "approved_amount" field.

@@ -13,3 +13,7 @@ import (
 // moves no further, and only a decision sets decidedAt).
 var WasApproved predicate.Application = application.And(application.DecidedAtNotNil(),
 	application.StatusIn(application.StatusApproved, application.StatusFunded, application.StatusWithdrawn))
+
+// DeclineColumn is the lenders rollup's (LenderDay's) column counting the
+// declines of category.
+func DeclineColumn(category string) string { return "declined_" + category }

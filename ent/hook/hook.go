@@ -69,6 +69,18 @@ func (f AutomationRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AutomationRunMutation", m)
 }
 
+// The CallDayFunc type is an adapter to allow the use of ordinary
+// function as CallDay mutator.
+type CallDayFunc func(context.Context, *ent.CallDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CallDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CallDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CallDayMutation", m)
+}
+
 // The CallEventFunc type is an adapter to allow the use of ordinary
 // function as CallEvent mutator.
 type CallEventFunc func(context.Context, *ent.CallEventMutation) (ent.Value, error)
@@ -127,6 +139,42 @@ func (f DealDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DealDayMutation", m)
+}
+
+// The DecisionDayFunc type is an adapter to allow the use of ordinary
+// function as DecisionDay mutator.
+type DecisionDayFunc func(context.Context, *ent.DecisionDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DecisionDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DecisionDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DecisionDayMutation", m)
+}
+
+// The DialerCallFunc type is an adapter to allow the use of ordinary
+// function as DialerCall mutator.
+type DialerCallFunc func(context.Context, *ent.DialerCallMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DialerCallFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DialerCallMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DialerCallMutation", m)
+}
+
+// The DispositionDayFunc type is an adapter to allow the use of ordinary
+// function as DispositionDay mutator.
+type DispositionDayFunc func(context.Context, *ent.DispositionDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DispositionDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DispositionDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DispositionDayMutation", m)
 }
 
 // The FundedDealFunc type is an adapter to allow the use of ordinary
@@ -235,6 +283,18 @@ func (f LenderFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LenderMutation", m)
+}
+
+// The LenderDayFunc type is an adapter to allow the use of ordinary
+// function as LenderDay mutator.
+type LenderDayFunc func(context.Context, *ent.LenderDayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LenderDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LenderDayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LenderDayMutation", m)
 }
 
 // The OrganizationFunc type is an adapter to allow the use of ordinary

@@ -13,11 +13,15 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/decisionday"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -27,6 +31,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -230,6 +235,33 @@ func (f TraverseAutomationRun) Traverse(ctx context.Context, q ent.Query) error 
 	return fmt.Errorf("unexpected query type %T. expect *ent.AutomationRunQuery", q)
 }
 
+// The CallDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CallDayFunc func(context.Context, *ent.CallDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CallDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CallDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CallDayQuery", q)
+}
+
+// The TraverseCallDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCallDay func(context.Context, *ent.CallDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCallDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCallDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CallDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CallDayQuery", q)
+}
+
 // The CallEventFunc type is an adapter to allow the use of ordinary function as a Querier.
 type CallEventFunc func(context.Context, *ent.CallEventQuery) (ent.Value, error)
 
@@ -363,6 +395,87 @@ func (f TraverseDealDay) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DealDayQuery", q)
+}
+
+// The DecisionDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DecisionDayFunc func(context.Context, *ent.DecisionDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DecisionDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DecisionDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DecisionDayQuery", q)
+}
+
+// The TraverseDecisionDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDecisionDay func(context.Context, *ent.DecisionDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDecisionDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDecisionDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DecisionDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DecisionDayQuery", q)
+}
+
+// The DialerCallFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DialerCallFunc func(context.Context, *ent.DialerCallQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DialerCallFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DialerCallQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DialerCallQuery", q)
+}
+
+// The TraverseDialerCall type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDialerCall func(context.Context, *ent.DialerCallQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDialerCall) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDialerCall) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DialerCallQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DialerCallQuery", q)
+}
+
+// The DispositionDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DispositionDayFunc func(context.Context, *ent.DispositionDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DispositionDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DispositionDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DispositionDayQuery", q)
+}
+
+// The TraverseDispositionDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDispositionDay func(context.Context, *ent.DispositionDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDispositionDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDispositionDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DispositionDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DispositionDayQuery", q)
 }
 
 // The FundedDealFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -606,6 +719,33 @@ func (f TraverseLender) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.LenderQuery", q)
+}
+
+// The LenderDayFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LenderDayFunc func(context.Context, *ent.LenderDayQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LenderDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LenderDayQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LenderDayQuery", q)
+}
+
+// The TraverseLenderDay type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLenderDay func(context.Context, *ent.LenderDayQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLenderDay) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLenderDay) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LenderDayQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LenderDayQuery", q)
 }
 
 // The OrganizationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -864,6 +1004,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AutomationQuery, predicate.Automation, automation.OrderOption]{typ: ent.TypeAutomation, tq: q}, nil
 	case *ent.AutomationRunQuery:
 		return &query[*ent.AutomationRunQuery, predicate.AutomationRun, automationrun.OrderOption]{typ: ent.TypeAutomationRun, tq: q}, nil
+	case *ent.CallDayQuery:
+		return &query[*ent.CallDayQuery, predicate.CallDay, callday.OrderOption]{typ: ent.TypeCallDay, tq: q}, nil
 	case *ent.CallEventQuery:
 		return &query[*ent.CallEventQuery, predicate.CallEvent, callevent.OrderOption]{typ: ent.TypeCallEvent, tq: q}, nil
 	case *ent.CommissionQuery:
@@ -874,6 +1016,12 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ContactQuery, predicate.Contact, contact.OrderOption]{typ: ent.TypeContact, tq: q}, nil
 	case *ent.DealDayQuery:
 		return &query[*ent.DealDayQuery, predicate.DealDay, dealday.OrderOption]{typ: ent.TypeDealDay, tq: q}, nil
+	case *ent.DecisionDayQuery:
+		return &query[*ent.DecisionDayQuery, predicate.DecisionDay, decisionday.OrderOption]{typ: ent.TypeDecisionDay, tq: q}, nil
+	case *ent.DialerCallQuery:
+		return &query[*ent.DialerCallQuery, predicate.DialerCall, dialercall.OrderOption]{typ: ent.TypeDialerCall, tq: q}, nil
+	case *ent.DispositionDayQuery:
+		return &query[*ent.DispositionDayQuery, predicate.DispositionDay, dispositionday.OrderOption]{typ: ent.TypeDispositionDay, tq: q}, nil
 	case *ent.FundedDealQuery:
 		return &query[*ent.FundedDealQuery, predicate.FundedDeal, fundeddeal.OrderOption]{typ: ent.TypeFundedDeal, tq: q}, nil
 	case *ent.FundedDealDayQuery:
@@ -892,6 +1040,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.LeadDayQuery, predicate.LeadDay, leadday.OrderOption]{typ: ent.TypeLeadDay, tq: q}, nil
 	case *ent.LenderQuery:
 		return &query[*ent.LenderQuery, predicate.Lender, lender.OrderOption]{typ: ent.TypeLender, tq: q}, nil
+	case *ent.LenderDayQuery:
+		return &query[*ent.LenderDayQuery, predicate.LenderDay, lenderday.OrderOption]{typ: ent.TypeLenderDay, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.PaymentDayQuery:

@@ -107,6 +107,7 @@ var (
 		{Name: "external_ref", Type: field.TypeString, Nullable: true},
 		{Name: "notes", Type: field.TypeString, Nullable: true},
 		{Name: "decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "decision_seconds", Type: field.TypeInt, Nullable: true},
 		{Name: "approved_amount", Type: field.TypeInt64, Nullable: true},
 		{Name: "interest_rate", Type: field.TypeInt64, Nullable: true},
 		{Name: "rate_type", Type: field.TypeEnum, Nullable: true, Enums: []string{"factor", "apr"}},
@@ -130,19 +131,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "applications_leads_applications",
-				Columns:    []*schema.Column{ApplicationsColumns[23]},
+				Columns:    []*schema.Column{ApplicationsColumns[24]},
 				RefColumns: []*schema.Column{LeadsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "applications_lenders_applications",
-				Columns:    []*schema.Column{ApplicationsColumns[24]},
+				Columns:    []*schema.Column{ApplicationsColumns[25]},
 				RefColumns: []*schema.Column{LendersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "applications_organizations_applications",
-				Columns:    []*schema.Column{ApplicationsColumns[25]},
+				Columns:    []*schema.Column{ApplicationsColumns[26]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -151,27 +152,27 @@ var (
 			{
 				Name:    "application_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[1], ApplicationsColumns[0]},
+				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_lead_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[23], ApplicationsColumns[1]},
+				Columns: []*schema.Column{ApplicationsColumns[24], ApplicationsColumns[1]},
 			},
 			{
 				Name:    "application_org_id_lender_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[24], ApplicationsColumns[1], ApplicationsColumns[0]},
+				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[25], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[4], ApplicationsColumns[1], ApplicationsColumns[0]},
+				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[4], ApplicationsColumns[1], ApplicationsColumns[0]},
 			},
 			{
 				Name:    "application_lead_id_lender_id",
 				Unique:  true,
-				Columns: []*schema.Column{ApplicationsColumns[23], ApplicationsColumns[24]},
+				Columns: []*schema.Column{ApplicationsColumns[24], ApplicationsColumns[25]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('submitted', 'underwriting', 'approved')",
 				},
@@ -179,7 +180,12 @@ var (
 			{
 				Name:    "application_lender_id_external_ref",
 				Unique:  true,
-				Columns: []*schema.Column{ApplicationsColumns[24], ApplicationsColumns[9]},
+				Columns: []*schema.Column{ApplicationsColumns[25], ApplicationsColumns[9]},
+			},
+			{
+				Name:    "application_org_id_lender_id_decision_seconds_submitted_at",
+				Unique:  false,
+				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[25], ApplicationsColumns[12], ApplicationsColumns[7]},
 			},
 		},
 	}
@@ -282,6 +288,31 @@ var (
 				Name:    "automationrun_event_id_automation_id",
 				Unique:  true,
 				Columns: []*schema.Column{AutomationRunsColumns[5], AutomationRunsColumns[15]},
+			},
+		},
+	}
+	// CallDaysColumns holds the columns for the "call_days" table.
+	CallDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month"}},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "slot", Type: field.TypeInt},
+		{Name: "calls", Type: field.TypeInt, Default: 0},
+		{Name: "answered", Type: field.TypeInt, Default: 0},
+		{Name: "talk_seconds", Type: field.TypeInt, Default: 0},
+	}
+	// CallDaysTable holds the schema information for the "call_days" table.
+	CallDaysTable = &schema.Table{
+		Name:       "call_days",
+		Columns:    CallDaysColumns,
+		PrimaryKey: []*schema.Column{CallDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "callday_org_id_span_day_user_id_slot",
+				Unique:  true,
+				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[4], CallDaysColumns[5]},
 			},
 		},
 	}
@@ -512,6 +543,109 @@ var (
 				Name:    "dealday_dimension_sums",
 				Unique:  false,
 				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[4], DealDaysColumns[3], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10], DealDaysColumns[11]},
+			},
+		},
+	}
+	// DecisionDaysColumns holds the columns for the "decision_days" table.
+	DecisionDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "lender_id", Type: field.TypeUUID},
+		{Name: "octave", Type: field.TypeInt},
+		{Name: "b00", Type: field.TypeInt, Default: 0},
+		{Name: "b01", Type: field.TypeInt, Default: 0},
+		{Name: "b02", Type: field.TypeInt, Default: 0},
+		{Name: "b03", Type: field.TypeInt, Default: 0},
+		{Name: "b04", Type: field.TypeInt, Default: 0},
+		{Name: "b05", Type: field.TypeInt, Default: 0},
+		{Name: "b06", Type: field.TypeInt, Default: 0},
+		{Name: "b07", Type: field.TypeInt, Default: 0},
+		{Name: "b08", Type: field.TypeInt, Default: 0},
+		{Name: "b09", Type: field.TypeInt, Default: 0},
+		{Name: "b10", Type: field.TypeInt, Default: 0},
+		{Name: "b11", Type: field.TypeInt, Default: 0},
+		{Name: "b12", Type: field.TypeInt, Default: 0},
+		{Name: "b13", Type: field.TypeInt, Default: 0},
+		{Name: "b14", Type: field.TypeInt, Default: 0},
+		{Name: "b15", Type: field.TypeInt, Default: 0},
+		{Name: "b16", Type: field.TypeInt, Default: 0},
+		{Name: "b17", Type: field.TypeInt, Default: 0},
+		{Name: "b18", Type: field.TypeInt, Default: 0},
+		{Name: "b19", Type: field.TypeInt, Default: 0},
+		{Name: "b20", Type: field.TypeInt, Default: 0},
+		{Name: "b21", Type: field.TypeInt, Default: 0},
+		{Name: "b22", Type: field.TypeInt, Default: 0},
+		{Name: "b23", Type: field.TypeInt, Default: 0},
+		{Name: "b24", Type: field.TypeInt, Default: 0},
+		{Name: "b25", Type: field.TypeInt, Default: 0},
+		{Name: "b26", Type: field.TypeInt, Default: 0},
+		{Name: "b27", Type: field.TypeInt, Default: 0},
+		{Name: "b28", Type: field.TypeInt, Default: 0},
+		{Name: "b29", Type: field.TypeInt, Default: 0},
+		{Name: "b30", Type: field.TypeInt, Default: 0},
+		{Name: "b31", Type: field.TypeInt, Default: 0},
+	}
+	// DecisionDaysTable holds the schema information for the "decision_days" table.
+	DecisionDaysTable = &schema.Table{
+		Name:       "decision_days",
+		Columns:    DecisionDaysColumns,
+		PrimaryKey: []*schema.Column{DecisionDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "decisionday_org_id_day_lender_id_octave",
+				Unique:  true,
+				Columns: []*schema.Column{DecisionDaysColumns[1], DecisionDaysColumns[2], DecisionDaysColumns[3], DecisionDaysColumns[4]},
+			},
+		},
+	}
+	// DialerCallsColumns holds the columns for the "dialer_calls" table.
+	DialerCallsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "external_call_id", Type: field.TypeString},
+		{Name: "first_day", Type: field.TypeInt},
+		{Name: "last_day", Type: field.TypeInt},
+		{Name: "multi_day", Type: field.TypeBool, Default: false},
+	}
+	// DialerCallsTable holds the schema information for the "dialer_calls" table.
+	DialerCallsTable = &schema.Table{
+		Name:       "dialer_calls",
+		Columns:    DialerCallsColumns,
+		PrimaryKey: []*schema.Column{DialerCallsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "dialercall_org_id_external_call_id",
+				Unique:  true,
+				Columns: []*schema.Column{DialerCallsColumns[1], DialerCallsColumns[2]},
+			},
+			{
+				Name:    "dialercall_org_id_multi_day_last_day",
+				Unique:  false,
+				Columns: []*schema.Column{DialerCallsColumns[1], DialerCallsColumns[5], DialerCallsColumns[4]},
+			},
+		},
+	}
+	// DispositionDaysColumns holds the columns for the "disposition_days" table.
+	DispositionDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month"}},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "user_id", Type: field.TypeUUID},
+		{Name: "code", Type: field.TypeString},
+		{Name: "n", Type: field.TypeInt, Default: 0},
+	}
+	// DispositionDaysTable holds the schema information for the "disposition_days" table.
+	DispositionDaysTable = &schema.Table{
+		Name:       "disposition_days",
+		Columns:    DispositionDaysColumns,
+		PrimaryKey: []*schema.Column{DispositionDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "dispositionday_org_id_span_day_user_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{DispositionDaysColumns[1], DispositionDaysColumns[2], DispositionDaysColumns[3], DispositionDaysColumns[4], DispositionDaysColumns[5]},
 			},
 		},
 	}
@@ -902,6 +1036,40 @@ var (
 			},
 		},
 	}
+	// LenderDaysColumns holds the columns for the "lender_days" table.
+	LenderDaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "day", Type: field.TypeInt},
+		{Name: "lender_id", Type: field.TypeUUID},
+		{Name: "slot", Type: field.TypeInt},
+		{Name: "submitted", Type: field.TypeInt, Default: 0},
+		{Name: "approved", Type: field.TypeInt, Default: 0},
+		{Name: "declined", Type: field.TypeInt, Default: 0},
+		{Name: "withdrawn", Type: field.TypeInt, Default: 0},
+		{Name: "funded", Type: field.TypeInt, Default: 0},
+		{Name: "funded_amount", Type: field.TypeInt64, Default: 0},
+		{Name: "declined_credit", Type: field.TypeInt, Default: 0},
+		{Name: "declined_revenue", Type: field.TypeInt, Default: 0},
+		{Name: "declined_time_in_business", Type: field.TypeInt, Default: 0},
+		{Name: "declined_industry", Type: field.TypeInt, Default: 0},
+		{Name: "declined_existing_positions", Type: field.TypeInt, Default: 0},
+		{Name: "declined_incomplete_file", Type: field.TypeInt, Default: 0},
+		{Name: "declined_other", Type: field.TypeInt, Default: 0},
+	}
+	// LenderDaysTable holds the schema information for the "lender_days" table.
+	LenderDaysTable = &schema.Table{
+		Name:       "lender_days",
+		Columns:    LenderDaysColumns,
+		PrimaryKey: []*schema.Column{LenderDaysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "lenderday_org_id_day_lender_id_slot",
+				Unique:  true,
+				Columns: []*schema.Column{LenderDaysColumns[1], LenderDaysColumns[2], LenderDaysColumns[3], LenderDaysColumns[4]},
+			},
+		},
+	}
 	// OrganizationsColumns holds the columns for the "organizations" table.
 	OrganizationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1205,11 +1373,15 @@ var (
 		ApplicationsTable,
 		AutomationsTable,
 		AutomationRunsTable,
+		CallDaysTable,
 		CallEventsTable,
 		CommissionsTable,
 		CommissionPaymentsTable,
 		ContactsTable,
 		DealDaysTable,
+		DecisionDaysTable,
+		DialerCallsTable,
+		DispositionDaysTable,
 		FundedDealsTable,
 		FundedDealDaysTable,
 		IdempotencyRecordsTable,
@@ -1219,6 +1391,7 @@ var (
 		LeadCountsTable,
 		LeadDaysTable,
 		LendersTable,
+		LenderDaysTable,
 		OrganizationsTable,
 		PaymentDaysTable,
 		PipelineStagesTable,

@@ -21,6 +21,9 @@ type Automation func(*sql.Selector)
 // AutomationRun is the predicate function for automationrun builders.
 type AutomationRun func(*sql.Selector)
 
+// CallDay is the predicate function for callday builders.
+type CallDay func(*sql.Selector)
+
 // CallEvent is the predicate function for callevent builders.
 type CallEvent func(*sql.Selector)
 
@@ -35,6 +38,15 @@ type Contact func(*sql.Selector)
 
 // DealDay is the predicate function for dealday builders.
 type DealDay func(*sql.Selector)
+
+// DecisionDay is the predicate function for decisionday builders.
+type DecisionDay func(*sql.Selector)
+
+// DialerCall is the predicate function for dialercall builders.
+type DialerCall func(*sql.Selector)
+
+// DispositionDay is the predicate function for dispositionday builders.
+type DispositionDay func(*sql.Selector)
 
 // FundedDeal is the predicate function for fundeddeal builders.
 type FundedDeal func(*sql.Selector)
@@ -62,6 +74,9 @@ type LeadDay func(*sql.Selector)
 
 // Lender is the predicate function for lender builders.
 type Lender func(*sql.Selector)
+
+// LenderDay is the predicate function for lenderday builders.
+type LenderDay func(*sql.Selector)
 
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)

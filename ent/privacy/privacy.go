@@ -231,6 +231,30 @@ func (f AutomationRunMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AutomationRunMutation", m)
 }
 
+// The CallDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CallDayQueryRuleFunc func(context.Context, *ent.CallDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CallDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CallDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CallDayQuery", q)
+}
+
+// The CallDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CallDayMutationRuleFunc func(context.Context, *ent.CallDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CallDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CallDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CallDayMutation", m)
+}
+
 // The CallEventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CallEventQueryRuleFunc func(context.Context, *ent.CallEventQuery) error
@@ -349,6 +373,78 @@ func (f DealDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DealDayMutation", m)
+}
+
+// The DecisionDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DecisionDayQueryRuleFunc func(context.Context, *ent.DecisionDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DecisionDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DecisionDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DecisionDayQuery", q)
+}
+
+// The DecisionDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DecisionDayMutationRuleFunc func(context.Context, *ent.DecisionDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DecisionDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DecisionDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DecisionDayMutation", m)
+}
+
+// The DialerCallQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DialerCallQueryRuleFunc func(context.Context, *ent.DialerCallQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DialerCallQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DialerCallQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DialerCallQuery", q)
+}
+
+// The DialerCallMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DialerCallMutationRuleFunc func(context.Context, *ent.DialerCallMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DialerCallMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DialerCallMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DialerCallMutation", m)
+}
+
+// The DispositionDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DispositionDayQueryRuleFunc func(context.Context, *ent.DispositionDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DispositionDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DispositionDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DispositionDayQuery", q)
+}
+
+// The DispositionDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DispositionDayMutationRuleFunc func(context.Context, *ent.DispositionDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DispositionDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DispositionDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DispositionDayMutation", m)
 }
 
 // The FundedDealQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -565,6 +661,30 @@ func (f LenderMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LenderMutation", m)
+}
+
+// The LenderDayQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LenderDayQueryRuleFunc func(context.Context, *ent.LenderDayQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LenderDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LenderDayQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LenderDayQuery", q)
+}
+
+// The LenderDayMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LenderDayMutationRuleFunc func(context.Context, *ent.LenderDayMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LenderDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LenderDayMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LenderDayMutation", m)
 }
 
 // The OrganizationQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -828,6 +948,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AutomationRunQuery:
 		return q.Filter(), nil
+	case *ent.CallDayQuery:
+		return q.Filter(), nil
 	case *ent.CallEventQuery:
 		return q.Filter(), nil
 	case *ent.CommissionQuery:
@@ -837,6 +959,12 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.ContactQuery:
 		return q.Filter(), nil
 	case *ent.DealDayQuery:
+		return q.Filter(), nil
+	case *ent.DecisionDayQuery:
+		return q.Filter(), nil
+	case *ent.DialerCallQuery:
+		return q.Filter(), nil
+	case *ent.DispositionDayQuery:
 		return q.Filter(), nil
 	case *ent.FundedDealQuery:
 		return q.Filter(), nil
@@ -855,6 +983,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.LeadDayQuery:
 		return q.Filter(), nil
 	case *ent.LenderQuery:
+		return q.Filter(), nil
+	case *ent.LenderDayQuery:
 		return q.Filter(), nil
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
@@ -891,6 +1021,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.AutomationRunMutation:
 		return m.Filter(), nil
+	case *ent.CallDayMutation:
+		return m.Filter(), nil
 	case *ent.CallEventMutation:
 		return m.Filter(), nil
 	case *ent.CommissionMutation:
@@ -900,6 +1032,12 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ContactMutation:
 		return m.Filter(), nil
 	case *ent.DealDayMutation:
+		return m.Filter(), nil
+	case *ent.DecisionDayMutation:
+		return m.Filter(), nil
+	case *ent.DialerCallMutation:
+		return m.Filter(), nil
+	case *ent.DispositionDayMutation:
 		return m.Filter(), nil
 	case *ent.FundedDealMutation:
 		return m.Filter(), nil
@@ -918,6 +1056,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.LeadDayMutation:
 		return m.Filter(), nil
 	case *ent.LenderMutation:
+		return m.Filter(), nil
+	case *ent.LenderDayMutation:
 		return m.Filter(), nil
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil

@@ -13,11 +13,15 @@ import (
 	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/decisionday"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -27,6 +31,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
@@ -163,6 +168,8 @@ func init() {
 	application.Hooks[3] = applicationHooks[0]
 
 	application.Hooks[4] = applicationHooks[1]
+
+	application.Hooks[5] = applicationHooks[2]
 	applicationMixinFields0 := applicationMixin[0].Fields()
 	_ = applicationMixinFields0
 	applicationMixinFields1 := applicationMixin[1].Fields()
@@ -188,15 +195,15 @@ func init() {
 	// application.NotesValidator is a validator for the "notes" field. It is called by the builders before save.
 	application.NotesValidator = applicationDescNotes.Validators[0].(func(string) error)
 	// applicationDescTermMonths is the schema descriptor for term_months field.
-	applicationDescTermMonths := applicationFields[14].Descriptor()
+	applicationDescTermMonths := applicationFields[15].Descriptor()
 	// application.TermMonthsValidator is a validator for the "term_months" field. It is called by the builders before save.
 	application.TermMonthsValidator = applicationDescTermMonths.Validators[0].(func(int) error)
 	// applicationDescConditions is the schema descriptor for conditions field.
-	applicationDescConditions := applicationFields[16].Descriptor()
+	applicationDescConditions := applicationFields[17].Descriptor()
 	// application.DefaultConditions holds the default value on creation for the conditions field.
 	application.DefaultConditions = applicationDescConditions.Default.([]string)
 	// applicationDescWarnings is the schema descriptor for warnings field.
-	applicationDescWarnings := applicationFields[20].Descriptor()
+	applicationDescWarnings := applicationFields[21].Descriptor()
 	// application.DefaultWarnings holds the default value on creation for the warnings field.
 	application.DefaultWarnings = applicationDescWarnings.Default.([]string)
 	// applicationDescID is the schema descriptor for id field.
@@ -303,6 +310,29 @@ func init() {
 	automationrunDescID := automationrunMixinFields0[0].Descriptor()
 	// automationrun.DefaultID holds the default value on creation for the id field.
 	automationrun.DefaultID = automationrunDescID.Default.(func() uuid.UUID)
+	callday.Policy = privacy.NewPolicies(schema.CallDay{})
+	callday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := callday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	calldayFields := schema.CallDay{}.Fields()
+	_ = calldayFields
+	// calldayDescCalls is the schema descriptor for calls field.
+	calldayDescCalls := calldayFields[5].Descriptor()
+	// callday.DefaultCalls holds the default value on creation for the calls field.
+	callday.DefaultCalls = calldayDescCalls.Default.(int)
+	// calldayDescAnswered is the schema descriptor for answered field.
+	calldayDescAnswered := calldayFields[6].Descriptor()
+	// callday.DefaultAnswered holds the default value on creation for the answered field.
+	callday.DefaultAnswered = calldayDescAnswered.Default.(int)
+	// calldayDescTalkSeconds is the schema descriptor for talk_seconds field.
+	calldayDescTalkSeconds := calldayFields[7].Descriptor()
+	// callday.DefaultTalkSeconds holds the default value on creation for the talk_seconds field.
+	callday.DefaultTalkSeconds = calldayDescTalkSeconds.Default.(int)
 	calleventMixin := schema.CallEvent{}.Mixin()
 	callevent.Policy = privacy.NewPolicies(schema.CallEvent{})
 	callevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -326,6 +356,8 @@ func init() {
 	callevent.Hooks[4] = calleventHooks[1]
 
 	callevent.Hooks[5] = calleventHooks[2]
+
+	callevent.Hooks[6] = calleventHooks[3]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
@@ -539,6 +571,175 @@ func init() {
 	dealdayDescOutstanding := dealdayFields[10].Descriptor()
 	// dealday.DefaultOutstanding holds the default value on creation for the outstanding field.
 	dealday.DefaultOutstanding = money.Amount(dealdayDescOutstanding.Default.(int64))
+	decisionday.Policy = privacy.NewPolicies(schema.DecisionDay{})
+	decisionday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := decisionday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	decisiondayFields := schema.DecisionDay{}.Fields()
+	_ = decisiondayFields
+	// decisiondayDescB00 is the schema descriptor for b00 field.
+	decisiondayDescB00 := decisiondayFields[4].Descriptor()
+	// decisionday.DefaultB00 holds the default value on creation for the b00 field.
+	decisionday.DefaultB00 = decisiondayDescB00.Default.(int)
+	// decisiondayDescB01 is the schema descriptor for b01 field.
+	decisiondayDescB01 := decisiondayFields[5].Descriptor()
+	// decisionday.DefaultB01 holds the default value on creation for the b01 field.
+	decisionday.DefaultB01 = decisiondayDescB01.Default.(int)
+	// decisiondayDescB02 is the schema descriptor for b02 field.
+	decisiondayDescB02 := decisiondayFields[6].Descriptor()
+	// decisionday.DefaultB02 holds the default value on creation for the b02 field.
+	decisionday.DefaultB02 = decisiondayDescB02.Default.(int)
+	// decisiondayDescB03 is the schema descriptor for b03 field.
+	decisiondayDescB03 := decisiondayFields[7].Descriptor()
+	// decisionday.DefaultB03 holds the default value on creation for the b03 field.
+	decisionday.DefaultB03 = decisiondayDescB03.Default.(int)
+	// decisiondayDescB04 is the schema descriptor for b04 field.
+	decisiondayDescB04 := decisiondayFields[8].Descriptor()
+	// decisionday.DefaultB04 holds the default value on creation for the b04 field.
+	decisionday.DefaultB04 = decisiondayDescB04.Default.(int)
+	// decisiondayDescB05 is the schema descriptor for b05 field.
+	decisiondayDescB05 := decisiondayFields[9].Descriptor()
+	// decisionday.DefaultB05 holds the default value on creation for the b05 field.
+	decisionday.DefaultB05 = decisiondayDescB05.Default.(int)
+	// decisiondayDescB06 is the schema descriptor for b06 field.
+	decisiondayDescB06 := decisiondayFields[10].Descriptor()
+	// decisionday.DefaultB06 holds the default value on creation for the b06 field.
+	decisionday.DefaultB06 = decisiondayDescB06.Default.(int)
+	// decisiondayDescB07 is the schema descriptor for b07 field.
+	decisiondayDescB07 := decisiondayFields[11].Descriptor()
+	// decisionday.DefaultB07 holds the default value on creation for the b07 field.
+	decisionday.DefaultB07 = decisiondayDescB07.Default.(int)
+	// decisiondayDescB08 is the schema descriptor for b08 field.
+	decisiondayDescB08 := decisiondayFields[12].Descriptor()
+	// decisionday.DefaultB08 holds the default value on creation for the b08 field.
+	decisionday.DefaultB08 = decisiondayDescB08.Default.(int)
+	// decisiondayDescB09 is the schema descriptor for b09 field.
+	decisiondayDescB09 := decisiondayFields[13].Descriptor()
+	// decisionday.DefaultB09 holds the default value on creation for the b09 field.
+	decisionday.DefaultB09 = decisiondayDescB09.Default.(int)
+	// decisiondayDescB10 is the schema descriptor for b10 field.
+	decisiondayDescB10 := decisiondayFields[14].Descriptor()
+	// decisionday.DefaultB10 holds the default value on creation for the b10 field.
+	decisionday.DefaultB10 = decisiondayDescB10.Default.(int)
+	// decisiondayDescB11 is the schema descriptor for b11 field.
+	decisiondayDescB11 := decisiondayFields[15].Descriptor()
+	// decisionday.DefaultB11 holds the default value on creation for the b11 field.
+	decisionday.DefaultB11 = decisiondayDescB11.Default.(int)
+	// decisiondayDescB12 is the schema descriptor for b12 field.
+	decisiondayDescB12 := decisiondayFields[16].Descriptor()
+	// decisionday.DefaultB12 holds the default value on creation for the b12 field.
+	decisionday.DefaultB12 = decisiondayDescB12.Default.(int)
+	// decisiondayDescB13 is the schema descriptor for b13 field.
+	decisiondayDescB13 := decisiondayFields[17].Descriptor()
+	// decisionday.DefaultB13 holds the default value on creation for the b13 field.
+	decisionday.DefaultB13 = decisiondayDescB13.Default.(int)
+	// decisiondayDescB14 is the schema descriptor for b14 field.
+	decisiondayDescB14 := decisiondayFields[18].Descriptor()
+	// decisionday.DefaultB14 holds the default value on creation for the b14 field.
+	decisionday.DefaultB14 = decisiondayDescB14.Default.(int)
+	// decisiondayDescB15 is the schema descriptor for b15 field.
+	decisiondayDescB15 := decisiondayFields[19].Descriptor()
+	// decisionday.DefaultB15 holds the default value on creation for the b15 field.
+	decisionday.DefaultB15 = decisiondayDescB15.Default.(int)
+	// decisiondayDescB16 is the schema descriptor for b16 field.
+	decisiondayDescB16 := decisiondayFields[20].Descriptor()
+	// decisionday.DefaultB16 holds the default value on creation for the b16 field.
+	decisionday.DefaultB16 = decisiondayDescB16.Default.(int)
+	// decisiondayDescB17 is the schema descriptor for b17 field.
+	decisiondayDescB17 := decisiondayFields[21].Descriptor()
+	// decisionday.DefaultB17 holds the default value on creation for the b17 field.
+	decisionday.DefaultB17 = decisiondayDescB17.Default.(int)
+	// decisiondayDescB18 is the schema descriptor for b18 field.
+	decisiondayDescB18 := decisiondayFields[22].Descriptor()
+	// decisionday.DefaultB18 holds the default value on creation for the b18 field.
+	decisionday.DefaultB18 = decisiondayDescB18.Default.(int)
+	// decisiondayDescB19 is the schema descriptor for b19 field.
+	decisiondayDescB19 := decisiondayFields[23].Descriptor()
+	// decisionday.DefaultB19 holds the default value on creation for the b19 field.
+	decisionday.DefaultB19 = decisiondayDescB19.Default.(int)
+	// decisiondayDescB20 is the schema descriptor for b20 field.
+	decisiondayDescB20 := decisiondayFields[24].Descriptor()
+	// decisionday.DefaultB20 holds the default value on creation for the b20 field.
+	decisionday.DefaultB20 = decisiondayDescB20.Default.(int)
+	// decisiondayDescB21 is the schema descriptor for b21 field.
+	decisiondayDescB21 := decisiondayFields[25].Descriptor()
+	// decisionday.DefaultB21 holds the default value on creation for the b21 field.
+	decisionday.DefaultB21 = decisiondayDescB21.Default.(int)
+	// decisiondayDescB22 is the schema descriptor for b22 field.
+	decisiondayDescB22 := decisiondayFields[26].Descriptor()
+	// decisionday.DefaultB22 holds the default value on creation for the b22 field.
+	decisionday.DefaultB22 = decisiondayDescB22.Default.(int)
+	// decisiondayDescB23 is the schema descriptor for b23 field.
+	decisiondayDescB23 := decisiondayFields[27].Descriptor()
+	// decisionday.DefaultB23 holds the default value on creation for the b23 field.
+	decisionday.DefaultB23 = decisiondayDescB23.Default.(int)
+	// decisiondayDescB24 is the schema descriptor for b24 field.
+	decisiondayDescB24 := decisiondayFields[28].Descriptor()
+	// decisionday.DefaultB24 holds the default value on creation for the b24 field.
+	decisionday.DefaultB24 = decisiondayDescB24.Default.(int)
+	// decisiondayDescB25 is the schema descriptor for b25 field.
+	decisiondayDescB25 := decisiondayFields[29].Descriptor()
+	// decisionday.DefaultB25 holds the default value on creation for the b25 field.
+	decisionday.DefaultB25 = decisiondayDescB25.Default.(int)
+	// decisiondayDescB26 is the schema descriptor for b26 field.
+	decisiondayDescB26 := decisiondayFields[30].Descriptor()
+	// decisionday.DefaultB26 holds the default value on creation for the b26 field.
+	decisionday.DefaultB26 = decisiondayDescB26.Default.(int)
+	// decisiondayDescB27 is the schema descriptor for b27 field.
+	decisiondayDescB27 := decisiondayFields[31].Descriptor()
+	// decisionday.DefaultB27 holds the default value on creation for the b27 field.
+	decisionday.DefaultB27 = decisiondayDescB27.Default.(int)
+	// decisiondayDescB28 is the schema descriptor for b28 field.
+	decisiondayDescB28 := decisiondayFields[32].Descriptor()
+	// decisionday.DefaultB28 holds the default value on creation for the b28 field.
+	decisionday.DefaultB28 = decisiondayDescB28.Default.(int)
+	// decisiondayDescB29 is the schema descriptor for b29 field.
+	decisiondayDescB29 := decisiondayFields[33].Descriptor()
+	// decisionday.DefaultB29 holds the default value on creation for the b29 field.
+	decisionday.DefaultB29 = decisiondayDescB29.Default.(int)
+	// decisiondayDescB30 is the schema descriptor for b30 field.
+	decisiondayDescB30 := decisiondayFields[34].Descriptor()
+	// decisionday.DefaultB30 holds the default value on creation for the b30 field.
+	decisionday.DefaultB30 = decisiondayDescB30.Default.(int)
+	// decisiondayDescB31 is the schema descriptor for b31 field.
+	decisiondayDescB31 := decisiondayFields[35].Descriptor()
+	// decisionday.DefaultB31 holds the default value on creation for the b31 field.
+	decisionday.DefaultB31 = decisiondayDescB31.Default.(int)
+	dialercall.Policy = privacy.NewPolicies(schema.DialerCall{})
+	dialercall.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := dialercall.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	dialercallFields := schema.DialerCall{}.Fields()
+	_ = dialercallFields
+	// dialercallDescMultiDay is the schema descriptor for multi_day field.
+	dialercallDescMultiDay := dialercallFields[4].Descriptor()
+	// dialercall.DefaultMultiDay holds the default value on creation for the multi_day field.
+	dialercall.DefaultMultiDay = dialercallDescMultiDay.Default.(bool)
+	dispositionday.Policy = privacy.NewPolicies(schema.DispositionDay{})
+	dispositionday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := dispositionday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	dispositiondayFields := schema.DispositionDay{}.Fields()
+	_ = dispositiondayFields
+	// dispositiondayDescN is the schema descriptor for n field.
+	dispositiondayDescN := dispositiondayFields[5].Descriptor()
+	// dispositionday.DefaultN holds the default value on creation for the n field.
+	dispositionday.DefaultN = dispositiondayDescN.Default.(int)
 	fundeddealMixin := schema.FundedDeal{}.Mixin()
 	fundeddeal.Policy = privacy.NewPolicies(schema.FundedDeal{})
 	fundeddeal.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -906,6 +1107,69 @@ func init() {
 	lenderDescID := lenderMixinFields0[0].Descriptor()
 	// lender.DefaultID holds the default value on creation for the id field.
 	lender.DefaultID = lenderDescID.Default.(func() uuid.UUID)
+	lenderday.Policy = privacy.NewPolicies(schema.LenderDay{})
+	lenderday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := lenderday.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	lenderdayFields := schema.LenderDay{}.Fields()
+	_ = lenderdayFields
+	// lenderdayDescSubmitted is the schema descriptor for submitted field.
+	lenderdayDescSubmitted := lenderdayFields[4].Descriptor()
+	// lenderday.DefaultSubmitted holds the default value on creation for the submitted field.
+	lenderday.DefaultSubmitted = lenderdayDescSubmitted.Default.(int)
+	// lenderdayDescApproved is the schema descriptor for approved field.
+	lenderdayDescApproved := lenderdayFields[5].Descriptor()
+	// lenderday.DefaultApproved holds the default value on creation for the approved field.
+	lenderday.DefaultApproved = lenderdayDescApproved.Default.(int)
+	// lenderdayDescDeclined is the schema descriptor for declined field.
+	lenderdayDescDeclined := lenderdayFields[6].Descriptor()
+	// lenderday.DefaultDeclined holds the default value on creation for the declined field.
+	lenderday.DefaultDeclined = lenderdayDescDeclined.Default.(int)
+	// lenderdayDescWithdrawn is the schema descriptor for withdrawn field.
+	lenderdayDescWithdrawn := lenderdayFields[7].Descriptor()
+	// lenderday.DefaultWithdrawn holds the default value on creation for the withdrawn field.
+	lenderday.DefaultWithdrawn = lenderdayDescWithdrawn.Default.(int)
+	// lenderdayDescFunded is the schema descriptor for funded field.
+	lenderdayDescFunded := lenderdayFields[8].Descriptor()
+	// lenderday.DefaultFunded holds the default value on creation for the funded field.
+	lenderday.DefaultFunded = lenderdayDescFunded.Default.(int)
+	// lenderdayDescFundedAmount is the schema descriptor for funded_amount field.
+	lenderdayDescFundedAmount := lenderdayFields[9].Descriptor()
+	// lenderday.DefaultFundedAmount holds the default value on creation for the funded_amount field.
+	lenderday.DefaultFundedAmount = money.Amount(lenderdayDescFundedAmount.Default.(int64))
+	// lenderdayDescDeclinedCredit is the schema descriptor for declined_credit field.
+	lenderdayDescDeclinedCredit := lenderdayFields[10].Descriptor()
+	// lenderday.DefaultDeclinedCredit holds the default value on creation for the declined_credit field.
+	lenderday.DefaultDeclinedCredit = lenderdayDescDeclinedCredit.Default.(int)
+	// lenderdayDescDeclinedRevenue is the schema descriptor for declined_revenue field.
+	lenderdayDescDeclinedRevenue := lenderdayFields[11].Descriptor()
+	// lenderday.DefaultDeclinedRevenue holds the default value on creation for the declined_revenue field.
+	lenderday.DefaultDeclinedRevenue = lenderdayDescDeclinedRevenue.Default.(int)
+	// lenderdayDescDeclinedTimeInBusiness is the schema descriptor for declined_time_in_business field.
+	lenderdayDescDeclinedTimeInBusiness := lenderdayFields[12].Descriptor()
+	// lenderday.DefaultDeclinedTimeInBusiness holds the default value on creation for the declined_time_in_business field.
+	lenderday.DefaultDeclinedTimeInBusiness = lenderdayDescDeclinedTimeInBusiness.Default.(int)
+	// lenderdayDescDeclinedIndustry is the schema descriptor for declined_industry field.
+	lenderdayDescDeclinedIndustry := lenderdayFields[13].Descriptor()
+	// lenderday.DefaultDeclinedIndustry holds the default value on creation for the declined_industry field.
+	lenderday.DefaultDeclinedIndustry = lenderdayDescDeclinedIndustry.Default.(int)
+	// lenderdayDescDeclinedExistingPositions is the schema descriptor for declined_existing_positions field.
+	lenderdayDescDeclinedExistingPositions := lenderdayFields[14].Descriptor()
+	// lenderday.DefaultDeclinedExistingPositions holds the default value on creation for the declined_existing_positions field.
+	lenderday.DefaultDeclinedExistingPositions = lenderdayDescDeclinedExistingPositions.Default.(int)
+	// lenderdayDescDeclinedIncompleteFile is the schema descriptor for declined_incomplete_file field.
+	lenderdayDescDeclinedIncompleteFile := lenderdayFields[15].Descriptor()
+	// lenderday.DefaultDeclinedIncompleteFile holds the default value on creation for the declined_incomplete_file field.
+	lenderday.DefaultDeclinedIncompleteFile = lenderdayDescDeclinedIncompleteFile.Default.(int)
+	// lenderdayDescDeclinedOther is the schema descriptor for declined_other field.
+	lenderdayDescDeclinedOther := lenderdayFields[16].Descriptor()
+	// lenderday.DefaultDeclinedOther holds the default value on creation for the declined_other field.
+	lenderday.DefaultDeclinedOther = lenderdayDescDeclinedOther.Default.(int)
 	organizationMixin := schema.Organization{}.Mixin()
 	organization.Policy = privacy.NewPolicies(schema.Organization{})
 	organization.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -51,6 +51,9 @@ func (Application) Fields() []ent.Field {
 			Comment("The broker's notes on the submission: at most 5000 characters; null when none."),
 		field.Time("decided_at").Optional().Nillable().
 			Comment("When the lender approved or declined it; null before."),
+		// The whole seconds from submission to decision, for the lenders
+		// report's exact median (see DecisionDay); not on the APIs.
+		field.Int("decision_seconds").Optional().Nillable().Annotations(entgql.Skip()),
 		field.Int64("approved_amount").GoType(amountGo).Annotations(amountType).Optional().Nillable().Comment("The amount approved; null unless approved."),
 		field.Int64("interest_rate").GoType(rateGo).Annotations(rateType).Comment("The offer's rate, read as rateType says; null unless approved.").Optional().Nillable(),
 		field.Enum("rate_type").Values(enum.RateTypes...).Optional().Nillable().
@@ -104,6 +107,8 @@ func (Application) Indexes() []ent.Index {
 		index.Fields("lead_id", "lender_id").Unique().
 			Annotations(entsql.IndexWhere("status IN ('submitted', 'underwriting', 'approved')")),
 		index.Fields("lender_id", "external_ref").Unique(),
+		// The lenders report reads one histogram bucket's decisions in order.
+		index.Fields("org_id", "lender_id", "decision_seconds", "submitted_at"),
 	}
 }
 

@@ -24,6 +24,7 @@ var DNCDispositions = []string{"do_not_call", "dnc"}
 func (CallEvent) Hooks() []ent.Hook {
 	return []ent.Hook{
 		hook.On(callEventEffects, ent.OpCreate),
+		hook.On(rollupCallEvent, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}

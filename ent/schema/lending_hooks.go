@@ -168,6 +168,7 @@ func (Application) Hooks() []ent.Hook {
 	return []ent.Hook{
 		hook.On(submitApplication, ent.OpCreate),
 		hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(rollupApplication, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 	}
 }
 

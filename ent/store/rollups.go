@@ -56,6 +56,7 @@ func (s *DB) RebuildRollups(ctx context.Context, orgID uuid.UUID) error {
 // rollupSteps each empty one rollup of an organization and compute it again.
 var rollupSteps = []func(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time.Location) error{
 	rebuildLeadDays, rebuildStageCounts, rebuildDealDays, rebuildPaymentDays,
+	rebuildLenders, rebuildDialer,
 }
 
 // StaleRollups lists the organizations whose rollups are not cut in their

@@ -189,27 +189,42 @@ func (s *DB) SeedAgents(ctx context.Context, orgID uuid.UUID, m int) ([]uuid.UUI
 	return ids, nil
 }
 
-// SeedCallEvents records k call events of the given agents over the last
-// day, a third of them on one of leads, in batched transactions.
+// SeedCallEvents records about k call events of the given agents over the
+// past year, a third of the calls on one of leads, in batched
+// transactions. A call starts on a weekday in business hours of the
+// organization's zone and has several events: started, answered (most),
+// ended with the talk time, and usually a disposition a minute or two
+// later.
 func (s *DB) SeedCallEvents(ctx context.Context, orgID uuid.UUID, agents, leads []uuid.UUID, k int, progress func(done int)) error {
 	if len(agents) == 0 {
 		return fmt.Errorf("seeding call events: no agents")
 	}
 	sys, c := rule.SystemContext(ctx), s.Client
+	org, err := c.Organization.Get(sys, orgID)
+	if err != nil {
+		return fmt.Errorf("seeding call events: %w", err)
+	}
+	loc, err := time.LoadLocation(org.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
 	rng := rand.New(rand.NewPCG(uint64(k), 7))
-	start := time.Now().UTC().Add(-24 * time.Hour)
-	err := inBatches(sys, c, k, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
-		builders := make([]*ent.CallEventCreate, size)
-		for i := range builders {
-			n := from + i
-			b := tx.CallEvent.Create().SetOrgID(orgID).SetUserID(agents[rng.IntN(len(agents))]).
-				SetExternalCallID("seed-" + strconv.Itoa(n/3)).
-				SetEventType(callevent.EventType(enum.CallEventTypes[n%3])).
-				SetOccurredAt(start.Add(time.Duration(rng.IntN(86400)) * time.Second))
-			if len(leads) > 0 && n%3 == 0 {
-				b.SetLeadID(leads[rng.IntN(len(leads))])
+	now := time.Now()
+	var queue []*seedCall // events of a call not yet written
+	call := 0
+	err = inBatches(sys, c, k, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
+		builders := make([]*ent.CallEventCreate, 0, size)
+		for len(builders) < size {
+			if len(queue) == 0 {
+				queue = seedCallEvents(rng, call, now, loc, agents, leads)
+				call++
 			}
-			builders[i] = b
+			e := queue[0]
+			queue = queue[1:]
+			b := tx.CallEvent.Create().SetOrgID(orgID).SetUserID(e.agent).SetExternalCallID(e.call).
+				SetEventType(e.typ).SetOccurredAt(e.at).SetNillableLeadID(e.lead).
+				SetNillableDurationSeconds(e.duration).SetNillableDisposition(e.disposition)
+			builders = append(builders, b)
 		}
 		return tx.CallEvent.CreateBulk(builders...).Exec(ctx)
 	})
@@ -217,6 +232,63 @@ func (s *DB) SeedCallEvents(ctx context.Context, orgID uuid.UUID, agents, leads 
 		return fmt.Errorf("seeding call events: %w", err)
 	}
 	return nil
+}
+
+// seedCall is one seeded call event.
+type seedCall struct {
+	call        string
+	agent       uuid.UUID
+	lead        *uuid.UUID
+	typ         callevent.EventType
+	at          time.Time
+	duration    *int
+	disposition *string
+}
+
+var seedDispositions = []string{"interested", "callback", "callback", "not_interested", "no_answer", "voicemail", "wrong_number"}
+
+// seedCallEvents are the events of the n-th seeded call.
+func seedCallEvents(rng *rand.Rand, n int, now time.Time, loc *time.Location, agents, leads []uuid.UUID) []*seedCall {
+	var start time.Time
+	for {
+		day := now.In(loc).AddDate(0, 0, -rng.IntN(365))
+		if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday {
+			continue
+		}
+		y, m, d := day.Date()
+		start = time.Date(y, m, d, 9, 0, 0, 0, loc).Add(time.Duration(rng.Int64N(int64(8*time.Hour + 30*time.Minute))))
+		if start.Before(now) {
+			break
+		}
+	}
+	base := seedCall{call: "seed-" + strconv.Itoa(n), agent: agents[rng.IntN(len(agents))]}
+	if len(leads) > 0 && rng.IntN(3) == 0 {
+		base.lead = &leads[rng.IntN(len(leads))]
+	}
+	event := func(typ callevent.EventType, at time.Time) *seedCall {
+		e := base
+		e.typ, e.at = typ, at.UTC()
+		return &e
+	}
+	at := start
+	out := []*seedCall{event(callevent.EventTypeCallStarted, at)}
+	talk := 0
+	at = at.Add(time.Duration(5+rng.IntN(25)) * time.Second)
+	if rng.IntN(10) < 7 {
+		out = append(out, event(callevent.EventTypeCallAnswered, at))
+		talk = 30 + rng.IntN(900)
+	}
+	at = at.Add(time.Duration(talk) * time.Second)
+	ended := event(callevent.EventTypeCallEnded, at)
+	ended.duration = &talk
+	out = append(out, ended)
+	if rng.IntN(10) < 8 {
+		d := event(callevent.EventTypeDisposition, at.Add(time.Duration(10+rng.IntN(110))*time.Second))
+		code := seedDispositions[rng.IntN(len(seedDispositions))]
+		d.disposition = &code
+		out = append(out, d)
+	}
+	return out
 }
 
 // inBatches runs fill over n items in transactions of at most 1,000,

@@ -50,6 +50,9 @@ type CallBucket struct {
 // time sums the durations of the call_ended events in the range, and each
 // disposition record counts once under its code.
 func Dialer(ctx context.Context, c *ent.Client, q *Request) (*DialerReport, error) {
+	if days, ok := q.rolledUp(); ok {
+		return dialerRolledUp(ctx, c, q, days)
+	}
 	ps := []predicate.CallEvent{callevent.OrgID(q.OrgID),
 		callevent.OccurredAtGTE(q.Range.Start), callevent.OccurredAtLT(q.Range.End)}
 	if q.People != nil {

@@ -57,6 +57,9 @@ func submittedIn(q *Request) []predicate.Application {
 // Lenders computes the lenders report: every lender with an application
 // submitted in the range, by name.
 func Lenders(ctx context.Context, c *ent.Client, q *Request) (*LendersReport, error) {
+	if days, ok := q.rolledUp(); ok {
+		return lendersRolledUp(ctx, c, q, days)
+	}
 	apps, err := c.Application.Query().Where(submittedIn(q)...).
 		Select(application.FieldLenderID, application.FieldStatus, application.FieldSubmittedAt,
 			application.FieldDecidedAt, application.FieldDeclineCategory, application.FieldFundedDealID).

@@ -1,0 +1,246 @@
+package schema
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/callday"
+	"github.com/lendingpipe/svc/ent/callevent"
+	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/dispositionday"
+	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/ent/viewer"
+)
+
+// callCounted are the fields of a call event the dialer rollups count by:
+// once recorded, they do not change.
+var callCounted = []string{callevent.FieldOrgID, callevent.FieldUserID, callevent.FieldExternalCallID,
+	callevent.FieldEventType, callevent.FieldDurationSeconds, callevent.FieldDisposition, callevent.FieldOccurredAt}
+
+// rollupCallEvent adds a recorded call event to the dialer rollups, and
+// refuses a change to what they counted of an event.
+func rollupCallEvent(next ent.Mutator) ent.Mutator {
+	return hook.CallEventFunc(func(ctx context.Context, m *gen.CallEventMutation) (gen.Value, error) {
+		if !m.Op().Is(ent.OpCreate) {
+			if touches(m, callCounted...) {
+				return nil, apperr.Invalid("callEvent", "a recorded call event's call, agent, type, duration, disposition and time do not change")
+			}
+			return next.Mutate(ctx, m)
+		}
+		v, err := next.Mutate(ctx, m)
+		if err != nil || viewer.IsBulkLoad(ctx) {
+			return v, err // a bulk load rebuilds the rollups after
+		}
+		ev := v.(*gen.CallEvent)
+		return ev, rollupCall(ctx, m.Client(), ev)
+	})
+}
+
+// callRow is a CallDay row and what a change adds to it.
+type callRow struct {
+	span                  callday.Span
+	day                   int
+	user                  uuid.UUID
+	calls, answered, talk int
+}
+
+// rollupCall counts ev. Distinct calls are counted on the day of a call
+// whose events all fall on one day; when an event of another day comes,
+// the call is taken out of that day's counts and marked multi-day, and
+// the report counts it from its events.
+func rollupCall(ctx context.Context, c *gen.Client, ev *gen.CallEvent) error {
+	loc, err := rollupLocation(ctx, c, ev.OrgID)
+	if err != nil || loc == nil {
+		return err // nil: not built, the rebuild counts ev
+	}
+	day := period.LocalDay(ev.OccurredAt, loc)
+	if err := takeCall(ctx, c, ev, day); err != nil {
+		return err
+	}
+	others, err := c.CallEvent.Query().
+		Where(callevent.OrgID(ev.OrgID), callevent.ExternalCallID(ev.ExternalCallID), callevent.IDNEQ(ev.ID)).
+		Select(callevent.FieldUserID, callevent.FieldEventType, callevent.FieldOccurredAt).All(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("reading the call's events: %w", err)
+	}
+	rows, err := callRows(ctx, c, ev, day, loc, others)
+	if err != nil {
+		return err
+	}
+	slot := rollupSlot(ctx)
+	for _, r := range rows {
+		if err := addCallDay(ctx, c, ev.OrgID, r, slot); err != nil {
+			return err
+		}
+	}
+	if ev.EventType != callevent.EventTypeDisposition || ev.Disposition == nil {
+		return nil
+	}
+	for _, span := range []callday.Span{callday.SpanDay, callday.SpanMonth} {
+		if err := addDisposition(ctx, c, ev.OrgID, span, spanDay(span, day), ev.UserID, *ev.Disposition, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeCall takes the call's DialerCall row, creating it for the call's
+// first event: on PostgreSQL the conflict's update holds the row, so the
+// call's events are counted one after the other.
+func takeCall(ctx context.Context, c *gen.Client, ev *gen.CallEvent, day int) error {
+	err := c.DialerCall.Create().SetOrgID(ev.OrgID).SetExternalCallID(ev.ExternalCallID).SetFirstDay(day).SetLastDay(day).
+		OnConflict(sql.ConflictColumns(dialercall.FieldOrgID, dialercall.FieldExternalCallID),
+			sql.ResolveWith(func(u *sql.UpdateSet) { u.SetIgnore(dialercall.FieldLastDay) })).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("taking the call's row: %w", err)
+	}
+	return nil
+}
+
+// callRows are the CallDay rows ev changes, given the call's other events.
+func callRows(ctx context.Context, c *gen.Client, ev *gen.CallEvent, day int, loc *time.Location, others []*gen.CallEvent) ([]callRow, error) {
+	first, last := day, day
+	for _, o := range others {
+		d := period.LocalDay(o.OccurredAt, loc)
+		first, last = min(first, d), max(last, d)
+	}
+	var rows []callRow
+	agent := callRow{user: ev.UserID, day: day}
+	if ev.EventType == callevent.EventTypeCallEnded && ev.DurationSeconds != nil {
+		agent.talk = *ev.DurationSeconds
+	}
+	switch {
+	case len(others) == 0: // a new call
+		rows = append(rows, callRow{span: callday.SpanDay, day: day, calls: 1})
+		agent.calls = 1
+		agent.answered = boolInt(ev.EventType == callevent.EventTypeCallAnswered)
+	case first == last: // more of a one-day call
+		had, answered := agentOn(others, ev.UserID)
+		agent.calls = boolInt(!had)
+		agent.answered = boolInt(ev.EventType == callevent.EventTypeCallAnswered && !answered)
+	default:
+		before, _ := spanOf(others, loc)
+		if before[0] == before[1] {
+			rows = append(rows, uncount(before[0], others)...) // the call now spans days
+		}
+		if before == [2]int{first, last} {
+			break
+		}
+		if err := c.DialerCall.Update().
+			Where(dialercall.OrgID(ev.OrgID), dialercall.ExternalCallID(ev.ExternalCallID)).
+			SetFirstDay(first).SetLastDay(last).SetMultiDay(true).Exec(rule.SystemContext(ctx)); err != nil {
+			return nil, fmt.Errorf("marking the call multi-day: %w", err)
+		}
+	}
+	rows = append(rows, spans(agent)...)
+	slices.SortFunc(rows, func(a, b callRow) int {
+		return cmp.Or(cmp.Compare(a.span, b.span), cmp.Compare(a.day, b.day), slices.Compare(a.user[:], b.user[:]))
+	})
+	return rows, nil
+}
+
+// spanOf is the first and last day of events.
+func spanOf(events []*gen.CallEvent, loc *time.Location) ([2]int, bool) {
+	if len(events) == 0 {
+		return [2]int{}, false
+	}
+	d := period.LocalDay(events[0].OccurredAt, loc)
+	out := [2]int{d, d}
+	for _, e := range events[1:] {
+		d := period.LocalDay(e.OccurredAt, loc)
+		out[0], out[1] = min(out[0], d), max(out[1], d)
+	}
+	return out, true
+}
+
+// uncount takes a one-day call of day, with events, out of its counts.
+func uncount(day int, events []*gen.CallEvent) []callRow {
+	rows := []callRow{{span: callday.SpanDay, day: day, calls: -1}}
+	seen := map[uuid.UUID]bool{}
+	for _, e := range events {
+		if seen[e.UserID] {
+			continue
+		}
+		seen[e.UserID] = true
+		_, answered := agentOn(events, e.UserID)
+		rows = append(rows, spans(callRow{day: day, user: e.UserID, calls: -1, answered: -boolInt(answered)})...)
+	}
+	return rows
+}
+
+// agentOn reports whether the agent has an event among events, and an
+// answered one.
+func agentOn(events []*gen.CallEvent, agent uuid.UUID) (had, answered bool) {
+	for _, e := range events {
+		if e.UserID == agent {
+			had = true
+			answered = answered || e.EventType == callevent.EventTypeCallAnswered
+		}
+	}
+	return had, answered
+}
+
+// spans are an agent's change r (of r.day) on its day's row and its
+// month's; none when it changes nothing.
+func spans(r callRow) []callRow {
+	if r.calls == 0 && r.answered == 0 && r.talk == 0 {
+		return nil
+	}
+	month := r
+	r.span, month.span = callday.SpanDay, callday.SpanMonth
+	month.day = spanDay(callday.SpanMonth, r.day)
+	return []callRow{r, month}
+}
+
+// spanDay is the day keying span's row of day: the day itself, or its
+// month's first day.
+func spanDay(span callday.Span, day int) int {
+	if span == callday.SpanMonth {
+		y, m, _ := period.DayDate(day)
+		return period.DayNumber(y, m, 1)
+	}
+	return day
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func addCallDay(ctx context.Context, c *gen.Client, org uuid.UUID, r callRow, slot int) error {
+	err := c.CallDay.Create().SetOrgID(org).SetSpan(r.span).SetDay(r.day).SetUserID(r.user).SetSlot(slot).
+		SetCalls(r.calls).SetAnswered(r.answered).SetTalkSeconds(r.talk).
+		OnConflictColumns(callday.FieldOrgID, callday.FieldSpan, callday.FieldDay, callday.FieldUserID, callday.FieldSlot).
+		Update(func(u *gen.CallDayUpsert) { u.AddCalls(r.calls).AddAnswered(r.answered).AddTalkSeconds(r.talk) }).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the call rollup: %w", err)
+	}
+	return nil
+}
+
+func addDisposition(ctx context.Context, c *gen.Client, org uuid.UUID, span callday.Span, day int, user uuid.UUID, code string, n int) error {
+	err := c.DispositionDay.Create().SetOrgID(org).SetSpan(dispositionday.Span(span)).SetDay(day).SetUserID(user).
+		SetCode(code).SetN(n).
+		OnConflictColumns(dispositionday.FieldOrgID, dispositionday.FieldSpan, dispositionday.FieldDay,
+			dispositionday.FieldUserID, dispositionday.FieldCode).AddN(n).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the disposition rollup: %w", err)
+	}
+	return nil
+}
