@@ -19,6 +19,8 @@ type DecisionDay struct {
 	ID int `json:"id,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
+	// Grain holds the value of the "grain" field.
+	Grain decisionday.Grain `json:"grain,omitempty"`
 	// Day holds the value of the "day" field.
 	Day int `json:"day,omitempty"`
 	// LenderID holds the value of the "lender_id" field.
@@ -99,6 +101,8 @@ func (*DecisionDay) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case decisionday.FieldID, decisionday.FieldDay, decisionday.FieldOctave, decisionday.FieldB00, decisionday.FieldB01, decisionday.FieldB02, decisionday.FieldB03, decisionday.FieldB04, decisionday.FieldB05, decisionday.FieldB06, decisionday.FieldB07, decisionday.FieldB08, decisionday.FieldB09, decisionday.FieldB10, decisionday.FieldB11, decisionday.FieldB12, decisionday.FieldB13, decisionday.FieldB14, decisionday.FieldB15, decisionday.FieldB16, decisionday.FieldB17, decisionday.FieldB18, decisionday.FieldB19, decisionday.FieldB20, decisionday.FieldB21, decisionday.FieldB22, decisionday.FieldB23, decisionday.FieldB24, decisionday.FieldB25, decisionday.FieldB26, decisionday.FieldB27, decisionday.FieldB28, decisionday.FieldB29, decisionday.FieldB30, decisionday.FieldB31:
 			values[i] = new(sql.NullInt64)
+		case decisionday.FieldGrain:
+			values[i] = new(sql.NullString)
 		case decisionday.FieldOrgID, decisionday.FieldLenderID:
 			values[i] = new(uuid.UUID)
 		default:
@@ -127,6 +131,12 @@ func (_m *DecisionDay) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field org_id", values[i])
 			} else if value != nil {
 				_m.OrgID = *value
+			}
+		case decisionday.FieldGrain:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field grain", values[i])
+			} else if value.Valid {
+				_m.Grain = decisionday.Grain(value.String)
 			}
 		case decisionday.FieldDay:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -376,6 +386,9 @@ func (_m *DecisionDay) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("org_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OrgID))
+	builder.WriteString(", ")
+	builder.WriteString("grain=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Grain))
 	builder.WriteString(", ")
 	builder.WriteString("day=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Day))

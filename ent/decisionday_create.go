@@ -28,6 +28,20 @@ func (_c *DecisionDayCreate) SetOrgID(v uuid.UUID) *DecisionDayCreate {
 	return _c
 }
 
+// SetGrain sets the "grain" field.
+func (_c *DecisionDayCreate) SetGrain(v decisionday.Grain) *DecisionDayCreate {
+	_c.mutation.SetGrain(v)
+	return _c
+}
+
+// SetNillableGrain sets the "grain" field if the given value is not nil.
+func (_c *DecisionDayCreate) SetNillableGrain(v *decisionday.Grain) *DecisionDayCreate {
+	if v != nil {
+		_c.SetGrain(*v)
+	}
+	return _c
+}
+
 // SetDay sets the "day" field.
 func (_c *DecisionDayCreate) SetDay(v int) *DecisionDayCreate {
 	_c.mutation.SetDay(v)
@@ -531,6 +545,10 @@ func (_c *DecisionDayCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *DecisionDayCreate) defaults() error {
+	if _, ok := _c.mutation.Grain(); !ok {
+		v := decisionday.DefaultGrain
+		_c.mutation.SetGrain(v)
+	}
 	if _, ok := _c.mutation.B00(); !ok {
 		v := decisionday.DefaultB00
 		_c.mutation.SetB00(v)
@@ -667,6 +685,14 @@ func (_c *DecisionDayCreate) check() error {
 	if _, ok := _c.mutation.OrgID(); !ok {
 		return &ValidationError{Name: "org_id", err: errors.New(`ent: missing required field "DecisionDay.org_id"`)}
 	}
+	if _, ok := _c.mutation.Grain(); !ok {
+		return &ValidationError{Name: "grain", err: errors.New(`ent: missing required field "DecisionDay.grain"`)}
+	}
+	if v, ok := _c.mutation.Grain(); ok {
+		if err := decisionday.GrainValidator(v); err != nil {
+			return &ValidationError{Name: "grain", err: fmt.Errorf(`ent: validator failed for field "DecisionDay.grain": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.Day(); !ok {
 		return &ValidationError{Name: "day", err: errors.New(`ent: missing required field "DecisionDay.day"`)}
 	}
@@ -802,6 +828,10 @@ func (_c *DecisionDayCreate) createSpec() (*DecisionDay, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OrgID(); ok {
 		_spec.SetField(decisionday.FieldOrgID, field.TypeUUID, value)
 		_node.OrgID = value
+	}
+	if value, ok := _c.mutation.Grain(); ok {
+		_spec.SetField(decisionday.FieldGrain, field.TypeEnum, value)
+		_node.Grain = value
 	}
 	if value, ok := _c.mutation.Day(); ok {
 		_spec.SetField(decisionday.FieldDay, field.TypeInt, value)
@@ -1584,6 +1614,9 @@ func (u *DecisionDayUpsertOne) UpdateNewValues() *DecisionDayUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.OrgID(); exists {
 			s.SetIgnore(decisionday.FieldOrgID)
+		}
+		if _, exists := u.create.mutation.Grain(); exists {
+			s.SetIgnore(decisionday.FieldGrain)
 		}
 		if _, exists := u.create.mutation.Day(); exists {
 			s.SetIgnore(decisionday.FieldDay)
@@ -2475,6 +2508,9 @@ func (u *DecisionDayUpsertBulk) UpdateNewValues() *DecisionDayUpsertBulk {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.OrgID(); exists {
 				s.SetIgnore(decisionday.FieldOrgID)
+			}
+			if _, exists := b.mutation.Grain(); exists {
+				s.SetIgnore(decisionday.FieldGrain)
 			}
 			if _, exists := b.mutation.Day(); exists {
 				s.SetIgnore(decisionday.FieldDay)

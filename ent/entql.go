@@ -333,6 +333,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "DecisionDay",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			decisionday.FieldOrgID:    {Type: field.TypeUUID, Column: decisionday.FieldOrgID},
+			decisionday.FieldGrain:    {Type: field.TypeEnum, Column: decisionday.FieldGrain},
 			decisionday.FieldDay:      {Type: field.TypeInt, Column: decisionday.FieldDay},
 			decisionday.FieldLenderID: {Type: field.TypeUUID, Column: decisionday.FieldLenderID},
 			decisionday.FieldOctave:   {Type: field.TypeInt, Column: decisionday.FieldOctave},
@@ -3187,6 +3188,11 @@ func (f *DecisionDayFilter) WhereID(p entql.IntP) {
 // WhereOrgID applies the entql [16]byte predicate on the org_id field.
 func (f *DecisionDayFilter) WhereOrgID(p entql.ValueP) {
 	f.Where(p.Field(decisionday.FieldOrgID))
+}
+
+// WhereGrain applies the entql string predicate on the grain field.
+func (f *DecisionDayFilter) WhereGrain(p entql.StringP) {
+	f.Where(p.Field(decisionday.FieldGrain))
 }
 
 // WhereDay applies the entql int predicate on the day field.

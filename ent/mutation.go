@@ -13286,6 +13286,7 @@ type DecisionDayMutation struct {
 	typ           string
 	id            *int
 	org_id        *uuid.UUID
+	grain         *decisionday.Grain
 	day           *int
 	addday        *int
 	lender_id     *uuid.UUID
@@ -13493,6 +13494,42 @@ func (m *DecisionDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err er
 // ResetOrgID resets all changes to the "org_id" field.
 func (m *DecisionDayMutation) ResetOrgID() {
 	m.org_id = nil
+}
+
+// SetGrain sets the "grain" field.
+func (m *DecisionDayMutation) SetGrain(d decisionday.Grain) {
+	m.grain = &d
+}
+
+// Grain returns the value of the "grain" field in the mutation.
+func (m *DecisionDayMutation) Grain() (r decisionday.Grain, exists bool) {
+	v := m.grain
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGrain returns the old "grain" field's value of the DecisionDay entity.
+// If the DecisionDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DecisionDayMutation) OldGrain(ctx context.Context) (v decisionday.Grain, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGrain is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGrain requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGrain: %w", err)
+	}
+	return oldValue.Grain, nil
+}
+
+// ResetGrain resets all changes to the "grain" field.
+func (m *DecisionDayMutation) ResetGrain() {
+	m.grain = nil
 }
 
 // SetDay sets the "day" field.
@@ -15469,9 +15506,12 @@ func (m *DecisionDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DecisionDayMutation) Fields() []string {
-	fields := make([]string, 0, 36)
+	fields := make([]string, 0, 37)
 	if m.org_id != nil {
 		fields = append(fields, decisionday.FieldOrgID)
+	}
+	if m.grain != nil {
+		fields = append(fields, decisionday.FieldGrain)
 	}
 	if m.day != nil {
 		fields = append(fields, decisionday.FieldDay)
@@ -15588,6 +15628,8 @@ func (m *DecisionDayMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case decisionday.FieldOrgID:
 		return m.OrgID()
+	case decisionday.FieldGrain:
+		return m.Grain()
 	case decisionday.FieldDay:
 		return m.Day()
 	case decisionday.FieldLenderID:
@@ -15669,6 +15711,8 @@ func (m *DecisionDayMutation) OldField(ctx context.Context, name string) (ent.Va
 	switch name {
 	case decisionday.FieldOrgID:
 		return m.OldOrgID(ctx)
+	case decisionday.FieldGrain:
+		return m.OldGrain(ctx)
 	case decisionday.FieldDay:
 		return m.OldDay(ctx)
 	case decisionday.FieldLenderID:
@@ -15754,6 +15798,13 @@ func (m *DecisionDayMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrgID(v)
+		return nil
+	case decisionday.FieldGrain:
+		v, ok := value.(decisionday.Grain)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGrain(v)
 		return nil
 	case decisionday.FieldDay:
 		v, ok := value.(int)
@@ -16462,6 +16513,9 @@ func (m *DecisionDayMutation) ResetField(name string) error {
 	switch name {
 	case decisionday.FieldOrgID:
 		m.ResetOrgID()
+		return nil
+	case decisionday.FieldGrain:
+		m.ResetGrain()
 		return nil
 	case decisionday.FieldDay:
 		m.ResetDay()

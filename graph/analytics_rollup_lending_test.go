@@ -55,7 +55,7 @@ func lendingRollupRows(t *testing.T, c *ent.Client, org uuid.UUID, out map[strin
 	for _, r := range hist {
 		v := fmt.Sprint(r.B00, r.B01, r.B02, r.B03, r.B04, r.B05, r.B06, r.B07, r.B08, r.B09, r.B10, r.B11, r.B12, r.B13, r.B14,
 			r.B15, r.B16, r.B17, r.B18, r.B19, r.B20, r.B21, r.B22, r.B23, r.B24, r.B25, r.B26, r.B27, r.B28, r.B29, r.B30, r.B31)
-		add(fmt.Sprintf("decisions %d %s %d", r.Day, r.LenderID, r.Octave), v == strings.TrimSpace(strings.Repeat("0 ", 32)), v)
+		add(fmt.Sprintf("decisions %s %d %s %d", r.Grain, r.Day, r.LenderID, r.Octave), v == strings.TrimSpace(strings.Repeat("0 ", 32)), v)
 	}
 	calls, err := c.CallDay.Query().Where(callday.OrgID(org)).All(ctx)
 	if err != nil {

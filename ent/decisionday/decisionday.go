@@ -3,6 +3,10 @@
 package decisionday
 
 import (
+	"fmt"
+	"io"
+	"strconv"
+
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 )
@@ -14,6 +18,8 @@ const (
 	FieldID = "id"
 	// FieldOrgID holds the string denoting the org_id field in the database.
 	FieldOrgID = "org_id"
+	// FieldGrain holds the string denoting the grain field in the database.
+	FieldGrain = "grain"
 	// FieldDay holds the string denoting the day field in the database.
 	FieldDay = "day"
 	// FieldLenderID holds the string denoting the lender_id field in the database.
@@ -92,6 +98,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldOrgID,
+	FieldGrain,
 	FieldDay,
 	FieldLenderID,
 	FieldOctave,
@@ -213,6 +220,32 @@ var (
 	DefaultB31 int
 )
 
+// Grain defines the type for the "grain" enum field.
+type Grain string
+
+// GrainDay is the default value of the Grain enum.
+const DefaultGrain = GrainDay
+
+// Grain values.
+const (
+	GrainDay   Grain = "day"
+	GrainMonth Grain = "month"
+)
+
+func (gr Grain) String() string {
+	return string(gr)
+}
+
+// GrainValidator is a validator for the "grain" field enum values. It is called by the builders before save.
+func GrainValidator(gr Grain) error {
+	switch gr {
+	case GrainDay, GrainMonth:
+		return nil
+	default:
+		return fmt.Errorf("decisionday: invalid enum value for grain field: %q", gr)
+	}
+}
+
 // OrderOption defines the ordering options for the DecisionDay queries.
 type OrderOption func(*sql.Selector)
 
@@ -224,6 +257,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByOrgID orders the results by the org_id field.
 func ByOrgID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOrgID, opts...).ToFunc()
+}
+
+// ByGrain orders the results by the grain field.
+func ByGrain(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGrain, opts...).ToFunc()
 }
 
 // ByDay orders the results by the day field.
@@ -399,4 +437,22 @@ func ByB30(opts ...sql.OrderTermOption) OrderOption {
 // ByB31 orders the results by the b31 field.
 func ByB31(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldB31, opts...).ToFunc()
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e Grain) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *Grain) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = Grain(str)
+	if err := GrainValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid Grain", str)
+	}
+	return nil
 }

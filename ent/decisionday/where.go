@@ -273,6 +273,26 @@ func OrgIDLTE(v uuid.UUID) predicate.DecisionDay {
 	return predicate.DecisionDay(sql.FieldLTE(FieldOrgID, v))
 }
 
+// GrainEQ applies the EQ predicate on the "grain" field.
+func GrainEQ(v Grain) predicate.DecisionDay {
+	return predicate.DecisionDay(sql.FieldEQ(FieldGrain, v))
+}
+
+// GrainNEQ applies the NEQ predicate on the "grain" field.
+func GrainNEQ(v Grain) predicate.DecisionDay {
+	return predicate.DecisionDay(sql.FieldNEQ(FieldGrain, v))
+}
+
+// GrainIn applies the In predicate on the "grain" field.
+func GrainIn(vs ...Grain) predicate.DecisionDay {
+	return predicate.DecisionDay(sql.FieldIn(FieldGrain, vs...))
+}
+
+// GrainNotIn applies the NotIn predicate on the "grain" field.
+func GrainNotIn(vs ...Grain) predicate.DecisionDay {
+	return predicate.DecisionDay(sql.FieldNotIn(FieldGrain, vs...))
+}
+
 // DayEQ applies the EQ predicate on the "day" field.
 func DayEQ(v int) predicate.DecisionDay {
 	return predicate.DecisionDay(sql.FieldEQ(FieldDay, v))

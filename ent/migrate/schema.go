@@ -550,6 +550,7 @@ var (
 	DecisionDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month"}, Default: "day"},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "lender_id", Type: field.TypeUUID},
 		{Name: "octave", Type: field.TypeInt},
@@ -593,9 +594,9 @@ var (
 		PrimaryKey: []*schema.Column{DecisionDaysColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "decisionday_org_id_day_lender_id_octave",
+				Name:    "decisionday_org_id_grain_day_lender_id_octave",
 				Unique:  true,
-				Columns: []*schema.Column{DecisionDaysColumns[1], DecisionDaysColumns[2], DecisionDaysColumns[3], DecisionDaysColumns[4]},
+				Columns: []*schema.Column{DecisionDaysColumns[1], DecisionDaysColumns[2], DecisionDaysColumns[3], DecisionDaysColumns[4], DecisionDaysColumns[5]},
 			},
 		},
 	}

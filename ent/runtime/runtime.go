@@ -583,131 +583,131 @@ func init() {
 	decisiondayFields := schema.DecisionDay{}.Fields()
 	_ = decisiondayFields
 	// decisiondayDescB00 is the schema descriptor for b00 field.
-	decisiondayDescB00 := decisiondayFields[4].Descriptor()
+	decisiondayDescB00 := decisiondayFields[5].Descriptor()
 	// decisionday.DefaultB00 holds the default value on creation for the b00 field.
 	decisionday.DefaultB00 = decisiondayDescB00.Default.(int)
 	// decisiondayDescB01 is the schema descriptor for b01 field.
-	decisiondayDescB01 := decisiondayFields[5].Descriptor()
+	decisiondayDescB01 := decisiondayFields[6].Descriptor()
 	// decisionday.DefaultB01 holds the default value on creation for the b01 field.
 	decisionday.DefaultB01 = decisiondayDescB01.Default.(int)
 	// decisiondayDescB02 is the schema descriptor for b02 field.
-	decisiondayDescB02 := decisiondayFields[6].Descriptor()
+	decisiondayDescB02 := decisiondayFields[7].Descriptor()
 	// decisionday.DefaultB02 holds the default value on creation for the b02 field.
 	decisionday.DefaultB02 = decisiondayDescB02.Default.(int)
 	// decisiondayDescB03 is the schema descriptor for b03 field.
-	decisiondayDescB03 := decisiondayFields[7].Descriptor()
+	decisiondayDescB03 := decisiondayFields[8].Descriptor()
 	// decisionday.DefaultB03 holds the default value on creation for the b03 field.
 	decisionday.DefaultB03 = decisiondayDescB03.Default.(int)
 	// decisiondayDescB04 is the schema descriptor for b04 field.
-	decisiondayDescB04 := decisiondayFields[8].Descriptor()
+	decisiondayDescB04 := decisiondayFields[9].Descriptor()
 	// decisionday.DefaultB04 holds the default value on creation for the b04 field.
 	decisionday.DefaultB04 = decisiondayDescB04.Default.(int)
 	// decisiondayDescB05 is the schema descriptor for b05 field.
-	decisiondayDescB05 := decisiondayFields[9].Descriptor()
+	decisiondayDescB05 := decisiondayFields[10].Descriptor()
 	// decisionday.DefaultB05 holds the default value on creation for the b05 field.
 	decisionday.DefaultB05 = decisiondayDescB05.Default.(int)
 	// decisiondayDescB06 is the schema descriptor for b06 field.
-	decisiondayDescB06 := decisiondayFields[10].Descriptor()
+	decisiondayDescB06 := decisiondayFields[11].Descriptor()
 	// decisionday.DefaultB06 holds the default value on creation for the b06 field.
 	decisionday.DefaultB06 = decisiondayDescB06.Default.(int)
 	// decisiondayDescB07 is the schema descriptor for b07 field.
-	decisiondayDescB07 := decisiondayFields[11].Descriptor()
+	decisiondayDescB07 := decisiondayFields[12].Descriptor()
 	// decisionday.DefaultB07 holds the default value on creation for the b07 field.
 	decisionday.DefaultB07 = decisiondayDescB07.Default.(int)
 	// decisiondayDescB08 is the schema descriptor for b08 field.
-	decisiondayDescB08 := decisiondayFields[12].Descriptor()
+	decisiondayDescB08 := decisiondayFields[13].Descriptor()
 	// decisionday.DefaultB08 holds the default value on creation for the b08 field.
 	decisionday.DefaultB08 = decisiondayDescB08.Default.(int)
 	// decisiondayDescB09 is the schema descriptor for b09 field.
-	decisiondayDescB09 := decisiondayFields[13].Descriptor()
+	decisiondayDescB09 := decisiondayFields[14].Descriptor()
 	// decisionday.DefaultB09 holds the default value on creation for the b09 field.
 	decisionday.DefaultB09 = decisiondayDescB09.Default.(int)
 	// decisiondayDescB10 is the schema descriptor for b10 field.
-	decisiondayDescB10 := decisiondayFields[14].Descriptor()
+	decisiondayDescB10 := decisiondayFields[15].Descriptor()
 	// decisionday.DefaultB10 holds the default value on creation for the b10 field.
 	decisionday.DefaultB10 = decisiondayDescB10.Default.(int)
 	// decisiondayDescB11 is the schema descriptor for b11 field.
-	decisiondayDescB11 := decisiondayFields[15].Descriptor()
+	decisiondayDescB11 := decisiondayFields[16].Descriptor()
 	// decisionday.DefaultB11 holds the default value on creation for the b11 field.
 	decisionday.DefaultB11 = decisiondayDescB11.Default.(int)
 	// decisiondayDescB12 is the schema descriptor for b12 field.
-	decisiondayDescB12 := decisiondayFields[16].Descriptor()
+	decisiondayDescB12 := decisiondayFields[17].Descriptor()
 	// decisionday.DefaultB12 holds the default value on creation for the b12 field.
 	decisionday.DefaultB12 = decisiondayDescB12.Default.(int)
 	// decisiondayDescB13 is the schema descriptor for b13 field.
-	decisiondayDescB13 := decisiondayFields[17].Descriptor()
+	decisiondayDescB13 := decisiondayFields[18].Descriptor()
 	// decisionday.DefaultB13 holds the default value on creation for the b13 field.
 	decisionday.DefaultB13 = decisiondayDescB13.Default.(int)
 	// decisiondayDescB14 is the schema descriptor for b14 field.
-	decisiondayDescB14 := decisiondayFields[18].Descriptor()
+	decisiondayDescB14 := decisiondayFields[19].Descriptor()
 	// decisionday.DefaultB14 holds the default value on creation for the b14 field.
 	decisionday.DefaultB14 = decisiondayDescB14.Default.(int)
 	// decisiondayDescB15 is the schema descriptor for b15 field.
-	decisiondayDescB15 := decisiondayFields[19].Descriptor()
+	decisiondayDescB15 := decisiondayFields[20].Descriptor()
 	// decisionday.DefaultB15 holds the default value on creation for the b15 field.
 	decisionday.DefaultB15 = decisiondayDescB15.Default.(int)
 	// decisiondayDescB16 is the schema descriptor for b16 field.
-	decisiondayDescB16 := decisiondayFields[20].Descriptor()
+	decisiondayDescB16 := decisiondayFields[21].Descriptor()
 	// decisionday.DefaultB16 holds the default value on creation for the b16 field.
 	decisionday.DefaultB16 = decisiondayDescB16.Default.(int)
 	// decisiondayDescB17 is the schema descriptor for b17 field.
-	decisiondayDescB17 := decisiondayFields[21].Descriptor()
+	decisiondayDescB17 := decisiondayFields[22].Descriptor()
 	// decisionday.DefaultB17 holds the default value on creation for the b17 field.
 	decisionday.DefaultB17 = decisiondayDescB17.Default.(int)
 	// decisiondayDescB18 is the schema descriptor for b18 field.
-	decisiondayDescB18 := decisiondayFields[22].Descriptor()
+	decisiondayDescB18 := decisiondayFields[23].Descriptor()
 	// decisionday.DefaultB18 holds the default value on creation for the b18 field.
 	decisionday.DefaultB18 = decisiondayDescB18.Default.(int)
 	// decisiondayDescB19 is the schema descriptor for b19 field.
-	decisiondayDescB19 := decisiondayFields[23].Descriptor()
+	decisiondayDescB19 := decisiondayFields[24].Descriptor()
 	// decisionday.DefaultB19 holds the default value on creation for the b19 field.
 	decisionday.DefaultB19 = decisiondayDescB19.Default.(int)
 	// decisiondayDescB20 is the schema descriptor for b20 field.
-	decisiondayDescB20 := decisiondayFields[24].Descriptor()
+	decisiondayDescB20 := decisiondayFields[25].Descriptor()
 	// decisionday.DefaultB20 holds the default value on creation for the b20 field.
 	decisionday.DefaultB20 = decisiondayDescB20.Default.(int)
 	// decisiondayDescB21 is the schema descriptor for b21 field.
-	decisiondayDescB21 := decisiondayFields[25].Descriptor()
+	decisiondayDescB21 := decisiondayFields[26].Descriptor()
 	// decisionday.DefaultB21 holds the default value on creation for the b21 field.
 	decisionday.DefaultB21 = decisiondayDescB21.Default.(int)
 	// decisiondayDescB22 is the schema descriptor for b22 field.
-	decisiondayDescB22 := decisiondayFields[26].Descriptor()
+	decisiondayDescB22 := decisiondayFields[27].Descriptor()
 	// decisionday.DefaultB22 holds the default value on creation for the b22 field.
 	decisionday.DefaultB22 = decisiondayDescB22.Default.(int)
 	// decisiondayDescB23 is the schema descriptor for b23 field.
-	decisiondayDescB23 := decisiondayFields[27].Descriptor()
+	decisiondayDescB23 := decisiondayFields[28].Descriptor()
 	// decisionday.DefaultB23 holds the default value on creation for the b23 field.
 	decisionday.DefaultB23 = decisiondayDescB23.Default.(int)
 	// decisiondayDescB24 is the schema descriptor for b24 field.
-	decisiondayDescB24 := decisiondayFields[28].Descriptor()
+	decisiondayDescB24 := decisiondayFields[29].Descriptor()
 	// decisionday.DefaultB24 holds the default value on creation for the b24 field.
 	decisionday.DefaultB24 = decisiondayDescB24.Default.(int)
 	// decisiondayDescB25 is the schema descriptor for b25 field.
-	decisiondayDescB25 := decisiondayFields[29].Descriptor()
+	decisiondayDescB25 := decisiondayFields[30].Descriptor()
 	// decisionday.DefaultB25 holds the default value on creation for the b25 field.
 	decisionday.DefaultB25 = decisiondayDescB25.Default.(int)
 	// decisiondayDescB26 is the schema descriptor for b26 field.
-	decisiondayDescB26 := decisiondayFields[30].Descriptor()
+	decisiondayDescB26 := decisiondayFields[31].Descriptor()
 	// decisionday.DefaultB26 holds the default value on creation for the b26 field.
 	decisionday.DefaultB26 = decisiondayDescB26.Default.(int)
 	// decisiondayDescB27 is the schema descriptor for b27 field.
-	decisiondayDescB27 := decisiondayFields[31].Descriptor()
+	decisiondayDescB27 := decisiondayFields[32].Descriptor()
 	// decisionday.DefaultB27 holds the default value on creation for the b27 field.
 	decisionday.DefaultB27 = decisiondayDescB27.Default.(int)
 	// decisiondayDescB28 is the schema descriptor for b28 field.
-	decisiondayDescB28 := decisiondayFields[32].Descriptor()
+	decisiondayDescB28 := decisiondayFields[33].Descriptor()
 	// decisionday.DefaultB28 holds the default value on creation for the b28 field.
 	decisionday.DefaultB28 = decisiondayDescB28.Default.(int)
 	// decisiondayDescB29 is the schema descriptor for b29 field.
-	decisiondayDescB29 := decisiondayFields[33].Descriptor()
+	decisiondayDescB29 := decisiondayFields[34].Descriptor()
 	// decisionday.DefaultB29 holds the default value on creation for the b29 field.
 	decisionday.DefaultB29 = decisiondayDescB29.Default.(int)
 	// decisiondayDescB30 is the schema descriptor for b30 field.
-	decisiondayDescB30 := decisiondayFields[34].Descriptor()
+	decisiondayDescB30 := decisiondayFields[35].Descriptor()
 	// decisionday.DefaultB30 holds the default value on creation for the b30 field.
 	decisionday.DefaultB30 = decisiondayDescB30.Default.(int)
 	// decisiondayDescB31 is the schema descriptor for b31 field.
-	decisiondayDescB31 := decisiondayFields[35].Descriptor()
+	decisiondayDescB31 := decisiondayFields[36].Descriptor()
 	// decisionday.DefaultB31 holds the default value on creation for the b31 field.
 	decisionday.DefaultB31 = decisiondayDescB31.Default.(int)
 	dialercall.Policy = privacy.NewPolicies(schema.DialerCall{})

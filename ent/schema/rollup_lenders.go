@@ -55,6 +55,8 @@ func (LenderDay) Indexes() []ent.Index {
 // column per bucket (b00..b31). The report sums the rows of its days to
 // find the bucket holding the median, then reads that bucket's
 // applications alone (by their decision_seconds) for the exact value.
+// As DealDay's, each count is kept by day and by month (grain), so a
+// year's histogram adds up a dozen months and the days around them.
 type DecisionDay struct{ ent.Schema }
 
 func (DecisionDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -63,6 +65,7 @@ func (DecisionDay) Policy() ent.Policy               { return rollupPolicy() }
 func (DecisionDay) Fields() []ent.Field {
 	fields := []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
+		field.Enum("grain").Values("day", "month").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("lender_id", uuidType).Immutable(),
 		field.Int("octave").Immutable(),
@@ -74,5 +77,5 @@ func (DecisionDay) Fields() []ent.Field {
 }
 
 func (DecisionDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "day", "lender_id", "octave").Unique()}
+	return []ent.Index{index.Fields("org_id", "grain", "day", "lender_id", "octave").Unique()}
 }

@@ -256,20 +256,26 @@ func addLenderDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, le
 	return nil
 }
 
-// addDecision adds n decisions of secs seconds to the histogram row of a
-// lender's day.
+// addDecision adds n decisions of secs seconds to the histogram rows of a
+// lender's day, then of its month (in that order, as addDealDay).
 func addDecision(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, secs, n int) error {
 	octave, bucket := decision.Bucket(secs)
 	col := decision.Column(bucket)
-	create := c.DecisionDay.Create().SetOrgID(org).SetDay(day).SetLenderID(lender).SetOctave(octave)
-	if err := create.Mutation().SetField(col, n); err != nil {
-		return fmt.Errorf("adding to the decision histogram: %w", err)
-	}
-	err := create.OnConflict(
-		sql.ConflictColumns(decisionday.FieldOrgID, decisionday.FieldDay, decisionday.FieldLenderID, decisionday.FieldOctave),
-		sql.ResolveWith(func(u *sql.UpdateSet) { u.Add(col, n) })).Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the decision histogram: %w", err)
+	for _, g := range []struct {
+		grain decisionday.Grain
+		n     int
+	}{{decisionday.GrainDay, day}, {decisionday.GrainMonth, period.MonthNumber(day)}} {
+		create := c.DecisionDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).SetLenderID(lender).SetOctave(octave)
+		if err := create.Mutation().SetField(col, n); err != nil {
+			return fmt.Errorf("adding to the decision histogram: %w", err)
+		}
+		err := create.OnConflict(
+			sql.ConflictColumns(decisionday.FieldOrgID, decisionday.FieldGrain, decisionday.FieldDay,
+				decisionday.FieldLenderID, decisionday.FieldOctave),
+			sql.ResolveWith(func(u *sql.UpdateSet) { u.Add(col, n) })).Exec(rule.SystemContext(ctx))
+		if err != nil {
+			return fmt.Errorf("adding to the decision histogram: %w", err)
+		}
 	}
 	return nil
 }

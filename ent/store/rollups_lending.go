@@ -44,6 +44,7 @@ type lenderSums struct {
 }
 
 type decisionKey struct {
+	grain  decisionday.Grain
 	day    int
 	lender uuid.UUID
 	octave int
@@ -85,11 +86,13 @@ func rebuildLenders(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *tim
 			unset[a.ID] = secs
 		}
 		octave, bucket := decision.Bucket(secs)
-		hk := decisionKey{k.day, k.lender, octave}
-		if hist[hk] == nil {
-			hist[hk] = &[decision.Buckets]int{}
+		for _, hk := range []decisionKey{{decisionday.GrainDay, k.day, k.lender, octave},
+			{decisionday.GrainMonth, period.MonthNumber(k.day), k.lender, octave}} {
+			if hist[hk] == nil {
+				hist[hk] = &[decision.Buckets]int{}
+			}
+			hist[hk][bucket]++
 		}
-		hist[hk][bucket]++
 	}
 	if err := setDecisionSeconds(ctx, tx, unset); err != nil {
 		return err
@@ -194,7 +197,7 @@ func insertLenderDays(ctx context.Context, tx *ent.Client, org uuid.UUID, sums m
 func insertDecisionDays(ctx context.Context, tx *ent.Client, org uuid.UUID, hist map[decisionKey]*[decision.Buckets]int) error {
 	builders := make([]*ent.DecisionDayCreate, 0, len(hist))
 	for k, counts := range hist {
-		b := tx.DecisionDay.Create().SetOrgID(org).SetDay(k.day).SetLenderID(k.lender).SetOctave(k.octave)
+		b := tx.DecisionDay.Create().SetOrgID(org).SetGrain(k.grain).SetDay(k.day).SetLenderID(k.lender).SetOctave(k.octave)
 		for i, n := range counts {
 			if n == 0 {
 				continue

@@ -261,6 +261,7 @@ var supersededIndexes = []string{
 	// Replaced by the deal rollup's indexes by grain.
 	`DROP INDEX IF EXISTS dealday_org_id_day_dimension_subject_id`, `DROP INDEX IF EXISTS dealday_sums`,
 	`DROP INDEX IF EXISTS dealday_grain_sums`,
+	`DROP INDEX IF EXISTS decisionday_org_id_day_lender_id_octave`,
 }
 
 // Optimize refreshes the query planner's statistics. Without them both

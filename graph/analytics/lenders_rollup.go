@@ -146,21 +146,24 @@ func decisionHistogram(ctx context.Context, c *ent.Client, q *Request, w wholeDa
 		aggs[b] = sumOf(decision.Column(b), sums[b])
 	}
 	keys := map[string]reflect.Type{decisionday.FieldLenderID: uuidType, decisionday.FieldOctave: reflect.TypeOf(0)}
-	err := scanSums(sys(ctx), c.DecisionDay.Query().
-		Where(decisionday.OrgID(q.OrgID), decisionday.DayGTE(w.first), decisionday.DayLT(w.last)).
-		GroupBy(decisionday.FieldLenderID, decisionday.FieldOctave).Aggregate(aggs...),
-		keys, []string{decisionday.FieldLenderID, decisionday.FieldOctave}, sums,
-		func(k []any, v []int64) {
-			s := at(k[0].(uuid.UUID))
-			octave := k[1].(int)
-			for b, n := range v {
-				if n != 0 {
-					s.buckets[[2]int{octave, b}] += int(n)
+	for _, span := range w.spans() {
+		err := scanSums(sys(ctx), c.DecisionDay.Query().
+			Where(decisionday.OrgID(q.OrgID), decisionday.GrainEQ(decisionday.Grain(span.grain)),
+				decisionday.DayGTE(span.lo), decisionday.DayLT(span.hi)).
+			GroupBy(decisionday.FieldLenderID, decisionday.FieldOctave).Aggregate(aggs...),
+			keys, []string{decisionday.FieldLenderID, decisionday.FieldOctave}, sums,
+			func(k []any, v []int64) {
+				s := at(k[0].(uuid.UUID))
+				octave := k[1].(int)
+				for b, n := range v {
+					if n != 0 {
+						s.buckets[[2]int{octave, b}] += int(n)
+					}
 				}
-			}
-		})
-	if err != nil {
-		return fmt.Errorf("summing the decision histogram: %w", err)
+			})
+		if err != nil {
+			return fmt.Errorf("summing the decision histogram: %w", err)
+		}
 	}
 	return nil
 }
@@ -250,6 +253,11 @@ func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lende
 			continue
 		}
 		lo, hi := decision.Bounds(k[0], k[1])
+		if !slices.ContainsFunc(edge, func(secs int) bool { return secs >= lo && secs < hi }) {
+			// The bucket's values are all in the whole days: the index
+			// walks to the rank-th itself.
+			return rankedSeconds(ctx, c, q, w, lender, lo, hi, rank)
+		}
 		values, err := bucketSeconds(ctx, c, q, w, lender, lo, hi)
 		if err != nil {
 			return nil, err
@@ -266,6 +274,25 @@ func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lende
 		return &values[rank], nil
 	}
 	return nil, fmt.Errorf("the decision histogram counts fewer than %d decisions", n)
+}
+
+// rankedSeconds is the rank-th smallest (from 0) of the decision seconds
+// in [lo, hi) of the lender's applications submitted in the whole days.
+func rankedSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi, rank int) (*int, error) {
+	start, end := period.DayStart(w.first, q.Range.Loc).UTC(), period.DayStart(w.last, q.Range.Loc).UTC()
+	secs, err := c.Application.Query().
+		Where(application.OrgID(q.OrgID), application.LenderID(lender),
+			application.DecisionSecondsGTE(lo), application.DecisionSecondsLT(hi),
+			application.SubmittedAtGTE(start), application.SubmittedAtLT(end)).
+		Order(application.ByDecisionSeconds()).Offset(rank).Limit(1).
+		Select(application.FieldDecisionSeconds).Ints(sys(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("reading a bucket's decisions: %w", err)
+	}
+	if len(secs) != 1 {
+		return nil, fmt.Errorf("the decision histogram counts more than %d in [%d, %d) than the applications hold", rank, lo, hi)
+	}
+	return &secs[0], nil
 }
 
 // bucketSeconds reads the decision seconds in [lo, hi) of the lender's
