@@ -152,7 +152,8 @@ func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.U
 	lenderID, _ := m.LenderID()
 	open, err := m.Client().Application.Query().
 		Where(application.LeadID(leadID), application.LenderID(lenderID),
-			application.StatusIn(statuses(lending.Open)...)).First(ctx)
+			application.StatusIn(statuses(lending.Open)...)).
+		Select(application.FieldStatus).First(ctx)
 	if err != nil && !gen.IsNotFound(err) {
 		return fmt.Errorf("checking open applications: %w", err)
 	}
@@ -292,8 +293,12 @@ func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string
 		}
 		return nil
 	}
-	// The hooks take the stages from here rather than reading them again.
+	// The hooks take the stages from here rather than reading them again,
+	// and the lead ent reads back after the UPDATE, which only they use, is
+	// narrowed to what they use of a stage move (emitLeadChanges): the
+	// whole row, its JSON columns decoded, cost more than the UPDATE.
 	err = c.Lead.UpdateOne(l).SetStageID(target.ID).SetNillableConvertedAt(convertedAt).
+		Select(lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID).
 		Exec(withStagesRead(sys, current, target))
 	if err != nil {
 		return fmt.Errorf("moving the lead to the %s stage: %w", slot, err)

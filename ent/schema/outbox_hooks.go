@@ -88,16 +88,17 @@ func leadCreated(l *gen.Lead) map[string]any {
 var bookkeeping = []string{lead.FieldUpdatedAt, lead.FieldStageChangedAt, lead.FieldStageID, lead.FieldPrimaryAdvisorID,
 	lead.FieldConvertedAt}
 
+// emitLeadChanges writes the events of an update from before to after.
+// Of after it uses the id, organization, stage and advisor alone: a
+// lending move of the lead (moveLeadToSlot) reads back only those.
 func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead, changed []string) error {
 	if before.stageID != after.StageID {
 		data, err := stageChange(ctx, c, before, after)
 		if err != nil {
 			return err
 		}
-		for _, t := range []string{event.LeadStatusChanged, event.LeadStageChanged} {
-			if err := outbox.Emit(ctx, c, after.OrgID, t, data); err != nil {
-				return err
-			}
+		if err := outbox.EmitEach(ctx, c, after.OrgID, data, event.LeadStatusChanged, event.LeadStageChanged); err != nil {
+			return err
 		}
 	}
 	if !equalUUID(before.advisorID, after.PrimaryAdvisorID) {
