@@ -242,16 +242,18 @@ func TestCommissionPayments(t *testing.T) {
 // move the lead to the application, approved and won slots when it is in
 // an earlier one, never back and never out of lost; each move emits
 // lead.status_changed and lead.stage_changed as a manual move does, with
-// the caller as changedBy.
+// the caller as changedBy. The conversion a funding records is its news
+// (deal.funded): no operation emits a lead.updated, moving or not.
 func TestLendingMovesTheLeadForwardOnly(t *testing.T) {
 	l := newLendingEnv(t)
 	lender := l.lender(t, "Forward Funding", nil)
 	second := l.lender(t, "Backup Funding", nil)
-	stageOfSlot := map[string]string{}
+	stageOfSlot, labelOf := map[string]string{}, map[string]string{}
 	for _, s := range l.Stages(l.Org.ID) {
 		if _, ok := stageOfSlot[string(s.SemanticSlot)]; !ok {
 			stageOfSlot[string(s.SemanticSlot)] = s.ID.String()
 		}
+		labelOf[s.ID.String()] = s.StageLabel
 	}
 	cases := []struct {
 		start string
@@ -306,10 +308,18 @@ func TestLendingMovesTheLeadForwardOnly(t *testing.T) {
 					if ev["changedBy"] != l.actor {
 						t.Errorf("%s changedBy = %v, want the key %s", ty, ev["changedBy"], l.actor)
 					}
+					for _, end := range []string{"previous", "new"} {
+						if id, _ := ev[end+"StageId"].(string); ev[end+"StageLabel"] != labelOf[id] {
+							t.Errorf("%s %sStageLabel = %v, want %q", ty, end, ev[end+"StageLabel"], labelOf[id])
+						}
+					}
 				}
 				if fmt.Sprint(moves) != fmt.Sprint(wantMoves) {
 					t.Errorf("%s: moves %v, want %v", ty, moves, wantMoves)
 				}
+			}
+			if evs := l.leadEvents(t, lead, event.LeadUpdated); len(evs) != 0 {
+				t.Errorf("lead.updated events %v, want none", evs)
 			}
 		})
 	}

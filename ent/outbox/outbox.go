@@ -49,17 +49,41 @@ func EmitExcept(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType s
 	if viewer.IsBulkLoad(ctx) {
 		return nil
 	}
-	depth := 0
-	if v, ok := viewer.FromContext(ctx); ok {
-		depth = v.Depth
-	}
-	err := c.WebhookEvent.Create().SetOrgID(orgID).SetEventType(eventType).SetData(data).SetDepth(depth).
-		SetOccurredAt(apitime.Now(ctx)).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
+	err := event(ctx, c, orgID, eventType, data).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", eventType, err)
 	}
 	commit.After(ctx, Wake)
 	return nil
+}
+
+// EmitEach is Emit for several events of one change with the same data (a
+// lead's stage move is lead.status_changed and lead.stage_changed), written
+// in one statement, in the order of eventTypes.
+func EmitEach(ctx context.Context, c *ent.Client, orgID uuid.UUID, data map[string]any, eventTypes ...string) error {
+	if viewer.IsBulkLoad(ctx) || len(eventTypes) == 0 {
+		return nil
+	}
+	events := make([]*ent.WebhookEventCreate, len(eventTypes))
+	for i, t := range eventTypes {
+		events[i] = event(ctx, c, orgID, t, data)
+	}
+	if err := c.WebhookEvent.CreateBulk(events...).Exec(ctx); err != nil {
+		return fmt.Errorf("writing %v to the outbox: %w", eventTypes, err)
+	}
+	commit.After(ctx, Wake)
+	return nil
+}
+
+// event is the outbox row of an event, at the depth of the automation runs
+// that led to it (none for a change made by a person or an API key).
+func event(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any) *ent.WebhookEventCreate {
+	depth := 0
+	if v, ok := viewer.FromContext(ctx); ok {
+		depth = v.Depth
+	}
+	return c.WebhookEvent.Create().SetOrgID(orgID).SetEventType(eventType).SetData(data).SetDepth(depth).
+		SetOccurredAt(apitime.Now(ctx))
 }
 
 // Actor names who made a change: the API key's id, "automation:<id>", or

@@ -204,8 +204,10 @@ func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 	sys := rule.SystemContext(ctx)
 	c := m.Client()
 	if id, ok := m.StageID(); ok {
-		if n, err := c.PipelineStage.Query().Where(pipelinestage.ID(id), pipelinestage.OrgID(orgID)).Count(sys); err != nil || n == 0 {
-			return refError(err, "stageId", "stage")
+		if st, read := stageRead(ctx, id); !read || st.OrgID != orgID {
+			if n, err := c.PipelineStage.Query().Where(pipelinestage.ID(id), pipelinestage.OrgID(orgID)).Count(sys); err != nil || n == 0 {
+				return refError(err, "stageId", "stage")
+			}
 		}
 	}
 	if id, ok := m.PrimaryAdvisorID(); ok {
@@ -245,4 +247,27 @@ func mutationOrg(ctx context.Context, m *gen.LeadMutation) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("resolving the organization of the lead update: %w", err)
 	}
 	return l.OrgID, nil
+}
+
+// stagesReadKey carries pipeline stages that the code making a lead update
+// read in the same transaction to choose the lead's stage (moveLeadToSlot):
+// the lead hooks take the new stage's organization and the stages' labels
+// from them instead of reading the stages again.
+type stagesReadKey struct{}
+
+// withStagesRead marks ctx with stages, each read with at least its id,
+// organization and label.
+func withStagesRead(ctx context.Context, stages ...*gen.PipelineStage) context.Context {
+	return context.WithValue(ctx, stagesReadKey{}, stages)
+}
+
+// stageRead is the stage id as ctx carries it, if it does.
+func stageRead(ctx context.Context, id uuid.UUID) (*gen.PipelineStage, bool) {
+	stages, _ := ctx.Value(stagesReadKey{}).([]*gen.PipelineStage)
+	for _, st := range stages {
+		if st.ID == id {
+			return st, true
+		}
+	}
+	return nil, false
 }

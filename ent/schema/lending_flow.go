@@ -89,7 +89,7 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		if err := rollupSubmission(ctx, m.Client(), l, a); err != nil {
 			return nil, err
 		}
-		return a, moveLeadToSlot(ctx, m.Client(), l, "application")
+		return a, moveLeadToSlot(ctx, m.Client(), l, "application", nil)
 	})
 }
 
@@ -110,6 +110,20 @@ func lockLead(ctx context.Context, c *gen.Client, ps ...predicate.Lead) (*gen.Le
 			s.For(sql.LockNoKeyUpdate)
 		}
 	}).Only(rule.SystemContext(ctx))
+}
+
+// leadOfApplication selects the lead of the organization's application id
+// through a subquery, so that lockLead finds and takes the lead's row in
+// one statement (a subquery's rows are read, not locked). Not the edge
+// predicate (lead.HasApplicationsWith): SQLite would evaluate its
+// correlated EXISTS for every lead of the table.
+func leadOfApplication(id, org uuid.UUID) predicate.Lead {
+	return func(s *sql.Selector) {
+		apps := sql.Dialect(s.Dialect()).Select(application.FieldLeadID).From(sql.Table(application.Table))
+		application.ID(id)(apps)
+		application.OrgID(org)(apps)
+		s.Where(sql.In(s.C(lead.FieldID), apps))
+	}
 }
 
 // createOrg is the organization a new row is created in.
@@ -138,7 +152,8 @@ func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.U
 	lenderID, _ := m.LenderID()
 	open, err := m.Client().Application.Query().
 		Where(application.LeadID(leadID), application.LenderID(lenderID),
-			application.StatusIn(statuses(lending.Open)...)).First(ctx)
+			application.StatusIn(statuses(lending.Open)...)).
+		Select(application.FieldStatus).First(ctx)
 	if err != nil && !gen.IsNotFound(err) {
 		return fmt.Errorf("checking open applications: %w", err)
 	}
@@ -231,8 +246,9 @@ func wholeNumber(v any) (int, bool) {
 	return n, err == nil
 }
 
-// afterMove emits the decision's event and moves the lead on approval.
-func afterMove(ctx context.Context, c *gen.Client, a *gen.Application) error {
+// afterMove emits the decision's event and moves the lead (l, read under
+// the lock) on approval.
+func afterMove(ctx context.Context, c *gen.Client, a *gen.Application, l *gen.Lead) error {
 	switch a.Status {
 	case application.StatusApproved:
 		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
@@ -240,14 +256,10 @@ func afterMove(ctx context.Context, c *gen.Client, a *gen.Application) error {
 		if err := outbox.Emit(ctx, c, a.OrgID, event.ApplicationApproved, data); err != nil {
 			return err
 		}
-		l, err := c.Lead.Get(rule.SystemContext(ctx), a.LeadID)
-		if err != nil {
-			return fmt.Errorf("reading the application's lead: %w", err)
-		}
 		if err := rollupApproval(ctx, c, l, a); err != nil {
 			return err
 		}
-		return moveLeadToSlot(ctx, c, l, "approved")
+		return moveLeadToSlot(ctx, c, l, "approved", nil)
 	case application.StatusDeclined:
 		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID, "reason": *a.DeclineReason}
 		return outbox.Emit(ctx, c, a.OrgID, event.ApplicationDeclined, data)
@@ -256,21 +268,58 @@ func afterMove(ctx context.Context, c *gen.Client, a *gen.Application) error {
 }
 
 // moveLeadToSlot moves the lead to its organization's first stage of slot
-// when the lead's stage is in an earlier slot. The move is an ordinary
-// stage change: the lead hooks emit lead.status_changed and
-// lead.stage_changed with the same actor as a manual move.
+// when the lead's stage is in an earlier slot, and records the lead's
+// conversion when convertedAt is given (a funding), in the same UPDATE when
+// the lead moves. The move is an ordinary stage change: the lead hooks emit
+// lead.status_changed and lead.stage_changed with the same actor as a
+// manual move. The conversion is the funding's news (deal.funded), not a
+// lead.updated of its own (emitLeadChanges counts it as bookkeeping).
 //
-// One query reads the organization's stages (the lead's and the target
-// among them), and l, read in the same transaction, is the lead before the
-// update that the lead hooks compare with.
-func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) error {
+// l, read in the same transaction, is the lead before the update that the
+// lead hooks compare with.
+func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string, convertedAt *time.Time) error {
 	sys := rule.SystemContext(ctx)
-	stages, err := c.PipelineStage.Query().Where(pipelinestage.OrgID(l.OrgID)).
-		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).All(sys)
+	current, target, err := slotStages(sys, c, l, slot)
 	if err != nil {
-		return fmt.Errorf("reading the pipeline: %w", err)
+		return err
 	}
-	var current, target *gen.PipelineStage
+	if !lending.Advances(string(current.SemanticSlot), slot) || target == nil {
+		// Not earlier, or the organization has no stage for the slot.
+		if convertedAt == nil {
+			return nil
+		}
+		if err := c.Lead.Update().Where(lead.ID(l.ID)).SetConvertedAt(*convertedAt).Exec(sys); err != nil {
+			return fmt.Errorf("recording the lead's conversion: %w", err)
+		}
+		return nil
+	}
+	// The hooks take the stages from here rather than reading them again,
+	// and the lead ent reads back after the UPDATE, which only they use, is
+	// narrowed to what they use of a stage move (emitLeadChanges): the
+	// whole row, its JSON columns decoded, cost more than the UPDATE.
+	err = c.Lead.UpdateOne(l).SetStageID(target.ID).SetNillableConvertedAt(convertedAt).
+		Select(lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID).
+		Exec(withStagesRead(sys, current, target))
+	if err != nil {
+		return fmt.Errorf("moving the lead to the %s stage: %w", slot, err)
+	}
+	return nil
+}
+
+// slotStages reads the lead's stage and its organization's first stage of
+// slot (nil when it has none) in one query, with only the columns the move
+// and the lead hooks use: the whole pipeline, every column, cost more than
+// the rest of the move.
+func slotStages(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) (current, target *gen.PipelineStage, err error) {
+	stages, err := c.PipelineStage.Query().
+		Where(pipelinestage.OrgID(l.OrgID),
+			pipelinestage.Or(pipelinestage.ID(l.StageID), pipelinestage.SemanticSlotEQ(pipelinestage.SemanticSlot(slot)))).
+		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).
+		Select(pipelinestage.FieldOrgID, pipelinestage.FieldSemanticSlot, pipelinestage.FieldStageLabel).
+		All(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the pipeline: %w", err)
+	}
 	for _, st := range stages {
 		if st.ID == l.StageID {
 			current = st
@@ -280,15 +329,9 @@ func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string
 		}
 	}
 	if current == nil {
-		return fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
+		return nil, nil, fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
 	}
-	if !lending.Advances(string(current.SemanticSlot), slot) || target == nil {
-		return nil // not earlier, or the organization has no stage for the slot
-	}
-	if err := c.Lead.UpdateOne(l).SetStageID(target.ID).Exec(sys); err != nil {
-		return fmt.Errorf("moving the lead to the %s stage: %w", slot, err)
-	}
-	return nil
+	return current, target, nil
 }
 
 func (FundedDeal) Hooks() []ent.Hook {
@@ -302,7 +345,8 @@ func (FundedDeal) Interceptors() []ent.Interceptor {
 }
 
 // fundDeal turns an approved application into a deal. The lead's row is
-// taken first (lockLead), so fundings of one lead's applications run one
+// taken first (lockLead), by the statement that finds it through the
+// application, so fundings of one lead's applications run one
 // after the other: the second finds its application withdrawn and is
 // refused. The application then moves to funded (the transition rule
 // refuses any other status), the lead's other open applications are
@@ -317,28 +361,24 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		if err != nil {
 			return nil, err
 		}
-		sys := rule.SystemContext(ctx)
 		c := m.Client()
 		appID, _ := m.ApplicationID()
-		a, err := c.Application.Query().Where(application.ID(appID), application.OrgID(org)).Only(sys)
+		l, err := lockLead(ctx, c, leadOfApplication(appID, org))
 		if gen.IsNotFound(err) {
 			return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", appID)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the application: %w", err)
+			return nil, fmt.Errorf("locking the application's lead: %w", err)
 		}
 		fundedAt, err := pastOrNow(ctx, m.FundedAt, "fundedAt")
 		if err != nil {
 			return nil, err
 		}
 		m.SetFundedAt(fundedAt)
-		l, err := lockLead(ctx, c, lead.ID(a.LeadID))
-		if err != nil {
-			return nil, fmt.Errorf("locking the lead: %w", err)
-		}
-		// Read again under the lock: a funding of another of the lead's
+		// Read under the lock: a funding of another of the lead's
 		// applications may have withdrawn this one meanwhile.
-		if a, err = c.Application.Get(sys, appID); err != nil {
+		a, err := c.Application.Get(rule.SystemContext(ctx), appID)
+		if err != nil {
 			return nil, fmt.Errorf("reading the application: %w", err)
 		}
 		if a.Status != application.StatusApproved {
@@ -408,7 +448,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		m.SetAdvisorID(*l.PrimaryAdvisorID)
 	}
 	if _, ok := m.ExpectedCommission(); !ok {
-		ld, err := c.Lender.Get(sys, a.LenderID)
+		ld, err := c.Lender.Query().Where(lender.ID(a.LenderID)).Select(lender.FieldCommissionRate).Only(sys)
 		if err != nil {
 			return fmt.Errorf("reading the lender: %w", err)
 		}
@@ -421,8 +461,8 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 	return nil
 }
 
-// afterFunding moves the application and the lead (l, read under the
-// lock), withdraws the rest, opens the commission and records the lead's
+// afterFunding moves the application, withdraws the rest, opens the
+// commission, and moves the lead (l, read under the lock) recording its
 // conversion.
 func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal, l *gen.Lead) error {
 	sys := rule.SystemContext(ctx)
@@ -440,11 +480,6 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 			return err
 		}
 		return lending.Conflict(string(now.Status), lending.Funded)
-	}
-	// A bulk update: the conversion is the funding's news (deal.funded),
-	// not a lead.updated of its own.
-	if err := c.Lead.Update().Where(lead.ID(a.LeadID)).SetConvertedAt(d.FundedAt).Exec(sys); err != nil {
-		return fmt.Errorf("recording the lead's conversion: %w", err)
 	}
 	err = c.Application.Update().
 		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
@@ -468,7 +503,7 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 	if err := outbox.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
 		return err
 	}
-	return moveLeadToSlot(ctx, c, l, "won")
+	return moveLeadToSlot(ctx, c, l, "won", &d.FundedAt)
 }
 
 // countDeal adds the deal to its lender's count of the day it was funded,

@@ -185,16 +185,9 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
 		}
-		if m.Op().Is(ent.OpUpdateOne) {
-			// The lead before the application, as every lending
-			// operation takes them (lockLead).
-			leadID, err := m.OldLeadID(ctx)
-			if err != nil {
-				return nil, err // NOT_FOUND for a missing application
-			}
-			if _, err := lockLead(ctx, m.Client(), lead.ID(leadID)); err != nil {
-				return nil, fmt.Errorf("locking the application's lead: %w", err)
-			}
+		l, err := lockLeadOf(ctx, m)
+		if err != nil {
+			return nil, err
 		}
 		m.Where(application.StatusIn(statuses(lending.From(string(to)))...))
 		v, err := next.Mutate(ctx, m)
@@ -211,8 +204,27 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if !ok {
 			return v, nil
 		}
-		return a, afterMove(ctx, m.Client(), a)
+		return a, afterMove(ctx, m.Client(), a, l)
 	})
+}
+
+// lockLeadOf takes the lead of the one application m updates before the
+// application's row, as every lending operation takes them (lockLead); the
+// decision's move of the lead starts from it. nil for a bulk update, which
+// moves no lead.
+func lockLeadOf(ctx context.Context, m *gen.ApplicationMutation) (*gen.Lead, error) {
+	if !m.Op().Is(ent.OpUpdateOne) {
+		return nil, nil
+	}
+	leadID, err := m.OldLeadID(ctx)
+	if err != nil {
+		return nil, err // NOT_FOUND for a missing application
+	}
+	l, err := lockLead(ctx, m.Client(), lead.ID(leadID))
+	if err != nil {
+		return nil, fmt.Errorf("locking the application's lead: %w", err)
+	}
+	return l, nil
 }
 
 func statuses(names []string) []application.Status {

@@ -84,18 +84,21 @@ func leadCreated(l *gen.Lead) map[string]any {
 }
 
 // bookkeeping fields change with others and are not news of their own.
-var bookkeeping = []string{lead.FieldUpdatedAt, lead.FieldStageChangedAt, lead.FieldStageID, lead.FieldPrimaryAdvisorID}
+// converted_at is written only by a funding, whose news is deal.funded.
+var bookkeeping = []string{lead.FieldUpdatedAt, lead.FieldStageChangedAt, lead.FieldStageID, lead.FieldPrimaryAdvisorID,
+	lead.FieldConvertedAt}
 
+// emitLeadChanges writes the events of an update from before to after.
+// Of after it uses the id, organization, stage and advisor alone: a
+// lending move of the lead (moveLeadToSlot) reads back only those.
 func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead, changed []string) error {
 	if before.stageID != after.StageID {
 		data, err := stageChange(ctx, c, before, after)
 		if err != nil {
 			return err
 		}
-		for _, t := range []string{event.LeadStatusChanged, event.LeadStageChanged} {
-			if err := outbox.Emit(ctx, c, after.OrgID, t, data); err != nil {
-				return err
-			}
+		if err := outbox.EmitEach(ctx, c, after.OrgID, data, event.LeadStatusChanged, event.LeadStageChanged); err != nil {
+			return err
 		}
 	}
 	if !equalUUID(before.advisorID, after.PrimaryAdvisorID) {
@@ -120,14 +123,9 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, aft
 }
 
 func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead) (map[string]any, error) {
-	stages, err := c.PipelineStage.Query().
-		Where(pipelinestage.IDIn(before.stageID, after.StageID)).All(rule.SystemContext(ctx))
+	label, err := stageLabels(ctx, c, before.stageID, after.StageID)
 	if err != nil {
-		return nil, fmt.Errorf("reading stage labels: %w", err)
-	}
-	label := map[uuid.UUID]string{}
-	for _, s := range stages {
-		label[s.ID] = s.StageLabel
+		return nil, err
 	}
 	return map[string]any{
 		"leadId": after.ID, "orgId": after.OrgID,
@@ -135,6 +133,32 @@ func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *
 		"newStageId": after.StageID, "newStageLabel": label[after.StageID],
 		"changedBy": outbox.Actor(ctx),
 	}, nil
+}
+
+// stageLabels are the labels of the stages ids, read unless ctx carries
+// them (withStagesRead).
+func stageLabels(ctx context.Context, c *gen.Client, ids ...uuid.UUID) (map[uuid.UUID]string, error) {
+	label := map[uuid.UUID]string{}
+	var unread []uuid.UUID
+	for _, id := range ids {
+		if st, ok := stageRead(ctx, id); ok {
+			label[id] = st.StageLabel
+		} else {
+			unread = append(unread, id)
+		}
+	}
+	if len(unread) == 0 {
+		return label, nil
+	}
+	stages, err := c.PipelineStage.Query().Where(pipelinestage.IDIn(unread...)).
+		Select(pipelinestage.FieldStageLabel).All(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("reading stage labels: %w", err)
+	}
+	for _, s := range stages {
+		label[s.ID] = s.StageLabel
+	}
+	return label, nil
 }
 
 func equalUUID(a, b *uuid.UUID) bool {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/dealday"
+	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/leadcount"
@@ -100,17 +102,49 @@ func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) er
 // transaction adds to: a transaction adds all its leads to one slot, as
 // two bulk creations touching slots in different orders would deadlock.
 func addStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
-	slot := rand.IntN(LeadCountSlots)
-	if tx := gen.TxFromContext(ctx); tx != nil {
-		slot = int(maphash.Comparable(slotSeed, tx) % LeadCountSlots)
-	}
-	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(slot).SetN(n).
+	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(stageSlot(ctx)).SetN(n).
 		OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(n).
 		Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("counting the stage's leads: %w", err)
 	}
 	return nil
+}
+
+// moveStage moves a lead from one stage's count to the other's, both rows
+// in one statement (a stage move is the commonest lead write). The rows go
+// in the order of their stages' ids, so two moves between the same stages
+// in opposite directions take them in the same order.
+func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) error {
+	slot := stageSlot(ctx)
+	rows := []*gen.LeadCountCreate{
+		c.LeadCount.Create().SetOrgID(org).SetStageID(from).SetSlot(slot).SetN(-1),
+		c.LeadCount.Create().SetOrgID(org).SetStageID(to).SetSlot(slot).SetN(1),
+	}
+	if bytes.Compare(to[:], from[:]) < 0 {
+		rows[0], rows[1] = rows[1], rows[0]
+	}
+	err := c.LeadCount.CreateBulk(rows...).
+		OnConflict(sql.ConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot),
+			sql.ResolveWith(func(u *sql.UpdateSet) {
+				// Each row adds its own n: excluded.n, the value it would
+				// have inserted.
+				excluded := sql.Dialect(u.Dialect()).Table("excluded")
+				u.Add(leadcount.FieldN, sql.Expr(excluded.C(leadcount.FieldN)))
+			})).
+		Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("moving the lead between its stages' counts: %w", err)
+	}
+	return nil
+}
+
+// stageSlot is the LeadCount slot the transaction adds to.
+func stageSlot(ctx context.Context) int {
+	if tx := gen.TxFromContext(ctx); tx != nil {
+		return int(maphash.Comparable(slotSeed, tx) % LeadCountSlots)
+	}
+	return rand.IntN(LeadCountSlots)
 }
 
 // rollupLead counts a created lead on its day (countLead counts it in its
@@ -150,10 +184,7 @@ func rollupLead(next ent.Mutator) ent.Mutator {
 		if !moving {
 			return l, nil
 		}
-		if err := addStage(ctx, c, l.OrgID, from, -1); err != nil {
-			return nil, err
-		}
-		return l, addStage(ctx, c, l.OrgID, l.StageID, 1)
+		return l, moveStage(ctx, c, l.OrgID, from, l.StageID)
 	})
 }
 
@@ -244,7 +275,7 @@ func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidB
 	if err != nil || loc == nil {
 		return err // nil: not built, the rebuild counts the payment
 	}
-	d, err := c.FundedDeal.Get(rule.SystemContext(ctx), cm.DealID)
+	d, err := c.FundedDeal.Query().Where(fundeddeal.ID(cm.DealID)).Select(fundeddeal.FieldFundedAt).Only(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("reading the commission's deal: %w", err)
 	}
