@@ -229,13 +229,7 @@ func rollupFunding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.Funde
 	}
 	day := period.LocalDay(d.FundedAt, loc)
 	sums := dealSums{deals: 1, funded: d.FundedAmount, expected: d.ExpectedCommission, outstanding: d.ExpectedCommission}
-	if err := addDealDay(ctx, c, d.OrgID, day, dealday.DimensionLender, d.LenderID, sums); err != nil {
-		return err
-	}
-	if d.AdvisorID == nil {
-		return nil
-	}
-	return addDealDay(ctx, c, d.OrgID, day, dealday.DimensionAdvisor, *d.AdvisorID, sums)
+	return addDealDays(ctx, c, d.OrgID, day, d.LenderID, d.AdvisorID, sums)
 }
 
 // dealSums is what a change adds to a DealDay row.
@@ -244,25 +238,41 @@ type dealSums struct {
 	funded, expected, paid, clawedBack, outstanding money.Amount
 }
 
-// addDealDay adds s to the day's row, then to its month's: always in that
-// order, so two fundings never take the rows in opposite orders.
-func addDealDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, dim dealday.Dimension, id uuid.UUID, s dealSums) error {
-	for _, g := range []struct {
-		grain dealday.Grain
-		n     int
-	}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}} {
-		grain, n := g.grain, g.n
-		err := c.DealDay.Create().SetOrgID(org).SetGrain(grain).SetDay(n).SetDimension(dim).SetSubjectID(id).
-			SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).
-			SetPaid(s.paid).SetClawedBack(s.clawedBack).SetOutstanding(s.outstanding).
-			OnConflictColumns(dealday.FieldOrgID, dealday.FieldGrain, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID).
-			Update(func(u *gen.DealDayUpsert) {
-				u.AddDeals(s.deals).AddFundedAmount(s.funded).AddExpectedCommission(s.expected).
-					AddPaid(s.paid).AddClawedBack(s.clawedBack).AddOutstanding(s.outstanding)
-			}).Exec(rule.SystemContext(ctx))
-		if err != nil {
-			return fmt.Errorf("adding to the deal rollup: %w", err)
+// addDealDays adds s to the rows of the day and of its month, by the
+// lender and by the advisor (when there is one). The rows all take the
+// same sums, so one multi-row upsert adds to them all, always in the same
+// order: two fundings never take the rows in opposite orders.
+func addDealDays(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, advisor *uuid.UUID, s dealSums) error {
+	subjects := []struct {
+		dim dealday.Dimension
+		id  uuid.UUID
+	}{{dealday.DimensionLender, lender}}
+	if advisor != nil {
+		subjects = append(subjects, struct {
+			dim dealday.Dimension
+			id  uuid.UUID
+		}{dealday.DimensionAdvisor, *advisor})
+	}
+	var rows []*gen.DealDayCreate
+	for _, sub := range subjects {
+		for _, g := range []struct {
+			grain dealday.Grain
+			n     int
+		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}} {
+			rows = append(rows, c.DealDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).
+				SetDimension(sub.dim).SetSubjectID(sub.id).
+				SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).
+				SetPaid(s.paid).SetClawedBack(s.clawedBack).SetOutstanding(s.outstanding))
 		}
+	}
+	err := c.DealDay.CreateBulk(rows...).
+		OnConflictColumns(dealday.FieldOrgID, dealday.FieldGrain, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID).
+		Update(func(u *gen.DealDayUpsert) {
+			u.AddDeals(s.deals).AddFundedAmount(s.funded).AddExpectedCommission(s.expected).
+				AddPaid(s.paid).AddClawedBack(s.clawedBack).AddOutstanding(s.outstanding)
+		}).Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the deal rollup: %w", err)
 	}
 	return nil
 }
@@ -286,13 +296,8 @@ func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidB
 		s.paid = p.Amount
 	}
 	day := period.LocalDay(d.FundedAt, loc)
-	if err := addDealDay(ctx, c, cm.OrgID, day, dealday.DimensionLender, cm.LenderID, s); err != nil {
+	if err := addDealDays(ctx, c, cm.OrgID, day, cm.LenderID, cm.AdvisorID, s); err != nil {
 		return err
-	}
-	if cm.AdvisorID != nil {
-		if err := addDealDay(ctx, c, cm.OrgID, day, dealday.DimensionAdvisor, *cm.AdvisorID, s); err != nil {
-			return err
-		}
 	}
 	err = c.PaymentDay.Create().SetOrgID(cm.OrgID).SetDay(period.LocalDay(p.PaidAt, loc)).
 		SetPaid(s.paid).SetClawedBack(s.clawedBack).

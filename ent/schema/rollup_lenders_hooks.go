@@ -257,10 +257,11 @@ func addLenderDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, le
 }
 
 // addDecision adds n decisions of secs seconds to the histogram rows of a
-// lender's day, then of its month (in that order, as addDealDay).
+// lender's day, then of its month (in that order, as addDealDays).
 func addDecision(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, secs, n int) error {
 	octave, bucket := decision.Bucket(secs)
 	col := decision.Column(bucket)
+	var rows []*gen.DecisionDayCreate
 	for _, g := range []struct {
 		grain decisionday.Grain
 		n     int
@@ -269,13 +270,15 @@ func addDecision(ctx context.Context, c *gen.Client, org uuid.UUID, day int, len
 		if err := create.Mutation().SetField(col, n); err != nil {
 			return fmt.Errorf("adding to the decision histogram: %w", err)
 		}
-		err := create.OnConflict(
-			sql.ConflictColumns(decisionday.FieldOrgID, decisionday.FieldGrain, decisionday.FieldDay,
-				decisionday.FieldLenderID, decisionday.FieldOctave),
-			sql.ResolveWith(func(u *sql.UpdateSet) { u.Add(col, n) })).Exec(rule.SystemContext(ctx))
-		if err != nil {
-			return fmt.Errorf("adding to the decision histogram: %w", err)
-		}
+		rows = append(rows, create)
+	}
+	// Both rows take the same count: one statement adds to both.
+	err := c.DecisionDay.CreateBulk(rows...).OnConflict(
+		sql.ConflictColumns(decisionday.FieldOrgID, decisionday.FieldGrain, decisionday.FieldDay,
+			decisionday.FieldLenderID, decisionday.FieldOctave),
+		sql.ResolveWith(func(u *sql.UpdateSet) { u.Add(col, n) })).Exec(rule.SystemContext(ctx))
+	if err != nil {
+		return fmt.Errorf("adding to the decision histogram: %w", err)
 	}
 	return nil
 }
