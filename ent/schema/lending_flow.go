@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -509,10 +507,7 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 // countDeal adds the deal to its lender's count of the day it was funded,
 // in a slot chosen by the transaction as countLead chooses one.
 func countDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
-	slot := rand.IntN(FundedDealDaySlots)
-	if tx := gen.TxFromContext(ctx); tx != nil {
-		slot = int(maphash.Comparable(slotSeed, tx) % FundedDealDaySlots)
-	}
+	slot := txSlot(ctx, FundedDealDaySlots)
 	err := c.FundedDealDay.Create().SetOrgID(d.OrgID).SetLenderID(d.LenderID).SetDay(apitime.Day(d.FundedAt)).SetSlot(slot).SetN(1).
 		OnConflictColumns(fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot).AddN(1).
 		Exec(rule.SystemContext(ctx))

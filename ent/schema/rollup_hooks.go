@@ -56,14 +56,18 @@ func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Lo
 	return period.Location(*rows[0].Zone)
 }
 
-// rollupSlot is the slot a transaction adds to; as countLead's, one per
-// transaction, so two transactions never take hot rows in opposite orders.
-func rollupSlot(ctx context.Context) int {
+// txSlot is the slot, of n, a transaction adds to a hot count in: one per
+// transaction, so two transactions never take a count's rows in opposite
+// orders; outside one, any.
+func txSlot(ctx context.Context, n int) int {
 	if tx := gen.TxFromContext(ctx); tx != nil {
-		return int(maphash.Comparable(slotSeed, tx) % RollupSlots)
+		return int(maphash.Comparable(slotSeed, tx) % uint64(n))
 	}
-	return rand.IntN(RollupSlots)
+	return rand.IntN(n)
 }
+
+// rollupSlot is the slot a transaction adds to in the rollups.
+func rollupSlot(ctx context.Context) int { return txSlot(ctx, RollupSlots) }
 
 // leadStep is what a change adds to the day a lead was created.
 type leadStep struct {
@@ -140,12 +144,7 @@ func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) erro
 }
 
 // stageSlot is the LeadCount slot the transaction adds to.
-func stageSlot(ctx context.Context) int {
-	if tx := gen.TxFromContext(ctx); tx != nil {
-		return int(maphash.Comparable(slotSeed, tx) % LeadCountSlots)
-	}
-	return rand.IntN(LeadCountSlots)
-}
+func stageSlot(ctx context.Context) int { return txSlot(ctx, LeadCountSlots) }
 
 // rollupLead counts a created lead on its day (countLead counts it in its
 // stage), and moves a lead whose stage changes from one stage's count to

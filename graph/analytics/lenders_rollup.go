@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/ent/predicate"
 )
 
 // sumTable is a struct type to scan grouped sums into: the key columns
@@ -279,11 +280,7 @@ func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lende
 // rankedSeconds is the rank-th smallest (from 0) of the decision seconds
 // in [lo, hi) of the lender's applications submitted in the whole days.
 func rankedSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi, rank int) (*int, error) {
-	start, end := period.DayStart(w.first, q.Range.Loc).UTC(), period.DayStart(w.last, q.Range.Loc).UTC()
-	secs, err := c.Application.Query().
-		Where(application.OrgID(q.OrgID), application.LenderID(lender),
-			application.DecisionSecondsGTE(lo), application.DecisionSecondsLT(hi),
-			application.SubmittedAtGTE(start), application.SubmittedAtLT(end)).
+	secs, err := c.Application.Query().Where(inBucket(q, w, lender, lo, hi)...).
 		Order(application.ByDecisionSeconds()).Offset(rank).Limit(1).
 		Select(application.FieldDecisionSeconds).Ints(sys(ctx))
 	if err != nil {
@@ -298,15 +295,20 @@ func rankedSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 // bucketSeconds reads the decision seconds in [lo, hi) of the lender's
 // applications submitted in the whole days.
 func bucketSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi int) ([]int, error) {
-	start, end := period.DayStart(w.first, q.Range.Loc).UTC(), period.DayStart(w.last, q.Range.Loc).UTC()
 	var secs []int
-	err := c.Application.Query().
-		Where(application.OrgID(q.OrgID), application.LenderID(lender),
-			application.DecisionSecondsGTE(lo), application.DecisionSecondsLT(hi),
-			application.SubmittedAtGTE(start), application.SubmittedAtLT(end)).
+	err := c.Application.Query().Where(inBucket(q, w, lender, lo, hi)...).
 		Select(application.FieldDecisionSeconds).Scan(sys(ctx), &secs)
 	if err != nil {
 		return nil, fmt.Errorf("reading a bucket's decisions: %w", err)
 	}
 	return secs, nil
+}
+
+// inBucket are the lender's applications submitted in the whole days whose
+// decision took [lo, hi) seconds: one bucket of the histogram.
+func inBucket(q *Request, w wholeDays, lender uuid.UUID, lo, hi int) []predicate.Application {
+	start, end := period.DayStart(w.first, q.Range.Loc).UTC(), period.DayStart(w.last, q.Range.Loc).UTC()
+	return []predicate.Application{application.OrgID(q.OrgID), application.LenderID(lender),
+		application.DecisionSecondsGTE(lo), application.DecisionSecondsLT(hi),
+		application.SubmittedAtGTE(start), application.SubmittedAtLT(end)}
 }
