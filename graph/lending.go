@@ -120,8 +120,12 @@ func (r *Resolver) recordPayment(ctx context.Context, in CommissionPaymentInput,
 	if in.PaidAt != nil { // else now (the hook)
 		p.SetPaidAt(*in.PaidAt)
 	}
-	if err := p.Exec(ctx); err != nil {
+	paid, err := p.Save(ctx)
+	if err != nil {
 		return nil, err
+	}
+	if paid.Edges.Commission != nil {
+		return paid.Edges.Commission, nil // as the payment left it (recordPayment)
 	}
 	return c.Commission.Get(ctx, cm.ID)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -56,7 +57,7 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		}
 		sys := rule.SystemContext(ctx)
 		leadID, _ := m.LeadID()
-		l, err := lockLead(ctx, m.Client(), lead.ID(leadID), lead.OrgID(org))
+		l, err := lockLead(ctx, m.Client(), leadFileColumns, lead.ID(leadID), lead.OrgID(org))
 		if err != nil {
 			return nil, refError(notFoundAsNil(err), "leadId", "lead")
 		}
@@ -68,7 +69,8 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		if !ld.IsActive {
 			return nil, apperr.Invalid("lenderId", "the lender %q is inactive and takes no new applications", ld.Name)
 		}
-		if err := checkOpenAndRef(sys, m, org); err != nil {
+		first, err := checkOpenAndRef(sys, m, org)
+		if err != nil {
 			return nil, err
 		}
 		if err := fillSubmission(ctx, m, l, ld); err != nil {
@@ -84,8 +86,10 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		if err := outbox.Emit(ctx, m.Client(), a.OrgID, event.ApplicationSubmitted, data); err != nil {
 			return nil, err
 		}
-		if err := rollupSubmission(ctx, m.Client(), l, a); err != nil {
-			return nil, err
+		if first {
+			if err := addLeadStep(ctx, m.Client(), l, leadStep{applied: 1}); err != nil {
+				return nil, err
+			}
 		}
 		return a, moveLeadToSlot(ctx, m.Client(), l, "application", nil)
 	})
@@ -100,8 +104,11 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 // and neither holds an application row the other waits for while it waits
 // for the lead (a deadlock on PostgreSQL). SQLite runs one writing
 // transaction at a time, so the read alone is enough there.
-func lockLead(ctx context.Context, c *gen.Client, ps ...predicate.Lead) (*gen.Lead, error) {
-	return c.Lead.Query().Where(ps...).Modify(func(s *sql.Selector) {
+//
+// Only cols are read (the id always): the whole row, its JSON columns
+// decoded, cost a lending write more than any other statement of it.
+func lockLead(ctx context.Context, c *gen.Client, cols []string, ps ...predicate.Lead) (*gen.Lead, error) {
+	return c.Lead.Query().Where(ps...).Select(cols...).Modify(func(s *sql.Selector) {
 		if s.Dialect() == dialect.Postgres {
 			// The lock an UPDATE of the lead takes: rows that refer to
 			// the lead (a call event, a document) are still written.
@@ -109,6 +116,18 @@ func lockLead(ctx context.Context, c *gen.Client, ps ...predicate.Lead) (*gen.Le
 		}
 	}).Only(rule.SystemContext(ctx))
 }
+
+// leadMoveColumns are what the lending operations use of the lead they
+// take: its rollup day (created_at, source), whether it has converted,
+// its advisor, and its stage with what the lead hooks compare of a stage
+// move (moveLeadToSlot updates the lead from this read).
+var leadMoveColumns = []string{lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID,
+	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt}
+
+// leadFileColumns add what a submission compares with the lender's box
+// (fileOf) and the amount it defaults to.
+var leadFileColumns = append(slices.Clip(leadMoveColumns),
+	lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields)
 
 // leadOfApplication selects the lead of the organization's application id
 // through a subquery, so that lockLead finds and takes the lead's row in
@@ -144,36 +163,38 @@ func notFoundAsNil(err error) error {
 
 // checkOpenAndRef refuses a second open application of the lead with the
 // lender and a reference the lender already uses (the unique indexes hold
-// when two submissions race; these say which rule was hit).
-func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.UUID) error {
+// when two submissions race; these say which rule was hit). It reports
+// whether the submission is the lead's first (the lead rollup counts the
+// lead as applied then), from the same read of the lead's applications.
+func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.UUID) (first bool, err error) {
 	leadID, _ := m.LeadID()
 	lenderID, _ := m.LenderID()
-	open, err := m.Client().Application.Query().
-		Where(application.LeadID(leadID), application.LenderID(lenderID),
-			application.StatusIn(statuses(lending.Open)...)).
-		Select(application.FieldStatus).First(ctx)
-	if err != nil && !gen.IsNotFound(err) {
-		return fmt.Errorf("checking open applications: %w", err)
+	apps, err := m.Client().Application.Query().Where(application.LeadID(leadID)).
+		Select(application.FieldLenderID, application.FieldStatus).All(ctx)
+	if err != nil {
+		return false, fmt.Errorf("checking open applications: %w", err)
 	}
-	if open != nil {
-		return &apperr.Error{Code: apperr.Conflict, Field: "lenderId",
-			Message: "the lead already has an open application with this lender",
-			Detail:  map[string]any{"applicationId": open.ID.String(), "status": string(open.Status)}}
+	for _, a := range apps {
+		if a.LenderID == lenderID && slices.Contains(lending.Open, string(a.Status)) {
+			return false, &apperr.Error{Code: apperr.Conflict, Field: "lenderId",
+				Message: "the lead already has an open application with this lender",
+				Detail:  map[string]any{"applicationId": a.ID.String(), "status": string(a.Status)}}
+		}
 	}
 	ref, ok := m.ExternalRef()
 	if !ok {
-		return nil
+		return len(apps) == 0, nil
 	}
 	taken, err := m.Client().Application.Query().
 		Where(application.LenderID(lenderID), application.ExternalRef(ref), application.OrgID(org)).Exist(ctx)
 	if err != nil {
-		return fmt.Errorf("checking the external reference: %w", err)
+		return false, fmt.Errorf("checking the external reference: %w", err)
 	}
 	if taken {
-		return &apperr.Error{Code: apperr.Conflict, Field: "externalRef",
+		return false, &apperr.Error{Code: apperr.Conflict, Field: "externalRef",
 			Message: fmt.Sprintf("the lender already has an application with externalRef %q", ref)}
 	}
-	return nil
+	return len(apps) == 0, nil
 }
 
 // fillSubmission sets what the service records of a submission.
@@ -361,7 +382,7 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		}
 		c := m.Client()
 		appID, _ := m.ApplicationID()
-		l, err := lockLead(ctx, c, leadOfApplication(appID, org))
+		l, err := lockLead(ctx, c, leadMoveColumns, leadOfApplication(appID, org))
 		if gen.IsNotFound(err) {
 			return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", appID)
 		}
@@ -463,7 +484,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 // commission, and moves the lead (l, read under the lock) recording its
 // conversion.
 func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal, l *gen.Lead) error {
-	sys := rule.SystemContext(ctx)
+	sys := rule.SystemContext(withFunding(ctx, d))
 	// The transition rule (moveApplication) makes the update conditional
 	// on approved; a row moved since it was read is refused as it refuses
 	// one (refusedMove).
@@ -552,6 +573,9 @@ func recordPayment(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		p := v.(*gen.CommissionPayment)
+		// The commission as this payment left it, for the caller to answer
+		// with rather than read again.
+		p.Edges.Commission = cm
 		paidBefore := cm.PaidAmount - amt
 		if p.Kind == commissionpayment.KindClawback {
 			paidBefore = cm.PaidAmount + amt
@@ -597,10 +621,13 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 	if status == cm.Status {
 		return cm, nil
 	}
-	if err := m.Client().Commission.Update().Where(commission.ID(id)).SetStatus(status).Exec(sys); err != nil {
+	// Read back only the stamp the update sets beside the status, so cm
+	// is the row as stored.
+	after, err := m.Client().Commission.UpdateOne(cm).SetStatus(status).Select(commission.FieldUpdatedAt).Save(sys)
+	if err != nil {
 		return nil, fmt.Errorf("setting the commission's status: %w", err)
 	}
-	cm.Status = status
+	cm.Status, cm.UpdatedAt = status, after.UpdatedAt
 	return cm, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"entgo.io/ent"
@@ -36,8 +37,43 @@ import (
 // will count the change). On PostgreSQL the read shares the
 // organization's row: a rebuild, which first updates the row, waits for
 // the writers in flight, and writers arriving during it wait for it, so no
-// change is counted in a zone the rows are no longer cut in.
+// change is counted in a zone the rows are no longer cut in. A transaction
+// reads it once (txZones): the shared row cannot change under it.
 func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
+	tx := gen.TxFromContext(ctx)
+	key := txZone{tx, org}
+	if tx != nil {
+		if z, ok := txZones.Load(key); ok {
+			return z.(*zoneRead).loc, nil
+		}
+	}
+	loc, err := readRollupZone(ctx, c, org)
+	if err != nil || tx == nil {
+		return loc, err
+	}
+	txZones.Store(key, &zoneRead{loc})
+	forget := func() { txZones.Delete(key) }
+	tx.OnCommit(func(next gen.Committer) gen.Committer {
+		return gen.CommitFunc(func(ctx context.Context, tx *gen.Tx) error { defer forget(); return next.Commit(ctx, tx) })
+	})
+	tx.OnRollback(func(next gen.Rollbacker) gen.Rollbacker {
+		return gen.RollbackFunc(func(ctx context.Context, tx *gen.Tx) error { defer forget(); return next.Rollback(ctx, tx) })
+	})
+	return loc, nil
+}
+
+// txZones holds the rollup zone each open transaction has read, until it
+// ends.
+var txZones sync.Map // txZone -> *zoneRead
+
+type txZone struct {
+	tx  *gen.Tx
+	org uuid.UUID
+}
+
+type zoneRead struct{ loc *time.Location }
+
+func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
 	var rows []struct {
 		Zone *string `json:"rollup_zone"`
 	}
@@ -185,16 +221,6 @@ func rollupLead(next ent.Mutator) ent.Mutator {
 		}
 		return l, moveStage(ctx, c, l.OrgID, from, l.StageID)
 	})
-}
-
-// rollupSubmission counts l as applied when a is its first application.
-func rollupSubmission(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Application) error {
-	earlier, err := c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID)).
-		Exist(rule.SystemContext(ctx))
-	if err != nil || earlier {
-		return err
-	}
-	return addLeadStep(ctx, c, l, leadStep{applied: 1})
 }
 
 // rollupApproval counts l as approved when a is its first approval.

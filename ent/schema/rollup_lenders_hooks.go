@@ -123,15 +123,17 @@ func rollupBulkMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mu
 	if err != nil {
 		return nil, fmt.Errorf("reading the applications moved: %w", err)
 	}
-	var moved []*gen.Application
-	if len(ids) > 0 {
-		moved, err = m.Client().Application.Query().Where(application.IDIn(ids...)).All(sys)
-		if err != nil {
-			return nil, fmt.Errorf("reading the applications moved: %w", err)
-		}
+	if len(ids) == 0 {
+		return 0, nil // nothing to move: the UPDATE would change no row
+	}
+	moved, err := m.Client().Application.Query().Where(application.IDIn(ids...)).
+		Select(application.FieldOrgID, application.FieldLenderID, application.FieldSubmittedAt,
+			application.FieldDecidedAt, application.FieldDeclineCategory).All(sys)
+	if err != nil {
+		return nil, fmt.Errorf("reading the applications moved: %w", err)
 	}
 	v, err := next.Mutate(ctx, m)
-	if err != nil || len(moved) == 0 {
+	if err != nil {
 		return v, err
 	}
 	changes := make([]lenderChange, 0, len(moved))
@@ -153,9 +155,12 @@ func rollupBulkMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mu
 func changeOf(ctx context.Context, c *gen.Client, a *gen.Application, status application.Status) (lenderChange, error) {
 	var amount money.Amount
 	if status == application.StatusFunded && a.FundedDealID != nil {
-		d, err := c.FundedDeal.Query().Where(fundeddeal.ID(*a.FundedDealID)).Only(rule.SystemContext(ctx))
-		if err != nil {
-			return lenderChange{}, fmt.Errorf("reading the funded deal: %w", err)
+		d, ok := ctx.Value(fundingKey{}).(*gen.FundedDeal)
+		if !ok || d.ID != *a.FundedDealID {
+			var err error
+			if d, err = c.FundedDeal.Query().Where(fundeddeal.ID(*a.FundedDealID)).Only(rule.SystemContext(ctx)); err != nil {
+				return lenderChange{}, fmt.Errorf("reading the funded deal: %w", err)
+			}
 		}
 		amount = d.FundedAmount
 	}
@@ -165,6 +170,15 @@ func changeOf(ctx context.Context, c *gen.Client, a *gen.Application, status app
 		ch.seconds = &secs
 	}
 	return ch, nil
+}
+
+// fundingKey marks the context of a funding's application moves with the
+// deal just created (withFunding), which the lender rollup would otherwise
+// read back for its amount.
+type fundingKey struct{}
+
+func withFunding(ctx context.Context, d *gen.FundedDeal) context.Context {
+	return context.WithValue(ctx, fundingKey{}, d)
 }
 
 // stampDecisionSeconds sets decision_seconds with decided_at.
