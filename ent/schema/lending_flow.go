@@ -108,13 +108,18 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 // Only cols are read (the id always): the whole row, its JSON columns
 // decoded, cost a lending write more than any other statement of it.
 func lockLead(ctx context.Context, c *gen.Client, cols []string, ps ...predicate.Lead) (*gen.Lead, error) {
-	return c.Lead.Query().Where(ps...).Select(cols...).Modify(func(s *sql.Selector) {
+	l, err := c.Lead.Query().Where(ps...).Select(cols...).Modify(func(s *sql.Selector) {
 		if s.Dialect() == dialect.Postgres {
 			// The lock an UPDATE of the lead takes: rows that refer to
 			// the lead (a call event, a document) are still written.
 			s.For(sql.LockNoKeyUpdate)
 		}
+		selectZone(s)
 	}).Only(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return l, withZone(ctx, l.OrgID, l)
 }
 
 // leadMoveColumns are what the lending operations use of the lead they
@@ -484,7 +489,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 // commission, and moves the lead (l, read under the lock) recording its
 // conversion.
 func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen.FundedDeal, l *gen.Lead) error {
-	sys := rule.SystemContext(withFunding(ctx, d))
+	sys := rule.SystemContext(withFunding(ctx, a, d))
 	// The transition rule (moveApplication) makes the update conditional
 	// on approved; a row moved since it was read is refused as it refuses
 	// one (refusedMove).
@@ -609,7 +614,10 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 	if n == 0 {
 		return nil, apperr.New(apperr.NotFound, "no commission with id %s exists in your organization", id)
 	}
-	cm, err := m.Client().Commission.Get(sys, id)
+	cm, err := m.Client().Commission.Query().Where(commission.ID(id)).Modify(selectZone).Only(sys)
+	if err == nil {
+		err = withZone(ctx, cm.OrgID, cm)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the commission: %w", err)
 	}

@@ -41,17 +41,29 @@ import (
 // reads it once (txZones): the shared row cannot change under it.
 func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
 	tx := gen.TxFromContext(ctx)
-	key := txZone{tx, org}
 	if tx != nil {
-		if z, ok := txZones.Load(key); ok {
+		if z, ok := txZones.Load(txZone{tx, org}); ok {
 			return z.(*zoneRead).loc, nil
 		}
 	}
 	loc, err := readRollupZone(ctx, c, org)
-	if err != nil || tx == nil {
-		return loc, err
+	if err != nil {
+		return nil, err
 	}
-	txZones.Store(key, &zoneRead{loc})
+	rememberZone(ctx, org, loc)
+	return loc, nil
+}
+
+// rememberZone keeps the zone read in the transaction until it ends.
+func rememberZone(ctx context.Context, org uuid.UUID, loc *time.Location) {
+	tx := gen.TxFromContext(ctx)
+	if tx == nil {
+		return
+	}
+	key := txZone{tx, org}
+	if _, loaded := txZones.LoadOrStore(key, &zoneRead{loc}); loaded {
+		return
+	}
 	forget := func() { txZones.Delete(key) }
 	tx.OnCommit(func(next gen.Committer) gen.Committer {
 		return gen.CommitFunc(func(ctx context.Context, tx *gen.Tx) error { defer forget(); return next.Commit(ctx, tx) })
@@ -59,7 +71,48 @@ func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Lo
 	tx.OnRollback(func(next gen.Rollbacker) gen.Rollbacker {
 		return gen.RollbackFunc(func(ctx context.Context, tx *gen.Tx) error { defer forget(); return next.Rollback(ctx, tx) })
 	})
-	return loc, nil
+}
+
+// zoneAlias names the organization's rollup zone read beside a row.
+const zoneAlias = "svc_rollup_zone"
+
+// selectZone adds, on SQLite, the rollup zone of the row's organization to
+// a read of a row the lending writes read anyway (withZone then keeps it),
+// saving them a statement of its own. SQLite runs one writing transaction
+// at a time, so the value cannot change under the writer; PostgreSQL reads
+// it apart, sharing the organization's row (readRollupZone).
+func selectZone(s *sql.Selector) {
+	if s.Dialect() != dialect.SQLite {
+		return
+	}
+	orgs := sql.Table(organization.Table)
+	s.AppendSelectExprAs(sql.Select(orgs.C(organization.FieldRollupZone)).From(orgs).
+		Where(sql.ColumnsEQ(orgs.C(organization.FieldID), s.C("org_id"))), zoneAlias)
+}
+
+// withZone keeps the zone a read with selectZone carried, if it did.
+func withZone(ctx context.Context, org uuid.UUID, row interface {
+	Value(string) (ent.Value, error)
+}) error {
+	v, err := row.Value(zoneAlias)
+	if err != nil {
+		return nil // not selected (PostgreSQL): rollupLocation reads it
+	}
+	var loc *time.Location
+	switch name := v.(type) {
+	case nil:
+	case string:
+		loc, err = period.Location(name)
+	case []byte:
+		loc, err = period.Location(string(name))
+	default:
+		err = fmt.Errorf("unexpected rollup zone %T", v)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the rollups' zone: %w", err)
+	}
+	rememberZone(ctx, org, loc)
+	return nil
 }
 
 // txZones holds the rollup zone each open transaction has read, until it

@@ -118,6 +118,11 @@ func rollupBulkMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mu
 	if to == application.StatusApproved || to == application.StatusDeclined {
 		return nil, errors.New("an application is decided one at a time, so its decision seconds are its own")
 	}
+	if f, ok := ctx.Value(fundingKey{}).(funding); ok && to == application.StatusFunded {
+		if id, set := m.FundedDealID(); set && id == f.deal.ID {
+			return fundedMove(ctx, m, next, f)
+		}
+	}
 	sys := rule.SystemContext(ctx)
 	ids, err := m.IDs(sys)
 	if err != nil {
@@ -155,8 +160,10 @@ func rollupBulkMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mu
 func changeOf(ctx context.Context, c *gen.Client, a *gen.Application, status application.Status) (lenderChange, error) {
 	var amount money.Amount
 	if status == application.StatusFunded && a.FundedDealID != nil {
-		d, ok := ctx.Value(fundingKey{}).(*gen.FundedDeal)
-		if !ok || d.ID != *a.FundedDealID {
+		var d *gen.FundedDeal
+		if f, ok := ctx.Value(fundingKey{}).(funding); ok && f.deal.ID == *a.FundedDealID {
+			d = f.deal
+		} else {
 			var err error
 			if d, err = c.FundedDeal.Query().Where(fundeddeal.ID(*a.FundedDealID)).Only(rule.SystemContext(ctx)); err != nil {
 				return lenderChange{}, fmt.Errorf("reading the funded deal: %w", err)
@@ -173,12 +180,35 @@ func changeOf(ctx context.Context, c *gen.Client, a *gen.Application, status app
 }
 
 // fundingKey marks the context of a funding's application moves with the
-// deal just created (withFunding), which the lender rollup would otherwise
-// read back for its amount.
+// funding (withFunding): the application it funds, read under the lead's
+// lock, and the deal just created, which the lender rollup would otherwise
+// read back.
 type fundingKey struct{}
 
-func withFunding(ctx context.Context, d *gen.FundedDeal) context.Context {
-	return context.WithValue(ctx, fundingKey{}, d)
+type funding struct {
+	app  *gen.Application
+	deal *gen.FundedDeal
+}
+
+func withFunding(ctx context.Context, a *gen.Application, d *gen.FundedDeal) context.Context {
+	return context.WithValue(ctx, fundingKey{}, funding{a, d})
+}
+
+// fundedMove counts the funding's own move of its application: the one
+// row a move to funded with the deal's id can change, read by the funding
+// under the lead's lock, so it is not read again.
+func fundedMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mutator, f funding) (gen.Value, error) {
+	v, err := next.Mutate(ctx, m)
+	if n, ok := v.(int); err != nil || !ok || n == 0 {
+		return v, err // refused: the caller reads why
+	}
+	a := *f.app
+	a.Status, a.FundedDealID = application.StatusFunded, &f.deal.ID
+	ch, err := changeOf(ctx, m.Client(), &a, application.StatusFunded)
+	if err != nil {
+		return nil, err
+	}
+	return v, addLenderRollups(ctx, m.Client(), a.OrgID, []lenderChange{ch})
 }
 
 // stampDecisionSeconds sets decision_seconds with decided_at.
