@@ -40,28 +40,35 @@ import (
 // change is counted in a zone the rows are no longer cut in. A transaction
 // reads it once (txZones): the shared row cannot change under it.
 func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
+	z, err := rollupZone(ctx, c, org)
+	return z.loc, err
+}
+
+// rollupZone is the zone and, for the rollup upserts, the SQL dialect of
+// the writing transaction.
+func rollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead, error) {
 	tx := gen.TxFromContext(ctx)
 	if tx != nil {
 		if z, ok := txZones.Load(txZone{tx, org}); ok {
-			return z.(*zoneRead).loc, nil
+			return *z.(*zoneRead), nil
 		}
 	}
-	loc, err := readRollupZone(ctx, c, org)
+	z, err := readRollupZone(ctx, c, org)
 	if err != nil {
-		return nil, err
+		return zoneRead{}, err
 	}
-	rememberZone(ctx, org, loc)
-	return loc, nil
+	rememberZone(ctx, org, z)
+	return z, nil
 }
 
 // rememberZone keeps the zone read in the transaction until it ends.
-func rememberZone(ctx context.Context, org uuid.UUID, loc *time.Location) {
+func rememberZone(ctx context.Context, org uuid.UUID, z zoneRead) {
 	tx := gen.TxFromContext(ctx)
 	if tx == nil {
 		return
 	}
 	key := txZone{tx, org}
-	if _, loaded := txZones.LoadOrStore(key, &zoneRead{loc}); loaded {
+	if _, loaded := txZones.LoadOrStore(key, &z); loaded {
 		return
 	}
 	forget := func() { txZones.Delete(key) }
@@ -111,7 +118,7 @@ func withZone(ctx context.Context, org uuid.UUID, row interface {
 	if err != nil {
 		return fmt.Errorf("reading the rollups' zone: %w", err)
 	}
-	rememberZone(ctx, org, loc)
+	rememberZone(ctx, org, zoneRead{loc, dialect.SQLite})
 	return nil
 }
 
@@ -124,25 +131,32 @@ type txZone struct {
 	org uuid.UUID
 }
 
-type zoneRead struct{ loc *time.Location }
+// zoneRead is a transaction's rollup zone (nil: not built) and dialect.
+type zoneRead struct {
+	loc     *time.Location
+	dialect string
+}
 
-func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
+func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead, error) {
 	var rows []struct {
 		Zone *string `json:"rollup_zone"`
 	}
+	var z zoneRead
 	err := c.Organization.Query().Where(organization.ID(org)).Select(organization.FieldRollupZone).
 		Modify(func(s *sql.Selector) {
+			z.dialect = s.Dialect()
 			if s.Dialect() == dialect.Postgres {
 				s.For(sql.LockShare)
 			}
 		}).Scan(rule.SystemContext(ctx), &rows)
 	if err != nil {
-		return nil, fmt.Errorf("reading the rollups' zone: %w", err)
+		return zoneRead{}, fmt.Errorf("reading the rollups' zone: %w", err)
 	}
 	if len(rows) != 1 || rows[0].Zone == nil {
-		return nil, nil
+		return z, nil
 	}
-	return period.Location(*rows[0].Zone)
+	z.loc, err = period.Location(*rows[0].Zone)
+	return z, err
 }
 
 // txSlot is the slot, of n, a transaction adds to a hot count in: one per
@@ -164,31 +178,27 @@ type leadStep struct {
 	amount                           money.Amount
 }
 
+// leadDays adds to LeadDay rows.
+var leadDays = rollupUpsert{table: leadday.Table,
+	keys: []string{leadday.FieldOrgID, leadday.FieldDay, leadday.FieldSource, leadday.FieldSlot},
+	adds: []string{leadday.FieldLeads, leadday.FieldApplied, leadday.FieldApproved, leadday.FieldFunded, leadday.FieldFundedAmount}}
+
 // addLeadDay adds step to l's creation day and source.
-func addLeadDay(ctx context.Context, c *gen.Client, loc *time.Location, l *gen.Lead, s leadStep) error {
-	if loc == nil {
+func addLeadDay(ctx context.Context, c *gen.Client, z zoneRead, l *gen.Lead, s leadStep) error {
+	if z.loc == nil {
 		return nil // not built: the rebuild counts l
 	}
-	err := c.LeadDay.Create().SetOrgID(l.OrgID).SetDay(period.LocalDay(l.CreatedAt, loc)).
-		SetSource(leadday.Source(l.Source)).SetSlot(rollupSlot(ctx)).
-		SetLeads(s.leads).SetApplied(s.applied).SetApproved(s.approved).SetFunded(s.funded).SetFundedAmount(s.amount).
-		OnConflictColumns(leadday.FieldOrgID, leadday.FieldDay, leadday.FieldSource, leadday.FieldSlot).
-		Update(func(u *gen.LeadDayUpsert) {
-			u.AddLeads(s.leads).AddApplied(s.applied).AddApproved(s.approved).AddFunded(s.funded).AddFundedAmount(s.amount)
-		}).Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the lead rollup: %w", err)
-	}
-	return nil
+	return leadDays.exec(ctx, c, z.dialect, []any{l.OrgID, period.LocalDay(l.CreatedAt, z.loc), string(l.Source), rollupSlot(ctx),
+		s.leads, s.applied, s.approved, s.funded, int64(s.amount)})
 }
 
 // addLeadStep reads the zone and adds step to l's day.
 func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) error {
-	loc, err := rollupLocation(ctx, c, l.OrgID)
+	z, err := rollupZone(ctx, c, l.OrgID)
 	if err != nil {
 		return err
 	}
-	return addLeadDay(ctx, c, loc, l, s)
+	return addLeadDay(ctx, c, z, l, s)
 }
 
 // addStage adds n leads to a stage's count (LeadCount), in the slot the
@@ -291,7 +301,7 @@ func rollupApproval(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Appl
 // deal's amount there in every case, and the deal on the day it was
 // funded, by its lender and by its advisor.
 func rollupFunding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.FundedDeal) error {
-	loc, err := rollupLocation(ctx, c, d.OrgID)
+	z, err := rollupZone(ctx, c, d.OrgID)
 	if err != nil {
 		return err
 	}
@@ -299,15 +309,15 @@ func rollupFunding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.Funde
 	if l.ConvertedAt != nil {
 		step.funded = 0
 	}
-	if loc == nil {
+	if z.loc == nil {
 		return nil // not built: the rebuild counts the deal
 	}
-	if err := addLeadDay(ctx, c, loc, l, step); err != nil {
+	if err := addLeadDay(ctx, c, z, l, step); err != nil {
 		return err
 	}
-	day := period.LocalDay(d.FundedAt, loc)
+	day := period.LocalDay(d.FundedAt, z.loc)
 	sums := dealSums{deals: 1, funded: d.FundedAmount, expected: d.ExpectedCommission, outstanding: d.ExpectedCommission}
-	return addDealDays(ctx, c, d.OrgID, day, d.LenderID, d.AdvisorID, sums)
+	return addDealDays(ctx, c, z.dialect, d.OrgID, day, d.LenderID, d.AdvisorID, sums)
 }
 
 // dealSums is what a change adds to a DealDay row.
@@ -316,11 +326,17 @@ type dealSums struct {
 	funded, expected, paid, clawedBack, outstanding money.Amount
 }
 
+// dealDays adds to DealDay rows.
+var dealDays = rollupUpsert{table: dealday.Table,
+	keys: []string{dealday.FieldOrgID, dealday.FieldGrain, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID},
+	adds: []string{dealday.FieldDeals, dealday.FieldFundedAmount, dealday.FieldExpectedCommission, dealday.FieldPaid,
+		dealday.FieldClawedBack, dealday.FieldOutstanding}}
+
 // addDealDays adds s to the rows of the day and of its month, by the
 // lender and by the advisor (when there is one). The rows all take the
 // same sums, so one multi-row upsert adds to them all, always in the same
 // order: two fundings never take the rows in opposite orders.
-func addDealDays(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, advisor *uuid.UUID, s dealSums) error {
+func addDealDays(ctx context.Context, c *gen.Client, dialect string, org uuid.UUID, day int, lender uuid.UUID, advisor *uuid.UUID, s dealSums) error {
 	subjects := []struct {
 		dim dealday.Dimension
 		id  uuid.UUID
@@ -331,36 +347,30 @@ func addDealDays(ctx context.Context, c *gen.Client, org uuid.UUID, day int, len
 			id  uuid.UUID
 		}{dealday.DimensionAdvisor, *advisor})
 	}
-	var rows []*gen.DealDayCreate
+	var rows [][]any
 	for _, sub := range subjects {
 		for _, g := range []struct {
 			grain dealday.Grain
 			n     int
 		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}} {
-			rows = append(rows, c.DealDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).
-				SetDimension(sub.dim).SetSubjectID(sub.id).
-				SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).
-				SetPaid(s.paid).SetClawedBack(s.clawedBack).SetOutstanding(s.outstanding))
+			rows = append(rows, []any{org, string(g.grain), g.n, string(sub.dim), sub.id,
+				s.deals, int64(s.funded), int64(s.expected), int64(s.paid), int64(s.clawedBack), int64(s.outstanding)})
 		}
 	}
-	err := c.DealDay.CreateBulk(rows...).
-		OnConflictColumns(dealday.FieldOrgID, dealday.FieldGrain, dealday.FieldDay, dealday.FieldDimension, dealday.FieldSubjectID).
-		Update(func(u *gen.DealDayUpsert) {
-			u.AddDeals(s.deals).AddFundedAmount(s.funded).AddExpectedCommission(s.expected).
-				AddPaid(s.paid).AddClawedBack(s.clawedBack).AddOutstanding(s.outstanding)
-		}).Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the deal rollup: %w", err)
-	}
-	return nil
+	return dealDays.exec(ctx, c, dialect, rows...)
 }
+
+// paymentDays adds to PaymentDay rows.
+var paymentDays = rollupUpsert{table: paymentday.Table,
+	keys: []string{paymentday.FieldOrgID, paymentday.FieldDay},
+	adds: []string{paymentday.FieldPaid, paymentday.FieldClawedBack}}
 
 // rollupPayment adds a payment or clawback p of cm to the day its deal was
 // funded (gross, and the change in what is outstanding: paidBefore is the
 // commission's paid amount before p) and to the day it was paid.
 func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidBefore money.Amount, p *gen.CommissionPayment) error {
-	loc, err := rollupLocation(ctx, c, cm.OrgID)
-	if err != nil || loc == nil {
+	z, err := rollupZone(ctx, c, cm.OrgID)
+	if err != nil || z.loc == nil {
 		return err // nil: not built, the rebuild counts the payment
 	}
 	d, err := c.FundedDeal.Query().Where(fundeddeal.ID(cm.DealID)).Select(fundeddeal.FieldFundedAt).Only(rule.SystemContext(ctx))
@@ -373,17 +383,9 @@ func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidB
 	} else {
 		s.paid = p.Amount
 	}
-	day := period.LocalDay(d.FundedAt, loc)
-	if err := addDealDays(ctx, c, cm.OrgID, day, cm.LenderID, cm.AdvisorID, s); err != nil {
+	day := period.LocalDay(d.FundedAt, z.loc)
+	if err := addDealDays(ctx, c, z.dialect, cm.OrgID, day, cm.LenderID, cm.AdvisorID, s); err != nil {
 		return err
 	}
-	err = c.PaymentDay.Create().SetOrgID(cm.OrgID).SetDay(period.LocalDay(p.PaidAt, loc)).
-		SetPaid(s.paid).SetClawedBack(s.clawedBack).
-		OnConflictColumns(paymentday.FieldOrgID, paymentday.FieldDay).
-		Update(func(u *gen.PaymentDayUpsert) { u.AddPaid(s.paid).AddClawedBack(s.clawedBack) }).
-		Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the payment rollup: %w", err)
-	}
-	return nil
+	return paymentDays.exec(ctx, c, z.dialect, []any{cm.OrgID, period.LocalDay(p.PaidAt, z.loc), int64(s.paid), int64(s.clawedBack)})
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
@@ -239,10 +238,11 @@ func stampDecisionSeconds(ctx context.Context, m *gen.ApplicationMutation) error
 // addLenderRollups adds the changes of org's applications, in the order
 // of their rows, so two transactions take shared rows in one order.
 func addLenderRollups(ctx context.Context, c *gen.Client, org uuid.UUID, changes []lenderChange) error {
-	loc, err := rollupLocation(ctx, c, org)
-	if err != nil || loc == nil {
+	z, err := rollupZone(ctx, c, org)
+	if err != nil || z.loc == nil {
 		return err // nil: not built, the rebuild counts the applications
 	}
+	loc := z.loc
 	type key struct {
 		day    int
 		lender uuid.UUID
@@ -255,14 +255,14 @@ func addLenderRollups(ctx context.Context, c *gen.Client, org uuid.UUID, changes
 	slot := rollupSlot(ctx)
 	for _, ch := range changes {
 		k := keyOf(ch)
-		if err := addLenderDay(ctx, c, org, k.day, k.lender, slot, ch.step); err != nil {
+		if err := addLenderDay(ctx, c, z.dialect, org, k.day, k.lender, slot, ch.step); err != nil {
 			return err
 		}
 	}
 	for _, ch := range changes {
 		if ch.seconds != nil {
 			k := keyOf(ch)
-			if err := addDecision(ctx, c, org, k.day, k.lender, *ch.seconds, 1); err != nil {
+			if err := addDecision(ctx, c, z.dialect, org, k.day, k.lender, *ch.seconds, 1); err != nil {
 				return err
 			}
 		}
@@ -270,59 +270,46 @@ func addLenderRollups(ctx context.Context, c *gen.Client, org uuid.UUID, changes
 	return nil
 }
 
-// addLenderDay adds s to a LenderDay row.
-func addLenderDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, slot int, s lenderStep) error {
-	cols := map[string]int{lenderday.FieldSubmitted: s.Submitted, lenderday.FieldApproved: s.Approved,
-		lenderday.FieldDeclined: s.Declined, lenderday.FieldWithdrawn: s.Withdrawn, lenderday.FieldFunded: s.Funded}
-	if s.Declined != 0 {
-		cols[funnel.DeclineColumn(s.Category)] = s.Declined
-	}
-	create := c.LenderDay.Create().SetOrgID(org).SetDay(day).SetLenderID(lender).SetSlot(slot).
-		SetFundedAmount(s.FundedAmount)
-	for col, n := range cols {
-		if err := create.Mutation().SetField(col, n); err != nil {
-			return fmt.Errorf("adding to the lender rollup: %w", err)
+// addLenderDay adds s to a LenderDay row: the counts it changes alone.
+func addLenderDay(ctx context.Context, c *gen.Client, dialect string, org uuid.UUID, day int, lender uuid.UUID, slot int, s lenderStep) error {
+	up := rollupUpsert{table: lenderday.Table,
+		keys: []string{lenderday.FieldOrgID, lenderday.FieldDay, lenderday.FieldLenderID, lenderday.FieldSlot}}
+	row := []any{org, day, lender, slot}
+	for _, col := range []struct {
+		name string
+		n    int64
+	}{{lenderday.FieldSubmitted, int64(s.Submitted)}, {lenderday.FieldApproved, int64(s.Approved)},
+		{lenderday.FieldDeclined, int64(s.Declined)}, {lenderday.FieldWithdrawn, int64(s.Withdrawn)},
+		{lenderday.FieldFunded, int64(s.Funded)}, {lenderday.FieldFundedAmount, int64(s.FundedAmount)}} {
+		if col.n != 0 {
+			up.adds = append(up.adds, col.name)
+			row = append(row, col.n)
 		}
 	}
-	err := create.OnConflict(
-		sql.ConflictColumns(lenderday.FieldOrgID, lenderday.FieldDay, lenderday.FieldLenderID, lenderday.FieldSlot),
-		sql.ResolveWith(func(u *sql.UpdateSet) {
-			for col, n := range cols {
-				if n != 0 {
-					u.Add(col, n)
-				}
-			}
-			u.Add(lenderday.FieldFundedAmount, int64(s.FundedAmount))
-		})).Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the lender rollup: %w", err)
+	if s.Declined != 0 {
+		up.adds = append(up.adds, funnel.DeclineColumn(s.Category))
+		row = append(row, s.Declined)
 	}
-	return nil
+	if len(up.adds) == 0 {
+		return nil
+	}
+	return up.exec(ctx, c, dialect, row)
 }
 
 // addDecision adds n decisions of secs seconds to the histogram rows of a
-// lender's day, then of its month (in that order, as addDealDays).
-func addDecision(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, secs, n int) error {
+// lender's day, then of its month (in that order, as addDealDays): one
+// statement, as both rows take the same count.
+func addDecision(ctx context.Context, c *gen.Client, dialect string, org uuid.UUID, day int, lender uuid.UUID, secs, n int) error {
 	octave, bucket := decision.Bucket(secs)
-	col := decision.Column(bucket)
-	var rows []*gen.DecisionDayCreate
+	up := rollupUpsert{table: decisionday.Table,
+		keys: []string{decisionday.FieldOrgID, decisionday.FieldGrain, decisionday.FieldDay, decisionday.FieldLenderID, decisionday.FieldOctave},
+		adds: []string{decision.Column(bucket)}}
+	var rows [][]any
 	for _, g := range []struct {
 		grain decisionday.Grain
 		n     int
 	}{{decisionday.GrainDay, day}, {decisionday.GrainMonth, period.MonthNumber(day)}} {
-		create := c.DecisionDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).SetLenderID(lender).SetOctave(octave)
-		if err := create.Mutation().SetField(col, n); err != nil {
-			return fmt.Errorf("adding to the decision histogram: %w", err)
-		}
-		rows = append(rows, create)
+		rows = append(rows, []any{org, string(g.grain), g.n, lender, octave, n})
 	}
-	// Both rows take the same count: one statement adds to both.
-	err := c.DecisionDay.CreateBulk(rows...).OnConflict(
-		sql.ConflictColumns(decisionday.FieldOrgID, decisionday.FieldGrain, decisionday.FieldDay,
-			decisionday.FieldLenderID, decisionday.FieldOctave),
-		sql.ResolveWith(func(u *sql.UpdateSet) { u.Add(col, n) })).Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the decision histogram: %w", err)
-	}
-	return nil
+	return up.exec(ctx, c, dialect, rows...)
 }
