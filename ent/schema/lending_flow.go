@@ -57,7 +57,7 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 		}
 		sys := rule.SystemContext(ctx)
 		leadID, _ := m.LeadID()
-		l, err := lockLead(ctx, m.Client(), leadFileColumns, lead.ID(leadID), lead.OrgID(org))
+		l, err := lockLead(ctx, m.Client(), submissionRead, lead.ID(leadID), lead.OrgID(org))
 		if err != nil {
 			return nil, refError(notFoundAsNil(err), "leadId", "lead")
 		}
@@ -107,19 +107,30 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 //
 // Only cols are read (the id always): the whole row, its JSON columns
 // decoded, cost a lending write more than any other statement of it.
-func lockLead(ctx context.Context, c *gen.Client, cols []string, ps ...predicate.Lead) (*gen.Lead, error) {
-	l, err := c.Lead.Query().Where(ps...).Select(cols...).Modify(func(s *sql.Selector) {
+func lockLead(ctx context.Context, c *gen.Client, read leadRead, ps ...predicate.Lead) (*gen.Lead, error) {
+	l, err := c.Lead.Query().Where(ps...).Select(read.cols...).Modify(func(s *sql.Selector) {
 		if s.Dialect() == dialect.Postgres {
 			// The lock an UPDATE of the lead takes: rows that refer to
 			// the lead (a call event, a document) are still written.
 			s.For(sql.LockNoKeyUpdate)
 		}
 		selectZone(s)
+		if read.approvals {
+			selectWasApproved(s)
+		}
 	}).Only(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, err
 	}
 	return l, withZone(ctx, l.OrgID, l)
+}
+
+// leadRead is what a lending operation reads of the lead it takes.
+type leadRead struct {
+	cols []string
+	// approvals adds whether any of the lead's applications was approved
+	// (wasApproved): a decision counts the lead's first approval.
+	approvals bool
 }
 
 // leadMoveColumns are what the lending operations use of the lead they
@@ -129,10 +140,14 @@ func lockLead(ctx context.Context, c *gen.Client, cols []string, ps ...predicate
 var leadMoveColumns = []string{lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID,
 	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt}
 
-// leadFileColumns add what a submission compares with the lender's box
-// (fileOf) and the amount it defaults to.
-var leadFileColumns = append(slices.Clip(leadMoveColumns),
-	lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields)
+var (
+	fundingRead  = leadRead{cols: leadMoveColumns}
+	decisionRead = leadRead{cols: leadMoveColumns, approvals: true}
+	// submissionRead adds what a submission compares with the lender's
+	// box (fileOf) and the amount it defaults to.
+	submissionRead = leadRead{cols: append(slices.Clip(leadMoveColumns),
+		lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields)}
+)
 
 // leadOfApplication selects the lead of the organization's application id
 // through a subquery, so that lockLead finds and takes the lead's row in
@@ -387,7 +402,7 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		}
 		c := m.Client()
 		appID, _ := m.ApplicationID()
-		l, err := lockLead(ctx, c, leadMoveColumns, leadOfApplication(appID, org))
+		l, err := lockLead(ctx, c, fundingRead, leadOfApplication(appID, org))
 		if gen.IsNotFound(err) {
 			return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", appID)
 		}

@@ -220,7 +220,7 @@ func lockLeadOf(ctx context.Context, m *gen.ApplicationMutation) (*gen.Lead, err
 	if err != nil {
 		return nil, err // NOT_FOUND for a missing application
 	}
-	l, err := lockLead(ctx, m.Client(), leadMoveColumns, lead.ID(leadID))
+	l, err := lockLead(ctx, m.Client(), decisionRead, lead.ID(leadID))
 	if err != nil {
 		return nil, fmt.Errorf("locking the application's lead: %w", err)
 	}

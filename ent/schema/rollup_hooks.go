@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/money"
@@ -288,12 +289,50 @@ func rollupLead(next ent.Mutator) ent.Mutator {
 
 // rollupApproval counts l as approved when a is its first approval.
 func rollupApproval(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Application) error {
-	earlier, err := c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID), funnel.WasApproved).
-		Exist(rule.SystemContext(ctx))
-	if err != nil || earlier {
-		return err
+	earlier, read := wasApproved(l)
+	if !read {
+		var err error
+		earlier, err = c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID), funnel.WasApproved).
+			Exist(rule.SystemContext(ctx))
+		if err != nil {
+			return err
+		}
+	}
+	if earlier {
+		return nil
 	}
 	return addLeadStep(ctx, c, l, leadStep{approved: 1})
+}
+
+// approvedAlias names whether a lead had an approved application when
+// its decision took it (selectWasApproved).
+const approvedAlias = "svc_was_approved"
+
+// selectWasApproved adds to a read of leads whether any of the lead's
+// applications was approved: read with the lead, before the decision,
+// it tells whether the decision is the lead's first approval without a
+// statement of its own.
+func selectWasApproved(s *sql.Selector) {
+	apps := sql.Table(application.Table)
+	approved := sql.Select(apps.C(application.FieldID)).From(apps).
+		Where(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)))
+	funnel.WasApproved(approved)
+	s.AppendSelectExprAs(sql.Exists(approved), approvedAlias)
+}
+
+// wasApproved is what selectWasApproved read of l, if it did.
+func wasApproved(l *gen.Lead) (approved, read bool) {
+	v, err := l.Value(approvedAlias)
+	if err != nil {
+		return false, false
+	}
+	switch b := v.(type) {
+	case bool:
+		return b, true
+	case int64:
+		return b != 0, true
+	}
+	return false, false
 }
 
 // rollupFunding counts the deal: l (read before the funding) as funded on
