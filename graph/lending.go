@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -124,10 +125,10 @@ func (r *Resolver) recordPayment(ctx context.Context, in CommissionPaymentInput,
 	if err != nil {
 		return nil, err
 	}
-	if paid.Edges.Commission != nil {
-		return paid.Edges.Commission, nil // as the payment left it (recordPayment)
+	if paid.Edges.Commission == nil {
+		return nil, errors.New("recording the payment: the commission was not returned")
 	}
-	return c.Commission.Get(ctx, cm.ID)
+	return paid.Edges.Commission, nil // as the payment left it (recordPayment)
 }
 
 // The offset pages behind the REST lists. Who may read is the privacy

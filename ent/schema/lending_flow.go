@@ -136,11 +136,14 @@ type leadRead struct {
 // leadMoveColumns are what the lending operations use of the lead they
 // take: its rollup day (created_at, source), whether it has converted,
 // its advisor, and its stage with what the lead hooks compare of a stage
-// move (moveLeadToSlot updates the lead from this read).
+// move. moveLeadToSlot updates the lead from this read (UpdateOne), so the
+// lead hooks' old values are its columns: a hook that compares another
+// column's old value needs it added here.
 var leadMoveColumns = []string{lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID,
 	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt}
 
 var (
+	// fundingRead serves a funding and any move of one application.
 	fundingRead  = leadRead{cols: leadMoveColumns}
 	decisionRead = leadRead{cols: leadMoveColumns, approvals: true}
 	// submissionRead adds what a submission compares with the lender's

@@ -185,7 +185,11 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
 		}
-		l, err := lockLeadOf(ctx, m)
+		read := fundingRead
+		if to == application.StatusApproved {
+			read = decisionRead // an approval counts the lead's first
+		}
+		l, err := lockLeadOf(ctx, m, read)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +216,7 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 // application's row, as every lending operation takes them (lockLead); the
 // decision's move of the lead starts from it. nil for a bulk update, which
 // moves no lead.
-func lockLeadOf(ctx context.Context, m *gen.ApplicationMutation) (*gen.Lead, error) {
+func lockLeadOf(ctx context.Context, m *gen.ApplicationMutation, read leadRead) (*gen.Lead, error) {
 	if !m.Op().Is(ent.OpUpdateOne) {
 		return nil, nil
 	}
@@ -220,7 +224,7 @@ func lockLeadOf(ctx context.Context, m *gen.ApplicationMutation) (*gen.Lead, err
 	if err != nil {
 		return nil, err // NOT_FOUND for a missing application
 	}
-	l, err := lockLead(ctx, m.Client(), decisionRead, lead.ID(leadID))
+	l, err := lockLead(ctx, m.Client(), read, lead.ID(leadID))
 	if err != nil {
 		return nil, fmt.Errorf("locking the application's lead: %w", err)
 	}

@@ -76,6 +76,9 @@ func stampTimes(next ent.Mutator) ent.Mutator {
 	})
 }
 
+// orgColumn is the organization's column of every OrgMixin table.
+const orgColumn = "org_id"
+
 // OrgMixin makes an entity belong to one organization. Rows are stamped with
 // the viewer's organization on create and filtered by it on every read,
 // update and delete (rule.FilterOrg), so neither API surface can reach
@@ -91,13 +94,13 @@ type OrgMixin struct {
 
 func (OrgMixin) Fields() []ent.Field {
 	return []ent.Field{
-		field.UUID("org_id", uuid.UUID{}).Immutable().Annotations(entgql.Skip()),
+		field.UUID(orgColumn, uuid.UUID{}).Immutable().Annotations(entgql.Skip()),
 	}
 }
 
 func (m OrgMixin) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("organization", Organization.Type).Ref(m.Ref).Field("org_id").
+		edge.From("organization", Organization.Type).Ref(m.Ref).Field(orgColumn).
 			Unique().Required().Immutable().Annotations(entgql.Skip()),
 	}
 }
@@ -106,7 +109,7 @@ func (m OrgMixin) Indexes() []ent.Index {
 	if m.LeadingIndexes {
 		return nil
 	}
-	return []ent.Index{index.Fields("org_id")}
+	return []ent.Index{index.Fields(orgColumn)}
 }
 
 func (OrgMixin) Hooks() []ent.Hook {

@@ -84,7 +84,8 @@ func rememberZone(ctx context.Context, org uuid.UUID, z zoneRead) {
 // zoneAlias names the organization's rollup zone read beside a row.
 const zoneAlias = "svc_rollup_zone"
 
-// selectZone adds, on SQLite, the rollup zone of the row's organization to
+// selectZone adds, on SQLite, the rollup zone of the row's organization
+// (an OrgMixin row) to
 // a read of a row the lending writes read anyway (withZone then keeps it),
 // saving them a statement of its own. SQLite runs one writing transaction
 // at a time, so the value cannot change under the writer; PostgreSQL reads
@@ -95,16 +96,17 @@ func selectZone(s *sql.Selector) {
 	}
 	orgs := sql.Table(organization.Table)
 	s.AppendSelectExprAs(sql.Select(orgs.C(organization.FieldRollupZone)).From(orgs).
-		Where(sql.ColumnsEQ(orgs.C(organization.FieldID), s.C("org_id"))), zoneAlias)
+		Where(sql.ColumnsEQ(orgs.C(organization.FieldID), s.C(orgColumn))), zoneAlias)
 }
 
-// withZone keeps the zone a read with selectZone carried, if it did.
+// withZone keeps the zone a read with selectZone carried, if it did (on
+// PostgreSQL it does not: rollupLocation reads it).
 func withZone(ctx context.Context, org uuid.UUID, row interface {
 	Value(string) (ent.Value, error)
 }) error {
 	v, err := row.Value(zoneAlias)
 	if err != nil {
-		return nil // not selected (PostgreSQL): rollupLocation reads it
+		return nil
 	}
 	var loc *time.Location
 	switch name := v.(type) {
@@ -289,9 +291,11 @@ func rollupLead(next ent.Mutator) ent.Mutator {
 
 // rollupApproval counts l as approved when a is its first approval.
 func rollupApproval(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Application) error {
-	earlier, read := wasApproved(l)
+	earlier, read, err := wasApproved(l)
+	if err != nil {
+		return err
+	}
 	if !read {
-		var err error
 		earlier, err = c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID), funnel.WasApproved).
 			Exist(rule.SystemContext(ctx))
 		if err != nil {
@@ -308,11 +312,17 @@ func rollupApproval(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Appl
 // its decision took it (selectWasApproved).
 const approvedAlias = "svc_was_approved"
 
-// selectWasApproved adds to a read of leads whether any of the lead's
-// applications was approved: read with the lead, before the decision,
-// it tells whether the decision is the lead's first approval without a
-// statement of its own.
+// selectWasApproved adds, on SQLite, to a read of leads whether any of the
+// lead's applications was approved: read with the lead, before the
+// decision, it tells whether the decision is the lead's first approval
+// without a statement of its own. Not on PostgreSQL: the read waits for
+// the lead's row, and what it reads of other rows is as they were when it
+// began, before a decision it waited for committed; rollupApproval asks
+// after the lock there.
 func selectWasApproved(s *sql.Selector) {
+	if s.Dialect() != dialect.SQLite {
+		return
+	}
 	apps := sql.Table(application.Table)
 	approved := sql.Select(apps.C(application.FieldID)).From(apps).
 		Where(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)))
@@ -321,18 +331,15 @@ func selectWasApproved(s *sql.Selector) {
 }
 
 // wasApproved is what selectWasApproved read of l, if it did.
-func wasApproved(l *gen.Lead) (approved, read bool) {
+func wasApproved(l *gen.Lead) (approved, read bool, err error) {
 	v, err := l.Value(approvedAlias)
 	if err != nil {
-		return false, false
+		return false, false, nil // not selected: PostgreSQL
 	}
-	switch b := v.(type) {
-	case bool:
-		return b, true
-	case int64:
-		return b != 0, true
+	if n, ok := v.(int64); ok {
+		return n != 0, true, nil
 	}
-	return false, false
+	return false, false, fmt.Errorf("reading whether the lead was approved: unexpected %T", v)
 }
 
 // rollupFunding counts the deal: l (read before the funding) as funded on

@@ -198,8 +198,12 @@ func withFunding(ctx context.Context, a *gen.Application, d *gen.FundedDeal) con
 // under the lead's lock, so it is not read again.
 func fundedMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mutator, f funding) (gen.Value, error) {
 	v, err := next.Mutate(ctx, m)
-	if n, ok := v.(int); err != nil || !ok || n == 0 {
+	n, ok := v.(int)
+	if err != nil || !ok || n == 0 {
 		return v, err // refused: the caller reads why
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("a funding moved %d applications to funded", n)
 	}
 	a := *f.app
 	a.Status, a.FundedDealID = application.StatusFunded, &f.deal.ID

@@ -26,6 +26,14 @@ type rollupUpsert struct {
 // keys and adds. Callers keep their rows in one order (the key's), so two
 // transactions never take shared rows in opposite orders.
 func (u rollupUpsert) exec(ctx context.Context, c *gen.Client, dialect string, rows ...[]any) error {
+	if dialect == "" {
+		return fmt.Errorf("adding to %s: no SQL dialect", u.table)
+	}
+	for _, row := range rows {
+		if len(row) != len(u.keys)+len(u.adds) {
+			return fmt.Errorf("adding to %s: %d values for %d columns", u.table, len(row), len(u.keys)+len(u.adds))
+		}
+	}
 	ins := sql.Dialect(dialect).Insert(u.table).Columns(append(slices.Clip(u.keys), u.adds...)...)
 	for _, row := range rows {
 		ins.Values(row...)

@@ -28,6 +28,12 @@ func (d splitDriver) Exec(ctx context.Context, query string, args, v any) error 
 	return d.write.Exec(ctx, query, args, v)
 }
 
+// ExecContext runs a statement on the writer (the rollup upserts outside
+// a transaction).
+func (d splitDriver) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return d.write.ExecContext(ctx, query, args...)
+}
+
 // Query reads from the read pool, unless the statement writes (ent uses
 // Query for INSERT ... RETURNING).
 func (d splitDriver) Query(ctx context.Context, query string, args, v any) error {
