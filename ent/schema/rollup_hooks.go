@@ -237,10 +237,10 @@ type dealSums struct {
 	funded, expected, paid, clawedBack, outstanding money.Amount
 }
 
-// addDealDays adds s to the rows of the day and of its month, by the
-// lender and by the advisor (when there is one). The rows all take the
-// same sums, so one multi-row upsert adds to them all, always in the same
-// order: two fundings never take the rows in opposite orders.
+// addDealDays adds s to the rows of the day, of its month and of its
+// year, by the lender and by the advisor (when there is one). The rows
+// all take the same sums, so one multi-row upsert adds to them all, always
+// in the same order: two fundings never take the rows in opposite orders.
 func addDealDays(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, advisor *uuid.UUID, s dealSums) error {
 	subjects := []struct {
 		dim dealday.Dimension
@@ -257,7 +257,7 @@ func addDealDays(ctx context.Context, c *gen.Client, org uuid.UUID, day int, len
 		for _, g := range []struct {
 			grain dealday.Grain
 			n     int
-		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}} {
+		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}, {dealday.GrainYear, period.YearNumber(day)}} {
 			rows = append(rows, c.DealDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).
 				SetDimension(sub.dim).SetSubjectID(sub.id).
 				SetDeals(s.deals).SetFundedAmount(s.funded).SetExpectedCommission(s.expected).

@@ -55,8 +55,8 @@ func (LenderDay) Indexes() []ent.Index {
 // column per bucket (b00..b31). The report sums the rows of its days to
 // find the bucket holding the median, then reads that bucket's
 // applications alone (by their decision_seconds) for the exact value.
-// As DealDay's, each count is kept by day and by month (grain), so a
-// year's histogram adds up a dozen months and the days around them.
+// As DealDay's, each count is kept by day, by month and by year (grain),
+// so a year's histogram adds up a few rows a lender.
 type DecisionDay struct{ ent.Schema }
 
 func (DecisionDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -65,7 +65,7 @@ func (DecisionDay) Policy() ent.Policy               { return rollupPolicy() }
 func (DecisionDay) Fields() []ent.Field {
 	fields := []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("grain").Values("day", "month").Default("day").Immutable(),
+		field.Enum("grain").Values("day", "month", "year").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("lender_id", uuidType).Immutable(),
 		field.Int("octave").Immutable(),

@@ -257,7 +257,8 @@ func addLenderDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, le
 }
 
 // addDecision adds n decisions of secs seconds to the histogram rows of a
-// lender's day, then of its month (in that order, as addDealDays).
+// lender's day, then of its month and of its year (in that order, as
+// addDealDays).
 func addDecision(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, secs, n int) error {
 	octave, bucket := decision.Bucket(secs)
 	col := decision.Column(bucket)
@@ -265,14 +266,14 @@ func addDecision(ctx context.Context, c *gen.Client, org uuid.UUID, day int, len
 	for _, g := range []struct {
 		grain decisionday.Grain
 		n     int
-	}{{decisionday.GrainDay, day}, {decisionday.GrainMonth, period.MonthNumber(day)}} {
+	}{{decisionday.GrainDay, day}, {decisionday.GrainMonth, period.MonthNumber(day)}, {decisionday.GrainYear, period.YearNumber(day)}} {
 		create := c.DecisionDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).SetLenderID(lender).SetOctave(octave)
 		if err := create.Mutation().SetField(col, n); err != nil {
 			return fmt.Errorf("adding to the decision histogram: %w", err)
 		}
 		rows = append(rows, create)
 	}
-	// Both rows take the same count: one statement adds to both.
+	// The rows take the same count: one statement adds to them all.
 	err := c.DecisionDay.CreateBulk(rows...).OnConflict(
 		sql.ConflictColumns(decisionday.FieldOrgID, decisionday.FieldGrain, decisionday.FieldDay,
 			decisionday.FieldLenderID, decisionday.FieldOctave),

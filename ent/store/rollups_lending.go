@@ -87,7 +87,8 @@ func rebuildLenders(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *tim
 		}
 		octave, bucket := decision.Bucket(secs)
 		for _, hk := range []decisionKey{{decisionday.GrainDay, k.day, k.lender, octave},
-			{decisionday.GrainMonth, period.MonthNumber(k.day), k.lender, octave}} {
+			{decisionday.GrainMonth, period.MonthNumber(k.day), k.lender, octave},
+			{decisionday.GrainYear, period.YearNumber(k.day), k.lender, octave}} {
 			if hist[hk] == nil {
 				hist[hk] = &[decision.Buckets]int{}
 			}
@@ -266,7 +267,7 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 		}
 		t.first, t.last = min(t.first, day), max(t.last, day)
 		t.agents[e.UserID] = t.agents[e.UserID] || e.EventType == callevent.EventTypeCallAnswered
-		for _, span := range []callday.Span{callday.SpanDay, callday.SpanMonth} {
+		for _, span := range callSpans {
 			d := rollupSpanDay(span, day)
 			if e.EventType == callevent.EventTypeCallEnded && e.DurationSeconds != nil {
 				sumsAt(sums, callKey{span, d, e.UserID}).talk += *e.DurationSeconds
@@ -282,7 +283,7 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 		}
 		sumsAt(sums, callKey{callday.SpanDay, t.first, uuid.Nil}).calls++
 		for agent, answered := range t.agents {
-			for _, span := range []callday.Span{callday.SpanDay, callday.SpanMonth} {
+			for _, span := range callSpans {
 				s := sumsAt(sums, callKey{span, rollupSpanDay(span, t.first), agent})
 				s.calls++
 				if answered {
@@ -309,11 +310,18 @@ func sumsAt(m map[callKey]*callSums, k callKey) *callSums {
 	return s
 }
 
-// rollupSpanDay is the day keying span's row of day (as the hooks key it).
+// callSpans are the spans of an agent's dialer rows.
+var callSpans = []callday.Span{callday.SpanDay, callday.SpanMonth, callday.SpanYear}
+
+// rollupSpanDay is the day keying span's row of day (as the hooks key it):
+// the first day of the span.
 func rollupSpanDay(span callday.Span, day int) int {
-	if span == callday.SpanMonth {
-		y, m, _ := period.DayDate(day)
+	y, m, _ := period.DayDate(day)
+	switch span {
+	case callday.SpanMonth:
 		return period.DayNumber(y, m, 1)
+	case callday.SpanYear:
+		return period.DayNumber(y, time.January, 1)
 	}
 	return day
 }

@@ -147,9 +147,9 @@ func decisionHistogram(ctx context.Context, c *ent.Client, q *Request, w wholeDa
 		aggs[b] = sumOf(decision.Column(b), sums[b])
 	}
 	keys := map[string]reflect.Type{decisionday.FieldLenderID: uuidType, decisionday.FieldOctave: reflect.TypeOf(0)}
-	for _, span := range w.spans() {
+	for _, span := range w.spans(period.YearGrain) {
 		err := scanSums(sys(ctx), c.DecisionDay.Query().
-			Where(decisionday.OrgID(q.OrgID), decisionday.GrainEQ(decisionday.Grain(span.grain)),
+			Where(decisionday.OrgID(q.OrgID), decisionday.GrainEQ(decisionday.Grain(dealGrains[span.grain])),
 				decisionday.DayGTE(span.lo), decisionday.DayLT(span.hi)).
 			GroupBy(decisionday.FieldLenderID, decisionday.FieldOctave).Aggregate(aggs...),
 			keys, []string{decisionday.FieldLenderID, decisionday.FieldOctave}, sums,
@@ -158,7 +158,7 @@ func decisionHistogram(ctx context.Context, c *ent.Client, q *Request, w wholeDa
 				octave := k[1].(int)
 				for b, n := range v {
 					if n != 0 {
-						s.buckets[[2]int{octave, b}] += int(n)
+						s.buckets[[2]int{octave, b}] += span.sign * int(n)
 					}
 				}
 			})
