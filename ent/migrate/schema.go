@@ -1056,6 +1056,7 @@ var (
 	LenderDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}, Default: "day"},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "lender_id", Type: field.TypeUUID},
 		{Name: "slot", Type: field.TypeInt},
@@ -1080,9 +1081,9 @@ var (
 		PrimaryKey: []*schema.Column{LenderDaysColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "lenderday_org_id_day_lender_id_slot",
+				Name:    "lenderday_org_id_grain_day_lender_id_slot",
 				Unique:  true,
-				Columns: []*schema.Column{LenderDaysColumns[1], LenderDaysColumns[2], LenderDaysColumns[3], LenderDaysColumns[4]},
+				Columns: []*schema.Column{LenderDaysColumns[1], LenderDaysColumns[2], LenderDaysColumns[3], LenderDaysColumns[4], LenderDaysColumns[5]},
 			},
 		},
 	}

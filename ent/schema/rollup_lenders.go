@@ -20,7 +20,8 @@ import (
 // (and by decline category, one column each of enum.DeclineCategories,
 // "other" when none was given), withdrawn, funded with the sum of their
 // deals. Rows are spread over slots as LeadDay's: a submission is a hot
-// write.
+// write. As DealDay's, each count is kept by day, by month and by year
+// (grain), so a year's figures add up a few rows a lender.
 type LenderDay struct{ ent.Schema }
 
 func (LenderDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -29,6 +30,7 @@ func (LenderDay) Policy() ent.Policy               { return rollupPolicy() }
 func (LenderDay) Fields() []ent.Field {
 	fields := []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
+		field.Enum("grain").Values("day", "month", "year").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("lender_id", uuidType).Immutable(),
 		field.Int("slot").Immutable(),
@@ -46,7 +48,7 @@ func (LenderDay) Fields() []ent.Field {
 }
 
 func (LenderDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "day", "lender_id", "slot").Unique()}
+	return []ent.Index{index.Fields("org_id", "grain", "day", "lender_id", "slot").Unique()}
 }
 
 // DecisionDay is the histogram of the whole seconds from submission to

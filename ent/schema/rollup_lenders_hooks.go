@@ -226,22 +226,31 @@ func addLenderRollups(ctx context.Context, c *gen.Client, org uuid.UUID, changes
 	return nil
 }
 
-// addLenderDay adds s to a LenderDay row.
+// addLenderDay adds s to the LenderDay rows of a day, of its month and of
+// its year: they take the same sums, so one multi-row upsert adds to them
+// all, in that order (as addDealDays).
 func addLenderDay(ctx context.Context, c *gen.Client, org uuid.UUID, day int, lender uuid.UUID, slot int, s lenderStep) error {
 	cols := map[string]int{lenderday.FieldSubmitted: s.Submitted, lenderday.FieldApproved: s.Approved,
 		lenderday.FieldDeclined: s.Declined, lenderday.FieldWithdrawn: s.Withdrawn, lenderday.FieldFunded: s.Funded}
 	if s.Declined != 0 {
 		cols[funnel.DeclineColumn(s.Category)] = s.Declined
 	}
-	create := c.LenderDay.Create().SetOrgID(org).SetDay(day).SetLenderID(lender).SetSlot(slot).
-		SetFundedAmount(s.FundedAmount)
-	for col, n := range cols {
-		if err := create.Mutation().SetField(col, n); err != nil {
-			return fmt.Errorf("adding to the lender rollup: %w", err)
+	var rows []*gen.LenderDayCreate
+	for _, g := range []struct {
+		grain lenderday.Grain
+		n     int
+	}{{lenderday.GrainDay, day}, {lenderday.GrainMonth, period.MonthNumber(day)}, {lenderday.GrainYear, period.YearNumber(day)}} {
+		create := c.LenderDay.Create().SetOrgID(org).SetGrain(g.grain).SetDay(g.n).SetLenderID(lender).SetSlot(slot).
+			SetFundedAmount(s.FundedAmount)
+		for col, n := range cols {
+			if err := create.Mutation().SetField(col, n); err != nil {
+				return fmt.Errorf("adding to the lender rollup: %w", err)
+			}
 		}
+		rows = append(rows, create)
 	}
-	err := create.OnConflict(
-		sql.ConflictColumns(lenderday.FieldOrgID, lenderday.FieldDay, lenderday.FieldLenderID, lenderday.FieldSlot),
+	err := c.LenderDay.CreateBulk(rows...).OnConflict(
+		sql.ConflictColumns(lenderday.FieldOrgID, lenderday.FieldGrain, lenderday.FieldDay, lenderday.FieldLenderID, lenderday.FieldSlot),
 		sql.ResolveWith(func(u *sql.UpdateSet) {
 			for col, n := range cols {
 				if n != 0 {

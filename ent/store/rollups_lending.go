@@ -33,6 +33,7 @@ const rebuildBatch = 500
 // where an older version of the service left them unset.
 
 type lenderKey struct {
+	grain  lenderday.Grain
 	day    int
 	lender uuid.UUID
 }
@@ -71,13 +72,16 @@ func rebuildLenders(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *tim
 	hist := map[decisionKey]*[decision.Buckets]int{}
 	unset := map[uuid.UUID]int{}
 	for _, a := range apps {
-		k := lenderKey{period.LocalDay(a.SubmittedAt, loc), a.LenderID}
-		s := sums[k]
-		if s == nil {
-			s = &lenderSums{declines: map[string]int{}}
-			sums[k] = s
+		k := lenderKey{lenderday.GrainDay, period.LocalDay(a.SubmittedAt, loc), a.LenderID}
+		for _, gk := range []lenderKey{k, {lenderday.GrainMonth, period.MonthNumber(k.day), k.lender},
+			{lenderday.GrainYear, period.YearNumber(k.day), k.lender}} {
+			s := sums[gk]
+			if s == nil {
+				s = &lenderSums{declines: map[string]int{}}
+				sums[gk] = s
+			}
+			s.add(a, amounts)
 		}
-		s.add(a, amounts)
 		if a.DecidedAt == nil {
 			continue
 		}
@@ -177,7 +181,7 @@ func setDecisionSeconds(ctx context.Context, tx *ent.Client, secs map[uuid.UUID]
 func insertLenderDays(ctx context.Context, tx *ent.Client, org uuid.UUID, sums map[lenderKey]*lenderSums) error {
 	builders := make([]*ent.LenderDayCreate, 0, len(sums))
 	for k, s := range sums {
-		b := tx.LenderDay.Create().SetOrgID(org).SetDay(k.day).SetLenderID(k.lender).SetSlot(0).
+		b := tx.LenderDay.Create().SetOrgID(org).SetGrain(k.grain).SetDay(k.day).SetLenderID(k.lender).SetSlot(0).
 			SetSubmitted(s.submitted).SetApproved(s.approved).SetDeclined(s.declined).SetWithdrawn(s.withdrawn).
 			SetFunded(s.funded).SetFundedAmount(s.amount)
 		for cat, n := range s.declines {

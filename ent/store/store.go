@@ -244,6 +244,9 @@ func (s *DB) migrate(ctx context.Context) error {
 // the schema gains but leaves one it loses (dropping every index unknown to
 // the schema would drop the search index too).
 var supersededIndexes = []string{
+	// Replaced by lenderday_org_id_grain_day_lender_id_slot: the lender
+	// rollup is kept by day, month and year.
+	`DROP INDEX IF EXISTS lenderday_org_id_day_lender_id_slot`,
 	// Replaced by the covering callevent_user_id_occurred_at_external_call_id_event_type.
 	`DROP INDEX IF EXISTS callevent_user_id_occurred_at`,
 	// Prefixes of indexes that begin with org_id (OrgMixin.LeadingIndexes).
