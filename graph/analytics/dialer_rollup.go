@@ -151,20 +151,28 @@ func dispositionSums(ctx context.Context, c *ent.Client, q *Request, runs []call
 		user uuid.UUID
 		code string
 	}
+	// Every row's code is in its year's rows, and the runs lie in the
+	// years the range touches: their year rows name every code once.
+	y0, y1 := period.YearNumber(runs[0].lo), period.YearNumber(runs[0].lo)
+	for _, run := range runs {
+		y0, y1 = min(y0, period.YearNumber(run.lo)), max(y1, period.YearNumber(run.hi-1))
+	}
+	codes, err := c.DispositionDay.Query().Where(in(callRun{callday.SpanYear,
+		period.YearGrain.FirstDay(y0), period.YearGrain.FirstDay(y1 + 1), 1})...).Unique(true).
+		Select(dispositionday.FieldCode).Strings(sys(ctx))
+	if err != nil {
+		return fmt.Errorf("reading the disposition codes: %w", err)
+	}
+	if len(codes) == 0 {
+		return nil
+	}
+	sums := make([]string, len(codes))
+	for i := range codes {
+		sums[i] = fmt.Sprintf("c%d", i)
+	}
+	keys := map[string]reflect.Type{dispositionday.FieldUserID: uuidType}
 	net := map[key]int{}
 	for _, run := range runs {
-		codes, err := c.DispositionDay.Query().Where(in(run)...).Unique(true).
-			Select(dispositionday.FieldCode).Strings(sys(ctx))
-		if err != nil {
-			return fmt.Errorf("reading the disposition codes: %w", err)
-		}
-		if len(codes) == 0 {
-			continue
-		}
-		sums := make([]string, len(codes))
-		for i := range codes {
-			sums[i] = fmt.Sprintf("c%d", i)
-		}
 		query := c.DispositionDay.Query().Where(in(run)...).Modify(func(s *sql.Selector) {
 			s.Select(s.C(dispositionday.FieldUserID))
 			for i, code := range codes {
@@ -175,7 +183,6 @@ func dispositionSums(ctx context.Context, c *ent.Client, q *Request, runs []call
 			}
 			s.GroupBy(s.C(dispositionday.FieldUserID))
 		})
-		keys := map[string]reflect.Type{dispositionday.FieldUserID: uuidType}
 		err = scanSums(sys(ctx), query, keys, []string{dispositionday.FieldUserID}, sums, func(k []any, v []int64) {
 			for i, n := range v {
 				if n != 0 {
