@@ -645,6 +645,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "LenderDay",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			lenderday.FieldOrgID:                     {Type: field.TypeUUID, Column: lenderday.FieldOrgID},
+			lenderday.FieldGrain:                     {Type: field.TypeEnum, Column: lenderday.FieldGrain},
 			lenderday.FieldDay:                       {Type: field.TypeInt, Column: lenderday.FieldDay},
 			lenderday.FieldLenderID:                  {Type: field.TypeUUID, Column: lenderday.FieldLenderID},
 			lenderday.FieldSlot:                      {Type: field.TypeInt, Column: lenderday.FieldSlot},
@@ -4728,6 +4729,11 @@ func (f *LenderDayFilter) WhereID(p entql.IntP) {
 // WhereOrgID applies the entql [16]byte predicate on the org_id field.
 func (f *LenderDayFilter) WhereOrgID(p entql.ValueP) {
 	f.Where(p.Field(lenderday.FieldOrgID))
+}
+
+// WhereGrain applies the entql string predicate on the grain field.
+func (f *LenderDayFilter) WhereGrain(p entql.StringP) {
+	f.Where(p.Field(lenderday.FieldGrain))
 }
 
 // WhereDay applies the entql int predicate on the day field.

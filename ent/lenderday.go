@@ -20,6 +20,8 @@ type LenderDay struct {
 	ID int `json:"id,omitempty"`
 	// OrgID holds the value of the "org_id" field.
 	OrgID uuid.UUID `json:"org_id,omitempty"`
+	// Grain holds the value of the "grain" field.
+	Grain lenderday.Grain `json:"grain,omitempty"`
 	// Day holds the value of the "day" field.
 	Day int `json:"day,omitempty"`
 	// LenderID holds the value of the "lender_id" field.
@@ -64,6 +66,8 @@ func (*LenderDay) scanValues(columns []string) ([]any, error) {
 			values[i] = new(money.Amount)
 		case lenderday.FieldID, lenderday.FieldDay, lenderday.FieldSlot, lenderday.FieldSubmitted, lenderday.FieldApproved, lenderday.FieldDeclined, lenderday.FieldWithdrawn, lenderday.FieldFunded, lenderday.FieldDeclinedCredit, lenderday.FieldDeclinedRevenue, lenderday.FieldDeclinedTimeInBusiness, lenderday.FieldDeclinedIndustry, lenderday.FieldDeclinedExistingPositions, lenderday.FieldDeclinedIncompleteFile, lenderday.FieldDeclinedOther:
 			values[i] = new(sql.NullInt64)
+		case lenderday.FieldGrain:
+			values[i] = new(sql.NullString)
 		case lenderday.FieldOrgID, lenderday.FieldLenderID:
 			values[i] = new(uuid.UUID)
 		default:
@@ -92,6 +96,12 @@ func (_m *LenderDay) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field org_id", values[i])
 			} else if value != nil {
 				_m.OrgID = *value
+			}
+		case lenderday.FieldGrain:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field grain", values[i])
+			} else if value.Valid {
+				_m.Grain = lenderday.Grain(value.String)
 			}
 		case lenderday.FieldDay:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -227,6 +237,9 @@ func (_m *LenderDay) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("org_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OrgID))
+	builder.WriteString(", ")
+	builder.WriteString("grain=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Grain))
 	builder.WriteString(", ")
 	builder.WriteString("day=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Day))

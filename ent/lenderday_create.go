@@ -29,6 +29,20 @@ func (_c *LenderDayCreate) SetOrgID(v uuid.UUID) *LenderDayCreate {
 	return _c
 }
 
+// SetGrain sets the "grain" field.
+func (_c *LenderDayCreate) SetGrain(v lenderday.Grain) *LenderDayCreate {
+	_c.mutation.SetGrain(v)
+	return _c
+}
+
+// SetNillableGrain sets the "grain" field if the given value is not nil.
+func (_c *LenderDayCreate) SetNillableGrain(v *lenderday.Grain) *LenderDayCreate {
+	if v != nil {
+		_c.SetGrain(*v)
+	}
+	return _c
+}
+
 // SetDay sets the "day" field.
 func (_c *LenderDayCreate) SetDay(v int) *LenderDayCreate {
 	_c.mutation.SetDay(v)
@@ -266,6 +280,10 @@ func (_c *LenderDayCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *LenderDayCreate) defaults() error {
+	if _, ok := _c.mutation.Grain(); !ok {
+		v := lenderday.DefaultGrain
+		_c.mutation.SetGrain(v)
+	}
 	if _, ok := _c.mutation.Submitted(); !ok {
 		v := lenderday.DefaultSubmitted
 		_c.mutation.SetSubmitted(v)
@@ -325,6 +343,14 @@ func (_c *LenderDayCreate) defaults() error {
 func (_c *LenderDayCreate) check() error {
 	if _, ok := _c.mutation.OrgID(); !ok {
 		return &ValidationError{Name: "org_id", err: errors.New(`ent: missing required field "LenderDay.org_id"`)}
+	}
+	if _, ok := _c.mutation.Grain(); !ok {
+		return &ValidationError{Name: "grain", err: errors.New(`ent: missing required field "LenderDay.grain"`)}
+	}
+	if v, ok := _c.mutation.Grain(); ok {
+		if err := lenderday.GrainValidator(v); err != nil {
+			return &ValidationError{Name: "grain", err: fmt.Errorf(`ent: validator failed for field "LenderDay.grain": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.Day(); !ok {
 		return &ValidationError{Name: "day", err: errors.New(`ent: missing required field "LenderDay.day"`)}
@@ -404,6 +430,10 @@ func (_c *LenderDayCreate) createSpec() (*LenderDay, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OrgID(); ok {
 		_spec.SetField(lenderday.FieldOrgID, field.TypeUUID, value)
 		_node.OrgID = value
+	}
+	if value, ok := _c.mutation.Grain(); ok {
+		_spec.SetField(lenderday.FieldGrain, field.TypeEnum, value)
+		_node.Grain = value
 	}
 	if value, ok := _c.mutation.Day(); ok {
 		_spec.SetField(lenderday.FieldDay, field.TypeInt, value)
@@ -768,6 +798,9 @@ func (u *LenderDayUpsertOne) UpdateNewValues() *LenderDayUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.OrgID(); exists {
 			s.SetIgnore(lenderday.FieldOrgID)
+		}
+		if _, exists := u.create.mutation.Grain(); exists {
+			s.SetIgnore(lenderday.FieldGrain)
 		}
 		if _, exists := u.create.mutation.Day(); exists {
 			s.SetIgnore(lenderday.FieldDay)
@@ -1260,6 +1293,9 @@ func (u *LenderDayUpsertBulk) UpdateNewValues() *LenderDayUpsertBulk {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.OrgID(); exists {
 				s.SetIgnore(lenderday.FieldOrgID)
+			}
+			if _, exists := b.mutation.Grain(); exists {
+				s.SetIgnore(lenderday.FieldGrain)
 			}
 			if _, exists := b.mutation.Day(); exists {
 				s.SetIgnore(lenderday.FieldDay)

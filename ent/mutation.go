@@ -29196,6 +29196,7 @@ type LenderDayMutation struct {
 	typ                            string
 	id                             *int
 	org_id                         *uuid.UUID
+	grain                          *lenderday.Grain
 	day                            *int
 	addday                         *int
 	lender_id                      *uuid.UUID
@@ -29365,6 +29366,42 @@ func (m *LenderDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err erro
 // ResetOrgID resets all changes to the "org_id" field.
 func (m *LenderDayMutation) ResetOrgID() {
 	m.org_id = nil
+}
+
+// SetGrain sets the "grain" field.
+func (m *LenderDayMutation) SetGrain(l lenderday.Grain) {
+	m.grain = &l
+}
+
+// Grain returns the value of the "grain" field in the mutation.
+func (m *LenderDayMutation) Grain() (r lenderday.Grain, exists bool) {
+	v := m.grain
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGrain returns the old "grain" field's value of the LenderDay entity.
+// If the LenderDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LenderDayMutation) OldGrain(ctx context.Context) (v lenderday.Grain, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGrain is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGrain requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGrain: %w", err)
+	}
+	return oldValue.Grain, nil
+}
+
+// ResetGrain resets all changes to the "grain" field.
+func (m *LenderDayMutation) ResetGrain() {
+	m.grain = nil
 }
 
 // SetDay sets the "day" field.
@@ -30277,9 +30314,12 @@ func (m *LenderDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *LenderDayMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.org_id != nil {
 		fields = append(fields, lenderday.FieldOrgID)
+	}
+	if m.grain != nil {
+		fields = append(fields, lenderday.FieldGrain)
 	}
 	if m.day != nil {
 		fields = append(fields, lenderday.FieldDay)
@@ -30339,6 +30379,8 @@ func (m *LenderDayMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case lenderday.FieldOrgID:
 		return m.OrgID()
+	case lenderday.FieldGrain:
+		return m.Grain()
 	case lenderday.FieldDay:
 		return m.Day()
 	case lenderday.FieldLenderID:
@@ -30382,6 +30424,8 @@ func (m *LenderDayMutation) OldField(ctx context.Context, name string) (ent.Valu
 	switch name {
 	case lenderday.FieldOrgID:
 		return m.OldOrgID(ctx)
+	case lenderday.FieldGrain:
+		return m.OldGrain(ctx)
 	case lenderday.FieldDay:
 		return m.OldDay(ctx)
 	case lenderday.FieldLenderID:
@@ -30429,6 +30473,13 @@ func (m *LenderDayMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrgID(v)
+		return nil
+	case lenderday.FieldGrain:
+		v, ok := value.(lenderday.Grain)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGrain(v)
 		return nil
 	case lenderday.FieldDay:
 		v, ok := value.(int)
@@ -30776,6 +30827,9 @@ func (m *LenderDayMutation) ResetField(name string) error {
 	switch name {
 	case lenderday.FieldOrgID:
 		m.ResetOrgID()
+		return nil
+	case lenderday.FieldGrain:
+		m.ResetGrain()
 		return nil
 	case lenderday.FieldDay:
 		m.ResetDay()

@@ -35,7 +35,7 @@ func lendingRollupRows(t *testing.T, c *ent.Client, org uuid.UUID, out map[strin
 	type lenderSum struct{ counts [13]int64 }
 	sums := map[string]*lenderSum{}
 	for _, r := range lenders {
-		k := fmt.Sprintf("lender %d %s", r.Day, r.LenderID)
+		k := fmt.Sprintf("lender %s %d %s", r.Grain, r.Day, r.LenderID)
 		if sums[k] == nil {
 			sums[k] = &lenderSum{}
 		}

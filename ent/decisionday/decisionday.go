@@ -230,6 +230,7 @@ const DefaultGrain = GrainDay
 const (
 	GrainDay   Grain = "day"
 	GrainMonth Grain = "month"
+	GrainYear  Grain = "year"
 )
 
 func (gr Grain) String() string {
@@ -239,7 +240,7 @@ func (gr Grain) String() string {
 // GrainValidator is a validator for the "grain" field enum values. It is called by the builders before save.
 func GrainValidator(gr Grain) error {
 	switch gr {
-	case GrainDay, GrainMonth:
+	case GrainDay, GrainMonth, GrainYear:
 		return nil
 	default:
 		return fmt.Errorf("decisionday: invalid enum value for grain field: %q", gr)

@@ -72,6 +72,7 @@ type Span string
 const (
 	SpanDay   Span = "day"
 	SpanMonth Span = "month"
+	SpanYear  Span = "year"
 )
 
 func (s Span) String() string {
@@ -81,7 +82,7 @@ func (s Span) String() string {
 // SpanValidator is a validator for the "span" field enum values. It is called by the builders before save.
 func SpanValidator(s Span) error {
 	switch s {
-	case SpanDay, SpanMonth:
+	case SpanDay, SpanMonth, SpanYear:
 		return nil
 	default:
 		return fmt.Errorf("dispositionday: invalid enum value for span field: %q", s)

@@ -3,6 +3,10 @@
 package lenderday
 
 import (
+	"fmt"
+	"io"
+	"strconv"
+
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/lendingpipe/svc/ent/money"
@@ -15,6 +19,8 @@ const (
 	FieldID = "id"
 	// FieldOrgID holds the string denoting the org_id field in the database.
 	FieldOrgID = "org_id"
+	// FieldGrain holds the string denoting the grain field in the database.
+	FieldGrain = "grain"
 	// FieldDay holds the string denoting the day field in the database.
 	FieldDay = "day"
 	// FieldLenderID holds the string denoting the lender_id field in the database.
@@ -55,6 +61,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldOrgID,
+	FieldGrain,
 	FieldDay,
 	FieldLenderID,
 	FieldSlot,
@@ -119,6 +126,33 @@ var (
 	DefaultDeclinedOther int
 )
 
+// Grain defines the type for the "grain" enum field.
+type Grain string
+
+// GrainDay is the default value of the Grain enum.
+const DefaultGrain = GrainDay
+
+// Grain values.
+const (
+	GrainDay   Grain = "day"
+	GrainMonth Grain = "month"
+	GrainYear  Grain = "year"
+)
+
+func (gr Grain) String() string {
+	return string(gr)
+}
+
+// GrainValidator is a validator for the "grain" field enum values. It is called by the builders before save.
+func GrainValidator(gr Grain) error {
+	switch gr {
+	case GrainDay, GrainMonth, GrainYear:
+		return nil
+	default:
+		return fmt.Errorf("lenderday: invalid enum value for grain field: %q", gr)
+	}
+}
+
 // OrderOption defines the ordering options for the LenderDay queries.
 type OrderOption func(*sql.Selector)
 
@@ -130,6 +164,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByOrgID orders the results by the org_id field.
 func ByOrgID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOrgID, opts...).ToFunc()
+}
+
+// ByGrain orders the results by the grain field.
+func ByGrain(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGrain, opts...).ToFunc()
 }
 
 // ByDay orders the results by the day field.
@@ -210,4 +249,22 @@ func ByDeclinedIncompleteFile(opts ...sql.OrderTermOption) OrderOption {
 // ByDeclinedOther orders the results by the declined_other field.
 func ByDeclinedOther(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeclinedOther, opts...).ToFunc()
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e Grain) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *Grain) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = Grain(str)
+	if err := GrainValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid Grain", str)
+	}
+	return nil
 }

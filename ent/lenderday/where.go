@@ -179,6 +179,26 @@ func OrgIDLTE(v uuid.UUID) predicate.LenderDay {
 	return predicate.LenderDay(sql.FieldLTE(FieldOrgID, v))
 }
 
+// GrainEQ applies the EQ predicate on the "grain" field.
+func GrainEQ(v Grain) predicate.LenderDay {
+	return predicate.LenderDay(sql.FieldEQ(FieldGrain, v))
+}
+
+// GrainNEQ applies the NEQ predicate on the "grain" field.
+func GrainNEQ(v Grain) predicate.LenderDay {
+	return predicate.LenderDay(sql.FieldNEQ(FieldGrain, v))
+}
+
+// GrainIn applies the In predicate on the "grain" field.
+func GrainIn(vs ...Grain) predicate.LenderDay {
+	return predicate.LenderDay(sql.FieldIn(FieldGrain, vs...))
+}
+
+// GrainNotIn applies the NotIn predicate on the "grain" field.
+func GrainNotIn(vs ...Grain) predicate.LenderDay {
+	return predicate.LenderDay(sql.FieldNotIn(FieldGrain, vs...))
+}
+
 // DayEQ applies the EQ predicate on the "day" field.
 func DayEQ(v int) predicate.LenderDay {
 	return predicate.LenderDay(sql.FieldEQ(FieldDay, v))

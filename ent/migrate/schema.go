@@ -295,7 +295,7 @@ var (
 	CallDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month"}},
+		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "user_id", Type: field.TypeUUID},
 		{Name: "slot", Type: field.TypeInt},
@@ -313,6 +313,16 @@ var (
 				Name:    "callday_org_id_span_day_user_id_slot",
 				Unique:  true,
 				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[4], CallDaysColumns[5]},
+			},
+			{
+				Name:    "callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds",
+				Unique:  false,
+				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[4], CallDaysColumns[5], CallDaysColumns[6], CallDaysColumns[7], CallDaysColumns[8]},
+			},
+			{
+				Name:    "callday_org_id_user_id_span_day",
+				Unique:  false,
+				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[4], CallDaysColumns[2], CallDaysColumns[3]},
 			},
 		},
 	}
@@ -517,7 +527,7 @@ var (
 	DealDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month"}, Default: "day"},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}, Default: "day"},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "dimension", Type: field.TypeEnum, Enums: []string{"lender", "advisor"}},
 		{Name: "subject_id", Type: field.TypeUUID},
@@ -550,7 +560,7 @@ var (
 	DecisionDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month"}, Default: "day"},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}, Default: "day"},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "lender_id", Type: field.TypeUUID},
 		{Name: "octave", Type: field.TypeInt},
@@ -631,7 +641,7 @@ var (
 	DispositionDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month"}},
+		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "user_id", Type: field.TypeUUID},
 		{Name: "code", Type: field.TypeString},
@@ -647,6 +657,11 @@ var (
 				Name:    "dispositionday_org_id_span_day_user_id_code",
 				Unique:  true,
 				Columns: []*schema.Column{DispositionDaysColumns[1], DispositionDaysColumns[2], DispositionDaysColumns[3], DispositionDaysColumns[4], DispositionDaysColumns[5]},
+			},
+			{
+				Name:    "dispositionday_org_id_span_day_user_id_code_n",
+				Unique:  false,
+				Columns: []*schema.Column{DispositionDaysColumns[1], DispositionDaysColumns[2], DispositionDaysColumns[3], DispositionDaysColumns[4], DispositionDaysColumns[5], DispositionDaysColumns[6]},
 			},
 		},
 	}
@@ -1041,6 +1056,7 @@ var (
 	LenderDaysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "org_id", Type: field.TypeUUID},
+		{Name: "grain", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}, Default: "day"},
 		{Name: "day", Type: field.TypeInt},
 		{Name: "lender_id", Type: field.TypeUUID},
 		{Name: "slot", Type: field.TypeInt},
@@ -1065,9 +1081,9 @@ var (
 		PrimaryKey: []*schema.Column{LenderDaysColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "lenderday_org_id_day_lender_id_slot",
+				Name:    "lenderday_org_id_grain_day_lender_id_slot",
 				Unique:  true,
-				Columns: []*schema.Column{LenderDaysColumns[1], LenderDaysColumns[2], LenderDaysColumns[3], LenderDaysColumns[4]},
+				Columns: []*schema.Column{LenderDaysColumns[1], LenderDaysColumns[2], LenderDaysColumns[3], LenderDaysColumns[4], LenderDaysColumns[5]},
 			},
 		},
 	}

@@ -1119,55 +1119,55 @@ func init() {
 	lenderdayFields := schema.LenderDay{}.Fields()
 	_ = lenderdayFields
 	// lenderdayDescSubmitted is the schema descriptor for submitted field.
-	lenderdayDescSubmitted := lenderdayFields[4].Descriptor()
+	lenderdayDescSubmitted := lenderdayFields[5].Descriptor()
 	// lenderday.DefaultSubmitted holds the default value on creation for the submitted field.
 	lenderday.DefaultSubmitted = lenderdayDescSubmitted.Default.(int)
 	// lenderdayDescApproved is the schema descriptor for approved field.
-	lenderdayDescApproved := lenderdayFields[5].Descriptor()
+	lenderdayDescApproved := lenderdayFields[6].Descriptor()
 	// lenderday.DefaultApproved holds the default value on creation for the approved field.
 	lenderday.DefaultApproved = lenderdayDescApproved.Default.(int)
 	// lenderdayDescDeclined is the schema descriptor for declined field.
-	lenderdayDescDeclined := lenderdayFields[6].Descriptor()
+	lenderdayDescDeclined := lenderdayFields[7].Descriptor()
 	// lenderday.DefaultDeclined holds the default value on creation for the declined field.
 	lenderday.DefaultDeclined = lenderdayDescDeclined.Default.(int)
 	// lenderdayDescWithdrawn is the schema descriptor for withdrawn field.
-	lenderdayDescWithdrawn := lenderdayFields[7].Descriptor()
+	lenderdayDescWithdrawn := lenderdayFields[8].Descriptor()
 	// lenderday.DefaultWithdrawn holds the default value on creation for the withdrawn field.
 	lenderday.DefaultWithdrawn = lenderdayDescWithdrawn.Default.(int)
 	// lenderdayDescFunded is the schema descriptor for funded field.
-	lenderdayDescFunded := lenderdayFields[8].Descriptor()
+	lenderdayDescFunded := lenderdayFields[9].Descriptor()
 	// lenderday.DefaultFunded holds the default value on creation for the funded field.
 	lenderday.DefaultFunded = lenderdayDescFunded.Default.(int)
 	// lenderdayDescFundedAmount is the schema descriptor for funded_amount field.
-	lenderdayDescFundedAmount := lenderdayFields[9].Descriptor()
+	lenderdayDescFundedAmount := lenderdayFields[10].Descriptor()
 	// lenderday.DefaultFundedAmount holds the default value on creation for the funded_amount field.
 	lenderday.DefaultFundedAmount = money.Amount(lenderdayDescFundedAmount.Default.(int64))
 	// lenderdayDescDeclinedCredit is the schema descriptor for declined_credit field.
-	lenderdayDescDeclinedCredit := lenderdayFields[10].Descriptor()
+	lenderdayDescDeclinedCredit := lenderdayFields[11].Descriptor()
 	// lenderday.DefaultDeclinedCredit holds the default value on creation for the declined_credit field.
 	lenderday.DefaultDeclinedCredit = lenderdayDescDeclinedCredit.Default.(int)
 	// lenderdayDescDeclinedRevenue is the schema descriptor for declined_revenue field.
-	lenderdayDescDeclinedRevenue := lenderdayFields[11].Descriptor()
+	lenderdayDescDeclinedRevenue := lenderdayFields[12].Descriptor()
 	// lenderday.DefaultDeclinedRevenue holds the default value on creation for the declined_revenue field.
 	lenderday.DefaultDeclinedRevenue = lenderdayDescDeclinedRevenue.Default.(int)
 	// lenderdayDescDeclinedTimeInBusiness is the schema descriptor for declined_time_in_business field.
-	lenderdayDescDeclinedTimeInBusiness := lenderdayFields[12].Descriptor()
+	lenderdayDescDeclinedTimeInBusiness := lenderdayFields[13].Descriptor()
 	// lenderday.DefaultDeclinedTimeInBusiness holds the default value on creation for the declined_time_in_business field.
 	lenderday.DefaultDeclinedTimeInBusiness = lenderdayDescDeclinedTimeInBusiness.Default.(int)
 	// lenderdayDescDeclinedIndustry is the schema descriptor for declined_industry field.
-	lenderdayDescDeclinedIndustry := lenderdayFields[13].Descriptor()
+	lenderdayDescDeclinedIndustry := lenderdayFields[14].Descriptor()
 	// lenderday.DefaultDeclinedIndustry holds the default value on creation for the declined_industry field.
 	lenderday.DefaultDeclinedIndustry = lenderdayDescDeclinedIndustry.Default.(int)
 	// lenderdayDescDeclinedExistingPositions is the schema descriptor for declined_existing_positions field.
-	lenderdayDescDeclinedExistingPositions := lenderdayFields[14].Descriptor()
+	lenderdayDescDeclinedExistingPositions := lenderdayFields[15].Descriptor()
 	// lenderday.DefaultDeclinedExistingPositions holds the default value on creation for the declined_existing_positions field.
 	lenderday.DefaultDeclinedExistingPositions = lenderdayDescDeclinedExistingPositions.Default.(int)
 	// lenderdayDescDeclinedIncompleteFile is the schema descriptor for declined_incomplete_file field.
-	lenderdayDescDeclinedIncompleteFile := lenderdayFields[15].Descriptor()
+	lenderdayDescDeclinedIncompleteFile := lenderdayFields[16].Descriptor()
 	// lenderday.DefaultDeclinedIncompleteFile holds the default value on creation for the declined_incomplete_file field.
 	lenderday.DefaultDeclinedIncompleteFile = lenderdayDescDeclinedIncompleteFile.Default.(int)
 	// lenderdayDescDeclinedOther is the schema descriptor for declined_other field.
-	lenderdayDescDeclinedOther := lenderdayFields[16].Descriptor()
+	lenderdayDescDeclinedOther := lenderdayFields[17].Descriptor()
 	// lenderday.DefaultDeclinedOther holds the default value on creation for the declined_other field.
 	lenderday.DefaultDeclinedOther = lenderdayDescDeclinedOther.Default.(int)
 	organizationMixin := schema.Organization{}.Mixin()

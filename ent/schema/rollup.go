@@ -73,9 +73,11 @@ func (LeadDay) Indexes() []ent.Index {
 // and, again, by one advisor (dimension advisor; deals without an advisor
 // have no advisor row), with their commissions: the funding and
 // commissions reports. A payment adds to the row of its deal's day. Each
-// sum is kept twice: by day (grain day, day is the day's number) and by
-// month (grain month, day is the month's number, period.MonthNumber), so a
-// year's groups add up a dozen months and the days around them, not every
+// sum is kept three times: by day (grain day, day is the day's number), by
+// month (grain month, day is the month's number, period.MonthNumber) and by
+// year (grain year, day is the year's number, period.YearNumber), so a
+// year's groups add up a year's row and a month's, and a few days, less
+// the months and days of the year still to come (period.Cover), not every
 // day.
 type DealDay struct{ ent.Schema }
 
@@ -85,7 +87,7 @@ func (DealDay) Policy() ent.Policy               { return rollupPolicy() }
 func (DealDay) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("grain").Values("day", "month").Default("day").Immutable(),
+		field.Enum("grain").Values("day", "month", "year").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.Enum("dimension").Values("lender", "advisor").Immutable(),
 		field.UUID("subject_id", uuidType).Immutable(), // the lender's or the advisor's id

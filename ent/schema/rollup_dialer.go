@@ -14,11 +14,13 @@ import (
 // one day (DialerCall.multi_day) are read from their events. Talk time and
 // dispositions are sums of events and add up over any days.
 //
-// Rows are kept per day (span day) and per calendar month (span month,
-// day being the month's first): the report reads a year's whole months
-// from twelve rows per agent.
+// Rows are kept per day (span day), per calendar month (span month) and
+// per calendar year (span year), day being the first day of the span: the
+// report reads a range as the whole years and months inside it and the
+// days around them, or as a year less its months and days outside the
+// range (period.Cover), a few rows per agent.
 
-// CallDay counts, for an agent (user_id) on a day or month, the one-day
+// CallDay counts, for an agent (user_id) on a day, month or year, the one-day
 // calls the agent had an event of, those of them the agent answered, and
 // the seconds of the agent's call_ended events. The organization's row
 // (user_id the nil UUID, span day only) counts its one-day calls of the
@@ -33,7 +35,7 @@ func (CallDay) Policy() ent.Policy               { return rollupPolicy() }
 func (CallDay) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("span").Values("day", "month").Immutable(),
+		field.Enum("span").Values("day", "month", "year").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("user_id", uuidType).Immutable(),
 		field.Int("slot").Immutable(),
@@ -44,11 +46,18 @@ func (CallDay) Fields() []ent.Field {
 }
 
 func (CallDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "span", "day", "user_id", "slot").Unique()}
+	return []ent.Index{
+		index.Fields("org_id", "span", "day", "user_id", "slot").Unique(),
+		// The report sums a span's rows from the index alone: it holds
+		// the sums.
+		index.Fields("org_id", "span", "day", "user_id", "slot", "calls", "answered", "talk_seconds"),
+		// The calls series reads the organization's rows alone.
+		index.Fields("org_id", "user_id", "span", "day"),
+	}
 }
 
 // DispositionDay counts an agent's disposition records of one code on a
-// day or month (spans as CallDay's).
+// day, month or year (spans as CallDay's).
 type DispositionDay struct{ ent.Schema }
 
 func (DispositionDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -57,7 +66,7 @@ func (DispositionDay) Policy() ent.Policy               { return rollupPolicy() 
 func (DispositionDay) Fields() []ent.Field {
 	return []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("span").Values("day", "month").Immutable(),
+		field.Enum("span").Values("day", "month", "year").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("user_id", uuidType).Immutable(),
 		field.String("code").Immutable(),
@@ -66,7 +75,11 @@ func (DispositionDay) Fields() []ent.Field {
 }
 
 func (DispositionDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "span", "day", "user_id", "code").Unique()}
+	return []ent.Index{
+		index.Fields("org_id", "span", "day", "user_id", "code").Unique(),
+		// The report sums a span's rows from the index alone: it holds n.
+		index.Fields("org_id", "span", "day", "user_id", "code", "n"),
+	}
 }
 
 // DialerCall is one call (an external call id) of the organization: the

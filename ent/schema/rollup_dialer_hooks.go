@@ -78,21 +78,13 @@ func rollupCall(ctx context.Context, c *gen.Client, ev *gen.CallEvent) error {
 	if err != nil {
 		return err
 	}
-	slot := rollupSlot(ctx)
-	for _, r := range rows {
-		if err := addCallDay(ctx, c, ev.OrgID, r, slot); err != nil {
-			return err
-		}
+	if err := addCallDays(ctx, c, ev.OrgID, rows, rollupSlot(ctx)); err != nil {
+		return err
 	}
 	if ev.EventType != callevent.EventTypeDisposition || ev.Disposition == nil {
 		return nil
 	}
-	for _, span := range []callday.Span{callday.SpanDay, callday.SpanMonth} {
-		if err := addDisposition(ctx, c, ev.OrgID, span, spanDay(span, day), ev.UserID, *ev.Disposition, 1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return addDispositions(ctx, c, ev.OrgID, day, ev.UserID, *ev.Disposition, 1)
 }
 
 // takeCall takes the call's DialerCall row, creating it for the call's
@@ -148,7 +140,20 @@ func callRows(ctx context.Context, c *gen.Client, ev *gen.CallEvent, day int, lo
 	slices.SortFunc(rows, func(a, b callRow) int {
 		return cmp.Or(cmp.Compare(a.span, b.span), cmp.Compare(a.day, b.day), slices.Compare(a.user[:], b.user[:]))
 	})
-	return rows, nil
+	// One statement adds them all, and it may change a row once only:
+	// a call leaving a day of the month (or year) the new event is in
+	// changes the agent's row of that month twice.
+	var out []callRow
+	for _, r := range rows {
+		if k := len(out) - 1; k >= 0 && out[k].span == r.span && out[k].day == r.day && out[k].user == r.user {
+			out[k].calls += r.calls
+			out[k].answered += r.answered
+			out[k].talk += r.talk
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // spanOf is the first and last day of events.
@@ -192,24 +197,32 @@ func agentOn(events []*gen.CallEvent, agent uuid.UUID) (had, answered bool) {
 	return had, answered
 }
 
-// spans are an agent's change r (of r.day) on its day's row and its
-// month's; none when it changes nothing.
+// agentSpans are the spans an agent's rows are kept by.
+var agentSpans = []callday.Span{callday.SpanDay, callday.SpanMonth, callday.SpanYear}
+
+// spans are an agent's change r (of r.day) on its day's row, its month's
+// and its year's; none when it changes nothing.
 func spans(r callRow) []callRow {
 	if r.calls == 0 && r.answered == 0 && r.talk == 0 {
 		return nil
 	}
-	month := r
-	r.span, month.span = callday.SpanDay, callday.SpanMonth
-	month.day = spanDay(callday.SpanMonth, r.day)
-	return []callRow{r, month}
+	out := make([]callRow, len(agentSpans))
+	for i, span := range agentSpans {
+		out[i] = r
+		out[i].span, out[i].day = span, spanDay(span, r.day)
+	}
+	return out
 }
 
 // spanDay is the day keying span's row of day: the day itself, or its
-// month's first day.
+// month's or year's first day.
 func spanDay(span callday.Span, day int) int {
-	if span == callday.SpanMonth {
-		y, m, _ := period.DayDate(day)
+	y, m, _ := period.DayDate(day)
+	switch span {
+	case callday.SpanMonth:
 		return period.DayNumber(y, m, 1)
+	case callday.SpanYear:
+		return period.DayNumber(y, time.January, 1)
 	}
 	return day
 }
@@ -221,21 +234,40 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func addCallDay(ctx context.Context, c *gen.Client, org uuid.UUID, r callRow, slot int) error {
-	err := c.CallDay.Create().SetOrgID(org).SetSpan(r.span).SetDay(r.day).SetUserID(r.user).SetSlot(slot).
-		SetCalls(r.calls).SetAnswered(r.answered).SetTalkSeconds(r.talk).
-		OnConflictColumns(callday.FieldOrgID, callday.FieldSpan, callday.FieldDay, callday.FieldUserID, callday.FieldSlot).
-		Update(func(u *gen.CallDayUpsert) { u.AddCalls(r.calls).AddAnswered(r.answered).AddTalkSeconds(r.talk) }).
-		Exec(rule.SystemContext(ctx))
+// addCallDays adds rows, in their order, in one multi-row upsert: each
+// row adds its own counts (excluded's, the values it would have inserted).
+func addCallDays(ctx context.Context, c *gen.Client, org uuid.UUID, rows []callRow, slot int) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	creates := make([]*gen.CallDayCreate, len(rows))
+	for i, r := range rows {
+		creates[i] = c.CallDay.Create().SetOrgID(org).SetSpan(r.span).SetDay(r.day).SetUserID(r.user).SetSlot(slot).
+			SetCalls(r.calls).SetAnswered(r.answered).SetTalkSeconds(r.talk)
+	}
+	err := c.CallDay.CreateBulk(creates...).OnConflict(
+		sql.ConflictColumns(callday.FieldOrgID, callday.FieldSpan, callday.FieldDay, callday.FieldUserID, callday.FieldSlot),
+		sql.ResolveWith(func(u *sql.UpdateSet) {
+			excluded := sql.Dialect(u.Dialect()).Table("excluded")
+			for _, col := range []string{callday.FieldCalls, callday.FieldAnswered, callday.FieldTalkSeconds} {
+				u.Add(col, sql.Expr(excluded.C(col)))
+			}
+		})).Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("adding to the call rollup: %w", err)
 	}
 	return nil
 }
 
-func addDisposition(ctx context.Context, c *gen.Client, org uuid.UUID, span callday.Span, day int, user uuid.UUID, code string, n int) error {
-	err := c.DispositionDay.Create().SetOrgID(org).SetSpan(dispositionday.Span(span)).SetDay(day).SetUserID(user).
-		SetCode(code).SetN(n).
+// addDispositions adds n records of code to the agent's rows of day, its
+// month and its year, in one statement (they all take n).
+func addDispositions(ctx context.Context, c *gen.Client, org uuid.UUID, day int, user uuid.UUID, code string, n int) error {
+	creates := make([]*gen.DispositionDayCreate, len(agentSpans))
+	for i, span := range agentSpans {
+		creates[i] = c.DispositionDay.Create().SetOrgID(org).SetSpan(dispositionday.Span(span)).SetDay(spanDay(span, day)).
+			SetUserID(user).SetCode(code).SetN(n)
+	}
+	err := c.DispositionDay.CreateBulk(creates...).
 		OnConflictColumns(dispositionday.FieldOrgID, dispositionday.FieldSpan, dispositionday.FieldDay,
 			dispositionday.FieldUserID, dispositionday.FieldCode).AddN(n).
 		Exec(rule.SystemContext(ctx))

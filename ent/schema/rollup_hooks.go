@@ -378,10 +378,10 @@ var dealDays = rollupUpsert{table: dealday.Table,
 	adds: []string{dealday.FieldDeals, dealday.FieldFundedAmount, dealday.FieldExpectedCommission, dealday.FieldPaid,
 		dealday.FieldClawedBack, dealday.FieldOutstanding}}
 
-// addDealDays adds s to the rows of the day and of its month, by the
-// lender and by the advisor (when there is one). The rows all take the
-// same sums, so one multi-row upsert adds to them all, always in the same
-// order: two fundings never take the rows in opposite orders.
+// addDealDays adds s to the rows of the day, of its month and of its
+// year, by the lender and by the advisor (when there is one). The rows
+// all take the same sums, so one multi-row upsert adds to them all, always
+// in the same order: two fundings never take the rows in opposite orders.
 func addDealDays(ctx context.Context, c *gen.Client, dialect string, org uuid.UUID, day int, lender uuid.UUID, advisor *uuid.UUID, s dealSums) error {
 	subjects := []struct {
 		dim dealday.Dimension
@@ -398,7 +398,7 @@ func addDealDays(ctx context.Context, c *gen.Client, dialect string, org uuid.UU
 		for _, g := range []struct {
 			grain dealday.Grain
 			n     int
-		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}} {
+		}{{dealday.GrainDay, day}, {dealday.GrainMonth, period.MonthNumber(day)}, {dealday.GrainYear, period.YearNumber(day)}} {
 			rows = append(rows, []any{org, string(g.grain), g.n, string(sub.dim), sub.id,
 				s.deals, int64(s.funded), int64(s.expected), int64(s.paid), int64(s.clawedBack), int64(s.outstanding)})
 		}

@@ -20,7 +20,8 @@ import (
 // (and by decline category, one column each of enum.DeclineCategories,
 // "other" when none was given), withdrawn, funded with the sum of their
 // deals. Rows are spread over slots as LeadDay's: a submission is a hot
-// write.
+// write. As DealDay's, each count is kept by day, by month and by year
+// (grain), so a year's figures add up a few rows a lender.
 type LenderDay struct{ ent.Schema }
 
 func (LenderDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -29,6 +30,7 @@ func (LenderDay) Policy() ent.Policy               { return rollupPolicy() }
 func (LenderDay) Fields() []ent.Field {
 	fields := []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
+		field.Enum("grain").Values("day", "month", "year").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("lender_id", uuidType).Immutable(),
 		field.Int("slot").Immutable(),
@@ -46,7 +48,7 @@ func (LenderDay) Fields() []ent.Field {
 }
 
 func (LenderDay) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("org_id", "day", "lender_id", "slot").Unique()}
+	return []ent.Index{index.Fields("org_id", "grain", "day", "lender_id", "slot").Unique()}
 }
 
 // DecisionDay is the histogram of the whole seconds from submission to
@@ -55,8 +57,8 @@ func (LenderDay) Indexes() []ent.Index {
 // column per bucket (b00..b31). The report sums the rows of its days to
 // find the bucket holding the median, then reads that bucket's
 // applications alone (by their decision_seconds) for the exact value.
-// As DealDay's, each count is kept by day and by month (grain), so a
-// year's histogram adds up a dozen months and the days around them.
+// As DealDay's, each count is kept by day, by month and by year (grain),
+// so a year's histogram adds up a few rows a lender.
 type DecisionDay struct{ ent.Schema }
 
 func (DecisionDay) Annotations() []schema.Annotation { return rollupAnnotations }
@@ -65,7 +67,7 @@ func (DecisionDay) Policy() ent.Policy               { return rollupPolicy() }
 func (DecisionDay) Fields() []ent.Field {
 	fields := []ent.Field{
 		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("grain").Values("day", "month").Default("day").Immutable(),
+		field.Enum("grain").Values("day", "month", "year").Default("day").Immutable(),
 		field.Int("day").Immutable(),
 		field.UUID("lender_id", uuidType).Immutable(),
 		field.Int("octave").Immutable(),

@@ -274,11 +274,13 @@ func addLenderRollups(ctx context.Context, c *gen.Client, org uuid.UUID, changes
 	return nil
 }
 
-// addLenderDay adds s to a LenderDay row: the counts it changes alone.
+// addLenderDay adds s to the LenderDay rows of a day, of its month and of
+// its year, the counts it changes alone: they take the same sums, so one
+// multi-row upsert adds to them all, in that order (as addDealDays).
 func addLenderDay(ctx context.Context, c *gen.Client, dialect string, org uuid.UUID, day int, lender uuid.UUID, slot int, s lenderStep) error {
 	up := rollupUpsert{table: lenderday.Table,
-		keys: []string{lenderday.FieldOrgID, lenderday.FieldDay, lenderday.FieldLenderID, lenderday.FieldSlot}}
-	row := []any{org, day, lender, slot}
+		keys: []string{lenderday.FieldOrgID, lenderday.FieldGrain, lenderday.FieldDay, lenderday.FieldLenderID, lenderday.FieldSlot}}
+	var counts []any
 	for _, col := range []struct {
 		name string
 		n    int64
@@ -287,22 +289,29 @@ func addLenderDay(ctx context.Context, c *gen.Client, dialect string, org uuid.U
 		{lenderday.FieldFunded, int64(s.Funded)}, {lenderday.FieldFundedAmount, int64(s.FundedAmount)}} {
 		if col.n != 0 {
 			up.adds = append(up.adds, col.name)
-			row = append(row, col.n)
+			counts = append(counts, col.n)
 		}
 	}
 	if s.Declined != 0 {
 		up.adds = append(up.adds, funnel.DeclineColumn(s.Category))
-		row = append(row, s.Declined)
+		counts = append(counts, s.Declined)
 	}
 	if len(up.adds) == 0 {
 		return nil
 	}
-	return up.exec(ctx, c, dialect, row)
+	var rows [][]any
+	for _, g := range []struct {
+		grain lenderday.Grain
+		n     int
+	}{{lenderday.GrainDay, day}, {lenderday.GrainMonth, period.MonthNumber(day)}, {lenderday.GrainYear, period.YearNumber(day)}} {
+		rows = append(rows, append([]any{org, string(g.grain), g.n, lender, slot}, counts...))
+	}
+	return up.exec(ctx, c, dialect, rows...)
 }
 
 // addDecision adds n decisions of secs seconds to the histogram rows of a
-// lender's day, then of its month (in that order, as addDealDays): one
-// statement, as both rows take the same count.
+// lender's day, then of its month and of its year (in that order, as
+// addDealDays): one statement, as the rows take the same count.
 func addDecision(ctx context.Context, c *gen.Client, dialect string, org uuid.UUID, day int, lender uuid.UUID, secs, n int) error {
 	octave, bucket := decision.Bucket(secs)
 	up := rollupUpsert{table: decisionday.Table,
@@ -312,7 +321,7 @@ func addDecision(ctx context.Context, c *gen.Client, dialect string, org uuid.UU
 	for _, g := range []struct {
 		grain decisionday.Grain
 		n     int
-	}{{decisionday.GrainDay, day}, {decisionday.GrainMonth, period.MonthNumber(day)}} {
+	}{{decisionday.GrainDay, day}, {decisionday.GrainMonth, period.MonthNumber(day)}, {decisionday.GrainYear, period.YearNumber(day)}} {
 		rows = append(rows, []any{org, string(g.grain), g.n, lender, octave, n})
 	}
 	return up.exec(ctx, c, dialect, rows...)

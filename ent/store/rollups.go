@@ -300,8 +300,11 @@ func rebuildDealDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *ti
 		r.Outstanding += cm.outstanding
 	}
 	add := func(k key, d *ent.FundedDeal, cm commissionSums) {
+		day := k.day
 		add1(k, d, cm)
-		k.grain, k.day = dealday.GrainMonth, period.MonthNumber(k.day)
+		k.grain, k.day = dealday.GrainMonth, period.MonthNumber(day)
+		add1(k, d, cm)
+		k.grain, k.day = dealday.GrainYear, period.YearNumber(day)
 		add1(k, d, cm)
 	}
 	for _, d := range deals {

@@ -33,6 +33,7 @@ const rebuildBatch = 500
 // where an older version of the service left them unset.
 
 type lenderKey struct {
+	grain  lenderday.Grain
 	day    int
 	lender uuid.UUID
 }
@@ -71,13 +72,16 @@ func rebuildLenders(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *tim
 	hist := map[decisionKey]*[decision.Buckets]int{}
 	unset := map[uuid.UUID]int{}
 	for _, a := range apps {
-		k := lenderKey{period.LocalDay(a.SubmittedAt, loc), a.LenderID}
-		s := sums[k]
-		if s == nil {
-			s = &lenderSums{declines: map[string]int{}}
-			sums[k] = s
+		k := lenderKey{lenderday.GrainDay, period.LocalDay(a.SubmittedAt, loc), a.LenderID}
+		for _, gk := range []lenderKey{k, {lenderday.GrainMonth, period.MonthNumber(k.day), k.lender},
+			{lenderday.GrainYear, period.YearNumber(k.day), k.lender}} {
+			s := sums[gk]
+			if s == nil {
+				s = &lenderSums{declines: map[string]int{}}
+				sums[gk] = s
+			}
+			s.add(a, amounts)
 		}
-		s.add(a, amounts)
 		if a.DecidedAt == nil {
 			continue
 		}
@@ -87,7 +91,8 @@ func rebuildLenders(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *tim
 		}
 		octave, bucket := decision.Bucket(secs)
 		for _, hk := range []decisionKey{{decisionday.GrainDay, k.day, k.lender, octave},
-			{decisionday.GrainMonth, period.MonthNumber(k.day), k.lender, octave}} {
+			{decisionday.GrainMonth, period.MonthNumber(k.day), k.lender, octave},
+			{decisionday.GrainYear, period.YearNumber(k.day), k.lender, octave}} {
 			if hist[hk] == nil {
 				hist[hk] = &[decision.Buckets]int{}
 			}
@@ -176,7 +181,7 @@ func setDecisionSeconds(ctx context.Context, tx *ent.Client, secs map[uuid.UUID]
 func insertLenderDays(ctx context.Context, tx *ent.Client, org uuid.UUID, sums map[lenderKey]*lenderSums) error {
 	builders := make([]*ent.LenderDayCreate, 0, len(sums))
 	for k, s := range sums {
-		b := tx.LenderDay.Create().SetOrgID(org).SetDay(k.day).SetLenderID(k.lender).SetSlot(0).
+		b := tx.LenderDay.Create().SetOrgID(org).SetGrain(k.grain).SetDay(k.day).SetLenderID(k.lender).SetSlot(0).
 			SetSubmitted(s.submitted).SetApproved(s.approved).SetDeclined(s.declined).SetWithdrawn(s.withdrawn).
 			SetFunded(s.funded).SetFundedAmount(s.amount)
 		for cat, n := range s.declines {
@@ -266,7 +271,7 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 		}
 		t.first, t.last = min(t.first, day), max(t.last, day)
 		t.agents[e.UserID] = t.agents[e.UserID] || e.EventType == callevent.EventTypeCallAnswered
-		for _, span := range []callday.Span{callday.SpanDay, callday.SpanMonth} {
+		for _, span := range callSpans {
 			d := rollupSpanDay(span, day)
 			if e.EventType == callevent.EventTypeCallEnded && e.DurationSeconds != nil {
 				sumsAt(sums, callKey{span, d, e.UserID}).talk += *e.DurationSeconds
@@ -282,7 +287,7 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 		}
 		sumsAt(sums, callKey{callday.SpanDay, t.first, uuid.Nil}).calls++
 		for agent, answered := range t.agents {
-			for _, span := range []callday.Span{callday.SpanDay, callday.SpanMonth} {
+			for _, span := range callSpans {
 				s := sumsAt(sums, callKey{span, rollupSpanDay(span, t.first), agent})
 				s.calls++
 				if answered {
@@ -309,11 +314,18 @@ func sumsAt(m map[callKey]*callSums, k callKey) *callSums {
 	return s
 }
 
-// rollupSpanDay is the day keying span's row of day (as the hooks key it).
+// callSpans are the spans of an agent's dialer rows.
+var callSpans = []callday.Span{callday.SpanDay, callday.SpanMonth, callday.SpanYear}
+
+// rollupSpanDay is the day keying span's row of day (as the hooks key it):
+// the first day of the span.
 func rollupSpanDay(span callday.Span, day int) int {
-	if span == callday.SpanMonth {
-		y, m, _ := period.DayDate(day)
+	y, m, _ := period.DayDate(day)
+	switch span {
+	case callday.SpanMonth:
 		return period.DayNumber(y, m, 1)
+	case callday.SpanYear:
+		return period.DayNumber(y, time.January, 1)
 	}
 	return day
 }

@@ -212,6 +212,9 @@ func (s *DB) migrate(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.staleRollupLayout(ctx); err != nil {
+		return err
+	}
 	ddl := append([]string{heartbeatDDL}, supersededIndexes...)
 	if s.Dialect == dialect.Postgres {
 		ddl = append(pgSearchDDL, ddl...)
@@ -240,10 +243,40 @@ func (s *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// rollupsByMonthIndex is the lender rollup's index before the rollups were
+// kept by year too: a database that still has it holds rollups without
+// their year rows.
+const rollupsByMonthIndex = "lenderday_org_id_day_lender_id_slot"
+
+// staleRollupLayout marks every organization's rollups as not built when
+// they were built before the rollups were kept by year (before the index
+// that names that layout is dropped): reports read the records until
+// they are rebuilt, which serve does within a minute.
+func (s *DB) staleRollupLayout(ctx context.Context) error {
+	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = ?`
+	if s.Dialect == dialect.Postgres {
+		q = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`
+	}
+	var n int
+	if err := s.write.QueryRowContext(ctx, q, rollupsByMonthIndex).Scan(&n); err != nil {
+		return fmt.Errorf("reading the rollups' layout: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := s.write.ExecContext(ctx, `UPDATE organizations SET rollup_zone = NULL`); err != nil {
+		return fmt.Errorf("marking the rollups to rebuild: %w", err)
+	}
+	return nil
+}
+
 // supersededIndexes are dropped at start-up: ent's migration adds an index
 // the schema gains but leaves one it loses (dropping every index unknown to
 // the schema would drop the search index too).
 var supersededIndexes = []string{
+	// Replaced by lenderday_org_id_grain_day_lender_id_slot: the lender
+	// rollup is kept by day, month and year (staleRollupLayout).
+	`DROP INDEX IF EXISTS ` + rollupsByMonthIndex,
 	// Replaced by the covering callevent_user_id_occurred_at_external_call_id_event_type.
 	`DROP INDEX IF EXISTS callevent_user_id_occurred_at`,
 	// Prefixes of indexes that begin with org_id (OrgMixin.LeadingIndexes).

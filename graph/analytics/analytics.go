@@ -131,7 +131,8 @@ func average(total money.Amount, n int) money.Amount {
 
 // names reads the display names of users: first and last name.
 func userNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
-	users, err := c.User.Query().Where(user.IDIn(ids...)).All(sys(ctx))
+	users, err := c.User.Query().Where(user.IDIn(ids...)).
+		Select(user.FieldID, user.FieldFirstName, user.FieldLastName).All(sys(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("reading users' names: %w", err)
 	}

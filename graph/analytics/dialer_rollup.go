@@ -3,8 +3,10 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
@@ -16,22 +18,25 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 )
 
-// callSpans are the CallDay rows of w's whole days: the calendar months
-// wholly inside, and the other days one by one.
-func callSpans(w wholeDays) (months []int, days [][2]int) {
-	for d := w.first; d < w.last; {
-		y, m, dd := period.DayDate(d)
-		next := period.DayNumber(y, m+1, 1)
-		if dd == 1 && next <= w.last {
-			months = append(months, d)
-			d = next
-			continue
-		}
-		end := min(next, w.last)
-		days = append(days, [2]int{d, end})
-		d = end
+// callRun is a run of CallDay (or DispositionDay) rows of one span, keyed
+// by days [lo, hi), added to the report or taken away (sign).
+type callRun struct {
+	span   callday.Span
+	lo, hi int
+	sign   int
+}
+
+var callSpanOf = map[period.Grain]callday.Span{
+	period.DayGrain: callday.SpanDay, period.MonthGrain: callday.SpanMonth, period.YearGrain: callday.SpanYear}
+
+// callRuns are the rows whose signed sum is w's whole days: a year's rows
+// key it by its first day, a month's by its.
+func callRuns(w wholeDays) []callRun {
+	var out []callRun
+	for _, b := range period.Cover(w.first, w.last, period.YearGrain) {
+		out = append(out, callRun{callSpanOf[b.Grain], b.Grain.FirstDay(b.Lo), b.Grain.FirstDay(b.Hi), b.Sign})
 	}
-	return months, days
+	return out
 }
 
 // dialerRolledUp is the dialer report from the rollups for w's whole days
@@ -89,64 +94,109 @@ func dialerRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays)
 	return r, nil
 }
 
-// spanWhere selects the rows of the spans: months by their first day,
-// days by ranges.
-func spanWhere(months []int, days [][2]int) []predicate.CallDay {
-	var or []predicate.CallDay
-	if len(months) > 0 {
-		or = append(or, callday.And(callday.SpanEQ(callday.SpanMonth), callday.DayIn(months...)))
-	}
-	for _, d := range days {
-		or = append(or, callday.And(callday.SpanEQ(callday.SpanDay), callday.DayGTE(d[0]), callday.DayLT(d[1])))
-	}
-	return or
-}
-
+// agentCallSums adds each agent's one-day calls and answers (counts),
+// talk time and dispositions over the whole days, run by run: each run is
+// one index range.
 func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, at func(uuid.UUID) *agentTally, counts map[uuid.UUID][2]int) error {
-	months, days := callSpans(w)
-	var rows []struct {
-		UserID   uuid.UUID `json:"user_id"`
-		Calls    int       `json:"calls"`
-		Answered int       `json:"answered"`
-		Talk     int       `json:"talk"`
+	runs := callRuns(w)
+	type sums struct{ calls, answered, talk int }
+	agents := map[uuid.UUID]*sums{}
+	for _, run := range runs {
+		var rows []struct {
+			UserID   uuid.UUID `json:"user_id"`
+			Calls    int       `json:"calls"`
+			Answered int       `json:"answered"`
+			Talk     int       `json:"talk"`
+		}
+		err := c.CallDay.Query().
+			Where(callday.OrgID(q.OrgID), callday.SpanEQ(run.span), callday.DayGTE(run.lo), callday.DayLT(run.hi),
+				callday.UserIDNEQ(uuid.Nil)).
+			GroupBy(callday.FieldUserID).
+			Aggregate(sumOf(callday.FieldCalls, "calls"), sumOf(callday.FieldAnswered, "answered"),
+				sumOf(callday.FieldTalkSeconds, "talk")).Scan(sys(ctx), &rows)
+		if err != nil {
+			return fmt.Errorf("summing the call rollup: %w", err)
+		}
+		for _, r := range rows {
+			a := agents[r.UserID]
+			if a == nil {
+				a = &sums{}
+				agents[r.UserID] = a
+			}
+			a.calls += run.sign * r.Calls
+			a.answered += run.sign * r.Answered
+			a.talk += run.sign * r.Talk
+		}
 	}
-	err := c.CallDay.Query().
-		Where(callday.OrgID(q.OrgID), callday.UserIDNEQ(uuid.Nil), callday.Or(spanWhere(months, days)...)).
-		GroupBy(callday.FieldUserID).
-		Aggregate(sumOf(callday.FieldCalls, "calls"), sumOf(callday.FieldAnswered, "answered"),
-			sumOf(callday.FieldTalkSeconds, "talk")).Scan(sys(ctx), &rows)
-	if err != nil {
-		return fmt.Errorf("summing the call rollup: %w", err)
-	}
-	for _, r := range rows {
-		if r.Calls == 0 && r.Answered == 0 && r.Talk == 0 {
+	for id, a := range agents {
+		if a.calls == 0 && a.answered == 0 && a.talk == 0 {
 			continue
 		}
-		at(r.UserID).talk += r.Talk
-		counts[r.UserID] = [2]int{r.Calls, r.Answered}
+		at(id).talk += a.talk
+		counts[id] = [2]int{a.calls, a.answered}
 	}
-	var or []predicate.DispositionDay
-	if len(months) > 0 {
-		or = append(or, dispositionday.And(dispositionday.SpanEQ(dispositionday.SpanMonth), dispositionday.DayIn(months...)))
+	return dispositionSums(ctx, c, q, runs, at)
+}
+
+// dispositionSums adds each agent's dispositions by code over the runs.
+// A run's rows are summed in the database, from the index that holds
+// them, into one row per agent with a column per code: a year of two
+// hundred agents is two hundred rows, not one per agent and code.
+func dispositionSums(ctx context.Context, c *ent.Client, q *Request, runs []callRun, at func(uuid.UUID) *agentTally) error {
+	in := func(run callRun) []predicate.DispositionDay {
+		return []predicate.DispositionDay{dispositionday.OrgID(q.OrgID), dispositionday.SpanEQ(dispositionday.Span(run.span)),
+			dispositionday.DayGTE(run.lo), dispositionday.DayLT(run.hi)}
 	}
-	for _, d := range days {
-		or = append(or, dispositionday.And(dispositionday.SpanEQ(dispositionday.SpanDay),
-			dispositionday.DayGTE(d[0]), dispositionday.DayLT(d[1])))
+	type key struct {
+		user uuid.UUID
+		code string
 	}
-	var codes []struct {
-		UserID uuid.UUID `json:"user_id"`
-		Code   string    `json:"code"`
-		N      int       `json:"n"`
+	// Every row's code is in its year's rows, and the runs lie in the
+	// years the range touches: their year rows name every code once.
+	y0, y1 := period.YearNumber(runs[0].lo), period.YearNumber(runs[0].lo)
+	for _, run := range runs {
+		y0, y1 = min(y0, period.YearNumber(run.lo)), max(y1, period.YearNumber(run.hi-1))
 	}
-	err = c.DispositionDay.Query().Where(dispositionday.OrgID(q.OrgID), dispositionday.Or(or...)).
-		GroupBy(dispositionday.FieldUserID, dispositionday.FieldCode).Aggregate(sumOf(dispositionday.FieldN, "n")).
-		Scan(sys(ctx), &codes)
+	codes, err := c.DispositionDay.Query().Where(in(callRun{callday.SpanYear,
+		period.YearGrain.FirstDay(y0), period.YearGrain.FirstDay(y1 + 1), 1})...).Unique(true).
+		Select(dispositionday.FieldCode).Strings(sys(ctx))
 	if err != nil {
-		return fmt.Errorf("summing the disposition rollup: %w", err)
+		return fmt.Errorf("reading the disposition codes: %w", err)
 	}
-	for _, r := range codes {
-		if r.N != 0 {
-			at(r.UserID).dispositions[r.Code] += r.N
+	if len(codes) == 0 {
+		return nil
+	}
+	sums := make([]string, len(codes))
+	for i := range codes {
+		sums[i] = fmt.Sprintf("c%d", i)
+	}
+	keys := map[string]reflect.Type{dispositionday.FieldUserID: uuidType}
+	net := map[key]int{}
+	for _, run := range runs {
+		query := c.DispositionDay.Query().Where(in(run)...).Modify(func(s *sql.Selector) {
+			s.Select(s.C(dispositionday.FieldUserID))
+			for i, code := range codes {
+				s.AppendSelectExprAs(sql.ExprFunc(func(b *sql.Builder) {
+					b.WriteString("COALESCE(SUM(CASE WHEN ").Ident(s.C(dispositionday.FieldCode)).WriteOp(sql.OpEQ).Arg(code).
+						WriteString(" THEN ").Ident(s.C(dispositionday.FieldN)).WriteString(" ELSE 0 END), 0)")
+				}), sums[i])
+			}
+			s.GroupBy(s.C(dispositionday.FieldUserID))
+		})
+		err = scanSums(sys(ctx), query, keys, []string{dispositionday.FieldUserID}, sums, func(k []any, v []int64) {
+			for i, n := range v {
+				if n != 0 {
+					net[key{k[0].(uuid.UUID), codes[i]}] += run.sign * int(n)
+				}
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("summing the disposition rollup: %w", err)
+		}
+	}
+	for k, n := range net {
+		if n != 0 {
+			at(k.user).dispositions[k.code] += n
 		}
 	}
 	return nil
@@ -179,7 +229,7 @@ func multiDayCalls(ctx context.Context, c *ent.Client, q *Request) (map[string]b
 	loc := q.Range.Loc
 	first, last := period.LocalDay(q.Range.Start, loc), period.LocalDay(q.Range.End.Add(-time.Millisecond), loc)
 	ids, err := c.DialerCall.Query().
-		Where(dialercall.OrgID(q.OrgID), dialercall.MultiDay(true), dialercall.LastDayGTE(first), dialercall.FirstDayLTE(last)).
+		Where(dialercall.OrgID(q.OrgID), multiDay, dialercall.LastDayGTE(first), dialercall.FirstDayLTE(last)).
 		Select(dialercall.FieldExternalCallID).Strings(sys(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("reading the multi-day calls: %w", err)
@@ -190,6 +240,13 @@ func multiDayCalls(ctx context.Context, c *ent.Client, q *Request) (map[string]b
 	}
 	return out, nil
 }
+
+// multiDay is multi_day = true. ent writes a boolean's equality as the bare
+// column, which SQLite does not match to the index's multi_day: it would
+// skip-scan every call of the range's days for the few multi-day ones.
+var multiDay = predicate.DialerCall(func(s *sql.Selector) {
+	s.Where(sql.P(func(b *sql.Builder) { b.Ident(s.C(dialercall.FieldMultiDay)).WriteOp(sql.OpEQ).Arg(true) }))
+})
 
 // dialerRecords tallies what the rollups leave to the records: the edges'
 // events (all of them for talk time and dispositions, the one-day calls'

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
@@ -102,30 +103,58 @@ func lendersRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 		sums[i] = "s_" + col
 		aggs[i] = sumOf(col, sums[i])
 	}
+	// The counts of each lender over the spans, signed: a lender is in the
+	// report when its net submissions are.
+	type lenderNet struct {
+		counts   [6]int64
+		declines []int64
+	}
+	nets := map[uuid.UUID]*lenderNet{}
+	var order []uuid.UUID
 	keys := map[string]reflect.Type{lenderday.FieldLenderID: uuidType}
-	err := scanSums(sys(ctx), c.LenderDay.Query().
-		Where(lenderday.OrgID(q.OrgID), lenderday.DayGTE(w.first), lenderday.DayLT(w.last)).
-		GroupBy(lenderday.FieldLenderID).Aggregate(aggs...), keys, []string{lenderday.FieldLenderID}, sums,
-		func(k []any, v []int64) {
-			if v[0] == 0 {
-				return
-			}
-			s := at(k[0].(uuid.UUID))
-			t := s.tally
-			t.submitted += int(v[0])
-			t.approved += int(v[1])
-			t.declined += int(v[2])
-			t.withdrawn += int(v[3])
-			t.funded += int(v[4])
-			s.amount += money.Amount(v[5])
-			for i, cat := range enum.DeclineCategories {
-				if n := int(v[6+i]); n != 0 {
-					t.declines[application.DeclineCategory(cat)] += n
+	for _, span := range w.spans(period.YearGrain) {
+		err := scanSums(sys(ctx), c.LenderDay.Query().
+			Where(lenderday.OrgID(q.OrgID), lenderday.GrainEQ(lenderday.Grain(dealGrains[span.grain])),
+				lenderday.DayGTE(span.lo), lenderday.DayLT(span.hi)).
+			GroupBy(lenderday.FieldLenderID).Aggregate(aggs...), keys, []string{lenderday.FieldLenderID}, sums,
+			func(k []any, v []int64) {
+				id := k[0].(uuid.UUID)
+				n := nets[id]
+				if n == nil {
+					n = &lenderNet{declines: make([]int64, len(enum.DeclineCategories))}
+					nets[id] = n
+					order = append(order, id)
 				}
+				sign := int64(span.sign)
+				for i := range n.counts {
+					n.counts[i] += sign * v[i]
+				}
+				for i := range n.declines {
+					n.declines[i] += sign * v[6+i]
+				}
+			})
+		if err != nil {
+			return nil, fmt.Errorf("summing the lender rollup: %w", err)
+		}
+	}
+	for _, id := range order {
+		v := nets[id]
+		if v.counts[0] == 0 {
+			continue
+		}
+		s := at(id)
+		t := s.tally
+		t.submitted += int(v.counts[0])
+		t.approved += int(v.counts[1])
+		t.declined += int(v.counts[2])
+		t.withdrawn += int(v.counts[3])
+		t.funded += int(v.counts[4])
+		s.amount += money.Amount(v.counts[5])
+		for i, cat := range enum.DeclineCategories {
+			if n := int(v.declines[i]); n != 0 {
+				t.declines[application.DeclineCategory(cat)] += n
 			}
-		})
-	if err != nil {
-		return nil, fmt.Errorf("summing the lender rollup: %w", err)
+		}
 	}
 	if err := decisionHistogram(ctx, c, q, w, at); err != nil {
 		return nil, err
@@ -138,32 +167,34 @@ func lendersRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 	return lendersOut(ctx, c, q, w, byLender)
 }
 
-// decisionHistogram adds the whole days' decision histogram.
+// decisionHistogram adds the whole days' decision histogram. Its rows are
+// read as they are and summed here: a span's rows are few (a lender's
+// octaves), and summing 32 columns in the database costs more than
+// reading them.
 func decisionHistogram(ctx context.Context, c *ent.Client, q *Request, w wholeDays, at func(uuid.UUID) *lenderSums) error {
-	sums := make([]string, decision.Buckets)
-	aggs := make([]ent.AggregateFunc, decision.Buckets)
+	columns := make([]string, decision.Buckets)
 	for b := range decision.Buckets {
-		sums[b] = "s_" + decision.Column(b)
-		aggs[b] = sumOf(decision.Column(b), sums[b])
+		columns[b] = decision.Column(b)
 	}
 	keys := map[string]reflect.Type{decisionday.FieldLenderID: uuidType, decisionday.FieldOctave: reflect.TypeOf(0)}
-	for _, span := range w.spans() {
+	keyOrder := []string{decisionday.FieldLenderID, decisionday.FieldOctave}
+	for _, span := range w.spans(period.YearGrain) {
 		err := scanSums(sys(ctx), c.DecisionDay.Query().
-			Where(decisionday.OrgID(q.OrgID), decisionday.GrainEQ(decisionday.Grain(span.grain)),
+			Where(decisionday.OrgID(q.OrgID), decisionday.GrainEQ(decisionday.Grain(dealGrains[span.grain])),
 				decisionday.DayGTE(span.lo), decisionday.DayLT(span.hi)).
-			GroupBy(decisionday.FieldLenderID, decisionday.FieldOctave).Aggregate(aggs...),
-			keys, []string{decisionday.FieldLenderID, decisionday.FieldOctave}, sums,
+			Select(append(slices.Clone(keyOrder), columns...)...),
+			keys, keyOrder, columns,
 			func(k []any, v []int64) {
 				s := at(k[0].(uuid.UUID))
 				octave := k[1].(int)
 				for b, n := range v {
 					if n != 0 {
-						s.buckets[[2]int{octave, b}] += int(n)
+						s.buckets[[2]int{octave, b}] += span.sign * int(n)
 					}
 				}
 			})
 		if err != nil {
-			return fmt.Errorf("summing the decision histogram: %w", err)
+			return fmt.Errorf("reading the decision histogram: %w", err)
 		}
 	}
 	return nil
@@ -257,7 +288,7 @@ func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lende
 		if !slices.ContainsFunc(edge, func(secs int) bool { return secs >= lo && secs < hi }) {
 			// The bucket's values are all in the whole days: the index
 			// walks to the rank-th itself.
-			return rankedSeconds(ctx, c, q, w, lender, lo, hi, rank)
+			return rankedSeconds(ctx, c, q, w, lender, lo, hi, rank, counts[k])
 		}
 		values, err := bucketSeconds(ctx, c, q, w, lender, lo, hi)
 		if err != nil {
@@ -277,17 +308,22 @@ func medianOf(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lende
 	return nil, fmt.Errorf("the decision histogram counts fewer than %d decisions", n)
 }
 
-// rankedSeconds is the rank-th smallest (from 0) of the decision seconds
-// in [lo, hi) of the lender's applications submitted in the whole days.
-func rankedSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi, rank int) (*int, error) {
+// rankedSeconds is the rank-th smallest (from 0) of the n decision
+// seconds in [lo, hi) of the lender's applications submitted in the whole
+// days. The index walks to it from the nearer end of the bucket.
+func rankedSeconds(ctx context.Context, c *ent.Client, q *Request, w wholeDays, lender uuid.UUID, lo, hi, rank, n int) (*int, error) {
+	order, offset := application.ByDecisionSeconds(), rank
+	if rank >= n/2 {
+		order, offset = application.ByDecisionSeconds(entsql.OrderDesc()), n-1-rank
+	}
 	secs, err := c.Application.Query().Where(inBucket(q, w, lender, lo, hi)...).
-		Order(application.ByDecisionSeconds()).Offset(rank).Limit(1).
+		Order(order).Offset(offset).Limit(1).
 		Select(application.FieldDecisionSeconds).Ints(sys(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("reading a bucket's decisions: %w", err)
 	}
 	if len(secs) != 1 {
-		return nil, fmt.Errorf("the decision histogram counts more than %d in [%d, %d) than the applications hold", rank, lo, hi)
+		return nil, fmt.Errorf("the decision histogram counts %d in [%d, %d), more than the applications hold", n, lo, hi)
 	}
 	return &secs[0], nil
 }

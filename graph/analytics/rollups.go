@@ -138,42 +138,33 @@ type dealGroup struct {
 	Owed       money.Amount      `json:"owed"`
 }
 
-// dealSpan is a run of the deal rollup's rows of one grain: days or
-// months numbered [lo, hi).
+// dealSpan is a run of the deal rollup's rows of one grain: days, months
+// or years numbered [lo, hi), added to a report (sign 1) or taken away
+// (sign -1).
 type dealSpan struct {
-	grain  dealday.Grain
+	grain  period.Grain
 	lo, hi int
+	sign   int
 }
+
+var dealGrains = map[period.Grain]dealday.Grain{
+	period.DayGrain: dealday.GrainDay, period.MonthGrain: dealday.GrainMonth, period.YearGrain: dealday.GrainYear}
 
 func (s dealSpan) where(q *Request) []predicate.DealDay {
-	return []predicate.DealDay{dealday.OrgID(q.OrgID), dealday.GrainEQ(s.grain), dealday.DayGTE(s.lo), dealday.DayLT(s.hi)}
+	return []predicate.DealDay{dealday.OrgID(q.OrgID), dealday.GrainEQ(dealGrains[s.grain]), dealday.DayGTE(s.lo), dealday.DayLT(s.hi)}
 }
 
-// firstDay is the number of the first day of the span's n-th day or month.
-func (s dealSpan) firstDay(n int) int {
-	if s.grain == dealday.GrainMonth {
-		return period.MonthFirstDay(n)
-	}
-	return n
-}
+// firstDay is the number of the first day of the span's n-th day, month
+// or year.
+func (s dealSpan) firstDay(n int) int { return s.grain.FirstDay(n) }
 
-// spans covers the whole days with the fewest rows: the whole months
-// among them by month, the days before and after those by day.
-func (w wholeDays) spans() []dealSpan {
-	m0 := period.MonthNumber(w.first)
-	if period.MonthFirstDay(m0) < w.first {
-		m0++
-	}
-	m1 := period.MonthNumber(w.last) // the month holding the day after the range
-	if m0 >= m1 {
-		return []dealSpan{{dealday.GrainDay, w.first, w.last}}
-	}
-	out := []dealSpan{{dealday.GrainMonth, m0, m1}}
-	if d := period.MonthFirstDay(m0); w.first < d {
-		out = append(out, dealSpan{dealday.GrainDay, w.first, d})
-	}
-	if d := period.MonthFirstDay(m1); d < w.last {
-		out = append(out, dealSpan{dealday.GrainDay, d, w.last})
+// spans covers the whole days with the fewest rows of grains up to
+// coarsest (period.Cover): the whole years and months among them, the
+// days around those, or a year or month less its parts outside the range.
+func (w wholeDays) spans(coarsest period.Grain) []dealSpan {
+	var out []dealSpan
+	for _, b := range period.Cover(w.first, w.last, coarsest) {
+		out = append(out, dealSpan{b.Grain, b.Lo, b.Hi, b.Sign})
 	}
 	return out
 }
@@ -187,7 +178,7 @@ func dealGroups(ctx context.Context, c *ent.Client, q *Request, w wholeDays) ([]
 	}
 	sums := map[key]*dealGroup{}
 	var out []dealGroup
-	for _, s := range w.spans() {
+	for _, s := range w.spans(period.YearGrain) {
 		var rows []dealGroup
 		err := c.DealDay.Query().Where(s.where(q)...).
 			GroupBy(dealday.FieldDimension, dealday.FieldSubjectID).
@@ -205,18 +196,24 @@ func dealGroups(ctx context.Context, c *ent.Client, q *Request, w wholeDays) ([]
 				g = &dealGroup{Dimension: r.Dimension, SubjectID: r.SubjectID}
 				sums[key{r.Dimension, r.SubjectID}] = g
 			}
-			g.Deals += r.Deals
-			g.Funded += r.Funded
-			g.Expected += r.Expected
-			g.Paid += r.Paid
-			g.ClawedBack += r.ClawedBack
-			g.Owed += r.Owed
+			sign := money.Amount(s.sign)
+			g.Deals += s.sign * r.Deals
+			g.Funded += sign * r.Funded
+			g.Expected += sign * r.Expected
+			g.Paid += sign * r.Paid
+			g.ClawedBack += sign * r.ClawedBack
+			g.Owed += sign * r.Owed
 		}
 	}
-	for i, r := range out {
-		out[i] = *sums[key{r.Dimension, r.SubjectID}]
+	// A group is a lender's or advisor's deals in the range: none when the
+	// rows taken away cancel those added.
+	groups := out[:0]
+	for _, r := range out {
+		if g := sums[key{r.Dimension, r.SubjectID}]; g.Deals != 0 {
+			groups = append(groups, *g)
+		}
 	}
-	return out, nil
+	return groups, nil
 }
 
 func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays) (*FundingReport, error) {
@@ -230,9 +227,9 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 		series[i].PeriodStart = b.Date()
 	}
 	// A month's buckets take the months' rows; days and weeks the days'.
-	spans := []dealSpan{{dealday.GrainDay, w.first, w.last}}
+	spans := []dealSpan{{period.DayGrain, w.first, w.last, 1}}
 	if q.Interval == period.Month {
-		spans = w.spans()
+		spans = w.spans(period.MonthGrain) // a month's rows, or a month's less its days outside
 	}
 	for _, s := range spans {
 		var days []struct {
@@ -248,8 +245,8 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 		}
 		for _, d := range days {
 			if i := q.bucketOf(buckets, s.firstDay(d.Day)); i >= 0 {
-				series[i].Deals += d.Deals
-				series[i].FundedAmount += d.Funded
+				series[i].Deals += s.sign * d.Deals
+				series[i].FundedAmount += money.Amount(s.sign) * d.Funded
 			}
 		}
 	}
