@@ -42,7 +42,7 @@ func (r *Resolver) ReportRequest(ctx context.Context, p ReportParams) (*analytic
 	if err != nil {
 		return nil, err
 	}
-	q := &analytics.Request{OrgID: v.OrgID, Range: rng, Interval: period.Day}
+	q := &analytics.Request{OrgID: v.OrgID, Range: rng, Interval: period.Day, Dialect: r.db.Dialect}
 	if org.RollupZone != nil {
 		q.RollupZone = *org.RollupZone
 	}

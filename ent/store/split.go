@@ -34,6 +34,15 @@ func (d splitDriver) ExecContext(ctx context.Context, query string, args ...any)
 	return d.write.ExecContext(ctx, query, args...)
 }
 
+// QueryContext reads from the read pool, as Query does (the reports'
+// reads built directly).
+func (d splitDriver) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if isRead(query) {
+		return d.read.QueryContext(ctx, query, args...)
+	}
+	return d.write.QueryContext(ctx, query, args...)
+}
+
 // Query reads from the read pool, unless the statement writes (ent uses
 // Query for INSERT ... RETURNING).
 func (d splitDriver) Query(ctx context.Context, query string, args, v any) error {

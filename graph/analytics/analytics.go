@@ -62,6 +62,9 @@ type Request struct {
 	// RollupZone is the zone the organization's rollups are cut in, ""
 	// when they are not built: reports in that zone read them (rollups.go).
 	RollupZone string
+	// Dialect is the database's SQL dialect, for the one read built
+	// directly (decisionHistogram).
+	Dialect string
 }
 
 // From is the range's first instant.
