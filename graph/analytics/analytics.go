@@ -117,6 +117,9 @@ func sumOf(column, as string) ent.AggregateFunc {
 	}
 }
 
+// sumExpr is COALESCE(SUM(column), 0), for a read built directly.
+func sumExpr(column string) string { return "COALESCE(SUM(" + column + "), 0)" }
+
 // countAs is COUNT(*) AS as.
 func countAs(as string) ent.AggregateFunc { return ent.As(ent.Count(), as) }
 

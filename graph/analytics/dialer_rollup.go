@@ -3,7 +3,6 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -101,31 +100,29 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 	runs := callRuns(w)
 	type sums struct{ calls, answered, talk int }
 	agents := map[uuid.UUID]*sums{}
+	t := sql.Table(callday.Table)
+	var (
+		user                  uuid.UUID
+		calls, answered, talk int64
+	)
 	for _, run := range runs {
-		var rows []struct {
-			UserID   uuid.UUID `json:"user_id"`
-			Calls    int       `json:"calls"`
-			Answered int       `json:"answered"`
-			Talk     int       `json:"talk"`
-		}
-		err := c.CallDay.Query().
-			Where(callday.OrgID(q.OrgID), callday.SpanEQ(run.span), callday.DayGTE(run.lo), callday.DayLT(run.hi),
-				callday.UserIDNEQ(uuid.Nil)).
-			GroupBy(callday.FieldUserID).
-			Aggregate(sumOf(callday.FieldCalls, "calls"), sumOf(callday.FieldAnswered, "answered"),
-				sumOf(callday.FieldTalkSeconds, "talk")).Scan(sys(ctx), &rows)
-		if err != nil {
-			return fmt.Errorf("summing the call rollup: %w", err)
-		}
-		for _, r := range rows {
-			a := agents[r.UserID]
+		query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldUserID),
+			sumExpr(t.C(callday.FieldCalls)), sumExpr(t.C(callday.FieldAnswered)), sumExpr(t.C(callday.FieldTalkSeconds))).
+			From(t).Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldSpan), string(run.span)),
+			sql.GTE(t.C(callday.FieldDay), run.lo), sql.LT(t.C(callday.FieldDay), run.hi), sql.NEQ(t.C(callday.FieldUserID), uuid.Nil))).
+			GroupBy(t.C(callday.FieldUserID)).Query()
+		err := eachRow(sys(ctx), c, query, args, []any{&user, &calls, &answered, &talk}, func() {
+			a := agents[user]
 			if a == nil {
 				a = &sums{}
-				agents[r.UserID] = a
+				agents[user] = a
 			}
-			a.calls += run.sign * r.Calls
-			a.answered += run.sign * r.Answered
-			a.talk += run.sign * r.Talk
+			a.calls += run.sign * int(calls)
+			a.answered += run.sign * int(answered)
+			a.talk += run.sign * int(talk)
+		})
+		if err != nil {
+			return fmt.Errorf("summing the call rollup: %w", err)
 		}
 	}
 	for id, a := range agents {
@@ -166,27 +163,30 @@ func dispositionSums(ctx context.Context, c *ent.Client, q *Request, runs []call
 	if len(codes) == 0 {
 		return nil
 	}
-	sums := make([]string, len(codes))
-	for i := range codes {
-		sums[i] = fmt.Sprintf("c%d", i)
+	t := sql.Table(dispositionday.Table)
+	var user uuid.UUID
+	counts := make([]int64, len(codes))
+	dest := []any{&user}
+	for i := range counts {
+		dest = append(dest, &counts[i])
 	}
-	keys := map[string]reflect.Type{dispositionday.FieldUserID: uuidType}
 	net := map[key]int{}
 	for _, run := range runs {
-		query := c.DispositionDay.Query().Where(in(run)...).Modify(func(s *sql.Selector) {
-			s.Select(s.C(dispositionday.FieldUserID))
-			for i, code := range codes {
-				s.AppendSelectExprAs(sql.ExprFunc(func(b *sql.Builder) {
-					b.WriteString("COALESCE(SUM(CASE WHEN ").Ident(s.C(dispositionday.FieldCode)).WriteOp(sql.OpEQ).Arg(code).
-						WriteString(" THEN ").Ident(s.C(dispositionday.FieldN)).WriteString(" ELSE 0 END), 0)")
-				}), sums[i])
-			}
-			s.GroupBy(s.C(dispositionday.FieldUserID))
-		})
-		err = scanSums(sys(ctx), query, keys, []string{dispositionday.FieldUserID}, sums, func(k []any, v []int64) {
-			for i, n := range v {
+		sel := sql.Dialect(q.Dialect).Select(t.C(dispositionday.FieldUserID)).From(t)
+		for _, code := range codes {
+			sel.AppendSelectExpr(sql.ExprFunc(func(b *sql.Builder) {
+				b.WriteString("COALESCE(SUM(CASE WHEN ").Ident(t.C(dispositionday.FieldCode)).WriteOp(sql.OpEQ).Arg(code).
+					WriteString(" THEN ").Ident(t.C(dispositionday.FieldN)).WriteString(" ELSE 0 END), 0)")
+			}))
+		}
+		query, args := sel.Where(sql.And(sql.EQ(t.C(dispositionday.FieldOrgID), q.OrgID),
+			sql.EQ(t.C(dispositionday.FieldSpan), string(run.span)),
+			sql.GTE(t.C(dispositionday.FieldDay), run.lo), sql.LT(t.C(dispositionday.FieldDay), run.hi))).
+			GroupBy(t.C(dispositionday.FieldUserID)).Query()
+		err = eachRow(sys(ctx), c, query, args, dest, func() {
+			for i, n := range counts {
 				if n != 0 {
-					net[key{k[0].(uuid.UUID), codes[i]}] += run.sign * int(n)
+					net[key{user, codes[i]}] += run.sign * int(n)
 				}
 			}
 		})
