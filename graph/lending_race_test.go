@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -177,6 +178,37 @@ func TestConcurrentDecisionsOnOneApplication(t *testing.T) {
 		if events != 1 {
 			t.Errorf("round %d: %d decision events for the application, want 1", round, events)
 		}
+	}
+}
+
+// Two approvals of two applications of one lead at once: both are
+// recorded, and the lead's first approval is counted once in the rollups,
+// whichever decision waited for the other (the rows the hooks kept equal
+// a rebuild's).
+func TestConcurrentApprovalsOfOneLead(t *testing.T) {
+	l := newLendingEnv(t)
+	ctx := context.Background()
+	if err := l.DB.RebuildRollups(ctx, l.Org.ID); err != nil { // built: the hooks keep them from here
+		t.Fatal(err)
+	}
+	first, second := l.lender(t, "First Approval Capital", nil), l.lender(t, "Second Approval Capital", nil)
+	for round := range raceRounds {
+		lead := l.lead(t, nil)
+		apps := []string{l.submit(t, lead, first, nil)["id"].(string), l.submit(t, lead, second, nil)["id"].(string)}
+		got := l.together(gqlCase{approveDoc, map[string]any{"id": apps[0]}}, gqlCase{approveDoc, map[string]any{"id": apps[1]}})
+		sound(t, got)
+		for i, a := range got {
+			if a.ext != nil {
+				t.Fatalf("round %d: approval %d answered %v", round, i, a.ext)
+			}
+		}
+	}
+	kept := rollupRows(t, l.DB.Client, l.Org.ID)
+	if err := l.DB.RebuildRollups(ctx, l.Org.ID); err != nil {
+		t.Fatal(err)
+	}
+	if d := rowsDiff(rollupRows(t, l.DB.Client, l.Org.ID), kept); d != "" {
+		t.Fatalf("the rollups kept through concurrent approvals differ from a rebuild's:\n%s", d)
 	}
 }
 

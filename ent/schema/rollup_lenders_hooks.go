@@ -155,33 +155,34 @@ func rollupBulkMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mu
 	return v, addLenderRollups(ctx, m.Client(), moved[0].OrgID, changes)
 }
 
-// changeOf is what a, as it stands after moving to status, adds.
+// changeOf is what a, as it stands after moving to status, adds; a move
+// to funded reads its deal's amount.
 func changeOf(ctx context.Context, c *gen.Client, a *gen.Application, status application.Status) (lenderChange, error) {
 	var amount money.Amount
 	if status == application.StatusFunded && a.FundedDealID != nil {
-		var d *gen.FundedDeal
-		if f, ok := ctx.Value(fundingKey{}).(funding); ok && f.deal.ID == *a.FundedDealID {
-			d = f.deal
-		} else {
-			var err error
-			if d, err = c.FundedDeal.Query().Where(fundeddeal.ID(*a.FundedDealID)).Only(rule.SystemContext(ctx)); err != nil {
-				return lenderChange{}, fmt.Errorf("reading the funded deal: %w", err)
-			}
+		d, err := c.FundedDeal.Query().Where(fundeddeal.ID(*a.FundedDealID)).Only(rule.SystemContext(ctx))
+		if err != nil {
+			return lenderChange{}, fmt.Errorf("reading the funded deal: %w", err)
 		}
 		amount = d.FundedAmount
 	}
-	ch := lenderChange{lender: a.LenderID, submitted: a.SubmittedAt, step: lenderStepOf(status, a.DeclineCategory, amount)}
+	return changeWith(a, status, amount), nil
+}
+
+// changeWith is what a adds moving to status, dealAmount the amount of
+// its deal when funded.
+func changeWith(a *gen.Application, status application.Status, dealAmount money.Amount) lenderChange {
+	ch := lenderChange{lender: a.LenderID, submitted: a.SubmittedAt, step: lenderStepOf(status, a.DeclineCategory, dealAmount)}
 	if (status == application.StatusApproved || status == application.StatusDeclined) && a.DecidedAt != nil {
 		secs := decision.Seconds(a.SubmittedAt, *a.DecidedAt)
 		ch.seconds = &secs
 	}
-	return ch, nil
+	return ch
 }
 
 // fundingKey marks the context of a funding's application moves with the
 // funding (withFunding): the application it funds, read under the lead's
-// lock, and the deal just created, which the lender rollup would otherwise
-// read back.
+// lock, and the deal just created (fundedMove).
 type fundingKey struct{}
 
 type funding struct {
@@ -205,13 +206,8 @@ func fundedMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mutato
 	if n != 1 {
 		return nil, fmt.Errorf("a funding moved %d applications to funded", n)
 	}
-	a := *f.app
-	a.Status, a.FundedDealID = application.StatusFunded, &f.deal.ID
-	ch, err := changeOf(ctx, m.Client(), &a, application.StatusFunded)
-	if err != nil {
-		return nil, err
-	}
-	return v, addLenderRollups(ctx, m.Client(), a.OrgID, []lenderChange{ch})
+	ch := changeWith(f.app, application.StatusFunded, f.deal.FundedAmount)
+	return v, addLenderRollups(ctx, m.Client(), f.app.OrgID, []lenderChange{ch})
 }
 
 // stampDecisionSeconds sets decision_seconds with decided_at.

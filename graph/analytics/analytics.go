@@ -112,9 +112,7 @@ func sys(ctx context.Context) context.Context { return rule.SystemContext(ctx) }
 // sumOf is COALESCE(SUM(column), 0) AS as: an exact integer sum, zero over
 // no rows (SUM alone would be NULL, which no amount reads as zero).
 func sumOf(column, as string) ent.AggregateFunc {
-	return func(s *sql.Selector) string {
-		return sql.As("COALESCE(SUM("+s.C(column)+"), 0)", as)
-	}
+	return func(s *sql.Selector) string { return sql.As(sumExpr(s.C(column)), as) }
 }
 
 // sumExpr is COALESCE(SUM(column), 0), for a read built directly.
@@ -157,4 +155,20 @@ func fullName(first, last string) string {
 		return first
 	}
 	return first + " " + last
+}
+
+// eachRow runs query and calls each after scanning every row into dest.
+func eachRow(ctx context.Context, c *ent.Client, query string, args, dest []any, each func()) error {
+	rows, err := c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		each()
+	}
+	return rows.Err()
 }

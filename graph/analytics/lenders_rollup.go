@@ -207,22 +207,6 @@ func decisionHistogram(ctx context.Context, c *ent.Client, q *Request, w wholeDa
 	return nil
 }
 
-// eachRow runs query and calls each after scanning every row into dest.
-func eachRow(ctx context.Context, c *ent.Client, query string, args, dest []any, each func()) error {
-	rows, err := c.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		each()
-	}
-	return rows.Err()
-}
-
 // lenderEdge adds the applications submitted in a partial day.
 func lenderEdge(ctx context.Context, c *ent.Client, e *Request, at func(uuid.UUID) *lenderSums) error {
 	apps, err := c.Application.Query().Where(submittedIn(e)...).
