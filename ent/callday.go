@@ -32,7 +32,9 @@ type CallDay struct {
 	// Answered holds the value of the "answered" field.
 	Answered int `json:"answered,omitempty"`
 	// TalkSeconds holds the value of the "talk_seconds" field.
-	TalkSeconds  int `json:"talk_seconds,omitempty"`
+	TalkSeconds int `json:"talk_seconds,omitempty"`
+	// Dispositions holds the value of the "dispositions" field.
+	Dispositions string `json:"dispositions,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -43,7 +45,7 @@ func (*CallDay) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case callday.FieldID, callday.FieldDay, callday.FieldSlot, callday.FieldCalls, callday.FieldAnswered, callday.FieldTalkSeconds:
 			values[i] = new(sql.NullInt64)
-		case callday.FieldSpan:
+		case callday.FieldSpan, callday.FieldDispositions:
 			values[i] = new(sql.NullString)
 		case callday.FieldOrgID, callday.FieldUserID:
 			values[i] = new(uuid.UUID)
@@ -116,6 +118,12 @@ func (_m *CallDay) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.TalkSeconds = int(value.Int64)
 			}
+		case callday.FieldDispositions:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field dispositions", values[i])
+			} else if value.Valid {
+				_m.Dispositions = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -175,6 +183,9 @@ func (_m *CallDay) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("talk_seconds=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TalkSeconds))
+	builder.WriteString(", ")
+	builder.WriteString("dispositions=")
+	builder.WriteString(_m.Dispositions)
 	builder.WriteByte(')')
 	return builder.String()
 }

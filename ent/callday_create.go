@@ -94,6 +94,20 @@ func (_c *CallDayCreate) SetNillableTalkSeconds(v *int) *CallDayCreate {
 	return _c
 }
 
+// SetDispositions sets the "dispositions" field.
+func (_c *CallDayCreate) SetDispositions(v string) *CallDayCreate {
+	_c.mutation.SetDispositions(v)
+	return _c
+}
+
+// SetNillableDispositions sets the "dispositions" field if the given value is not nil.
+func (_c *CallDayCreate) SetNillableDispositions(v *string) *CallDayCreate {
+	if v != nil {
+		_c.SetDispositions(*v)
+	}
+	return _c
+}
+
 // Mutation returns the CallDayMutation object of the builder.
 func (_c *CallDayCreate) Mutation() *CallDayMutation {
 	return _c.mutation
@@ -143,6 +157,10 @@ func (_c *CallDayCreate) defaults() error {
 		v := callday.DefaultTalkSeconds
 		_c.mutation.SetTalkSeconds(v)
 	}
+	if _, ok := _c.mutation.Dispositions(); !ok {
+		v := callday.DefaultDispositions
+		_c.mutation.SetDispositions(v)
+	}
 	return nil
 }
 
@@ -176,6 +194,9 @@ func (_c *CallDayCreate) check() error {
 	}
 	if _, ok := _c.mutation.TalkSeconds(); !ok {
 		return &ValidationError{Name: "talk_seconds", err: errors.New(`ent: missing required field "CallDay.talk_seconds"`)}
+	}
+	if _, ok := _c.mutation.Dispositions(); !ok {
+		return &ValidationError{Name: "dispositions", err: errors.New(`ent: missing required field "CallDay.dispositions"`)}
 	}
 	return nil
 }
@@ -235,6 +256,10 @@ func (_c *CallDayCreate) createSpec() (*CallDay, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.TalkSeconds(); ok {
 		_spec.SetField(callday.FieldTalkSeconds, field.TypeInt, value)
 		_node.TalkSeconds = value
+	}
+	if value, ok := _c.mutation.Dispositions(); ok {
+		_spec.SetField(callday.FieldDispositions, field.TypeString, value)
+		_node.Dispositions = value
 	}
 	return _node, _spec
 }
@@ -339,6 +364,18 @@ func (u *CallDayUpsert) UpdateTalkSeconds() *CallDayUpsert {
 // AddTalkSeconds adds v to the "talk_seconds" field.
 func (u *CallDayUpsert) AddTalkSeconds(v int) *CallDayUpsert {
 	u.Add(callday.FieldTalkSeconds, v)
+	return u
+}
+
+// SetDispositions sets the "dispositions" field.
+func (u *CallDayUpsert) SetDispositions(v string) *CallDayUpsert {
+	u.Set(callday.FieldDispositions, v)
+	return u
+}
+
+// UpdateDispositions sets the "dispositions" field to the value that was provided on create.
+func (u *CallDayUpsert) UpdateDispositions() *CallDayUpsert {
+	u.SetExcluded(callday.FieldDispositions)
 	return u
 }
 
@@ -459,6 +496,20 @@ func (u *CallDayUpsertOne) AddTalkSeconds(v int) *CallDayUpsertOne {
 func (u *CallDayUpsertOne) UpdateTalkSeconds() *CallDayUpsertOne {
 	return u.Update(func(s *CallDayUpsert) {
 		s.UpdateTalkSeconds()
+	})
+}
+
+// SetDispositions sets the "dispositions" field.
+func (u *CallDayUpsertOne) SetDispositions(v string) *CallDayUpsertOne {
+	return u.Update(func(s *CallDayUpsert) {
+		s.SetDispositions(v)
+	})
+}
+
+// UpdateDispositions sets the "dispositions" field to the value that was provided on create.
+func (u *CallDayUpsertOne) UpdateDispositions() *CallDayUpsertOne {
+	return u.Update(func(s *CallDayUpsert) {
+		s.UpdateDispositions()
 	})
 }
 
@@ -745,6 +796,20 @@ func (u *CallDayUpsertBulk) AddTalkSeconds(v int) *CallDayUpsertBulk {
 func (u *CallDayUpsertBulk) UpdateTalkSeconds() *CallDayUpsertBulk {
 	return u.Update(func(s *CallDayUpsert) {
 		s.UpdateTalkSeconds()
+	})
+}
+
+// SetDispositions sets the "dispositions" field.
+func (u *CallDayUpsertBulk) SetDispositions(v string) *CallDayUpsertBulk {
+	return u.Update(func(s *CallDayUpsert) {
+		s.SetDispositions(v)
+	})
+}
+
+// UpdateDispositions sets the "dispositions" field to the value that was provided on create.
+func (u *CallDayUpsertBulk) UpdateDispositions() *CallDayUpsertBulk {
+	return u.Update(func(s *CallDayUpsert) {
+		s.UpdateDispositions()
 	})
 }
 

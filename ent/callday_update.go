@@ -91,6 +91,20 @@ func (_u *CallDayUpdate) AddTalkSeconds(v int) *CallDayUpdate {
 	return _u
 }
 
+// SetDispositions sets the "dispositions" field.
+func (_u *CallDayUpdate) SetDispositions(v string) *CallDayUpdate {
+	_u.mutation.SetDispositions(v)
+	return _u
+}
+
+// SetNillableDispositions sets the "dispositions" field if the given value is not nil.
+func (_u *CallDayUpdate) SetNillableDispositions(v *string) *CallDayUpdate {
+	if v != nil {
+		_u.SetDispositions(*v)
+	}
+	return _u
+}
+
 // Mutation returns the CallDayMutation object of the builder.
 func (_u *CallDayUpdate) Mutation() *CallDayMutation {
 	return _u.mutation
@@ -155,6 +169,9 @@ func (_u *CallDayUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedTalkSeconds(); ok {
 		_spec.AddField(callday.FieldTalkSeconds, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Dispositions(); ok {
+		_spec.SetField(callday.FieldDispositions, field.TypeString, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -238,6 +255,20 @@ func (_u *CallDayUpdateOne) SetNillableTalkSeconds(v *int) *CallDayUpdateOne {
 // AddTalkSeconds adds value to the "talk_seconds" field.
 func (_u *CallDayUpdateOne) AddTalkSeconds(v int) *CallDayUpdateOne {
 	_u.mutation.AddTalkSeconds(v)
+	return _u
+}
+
+// SetDispositions sets the "dispositions" field.
+func (_u *CallDayUpdateOne) SetDispositions(v string) *CallDayUpdateOne {
+	_u.mutation.SetDispositions(v)
+	return _u
+}
+
+// SetNillableDispositions sets the "dispositions" field if the given value is not nil.
+func (_u *CallDayUpdateOne) SetNillableDispositions(v *string) *CallDayUpdateOne {
+	if v != nil {
+		_u.SetDispositions(*v)
+	}
 	return _u
 }
 
@@ -335,6 +366,9 @@ func (_u *CallDayUpdateOne) sqlSave(ctx context.Context) (_node *CallDay, err er
 	}
 	if value, ok := _u.mutation.AddedTalkSeconds(); ok {
 		_spec.AddField(callday.FieldTalkSeconds, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Dispositions(); ok {
+		_spec.SetField(callday.FieldDispositions, field.TypeString, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &CallDay{config: _u.config}

@@ -29,7 +29,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -84,8 +83,6 @@ type Client struct {
 	DecisionDay *DecisionDayClient
 	// DialerCall is the client for interacting with the DialerCall builders.
 	DialerCall *DialerCallClient
-	// DispositionDay is the client for interacting with the DispositionDay builders.
-	DispositionDay *DispositionDayClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
@@ -148,7 +145,6 @@ func (c *Client) init() {
 	c.DealDay = NewDealDayClient(c.config)
 	c.DecisionDay = NewDecisionDayClient(c.config)
 	c.DialerCall = NewDialerCallClient(c.config)
-	c.DispositionDay = NewDispositionDayClient(c.config)
 	c.FundedDeal = NewFundedDealClient(c.config)
 	c.FundedDealDay = NewFundedDealDayClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
@@ -273,7 +269,6 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DealDay:             NewDealDayClient(cfg),
 		DecisionDay:         NewDecisionDayClient(cfg),
 		DialerCall:          NewDialerCallClient(cfg),
-		DispositionDay:      NewDispositionDayClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -325,7 +320,6 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DealDay:             NewDealDayClient(cfg),
 		DecisionDay:         NewDecisionDayClient(cfg),
 		DialerCall:          NewDialerCallClient(cfg),
-		DispositionDay:      NewDispositionDayClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
@@ -376,11 +370,11 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
 		c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment, c.Contact,
-		c.DealDay, c.DecisionDay, c.DialerCall, c.DispositionDay, c.FundedDeal,
-		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
-		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
-		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal, c.FundedDealDay,
+		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
+		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
+		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -392,11 +386,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
 		c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment, c.Contact,
-		c.DealDay, c.DecisionDay, c.DialerCall, c.DispositionDay, c.FundedDeal,
-		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
-		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
-		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal, c.FundedDealDay,
+		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
+		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
+		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -431,8 +425,6 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DecisionDay.mutate(ctx, m)
 	case *DialerCallMutation:
 		return c.DialerCall.mutate(ctx, m)
-	case *DispositionDayMutation:
-		return c.DispositionDay.mutate(ctx, m)
 	case *FundedDealMutation:
 		return c.FundedDeal.mutate(ctx, m)
 	case *FundedDealDayMutation:
@@ -2567,140 +2559,6 @@ func (c *DialerCallClient) mutate(ctx context.Context, m *DialerCallMutation) (V
 		return (&DialerCallDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DialerCall mutation op: %q", m.Op())
-	}
-}
-
-// DispositionDayClient is a client for the DispositionDay schema.
-type DispositionDayClient struct {
-	config
-}
-
-// NewDispositionDayClient returns a client for the DispositionDay from the given config.
-func NewDispositionDayClient(c config) *DispositionDayClient {
-	return &DispositionDayClient{config: c}
-}
-
-// Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `dispositionday.Hooks(f(g(h())))`.
-func (c *DispositionDayClient) Use(hooks ...Hook) {
-	c.hooks.DispositionDay = append(c.hooks.DispositionDay, hooks...)
-}
-
-// Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `dispositionday.Intercept(f(g(h())))`.
-func (c *DispositionDayClient) Intercept(interceptors ...Interceptor) {
-	c.inters.DispositionDay = append(c.inters.DispositionDay, interceptors...)
-}
-
-// Create returns a builder for creating a DispositionDay entity.
-func (c *DispositionDayClient) Create() *DispositionDayCreate {
-	mutation := newDispositionDayMutation(c.config, OpCreate)
-	return &DispositionDayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// CreateBulk returns a builder for creating a bulk of DispositionDay entities.
-func (c *DispositionDayClient) CreateBulk(builders ...*DispositionDayCreate) *DispositionDayCreateBulk {
-	return &DispositionDayCreateBulk{config: c.config, builders: builders}
-}
-
-// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
-// a builder and applies setFunc on it.
-func (c *DispositionDayClient) MapCreateBulk(slice any, setFunc func(*DispositionDayCreate, int)) *DispositionDayCreateBulk {
-	rv := reflect.ValueOf(slice)
-	if rv.Kind() != reflect.Slice {
-		return &DispositionDayCreateBulk{err: fmt.Errorf("calling to DispositionDayClient.MapCreateBulk with wrong type %T, need slice", slice)}
-	}
-	builders := make([]*DispositionDayCreate, rv.Len())
-	for i := 0; i < rv.Len(); i++ {
-		builders[i] = c.Create()
-		setFunc(builders[i], i)
-	}
-	return &DispositionDayCreateBulk{config: c.config, builders: builders}
-}
-
-// Update returns an update builder for DispositionDay.
-func (c *DispositionDayClient) Update() *DispositionDayUpdate {
-	mutation := newDispositionDayMutation(c.config, OpUpdate)
-	return &DispositionDayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOne returns an update builder for the given entity.
-func (c *DispositionDayClient) UpdateOne(_m *DispositionDay) *DispositionDayUpdateOne {
-	mutation := newDispositionDayMutation(c.config, OpUpdateOne, withDispositionDay(_m))
-	return &DispositionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOneID returns an update builder for the given id.
-func (c *DispositionDayClient) UpdateOneID(id int) *DispositionDayUpdateOne {
-	mutation := newDispositionDayMutation(c.config, OpUpdateOne, withDispositionDayID(id))
-	return &DispositionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// Delete returns a delete builder for DispositionDay.
-func (c *DispositionDayClient) Delete() *DispositionDayDelete {
-	mutation := newDispositionDayMutation(c.config, OpDelete)
-	return &DispositionDayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// DeleteOne returns a builder for deleting the given entity.
-func (c *DispositionDayClient) DeleteOne(_m *DispositionDay) *DispositionDayDeleteOne {
-	return c.DeleteOneID(_m.ID)
-}
-
-// DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *DispositionDayClient) DeleteOneID(id int) *DispositionDayDeleteOne {
-	builder := c.Delete().Where(dispositionday.ID(id))
-	builder.mutation.id = &id
-	builder.mutation.op = OpDeleteOne
-	return &DispositionDayDeleteOne{builder}
-}
-
-// Query returns a query builder for DispositionDay.
-func (c *DispositionDayClient) Query() *DispositionDayQuery {
-	return &DispositionDayQuery{
-		config: c.config,
-		ctx:    &QueryContext{Type: TypeDispositionDay},
-		inters: c.Interceptors(),
-	}
-}
-
-// Get returns a DispositionDay entity by its id.
-func (c *DispositionDayClient) Get(ctx context.Context, id int) (*DispositionDay, error) {
-	return c.Query().Where(dispositionday.ID(id)).Only(ctx)
-}
-
-// GetX is like Get, but panics if an error occurs.
-func (c *DispositionDayClient) GetX(ctx context.Context, id int) *DispositionDay {
-	obj, err := c.Get(ctx, id)
-	if err != nil {
-		panic(err)
-	}
-	return obj
-}
-
-// Hooks returns the client hooks.
-func (c *DispositionDayClient) Hooks() []Hook {
-	hooks := c.hooks.DispositionDay
-	return append(hooks[:len(hooks):len(hooks)], dispositionday.Hooks[:]...)
-}
-
-// Interceptors returns the client interceptors.
-func (c *DispositionDayClient) Interceptors() []Interceptor {
-	return c.inters.DispositionDay
-}
-
-func (c *DispositionDayClient) mutate(ctx context.Context, m *DispositionDayMutation) (Value, error) {
-	switch m.Op() {
-	case OpCreate:
-		return (&DispositionDayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdate:
-		return (&DispositionDayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdateOne:
-		return (&DispositionDayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpDelete, OpDeleteOne:
-		return (&DispositionDayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
-	default:
-		return nil, fmt.Errorf("ent: unknown DispositionDay mutation op: %q", m.Op())
 	}
 }
 
@@ -6089,18 +5947,18 @@ type (
 	hooks struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
 		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
-		DialerCall, DispositionDay, FundedDeal, FundedDealDay, IdempotencyRecord,
-		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
-		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
-		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
+		DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord, InboundEndpoint,
+		InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay, Organization,
+		PaymentDay, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
 		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
-		DialerCall, DispositionDay, FundedDeal, FundedDealDay, IdempotencyRecord,
-		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
-		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
-		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
+		DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord, InboundEndpoint,
+		InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay, Organization,
+		PaymentDay, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
+		WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -25,7 +25,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -118,7 +117,6 @@ func checkColumn(t, c string) error {
 			dealday.Table:             dealday.ValidColumn,
 			decisionday.Table:         decisionday.ValidColumn,
 			dialercall.Table:          dialercall.ValidColumn,
-			dispositionday.Table:      dispositionday.ValidColumn,
 			fundeddeal.Table:          fundeddeal.ValidColumn,
 			fundeddealday.Table:       fundeddealday.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,

@@ -16,7 +16,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -46,7 +45,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 33)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 32)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -197,14 +196,15 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "CallDay",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			callday.FieldOrgID:       {Type: field.TypeUUID, Column: callday.FieldOrgID},
-			callday.FieldSpan:        {Type: field.TypeEnum, Column: callday.FieldSpan},
-			callday.FieldDay:         {Type: field.TypeInt, Column: callday.FieldDay},
-			callday.FieldUserID:      {Type: field.TypeUUID, Column: callday.FieldUserID},
-			callday.FieldSlot:        {Type: field.TypeInt, Column: callday.FieldSlot},
-			callday.FieldCalls:       {Type: field.TypeInt, Column: callday.FieldCalls},
-			callday.FieldAnswered:    {Type: field.TypeInt, Column: callday.FieldAnswered},
-			callday.FieldTalkSeconds: {Type: field.TypeInt, Column: callday.FieldTalkSeconds},
+			callday.FieldOrgID:        {Type: field.TypeUUID, Column: callday.FieldOrgID},
+			callday.FieldSpan:         {Type: field.TypeEnum, Column: callday.FieldSpan},
+			callday.FieldDay:          {Type: field.TypeInt, Column: callday.FieldDay},
+			callday.FieldUserID:       {Type: field.TypeUUID, Column: callday.FieldUserID},
+			callday.FieldSlot:         {Type: field.TypeInt, Column: callday.FieldSlot},
+			callday.FieldCalls:        {Type: field.TypeInt, Column: callday.FieldCalls},
+			callday.FieldAnswered:     {Type: field.TypeInt, Column: callday.FieldAnswered},
+			callday.FieldTalkSeconds:  {Type: field.TypeInt, Column: callday.FieldTalkSeconds},
+			callday.FieldDispositions: {Type: field.TypeString, Column: callday.FieldDispositions},
 		},
 	}
 	graph.Nodes[6] = &sqlgraph.Node{
@@ -391,25 +391,6 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
-			Table:   dispositionday.Table,
-			Columns: dispositionday.Columns,
-			ID: &sqlgraph.FieldSpec{
-				Type:   field.TypeInt,
-				Column: dispositionday.FieldID,
-			},
-		},
-		Type: "DispositionDay",
-		Fields: map[string]*sqlgraph.FieldSpec{
-			dispositionday.FieldOrgID:  {Type: field.TypeUUID, Column: dispositionday.FieldOrgID},
-			dispositionday.FieldSpan:   {Type: field.TypeEnum, Column: dispositionday.FieldSpan},
-			dispositionday.FieldDay:    {Type: field.TypeInt, Column: dispositionday.FieldDay},
-			dispositionday.FieldUserID: {Type: field.TypeUUID, Column: dispositionday.FieldUserID},
-			dispositionday.FieldCode:   {Type: field.TypeString, Column: dispositionday.FieldCode},
-			dispositionday.FieldN:      {Type: field.TypeInt, Column: dispositionday.FieldN},
-		},
-	}
-	graph.Nodes[14] = &sqlgraph.Node{
-		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -438,7 +419,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -456,7 +437,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -479,7 +460,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -500,7 +481,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -524,7 +505,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -567,7 +548,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -584,7 +565,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadday.Table,
 			Columns: leadday.Columns,
@@ -606,7 +587,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -633,7 +614,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lenderday.Table,
 			Columns: lenderday.Columns,
@@ -664,7 +645,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lenderday.FieldDeclinedOther:             {Type: field.TypeInt, Column: lenderday.FieldDeclinedOther},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -683,7 +664,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   paymentday.Table,
 			Columns: paymentday.Columns,
@@ -700,7 +681,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -721,7 +702,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -738,7 +719,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -759,7 +740,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -778,7 +759,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -803,7 +784,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -823,7 +804,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -2561,6 +2542,11 @@ func (f *CallDayFilter) WhereTalkSeconds(p entql.IntP) {
 	f.Where(p.Field(callday.FieldTalkSeconds))
 }
 
+// WhereDispositions applies the entql string predicate on the dispositions field.
+func (f *CallDayFilter) WhereDispositions(p entql.StringP) {
+	f.Where(p.Field(callday.FieldDispositions))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *CallEventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -3437,76 +3423,6 @@ func (f *DialerCallFilter) WhereMultiDay(p entql.BoolP) {
 }
 
 // addPredicate implements the predicateAdder interface.
-func (_q *DispositionDayQuery) addPredicate(pred func(s *sql.Selector)) {
-	_q.predicates = append(_q.predicates, pred)
-}
-
-// Filter returns a Filter implementation to apply filters on the DispositionDayQuery builder.
-func (_q *DispositionDayQuery) Filter() *DispositionDayFilter {
-	return &DispositionDayFilter{config: _q.config, predicateAdder: _q}
-}
-
-// addPredicate implements the predicateAdder interface.
-func (m *DispositionDayMutation) addPredicate(pred func(s *sql.Selector)) {
-	m.predicates = append(m.predicates, pred)
-}
-
-// Filter returns an entql.Where implementation to apply filters on the DispositionDayMutation builder.
-func (m *DispositionDayMutation) Filter() *DispositionDayFilter {
-	return &DispositionDayFilter{config: m.config, predicateAdder: m}
-}
-
-// DispositionDayFilter provides a generic filtering capability at runtime for DispositionDayQuery.
-type DispositionDayFilter struct {
-	predicateAdder
-	config
-}
-
-// Where applies the entql predicate on the query filter.
-func (f *DispositionDayFilter) Where(p entql.P) {
-	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
-			s.AddError(err)
-		}
-	})
-}
-
-// WhereID applies the entql int predicate on the id field.
-func (f *DispositionDayFilter) WhereID(p entql.IntP) {
-	f.Where(p.Field(dispositionday.FieldID))
-}
-
-// WhereOrgID applies the entql [16]byte predicate on the org_id field.
-func (f *DispositionDayFilter) WhereOrgID(p entql.ValueP) {
-	f.Where(p.Field(dispositionday.FieldOrgID))
-}
-
-// WhereSpan applies the entql string predicate on the span field.
-func (f *DispositionDayFilter) WhereSpan(p entql.StringP) {
-	f.Where(p.Field(dispositionday.FieldSpan))
-}
-
-// WhereDay applies the entql int predicate on the day field.
-func (f *DispositionDayFilter) WhereDay(p entql.IntP) {
-	f.Where(p.Field(dispositionday.FieldDay))
-}
-
-// WhereUserID applies the entql [16]byte predicate on the user_id field.
-func (f *DispositionDayFilter) WhereUserID(p entql.ValueP) {
-	f.Where(p.Field(dispositionday.FieldUserID))
-}
-
-// WhereCode applies the entql string predicate on the code field.
-func (f *DispositionDayFilter) WhereCode(p entql.StringP) {
-	f.Where(p.Field(dispositionday.FieldCode))
-}
-
-// WhereN applies the entql int predicate on the n field.
-func (f *DispositionDayFilter) WhereN(p entql.IntP) {
-	f.Where(p.Field(dispositionday.FieldN))
-}
-
-// addPredicate implements the predicateAdder interface.
 func (_q *FundedDealQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3535,7 +3451,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3730,7 +3646,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3795,7 +3711,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3885,7 +3801,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4007,7 +3923,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4116,7 +4032,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4418,7 +4334,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4478,7 +4394,7 @@ type LeadDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4563,7 +4479,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4715,7 +4631,7 @@ type LenderDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4845,7 +4761,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5139,7 +5055,7 @@ type PaymentDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PaymentDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5199,7 +5115,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5307,7 +5223,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5395,7 +5311,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5545,7 +5461,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5629,7 +5545,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5771,7 +5687,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5860,7 +5776,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -26,7 +26,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -72,7 +71,6 @@ const (
 	TypeDealDay             = "DealDay"
 	TypeDecisionDay         = "DecisionDay"
 	TypeDialerCall          = "DialerCall"
-	TypeDispositionDay      = "DispositionDay"
 	TypeFundedDeal          = "FundedDeal"
 	TypeFundedDealDay       = "FundedDealDay"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
@@ -7177,6 +7175,7 @@ type CallDayMutation struct {
 	addanswered     *int
 	talk_seconds    *int
 	addtalk_seconds *int
+	dispositions    *string
 	clearedFields   map[string]struct{}
 	done            bool
 	oldValue        func(context.Context) (*CallDay, error)
@@ -7669,6 +7668,42 @@ func (m *CallDayMutation) ResetTalkSeconds() {
 	m.addtalk_seconds = nil
 }
 
+// SetDispositions sets the "dispositions" field.
+func (m *CallDayMutation) SetDispositions(s string) {
+	m.dispositions = &s
+}
+
+// Dispositions returns the value of the "dispositions" field in the mutation.
+func (m *CallDayMutation) Dispositions() (r string, exists bool) {
+	v := m.dispositions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDispositions returns the old "dispositions" field's value of the CallDay entity.
+// If the CallDay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CallDayMutation) OldDispositions(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDispositions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDispositions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDispositions: %w", err)
+	}
+	return oldValue.Dispositions, nil
+}
+
+// ResetDispositions resets all changes to the "dispositions" field.
+func (m *CallDayMutation) ResetDispositions() {
+	m.dispositions = nil
+}
+
 // Where appends a list predicates to the CallDayMutation builder.
 func (m *CallDayMutation) Where(ps ...predicate.CallDay) {
 	m.predicates = append(m.predicates, ps...)
@@ -7703,7 +7738,7 @@ func (m *CallDayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CallDayMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.org_id != nil {
 		fields = append(fields, callday.FieldOrgID)
 	}
@@ -7727,6 +7762,9 @@ func (m *CallDayMutation) Fields() []string {
 	}
 	if m.talk_seconds != nil {
 		fields = append(fields, callday.FieldTalkSeconds)
+	}
+	if m.dispositions != nil {
+		fields = append(fields, callday.FieldDispositions)
 	}
 	return fields
 }
@@ -7752,6 +7790,8 @@ func (m *CallDayMutation) Field(name string) (ent.Value, bool) {
 		return m.Answered()
 	case callday.FieldTalkSeconds:
 		return m.TalkSeconds()
+	case callday.FieldDispositions:
+		return m.Dispositions()
 	}
 	return nil, false
 }
@@ -7777,6 +7817,8 @@ func (m *CallDayMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldAnswered(ctx)
 	case callday.FieldTalkSeconds:
 		return m.OldTalkSeconds(ctx)
+	case callday.FieldDispositions:
+		return m.OldDispositions(ctx)
 	}
 	return nil, fmt.Errorf("unknown CallDay field %s", name)
 }
@@ -7841,6 +7883,13 @@ func (m *CallDayMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTalkSeconds(v)
+		return nil
+	case callday.FieldDispositions:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDispositions(v)
 		return nil
 	}
 	return fmt.Errorf("unknown CallDay field %s", name)
@@ -7977,6 +8026,9 @@ func (m *CallDayMutation) ResetField(name string) error {
 		return nil
 	case callday.FieldTalkSeconds:
 		m.ResetTalkSeconds()
+		return nil
+	case callday.FieldDispositions:
+		m.ResetDispositions()
 		return nil
 	}
 	return fmt.Errorf("unknown CallDay field %s", name)
@@ -17283,671 +17335,6 @@ func (m *DialerCallMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *DialerCallMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown DialerCall edge %s", name)
-}
-
-// DispositionDayMutation represents an operation that mutates the DispositionDay nodes in the graph.
-type DispositionDayMutation struct {
-	config
-	op            Op
-	typ           string
-	id            *int
-	org_id        *uuid.UUID
-	span          *dispositionday.Span
-	day           *int
-	addday        *int
-	user_id       *uuid.UUID
-	code          *string
-	n             *int
-	addn          *int
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*DispositionDay, error)
-	predicates    []predicate.DispositionDay
-}
-
-var _ ent.Mutation = (*DispositionDayMutation)(nil)
-
-// dispositiondayOption allows management of the mutation configuration using functional options.
-type dispositiondayOption func(*DispositionDayMutation)
-
-// newDispositionDayMutation creates new mutation for the DispositionDay entity.
-func newDispositionDayMutation(c config, op Op, opts ...dispositiondayOption) *DispositionDayMutation {
-	m := &DispositionDayMutation{
-		config:        c,
-		op:            op,
-		typ:           TypeDispositionDay,
-		clearedFields: make(map[string]struct{}),
-	}
-	for _, opt := range opts {
-		opt(m)
-	}
-	return m
-}
-
-// withDispositionDayID sets the ID field of the mutation.
-func withDispositionDayID(id int) dispositiondayOption {
-	return func(m *DispositionDayMutation) {
-		var (
-			err   error
-			once  sync.Once
-			value *DispositionDay
-		)
-		m.oldValue = func(ctx context.Context) (*DispositionDay, error) {
-			once.Do(func() {
-				if m.done {
-					err = errors.New("querying old values post mutation is not allowed")
-				} else {
-					value, err = m.Client().DispositionDay.Get(ctx, id)
-				}
-			})
-			return value, err
-		}
-		m.id = &id
-	}
-}
-
-// withDispositionDay sets the old DispositionDay of the mutation.
-func withDispositionDay(node *DispositionDay) dispositiondayOption {
-	return func(m *DispositionDayMutation) {
-		m.oldValue = func(context.Context) (*DispositionDay, error) {
-			return node, nil
-		}
-		m.id = &node.ID
-	}
-}
-
-// Client returns a new `ent.Client` from the mutation. If the mutation was
-// executed in a transaction (ent.Tx), a transactional client is returned.
-func (m DispositionDayMutation) Client() *Client {
-	client := &Client{config: m.config}
-	client.init()
-	return client
-}
-
-// Tx returns an `ent.Tx` for mutations that were executed in transactions;
-// it returns an error otherwise.
-func (m DispositionDayMutation) Tx() (*Tx, error) {
-	if _, ok := m.driver.(*txDriver); !ok {
-		return nil, errors.New("ent: mutation is not running in a transaction")
-	}
-	tx := &Tx{config: m.config}
-	tx.init()
-	return tx, nil
-}
-
-// ID returns the ID value in the mutation. Note that the ID is only available
-// if it was provided to the builder or after it was returned from the database.
-func (m *DispositionDayMutation) ID() (id int, exists bool) {
-	if m.id == nil {
-		return
-	}
-	return *m.id, true
-}
-
-// IDs queries the database and returns the entity ids that match the mutation's predicate.
-// That means, if the mutation is applied within a transaction with an isolation level such
-// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
-// or updated by the mutation.
-func (m *DispositionDayMutation) IDs(ctx context.Context) ([]int, error) {
-	switch {
-	case m.op.Is(OpUpdateOne | OpDeleteOne):
-		id, exists := m.ID()
-		if exists {
-			return []int{id}, nil
-		}
-		fallthrough
-	case m.op.Is(OpUpdate | OpDelete):
-		return m.Client().DispositionDay.Query().Where(m.predicates...).IDs(ctx)
-	default:
-		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
-	}
-}
-
-// SetOrgID sets the "org_id" field.
-func (m *DispositionDayMutation) SetOrgID(u uuid.UUID) {
-	m.org_id = &u
-}
-
-// OrgID returns the value of the "org_id" field in the mutation.
-func (m *DispositionDayMutation) OrgID() (r uuid.UUID, exists bool) {
-	v := m.org_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOrgID returns the old "org_id" field's value of the DispositionDay entity.
-// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DispositionDayMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOrgID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
-	}
-	return oldValue.OrgID, nil
-}
-
-// ResetOrgID resets all changes to the "org_id" field.
-func (m *DispositionDayMutation) ResetOrgID() {
-	m.org_id = nil
-}
-
-// SetSpan sets the "span" field.
-func (m *DispositionDayMutation) SetSpan(d dispositionday.Span) {
-	m.span = &d
-}
-
-// Span returns the value of the "span" field in the mutation.
-func (m *DispositionDayMutation) Span() (r dispositionday.Span, exists bool) {
-	v := m.span
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldSpan returns the old "span" field's value of the DispositionDay entity.
-// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DispositionDayMutation) OldSpan(ctx context.Context) (v dispositionday.Span, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldSpan is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldSpan requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldSpan: %w", err)
-	}
-	return oldValue.Span, nil
-}
-
-// ResetSpan resets all changes to the "span" field.
-func (m *DispositionDayMutation) ResetSpan() {
-	m.span = nil
-}
-
-// SetDay sets the "day" field.
-func (m *DispositionDayMutation) SetDay(i int) {
-	m.day = &i
-	m.addday = nil
-}
-
-// Day returns the value of the "day" field in the mutation.
-func (m *DispositionDayMutation) Day() (r int, exists bool) {
-	v := m.day
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldDay returns the old "day" field's value of the DispositionDay entity.
-// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DispositionDayMutation) OldDay(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldDay is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldDay requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldDay: %w", err)
-	}
-	return oldValue.Day, nil
-}
-
-// AddDay adds i to the "day" field.
-func (m *DispositionDayMutation) AddDay(i int) {
-	if m.addday != nil {
-		*m.addday += i
-	} else {
-		m.addday = &i
-	}
-}
-
-// AddedDay returns the value that was added to the "day" field in this mutation.
-func (m *DispositionDayMutation) AddedDay() (r int, exists bool) {
-	v := m.addday
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetDay resets all changes to the "day" field.
-func (m *DispositionDayMutation) ResetDay() {
-	m.day = nil
-	m.addday = nil
-}
-
-// SetUserID sets the "user_id" field.
-func (m *DispositionDayMutation) SetUserID(u uuid.UUID) {
-	m.user_id = &u
-}
-
-// UserID returns the value of the "user_id" field in the mutation.
-func (m *DispositionDayMutation) UserID() (r uuid.UUID, exists bool) {
-	v := m.user_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldUserID returns the old "user_id" field's value of the DispositionDay entity.
-// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DispositionDayMutation) OldUserID(ctx context.Context) (v uuid.UUID, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldUserID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
-	}
-	return oldValue.UserID, nil
-}
-
-// ResetUserID resets all changes to the "user_id" field.
-func (m *DispositionDayMutation) ResetUserID() {
-	m.user_id = nil
-}
-
-// SetCode sets the "code" field.
-func (m *DispositionDayMutation) SetCode(s string) {
-	m.code = &s
-}
-
-// Code returns the value of the "code" field in the mutation.
-func (m *DispositionDayMutation) Code() (r string, exists bool) {
-	v := m.code
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldCode returns the old "code" field's value of the DispositionDay entity.
-// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DispositionDayMutation) OldCode(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldCode is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldCode requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldCode: %w", err)
-	}
-	return oldValue.Code, nil
-}
-
-// ResetCode resets all changes to the "code" field.
-func (m *DispositionDayMutation) ResetCode() {
-	m.code = nil
-}
-
-// SetN sets the "n" field.
-func (m *DispositionDayMutation) SetN(i int) {
-	m.n = &i
-	m.addn = nil
-}
-
-// N returns the value of the "n" field in the mutation.
-func (m *DispositionDayMutation) N() (r int, exists bool) {
-	v := m.n
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldN returns the old "n" field's value of the DispositionDay entity.
-// If the DispositionDay object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *DispositionDayMutation) OldN(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldN is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldN requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldN: %w", err)
-	}
-	return oldValue.N, nil
-}
-
-// AddN adds i to the "n" field.
-func (m *DispositionDayMutation) AddN(i int) {
-	if m.addn != nil {
-		*m.addn += i
-	} else {
-		m.addn = &i
-	}
-}
-
-// AddedN returns the value that was added to the "n" field in this mutation.
-func (m *DispositionDayMutation) AddedN() (r int, exists bool) {
-	v := m.addn
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetN resets all changes to the "n" field.
-func (m *DispositionDayMutation) ResetN() {
-	m.n = nil
-	m.addn = nil
-}
-
-// Where appends a list predicates to the DispositionDayMutation builder.
-func (m *DispositionDayMutation) Where(ps ...predicate.DispositionDay) {
-	m.predicates = append(m.predicates, ps...)
-}
-
-// WhereP appends storage-level predicates to the DispositionDayMutation builder. Using this method,
-// users can use type-assertion to append predicates that do not depend on any generated package.
-func (m *DispositionDayMutation) WhereP(ps ...func(*sql.Selector)) {
-	p := make([]predicate.DispositionDay, len(ps))
-	for i := range ps {
-		p[i] = ps[i]
-	}
-	m.Where(p...)
-}
-
-// Op returns the operation name.
-func (m *DispositionDayMutation) Op() Op {
-	return m.op
-}
-
-// SetOp allows setting the mutation operation.
-func (m *DispositionDayMutation) SetOp(op Op) {
-	m.op = op
-}
-
-// Type returns the node type of this mutation (DispositionDay).
-func (m *DispositionDayMutation) Type() string {
-	return m.typ
-}
-
-// Fields returns all fields that were changed during this mutation. Note that in
-// order to get all numeric fields that were incremented/decremented, call
-// AddedFields().
-func (m *DispositionDayMutation) Fields() []string {
-	fields := make([]string, 0, 6)
-	if m.org_id != nil {
-		fields = append(fields, dispositionday.FieldOrgID)
-	}
-	if m.span != nil {
-		fields = append(fields, dispositionday.FieldSpan)
-	}
-	if m.day != nil {
-		fields = append(fields, dispositionday.FieldDay)
-	}
-	if m.user_id != nil {
-		fields = append(fields, dispositionday.FieldUserID)
-	}
-	if m.code != nil {
-		fields = append(fields, dispositionday.FieldCode)
-	}
-	if m.n != nil {
-		fields = append(fields, dispositionday.FieldN)
-	}
-	return fields
-}
-
-// Field returns the value of a field with the given name. The second boolean
-// return value indicates that this field was not set, or was not defined in the
-// schema.
-func (m *DispositionDayMutation) Field(name string) (ent.Value, bool) {
-	switch name {
-	case dispositionday.FieldOrgID:
-		return m.OrgID()
-	case dispositionday.FieldSpan:
-		return m.Span()
-	case dispositionday.FieldDay:
-		return m.Day()
-	case dispositionday.FieldUserID:
-		return m.UserID()
-	case dispositionday.FieldCode:
-		return m.Code()
-	case dispositionday.FieldN:
-		return m.N()
-	}
-	return nil, false
-}
-
-// OldField returns the old value of the field from the database. An error is
-// returned if the mutation operation is not UpdateOne, or the query to the
-// database failed.
-func (m *DispositionDayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
-	switch name {
-	case dispositionday.FieldOrgID:
-		return m.OldOrgID(ctx)
-	case dispositionday.FieldSpan:
-		return m.OldSpan(ctx)
-	case dispositionday.FieldDay:
-		return m.OldDay(ctx)
-	case dispositionday.FieldUserID:
-		return m.OldUserID(ctx)
-	case dispositionday.FieldCode:
-		return m.OldCode(ctx)
-	case dispositionday.FieldN:
-		return m.OldN(ctx)
-	}
-	return nil, fmt.Errorf("unknown DispositionDay field %s", name)
-}
-
-// SetField sets the value of a field with the given name. It returns an error if
-// the field is not defined in the schema, or if the type mismatched the field
-// type.
-func (m *DispositionDayMutation) SetField(name string, value ent.Value) error {
-	switch name {
-	case dispositionday.FieldOrgID:
-		v, ok := value.(uuid.UUID)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetOrgID(v)
-		return nil
-	case dispositionday.FieldSpan:
-		v, ok := value.(dispositionday.Span)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetSpan(v)
-		return nil
-	case dispositionday.FieldDay:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetDay(v)
-		return nil
-	case dispositionday.FieldUserID:
-		v, ok := value.(uuid.UUID)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetUserID(v)
-		return nil
-	case dispositionday.FieldCode:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetCode(v)
-		return nil
-	case dispositionday.FieldN:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetN(v)
-		return nil
-	}
-	return fmt.Errorf("unknown DispositionDay field %s", name)
-}
-
-// AddedFields returns all numeric fields that were incremented/decremented during
-// this mutation.
-func (m *DispositionDayMutation) AddedFields() []string {
-	var fields []string
-	if m.addday != nil {
-		fields = append(fields, dispositionday.FieldDay)
-	}
-	if m.addn != nil {
-		fields = append(fields, dispositionday.FieldN)
-	}
-	return fields
-}
-
-// AddedField returns the numeric value that was incremented/decremented on a field
-// with the given name. The second boolean return value indicates that this field
-// was not set, or was not defined in the schema.
-func (m *DispositionDayMutation) AddedField(name string) (ent.Value, bool) {
-	switch name {
-	case dispositionday.FieldDay:
-		return m.AddedDay()
-	case dispositionday.FieldN:
-		return m.AddedN()
-	}
-	return nil, false
-}
-
-// AddField adds the value to the field with the given name. It returns an error if
-// the field is not defined in the schema, or if the type mismatched the field
-// type.
-func (m *DispositionDayMutation) AddField(name string, value ent.Value) error {
-	switch name {
-	case dispositionday.FieldDay:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddDay(v)
-		return nil
-	case dispositionday.FieldN:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddN(v)
-		return nil
-	}
-	return fmt.Errorf("unknown DispositionDay numeric field %s", name)
-}
-
-// ClearedFields returns all nullable fields that were cleared during this
-// mutation.
-func (m *DispositionDayMutation) ClearedFields() []string {
-	return nil
-}
-
-// FieldCleared returns a boolean indicating if a field with the given name was
-// cleared in this mutation.
-func (m *DispositionDayMutation) FieldCleared(name string) bool {
-	_, ok := m.clearedFields[name]
-	return ok
-}
-
-// ClearField clears the value of the field with the given name. It returns an
-// error if the field is not defined in the schema.
-func (m *DispositionDayMutation) ClearField(name string) error {
-	return fmt.Errorf("unknown DispositionDay nullable field %s", name)
-}
-
-// ResetField resets all changes in the mutation for the field with the given name.
-// It returns an error if the field is not defined in the schema.
-func (m *DispositionDayMutation) ResetField(name string) error {
-	switch name {
-	case dispositionday.FieldOrgID:
-		m.ResetOrgID()
-		return nil
-	case dispositionday.FieldSpan:
-		m.ResetSpan()
-		return nil
-	case dispositionday.FieldDay:
-		m.ResetDay()
-		return nil
-	case dispositionday.FieldUserID:
-		m.ResetUserID()
-		return nil
-	case dispositionday.FieldCode:
-		m.ResetCode()
-		return nil
-	case dispositionday.FieldN:
-		m.ResetN()
-		return nil
-	}
-	return fmt.Errorf("unknown DispositionDay field %s", name)
-}
-
-// AddedEdges returns all edge names that were set/added in this mutation.
-func (m *DispositionDayMutation) AddedEdges() []string {
-	edges := make([]string, 0, 0)
-	return edges
-}
-
-// AddedIDs returns all IDs (to other nodes) that were added for the given edge
-// name in this mutation.
-func (m *DispositionDayMutation) AddedIDs(name string) []ent.Value {
-	return nil
-}
-
-// RemovedEdges returns all edge names that were removed in this mutation.
-func (m *DispositionDayMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 0)
-	return edges
-}
-
-// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
-// the given name in this mutation.
-func (m *DispositionDayMutation) RemovedIDs(name string) []ent.Value {
-	return nil
-}
-
-// ClearedEdges returns all edge names that were cleared in this mutation.
-func (m *DispositionDayMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 0)
-	return edges
-}
-
-// EdgeCleared returns a boolean which indicates if the edge with the given name
-// was cleared in this mutation.
-func (m *DispositionDayMutation) EdgeCleared(name string) bool {
-	return false
-}
-
-// ClearEdge clears the value of the edge with the given name. It returns an error
-// if that edge is not defined in the schema.
-func (m *DispositionDayMutation) ClearEdge(name string) error {
-	return fmt.Errorf("unknown DispositionDay unique edge %s", name)
-}
-
-// ResetEdge resets all changes to the edge with the given name in this mutation.
-// It returns an error if the edge is not defined in the schema.
-func (m *DispositionDayMutation) ResetEdge(name string) error {
-	return fmt.Errorf("unknown DispositionDay edge %s", name)
 }
 
 // FundedDealMutation represents an operation that mutates the FundedDeal nodes in the graph.

@@ -40,8 +40,6 @@ type Tx struct {
 	DecisionDay *DecisionDayClient
 	// DialerCall is the client for interacting with the DialerCall builders.
 	DialerCall *DialerCallClient
-	// DispositionDay is the client for interacting with the DispositionDay builders.
-	DispositionDay *DispositionDayClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
@@ -224,7 +222,6 @@ func (tx *Tx) init() {
 	tx.DealDay = NewDealDayClient(tx.config)
 	tx.DecisionDay = NewDecisionDayClient(tx.config)
 	tx.DialerCall = NewDialerCallClient(tx.config)
-	tx.DispositionDay = NewDispositionDayClient(tx.config)
 	tx.FundedDeal = NewFundedDealClient(tx.config)
 	tx.FundedDealDay = NewFundedDealDayClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)

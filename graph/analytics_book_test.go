@@ -465,7 +465,7 @@ func (b *book) call(i int) {
 		event(at, agent, "call_ended", extra)
 	}
 	if b.rng.IntN(5) < 3 {
-		code := pick(b.rng, "interested", "callback", "not_interested", "no_answer")
+		code := pick(b.rng, "interested", "callback", "not_interested", "no_answer", `left "VM" – rappel`)
 		at = at.Add(b.ms(0, 2*time.Minute))
 		if b.rng.IntN(2) == 0 {
 			event(at, agent, "disposition", map[string]any{"disposition": code})

@@ -10,7 +10,7 @@ import (
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
+	"github.com/lendingpipe/svc/ent/dispositions"
 	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/rule"
 
@@ -62,7 +62,15 @@ func lendingRollupRows(t *testing.T, c *ent.Client, org uuid.UUID, out map[strin
 		t.Fatal(err)
 	}
 	callSums := map[string]*[3]int{}
+	codes := map[string]int{}
+	var packed dispositions.Reader
 	for _, r := range calls {
+		err := packed.Each(r.Dispositions, func(code string, n int) {
+			codes[fmt.Sprintf("disposition %s %d %s %s", r.Span, r.Day, r.UserID, code)] += n
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		k := fmt.Sprintf("calls %s %d %s", r.Span, r.Day, r.UserID)
 		if callSums[k] == nil {
 			callSums[k] = &[3]int{}
@@ -74,12 +82,8 @@ func lendingRollupRows(t *testing.T, c *ent.Client, org uuid.UUID, out map[strin
 	for k, s := range callSums {
 		add(k, *s == [3]int{}, fmt.Sprint(*s))
 	}
-	dispositions, err := c.DispositionDay.Query().Where(dispositionday.OrgID(org)).All(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range dispositions {
-		add(fmt.Sprintf("disposition %s %d %s %s", r.Span, r.Day, r.UserID, r.Code), r.N == 0, fmt.Sprint(r.N))
+	for k, n := range codes {
+		add(k, n == 0, fmt.Sprint(n))
 	}
 	dialed, err := c.DialerCall.Query().Where(dialercall.OrgID(org)).All(ctx)
 	if err != nil {

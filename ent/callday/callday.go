@@ -32,6 +32,8 @@ const (
 	FieldAnswered = "answered"
 	// FieldTalkSeconds holds the string denoting the talk_seconds field in the database.
 	FieldTalkSeconds = "talk_seconds"
+	// FieldDispositions holds the string denoting the dispositions field in the database.
+	FieldDispositions = "dispositions"
 	// Table holds the table name of the callday in the database.
 	Table = "call_days"
 )
@@ -47,6 +49,7 @@ var Columns = []string{
 	FieldCalls,
 	FieldAnswered,
 	FieldTalkSeconds,
+	FieldDispositions,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -73,6 +76,8 @@ var (
 	DefaultAnswered int
 	// DefaultTalkSeconds holds the default value on creation for the "talk_seconds" field.
 	DefaultTalkSeconds int
+	// DefaultDispositions holds the default value on creation for the "dispositions" field.
+	DefaultDispositions string
 )
 
 // Span defines the type for the "span" enum field.
@@ -145,6 +150,11 @@ func ByAnswered(opts ...sql.OrderTermOption) OrderOption {
 // ByTalkSeconds orders the results by the talk_seconds field.
 func ByTalkSeconds(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTalkSeconds, opts...).ToFunc()
+}
+
+// ByDispositions orders the results by the dispositions field.
+func ByDispositions(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDispositions, opts...).ToFunc()
 }
 
 // MarshalGQL implements graphql.Marshaler interface.

@@ -88,6 +88,11 @@ func TalkSeconds(v int) predicate.CallDay {
 	return predicate.CallDay(sql.FieldEQ(FieldTalkSeconds, v))
 }
 
+// Dispositions applies equality check predicate on the "dispositions" field. It's identical to DispositionsEQ.
+func Dispositions(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldEQ(FieldDispositions, v))
+}
+
 // OrgIDEQ applies the EQ predicate on the "org_id" field.
 func OrgIDEQ(v uuid.UUID) predicate.CallDay {
 	return predicate.CallDay(sql.FieldEQ(FieldOrgID, v))
@@ -386,6 +391,71 @@ func TalkSecondsLT(v int) predicate.CallDay {
 // TalkSecondsLTE applies the LTE predicate on the "talk_seconds" field.
 func TalkSecondsLTE(v int) predicate.CallDay {
 	return predicate.CallDay(sql.FieldLTE(FieldTalkSeconds, v))
+}
+
+// DispositionsEQ applies the EQ predicate on the "dispositions" field.
+func DispositionsEQ(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldEQ(FieldDispositions, v))
+}
+
+// DispositionsNEQ applies the NEQ predicate on the "dispositions" field.
+func DispositionsNEQ(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldNEQ(FieldDispositions, v))
+}
+
+// DispositionsIn applies the In predicate on the "dispositions" field.
+func DispositionsIn(vs ...string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldIn(FieldDispositions, vs...))
+}
+
+// DispositionsNotIn applies the NotIn predicate on the "dispositions" field.
+func DispositionsNotIn(vs ...string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldNotIn(FieldDispositions, vs...))
+}
+
+// DispositionsGT applies the GT predicate on the "dispositions" field.
+func DispositionsGT(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldGT(FieldDispositions, v))
+}
+
+// DispositionsGTE applies the GTE predicate on the "dispositions" field.
+func DispositionsGTE(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldGTE(FieldDispositions, v))
+}
+
+// DispositionsLT applies the LT predicate on the "dispositions" field.
+func DispositionsLT(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldLT(FieldDispositions, v))
+}
+
+// DispositionsLTE applies the LTE predicate on the "dispositions" field.
+func DispositionsLTE(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldLTE(FieldDispositions, v))
+}
+
+// DispositionsContains applies the Contains predicate on the "dispositions" field.
+func DispositionsContains(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldContains(FieldDispositions, v))
+}
+
+// DispositionsHasPrefix applies the HasPrefix predicate on the "dispositions" field.
+func DispositionsHasPrefix(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldHasPrefix(FieldDispositions, v))
+}
+
+// DispositionsHasSuffix applies the HasSuffix predicate on the "dispositions" field.
+func DispositionsHasSuffix(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldHasSuffix(FieldDispositions, v))
+}
+
+// DispositionsEqualFold applies the EqualFold predicate on the "dispositions" field.
+func DispositionsEqualFold(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldEqualFold(FieldDispositions, v))
+}
+
+// DispositionsContainsFold applies the ContainsFold predicate on the "dispositions" field.
+func DispositionsContainsFold(v string) predicate.CallDay {
+	return predicate.CallDay(sql.FieldContainsFold(FieldDispositions, v))
 }
 
 // And groups predicates with the AND operator between them.

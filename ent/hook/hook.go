@@ -165,18 +165,6 @@ func (f DialerCallFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DialerCallMutation", m)
 }
 
-// The DispositionDayFunc type is an adapter to allow the use of ordinary
-// function as DispositionDay mutator.
-type DispositionDayFunc func(context.Context, *ent.DispositionDayMutation) (ent.Value, error)
-
-// Mutate calls f(ctx, m).
-func (f DispositionDayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.DispositionDayMutation); ok {
-		return f(ctx, mv)
-	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DispositionDayMutation", m)
-}
-
 // The FundedDealFunc type is an adapter to allow the use of ordinary
 // function as FundedDeal mutator.
 type FundedDealFunc func(context.Context, *ent.FundedDealMutation) (ent.Value, error)

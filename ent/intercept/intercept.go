@@ -21,7 +21,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -449,33 +448,6 @@ func (f TraverseDialerCall) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.DialerCallQuery", q)
-}
-
-// The DispositionDayFunc type is an adapter to allow the use of ordinary function as a Querier.
-type DispositionDayFunc func(context.Context, *ent.DispositionDayQuery) (ent.Value, error)
-
-// Query calls f(ctx, q).
-func (f DispositionDayFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
-	if q, ok := q.(*ent.DispositionDayQuery); ok {
-		return f(ctx, q)
-	}
-	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DispositionDayQuery", q)
-}
-
-// The TraverseDispositionDay type is an adapter to allow the use of ordinary function as Traverser.
-type TraverseDispositionDay func(context.Context, *ent.DispositionDayQuery) error
-
-// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
-func (f TraverseDispositionDay) Intercept(next ent.Querier) ent.Querier {
-	return next
-}
-
-// Traverse calls f(ctx, q).
-func (f TraverseDispositionDay) Traverse(ctx context.Context, q ent.Query) error {
-	if q, ok := q.(*ent.DispositionDayQuery); ok {
-		return f(ctx, q)
-	}
-	return fmt.Errorf("unexpected query type %T. expect *ent.DispositionDayQuery", q)
 }
 
 // The FundedDealFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1020,8 +992,6 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DecisionDayQuery, predicate.DecisionDay, decisionday.OrderOption]{typ: ent.TypeDecisionDay, tq: q}, nil
 	case *ent.DialerCallQuery:
 		return &query[*ent.DialerCallQuery, predicate.DialerCall, dialercall.OrderOption]{typ: ent.TypeDialerCall, tq: q}, nil
-	case *ent.DispositionDayQuery:
-		return &query[*ent.DispositionDayQuery, predicate.DispositionDay, dispositionday.OrderOption]{typ: ent.TypeDispositionDay, tq: q}, nil
 	case *ent.FundedDealQuery:
 		return &query[*ent.FundedDealQuery, predicate.FundedDeal, fundeddeal.OrderOption]{typ: ent.TypeFundedDeal, tq: q}, nil
 	case *ent.FundedDealDayQuery:

@@ -302,6 +302,7 @@ var (
 		{Name: "calls", Type: field.TypeInt, Default: 0},
 		{Name: "answered", Type: field.TypeInt, Default: 0},
 		{Name: "talk_seconds", Type: field.TypeInt, Default: 0},
+		{Name: "dispositions", Type: field.TypeString, Size: 2147483647, Default: "{}"},
 	}
 	// CallDaysTable holds the schema information for the "call_days" table.
 	CallDaysTable = &schema.Table{
@@ -313,11 +314,6 @@ var (
 				Name:    "callday_org_id_span_day_user_id_slot",
 				Unique:  true,
 				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[4], CallDaysColumns[5]},
-			},
-			{
-				Name:    "callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds",
-				Unique:  false,
-				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[4], CallDaysColumns[5], CallDaysColumns[6], CallDaysColumns[7], CallDaysColumns[8]},
 			},
 			{
 				Name:    "callday_org_id_user_id_span_day",
@@ -634,34 +630,6 @@ var (
 				Name:    "dialercall_org_id_multi_day_last_day",
 				Unique:  false,
 				Columns: []*schema.Column{DialerCallsColumns[1], DialerCallsColumns[5], DialerCallsColumns[4]},
-			},
-		},
-	}
-	// DispositionDaysColumns holds the columns for the "disposition_days" table.
-	DispositionDaysColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "org_id", Type: field.TypeUUID},
-		{Name: "span", Type: field.TypeEnum, Enums: []string{"day", "month", "year"}},
-		{Name: "day", Type: field.TypeInt},
-		{Name: "user_id", Type: field.TypeUUID},
-		{Name: "code", Type: field.TypeString},
-		{Name: "n", Type: field.TypeInt, Default: 0},
-	}
-	// DispositionDaysTable holds the schema information for the "disposition_days" table.
-	DispositionDaysTable = &schema.Table{
-		Name:       "disposition_days",
-		Columns:    DispositionDaysColumns,
-		PrimaryKey: []*schema.Column{DispositionDaysColumns[0]},
-		Indexes: []*schema.Index{
-			{
-				Name:    "dispositionday_org_id_span_day_user_id_code",
-				Unique:  true,
-				Columns: []*schema.Column{DispositionDaysColumns[1], DispositionDaysColumns[2], DispositionDaysColumns[3], DispositionDaysColumns[4], DispositionDaysColumns[5]},
-			},
-			{
-				Name:    "dispositionday_org_id_span_day_user_id_code_n",
-				Unique:  false,
-				Columns: []*schema.Column{DispositionDaysColumns[1], DispositionDaysColumns[2], DispositionDaysColumns[3], DispositionDaysColumns[4], DispositionDaysColumns[5], DispositionDaysColumns[6]},
 			},
 		},
 	}
@@ -1398,7 +1366,6 @@ var (
 		DealDaysTable,
 		DecisionDaysTable,
 		DialerCallsTable,
-		DispositionDaysTable,
 		FundedDealsTable,
 		FundedDealDaysTable,
 		IdempotencyRecordsTable,

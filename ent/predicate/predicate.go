@@ -45,9 +45,6 @@ type DecisionDay func(*sql.Selector)
 // DialerCall is the predicate function for dialercall builders.
 type DialerCall func(*sql.Selector)
 
-// DispositionDay is the predicate function for dispositionday builders.
-type DispositionDay func(*sql.Selector)
-
 // FundedDeal is the predicate function for fundeddeal builders.
 type FundedDeal func(*sql.Selector)
 

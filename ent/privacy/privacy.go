@@ -423,30 +423,6 @@ func (f DialerCallMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DialerCallMutation", m)
 }
 
-// The DispositionDayQueryRuleFunc type is an adapter to allow the use of ordinary
-// functions as a query rule.
-type DispositionDayQueryRuleFunc func(context.Context, *ent.DispositionDayQuery) error
-
-// EvalQuery return f(ctx, q).
-func (f DispositionDayQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
-	if q, ok := q.(*ent.DispositionDayQuery); ok {
-		return f(ctx, q)
-	}
-	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DispositionDayQuery", q)
-}
-
-// The DispositionDayMutationRuleFunc type is an adapter to allow the use of ordinary
-// functions as a mutation rule.
-type DispositionDayMutationRuleFunc func(context.Context, *ent.DispositionDayMutation) error
-
-// EvalMutation calls f(ctx, m).
-func (f DispositionDayMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
-	if m, ok := m.(*ent.DispositionDayMutation); ok {
-		return f(ctx, m)
-	}
-	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DispositionDayMutation", m)
-}
-
 // The FundedDealQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type FundedDealQueryRuleFunc func(context.Context, *ent.FundedDealQuery) error
@@ -964,8 +940,6 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.DialerCallQuery:
 		return q.Filter(), nil
-	case *ent.DispositionDayQuery:
-		return q.Filter(), nil
 	case *ent.FundedDealQuery:
 		return q.Filter(), nil
 	case *ent.FundedDealDayQuery:
@@ -1036,8 +1010,6 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.DecisionDayMutation:
 		return m.Filter(), nil
 	case *ent.DialerCallMutation:
-		return m.Filter(), nil
-	case *ent.DispositionDayMutation:
 		return m.Filter(), nil
 	case *ent.FundedDealMutation:
 		return m.Filter(), nil

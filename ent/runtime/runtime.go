@@ -21,7 +21,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
@@ -333,6 +332,10 @@ func init() {
 	calldayDescTalkSeconds := calldayFields[7].Descriptor()
 	// callday.DefaultTalkSeconds holds the default value on creation for the talk_seconds field.
 	callday.DefaultTalkSeconds = calldayDescTalkSeconds.Default.(int)
+	// calldayDescDispositions is the schema descriptor for dispositions field.
+	calldayDescDispositions := calldayFields[8].Descriptor()
+	// callday.DefaultDispositions holds the default value on creation for the dispositions field.
+	callday.DefaultDispositions = calldayDescDispositions.Default.(string)
 	calleventMixin := schema.CallEvent{}.Mixin()
 	callevent.Policy = privacy.NewPolicies(schema.CallEvent{})
 	callevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -725,21 +728,6 @@ func init() {
 	dialercallDescMultiDay := dialercallFields[4].Descriptor()
 	// dialercall.DefaultMultiDay holds the default value on creation for the multi_day field.
 	dialercall.DefaultMultiDay = dialercallDescMultiDay.Default.(bool)
-	dispositionday.Policy = privacy.NewPolicies(schema.DispositionDay{})
-	dispositionday.Hooks[0] = func(next ent.Mutator) ent.Mutator {
-		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-			if err := dispositionday.Policy.EvalMutation(ctx, m); err != nil {
-				return nil, err
-			}
-			return next.Mutate(ctx, m)
-		})
-	}
-	dispositiondayFields := schema.DispositionDay{}.Fields()
-	_ = dispositiondayFields
-	// dispositiondayDescN is the schema descriptor for n field.
-	dispositiondayDescN := dispositiondayFields[5].Descriptor()
-	// dispositionday.DefaultN holds the default value on creation for the n field.
-	dispositionday.DefaultN = dispositiondayDescN.Default.(int)
 	fundeddealMixin := schema.FundedDeal{}.Mixin()
 	fundeddeal.Policy = privacy.NewPolicies(schema.FundedDeal{})
 	fundeddeal.Hooks[0] = func(next ent.Mutator) ent.Mutator {

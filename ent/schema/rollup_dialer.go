@@ -22,7 +22,8 @@ import (
 
 // CallDay counts, for an agent (user_id) on a day, month or year, the one-day
 // calls the agent had an event of, those of them the agent answered, and
-// the seconds of the agent's call_ended events. The organization's row
+// the seconds of the agent's call_ended events, and its disposition
+// records by code (dispositions). The organization's row
 // (user_id the nil UUID, span day only) counts its one-day calls of the
 // day, once however many agents took part: the calls series. Rows are
 // spread over slots as LeadDay's: every new call adds to the
@@ -42,43 +43,22 @@ func (CallDay) Fields() []ent.Field {
 		field.Int("calls").Default(0),
 		field.Int("answered").Default(0),
 		field.Int("talk_seconds").Default(0),
+		// A JSON object of counts keyed by the hex of each code: the
+		// report reads an agent's dispositions with its calls, one row
+		// per agent and span rather than one per code, and the key needs
+		// no quoting in a JSON path.
+		field.Text("dispositions").Default("{}"),
 	}
 }
 
 func (CallDay) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("org_id", "span", "day", "user_id", "slot").Unique(),
-		// The report sums a span's rows from the index alone: it holds
-		// the sums.
-		index.Fields("org_id", "span", "day", "user_id", "slot", "calls", "answered", "talk_seconds"),
+		// The report reads a span's rows from an index that holds the
+		// sums too: the store creates it (callday_sums), as it holds the
+		// packed dispositions on SQLite alone.
 		// The calls series reads the organization's rows alone.
 		index.Fields("org_id", "user_id", "span", "day"),
-	}
-}
-
-// DispositionDay counts an agent's disposition records of one code on a
-// day, month or year (spans as CallDay's).
-type DispositionDay struct{ ent.Schema }
-
-func (DispositionDay) Annotations() []schema.Annotation { return rollupAnnotations }
-func (DispositionDay) Policy() ent.Policy               { return rollupPolicy() }
-
-func (DispositionDay) Fields() []ent.Field {
-	return []ent.Field{
-		field.UUID("org_id", uuidType).Immutable(),
-		field.Enum("span").Values("day", "month", "year").Immutable(),
-		field.Int("day").Immutable(),
-		field.UUID("user_id", uuidType).Immutable(),
-		field.String("code").Immutable(),
-		field.Int("n").Default(0),
-	}
-}
-
-func (DispositionDay) Indexes() []ent.Index {
-	return []ent.Index{
-		index.Fields("org_id", "span", "day", "user_id", "code").Unique(),
-		// The report sums a span's rows from the index alone: it holds n.
-		index.Fields("org_id", "span", "day", "user_id", "code", "n"),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
@@ -16,7 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
+	"github.com/lendingpipe/svc/ent/dispositions"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/rule"
@@ -47,12 +48,14 @@ func rollupCallEvent(next ent.Mutator) ent.Mutator {
 	})
 }
 
-// callRow is a CallDay row and what a change adds to it.
+// callRow is a CallDay row and what a change adds to it: counts, and a
+// disposition record of code when code is not empty.
 type callRow struct {
 	span                  callday.Span
 	day                   int
 	user                  uuid.UUID
 	calls, answered, talk int
+	code                  string
 }
 
 // rollupCall counts ev. Distinct calls are counted on the day of a call
@@ -78,13 +81,7 @@ func rollupCall(ctx context.Context, c *gen.Client, ev *gen.CallEvent) error {
 	if err != nil {
 		return err
 	}
-	if err := addCallDays(ctx, c, ev.OrgID, rows, rollupSlot(ctx)); err != nil {
-		return err
-	}
-	if ev.EventType != callevent.EventTypeDisposition || ev.Disposition == nil {
-		return nil
-	}
-	return addDispositions(ctx, c, ev.OrgID, day, ev.UserID, *ev.Disposition, 1)
+	return addCallDays(ctx, c, ev.OrgID, rows, rollupSlot(ctx))
 }
 
 // takeCall takes the call's DialerCall row, creating it for the call's
@@ -112,6 +109,9 @@ func callRows(ctx context.Context, c *gen.Client, ev *gen.CallEvent, day int, lo
 	agent := callRow{user: ev.UserID, day: day}
 	if ev.EventType == callevent.EventTypeCallEnded && ev.DurationSeconds != nil {
 		agent.talk = *ev.DurationSeconds
+	}
+	if ev.EventType == callevent.EventTypeDisposition && ev.Disposition != nil {
+		agent.code = *ev.Disposition
 	}
 	switch {
 	case len(others) == 0: // a new call
@@ -149,6 +149,7 @@ func callRows(ctx context.Context, c *gen.Client, ev *gen.CallEvent, day int, lo
 			out[k].calls += r.calls
 			out[k].answered += r.answered
 			out[k].talk += r.talk
+			out[k].code = cmp.Or(out[k].code, r.code)
 			continue
 		}
 		out = append(out, r)
@@ -203,7 +204,7 @@ var agentSpans = []callday.Span{callday.SpanDay, callday.SpanMonth, callday.Span
 // spans are an agent's change r (of r.day) on its day's row, its month's
 // and its year's; none when it changes nothing.
 func spans(r callRow) []callRow {
-	if r.calls == 0 && r.answered == 0 && r.talk == 0 {
+	if r.calls == 0 && r.answered == 0 && r.talk == 0 && r.code == "" {
 		return nil
 	}
 	out := make([]callRow, len(agentSpans))
@@ -235,15 +236,22 @@ func boolInt(b bool) int {
 }
 
 // addCallDays adds rows, in their order, in one multi-row upsert: each
-// row adds its own counts (excluded's, the values it would have inserted).
+// row adds its own counts (excluded's, the values it would have inserted)
+// and, for an event's disposition (the one code a statement may add), its
+// record to the row's packed dispositions.
 func addCallDays(ctx context.Context, c *gen.Client, org uuid.UUID, rows []callRow, slot int) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	code := ""
 	creates := make([]*gen.CallDayCreate, len(rows))
 	for i, r := range rows {
+		packed := dispositions.Empty
+		if r.code != "" {
+			code, packed = r.code, dispositions.Pack(map[string]int{r.code: 1})
+		}
 		creates[i] = c.CallDay.Create().SetOrgID(org).SetSpan(r.span).SetDay(r.day).SetUserID(r.user).SetSlot(slot).
-			SetCalls(r.calls).SetAnswered(r.answered).SetTalkSeconds(r.talk)
+			SetCalls(r.calls).SetAnswered(r.answered).SetTalkSeconds(r.talk).SetDispositions(packed)
 	}
 	err := c.CallDay.CreateBulk(creates...).OnConflict(
 		sql.ConflictColumns(callday.FieldOrgID, callday.FieldSpan, callday.FieldDay, callday.FieldUserID, callday.FieldSlot),
@@ -252,6 +260,9 @@ func addCallDays(ctx context.Context, c *gen.Client, org uuid.UUID, rows []callR
 			for _, col := range []string{callday.FieldCalls, callday.FieldAnswered, callday.FieldTalkSeconds} {
 				u.Add(col, sql.Expr(excluded.C(col)))
 			}
+			if code != "" {
+				u.Set(callday.FieldDispositions, addDisposition(u.Dialect(), code))
+			}
 		})).Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("adding to the call rollup: %w", err)
@@ -259,20 +270,24 @@ func addCallDays(ctx context.Context, c *gen.Client, org uuid.UUID, rows []callR
 	return nil
 }
 
-// addDispositions adds n records of code to the agent's rows of day, its
-// month and its year, in one statement (they all take n).
-func addDispositions(ctx context.Context, c *gen.Client, org uuid.UUID, day int, user uuid.UUID, code string, n int) error {
-	creates := make([]*gen.DispositionDayCreate, len(agentSpans))
-	for i, span := range agentSpans {
-		creates[i] = c.DispositionDay.Create().SetOrgID(org).SetSpan(dispositionday.Span(span)).SetDay(spanDay(span, day)).
-			SetUserID(user).SetCode(code).SetN(n)
-	}
-	err := c.DispositionDay.CreateBulk(creates...).
-		OnConflictColumns(dispositionday.FieldOrgID, dispositionday.FieldSpan, dispositionday.FieldDay,
-			dispositionday.FieldUserID, dispositionday.FieldCode).AddN(n).
-		Exec(rule.SystemContext(ctx))
-	if err != nil {
-		return fmt.Errorf("adding to the disposition rollup: %w", err)
-	}
-	return nil
+// addDisposition is the upsert's new packed dispositions of a row: the
+// row's own plus one record of code when the row inserted (excluded)
+// carries it, the row's own unchanged when it carries none.
+func addDisposition(d, code string) sql.Querier {
+	key := dispositions.Key(code)
+	return sql.ExprFunc(func(b *sql.Builder) {
+		current := callday.Table + "." + callday.FieldDispositions
+		b.WriteString("CASE WHEN excluded." + callday.FieldDispositions + " = ").Arg(dispositions.Empty).
+			WriteString(" THEN " + current + " ELSE ")
+		if d == dialect.Postgres {
+			// jsonb_build_object takes any types: the key's is told.
+			b.WriteString("(" + current + "::jsonb || jsonb_build_object(CAST(").Arg(key).
+				WriteString(" AS text), COALESCE((" + current + "::jsonb ->> CAST(").Arg(key).WriteString(" AS text))::bigint, 0) + 1))::text")
+		} else {
+			path := `$."` + key + `"`
+			b.WriteString("json_set(" + current + ", ").Arg(path).
+				WriteString(", COALESCE(json_extract(" + current + ", ").Arg(path).WriteString("), 0) + 1)")
+		}
+		b.WriteString(" END")
+	})
 }

@@ -8,10 +8,20 @@ import (
 	"github.com/lendingpipe/svc/ent/store/storetest"
 )
 
-// A database whose rollups were built before they were kept by year (it
-// still has the lender rollup's index of that layout) opens with every
-// organization's rollups marked to rebuild, once.
+// A database whose rollups were built in an older layout opens with every
+// organization's rollups marked to rebuild, once: before they were kept by
+// year (it still has the lender rollup's index of that layout), and before
+// dispositions were packed into the call rollup (it still has their table).
 func TestRollupsOfAnOlderLayoutAreRebuilt(t *testing.T) {
+	for name, ddl := range map[string]string{
+		"by month":             `CREATE INDEX lenderday_org_id_day_lender_id_slot ON lender_days (org_id, day, lender_id, slot)`,
+		"dispositions by code": `CREATE TABLE disposition_days (id INTEGER PRIMARY KEY, n INTEGER)`,
+	} {
+		t.Run(name, func(t *testing.T) { olderLayoutRebuilt(t, ddl) })
+	}
+}
+
+func olderLayoutRebuilt(t *testing.T, ddl string) {
 	ctx := context.Background()
 	url := storetest.URL(t)
 	open := func() *store.DB {
@@ -44,7 +54,7 @@ func TestRollupsOfAnOlderLayoutAreRebuilt(t *testing.T) {
 	if stale(db) {
 		t.Fatal("rollups just rebuilt are stale")
 	}
-	if _, err := db.SQL.ExecContext(ctx, `CREATE INDEX lenderday_org_id_day_lender_id_slot ON lender_days (org_id, day, lender_id, slot)`); err != nil {
+	if _, err := db.SQL.ExecContext(ctx, ddl); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

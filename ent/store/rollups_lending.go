@@ -17,7 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/decision"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
+	"github.com/lendingpipe/svc/ent/dispositions"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/lenderday"
@@ -234,20 +234,13 @@ type callKey struct {
 	user uuid.UUID
 }
 
-type callSums struct{ calls, answered, talk int }
-
-type dispositionKey struct {
-	span callday.Span
-	day  int
-	user uuid.UUID
-	code string
+type callSums struct {
+	calls, answered, talk int
+	dispositions          map[string]int
 }
 
 func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time.Location) error {
 	if _, err := tx.CallDay.Delete().Where(callday.OrgID(org)).Exec(ctx); err != nil {
-		return err
-	}
-	if _, err := tx.DispositionDay.Delete().Where(dispositionday.OrgID(org)).Exec(ctx); err != nil {
 		return err
 	}
 	if _, err := tx.DialerCall.Delete().Where(dialercall.OrgID(org)).Exec(ctx); err != nil {
@@ -261,7 +254,6 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 	}
 	calls := map[string]*callTally{}
 	sums := map[callKey]*callSums{}
-	dispositions := map[dispositionKey]int{}
 	for _, e := range events {
 		day := period.LocalDay(e.OccurredAt, loc)
 		t := calls[e.ExternalCallID]
@@ -277,7 +269,11 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 				sumsAt(sums, callKey{span, d, e.UserID}).talk += *e.DurationSeconds
 			}
 			if e.EventType == callevent.EventTypeDisposition && e.Disposition != nil {
-				dispositions[dispositionKey{span, d, e.UserID, *e.Disposition}]++
+				s := sumsAt(sums, callKey{span, d, e.UserID})
+				if s.dispositions == nil {
+					s.dispositions = map[string]int{}
+				}
+				s.dispositions[*e.Disposition]++
 			}
 		}
 	}
@@ -297,9 +293,6 @@ func rebuildDialer(ctx context.Context, tx *ent.Client, org uuid.UUID, loc *time
 		}
 	}
 	if err := insertCallDays(ctx, tx, org, sums); err != nil {
-		return err
-	}
-	if err := insertDispositionDays(ctx, tx, org, dispositions); err != nil {
 		return err
 	}
 	return insertDialerCalls(ctx, tx, org, calls)
@@ -334,25 +327,12 @@ func insertCallDays(ctx context.Context, tx *ent.Client, org uuid.UUID, sums map
 	builders := make([]*ent.CallDayCreate, 0, len(sums))
 	for k, s := range sums {
 		builders = append(builders, tx.CallDay.Create().SetOrgID(org).SetSpan(k.span).SetDay(k.day).SetUserID(k.user).
-			SetSlot(0).SetCalls(s.calls).SetAnswered(s.answered).SetTalkSeconds(s.talk))
+			SetSlot(0).SetCalls(s.calls).SetAnswered(s.answered).SetTalkSeconds(s.talk).
+			SetDispositions(dispositions.Pack(s.dispositions)))
 	}
 	for chunk := range slices.Chunk(builders, rebuildBatch) {
 		if err := tx.CallDay.CreateBulk(chunk...).Exec(ctx); err != nil {
 			return fmt.Errorf("writing the call rollup: %w", err)
-		}
-	}
-	return nil
-}
-
-func insertDispositionDays(ctx context.Context, tx *ent.Client, org uuid.UUID, counts map[dispositionKey]int) error {
-	builders := make([]*ent.DispositionDayCreate, 0, len(counts))
-	for k, n := range counts {
-		builders = append(builders, tx.DispositionDay.Create().SetOrgID(org).SetSpan(dispositionday.Span(k.span)).
-			SetDay(k.day).SetUserID(k.user).SetCode(k.code).SetN(n))
-	}
-	for chunk := range slices.Chunk(builders, rebuildBatch) {
-		if err := tx.DispositionDay.CreateBulk(chunk...).Exec(ctx); err != nil {
-			return fmt.Errorf("writing the disposition rollup: %w", err)
 		}
 	}
 	return nil

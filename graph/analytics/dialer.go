@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -133,7 +134,8 @@ func agentStats(ctx context.Context, c *ent.Client, agents map[uuid.UUID]*agentT
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b AgentCallStats) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.UserID.String(), b.UserID.String()))
+		// A UUID's bytes sort as its text does.
+		return cmp.Or(cmp.Compare(a.Name, b.Name), bytes.Compare(a.UserID[:], b.UserID[:]))
 	})
 	return out, nil
 }

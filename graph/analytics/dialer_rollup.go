@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -12,7 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositionday"
+	"github.com/lendingpipe/svc/ent/dispositions"
 	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/predicate"
 )
@@ -95,130 +96,82 @@ func dialerRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays)
 
 // agentCallSums adds each agent's one-day calls and answers (counts),
 // talk time and dispositions over the whole days, run by run: each run is
-// one index range.
+// one index range of a few rows per agent (one per slot written), which
+// carry the agent's dispositions of every code, summed here.
 func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, at func(uuid.UUID) *agentTally, counts map[uuid.UUID][2]int) error {
-	runs := callRuns(w)
-	type sums struct{ calls, answered, talk int }
+	type sums struct {
+		calls, answered, talk int
+		dispositions          map[string]int
+	}
 	agents := map[uuid.UUID]*sums{}
 	t := sql.Table(callday.Table)
 	var (
 		user                  uuid.UUID
 		calls, answered, talk int64
+		packed                string
+		codes                 dispositions.Reader
 	)
-	for _, run := range runs {
-		query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldUserID),
-			sumExpr(t.C(callday.FieldCalls)), sumExpr(t.C(callday.FieldAnswered)), sumExpr(t.C(callday.FieldTalkSeconds))).
+	for _, run := range callRuns(w) {
+		query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldUserID), t.C(callday.FieldCalls),
+			t.C(callday.FieldAnswered), t.C(callday.FieldTalkSeconds), t.C(callday.FieldDispositions)).
 			From(t).Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldSpan), string(run.span)),
 			sql.GTE(t.C(callday.FieldDay), run.lo), sql.LT(t.C(callday.FieldDay), run.hi), sql.NEQ(t.C(callday.FieldUserID), uuid.Nil))).
-			GroupBy(t.C(callday.FieldUserID)).Query()
-		err := eachRow(sys(ctx), c, query, args, []any{&user, &calls, &answered, &talk}, func() {
+			Query()
+		var bad error
+		err := eachRow(sys(ctx), c, query, args, []any{&user, &calls, &answered, &talk, &packed}, func() {
 			a := agents[user]
 			if a == nil {
-				a = &sums{}
+				a = &sums{dispositions: map[string]int{}}
 				agents[user] = a
 			}
 			a.calls += run.sign * int(calls)
 			a.answered += run.sign * int(answered)
 			a.talk += run.sign * int(talk)
+			if packed == dispositions.Empty {
+				return
+			}
+			bad = cmp.Or(bad, codes.Each(packed, func(code string, n int) { a.dispositions[code] += run.sign * n }))
 		})
-		if err != nil {
+		if err = cmp.Or(err, bad); err != nil {
 			return fmt.Errorf("summing the call rollup: %w", err)
 		}
 	}
 	for id, a := range agents {
+		for code, n := range a.dispositions {
+			if n != 0 {
+				at(id).dispositions[code] += n
+			}
+		}
 		if a.calls == 0 && a.answered == 0 && a.talk == 0 {
 			continue
 		}
 		at(id).talk += a.talk
 		counts[id] = [2]int{a.calls, a.answered}
 	}
-	return dispositionSums(ctx, c, q, runs, at)
-}
-
-// dispositionSums adds each agent's dispositions by code over the runs.
-// A run's rows are summed in the database, from the index that holds
-// them, into one row per agent with a column per code: a year of two
-// hundred agents is two hundred rows, not one per agent and code.
-func dispositionSums(ctx context.Context, c *ent.Client, q *Request, runs []callRun, at func(uuid.UUID) *agentTally) error {
-	in := func(run callRun) []predicate.DispositionDay {
-		return []predicate.DispositionDay{dispositionday.OrgID(q.OrgID), dispositionday.SpanEQ(dispositionday.Span(run.span)),
-			dispositionday.DayGTE(run.lo), dispositionday.DayLT(run.hi)}
-	}
-	type key struct {
-		user uuid.UUID
-		code string
-	}
-	// Every row's code is in its year's rows, and the runs lie in the
-	// years the range touches: their year rows name every code once.
-	y0, y1 := period.YearNumber(runs[0].lo), period.YearNumber(runs[0].lo)
-	for _, run := range runs {
-		y0, y1 = min(y0, period.YearNumber(run.lo)), max(y1, period.YearNumber(run.hi-1))
-	}
-	codes, err := c.DispositionDay.Query().Where(in(callRun{callday.SpanYear,
-		period.YearGrain.FirstDay(y0), period.YearGrain.FirstDay(y1 + 1), 1})...).Unique(true).
-		Select(dispositionday.FieldCode).Strings(sys(ctx))
-	if err != nil {
-		return fmt.Errorf("reading the disposition codes: %w", err)
-	}
-	if len(codes) == 0 {
-		return nil
-	}
-	t := sql.Table(dispositionday.Table)
-	var user uuid.UUID
-	counts := make([]int64, len(codes))
-	dest := []any{&user}
-	for i := range counts {
-		dest = append(dest, &counts[i])
-	}
-	net := map[key]int{}
-	for _, run := range runs {
-		sel := sql.Dialect(q.Dialect).Select(t.C(dispositionday.FieldUserID)).From(t)
-		for _, code := range codes {
-			sel.AppendSelectExpr(sql.ExprFunc(func(b *sql.Builder) {
-				b.WriteString("COALESCE(SUM(CASE WHEN ").Ident(t.C(dispositionday.FieldCode)).WriteOp(sql.OpEQ).Arg(code).
-					WriteString(" THEN ").Ident(t.C(dispositionday.FieldN)).WriteString(" ELSE 0 END), 0)")
-			}))
-		}
-		query, args := sel.Where(sql.And(sql.EQ(t.C(dispositionday.FieldOrgID), q.OrgID),
-			sql.EQ(t.C(dispositionday.FieldSpan), string(run.span)),
-			sql.GTE(t.C(dispositionday.FieldDay), run.lo), sql.LT(t.C(dispositionday.FieldDay), run.hi))).
-			GroupBy(t.C(dispositionday.FieldUserID)).Query()
-		err = eachRow(sys(ctx), c, query, args, dest, func() {
-			for i, n := range counts {
-				if n != 0 {
-					net[key{user, codes[i]}] += run.sign * int(n)
-				}
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("summing the disposition rollup: %w", err)
-		}
-	}
-	for k, n := range net {
-		if n != 0 {
-			at(k.user).dispositions[k.code] += n
-		}
-	}
 	return nil
 }
 
-// orgCallSeries adds the one-day calls of the whole days to the series.
+// orgCallSeries adds the one-day calls of the whole days to the series:
+// a row per day and slot, added up here.
 func orgCallSeries(ctx context.Context, c *ent.Client, q *Request, w wholeDays, buckets []period.Bucket, series []CallBucket) error {
-	var days []struct {
-		Day   int `json:"day"`
-		Calls int `json:"calls"`
-	}
-	err := c.CallDay.Query().
-		Where(callday.OrgID(q.OrgID), callday.UserID(uuid.Nil), callday.SpanEQ(callday.SpanDay),
-			callday.DayGTE(w.first), callday.DayLT(w.last)).
-		GroupBy(callday.FieldDay).Aggregate(sumOf(callday.FieldCalls, "calls")).Scan(sys(ctx), &days)
+	t := sql.Table(callday.Table)
+	query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldDay), t.C(callday.FieldCalls)).From(t).
+		Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldUserID), uuid.Nil),
+			sql.EQ(t.C(callday.FieldSpan), string(callday.SpanDay)),
+			sql.GTE(t.C(callday.FieldDay), w.first), sql.LT(t.C(callday.FieldDay), w.last))).
+		Query()
+	var day, calls int64
+	last, i := int64(-1), -1
+	err := eachRow(sys(ctx), c, query, args, []any{&day, &calls}, func() {
+		if day != last { // the index gives a day's slots together: one lookup each
+			last, i = day, q.bucketOf(buckets, int(day))
+		}
+		if i >= 0 {
+			series[i].Calls += int(calls)
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("summing the calls by day: %w", err)
-	}
-	for _, d := range days {
-		if i := q.bucketOf(buckets, d.Day); i >= 0 {
-			series[i].Calls += d.Calls
-		}
 	}
 	return nil
 }
