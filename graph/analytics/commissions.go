@@ -91,10 +91,10 @@ func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsRe
 	if r.Series, err = paymentSeries(ctx, c, q); err != nil {
 		return nil, err
 	}
-	if r.ByAdvisor, err = commissionGroups(ctx, c, advisors, userNames); err != nil {
+	if r.ByAdvisor, err = commissionGroups(ctx, c, advisors, q.userNames); err != nil {
 		return nil, err
 	}
-	if r.ByLender, err = commissionGroups(ctx, c, lenders, lenderNames); err != nil {
+	if r.ByLender, err = commissionGroups(ctx, c, lenders, q.lenderNames); err != nil {
 		return nil, err
 	}
 	return r, nil

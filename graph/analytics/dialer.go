@@ -80,7 +80,7 @@ func Dialer(ctx context.Context, c *ent.Client, q *Request) (*DialerReport, erro
 		}
 	}
 	r := &DialerReport{Series: callSeries(q, first)}
-	if r.Agents, err = agentStats(ctx, c, agents); err != nil {
+	if r.Agents, err = agentStats(ctx, c, q, agents); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -108,12 +108,12 @@ func (t *agentTally) add(e *ent.CallEvent) {
 	}
 }
 
-func agentStats(ctx context.Context, c *ent.Client, agents map[uuid.UUID]*agentTally) ([]AgentCallStats, error) {
+func agentStats(ctx context.Context, c *ent.Client, q *Request, agents map[uuid.UUID]*agentTally) ([]AgentCallStats, error) {
 	ids := make([]uuid.UUID, 0, len(agents))
 	for id := range agents {
 		ids = append(ids, id)
 	}
-	names, err := userNames(ctx, c, ids)
+	names, err := q.userNames(ctx, c, ids)
 	if err != nil {
 		return nil, err
 	}

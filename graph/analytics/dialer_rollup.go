@@ -78,7 +78,7 @@ func dialerRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays)
 		}
 	}
 	r := &DialerReport{Series: series}
-	if r.Agents, err = agentStats(ctx, c, agents); err != nil {
+	if r.Agents, err = agentStats(ctx, c, q, agents); err != nil {
 		return nil, err
 	}
 	for i := range r.Agents {

@@ -82,10 +82,10 @@ func Funding(ctx context.Context, c *ent.Client, q *Request) (*FundingReport, er
 	if r.Series, err = fundingSeries(ctx, c, q); err != nil {
 		return nil, err
 	}
-	if r.ByLender, err = fundingBy(ctx, c, q, fundeddeal.FieldLenderID, lenderNames); err != nil {
+	if r.ByLender, err = fundingBy(ctx, c, q, fundeddeal.FieldLenderID, q.lenderNames); err != nil {
 		return nil, err
 	}
-	if r.ByAdvisor, err = fundingBy(ctx, c, q, fundeddeal.FieldAdvisorID, userNames); err != nil {
+	if r.ByAdvisor, err = fundingBy(ctx, c, q, fundeddeal.FieldAdvisorID, q.userNames); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -164,14 +164,16 @@ func fundingGroups(ctx context.Context, c *ent.Client, groups map[uuid.UUID]*Fun
 	return out, nil
 }
 
-func lenderNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
-	lenders, err := c.Lender.Query().Where(lender.IDIn(ids...)).All(sys(ctx))
+// lenderNames are the names of the lenders ids.
+func (q *Request) lenderNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	out := make(map[uuid.UUID]string, len(ids))
+	var (
+		id   uuid.UUID
+		name string
+	)
+	err := q.eachByID(ctx, c, lender.Table, ids, []any{&id, &name}, func() { out[id] = name }, lender.FieldID, lender.FieldName)
 	if err != nil {
 		return nil, fmt.Errorf("reading lenders' names: %w", err)
-	}
-	out := make(map[uuid.UUID]string, len(lenders))
-	for _, l := range lenders {
-		out[l.ID] = l.Name
 	}
 	return out, nil
 }

@@ -88,7 +88,7 @@ func Lenders(ctx context.Context, c *ent.Client, q *Request) (*LendersReport, er
 	for id := range byLender {
 		ids = append(ids, id)
 	}
-	names, err := lenderNames(ctx, c, ids)
+	names, err := q.lenderNames(ctx, c, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -242,7 +242,7 @@ func lendersOut(ctx context.Context, c *ent.Client, q *Request, w wholeDays, byL
 			ids = append(ids, id)
 		}
 	}
-	names, err := lenderNames(ctx, c, ids)
+	names, err := q.lenderNames(ctx, c, ids)
 	if err != nil {
 		return nil, err
 	}

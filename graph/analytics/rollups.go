@@ -288,10 +288,10 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 	}
 	totals.AverageAmount = average(totals.FundedAmount, totals.Deals)
 	r := &FundingReport{Totals: totals, Series: series}
-	if r.ByLender, err = fundingGroups(ctx, c, lenders, lenderNames); err != nil {
+	if r.ByLender, err = fundingGroups(ctx, c, lenders, q.lenderNames); err != nil {
 		return nil, err
 	}
-	if r.ByAdvisor, err = fundingGroups(ctx, c, advisors, userNames); err != nil {
+	if r.ByAdvisor, err = fundingGroups(ctx, c, advisors, q.userNames); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -366,10 +366,10 @@ func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w whole
 		}
 	}
 	r := &CommissionsReport{Totals: totals, Series: series}
-	if r.ByAdvisor, err = commissionGroups(ctx, c, advisors, userNames); err != nil {
+	if r.ByAdvisor, err = commissionGroups(ctx, c, advisors, q.userNames); err != nil {
 		return nil, err
 	}
-	if r.ByLender, err = commissionGroups(ctx, c, lenders, lenderNames); err != nil {
+	if r.ByLender, err = commissionGroups(ctx, c, lenders, q.lenderNames); err != nil {
 		return nil, err
 	}
 	return r, nil
