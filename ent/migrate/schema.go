@@ -316,9 +316,9 @@ var (
 				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[4], CallDaysColumns[5]},
 			},
 			{
-				Name:    "callday_org_id_user_id_span_day",
+				Name:    "callday_org_id_user_id_span_day_calls",
 				Unique:  false,
-				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[4], CallDaysColumns[2], CallDaysColumns[3]},
+				Columns: []*schema.Column{CallDaysColumns[1], CallDaysColumns[4], CallDaysColumns[2], CallDaysColumns[3], CallDaysColumns[6]},
 			},
 		},
 	}

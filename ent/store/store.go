@@ -304,6 +304,8 @@ var superseded = []string{
 	`DROP TABLE IF EXISTS ` + dispositionDays,
 	// Replaced by callday_sums (callSumsDDL).
 	`DROP INDEX IF EXISTS callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds`,
+	// Replaced by the same index holding calls, which the series reads.
+	`DROP INDEX IF EXISTS callday_org_id_user_id_span_day`,
 }
 
 // callSumsDDL creates the index the dialer report reads the call rollup
