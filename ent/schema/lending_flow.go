@@ -118,6 +118,9 @@ func lockLead(ctx context.Context, c *gen.Client, read leadRead, ps ...predicate
 		if read.approvals {
 			selectWasApproved(s)
 		}
+		if read.funding != uuid.Nil {
+			selectOthersOpen(s, read.funding)
+		}
 	}).Only(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, err
@@ -131,6 +134,9 @@ type leadRead struct {
 	// approvals adds whether any of the lead's applications was approved
 	// (wasApproved): a decision counts the lead's first approval.
 	approvals bool
+	// funding, the application a funding funds, adds whether the lead has
+	// another application open (othersOpen): the funding withdraws them.
+	funding uuid.UUID
 }
 
 // leadMoveColumns are what the lending operations use of the lead they
@@ -405,7 +411,9 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		}
 		c := m.Client()
 		appID, _ := m.ApplicationID()
-		l, err := lockLead(ctx, c, fundingRead, leadOfApplication(appID, org))
+		read := fundingRead
+		read.funding = appID
+		l, err := lockLead(ctx, c, read, leadOfApplication(appID, org))
 		if gen.IsNotFound(err) {
 			return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", appID)
 		}
@@ -419,14 +427,14 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		m.SetFundedAt(fundedAt)
 		// Read under the lock: a funding of another of the lead's
 		// applications may have withdrawn this one meanwhile.
-		a, err := c.Application.Get(rule.SystemContext(ctx), appID)
+		a, rate, err := fundedApplication(ctx, c, appID)
 		if err != nil {
-			return nil, fmt.Errorf("reading the application: %w", err)
+			return nil, err
 		}
 		if a.Status != application.StatusApproved {
 			return nil, lending.Conflict(string(a.Status), lending.Funded)
 		}
-		if err := fillDeal(ctx, m, a, l); err != nil {
+		if err := fillDeal(ctx, m, a, l, rate); err != nil {
 			return nil, err
 		}
 		v, err := next.Mutate(ctx, m)
@@ -436,6 +444,42 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		d := v.(*gen.FundedDeal)
 		return d, afterFunding(ctx, c, a, d, l)
 	})
+}
+
+// fundedColumns are what a funding uses of its application: what the deal
+// copies (fillDeal), what it checks, and what its move to funded adds to
+// the lenders report (changeWith, through withFunding).
+var fundedColumns = []string{application.FieldOrgID, application.FieldLeadID, application.FieldLenderID,
+	application.FieldLenderName, application.FieldStatus, application.FieldApprovedAmount, application.FieldInterestRate,
+	application.FieldRateType, application.FieldTermMonths, application.FieldPaymentFrequency,
+	application.FieldSubmittedAt, application.FieldDeclineCategory}
+
+// commissionRateAlias names the lender's commission rate read beside the
+// application it funds.
+const commissionRateAlias = "svc_commission_rate"
+
+// fundedApplication reads the application a funding funds, only the
+// columns the funding uses (the whole row, its JSON columns decoded, cost
+// more than the read), with its lender's commission rate in the same
+// statement: the deal's commission defaults to it (fillDeal).
+func fundedApplication(ctx context.Context, c *gen.Client, id uuid.UUID) (*gen.Application, money.Rate, error) {
+	a, err := c.Application.Query().Where(application.ID(id)).Select(fundedColumns...).Modify(func(s *sql.Selector) {
+		lenders := sql.Table(lender.Table)
+		s.AppendSelectExprAs(sql.Select(lenders.C(lender.FieldCommissionRate)).From(lenders).
+			Where(sql.ColumnsEQ(lenders.C(lender.FieldID), s.C(application.FieldLenderID))), commissionRateAlias)
+	}).Only(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the application: %w", err)
+	}
+	v, err := a.Value(commissionRateAlias)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the lender: %w", err)
+	}
+	rate, ok := v.(int64)
+	if !ok {
+		return nil, 0, fmt.Errorf("reading the lender: unexpected commission rate %T", v)
+	}
+	return a, money.Rate(rate), nil
 }
 
 // pastOrNow is the time a mutation gives, now when it gives none; a time
@@ -453,8 +497,9 @@ func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string
 }
 
 // fillDeal copies the offer and computes what the caller left out: the
-// funded amount, the advisor (l's), the payback and the commission.
-func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application, l *gen.Lead) error {
+// funded amount, the advisor (l's), the payback and the commission (at
+// rate, the lender's).
+func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application, l *gen.Lead, rate money.Rate) error {
 	sys := rule.SystemContext(ctx)
 	c := m.Client()
 	if _, ok := m.FundedAmount(); !ok {
@@ -490,11 +535,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		m.SetAdvisorID(*l.PrimaryAdvisorID)
 	}
 	if _, ok := m.ExpectedCommission(); !ok {
-		ld, err := c.Lender.Query().Where(lender.ID(a.LenderID)).Select(lender.FieldCommissionRate).Only(sys)
-		if err != nil {
-			return fmt.Errorf("reading the lender: %w", err)
-		}
-		due, err := funded.MulRate(ld.CommissionRate)
+		due, err := funded.MulRate(rate)
 		if err != nil {
 			return apperr.Invalid("fundedAmount", "the commission %s", err)
 		}
@@ -523,11 +564,8 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 		}
 		return lending.Conflict(string(now.Status), lending.Funded)
 	}
-	err = c.Application.Update().
-		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
-		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(sys)
-	if err != nil {
-		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
+	if err := withdrawOthers(sys, c, a, l); err != nil {
+		return err
 	}
 	err = c.Commission.Create().SetID(d.CommissionID).SetOrgID(d.OrgID).SetDealID(d.ID).SetLeadID(d.LeadID).
 		SetLenderID(d.LenderID).SetNillableAdvisorID(d.AdvisorID).SetExpectedAmount(d.ExpectedCommission).Exec(sys)
@@ -548,14 +586,74 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 	return moveLeadToSlot(ctx, c, l, "won", &d.FundedAt)
 }
 
-// countDeal adds the deal to its lender's count of the day it was funded,
-// in a slot chosen by the transaction as countLead chooses one.
-func countDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
-	slot := txSlot(ctx, FundedDealDaySlots)
-	err := c.FundedDealDay.Create().SetOrgID(d.OrgID).SetLenderID(d.LenderID).SetDay(apitime.Day(d.FundedAt)).SetSlot(slot).SetN(1).
-		OnConflictColumns(fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot).AddN(1).
-		Exec(rule.SystemContext(ctx))
+// withdrawOthers withdraws the lead's open applications other than a,
+// which l (read under the lock) may say it has none of (othersOpen).
+func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *gen.Lead) error {
+	open, read, err := othersOpen(l)
+	if err != nil || (read && !open) {
+		return err
+	}
+	err = c.Application.Update().
+		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
+		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(ctx)
 	if err != nil {
+		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
+	}
+	return nil
+}
+
+// othersOpenAlias names whether a lead had an open application other than
+// the one funded when the funding took it (selectOthersOpen).
+const othersOpenAlias = "svc_others_open"
+
+// selectOthersOpen adds, on SQLite, to the funding's read of the lead
+// whether any of the lead's applications other than funded is open: when
+// none is, the funding has none to withdraw and skips the statement that
+// looks for them. SQLite runs one writing transaction at a time, so the
+// read holds to the withdrawal; not on PostgreSQL, where the read's view
+// of other rows is as it was before it waited for the lead's row
+// (selectWasApproved).
+func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
+	if s.Dialect() != dialect.SQLite {
+		return
+	}
+	apps := sql.Table(application.Table)
+	open := sql.Select(apps.C(application.FieldID)).From(apps).
+		Where(sql.And(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)),
+			sql.NEQ(apps.C(application.FieldID), funded)))
+	application.StatusIn(statuses(lending.Open)...)(open)
+	s.AppendSelectExprAs(sql.Exists(open), othersOpenAlias)
+}
+
+// othersOpen is what selectOthersOpen read of l, if it did.
+func othersOpen(l *gen.Lead) (open, read bool, err error) {
+	v, err := l.Value(othersOpenAlias)
+	if err != nil {
+		return false, false, nil // not selected: PostgreSQL
+	}
+	if n, ok := v.(int64); ok {
+		return n != 0, true, nil
+	}
+	return false, false, fmt.Errorf("reading whether the lead has other open applications: unexpected %T", v)
+}
+
+// fundedDealDays adds to FundedDealDay rows.
+var fundedDealDays = rollupUpsert{table: fundeddealday.Table,
+	keys: []string{fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot},
+	adds: []string{fundeddealday.FieldN}}
+
+// countDeal adds the deal to its lender's count of the day it was funded,
+// in a slot chosen by the transaction as countLead chooses one. The count
+// is kept whether or not the rollups are built; the transaction's zone
+// read (already made by the funding's move of its application) gives the
+// upsert its dialect.
+func countDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
+	z, err := rollupZone(ctx, c, d.OrgID)
+	if err != nil {
+		return err
+	}
+	slot := txSlot(ctx, FundedDealDaySlots)
+	if err := fundedDealDays.exec(ctx, c, z.dialect, []any{d.OrgID, d.LenderID, apitime.Day(d.FundedAt), slot, 1}); err != nil {
 		return fmt.Errorf("counting the deal: %w", err)
 	}
 	return nil
