@@ -121,6 +121,9 @@ func lockLead(ctx context.Context, c *gen.Client, read leadRead, ps ...predicate
 		if read.funding != uuid.Nil {
 			selectOthersOpen(s, read.funding)
 		}
+		if read.slot != "" {
+			selectSlotStages(s, read.slot)
+		}
 	}).Only(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, err
@@ -137,6 +140,9 @@ type leadRead struct {
 	// funding, the application a funding funds, adds whether the lead has
 	// another application open (othersOpen): the funding withdraws them.
 	funding uuid.UUID
+	// slot, the slot the operation moves the lead to, adds the lead's
+	// stage and its organization's first stage of slot (slotStages).
+	slot string
 }
 
 // leadMoveColumns are what the lending operations use of the lead they
@@ -149,13 +155,15 @@ var leadMoveColumns = []string{lead.FieldOrgID, lead.FieldStageID, lead.FieldPri
 	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt}
 
 var (
-	// fundingRead serves a funding and any move of one application.
-	fundingRead  = leadRead{cols: leadMoveColumns}
-	decisionRead = leadRead{cols: leadMoveColumns, approvals: true}
+	// moveRead serves any move of one application that moves no lead.
+	moveRead     = leadRead{cols: leadMoveColumns}
+	fundingRead  = leadRead{cols: leadMoveColumns, slot: "won"}
+	decisionRead = leadRead{cols: leadMoveColumns, approvals: true, slot: "approved"}
 	// submissionRead adds what a submission compares with the lender's
 	// box (fileOf) and the amount it defaults to.
 	submissionRead = leadRead{cols: append(slices.Clip(leadMoveColumns),
-		lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields)}
+		lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields),
+		slot: "application"}
 )
 
 // leadOfApplication selects the lead of the organization's application id
@@ -357,8 +365,12 @@ func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string
 // slotStages reads the lead's stage and its organization's first stage of
 // slot (nil when it has none) in one query, with only the columns the move
 // and the lead hooks use: the whole pipeline, every column, cost more than
-// the rest of the move.
+// the rest of the move. On SQLite the lead's read under the lock read them
+// already (selectSlotStages).
 func slotStages(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) (current, target *gen.PipelineStage, err error) {
+	if current, target, read, err := slotStagesRead(l, slot); read || err != nil {
+		return current, target, err
+	}
 	stages, err := c.PipelineStage.Query().
 		Where(pipelinestage.OrgID(l.OrgID),
 			pipelinestage.Or(pipelinestage.ID(l.StageID), pipelinestage.SemanticSlotEQ(pipelinestage.SemanticSlot(slot)))).
@@ -480,6 +492,87 @@ func fundedApplication(ctx context.Context, c *gen.Client, id uuid.UUID) (*gen.A
 		return nil, 0, fmt.Errorf("reading the lender: unexpected commission rate %T", v)
 	}
 	return a, money.Rate(rate), nil
+}
+
+// The aliases of what selectSlotStages reads beside a lead.
+const (
+	slotAlias        = "svc_slot"
+	stageSlotAlias   = "svc_stage_slot"
+	stageLabelAlias  = "svc_stage_label"
+	targetIDAlias    = "svc_target_id"
+	targetLabelAlias = "svc_target_label"
+)
+
+// selectSlotStages adds, on SQLite, to a read of leads what slotStages
+// reads of the pipeline for a move to slot: the slot and label of the
+// lead's stage, and the id and label of its organization's first stage of
+// slot. A lending operation moves its lead at its end; read with the lead
+// they save the move a statement of its own, and SQLite runs one writing
+// transaction at a time, so they hold to the move. Not on PostgreSQL,
+// where what the read sees of other rows is as it was before it waited
+// for the lead's row (selectWasApproved): slotStages reads them there.
+func selectSlotStages(s *sql.Selector, slot string) {
+	if s.Dialect() != dialect.SQLite {
+		return
+	}
+	stage := func(col string) *sql.Selector {
+		st := sql.Table(pipelinestage.Table)
+		return sql.Select(st.C(col)).From(st).Where(sql.And(
+			sql.ColumnsEQ(st.C(pipelinestage.FieldID), s.C(lead.FieldStageID)),
+			sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID))))
+	}
+	first := func(col string) *sql.Selector {
+		st := sql.Table(pipelinestage.Table)
+		return sql.Select(st.C(col)).From(st).Where(sql.And(
+			sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID)),
+			sql.EQ(st.C(pipelinestage.FieldSemanticSlot), slot))).
+			OrderBy(st.C(pipelinestage.FieldPosition), st.C(pipelinestage.FieldID)).Limit(1)
+	}
+	s.AppendSelectExprAs(sql.Expr("?", slot), slotAlias).
+		AppendSelectExprAs(stage(pipelinestage.FieldSemanticSlot), stageSlotAlias).
+		AppendSelectExprAs(stage(pipelinestage.FieldStageLabel), stageLabelAlias).
+		AppendSelectExprAs(first(pipelinestage.FieldID), targetIDAlias).
+		AppendSelectExprAs(first(pipelinestage.FieldStageLabel), targetLabelAlias)
+}
+
+// slotStagesRead is what selectSlotStages read of l for a move to slot,
+// as slotStages answers it, if it read it.
+func slotStagesRead(l *gen.Lead, slot string) (current, target *gen.PipelineStage, read bool, err error) {
+	if v, err := l.Value(slotAlias); err != nil || sqlText(v) != slot {
+		return nil, nil, false, nil // not selected (PostgreSQL), or for another move
+	}
+	text := func(alias string) (string, bool) {
+		v, _ := l.Value(alias)
+		return sqlText(v), v != nil
+	}
+	currentSlot, ok := text(stageSlotAlias)
+	if !ok {
+		return nil, nil, true, fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
+	}
+	currentLabel, _ := text(stageLabelAlias)
+	current = &gen.PipelineStage{ID: l.StageID, OrgID: l.OrgID,
+		SemanticSlot: pipelinestage.SemanticSlot(currentSlot), StageLabel: currentLabel}
+	if id, ok := text(targetIDAlias); ok {
+		var targetID uuid.UUID
+		if err := targetID.Scan(id); err != nil {
+			return nil, nil, true, fmt.Errorf("reading the pipeline: %w", err)
+		}
+		targetLabel, _ := text(targetLabelAlias)
+		target = &gen.PipelineStage{ID: targetID, OrgID: l.OrgID,
+			SemanticSlot: pipelinestage.SemanticSlot(slot), StageLabel: targetLabel}
+	}
+	return current, target, true, nil
+}
+
+// sqlText is a text value as the SQLite driver scans it into an any.
+func sqlText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return ""
 }
 
 // pastOrNow is the time a mutation gives, now when it gives none; a time
