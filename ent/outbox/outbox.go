@@ -94,8 +94,8 @@ func write(ctx context.Context, c *ent.Client, what string, data map[string]any,
 // writer for delays every other write. The events keep the order they
 // were emitted in, and the values they were given (the callers build each
 // data map for its event and change it no more); a transaction that rolls
-// back writes none, and one whose INSERT fails rolls back instead of
-// committing. Nothing reads the outbox in the transaction that writes it
+// back writes none (nor does a savepoint rolled back, through Savepoint),
+// and one whose INSERT fails rolls back instead of committing. Nothing reads the outbox in the transaction that writes it
 // (the worker reads it in transactions of its own).
 type pending struct {
 	mu sync.Mutex
@@ -185,6 +185,35 @@ func (p *pending) flush() error {
 		}
 	}
 	return nil
+}
+
+// Savepoint marks the events the transaction in ctx has emitted so far,
+// for a savepoint taken with it: the function it returns forgets those
+// emitted since, as the rollback to the savepoint undoes the rest of their
+// change. Outside a transaction it does nothing.
+func Savepoint(ctx context.Context) (rollback func()) {
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return func() {}
+	}
+	mark := 0
+	if v, ok := txEvents.Load(tx); ok {
+		p := v.(*pending)
+		p.mu.Lock()
+		mark = len(p.events)
+		p.mu.Unlock()
+	}
+	return func() {
+		if v, ok := txEvents.Load(tx); ok {
+			p := v.(*pending)
+			p.mu.Lock()
+			if mark < len(p.events) {
+				clear(p.events[mark:])
+				p.events = p.events[:mark]
+			}
+			p.mu.Unlock()
+		}
+	}
 }
 
 // drop forgets the pending events of a transaction rolled back.
