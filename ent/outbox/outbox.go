@@ -8,6 +8,7 @@ package outbox
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/ent/text"
 	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 )
@@ -49,12 +51,8 @@ func EmitExcept(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType s
 	if viewer.IsBulkLoad(ctx) {
 		return nil
 	}
-	err := event(ctx, c, orgID, eventType, data).SetNillableExcludeSubscriptionID(exclude).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("writing %s to the outbox: %w", eventType, err)
-	}
-	commit.After(ctx, Wake)
-	return nil
+	ev := event(ctx, c, orgID, eventType, data).SetNillableExcludeSubscriptionID(exclude)
+	return write(ctx, c, eventType, data, ev)
 }
 
 // EmitEach is Emit for several events of one change with the same data (a
@@ -68,11 +66,162 @@ func EmitEach(ctx context.Context, c *ent.Client, orgID uuid.UUID, data map[stri
 	for i, t := range eventTypes {
 		events[i] = event(ctx, c, orgID, t, data)
 	}
-	if err := c.WebhookEvent.CreateBulk(events...).Exec(ctx); err != nil {
-		return fmt.Errorf("writing %v to the outbox: %w", eventTypes, err)
+	return write(ctx, c, fmt.Sprint(eventTypes), data, events...)
+}
+
+// write queues events for the commit of the transaction in ctx (queue),
+// or, outside one, writes them at once.
+func write(ctx context.Context, c *ent.Client, what string, data map[string]any, events ...*ent.WebhookEventCreate) error {
+	if tx := ent.TxFromContext(ctx); tx != nil && deferrable(ctx, data, events[0]) && queue(ctx, tx, c, events) {
+		return nil
+	}
+	var err error
+	if len(events) == 1 {
+		err = events[0].Exec(ctx)
+	} else {
+		err = c.WebhookEvent.CreateBulk(events...).Exec(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s to the outbox: %w", what, err)
 	}
 	commit.After(ctx, Wake)
 	return nil
+}
+
+// A transaction's events are written together, in one multi-row INSERT
+// just before it commits, rather than one statement per Emit: SQLite runs
+// one writing transaction at a time, and each statement a write holds the
+// writer for delays every other write. The events keep the order they
+// were emitted in, and the values they were given (the callers build each
+// data map for its event and change it no more); a transaction that rolls
+// back writes none (nor does a savepoint rolled back, through Savepoint),
+// and one whose INSERT fails rolls back instead of committing. Nothing reads the outbox in the transaction that writes it
+// (the worker reads it in transactions of its own).
+type pending struct {
+	mu sync.Mutex
+	// ctx and c are the first Emit's: what the INSERT runs with. Every
+	// event was checked against the outbox's policy in its own context
+	// when it was emitted (deferrable).
+	ctx    context.Context
+	c      *ent.Client
+	tx     *ent.Tx
+	events []*ent.WebhookEventCreate
+	ended  bool // flushed or rolled back: later events are written at once
+}
+
+// txEvents holds each open transaction's pending events.
+var txEvents sync.Map // *ent.Tx -> *pending
+
+// deferrable reports whether an event may wait for the commit: whether
+// what the outbox's rules check of it, its context against the policy and
+// its text for NUL characters, passes. One that fails is written at once,
+// to fail now with the error it always has.
+func deferrable(ctx context.Context, data map[string]any, ev *ent.WebhookEventCreate) bool {
+	return webhookevent.Policy.EvalMutation(ctx, ev.Mutation()) == nil && !text.HasNUL(data)
+}
+
+// queue adds events to the transaction's pending events, registering the
+// write at its commit with the first. It reports false once the
+// transaction has begun to end.
+func queue(ctx context.Context, tx *ent.Tx, c *ent.Client, events []*ent.WebhookEventCreate) bool {
+	v, loaded := txEvents.LoadOrStore(tx, &pending{ctx: ctx, c: c, tx: tx})
+	p := v.(*pending)
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return false
+	}
+	p.events = append(p.events, events...)
+	p.mu.Unlock()
+	if loaded {
+		return true
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			if err := p.flush(); err != nil {
+				if rerr := tx.Rollback(); rerr != nil {
+					err = fmt.Errorf("%w (rolling back: %v)", err, rerr)
+				}
+				return err
+			}
+			if err := next.Commit(ctx, tx); err != nil {
+				return err
+			}
+			Wake()
+			return nil
+		})
+	})
+	tx.OnRollback(func(next ent.Rollbacker) ent.Rollbacker {
+		return ent.RollbackFunc(func(ctx context.Context, tx *ent.Tx) error {
+			p.drop()
+			return next.Rollback(ctx, tx)
+		})
+	})
+	return true
+}
+
+// maxBatch bounds the rows of one INSERT (a row is up to 8 values; SQLite
+// takes at most 32,766 per statement).
+const maxBatch = 1000
+
+// flush writes the pending events, in the order they were emitted.
+func (p *pending) flush() error {
+	p.mu.Lock()
+	events := p.events
+	p.events, p.ended = nil, true
+	p.mu.Unlock()
+	txEvents.Delete(p.tx)
+	for len(events) > 0 {
+		batch := events[:min(len(events), maxBatch)]
+		events = events[len(batch):]
+		var err error
+		if len(batch) == 1 {
+			err = batch[0].Exec(p.ctx)
+		} else {
+			err = p.c.WebhookEvent.CreateBulk(batch...).Exec(p.ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("writing the transaction's events to the outbox: %w", err)
+		}
+	}
+	return nil
+}
+
+// Savepoint marks the events the transaction in ctx has emitted so far,
+// for a savepoint taken with it: the function it returns forgets those
+// emitted since, as the rollback to the savepoint undoes the rest of their
+// change. Outside a transaction it does nothing.
+func Savepoint(ctx context.Context) (rollback func()) {
+	tx := ent.TxFromContext(ctx)
+	if tx == nil {
+		return func() {}
+	}
+	mark := 0
+	if v, ok := txEvents.Load(tx); ok {
+		p := v.(*pending)
+		p.mu.Lock()
+		mark = len(p.events)
+		p.mu.Unlock()
+	}
+	return func() {
+		if v, ok := txEvents.Load(tx); ok {
+			p := v.(*pending)
+			p.mu.Lock()
+			if mark < len(p.events) {
+				clear(p.events[mark:])
+				p.events = p.events[:mark]
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// drop forgets the pending events of a transaction rolled back.
+func (p *pending) drop() {
+	p.mu.Lock()
+	p.events, p.ended = nil, true
+	p.mu.Unlock()
+	txEvents.Delete(p.tx)
 }
 
 // event is the outbox row of an event, at the depth of the automation runs

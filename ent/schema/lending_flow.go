@@ -118,6 +118,12 @@ func lockLead(ctx context.Context, c *gen.Client, read leadRead, ps ...predicate
 		if read.approvals {
 			selectWasApproved(s)
 		}
+		if read.funding != uuid.Nil {
+			selectOthersOpen(s, read.funding)
+		}
+		if read.slot != "" {
+			selectSlotStages(s, read.slot)
+		}
 	}).Only(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, err
@@ -131,6 +137,12 @@ type leadRead struct {
 	// approvals adds whether any of the lead's applications was approved
 	// (wasApproved): a decision counts the lead's first approval.
 	approvals bool
+	// funding, the application a funding funds, adds whether the lead has
+	// another application open (othersOpen): the funding withdraws them.
+	funding uuid.UUID
+	// slot, the slot the operation moves the lead to, adds the lead's
+	// stage and its organization's first stage of slot (slotStages).
+	slot string
 }
 
 // leadMoveColumns are what the lending operations use of the lead they
@@ -143,13 +155,15 @@ var leadMoveColumns = []string{lead.FieldOrgID, lead.FieldStageID, lead.FieldPri
 	lead.FieldCreatedAt, lead.FieldSource, lead.FieldConvertedAt}
 
 var (
-	// fundingRead serves a funding and any move of one application.
-	fundingRead  = leadRead{cols: leadMoveColumns}
-	decisionRead = leadRead{cols: leadMoveColumns, approvals: true}
+	// moveRead serves any move of one application that moves no lead.
+	moveRead     = leadRead{cols: leadMoveColumns}
+	fundingRead  = leadRead{cols: leadMoveColumns, slot: "won"}
+	decisionRead = leadRead{cols: leadMoveColumns, approvals: true, slot: "approved"}
 	// submissionRead adds what a submission compares with the lender's
 	// box (fileOf) and the amount it defaults to.
 	submissionRead = leadRead{cols: append(slices.Clip(leadMoveColumns),
-		lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields)}
+		lead.FieldRequestedAmount, lead.FieldMonthlyRevenue, lead.FieldIndustry, lead.FieldCustomFields),
+		slot: "application"}
 )
 
 // leadOfApplication selects the lead of the organization's application id
@@ -351,8 +365,12 @@ func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string
 // slotStages reads the lead's stage and its organization's first stage of
 // slot (nil when it has none) in one query, with only the columns the move
 // and the lead hooks use: the whole pipeline, every column, cost more than
-// the rest of the move.
+// the rest of the move. On SQLite the lead's read under the lock read them
+// already (selectSlotStages).
 func slotStages(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) (current, target *gen.PipelineStage, err error) {
+	if current, target, read, err := slotStagesRead(l, slot); read || err != nil {
+		return current, target, err
+	}
 	stages, err := c.PipelineStage.Query().
 		Where(pipelinestage.OrgID(l.OrgID),
 			pipelinestage.Or(pipelinestage.ID(l.StageID), pipelinestage.SemanticSlotEQ(pipelinestage.SemanticSlot(slot)))).
@@ -405,7 +423,9 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		}
 		c := m.Client()
 		appID, _ := m.ApplicationID()
-		l, err := lockLead(ctx, c, fundingRead, leadOfApplication(appID, org))
+		read := fundingRead
+		read.funding = appID
+		l, err := lockLead(ctx, c, read, leadOfApplication(appID, org))
 		if gen.IsNotFound(err) {
 			return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", appID)
 		}
@@ -419,14 +439,14 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		m.SetFundedAt(fundedAt)
 		// Read under the lock: a funding of another of the lead's
 		// applications may have withdrawn this one meanwhile.
-		a, err := c.Application.Get(rule.SystemContext(ctx), appID)
+		a, rate, err := fundedApplication(ctx, c, appID)
 		if err != nil {
-			return nil, fmt.Errorf("reading the application: %w", err)
+			return nil, err
 		}
 		if a.Status != application.StatusApproved {
 			return nil, lending.Conflict(string(a.Status), lending.Funded)
 		}
-		if err := fillDeal(ctx, m, a, l); err != nil {
+		if err := fillDeal(ctx, m, a, l, rate); err != nil {
 			return nil, err
 		}
 		v, err := next.Mutate(ctx, m)
@@ -436,6 +456,123 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 		d := v.(*gen.FundedDeal)
 		return d, afterFunding(ctx, c, a, d, l)
 	})
+}
+
+// fundedColumns are what a funding uses of its application: what the deal
+// copies (fillDeal), what it checks, and what its move to funded adds to
+// the lenders report (changeWith, through withFunding).
+var fundedColumns = []string{application.FieldOrgID, application.FieldLeadID, application.FieldLenderID,
+	application.FieldLenderName, application.FieldStatus, application.FieldApprovedAmount, application.FieldInterestRate,
+	application.FieldRateType, application.FieldTermMonths, application.FieldPaymentFrequency,
+	application.FieldSubmittedAt, application.FieldDeclineCategory}
+
+// commissionRateAlias names the lender's commission rate read beside the
+// application it funds.
+const commissionRateAlias = "svc_commission_rate"
+
+// fundedApplication reads the application a funding funds, only the
+// columns the funding uses (the whole row, its JSON columns decoded, cost
+// more than the read), with its lender's commission rate in the same
+// statement: the deal's commission defaults to it (fillDeal).
+func fundedApplication(ctx context.Context, c *gen.Client, id uuid.UUID) (*gen.Application, money.Rate, error) {
+	a, err := c.Application.Query().Where(application.ID(id)).Select(fundedColumns...).Modify(func(s *sql.Selector) {
+		lenders := sql.Table(lender.Table)
+		s.AppendSelectExprAs(sql.Select(lenders.C(lender.FieldCommissionRate)).From(lenders).
+			Where(sql.ColumnsEQ(lenders.C(lender.FieldID), s.C(application.FieldLenderID))), commissionRateAlias)
+	}).Only(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the application: %w", err)
+	}
+	v, err := a.Value(commissionRateAlias)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the lender: %w", err)
+	}
+	rate, ok := v.(int64)
+	if !ok {
+		return nil, 0, fmt.Errorf("reading the lender: unexpected commission rate %T", v)
+	}
+	return a, money.Rate(rate), nil
+}
+
+// The aliases of what selectSlotStages reads beside a lead.
+const (
+	slotAlias        = "svc_slot"
+	stageSlotAlias   = "svc_stage_slot"
+	stageLabelAlias  = "svc_stage_label"
+	targetIDAlias    = "svc_target_id"
+	targetLabelAlias = "svc_target_label"
+)
+
+// selectSlotStages adds, on SQLite, to a read of leads what slotStages
+// reads of the pipeline for a move to slot: the slot and label of the
+// lead's stage, and the id and label of its organization's first stage of
+// slot. A lending operation moves its lead at its end; read with the lead
+// they save the move a statement of its own, and SQLite runs one writing
+// transaction at a time, so they hold to the move. Not on PostgreSQL,
+// where what the read sees of other rows is as it was before it waited
+// for the lead's row (selectWasApproved): slotStages reads them there.
+func selectSlotStages(s *sql.Selector, slot string) {
+	if s.Dialect() != dialect.SQLite {
+		return
+	}
+	stage := func(col string) *sql.Selector {
+		st := sql.Table(pipelinestage.Table)
+		return sql.Select(st.C(col)).From(st).Where(sql.And(
+			sql.ColumnsEQ(st.C(pipelinestage.FieldID), s.C(lead.FieldStageID)),
+			sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID))))
+	}
+	first := func(col string) *sql.Selector {
+		st := sql.Table(pipelinestage.Table)
+		return sql.Select(st.C(col)).From(st).Where(sql.And(
+			sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID)),
+			sql.EQ(st.C(pipelinestage.FieldSemanticSlot), slot))).
+			OrderBy(st.C(pipelinestage.FieldPosition), st.C(pipelinestage.FieldID)).Limit(1)
+	}
+	s.AppendSelectExprAs(sql.Expr("?", slot), slotAlias).
+		AppendSelectExprAs(stage(pipelinestage.FieldSemanticSlot), stageSlotAlias).
+		AppendSelectExprAs(stage(pipelinestage.FieldStageLabel), stageLabelAlias).
+		AppendSelectExprAs(first(pipelinestage.FieldID), targetIDAlias).
+		AppendSelectExprAs(first(pipelinestage.FieldStageLabel), targetLabelAlias)
+}
+
+// slotStagesRead is what selectSlotStages read of l for a move to slot,
+// as slotStages answers it, if it read it.
+func slotStagesRead(l *gen.Lead, slot string) (current, target *gen.PipelineStage, read bool, err error) {
+	if v, err := l.Value(slotAlias); err != nil || sqlText(v) != slot {
+		return nil, nil, false, nil // not selected (PostgreSQL), or for another move
+	}
+	text := func(alias string) (string, bool) {
+		v, _ := l.Value(alias)
+		return sqlText(v), v != nil
+	}
+	currentSlot, ok := text(stageSlotAlias)
+	if !ok {
+		return nil, nil, true, fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
+	}
+	currentLabel, _ := text(stageLabelAlias)
+	current = &gen.PipelineStage{ID: l.StageID, OrgID: l.OrgID,
+		SemanticSlot: pipelinestage.SemanticSlot(currentSlot), StageLabel: currentLabel}
+	if id, ok := text(targetIDAlias); ok {
+		var targetID uuid.UUID
+		if err := targetID.Scan(id); err != nil {
+			return nil, nil, true, fmt.Errorf("reading the pipeline: %w", err)
+		}
+		targetLabel, _ := text(targetLabelAlias)
+		target = &gen.PipelineStage{ID: targetID, OrgID: l.OrgID,
+			SemanticSlot: pipelinestage.SemanticSlot(slot), StageLabel: targetLabel}
+	}
+	return current, target, true, nil
+}
+
+// sqlText is a text value as the SQLite driver scans it into an any.
+func sqlText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return ""
 }
 
 // pastOrNow is the time a mutation gives, now when it gives none; a time
@@ -453,8 +590,9 @@ func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string
 }
 
 // fillDeal copies the offer and computes what the caller left out: the
-// funded amount, the advisor (l's), the payback and the commission.
-func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application, l *gen.Lead) error {
+// funded amount, the advisor (l's), the payback and the commission (at
+// rate, the lender's).
+func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application, l *gen.Lead, rate money.Rate) error {
 	sys := rule.SystemContext(ctx)
 	c := m.Client()
 	if _, ok := m.FundedAmount(); !ok {
@@ -490,11 +628,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		m.SetAdvisorID(*l.PrimaryAdvisorID)
 	}
 	if _, ok := m.ExpectedCommission(); !ok {
-		ld, err := c.Lender.Query().Where(lender.ID(a.LenderID)).Select(lender.FieldCommissionRate).Only(sys)
-		if err != nil {
-			return fmt.Errorf("reading the lender: %w", err)
-		}
-		due, err := funded.MulRate(ld.CommissionRate)
+		due, err := funded.MulRate(rate)
 		if err != nil {
 			return apperr.Invalid("fundedAmount", "the commission %s", err)
 		}
@@ -523,11 +657,8 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 		}
 		return lending.Conflict(string(now.Status), lending.Funded)
 	}
-	err = c.Application.Update().
-		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
-		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(sys)
-	if err != nil {
-		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
+	if err := withdrawOthers(sys, c, a, l); err != nil {
+		return err
 	}
 	err = c.Commission.Create().SetID(d.CommissionID).SetOrgID(d.OrgID).SetDealID(d.ID).SetLeadID(d.LeadID).
 		SetLenderID(d.LenderID).SetNillableAdvisorID(d.AdvisorID).SetExpectedAmount(d.ExpectedCommission).Exec(sys)
@@ -548,14 +679,74 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 	return moveLeadToSlot(ctx, c, l, "won", &d.FundedAt)
 }
 
-// countDeal adds the deal to its lender's count of the day it was funded,
-// in a slot chosen by the transaction as countLead chooses one.
-func countDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
-	slot := txSlot(ctx, FundedDealDaySlots)
-	err := c.FundedDealDay.Create().SetOrgID(d.OrgID).SetLenderID(d.LenderID).SetDay(apitime.Day(d.FundedAt)).SetSlot(slot).SetN(1).
-		OnConflictColumns(fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot).AddN(1).
-		Exec(rule.SystemContext(ctx))
+// withdrawOthers withdraws the lead's open applications other than a,
+// which l (read under the lock) may say it has none of (othersOpen).
+func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *gen.Lead) error {
+	open, read, err := othersOpen(l)
+	if err != nil || (read && !open) {
+		return err
+	}
+	err = c.Application.Update().
+		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
+		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(ctx)
 	if err != nil {
+		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
+	}
+	return nil
+}
+
+// othersOpenAlias names whether a lead had an open application other than
+// the one funded when the funding took it (selectOthersOpen).
+const othersOpenAlias = "svc_others_open"
+
+// selectOthersOpen adds, on SQLite, to the funding's read of the lead
+// whether any of the lead's applications other than funded is open: when
+// none is, the funding has none to withdraw and skips the statement that
+// looks for them. SQLite runs one writing transaction at a time, so the
+// read holds to the withdrawal; not on PostgreSQL, where the read's view
+// of other rows is as it was before it waited for the lead's row
+// (selectWasApproved).
+func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
+	if s.Dialect() != dialect.SQLite {
+		return
+	}
+	apps := sql.Table(application.Table)
+	open := sql.Select(apps.C(application.FieldID)).From(apps).
+		Where(sql.And(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)),
+			sql.NEQ(apps.C(application.FieldID), funded)))
+	application.StatusIn(statuses(lending.Open)...)(open)
+	s.AppendSelectExprAs(sql.Exists(open), othersOpenAlias)
+}
+
+// othersOpen is what selectOthersOpen read of l, if it did.
+func othersOpen(l *gen.Lead) (open, read bool, err error) {
+	v, err := l.Value(othersOpenAlias)
+	if err != nil {
+		return false, false, nil // not selected: PostgreSQL
+	}
+	if n, ok := v.(int64); ok {
+		return n != 0, true, nil
+	}
+	return false, false, fmt.Errorf("reading whether the lead has other open applications: unexpected %T", v)
+}
+
+// fundedDealDays adds to FundedDealDay rows.
+var fundedDealDays = rollupUpsert{table: fundeddealday.Table,
+	keys: []string{fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot},
+	adds: []string{fundeddealday.FieldN}}
+
+// countDeal adds the deal to its lender's count of the day it was funded,
+// in a slot chosen by the transaction as countLead chooses one. The count
+// is kept whether or not the rollups are built; the transaction's zone
+// read (already made by the funding's move of its application) gives the
+// upsert its dialect.
+func countDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
+	z, err := rollupZone(ctx, c, d.OrgID)
+	if err != nil {
+		return err
+	}
+	slot := txSlot(ctx, FundedDealDaySlots)
+	if err := fundedDealDays.exec(ctx, c, z.dialect, []any{d.OrgID, d.LenderID, apitime.Day(d.FundedAt), slot, 1}); err != nil {
 		return fmt.Errorf("counting the deal: %w", err)
 	}
 	return nil

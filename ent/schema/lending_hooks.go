@@ -185,7 +185,7 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
 		}
-		read := fundingRead
+		read := moveRead
 		if to == application.StatusApproved {
 			read = decisionRead // an approval counts the lead's first
 		}

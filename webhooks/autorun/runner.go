@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
@@ -140,6 +141,9 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 	if _, err := tx.ExecContext(sys, "SAVEPOINT automation_run"); err != nil {
 		return fmt.Errorf("starting the run's savepoint: %w", err)
 	}
+	// The events the run emits wait in the outbox's queue for the batch's
+	// commit: a rollback to the savepoint forgets them there too.
+	forgetEvents := outbox.Savepoint(ctx)
 	out, err := r.applySafely(ctx, tx, a, run)
 	if err == nil {
 		err = r.finish(sys, tx, run, out)
@@ -156,6 +160,7 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 	if _, rerr := tx.ExecContext(sys, "ROLLBACK TO SAVEPOINT automation_run"); rerr != nil {
 		return fmt.Errorf("rolling back a failed run (%v): %w", err, rerr)
 	}
+	forgetEvents()
 	if _, rerr := tx.ExecContext(sys, "RELEASE SAVEPOINT automation_run"); rerr != nil {
 		return fmt.Errorf("releasing a failed run's savepoint: %w", rerr)
 	}
