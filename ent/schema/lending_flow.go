@@ -823,7 +823,7 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 	if n == 0 {
 		return nil, apperr.New(apperr.NotFound, "no commission with id %s exists in your organization", id)
 	}
-	cm, err := m.Client().Commission.Query().Where(commission.ID(id)).Modify(selectZone).Only(sys)
+	cm, err := m.Client().Commission.Query().Where(commission.ID(id)).Modify(selectZone, selectDealFunded).Only(sys)
 	if err == nil {
 		err = withZone(ctx, cm.OrgID, cm)
 	}

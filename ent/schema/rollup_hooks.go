@@ -17,6 +17,7 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
@@ -419,9 +420,9 @@ func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidB
 	if err != nil || z.loc == nil {
 		return err // nil: not built, the rebuild counts the payment
 	}
-	d, err := c.FundedDeal.Query().Where(fundeddeal.ID(cm.DealID)).Select(fundeddeal.FieldFundedAt).Only(rule.SystemContext(ctx))
+	fundedAt, err := dealFunded(cm)
 	if err != nil {
-		return fmt.Errorf("reading the commission's deal: %w", err)
+		return err
 	}
 	s := dealSums{outstanding: max(cm.ExpectedAmount-cm.PaidAmount, 0) - max(cm.ExpectedAmount-paidBefore, 0)}
 	if p.Kind == commissionpayment.KindClawback {
@@ -429,9 +430,41 @@ func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidB
 	} else {
 		s.paid = p.Amount
 	}
-	day := period.LocalDay(d.FundedAt, z.loc)
+	day := period.LocalDay(fundedAt, z.loc)
 	if err := addDealDays(ctx, c, z.dialect, cm.OrgID, day, cm.LenderID, cm.AdvisorID, s); err != nil {
 		return err
 	}
 	return paymentDays.exec(ctx, c, z.dialect, []any{cm.OrgID, period.LocalDay(p.PaidAt, z.loc), int64(s.paid), int64(s.clawedBack)})
+}
+
+// dealFundedAlias names the commission's deal's funding time read beside
+// the commission (selectDealFunded).
+const dealFundedAlias = "svc_deal_funded_at"
+
+// selectDealFunded adds to a read of commissions the second their deal was
+// funded, which a payment's rollups count it by: a deal's funding time
+// does not change, so on either database the read sees it as any other.
+// Whole seconds lose no day: zones' midnights fall on whole seconds.
+func selectDealFunded(s *sql.Selector) {
+	b := sql.Dialect(s.Dialect())
+	deals := b.Table(fundeddeal.Table)
+	seconds := "CAST(strftime('%s', " + deals.C(fundeddeal.FieldFundedAt) + ") AS INTEGER)"
+	if s.Dialect() == dialect.Postgres {
+		seconds = "FLOOR(EXTRACT(EPOCH FROM " + deals.C(fundeddeal.FieldFundedAt) + "))::bigint"
+	}
+	s.AppendSelectExprAs(b.Select(seconds).From(deals).
+		Where(sql.ColumnsEQ(deals.C(fundeddeal.FieldID), s.C(commission.FieldDealID))), dealFundedAlias)
+}
+
+// dealFunded is the funding time selectDealFunded read with cm.
+func dealFunded(cm *gen.Commission) (time.Time, error) {
+	v, err := cm.Value(dealFundedAlias)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the commission's deal: %w", err)
+	}
+	seconds, ok := v.(int64)
+	if !ok {
+		return time.Time{}, fmt.Errorf("reading the commission's deal: unexpected funding time %T", v)
+	}
+	return time.Unix(seconds, 0).UTC(), nil
 }
