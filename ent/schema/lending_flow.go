@@ -720,14 +720,7 @@ func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
 
 // othersOpen is what selectOthersOpen read of l, if it did.
 func othersOpen(l *gen.Lead) (open, read bool, err error) {
-	v, err := l.Value(othersOpenAlias)
-	if err != nil {
-		return false, false, nil // not selected: PostgreSQL
-	}
-	if n, ok := v.(int64); ok {
-		return n != 0, true, nil
-	}
-	return false, false, fmt.Errorf("reading whether the lead has other open applications: unexpected %T", v)
+	return existsRead(l, othersOpenAlias, "whether the lead has other open applications")
 }
 
 // fundedDealDays adds to FundedDealDay rows.

@@ -333,14 +333,20 @@ func selectWasApproved(s *sql.Selector) {
 
 // wasApproved is what selectWasApproved read of l, if it did.
 func wasApproved(l *gen.Lead) (approved, read bool, err error) {
-	v, err := l.Value(approvedAlias)
+	return existsRead(l, approvedAlias, "whether the lead was approved")
+}
+
+// existsRead is the EXISTS column alias (what) that a read of l added, if
+// it did: SQLite's reads add such columns, PostgreSQL's do not.
+func existsRead(l *gen.Lead, alias, what string) (exists, read bool, err error) {
+	v, err := l.Value(alias)
 	if err != nil {
 		return false, false, nil // not selected: PostgreSQL
 	}
 	if n, ok := v.(int64); ok {
 		return n != 0, true, nil
 	}
-	return false, false, fmt.Errorf("reading whether the lead was approved: unexpected %T", v)
+	return false, false, fmt.Errorf("reading %s: unexpected %T", what, v)
 }
 
 // rollupFunding counts the deal: l (read before the funding) as funded on
