@@ -171,6 +171,11 @@ func (p *pending) flush() error {
 	p.events, p.ended = nil, true
 	p.mu.Unlock()
 	txEvents.Delete(p.tx)
+	return p.insert(events)
+}
+
+// insert writes events, in order, in statements of at most maxBatch rows.
+func (p *pending) insert(events []*ent.WebhookEventCreate) error {
 	for len(events) > 0 {
 		batch := events[:min(len(events), maxBatch)]
 		events = events[len(batch):]
@@ -187,32 +192,57 @@ func (p *pending) flush() error {
 	return nil
 }
 
-// Savepoint marks the events the transaction in ctx has emitted so far,
-// for a savepoint taken with it: the function it returns forgets those
-// emitted since, as the rollback to the savepoint undoes the rest of their
-// change. Outside a transaction it does nothing.
-func Savepoint(ctx context.Context) (rollback func()) {
-	tx := ent.TxFromContext(ctx)
-	if tx == nil {
-		return func() {}
-	}
-	mark := 0
-	if v, ok := txEvents.Load(tx); ok {
-		p := v.(*pending)
-		p.mu.Lock()
-		mark = len(p.events)
-		p.mu.Unlock()
-	}
-	return func() {
-		if v, ok := txEvents.Load(tx); ok {
-			p := v.(*pending)
-			p.mu.Lock()
-			if mark < len(p.events) {
-				clear(p.events[mark:])
-				p.events = p.events[:mark]
-			}
-			p.mu.Unlock()
+// take removes the queued events from the queue.
+func (p *pending) take() []*ent.WebhookEventCreate {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	events := p.events
+	p.events = nil
+	return events
+}
+
+// A Mark holds the events queued in a transaction from a savepoint on.
+type Mark struct{ tx *ent.Tx }
+
+// Savepoint writes the events the transaction in ctx has queued so far,
+// which belong before a savepoint, and marks the queue for the savepoint:
+// call it before taking the savepoint. Outside a transaction it does
+// nothing.
+func Savepoint(ctx context.Context) (Mark, error) {
+	m := Mark{tx: ent.TxFromContext(ctx)}
+	if p := m.pending(); p != nil {
+		if err := p.insert(p.take()); err != nil {
+			return m, err
 		}
+	}
+	return m, nil
+}
+
+func (m Mark) pending() *pending {
+	if m.tx == nil {
+		return nil
+	}
+	if v, ok := txEvents.Load(m.tx); ok {
+		return v.(*pending)
+	}
+	return nil
+}
+
+// Write writes the events queued since the savepoint, inside it: one the
+// outbox refuses fails the savepoint's work, which can roll back to it,
+// rather than the whole transaction's commit.
+func (m Mark) Write() error {
+	if p := m.pending(); p != nil {
+		return p.insert(p.take())
+	}
+	return nil
+}
+
+// Forget drops the events queued since the savepoint, as a rollback to it
+// undoes the rest of their change.
+func (m Mark) Forget() {
+	if p := m.pending(); p != nil {
+		p.take()
 	}
 }
 

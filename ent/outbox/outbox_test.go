@@ -124,6 +124,58 @@ func TestTransactionEvents(t *testing.T) {
 		}
 	})
 
+	// Events queued before a savepoint are written as it is taken; the
+	// savepoint's own are forgotten with its rollback, or written inside
+	// it, where one the outbox refuses fails the savepoint's work alone:
+	// the transaction goes on to commit the rest.
+	t.Run("Savepoints", func(t *testing.T) {
+		before := len(events(t))
+		err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
+			emit := func(typ string, data map[string]any) error { return outbox.Emit(ctx, tx, org.ID, typ, data) }
+			savepoint := func() outbox.Mark {
+				m, err := outbox.Savepoint(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			if err := emit("test.kept", map[string]any{}); err != nil {
+				return err
+			}
+			rolledBack := savepoint()
+			if err := emit("test.rolled_back", map[string]any{}); err != nil {
+				return err
+			}
+			rolledBack.Forget()
+			refused := savepoint()
+			if err := emit("test.refused", map[string]any{"x": math.NaN()}); err != nil {
+				return err
+			}
+			if err := refused.Write(); err == nil {
+				t.Error("an unwritable event written inside its savepoint")
+			}
+			refused.Forget()
+			written := savepoint()
+			if err := emit("test.written", map[string]any{}); err != nil {
+				return err
+			}
+			if err := written.Write(); err != nil {
+				return err
+			}
+			n, err := tx.WebhookEvent.Query().Where(webhookevent.EventType("test.written")).Count(rule.SystemContext(ctx))
+			if err != nil || n != 1 {
+				t.Errorf("the savepoint's event before the commit: %d, %v", n, err)
+			}
+			return emit("test.last", map[string]any{})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := types(events(t)[before:]), []string{"test.kept", "test.written", "test.last"}; !slices.Equal(got, want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+	})
+
 	t.Run("OutsideATransaction", func(t *testing.T) {
 		before := len(events(t))
 		if err := outbox.Emit(ctx, db.Client, org.ID, "test.at_once", map[string]any{}); err != nil {

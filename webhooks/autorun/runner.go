@@ -138,15 +138,23 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 		}
 		autos[a.ID] = a
 	}
+	// The events the run emits wait in the outbox's queue. They are
+	// written before the savepoint is released, so an event the outbox
+	// refuses fails this run alone; a rollback to the savepoint forgets
+	// them.
+	events, err := outbox.Savepoint(ctx)
+	if err != nil {
+		return fmt.Errorf("writing the batch's events before a run: %w", err)
+	}
 	if _, err := tx.ExecContext(sys, "SAVEPOINT automation_run"); err != nil {
 		return fmt.Errorf("starting the run's savepoint: %w", err)
 	}
-	// The events the run emits wait in the outbox's queue for the batch's
-	// commit: a rollback to the savepoint forgets them there too.
-	forgetEvents := outbox.Savepoint(ctx)
 	out, err := r.applySafely(ctx, tx, a, run)
 	if err == nil {
 		err = r.finish(sys, tx, run, out)
+	}
+	if err == nil {
+		err = events.Write()
 	}
 	if err == nil {
 		_, err = tx.ExecContext(sys, "RELEASE SAVEPOINT automation_run")
@@ -160,7 +168,7 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 	if _, rerr := tx.ExecContext(sys, "ROLLBACK TO SAVEPOINT automation_run"); rerr != nil {
 		return fmt.Errorf("rolling back a failed run (%v): %w", err, rerr)
 	}
-	forgetEvents()
+	events.Forget()
 	if _, rerr := tx.ExecContext(sys, "RELEASE SAVEPOINT automation_run"); rerr != nil {
 		return fmt.Errorf("releasing a failed run's savepoint: %w", rerr)
 	}
