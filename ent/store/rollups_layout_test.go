@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/store/storetest"
 )
@@ -72,5 +74,56 @@ func olderLayoutRebuilt(t *testing.T, ddl string) {
 	defer db.Close()
 	if stale(db) {
 		t.Fatal("rollups rebuilt in the current layout are marked again")
+	}
+}
+
+// The call rollup's indexes of an older layout, under the name ent gave
+// each on either database, are dropped on open.
+func TestSupersededCallIndexesDropped(t *testing.T) {
+	ctx := context.Background()
+	url := storetest.URL(t)
+	db, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]string{
+		"callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds": "org_id, span, day, user_id, slot, calls, answered, talk_seconds",
+		"callday_org_id_user_id_span_day":                                  "org_id, user_id, span, day",
+	}
+	if db.Dialect == dialect.Postgres {
+		old["callday_org_id_span_day_user_i_44561b6a932c2dd0bdc97812d3018870"] = old["callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds"]
+		delete(old, "callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds")
+	}
+	for name, cols := range old {
+		if _, err := db.SQL.ExecContext(ctx, `CREATE INDEX `+name+` ON call_days (`+cols+`)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db, err = store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'call_days'`
+	if db.Dialect == dialect.Postgres {
+		q = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'call_days'`
+	}
+	rows, err := db.SQL.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := old[name]; ok {
+			t.Errorf("index %s of the older layout is still there", name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

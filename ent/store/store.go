@@ -302,8 +302,10 @@ var superseded = []string{
 	`DROP INDEX IF EXISTS decisionday_org_id_day_lender_id_octave`,
 	// Replaced by the call rollup's packed dispositions (staleRollupLayout).
 	`DROP TABLE IF EXISTS ` + dispositionDays,
-	// Replaced by callday_sums (callSumsDDL).
+	// Replaced by callday_sums (callSumsDDL); on PostgreSQL ent named it
+	// by a hash, the name being longer than an identifier may be there.
 	`DROP INDEX IF EXISTS callday_org_id_span_day_user_id_slot_calls_answered_talk_seconds`,
+	`DROP INDEX IF EXISTS callday_org_id_span_day_user_i_44561b6a932c2dd0bdc97812d3018870`,
 	// Replaced by the same index holding calls, which the series reads.
 	`DROP INDEX IF EXISTS callday_org_id_user_id_span_day`,
 }
