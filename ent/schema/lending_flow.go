@@ -538,12 +538,12 @@ func selectSlotStages(s *sql.Selector, slot string) {
 // slotStagesRead is what selectSlotStages read of l for a move to slot,
 // as slotStages answers it, if it read it.
 func slotStagesRead(l *gen.Lead, slot string) (current, target *gen.PipelineStage, read bool, err error) {
-	if v, err := l.Value(slotAlias); err != nil || sqlText(v) != slot {
-		return nil, nil, false, nil // not selected (PostgreSQL), or for another move
-	}
 	text := func(alias string) (string, bool) {
 		v, _ := l.Value(alias)
-		return sqlText(v), v != nil
+		return sqlText(v)
+	}
+	if read, _ := text(slotAlias); read != slot {
+		return nil, nil, false, nil // not selected (PostgreSQL), or for another move
 	}
 	currentSlot, ok := text(stageSlotAlias)
 	if !ok {
@@ -564,15 +564,16 @@ func slotStagesRead(l *gen.Lead, slot string) (current, target *gen.PipelineStag
 	return current, target, true, nil
 }
 
-// sqlText is a text value as the SQLite driver scans it into an any.
-func sqlText(v any) string {
+// sqlText is a text value as the SQLite driver scans it into an any, and
+// whether v is text at all.
+func sqlText(v any) (string, bool) {
 	switch v := v.(type) {
 	case string:
-		return v
+		return v, true
 	case []byte:
-		return string(v)
+		return string(v), true
 	}
-	return ""
+	return "", false
 }
 
 // pastOrNow is the time a mutation gives, now when it gives none; a time

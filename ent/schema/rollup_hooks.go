@@ -110,12 +110,10 @@ func withZone(ctx context.Context, org uuid.UUID, row interface {
 		return nil
 	}
 	var loc *time.Location
-	switch name := v.(type) {
-	case nil:
-	case string:
+	switch name, text := sqlText(v); {
+	case v == nil:
+	case text:
 		loc, err = period.Location(name)
-	case []byte:
-		loc, err = period.Location(string(name))
 	default:
 		err = fmt.Errorf("unexpected rollup zone %T", v)
 	}
