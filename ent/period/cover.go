@@ -46,6 +46,10 @@ func (g Grain) FirstDay(n int) int {
 	return n
 }
 
+// Start is the number of the first day of the grain's period holding the
+// numbered day: the day itself, or its month's or year's first day.
+func (g Grain) Start(day int) int { return g.FirstDay(g.number(day)) }
+
 // number is the number of the grain's period holding the numbered day.
 func (g Grain) number(day int) int {
 	switch g {

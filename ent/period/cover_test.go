@@ -7,7 +7,8 @@ import (
 )
 
 // A cover's signed blocks count each day of the range once and no other
-// day, whatever the range.
+// day, whatever the range; a range of two months or more is read by month
+// or year, where those grains are kept.
 func TestCoverCountsEachDayOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	lo0 := DayNumber(2023, time.November, 20)
@@ -16,10 +17,12 @@ func TestCoverCountsEachDayOnce(t *testing.T) {
 		last := first + 1 + rng.IntN(500)
 		for _, g := range []Grain{DayGrain, MonthGrain, YearGrain} {
 			counts := map[int]int{}
+			coarse := false
 			for _, b := range Cover(first, last, g) {
 				if b.Grain > g {
 					t.Fatalf("[%d, %d) up to %d: a block of grain %d", first, last, g, b.Grain)
 				}
+				coarse = coarse || b.Grain != DayGrain
 				for d := b.Grain.FirstDay(b.Lo); d < b.Grain.FirstDay(b.Hi); d++ {
 					counts[d] += b.Sign
 				}
@@ -37,6 +40,9 @@ func TestCoverCountsEachDayOnce(t *testing.T) {
 				if counts[d] != 1 {
 					t.Fatalf("[%d, %d) up to %d: day %d counted %d times", first, last, g, d, counts[d])
 				}
+			}
+			if g != DayGrain && last-first >= 62 && !coarse {
+				t.Fatalf("[%d, %d) up to %d: no whole month or year read", first, last, g)
 			}
 		}
 	}
@@ -64,6 +70,18 @@ func TestCoverOfTheLastYear(t *testing.T) {
 	for _, b := range Cover(first, last, MonthGrain) {
 		if b.Grain == YearGrain {
 			t.Fatalf("a year up to months: %+v", b)
+		}
+	}
+}
+
+func TestGrainStart(t *testing.T) {
+	day := DayNumber(2024, time.February, 29)
+	for _, c := range []struct {
+		g    Grain
+		want int
+	}{{DayGrain, day}, {MonthGrain, DayNumber(2024, time.February, 1)}, {YearGrain, DayNumber(2024, time.January, 1)}} {
+		if got := c.g.Start(day); got != c.want {
+			t.Errorf("grain %d: start %d, want %d", c.g, got, c.want)
 		}
 	}
 }

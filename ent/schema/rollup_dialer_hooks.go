@@ -215,18 +215,13 @@ func spans(r callRow) []callRow {
 	return out
 }
 
+// spanGrains are the calendar periods of the call rollup's spans.
+var spanGrains = map[callday.Span]period.Grain{
+	callday.SpanDay: period.DayGrain, callday.SpanMonth: period.MonthGrain, callday.SpanYear: period.YearGrain}
+
 // spanDay is the day keying span's row of day: the day itself, or its
 // month's or year's first day.
-func spanDay(span callday.Span, day int) int {
-	y, m, _ := period.DayDate(day)
-	switch span {
-	case callday.SpanMonth:
-		return period.DayNumber(y, m, 1)
-	case callday.SpanYear:
-		return period.DayNumber(y, time.January, 1)
-	}
-	return day
-}
+func spanDay(span callday.Span, day int) int { return spanGrains[span].Start(day) }
 
 func boolInt(b bool) int {
 	if b {

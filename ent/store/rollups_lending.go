@@ -312,16 +312,10 @@ var callSpans = []callday.Span{callday.SpanDay, callday.SpanMonth, callday.SpanY
 
 // rollupSpanDay is the day keying span's row of day (as the hooks key it):
 // the first day of the span.
-func rollupSpanDay(span callday.Span, day int) int {
-	y, m, _ := period.DayDate(day)
-	switch span {
-	case callday.SpanMonth:
-		return period.DayNumber(y, m, 1)
-	case callday.SpanYear:
-		return period.DayNumber(y, time.January, 1)
-	}
-	return day
-}
+func rollupSpanDay(span callday.Span, day int) int { return callGrains[span].Start(day) }
+
+var callGrains = map[callday.Span]period.Grain{
+	callday.SpanDay: period.DayGrain, callday.SpanMonth: period.MonthGrain, callday.SpanYear: period.YearGrain}
 
 func insertCallDays(ctx context.Context, tx *ent.Client, org uuid.UUID, sums map[callKey]*callSums) error {
 	builders := make([]*ent.CallDayCreate, 0, len(sums))

@@ -18,26 +18,8 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 )
 
-// callRun is a run of CallDay (or DispositionDay) rows of one span, keyed
-// by days [lo, hi), added to the report or taken away (sign).
-type callRun struct {
-	span   callday.Span
-	lo, hi int
-	sign   int
-}
-
 var callSpanOf = map[period.Grain]callday.Span{
 	period.DayGrain: callday.SpanDay, period.MonthGrain: callday.SpanMonth, period.YearGrain: callday.SpanYear}
-
-// callRuns are the rows whose signed sum is w's whole days: a year's rows
-// key it by its first day, a month's by its.
-func callRuns(w wholeDays) []callRun {
-	var out []callRun
-	for _, b := range period.Cover(w.first, w.last, period.YearGrain) {
-		out = append(out, callRun{callSpanOf[b.Grain], b.Grain.FirstDay(b.Lo), b.Grain.FirstDay(b.Hi), b.Sign})
-	}
-	return out
-}
 
 // dialerRolledUp is the dialer report from the rollups for w's whole days
 // and the records for its edges and for the calls with events on more
@@ -111,11 +93,13 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 		packed                string
 		codes                 dispositions.Reader
 	)
-	for _, run := range callRuns(w) {
+	// A year's and a month's rows are keyed by their first day.
+	for _, run := range w.spans(period.YearGrain) {
 		query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldUserID), t.C(callday.FieldCalls),
 			t.C(callday.FieldAnswered), t.C(callday.FieldTalkSeconds), t.C(callday.FieldDispositions)).
-			From(t).Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldSpan), string(run.span)),
-			sql.GTE(t.C(callday.FieldDay), run.lo), sql.LT(t.C(callday.FieldDay), run.hi), sql.NEQ(t.C(callday.FieldUserID), uuid.Nil))).
+			From(t).Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldSpan), string(callSpanOf[run.grain])),
+			sql.GTE(t.C(callday.FieldDay), run.firstDay(run.lo)), sql.LT(t.C(callday.FieldDay), run.firstDay(run.hi)),
+			sql.NEQ(t.C(callday.FieldUserID), uuid.Nil))).
 			Query()
 		var bad error
 		err := eachRow(sys(ctx), c, query, args, []any{&user, &calls, &answered, &talk, &packed}, func() {

@@ -138,10 +138,9 @@ type dealGroup struct {
 	Owed       money.Amount      `json:"owed"`
 }
 
-// dealSpan is a run of the deal rollup's rows of one grain: days, months
-// or years numbered [lo, hi), added to a report (sign 1) or taken away
-// (sign -1).
-type dealSpan struct {
+// rowSpan is a run of a rollup's rows of one grain: days, months or years
+// numbered [lo, hi), added to a report (sign 1) or taken away (sign -1).
+type rowSpan struct {
 	grain  period.Grain
 	lo, hi int
 	sign   int
@@ -150,21 +149,22 @@ type dealSpan struct {
 var dealGrains = map[period.Grain]dealday.Grain{
 	period.DayGrain: dealday.GrainDay, period.MonthGrain: dealday.GrainMonth, period.YearGrain: dealday.GrainYear}
 
-func (s dealSpan) where(q *Request) []predicate.DealDay {
+// where selects the span's rows of the deal rollup.
+func (s rowSpan) where(q *Request) []predicate.DealDay {
 	return []predicate.DealDay{dealday.OrgID(q.OrgID), dealday.GrainEQ(dealGrains[s.grain]), dealday.DayGTE(s.lo), dealday.DayLT(s.hi)}
 }
 
 // firstDay is the number of the first day of the span's n-th day, month
 // or year.
-func (s dealSpan) firstDay(n int) int { return s.grain.FirstDay(n) }
+func (s rowSpan) firstDay(n int) int { return s.grain.FirstDay(n) }
 
 // spans covers the whole days with the fewest rows of grains up to
 // coarsest (period.Cover): the whole years and months among them, the
 // days around those, or a year or month less its parts outside the range.
-func (w wholeDays) spans(coarsest period.Grain) []dealSpan {
-	var out []dealSpan
+func (w wholeDays) spans(coarsest period.Grain) []rowSpan {
+	var out []rowSpan
 	for _, b := range period.Cover(w.first, w.last, coarsest) {
-		out = append(out, dealSpan{b.Grain, b.Lo, b.Hi, b.Sign})
+		out = append(out, rowSpan{b.Grain, b.Lo, b.Hi, b.Sign})
 	}
 	return out
 }
@@ -227,7 +227,7 @@ func fundingRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays
 		series[i].PeriodStart = b.Date()
 	}
 	// A month's buckets take the months' rows; days and weeks the days'.
-	spans := []dealSpan{{period.DayGrain, w.first, w.last, 1}}
+	spans := []rowSpan{{period.DayGrain, w.first, w.last, 1}}
 	if q.Interval == period.Month {
 		spans = w.spans(period.MonthGrain) // a month's rows, or a month's less its days outside
 	}
