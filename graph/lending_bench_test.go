@@ -270,10 +270,14 @@ func BenchmarkLendingWrites(b *testing.B) {
 		name string
 		lb   *lendingBench
 	}{{"Rollups", setupLendingBench(b, true)}, {"NoRollups", setupLendingBench(b, false)}}
+	// Each write runs on one database, on the other twice, then on the
+	// first again (ABBA): whichever place in a pair runs quicker, each
+	// database takes both places once.
+	order := []int{0, 1, 1, 0}
 	each := func(name string, run func(b *testing.B, lb *lendingBench)) {
 		b.Run(name, func(b *testing.B) {
-			for _, bench := range benches {
-				b.Run(bench.name, func(b *testing.B) { run(b, bench.lb) })
+			for _, i := range order {
+				b.Run(benches[i].name, func(b *testing.B) { run(b, benches[i].lb) })
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -29,13 +31,61 @@ func (u rollupUpsert) exec(ctx context.Context, c *gen.Client, dialect string, r
 	if dialect == "" {
 		return fmt.Errorf("adding to %s: no SQL dialect", u.table)
 	}
+	if len(rows) == 0 {
+		return nil
+	}
 	for _, row := range rows {
 		if len(row) != len(u.keys)+len(u.adds) {
 			return fmt.Errorf("adding to %s: %d values for %d columns", u.table, len(row), len(u.keys)+len(u.adds))
 		}
 	}
-	ins := sql.Dialect(dialect).Insert(u.table).Columns(append(slices.Clip(u.keys), u.adds...)...)
+	args := make([]any, 0, len(rows)*len(rows[0]))
 	for _, row := range rows {
+		args = append(args, row...)
+	}
+	query := u.query(dialect, len(rows))
+	if _, err := c.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("adding to %s: %w", u.table, err)
+	}
+	return nil
+}
+
+// upsertQueries holds each rollup statement built, by its text's inputs
+// (upsertKey): the hot writes run a handful of shapes, and building one
+// costs more than SQLite takes to run it. Statements of more than
+// cachedRows rows (a bulk move) are built each time, so the cache stays
+// a few dozen entries.
+var upsertQueries sync.Map // upsertKey → string
+
+const cachedRows = 16
+
+// upsertKey is what a statement's text depends on.
+type upsertKey struct {
+	table, dialect, columns string
+	rows                    int
+}
+
+// query is the statement adding n rows on dialect, built once.
+func (u rollupUpsert) query(dialect string, n int) string {
+	if n > cachedRows {
+		return u.build(dialect, n)
+	}
+	key := upsertKey{table: u.table, dialect: dialect, columns: strings.Join(u.adds, ","), rows: n}
+	if q, ok := upsertQueries.Load(key); ok {
+		return q.(string)
+	}
+	q := u.build(dialect, n)
+	upsertQueries.Store(key, q)
+	return q
+}
+
+// build writes the statement adding n rows on dialect.
+func (u rollupUpsert) build(dialect string, n int) string {
+	ins := sql.Dialect(dialect).Insert(u.table).Columns(append(slices.Clip(u.keys), u.adds...)...)
+	// Any value but nil, which the builder would write as NULL rather
+	// than as a placeholder.
+	row := slices.Repeat([]any{0}, len(u.keys)+len(u.adds))
+	for range n {
 		ins.Values(row...)
 	}
 	ins.OnConflict(sql.ConflictColumns(u.keys...), sql.ResolveWith(func(set *sql.UpdateSet) {
@@ -44,9 +94,6 @@ func (u rollupUpsert) exec(ctx context.Context, c *gen.Client, dialect string, r
 			set.Add(col, sql.Expr(excluded.C(col)))
 		}
 	}))
-	query, args := ins.Query()
-	if _, err := c.ExecContext(ctx, query, args...); err != nil {
-		return fmt.Errorf("adding to %s: %w", u.table, err)
-	}
-	return nil
+	q, _ := ins.Query()
+	return q
 }
