@@ -9,6 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime/pprof"
+	"strings"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/store/storetest"
@@ -214,6 +218,7 @@ func (lb *lendingBench) measure(b *testing.B, event string, body func(i int) str
 		}
 		return n
 	}
+	lb.drain(b)
 	before := events()
 	var (
 		mu  sync.Mutex
@@ -224,6 +229,11 @@ func (lb *lendingBench) measure(b *testing.B, event string, body func(i int) str
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	start := time.Now()
+	if f := os.Getenv("BENCH_PROF"); f != "" {
+		pf, _ := os.Create(f + "-" + strings.ReplaceAll(b.Name(), "/", "_"))
+		pprof.StartCPUProfile(pf)
+		defer pprof.StopCPUProfile()
+	}
 	b.RunParallel(func(pb *testing.PB) {
 		var mine []time.Duration
 		for pb.Next() {
@@ -249,6 +259,25 @@ func (lb *lendingBench) measure(b *testing.B, event string, body func(i int) str
 	// The process's CPU per write (server, worker and clients): steadier
 	// than throughput on a machine others share.
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// drain waits for the worker to fan out every event written so far, so
+// the measured writes do not share the machine with the backlog of the
+// writes that prepared them.
+func (lb *lendingBench) drain(b *testing.B) {
+	sys := rule.SystemContext(context.Background())
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		busy, err := lb.db.Client.WebhookEvent.Query().Where(outbox.Undispatched()).Exist(sys)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !busy {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the worker left events undispatched for a minute")
+		}
+	}
 }
 
 // cpuTime is the CPU this process has used, user and system.

@@ -515,24 +515,28 @@ func selectSlotStages(s *sql.Selector, slot string) {
 	if s.Dialect() != dialect.SQLite {
 		return
 	}
-	stage := func(col string) *sql.Selector {
-		st := sql.Table(pipelinestage.Table)
-		return sql.Select(st.C(col)).From(st).Where(sql.And(
-			sql.ColumnsEQ(st.C(pipelinestage.FieldID), s.C(lead.FieldStageID)),
-			sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID))))
+	stage := func(col string) func(*sql.Selector, ...any) sql.Querier {
+		return func(s *sql.Selector, _ ...any) sql.Querier {
+			st := sql.Table(pipelinestage.Table)
+			return sql.Select(st.C(col)).From(st).Where(sql.And(
+				sql.ColumnsEQ(st.C(pipelinestage.FieldID), s.C(lead.FieldStageID)),
+				sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID))))
+		}
 	}
-	first := func(col string) *sql.Selector {
-		st := sql.Table(pipelinestage.Table)
-		return sql.Select(st.C(col)).From(st).Where(sql.And(
-			sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID)),
-			sql.EQ(st.C(pipelinestage.FieldSemanticSlot), slot))).
-			OrderBy(st.C(pipelinestage.FieldPosition), st.C(pipelinestage.FieldID)).Limit(1)
+	first := func(col string) func(*sql.Selector, ...any) sql.Querier {
+		return func(s *sql.Selector, slot ...any) sql.Querier {
+			st := sql.Table(pipelinestage.Table)
+			return sql.Select(st.C(col)).From(st).Where(sql.And(
+				sql.ColumnsEQ(st.C(pipelinestage.FieldOrgID), s.C(lead.FieldOrgID)),
+				sql.EQ(st.C(pipelinestage.FieldSemanticSlot), slot[0]))).
+				OrderBy(st.C(pipelinestage.FieldPosition), st.C(pipelinestage.FieldID)).Limit(1)
+		}
 	}
-	s.AppendSelectExprAs(sql.Expr("?", slot), slotAlias).
-		AppendSelectExprAs(stage(pipelinestage.FieldSemanticSlot), stageSlotAlias).
-		AppendSelectExprAs(stage(pipelinestage.FieldStageLabel), stageLabelAlias).
-		AppendSelectExprAs(first(pipelinestage.FieldID), targetIDAlias).
-		AppendSelectExprAs(first(pipelinestage.FieldStageLabel), targetLabelAlias)
+	s.AppendSelectExprAs(sql.Expr("?", slot), slotAlias)
+	appendReadExpr(s, stageSlotAlias, stage(pipelinestage.FieldSemanticSlot))
+	appendReadExpr(s, stageLabelAlias, stage(pipelinestage.FieldStageLabel))
+	appendReadExpr(s, targetIDAlias, first(pipelinestage.FieldID), slot)
+	appendReadExpr(s, targetLabelAlias, first(pipelinestage.FieldStageLabel), slot)
 }
 
 // slotStagesRead is what selectSlotStages read of l for a move to slot,
@@ -711,12 +715,14 @@ func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
 	if s.Dialect() != dialect.SQLite {
 		return
 	}
-	apps := sql.Table(application.Table)
-	open := sql.Select(apps.C(application.FieldID)).From(apps).
-		Where(sql.And(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)),
-			sql.NEQ(apps.C(application.FieldID), funded)))
-	application.StatusIn(statuses(lending.Open)...)(open)
-	s.AppendSelectExprAs(sql.Exists(open), othersOpenAlias)
+	appendReadExpr(s, othersOpenAlias, func(s *sql.Selector, funded ...any) sql.Querier {
+		apps := sql.Table(application.Table)
+		open := sql.Select(apps.C(application.FieldID)).From(apps).
+			Where(sql.And(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)),
+				sql.NEQ(apps.C(application.FieldID), funded[0])))
+		application.StatusIn(statuses(lending.Open)...)(open)
+		return sql.Exists(open)
+	}, funded)
 }
 
 // othersOpen is what selectOthersOpen read of l, if it did.

@@ -95,9 +95,11 @@ func selectZone(s *sql.Selector) {
 	if s.Dialect() != dialect.SQLite {
 		return
 	}
-	orgs := sql.Table(organization.Table)
-	s.AppendSelectExprAs(sql.Select(orgs.C(organization.FieldRollupZone)).From(orgs).
-		Where(sql.ColumnsEQ(orgs.C(organization.FieldID), s.C(orgColumn))), zoneAlias)
+	appendReadExpr(s, zoneAlias, func(s *sql.Selector, _ ...any) sql.Querier {
+		orgs := sql.Table(organization.Table)
+		return sql.Select(orgs.C(organization.FieldRollupZone)).From(orgs).
+			Where(sql.ColumnsEQ(orgs.C(organization.FieldID), s.C(orgColumn)))
+	})
 }
 
 // withZone keeps the zone a read with selectZone carried, if it did (on
@@ -322,11 +324,13 @@ func selectWasApproved(s *sql.Selector) {
 	if s.Dialect() != dialect.SQLite {
 		return
 	}
-	apps := sql.Table(application.Table)
-	approved := sql.Select(apps.C(application.FieldID)).From(apps).
-		Where(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)))
-	funnel.WasApproved(approved)
-	s.AppendSelectExprAs(sql.Exists(approved), approvedAlias)
+	appendReadExpr(s, approvedAlias, func(s *sql.Selector, _ ...any) sql.Querier {
+		apps := sql.Table(application.Table)
+		approved := sql.Select(apps.C(application.FieldID)).From(apps).
+			Where(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)))
+		funnel.WasApproved(approved)
+		return sql.Exists(approved)
+	})
 }
 
 // wasApproved is what selectWasApproved read of l, if it did.
