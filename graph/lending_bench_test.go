@@ -9,9 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"runtime/pprof"
-	"strings"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -229,11 +226,6 @@ func (lb *lendingBench) measure(b *testing.B, event string, body func(i int) str
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	start := time.Now()
-	if f := os.Getenv("BENCH_PROF"); f != "" {
-		pf, _ := os.Create(f + "-" + strings.ReplaceAll(b.Name(), "/", "_"))
-		pprof.StartCPUProfile(pf)
-		defer pprof.StopCPUProfile()
-	}
 	b.RunParallel(func(pb *testing.PB) {
 		var mine []time.Duration
 		for pb.Next() {
