@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 )
 
@@ -17,7 +18,11 @@ import (
 // readExprs holds each subquery written, by readExprKey.
 var readExprs sync.Map // readExprKey → readExpr
 
-type readExprKey struct{ alias, dialect, table string }
+// readExprKey is what a subquery's text depends on: its alias and the
+// qualified name of a column of the table read (its alias, or its name
+// and schema). Only SQLite's are kept: PostgreSQL numbers its arguments,
+// so a text written apart would number them wrong.
+type readExprKey struct{ alias, qualifier string }
 
 // readExpr is a subquery's text and its arguments, with a readArg where
 // the caller's values go.
@@ -30,11 +35,20 @@ type readExpr struct {
 // value of that index.
 type readArg int
 
+// reuseReadExprs is off only in tests, which compare the reused texts
+// with the builder's.
+var reuseReadExprs = true
+
 // appendReadExpr adds to s, as alias, the subquery build writes for s with
 // vals, the values that change between reads. build must write the same
-// text whatever vals hold, passing each to the builder as an argument.
+// text whatever vals hold, passing each to the builder as an argument (a
+// string or an id, which the builder writes as a placeholder).
 func appendReadExpr(s *sql.Selector, alias string, build func(s *sql.Selector, vals ...any) sql.Querier, vals ...any) {
-	key := readExprKey{alias: alias, dialect: s.Dialect(), table: s.TableName()}
+	if !reuseReadExprs || s.Dialect() != dialect.SQLite {
+		s.AppendSelectExprAs(build(s, vals...), alias)
+		return
+	}
+	key := readExprKey{alias: alias, qualifier: s.C("id")}
 	x, ok := readExprs.Load(key)
 	if !ok {
 		marks := make([]any, len(vals))
@@ -42,7 +56,7 @@ func appendReadExpr(s *sql.Selector, alias string, build func(s *sql.Selector, v
 			marks[i] = readArg(i)
 		}
 		b := &sql.Builder{}
-		b.SetDialect(s.Dialect())
+		b.SetDialect(dialect.SQLite)
 		text, args := b.Join(build(s, marks...)).Query()
 		x = readExpr{text: text, args: args}
 		readExprs.Store(key, x)

@@ -52,17 +52,17 @@ func (u rollupUpsert) exec(ctx context.Context, c *gen.Client, dialect string, r
 
 // upsertQueries holds each rollup statement built, by its text's inputs
 // (upsertKey): the hot writes run a handful of shapes, and building one
-// costs more than SQLite takes to run it. Statements of more than
-// cachedRows rows (a bulk move) are built each time, so the cache stays
-// a few dozen entries.
+// costs more than SQLite takes to run it. A statement of more than
+// cachedRows rows, more than any write adds today, would be built each
+// time, so the cache stays a few dozen entries whatever a caller adds.
 var upsertQueries sync.Map // upsertKey → string
 
 const cachedRows = 16
 
 // upsertKey is what a statement's text depends on.
 type upsertKey struct {
-	table, dialect, columns string
-	rows                    int
+	table, dialect, keys, adds string
+	rows                       int
 }
 
 // query is the statement adding n rows on dialect, built once.
@@ -70,7 +70,7 @@ func (u rollupUpsert) query(dialect string, n int) string {
 	if n > cachedRows {
 		return u.build(dialect, n)
 	}
-	key := upsertKey{table: u.table, dialect: dialect, columns: strings.Join(u.adds, ","), rows: n}
+	key := upsertKey{table: u.table, dialect: dialect, keys: strings.Join(u.keys, ","), adds: strings.Join(u.adds, ","), rows: n}
 	if q, ok := upsertQueries.Load(key); ok {
 		return q.(string)
 	}
