@@ -8,12 +8,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// The columns the lending writes add to their read of the lead on SQLite
-// (selectZone, selectWasApproved, selectOthersOpen, selectSlotStages) are
-// subqueries whose text depends only on the dialect and the table read:
-// each is written once and reused. ent's builder takes longer to write a
-// subquery than SQLite takes to run it, and a funding or a decision reads
-// its lead with six of them.
+// The columns the lending writes add on SQLite to a read they make anyway,
+// the lead's or the commission's (selectZone, selectWasApproved,
+// selectOthersOpen, selectSlotStages), are subqueries whose text depends
+// only on the table read: each is written once and reused. ent's builder
+// takes longer to write a subquery than SQLite takes to run it, and a
+// funding or a decision reads its lead with up to seven of them.
 
 // readExprs holds each subquery written, by readExprKey.
 var readExprs sync.Map // readExprKey → readExpr
