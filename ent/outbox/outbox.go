@@ -75,17 +75,19 @@ func write(ctx context.Context, c *ent.Client, what string, data map[string]any,
 	if tx := ent.TxFromContext(ctx); tx != nil && deferrable(ctx, data, events[0]) && queue(ctx, tx, c, events) {
 		return nil
 	}
-	var err error
-	if len(events) == 1 {
-		err = events[0].Exec(ctx)
-	} else {
-		err = c.WebhookEvent.CreateBulk(events...).Exec(ctx)
-	}
-	if err != nil {
+	if err := create(ctx, c, events); err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", what, err)
 	}
 	commit.After(ctx, Wake)
 	return nil
+}
+
+// create writes events in one statement.
+func create(ctx context.Context, c *ent.Client, events []*ent.WebhookEventCreate) error {
+	if len(events) == 1 {
+		return events[0].Exec(ctx)
+	}
+	return c.WebhookEvent.CreateBulk(events...).Exec(ctx)
 }
 
 // A transaction's events are written together, in one multi-row INSERT
@@ -95,8 +97,9 @@ func write(ctx context.Context, c *ent.Client, what string, data map[string]any,
 // were emitted in, and the values they were given (the callers build each
 // data map for its event and change it no more); a transaction that rolls
 // back writes none (nor does a savepoint rolled back, through Savepoint),
-// and one whose INSERT fails rolls back instead of committing. Nothing reads the outbox in the transaction that writes it
-// (the worker reads it in transactions of its own).
+// and one whose INSERT fails rolls back instead of committing. Nothing
+// reads the outbox in the transaction that writes it (the worker reads it
+// in transactions of its own).
 type pending struct {
 	mu sync.Mutex
 	// ctx and c are the first Emit's: what the INSERT runs with. Every
@@ -179,13 +182,7 @@ func (p *pending) insert(events []*ent.WebhookEventCreate) error {
 	for len(events) > 0 {
 		batch := events[:min(len(events), maxBatch)]
 		events = events[len(batch):]
-		var err error
-		if len(batch) == 1 {
-			err = batch[0].Exec(p.ctx)
-		} else {
-			err = p.c.WebhookEvent.CreateBulk(batch...).Exec(p.ctx)
-		}
-		if err != nil {
+		if err := create(p.ctx, p.c, batch); err != nil {
 			return fmt.Errorf("writing the transaction's events to the outbox: %w", err)
 		}
 	}

@@ -389,10 +389,13 @@ func slotStages(ctx context.Context, c *gen.Client, l *gen.Lead, slot string) (c
 		}
 	}
 	if current == nil {
-		return nil, nil, fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
+		return nil, nil, errNoStage()
 	}
 	return current, target, nil
 }
+
+// errNoStage is a lead's stage missing from its organization's pipeline.
+func errNoStage() error { return fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{}) }
 
 func (FundedDeal) Hooks() []ent.Hook {
 	return []ent.Hook{hook.On(fundDeal, ent.OpCreate)}
@@ -483,13 +486,9 @@ func fundedApplication(ctx context.Context, c *gen.Client, id uuid.UUID) (*gen.A
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the application: %w", err)
 	}
-	v, err := a.Value(commissionRateAlias)
+	rate, err := mustInt64Read(a, commissionRateAlias, "the lender's commission rate")
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading the lender: %w", err)
-	}
-	rate, ok := v.(int64)
-	if !ok {
-		return nil, 0, fmt.Errorf("reading the lender: unexpected commission rate %T", v)
+		return nil, 0, err
 	}
 	return a, money.Rate(rate), nil
 }
@@ -551,7 +550,7 @@ func slotStagesRead(l *gen.Lead, slot string) (current, target *gen.PipelineStag
 	}
 	currentSlot, ok := text(stageSlotAlias)
 	if !ok {
-		return nil, nil, true, fmt.Errorf("reading the lead's stage: %w", &gen.NotFoundError{})
+		return nil, nil, true, errNoStage()
 	}
 	currentLabel, _ := text(stageLabelAlias)
 	current = &gen.PipelineStage{ID: l.StageID, OrgID: l.OrgID,

@@ -341,14 +341,34 @@ func wasApproved(l *gen.Lead) (approved, read bool, err error) {
 // existsRead is the EXISTS column alias (what) that a read of l added, if
 // it did: SQLite's reads add such columns, PostgreSQL's do not.
 func existsRead(l *gen.Lead, alias, what string) (exists, read bool, err error) {
-	v, err := l.Value(alias)
+	n, read, err := int64Read(l, alias, what)
+	return n != 0, read, err
+}
+
+// int64Read is the integer column alias (what) that a read of row added,
+// and whether it added it.
+func int64Read(row interface {
+	Value(string) (ent.Value, error)
+}, alias, what string) (n int64, read bool, err error) {
+	v, err := row.Value(alias)
 	if err != nil {
-		return false, false, nil // not selected: PostgreSQL
+		return 0, false, nil // not selected
 	}
 	if n, ok := v.(int64); ok {
-		return n != 0, true, nil
+		return n, true, nil
 	}
-	return false, false, fmt.Errorf("reading %s: unexpected %T", what, v)
+	return 0, false, fmt.Errorf("reading %s: unexpected %T", what, v)
+}
+
+// mustInt64Read is int64Read of a column every read adds.
+func mustInt64Read(row interface {
+	Value(string) (ent.Value, error)
+}, alias, what string) (int64, error) {
+	n, read, err := int64Read(row, alias, what)
+	if err == nil && !read {
+		err = fmt.Errorf("reading %s: not read", what)
+	}
+	return n, err
 }
 
 // rollupFunding counts the deal: l (read before the funding) as funded on
@@ -466,13 +486,6 @@ func selectDealFunded(s *sql.Selector) {
 
 // dealFunded is the funding time selectDealFunded read with cm.
 func dealFunded(cm *gen.Commission) (time.Time, error) {
-	v, err := cm.Value(dealFundedAlias)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("reading the commission's deal: %w", err)
-	}
-	seconds, ok := v.(int64)
-	if !ok {
-		return time.Time{}, fmt.Errorf("reading the commission's deal: unexpected funding time %T", v)
-	}
-	return time.Unix(seconds, 0).UTC(), nil
+	seconds, err := mustInt64Read(cm, dealFundedAlias, "the commission's deal's funding time")
+	return time.Unix(seconds, 0).UTC(), err
 }
