@@ -1,9 +1,9 @@
 package analytics
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -79,7 +79,8 @@ func dialerRolledUp(ctx context.Context, c *ent.Client, q *Request, w wholeDays)
 // agentCallSums adds each agent's one-day calls and answers (counts),
 // talk time and dispositions over the whole days, run by run: each run is
 // one index range of a few rows per agent (one per slot written), which
-// carry the agent's dispositions of every code, summed here.
+// carry the agent's dispositions of every code, summed here. The rows
+// come packed (packedRows), being hundreds.
 func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, at func(uuid.UUID) *agentTally, counts map[uuid.UUID][2]int) error {
 	type sums struct {
 		calls, answered, talk int
@@ -87,36 +88,41 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 	}
 	agents := map[uuid.UUID]*sums{}
 	t := sql.Table(callday.Table)
-	var (
-		user                  uuid.UUID
-		calls, answered, talk int64
-		packed                string
-		codes                 dispositions.Reader
-	)
+	var codes dispositions.Reader
 	// A year's and a month's rows are keyed by their first day.
 	for _, run := range w.spans(period.YearGrain) {
-		query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldUserID), t.C(callday.FieldCalls),
-			t.C(callday.FieldAnswered), t.C(callday.FieldTalkSeconds), t.C(callday.FieldDispositions)).
+		query, args := sql.Dialect(q.Dialect).Select().
+			SelectExpr(packedRows(t.C(callday.FieldUserID), t.C(callday.FieldCalls), t.C(callday.FieldAnswered),
+				t.C(callday.FieldTalkSeconds), t.C(callday.FieldDispositions))).
 			From(t).Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldSpan), string(callSpanOf[run.grain])),
 			sql.GTE(t.C(callday.FieldDay), run.firstDay(run.lo)), sql.LT(t.C(callday.FieldDay), run.firstDay(run.hi)),
 			sql.NEQ(t.C(callday.FieldUserID), uuid.Nil))).
 			Query()
-		var bad error
-		err := eachRow(sys(ctx), c, query, args, []any{&user, &calls, &answered, &talk, &packed}, func() {
+		err := eachPacked(sys(ctx), c, query, args, 5, func(v []string) error {
+			user, err := uuid.Parse(v[0])
+			if err != nil {
+				return err
+			}
+			var n [3]int
+			for i := range n {
+				if n[i], err = strconv.Atoi(v[1+i]); err != nil {
+					return err
+				}
+			}
 			a := agents[user]
 			if a == nil {
 				a = &sums{dispositions: map[string]int{}}
 				agents[user] = a
 			}
-			a.calls += run.sign * int(calls)
-			a.answered += run.sign * int(answered)
-			a.talk += run.sign * int(talk)
-			if packed == dispositions.Empty {
-				return
+			a.calls += run.sign * n[0]
+			a.answered += run.sign * n[1]
+			a.talk += run.sign * n[2]
+			if v[4] == dispositions.Empty {
+				return nil
 			}
-			bad = cmp.Or(bad, codes.Each(packed, func(code string, n int) { a.dispositions[code] += run.sign * n }))
+			return codes.Each(v[4], func(code string, n int) { a.dispositions[code] += run.sign * n })
 		})
-		if err = cmp.Or(err, bad); err != nil {
+		if err != nil {
 			return fmt.Errorf("summing the call rollup: %w", err)
 		}
 	}
@@ -136,23 +142,29 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 }
 
 // orgCallSeries adds the one-day calls of the whole days to the series:
-// a row per day and slot, added up here.
+// a row per day and slot, added up here, packed (packedRows).
 func orgCallSeries(ctx context.Context, c *ent.Client, q *Request, w wholeDays, buckets []period.Bucket, series []CallBucket) error {
 	t := sql.Table(callday.Table)
-	query, args := sql.Dialect(q.Dialect).Select(t.C(callday.FieldDay), t.C(callday.FieldCalls)).From(t).
+	query, args := sql.Dialect(q.Dialect).Select().
+		SelectExpr(packedRows(t.C(callday.FieldDay), t.C(callday.FieldCalls))).From(t).
 		Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldUserID), uuid.Nil),
 			sql.EQ(t.C(callday.FieldSpan), string(callday.SpanDay)),
 			sql.GTE(t.C(callday.FieldDay), w.first), sql.LT(t.C(callday.FieldDay), w.last))).
 		Query()
-	var day, calls int64
-	last, i := int64(-1), -1
-	err := eachRow(sys(ctx), c, query, args, []any{&day, &calls}, func() {
-		if day != last { // the index gives a day's slots together: one lookup each
-			last, i = day, q.bucketOf(buckets, int(day))
+	lastDay, i := "", -1
+	err := eachPacked(sys(ctx), c, query, args, 2, func(v []string) error {
+		if v[0] != lastDay { // the index gives a day's slots together: one lookup each
+			day, err := strconv.Atoi(v[0])
+			if err != nil {
+				return err
+			}
+			lastDay, i = v[0], q.bucketOf(buckets, day)
 		}
-		if i >= 0 {
-			series[i].Calls += int(calls)
+		calls, err := strconv.Atoi(v[1])
+		if err == nil && i >= 0 {
+			series[i].Calls += calls
 		}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("summing the calls by day: %w", err)
