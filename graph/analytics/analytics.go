@@ -133,7 +133,6 @@ func average(total money.Amount, n int) money.Amount {
 	return avg
 }
 
-// names reads the display names of users: first and last name.
 // userNames are the full names of the users ids.
 func (q *Request) userNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
 	out := make(map[uuid.UUID]string, len(ids))
