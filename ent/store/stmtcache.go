@@ -175,8 +175,9 @@ func (c *cachingConn) Close() error {
 // stops at the next row once the caller's context ends.
 type releasingRows struct {
 	driver.Rows
-	cs  *cachedStmt // nil for an uncached statement
-	ctx context.Context
+	cs    *cachedStmt // nil for an uncached statement
+	ctx   context.Context
+	types []columnType
 }
 
 func (r *releasingRows) Next(dest []driver.Value) error {
@@ -194,15 +195,32 @@ func (r *releasingRows) Close() error {
 	return err
 }
 
-// Column type information, which database/sql asks the rows for.
-func (r *releasingRows) ColumnTypeDatabaseTypeName(i int) string {
-	return r.Rows.(driver.RowsColumnTypeDatabaseTypeName).ColumnTypeDatabaseTypeName(i)
-}
+// Column type information, which database/sql asks the rows for. It is
+// read once per column of a result: ent asks for every column's types
+// once for each column it scans by its type (a read's added columns),
+// and each answer is a call into C.
+func (r *releasingRows) ColumnTypeDatabaseTypeName(i int) string { return r.column(i).dbType }
 
 func (r *releasingRows) ColumnTypeNullable(i int) (nullable, ok bool) {
 	return r.Rows.(driver.RowsColumnTypeNullable).ColumnTypeNullable(i)
 }
 
-func (r *releasingRows) ColumnTypeScanType(i int) reflect.Type {
-	return r.Rows.(driver.RowsColumnTypeScanType).ColumnTypeScanType(i)
+func (r *releasingRows) ColumnTypeScanType(i int) reflect.Type { return r.column(i).scanType }
+
+type columnType struct {
+	read     bool
+	dbType   string
+	scanType reflect.Type
+}
+
+func (r *releasingRows) column(i int) columnType {
+	if i >= len(r.types) {
+		r.types = append(r.types, make([]columnType, i+1-len(r.types))...)
+	}
+	if t := &r.types[i]; !t.read {
+		*t = columnType{read: true,
+			dbType:   r.Rows.(driver.RowsColumnTypeDatabaseTypeName).ColumnTypeDatabaseTypeName(i),
+			scanType: r.Rows.(driver.RowsColumnTypeScanType).ColumnTypeScanType(i)}
+	}
+	return r.types[i]
 }
