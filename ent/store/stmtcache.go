@@ -214,8 +214,8 @@ type columnType struct {
 }
 
 func (r *releasingRows) column(i int) columnType {
-	if i >= len(r.types) {
-		r.types = append(r.types, make([]columnType, i+1-len(r.types))...)
+	if r.types == nil {
+		r.types = make([]columnType, max(len(r.Rows.Columns()), i+1))
 	}
 	if t := &r.types[i]; !t.read {
 		*t = columnType{read: true,

@@ -76,7 +76,10 @@ func TestRowsAnswerTheDriversColumnTypes(t *testing.T) {
 		}
 		defer rows.Close()
 		var out [][]answer
-		for range times {
+		for k := range times {
+			if k == 1 && !rows.Next() { // the answers do not depend on the row
+				t.Fatalf("%q: no row", query)
+			}
 			types, err := rows.ColumnTypes()
 			if err != nil {
 				t.Fatal(err)

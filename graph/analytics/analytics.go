@@ -133,7 +133,7 @@ func average(total money.Amount, n int) money.Amount {
 	return avg
 }
 
-// userNames are the full names of the users ids.
+// userNames are the full names of the users with the ids given.
 func (q *Request) userNames(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]string, error) {
 	out := make(map[uuid.UUID]string, len(ids))
 	var (

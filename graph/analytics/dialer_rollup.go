@@ -93,7 +93,7 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 	for _, run := range w.spans(period.YearGrain) {
 		query, args := sql.Dialect(q.Dialect).Select().
 			SelectExpr(packedRows(t.C(callday.FieldUserID), t.C(callday.FieldCalls), t.C(callday.FieldAnswered),
-				t.C(callday.FieldTalkSeconds), t.C(callday.FieldDispositions))).
+				t.C(callday.FieldTalkSeconds), t.C(callday.FieldDispositions))...).
 			From(t).Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldSpan), string(callSpanOf[run.grain])),
 			sql.GTE(t.C(callday.FieldDay), run.firstDay(run.lo)), sql.LT(t.C(callday.FieldDay), run.firstDay(run.hi)),
 			sql.NEQ(t.C(callday.FieldUserID), uuid.Nil))).
@@ -103,9 +103,9 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 			if err != nil {
 				return err
 			}
-			var n [3]int
-			for i := range n {
-				if n[i], err = strconv.Atoi(v[1+i]); err != nil {
+			var counted [3]int // calls, answered, talk seconds
+			for i := range counted {
+				if counted[i], err = strconv.Atoi(v[1+i]); err != nil {
 					return err
 				}
 			}
@@ -114,9 +114,9 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 				a = &sums{dispositions: map[string]int{}}
 				agents[user] = a
 			}
-			a.calls += run.sign * n[0]
-			a.answered += run.sign * n[1]
-			a.talk += run.sign * n[2]
+			a.calls += run.sign * counted[0]
+			a.answered += run.sign * counted[1]
+			a.talk += run.sign * counted[2]
 			if v[4] == dispositions.Empty {
 				return nil
 			}
@@ -146,14 +146,16 @@ func agentCallSums(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 func orgCallSeries(ctx context.Context, c *ent.Client, q *Request, w wholeDays, buckets []period.Bucket, series []CallBucket) error {
 	t := sql.Table(callday.Table)
 	query, args := sql.Dialect(q.Dialect).Select().
-		SelectExpr(packedRows(t.C(callday.FieldDay), t.C(callday.FieldCalls))).From(t).
+		SelectExpr(packedRows(t.C(callday.FieldDay), t.C(callday.FieldCalls))...).From(t).
 		Where(sql.And(sql.EQ(t.C(callday.FieldOrgID), q.OrgID), sql.EQ(t.C(callday.FieldUserID), uuid.Nil),
 			sql.EQ(t.C(callday.FieldSpan), string(callday.SpanDay)),
 			sql.GTE(t.C(callday.FieldDay), w.first), sql.LT(t.C(callday.FieldDay), w.last))).
 		Query()
 	lastDay, i := "", -1
 	err := eachPacked(sys(ctx), c, query, args, 2, func(v []string) error {
-		if v[0] != lastDay { // the index gives a day's slots together: one lookup each
+		// The index gives a day's slots together: one lookup each (given
+		// apart, as the aggregate does not promise, only more lookups).
+		if v[0] != lastDay {
 			day, err := strconv.Atoi(v[0])
 			if err != nil {
 				return err
@@ -161,10 +163,13 @@ func orgCallSeries(ctx context.Context, c *ent.Client, q *Request, w wholeDays, 
 			lastDay, i = v[0], q.bucketOf(buckets, day)
 		}
 		calls, err := strconv.Atoi(v[1])
-		if err == nil && i >= 0 {
+		if err != nil {
+			return err
+		}
+		if i >= 0 {
 			series[i].Calls += calls
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("summing the calls by day: %w", err)
