@@ -545,11 +545,6 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[3], DealDaysColumns[4], DealDaysColumns[5]},
 			},
-			{
-				Name:    "dealday_dimension_sums",
-				Unique:  false,
-				Columns: []*schema.Column{DealDaysColumns[1], DealDaysColumns[2], DealDaysColumns[4], DealDaysColumns[3], DealDaysColumns[5], DealDaysColumns[6], DealDaysColumns[7], DealDaysColumns[8], DealDaysColumns[9], DealDaysColumns[10], DealDaysColumns[11]},
-			},
 		},
 	}
 	// DecisionDaysColumns holds the columns for the "decision_days" table.
@@ -1089,11 +1084,6 @@ var (
 				Name:    "paymentday_org_id_day",
 				Unique:  true,
 				Columns: []*schema.Column{PaymentDaysColumns[1], PaymentDaysColumns[2]},
-			},
-			{
-				Name:    "paymentday_sums",
-				Unique:  false,
-				Columns: []*schema.Column{PaymentDaysColumns[1], PaymentDaysColumns[2], PaymentDaysColumns[3], PaymentDaysColumns[4]},
 			},
 		},
 	}

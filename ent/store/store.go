@@ -215,7 +215,7 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.staleRollupLayout(ctx); err != nil {
 		return err
 	}
-	ddl := append(append([]string{heartbeatDDL}, superseded...), callSumsDDL(s.Dialect))
+	ddl := append(append(append([]string{heartbeatDDL}, superseded...), callSumsDDL(s.Dialect)), moneySumsDDL(s.Dialect)...)
 	if s.Dialect == dialect.Postgres {
 		ddl = append(pgSearchDDL, ddl...)
 	}
@@ -322,6 +322,23 @@ func callSumsDDL(d string) string {
 		cols += ", dispositions"
 	}
 	return `CREATE INDEX IF NOT EXISTS callday_sums ON call_days (` + cols + `)`
+}
+
+// moneySumsDDL keeps, on PostgreSQL, the indexes the funding, lenders and
+// commissions reports read the deal and payment rollups from, which hold
+// every column they read: there a report read through the table took about
+// a quarter longer. On SQLite the sums are read from the table: each
+// row a funding or a payment adds to would take an index entry deleted
+// and one inserted, which was most of a payment's rollup cost.
+func moneySumsDDL(d string) []string {
+	if d == dialect.SQLite {
+		return []string{`DROP INDEX IF EXISTS dealday_dimension_sums`, `DROP INDEX IF EXISTS paymentday_sums`}
+	}
+	return []string{
+		`CREATE INDEX IF NOT EXISTS dealday_dimension_sums ON deal_days (org_id, grain, dimension, day, subject_id, ` +
+			`deals, funded_amount, expected_commission, paid, clawed_back, outstanding)`,
+		`CREATE INDEX IF NOT EXISTS paymentday_sums ON payment_days (org_id, day, paid, clawed_back)`,
+	}
 }
 
 // Optimize refreshes the query planner's statistics. Without them both
