@@ -345,11 +345,14 @@ func existsRead(l *gen.Lead, alias, what string) (exists, read bool, err error) 
 	return n != 0, read, err
 }
 
+// readRow is an entity whose read can add columns (ent's Value).
+type readRow interface {
+	Value(string) (ent.Value, error)
+}
+
 // int64Read is the integer column alias (what) that a read of row added,
 // and whether it added it.
-func int64Read(row interface {
-	Value(string) (ent.Value, error)
-}, alias, what string) (n int64, read bool, err error) {
+func int64Read(row readRow, alias, what string) (n int64, read bool, err error) {
 	v, err := row.Value(alias)
 	if err != nil {
 		return 0, false, nil // not selected
@@ -361,9 +364,7 @@ func int64Read(row interface {
 }
 
 // mustInt64Read is int64Read of a column every read adds.
-func mustInt64Read(row interface {
-	Value(string) (ent.Value, error)
-}, alias, what string) (int64, error) {
+func mustInt64Read(row readRow, alias, what string) (int64, error) {
 	n, read, err := int64Read(row, alias, what)
 	if err == nil && !read {
 		err = fmt.Errorf("reading %s: not read", what)

@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,7 +216,7 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.staleRollupLayout(ctx); err != nil {
 		return err
 	}
-	ddl := append(append(append([]string{heartbeatDDL}, superseded...), callSumsDDL(s.Dialect)), moneySumsDDL(s.Dialect)...)
+	ddl := slices.Concat([]string{heartbeatDDL}, superseded, []string{callSumsDDL(s.Dialect)}, moneySumsDDL(s.Dialect))
 	if s.Dialect == dialect.Postgres {
 		ddl = append(pgSearchDDL, ddl...)
 	}
