@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -57,13 +58,14 @@ func NewWorker(client *ent.Client, dia string, cfg Config, now func() time.Time,
 // recorded, so its claim lapses and it is retried.
 func (w *Worker) Run(ctx context.Context) {
 	ctx = apitime.WithClock(rule.SystemContext(ctx), w.now)
+	n := max(1, w.cfg.Concurrency)
 	p := &pipeline{
-		slots:   make(chan struct{}, max(1, w.cfg.Concurrency)),
-		results: make(chan result, 4*max(1, w.cfg.Concurrency)),
+		slots:   make(chan struct{}, n),
+		results: make(chan result, n),
 		freed:   make(chan struct{}, 1),
 	}
 	recorded := make(chan struct{})
-	go func() { w.recorder(ctx, p.results); close(recorded) }()
+	go func() { w.recorder(ctx, p); close(recorded) }()
 	for ctx.Err() == nil {
 		if w.step(ctx, p) {
 			continue
@@ -87,10 +89,17 @@ func (w *Worker) Run(ctx context.Context) {
 
 // pipeline joins the claim loop, the senders and the recorder. A receiver
 // that takes its whole timeout holds one slot, not the deliveries behind it.
+//
+// A slot is held from the claim until the outcome is committed, not just
+// while the request is in flight: if senders freed their slots on an answer,
+// a fast receiver would let the claim loop outrun the recorder, outcomes
+// would pile up in memory without bound, and claims would lapse before
+// their outcomes were stored, sending each delivery again. Held to the
+// commit, claimed-but-unrecorded deliveries never exceed Concurrency.
 type pipeline struct {
-	slots   chan struct{} // one per delivery in flight
-	results chan result   // sent, waiting to be recorded
-	freed   chan struct{} // a slot came free
+	slots   chan struct{} // one per delivery claimed and not yet recorded
+	results chan result   // sent, waiting to be recorded; never fuller than slots
+	freed   chan struct{} // slots came free
 }
 
 type result struct {
@@ -114,39 +123,32 @@ func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 		w.log.Error("claiming webhook deliveries", "err", err)
 	}
 	for _, c := range work {
-		p.slots <- struct{}{}
+		p.slots <- struct{}{} // never blocks: this loop alone takes slots, and it took no more than were free
 		go func() {
-			o := w.post(ctx, c)
-			<-p.slots
-			select {
-			case p.freed <- struct{}{}:
-			default:
-			}
-			select {
-			case p.results <- result{c, o}:
-			case <-ctx.Done(): // shutting down: the claim lapses and the delivery is retried
-			}
+			// results has room for every slot, so this never blocks.
+			p.results <- result{c, w.post(ctx, c)}
 		}()
 	}
 	return n == batchSize || (len(work) == min(free, batchSize) && len(work) > 0)
 }
 
-// recorder commits outcomes in small batches: whatever arrived within a few
-// milliseconds of the first, up to batchSize, in one transaction.
-func (w *Worker) recorder(ctx context.Context, results <-chan result) {
+// recorder commits outcomes in small batches (whatever arrived within a few
+// milliseconds of the first, up to batchSize, in one transaction) and then
+// frees their slots.
+func (w *Worker) recorder(ctx context.Context, p *pipeline) {
 	for {
 		var batch []result
 		select {
 		case <-ctx.Done():
 			return // unrecorded claims lapse and are retried
-		case r := <-results:
+		case r := <-p.results:
 			batch = append(batch, r)
 		}
 		linger := time.After(5 * time.Millisecond)
 	collect:
 		for len(batch) < batchSize {
 			select {
-			case r := <-results:
+			case r := <-p.results:
 				batch = append(batch, r)
 			case <-linger:
 				break collect
@@ -154,13 +156,15 @@ func (w *Worker) recorder(ctx context.Context, results <-chan result) {
 				return
 			}
 		}
-		work := make([]claimed, len(batch))
-		outcomes := make([]outcome, len(batch))
-		for i, r := range batch {
-			work[i], outcomes[i] = r.work, r.outcome
-		}
-		if err := w.recordAll(ctx, work, outcomes); err != nil && ctx.Err() == nil {
+		if err := w.recordAll(ctx, batch); err != nil && ctx.Err() == nil {
 			w.log.Error("recording webhook attempts", "err", err)
+		}
+		for range batch {
+			<-p.slots
+		}
+		select {
+		case p.freed <- struct{}{}:
+		default:
 		}
 		outbox.Wake() // retries scheduled now may already be due
 	}
@@ -274,40 +278,85 @@ type claimed struct {
 // recordAll stores a batch's outcomes in one transaction (one commit for
 // the batch instead of one per delivery). If that fails, say because a
 // subscription was deleted meanwhile, each outcome is recorded on its own.
-func (w *Worker) recordAll(ctx context.Context, work []claimed, outcomes []outcome) error {
-	dead := make([]bool, len(work))
+func (w *Worker) recordAll(ctx context.Context, batch []result) error {
+	dead := make([]bool, len(batch))
 	err := store.WithTx(ctx, w.client, func(ctx context.Context, c *ent.Client) error {
-		for i := range work {
-			var err error
-			if dead[i], err = w.record(ctx, c, work[i], outcomes[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.recordBatch(ctx, c, batch, dead)
 	})
 	if err == nil {
-		for i := range work {
-			metrics.count(outcomes[i], dead[i])
+		for i, r := range batch {
+			metrics.count(r.outcome, dead[i])
 		}
 		return nil
 	}
 	if ctx.Err() != nil {
 		return nil // shutting down: unrecorded claims lapse and are retried
 	}
-	for i := range work {
+	for i, r := range batch {
 		err := store.WithTx(ctx, w.client, func(ctx context.Context, c *ent.Client) error {
-			var err error
-			dead[i], err = w.record(ctx, c, work[i], outcomes[i])
-			return err
+			return w.recordBatch(ctx, c, batch[i:i+1], dead[i:i+1])
 		})
 		switch {
 		case err == nil:
-			metrics.count(outcomes[i], dead[i])
+			metrics.count(r.outcome, dead[i])
 		case !ent.IsNotFound(err) && !ent.IsConstraintError(err):
-			w.log.Error("recording a webhook attempt", "err", err, "delivery", work[i].delivery.ID)
+			w.log.Error("recording a webhook attempt", "err", err, "delivery", r.work.delivery.ID)
 		}
 	}
 	return nil
+}
+
+// recordBatch stores attempts and their consequences through tx, marking
+// dead[i] when batch[i] went to the dead-letter queue. Every attempt is one
+// row of a single insert; successes, the bulk of a healthy run, are settled
+// by one update per lease and status code; failures, which may pause a
+// subscription, one by one.
+func (w *Worker) recordBatch(ctx context.Context, tx *ent.Client, batch []result, dead []bool) error {
+	now := w.now().UTC()
+	attempts := make([]*ent.WebhookAttemptCreate, len(batch))
+	for i, r := range batch {
+		o := r.outcome
+		attempts[i] = tx.WebhookAttempt.Create().SetDeliveryID(r.work.delivery.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
+			SetLatencyMs(int(o.latency.Milliseconds())).SetNillableError(o.errText).SetNillableResponseExcerpt(o.excerpt)
+	}
+	if err := tx.WebhookAttempt.CreateBulk(attempts...).Exec(ctx); err != nil {
+		return fmt.Errorf("recording attempts: %w", err)
+	}
+	type settled struct {
+		lease time.Time
+		code  int
+	}
+	succeeded := map[settled][]uuid.UUID{}
+	var healthy []uuid.UUID
+	for i, r := range batch {
+		if r.outcome.ok() {
+			k := settled{r.work.lease, *r.outcome.status}
+			succeeded[k] = append(succeeded[k], r.work.delivery.ID)
+			healthy = append(healthy, r.work.sub.ID)
+			continue
+		}
+		var err error
+		if dead[i], err = w.recordFailure(ctx, tx, r.work, r.outcome, now); err != nil {
+			return err
+		}
+	}
+	for k, ids := range succeeded {
+		// Only while the delivery still carries this claim's lease: a replay
+		// meanwhile stands, and so does a later claim once this one lapsed.
+		err := tx.WebhookDelivery.Update().
+			Where(webhookdelivery.IDIn(ids...), webhookdelivery.NextAttemptAt(k.lease), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+			AddAttempts(1).SetLastStatusCode(k.code).SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("recording deliveries: %w", err)
+		}
+	}
+	if len(healthy) == 0 {
+		return nil
+	}
+	// Sorted, so that replicas recording at once lock subscriptions in one order.
+	slices.SortFunc(healthy, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	return tx.WebhookSubscription.Update().Where(webhooksubscription.IDIn(slices.Compact(healthy)...),
+		webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx)
 }
 
 // claim takes up to limit due deliveries of active subscriptions, pushing
@@ -408,29 +457,15 @@ func (w *Worker) post(ctx context.Context, c claimed) outcome {
 	return o
 }
 
-// record stores an attempt and its consequences through tx: the delivery's
-// next attempt or final state, and the subscription's run of failures,
-// pausing it after PauseAfter in a row or at once on 410 Gone.
-func (w *Worker) record(ctx context.Context, tx *ent.Client, c claimed, o outcome) (dead bool, err error) {
-	now := w.now().UTC()
-	d := c.delivery
-	attempts := d.Attempts + 1
-	err = tx.WebhookAttempt.Create().SetDeliveryID(d.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
-		SetLatencyMs(int(o.latency.Milliseconds())).SetNillableError(o.errText).SetNillableResponseExcerpt(o.excerpt).Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("recording attempt: %w", err)
-	}
+// recordFailure stores a failed attempt's consequences through tx: the
+// delivery's next attempt or the dead-letter queue, and the subscription's
+// run of failures, pausing it after PauseAfter in a row or at once on 410
+// Gone. It reports whether the delivery went to the dead-letter queue.
+func (w *Worker) recordFailure(ctx context.Context, tx *ent.Client, c claimed, o outcome, now time.Time) (dead bool, err error) {
 	upd := tx.WebhookDelivery.Update().
-		Where(webhookdelivery.ID(d.ID), webhookdelivery.NextAttemptAt(c.lease), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
-		SetAttempts(attempts).SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
-	if o.ok() {
-		if n, err := upd.SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Save(ctx); err != nil || n == 0 {
-			return false, err // n == 0: replayed while in flight; the replay stands
-		}
-		return false, tx.WebhookSubscription.Update().Where(webhooksubscription.ID(c.sub.ID),
-			webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx)
-	}
-	delay, again := w.cfg.nextDelay(attempts, o.resp, now)
+		Where(webhookdelivery.ID(c.delivery.ID), webhookdelivery.NextAttemptAt(c.lease), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+		SetAttempts(c.delivery.Attempts + 1).SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
+	delay, again := w.cfg.nextDelay(c.delivery.Attempts+1, o.resp, now)
 	if again {
 		upd.SetNextAttemptAt(now.Add(delay))
 	} else {

@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -184,7 +183,7 @@ type child struct {
 	startup time.Duration
 }
 
-func startChild(ctx context.Context, cfg Config, command string) (*child, error) {
+func startChild(ctx context.Context, cfg Config, command string, env ...string) (*child, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -192,6 +191,7 @@ func startChild(ctx context.Context, cfg Config, command string) (*child, error)
 	cmd := exec.CommandContext(ctx, cfg.Exe, command)
 	cmd.Env = append(os.Environ(), "SVC_ADDR="+addr, "SVC_DATABASE_URL="+cfg.DatabaseURL,
 		"SVC_RATE_LIMIT=1000000000", "SVC_LOG_LEVEL=WARN")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -247,19 +247,7 @@ func waitReady(ctx context.Context, url string) error {
 }
 
 // peakRSS reads a process's peak resident set size (Linux).
-func peakRSS(pid int) int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
-}
+func peakRSS(pid int) int { return residentKiB(pid, "VmHWM:") }
 
 func printReport(cfg Config, rep *Report) {
 	w := cfg.Out

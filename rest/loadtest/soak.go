@@ -1,0 +1,436 @@
+package loadtest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// Receiver behaviours a soak run can deliver to.
+const (
+	ReceiverFast = "fast" // answers 200 at once
+	ReceiverHung = "hung" // accepts connections and never answers
+	// ReceiverRefusing refuses every connection.
+	ReceiverRefusing = "refusing"
+)
+
+// SoakConfig says what a soak run does beyond Config: Duration is the
+// length of the mixed load, Concurrency its connections.
+type SoakConfig struct {
+	Config
+	Replicas int           // `svc serve` processes sharing the database (PostgreSQL for more than one)
+	Receiver string        // ReceiverFast or ReceiverHung
+	Drain    time.Duration // how long the queues have to empty once the load stops
+	Settle   time.Duration // how long memory and deliveries are watched after that
+	Sample   time.Duration // how often each replica's RSS is read
+	JSON     bool          // print the report as JSON rather than a table
+}
+
+// SoakReport is a soak run's figures.
+type SoakReport struct {
+	Replicas     int
+	Receiver     string
+	Requests     int     // answered requests of the mixed load
+	Errors       int     // non-2xx answers and transport errors
+	Throughput   float64 // requests per second
+	LeadsCreated int     // POST /v1/leads answered 201
+	Deliveries   int     // requests the receiver got
+	DistinctIDs  int     // distinct X-Webhook-Id values among them
+	// P99First and P99Last are the request p99 over the first and the last
+	// third of the load.
+	P99First, P99Last time.Duration
+	// RSS, MiB, of the replica that used most: at the start of the load,
+	// at its end, the most at any sample, and at the end of the settle time.
+	RSSStart, RSSEnd, RSSMax, RSSAfter float64
+	// Drained is how long the delivery queue and the outbox took to reach
+	// zero after the load stopped; negative when they did not within Drain.
+	Drained time.Duration
+}
+
+// Duplicates is the share of deliveries beyond one per id.
+func (r *SoakReport) Duplicates() float64 {
+	if r.Deliveries == 0 {
+		return 0
+	}
+	return float64(r.Deliveries-r.DistinctIDs) / float64(r.Deliveries)
+}
+
+// Soak runs the mixed load an operator sees in production against
+// Replicas servers sharing one database, with one subscription to
+// lead.created pointing at a local receiver, and reports whether every
+// lead's event arrived once, how memory behaved and how fast the queues
+// emptied. The mix: 30 % create lead, 10 % dialer event, 40 % get one
+// lead, 20 % the first page of the list.
+func Soak(ctx context.Context, cfg SoakConfig) (*SoakReport, error) {
+	cfg.Replicas = max(cfg.Replicas, 1)
+	cfg.Concurrency = cmpOr(cfg.Concurrency, 8)
+	cfg.Sample = cmpOr(cfg.Sample, 5*time.Second)
+	fx, err := prepare(ctx, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	recv, err := startReceiver(cfg.Receiver)
+	if err != nil {
+		return nil, err
+	}
+	defer recv.close()
+	var servers []*child
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	env := []string{"SVC_WEBHOOK_ALLOW_PRIVATE=true", "SVC_WEBHOOK_ALLOW_HTTP=true"}
+	if cfg.Receiver != ReceiverFast {
+		// Never paused, the subscription keeps every sender busy with the
+		// failing receiver for the whole run: the worst case for memory.
+		env = append(env, "SVC_WEBHOOK_PAUSE_AFTER=1000000000")
+	}
+	for range cfg.Replicas {
+		s, err := startChild(ctx, cfg.Config, "serve", env...)
+		if err != nil {
+			return nil, err
+		}
+		servers = append(servers, s)
+	}
+	if err := subscribeOnly(ctx, servers[0].url, fx.key, recv.url); err != nil {
+		return nil, err
+	}
+	rep := &SoakReport{Replicas: cfg.Replicas, Receiver: cfg.Receiver}
+	rss := startRSSSampler(servers, cfg.Sample)
+	rep.RSSStart = rss.current()
+	runMixedLoad(cfg, fx, servers, rep)
+	rep.RSSEnd = rss.current()
+	rep.Drained = -1
+	if cfg.Receiver == ReceiverFast {
+		rep.Drained = waitDrained(ctx, servers[0].url, cfg.Drain)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(cfg.Settle):
+	}
+	rep.RSSAfter = rss.current()
+	rep.RSSMax = rss.stop()
+	rep.Deliveries, rep.DistinctIDs = recv.counts()
+	printSoak(cfg, rep)
+	return rep, nil
+}
+
+func cmpOr[T comparable](v, fallback T) T {
+	var zero T
+	if v == zero {
+		return fallback
+	}
+	return v
+}
+
+// runMixedLoad drives the mix at every replica in turn for cfg.Duration.
+func runMixedLoad(cfg SoakConfig, fx *fixtures, servers []*child, rep *SoakReport) {
+	header := http.Header{"Authorization": {"Bearer " + fx.key}, "Content-Type": {"application/json"}}
+	var seq, turn atomic.Int64
+	targeter := func(t *vegeta.Target) error {
+		base := servers[int(turn.Add(1))%len(servers)].url
+		n := seq.Add(1)
+		lead := fx.leads[rand.IntN(len(fx.leads))]
+		t.Header, t.Body = header, nil
+		switch p := rand.IntN(100); {
+		case p < 30:
+			t.Method, t.URL = http.MethodPost, base+"/v1/leads"
+			t.Body = fmt.Appendf(nil, `{"businessName":"Soak %d Freight LLC","contactFirstName":"Ana","email":"ana%d@soak.example","requestedAmount":"50000","source":"api"}`, n, n)
+		case p < 40:
+			t.Method, t.URL = http.MethodPost, base+"/v1/dialer/events"
+			t.Body = fmt.Appendf(nil, `{"externalCallId":"soak-%d","userId":"%s","leadId":"%s","eventType":"call_started","direction":"outbound","occurredAt":"%s"}`,
+				n, fx.agents[rand.IntN(len(fx.agents))], lead, time.Now().UTC().Format(time.RFC3339))
+		case p < 80:
+			t.Method, t.URL = http.MethodGet, base+"/v1/leads/"+lead.String()
+		default:
+			t.Method, t.URL = http.MethodGet, base+"/v1/leads?page=1&limit=20"
+		}
+		return nil
+	}
+	workers := uint64(cfg.Concurrency)
+	attacker := vegeta.NewAttacker(vegeta.Workers(workers), vegeta.MaxWorkers(workers), vegeta.Connections(cfg.Concurrency),
+		vegeta.MaxConnections(cfg.Concurrency), vegeta.KeepAlive(true), vegeta.Timeout(10*time.Second), vegeta.HTTP2(false))
+	type sample struct {
+		at      time.Time
+		latency time.Duration
+	}
+	var samples []sample
+	start := time.Now()
+	for res := range attacker.Attack(targeter, vegeta.ConstantPacer{Freq: cfg.Rate, Per: time.Second}, cfg.Duration, "soak") {
+		rep.Requests++
+		samples = append(samples, sample{res.Timestamp, res.Latency})
+		switch {
+		case res.Code < 200 || res.Code > 299:
+			rep.Errors++
+		case res.Method == http.MethodPost && res.Code == http.StatusCreated && strings.HasSuffix(res.URL, "/v1/leads"):
+			rep.LeadsCreated++
+		}
+	}
+	elapsed := time.Since(start)
+	rep.Throughput = float64(rep.Requests) / elapsed.Seconds()
+	third := start.Add(elapsed / 3)
+	last := start.Add(2 * elapsed / 3)
+	var first, final []time.Duration
+	for _, s := range samples {
+		switch {
+		case s.at.Before(third):
+			first = append(first, s.latency)
+		case !s.at.Before(last):
+			final = append(final, s.latency)
+		}
+	}
+	rep.P99First, rep.P99Last = p99(first), p99(final)
+}
+
+func p99(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[len(d)*99/100]
+}
+
+// subscribeOnly removes the load organization's subscriptions left by
+// earlier runs and subscribes the receiver to lead.created.
+func subscribeOnly(ctx context.Context, base, key, target string) error {
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := apiCall(ctx, http.MethodGet, base+"/v1/app-webhooks", key, "", http.StatusOK, &list); err != nil {
+		return err
+	}
+	for _, s := range list.Data {
+		if err := apiCall(ctx, http.MethodDelete, base+"/v1/app-webhooks/"+s.ID, key, "", http.StatusNoContent, nil); err != nil {
+			return err
+		}
+	}
+	body := fmt.Sprintf(`{"url":%q,"events":["lead.created"]}`, target)
+	return apiCall(ctx, http.MethodPost, base+"/v1/app-webhooks", key, body, http.StatusCreated, nil)
+}
+
+func apiCall(ctx context.Context, method, url, key, body string, want int, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: %d, want %d: %s", method, url, resp.StatusCode, want, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// waitDrained polls the server's queue gauges until both are zero and
+// reports how long that took, or -1 after limit.
+func waitDrained(ctx context.Context, base string, limit time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < limit {
+		if depth, err := queueDepth(ctx, base); err == nil && depth == 0 {
+			return time.Since(start)
+		}
+		select {
+		case <-ctx.Done():
+			return -1
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return -1
+}
+
+// queueDepth is svc_webhook_queue_depth + svc_webhook_outbox_depth.
+func queueDepth(ctx context.Context, base string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	total, found := 0, 0
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if ok && (name == "svc_webhook_queue_depth" || name == "svc_webhook_outbox_depth") {
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return 0, fmt.Errorf("reading %s: %w", name, err)
+			}
+			total += n
+			found++
+		}
+	}
+	if found != 2 {
+		return 0, errors.New("the queue gauges are missing from /metrics")
+	}
+	return total, sc.Err()
+}
+
+// receiver is the soak run's webhook endpoint: it counts requests and
+// distinct X-Webhook-Id values.
+type receiver struct {
+	srv   *http.Server
+	url   string
+	mu    sync.Mutex
+	total int
+	ids   map[string]struct{}
+}
+
+func startReceiver(kind string) (*receiver, error) {
+	if kind != ReceiverFast && kind != ReceiverHung && kind != ReceiverRefusing {
+		return nil, fmt.Errorf("receiver %q: want %s, %s or %s", kind, ReceiverFast, ReceiverHung, ReceiverRefusing)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("starting the receiver: %w", err)
+	}
+	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook", ids: map[string]struct{}{}}
+	if kind == ReceiverRefusing {
+		// The port stays closed: nothing else listens on it while the
+		// kernel holds it free, so every connection is refused.
+		ln.Close()
+		rc.srv = &http.Server{}
+		return rc, nil
+	}
+	rc.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		rc.mu.Lock()
+		rc.total++
+		rc.ids[r.Header.Get("X-Webhook-Id")] = struct{}{}
+		rc.mu.Unlock()
+		if kind == ReceiverHung {
+			<-r.Context().Done() // until the sender gives up or the receiver closes
+		}
+	})}
+	go func() { _ = rc.srv.Serve(ln) }()
+	return rc, nil
+}
+
+func (rc *receiver) counts() (total, distinct int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.total, len(rc.ids)
+}
+
+func (rc *receiver) close() { _ = rc.srv.Close() }
+
+// rssSampler reads the replicas' resident set sizes every interval.
+type rssSampler struct {
+	servers []*child
+	done    chan struct{}
+	mu      sync.Mutex
+	max     float64
+}
+
+func startRSSSampler(servers []*child, every time.Duration) *rssSampler {
+	s := &rssSampler{servers: servers, done: make(chan struct{})}
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-s.done:
+				return
+			case <-tick.C:
+				s.current()
+			}
+		}
+	}()
+	return s
+}
+
+// current is the largest replica's RSS now, in MiB; it counts towards max.
+func (s *rssSampler) current() float64 {
+	var most float64
+	for _, c := range s.servers {
+		most = max(most, float64(residentKiB(c.cmd.Process.Pid, "VmRSS:"))/1024)
+	}
+	s.mu.Lock()
+	s.max = max(s.max, most)
+	s.mu.Unlock()
+	return most
+}
+
+func (s *rssSampler) stop() float64 {
+	close(s.done)
+	s.current()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.max
+}
+
+// residentKiB reads one memory line (VmRSS:, VmHWM:) of a process's status
+// (Linux); 0 when it cannot.
+func residentKiB(pid int, field string) int {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return n
+		}
+	}
+	return 0
+}
+
+func printSoak(cfg SoakConfig, r *SoakReport) {
+	w := cfg.Out
+	if w == nil {
+		return
+	}
+	drained := "not within " + cfg.Drain.String()
+	switch {
+	case r.Receiver != ReceiverFast:
+		drained = "— (the receiver never accepts a delivery)"
+	case r.Drained >= 0:
+		drained = "in " + r.Drained.Round(100*time.Millisecond).String()
+	}
+	if cfg.JSON {
+		_ = json.NewEncoder(w).Encode(r)
+		return
+	}
+	fmt.Fprintf(w, "soak: %d replica(s), %s receiver, %d connections for %s\n\n", r.Replicas, r.Receiver, cfg.Concurrency, cfg.Duration)
+	fmt.Fprintln(w, "| figure | value |")
+	fmt.Fprintln(w, "|---|---|")
+	fmt.Fprintf(w, "| requests (errors) | %d (%d), %.0f req/s |\n", r.Requests, r.Errors, r.Throughput)
+	fmt.Fprintf(w, "| leads created | %d |\n", r.LeadsCreated)
+	fmt.Fprintf(w, "| deliveries received | %d |\n", r.Deliveries)
+	fmt.Fprintf(w, "| distinct webhook ids | %d |\n", r.DistinctIDs)
+	fmt.Fprintf(w, "| duplicates | %.3f %% |\n", 100*r.Duplicates())
+	fmt.Fprintf(w, "| server RSS, start → end of load (largest replica) | %.0f → %.0f MiB |\n", r.RSSStart, r.RSSEnd)
+	fmt.Fprintf(w, "| server RSS, most at any sample | %.0f MiB |\n", r.RSSMax)
+	fmt.Fprintf(w, "| server RSS %s after the load | %.0f MiB |\n", cfg.Settle, r.RSSAfter)
+	fmt.Fprintf(w, "| queue empty after the load | %s |\n", drained)
+	fmt.Fprintf(w, "| request p99, first third → last | %s → %s |\n", ms(r.P99First), ms(r.P99Last))
+}
