@@ -336,7 +336,7 @@ func setupLoadTest(fs *flag.FlagSet) action {
 	abuseRate := fs.Int("abuse-rate", 0, "with --abuse: abusive requests per second, all clients together; 0 sends them as fast as the clients go")
 	soak := fs.Bool("soak", false, "run the mixed soak load instead (30% create lead, 10% dialer event, 40% get lead, 20% list) for --duration against --replicas servers, delivering lead.created to a local --receiver, and report deliveries, duplicates, memory and how fast the queues empty")
 	replicas := fs.Int("replicas", 1, "with --soak: servers sharing the database (more than one needs PostgreSQL)")
-	receiver := fs.String("receiver", loadtest.ReceiverFast, "with --soak: fast (answers 200 at once), hung (accepts connections and never answers) or refusing (refuses every connection); a hung or refusing receiver's subscription is never paused")
+	receiver := fs.String("receiver", loadtest.ReceiverFast, "with --soak: fast (answers 200 at once), hung (accepts connections and never answers) or refusing (resets every connection); a hung or refusing receiver's subscription is never paused")
 	asJSON := fs.Bool("json", false, "with --soak: print the report as JSON")
 	drain := fs.Duration("drain", time.Minute, "with --soak: how long the webhook queues have to empty after the load")
 	settle := fs.Duration("settle", 10*time.Second, "with --soak: how long memory is watched after that")

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -29,6 +28,7 @@ import (
 
 const (
 	wakeLinger      = 5 * time.Millisecond
+	recordLinger    = 5 * time.Millisecond // how long the recorder gathers outcomes after the first
 	batchSize       = 200
 	responseExcerpt = 2048
 	// DeliveryIDPrefix prefixes X-Webhook-Id; EventIDPrefix the envelope id.
@@ -144,7 +144,7 @@ func (w *Worker) recorder(ctx context.Context, p *pipeline) {
 		case r := <-p.results:
 			batch = append(batch, r)
 		}
-		linger := time.After(5 * time.Millisecond)
+		linger := time.After(recordLinger)
 	collect:
 		for len(batch) < batchSize {
 			select {
@@ -156,9 +156,7 @@ func (w *Worker) recorder(ctx context.Context, p *pipeline) {
 				return
 			}
 		}
-		if err := w.recordAll(ctx, batch); err != nil && ctx.Err() == nil {
-			w.log.Error("recording webhook attempts", "err", err)
-		}
+		w.recordAll(ctx, batch)
 		for range batch {
 			<-p.slots
 		}
@@ -275,90 +273,6 @@ type claimed struct {
 	lease time.Time
 }
 
-// recordAll stores a batch's outcomes in one transaction (one commit for
-// the batch instead of one per delivery). If that fails, say because a
-// subscription was deleted meanwhile, each outcome is recorded on its own.
-func (w *Worker) recordAll(ctx context.Context, batch []result) error {
-	dead := make([]bool, len(batch))
-	err := store.WithTx(ctx, w.client, func(ctx context.Context, c *ent.Client) error {
-		return w.recordBatch(ctx, c, batch, dead)
-	})
-	if err == nil {
-		for i, r := range batch {
-			metrics.count(r.outcome, dead[i])
-		}
-		return nil
-	}
-	if ctx.Err() != nil {
-		return nil // shutting down: unrecorded claims lapse and are retried
-	}
-	for i, r := range batch {
-		err := store.WithTx(ctx, w.client, func(ctx context.Context, c *ent.Client) error {
-			return w.recordBatch(ctx, c, batch[i:i+1], dead[i:i+1])
-		})
-		switch {
-		case err == nil:
-			metrics.count(r.outcome, dead[i])
-		case !ent.IsNotFound(err) && !ent.IsConstraintError(err):
-			w.log.Error("recording a webhook attempt", "err", err, "delivery", r.work.delivery.ID)
-		}
-	}
-	return nil
-}
-
-// recordBatch stores attempts and their consequences through tx, marking
-// dead[i] when batch[i] went to the dead-letter queue. Every attempt is one
-// row of a single insert; successes, the bulk of a healthy run, are settled
-// by one update per lease and status code; failures, which may pause a
-// subscription, one by one.
-func (w *Worker) recordBatch(ctx context.Context, tx *ent.Client, batch []result, dead []bool) error {
-	now := w.now().UTC()
-	attempts := make([]*ent.WebhookAttemptCreate, len(batch))
-	for i, r := range batch {
-		o := r.outcome
-		attempts[i] = tx.WebhookAttempt.Create().SetDeliveryID(r.work.delivery.ID).SetAttemptedAt(now).SetNillableStatusCode(o.status).
-			SetLatencyMs(int(o.latency.Milliseconds())).SetNillableError(o.errText).SetNillableResponseExcerpt(o.excerpt)
-	}
-	if err := tx.WebhookAttempt.CreateBulk(attempts...).Exec(ctx); err != nil {
-		return fmt.Errorf("recording attempts: %w", err)
-	}
-	type settled struct {
-		lease time.Time
-		code  int
-	}
-	succeeded := map[settled][]uuid.UUID{}
-	var healthy []uuid.UUID
-	for i, r := range batch {
-		if r.outcome.ok() {
-			k := settled{r.work.lease, *r.outcome.status}
-			succeeded[k] = append(succeeded[k], r.work.delivery.ID)
-			healthy = append(healthy, r.work.sub.ID)
-			continue
-		}
-		var err error
-		if dead[i], err = w.recordFailure(ctx, tx, r.work, r.outcome, now); err != nil {
-			return err
-		}
-	}
-	for k, ids := range succeeded {
-		// Only while the delivery still carries this claim's lease: a replay
-		// meanwhile stands, and so does a later claim once this one lapsed.
-		err := tx.WebhookDelivery.Update().
-			Where(webhookdelivery.IDIn(ids...), webhookdelivery.NextAttemptAt(k.lease), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
-			AddAttempts(1).SetLastStatusCode(k.code).SetStatus(webhookdelivery.StatusSucceeded).SetDeliveredAt(now).Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("recording deliveries: %w", err)
-		}
-	}
-	if len(healthy) == 0 {
-		return nil
-	}
-	// Sorted, so that replicas recording at once lock subscriptions in one order.
-	slices.SortFunc(healthy, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
-	return tx.WebhookSubscription.Update().Where(webhooksubscription.IDIn(slices.Compact(healthy)...),
-		webhooksubscription.ConsecutiveFailuresGT(0)).SetConsecutiveFailures(0).Exec(ctx)
-}
-
 // claim takes up to limit due deliveries of active subscriptions, pushing
 // their next attempt past the send timeout (a lease: a crashed worker's
 // claim lapses and the delivery is retried).
@@ -455,51 +369,4 @@ func (w *Worker) post(ctx context.Context, c claimed) outcome {
 	code, text := resp.StatusCode, string(excerpt)
 	o.resp, o.status, o.excerpt = resp, &code, &text
 	return o
-}
-
-// recordFailure stores a failed attempt's consequences through tx: the
-// delivery's next attempt or the dead-letter queue, and the subscription's
-// run of failures, pausing it after PauseAfter in a row or at once on 410
-// Gone. It reports whether the delivery went to the dead-letter queue.
-func (w *Worker) recordFailure(ctx context.Context, tx *ent.Client, c claimed, o outcome, now time.Time) (dead bool, err error) {
-	upd := tx.WebhookDelivery.Update().
-		Where(webhookdelivery.ID(c.delivery.ID), webhookdelivery.NextAttemptAt(c.lease), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
-		SetAttempts(c.delivery.Attempts + 1).SetNillableLastStatusCode(o.status).SetNillableLastError(o.errText)
-	delay, again := w.cfg.nextDelay(c.delivery.Attempts+1, o.resp, now)
-	if again {
-		upd.SetNextAttemptAt(now.Add(delay))
-	} else {
-		upd.SetStatus(webhookdelivery.StatusDead).SetDeadAt(now) // SPEC 3.4: the dead-letter queue
-	}
-	if n, err := upd.Save(ctx); err != nil || n == 0 {
-		return false, err // n == 0: replayed while in flight; the replay stands
-	}
-	return !again, w.countFailure(ctx, tx, c.sub.ID, o, now)
-}
-
-// countFailure adds to the subscription's run of failures and pauses it
-// when the run reaches PauseAfter (SPEC 3.3) or the receiver said 410 Gone.
-func (w *Worker) countFailure(ctx context.Context, c *ent.Client, subID uuid.UUID, o outcome, now time.Time) error {
-	sub, err := c.WebhookSubscription.UpdateOneID(subID).AddConsecutiveFailures(1).Save(ctx)
-	if err != nil {
-		return err
-	}
-	var reason string
-	switch {
-	case o.status != nil && *o.status == http.StatusGone:
-		reason = "the endpoint answered 410 Gone"
-	case sub.ConsecutiveFailures >= w.cfg.PauseAfter:
-		reason = fmt.Sprintf("%d consecutive delivery failures", sub.ConsecutiveFailures)
-	default:
-		return nil
-	}
-	n, err := c.WebhookSubscription.Update().Where(webhooksubscription.ID(subID), webhooksubscription.IsActive(true)).
-		SetIsActive(false).SetPausedReason(reason).SetPausedAt(now).Save(ctx)
-	if err != nil || n == 0 {
-		return err // already paused by a concurrent failure
-	}
-	w.log.Warn("webhook subscription paused", "subscription", subID, "reason", reason)
-	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
-		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": apitime.Format(now)}
-	return outbox.EmitExcept(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID)
 }

@@ -58,7 +58,10 @@ func (stmtCacheDriver) Open(dsn string) (driver.Conn, error) {
 		// Measured: creates 1,400 -> 1,900/s. A long transaction of its own
 		// (rebuilding the search index) holds the prior content of the
 		// pages it changes in memory until it ends.
-		for _, pragma := range []string{"PRAGMA wal_autocheckpoint=0", "PRAGMA cache_size=-32768", "PRAGMA temp_store=MEMORY"} {
+		// When a checkpoint lets it start the WAL again, it cuts the file
+		// back to 64 MiB (journal_size_limit).
+		for _, pragma := range []string{"PRAGMA wal_autocheckpoint=0", "PRAGMA cache_size=-32768", "PRAGMA temp_store=MEMORY",
+			"PRAGMA journal_size_limit=67108864"} {
 			if _, err := conn.Exec(pragma, nil); err != nil {
 				conn.Close()
 				return nil, fmt.Errorf("configuring the writer: %w", err)

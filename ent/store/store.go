@@ -104,12 +104,24 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 // the database file.
 const checkpointInterval = 250 * time.Millisecond
 
+// walRestartFrames is the WAL length, in pages (64 MiB of 4 KiB pages), past
+// which the checkpointer restarts the WAL rather than only copying it back.
+const walRestartFrames = 16384
+
 // checkpointer checkpoints the WAL from a read connection, beside the
 // writer. SQLite's automatic checkpoint runs inside the commit that crosses
 // its threshold, on the one writer connection, and with it the database
 // file's fsync: every transaction queued behind that commit waited for it.
-// A PASSIVE checkpoint waits for no one; the writer restarts the WAL from
-// the beginning once a checkpoint has copied all of it.
+//
+// A PASSIVE checkpoint waits for no one, but it alone does not bound the
+// WAL: the writer starts the WAL again from its beginning only when every
+// frame has been copied back and no reader is still reading a snapshot in
+// it, and under steady reads and writes both are rarely true at once, so
+// the file grew by the size of every write (gigabytes a minute under load).
+// Past walRestartFrames a RESTART checkpoint waits (for at most the busy
+// timeout) until the readers of older snapshots finish, copies the rest and
+// makes the next write start the WAL again; the writer's journal_size_limit
+// then cuts the file back.
 func (s *DB) checkpointer() (stop func()) {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
@@ -128,6 +140,9 @@ func (s *DB) checkpointer() (stop func()) {
 				// would hold its connection's read snapshot open.
 				var busy, frames, copied int
 				_ = s.SQL.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+				if frames > walRestartFrames {
+					_ = s.SQL.QueryRow("PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied)
+				}
 			}
 		}
 	}()

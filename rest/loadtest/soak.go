@@ -19,13 +19,15 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/lendingpipe/svc/ent/store"
 )
 
 // Receiver behaviours a soak run can deliver to.
 const (
 	ReceiverFast = "fast" // answers 200 at once
 	ReceiverHung = "hung" // accepts connections and never answers
-	// ReceiverRefusing refuses every connection.
+	// ReceiverRefusing resets every connection as it opens.
 	ReceiverRefusing = "refusing"
 )
 
@@ -34,7 +36,7 @@ const (
 type SoakConfig struct {
 	Config
 	Replicas int           // `svc serve` processes sharing the database (PostgreSQL for more than one)
-	Receiver string        // ReceiverFast or ReceiverHung
+	Receiver string        // ReceiverFast, ReceiverHung or ReceiverRefusing
 	Drain    time.Duration // how long the queues have to empty once the load stops
 	Settle   time.Duration // how long memory and deliveries are watched after that
 	Sample   time.Duration // how often each replica's RSS is read
@@ -45,7 +47,7 @@ type SoakConfig struct {
 type SoakReport struct {
 	Replicas     int
 	Receiver     string
-	Requests     int     // answered requests of the mixed load
+	Requests     int     // requests of the mixed load sent
 	Errors       int     // non-2xx answers and transport errors
 	Throughput   float64 // requests per second
 	LeadsCreated int     // POST /v1/leads answered 201
@@ -57,6 +59,9 @@ type SoakReport struct {
 	// RSS, MiB, of the replica that used most: at the start of the load,
 	// at its end, the most at any sample, and at the end of the settle time.
 	RSSStart, RSSEnd, RSSMax, RSSAfter float64
+	// WALMax is the largest the SQLite write-ahead log file was at any
+	// sample, MiB (0 on PostgreSQL).
+	WALMax float64
 	// Drained is how long the delivery queue and the outbox took to reach
 	// zero after the load stopped; negative when they did not within Drain.
 	Drained time.Duration
@@ -112,20 +117,23 @@ func Soak(ctx context.Context, cfg SoakConfig) (*SoakReport, error) {
 		return nil, err
 	}
 	rep := &SoakReport{Replicas: cfg.Replicas, Receiver: cfg.Receiver}
-	rss := startRSSSampler(servers, cfg.Sample)
+	rss := startRSSSampler(servers, cfg.DatabaseURL, cfg.Sample)
 	rep.RSSStart = rss.current()
-	runMixedLoad(cfg, fx, servers, rep)
+	runMixedLoad(ctx, cfg, fx, servers, rep)
 	rep.RSSEnd = rss.current()
 	rep.Drained = -1
 	if cfg.Receiver == ReceiverFast {
 		rep.Drained = waitDrained(ctx, servers[0].url, cfg.Drain)
+	}
+	if err := rss.lost(); err != nil {
+		return nil, err
 	}
 	select {
 	case <-ctx.Done():
 	case <-time.After(cfg.Settle):
 	}
 	rep.RSSAfter = rss.current()
-	rep.RSSMax = rss.stop()
+	rep.RSSMax, rep.WALMax = rss.stop()
 	rep.Deliveries, rep.DistinctIDs = recv.counts()
 	printSoak(cfg, rep)
 	return rep, nil
@@ -139,8 +147,9 @@ func cmpOr[T comparable](v, fallback T) T {
 	return v
 }
 
-// runMixedLoad drives the mix at every replica in turn for cfg.Duration.
-func runMixedLoad(cfg SoakConfig, fx *fixtures, servers []*child, rep *SoakReport) {
+// runMixedLoad drives the mix at every replica in turn for cfg.Duration,
+// or until ctx ends.
+func runMixedLoad(ctx context.Context, cfg SoakConfig, fx *fixtures, servers []*child, rep *SoakReport) {
 	header := http.Header{"Authorization": {"Bearer " + fx.key}, "Content-Type": {"application/json"}}
 	var seq, turn atomic.Int64
 	targeter := func(t *vegeta.Target) error {
@@ -171,6 +180,8 @@ func runMixedLoad(cfg SoakConfig, fx *fixtures, servers []*child, rep *SoakRepor
 		latency time.Duration
 	}
 	var samples []sample
+	stop := context.AfterFunc(ctx, func() { attacker.Stop() })
+	defer stop()
 	start := time.Now()
 	for res := range attacker.Attack(targeter, vegeta.ConstantPacer{Freq: cfg.Rate, Per: time.Second}, cfg.Duration, "soak") {
 		rep.Requests++
@@ -182,10 +193,10 @@ func runMixedLoad(cfg SoakConfig, fx *fixtures, servers []*child, rep *SoakRepor
 			rep.LeadsCreated++
 		}
 	}
-	elapsed := time.Since(start)
-	rep.Throughput = float64(rep.Requests) / elapsed.Seconds()
-	third := start.Add(elapsed / 3)
-	last := start.Add(2 * elapsed / 3)
+	rep.Throughput = float64(rep.Requests) / time.Since(start).Seconds()
+	// Thirds of the sending time, not of the wait for the last answers.
+	third := start.Add(cfg.Duration / 3)
+	last := start.Add(2 * cfg.Duration / 3)
 	var first, final []time.Duration
 	for _, s := range samples {
 		switch {
@@ -203,7 +214,7 @@ func p99(d []time.Duration) time.Duration {
 		return 0
 	}
 	slices.Sort(d)
-	return d[len(d)*99/100]
+	return d[(len(d)*99+99)/100-1] // the nearest rank
 }
 
 // subscribeOnly removes the load organization's subscriptions left by
@@ -299,6 +310,7 @@ func queueDepth(ctx context.Context, base string) (int, error) {
 // distinct X-Webhook-Id values.
 type receiver struct {
 	srv   *http.Server
+	ln    net.Listener
 	url   string
 	mu    sync.Mutex
 	total int
@@ -313,12 +325,11 @@ func startReceiver(kind string) (*receiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the receiver: %w", err)
 	}
-	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook", ids: map[string]struct{}{}}
+	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook", ln: ln, ids: map[string]struct{}{}}
 	if kind == ReceiverRefusing {
-		// The port stays closed: nothing else listens on it while the
-		// kernel holds it free, so every connection is refused.
-		ln.Close()
+		// The port stays ours, so nothing else can answer on it.
 		rc.srv = &http.Server{}
+		go resetEvery(ln)
 		return rc, nil
 	}
 	rc.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -335,24 +346,49 @@ func startReceiver(kind string) (*receiver, error) {
 	return rc, nil
 }
 
+// resetEvery accepts connections and resets each at once, until ln closes.
+func resetEvery(ln net.Listener) {
+	defer ln.Close()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if tcp, ok := conn.(*net.TCPConn); ok {
+			_ = tcp.SetLinger(0) // close with a reset, not an orderly end
+		}
+		_ = conn.Close()
+	}
+}
+
 func (rc *receiver) counts() (total, distinct int) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return rc.total, len(rc.ids)
 }
 
-func (rc *receiver) close() { _ = rc.srv.Close() }
+func (rc *receiver) close() {
+	_ = rc.srv.Close()
+	_ = rc.ln.Close()
+}
 
-// rssSampler reads the replicas' resident set sizes every interval.
+// rssSampler reads the replicas' resident set sizes, and the size of a
+// SQLite database's WAL file, every interval.
 type rssSampler struct {
 	servers []*child
+	wal     string // the WAL file; "" on PostgreSQL
 	done    chan struct{}
 	mu      sync.Mutex
 	max     float64
+	maxWAL  float64
+	gone    int // a replica's memory could not be read: it had exited
 }
 
-func startRSSSampler(servers []*child, every time.Duration) *rssSampler {
+func startRSSSampler(servers []*child, databaseURL string, every time.Duration) *rssSampler {
 	s := &rssSampler{servers: servers, done: make(chan struct{})}
+	if path, ok := store.SQLiteFile(databaseURL); ok {
+		s.wal = path + "-wal"
+	}
 	go func() {
 		tick := time.NewTicker(every)
 		defer tick.Stop()
@@ -368,24 +404,46 @@ func startRSSSampler(servers []*child, every time.Duration) *rssSampler {
 	return s
 }
 
-// current is the largest replica's RSS now, in MiB; it counts towards max.
+// current is the largest replica's RSS now, in MiB; it counts towards max,
+// and the WAL's size towards maxWAL.
 func (s *rssSampler) current() float64 {
-	var most float64
+	var most, wal float64
+	gone := 0
 	for _, c := range s.servers {
-		most = max(most, float64(residentKiB(c.cmd.Process.Pid, "VmRSS:"))/1024)
+		kib := residentKiB(c.cmd.Process.Pid, "VmRSS:")
+		if kib == 0 {
+			gone++
+		}
+		most = max(most, float64(kib)/1024)
+	}
+	if fi, err := os.Stat(s.wal); s.wal != "" && err == nil {
+		wal = float64(fi.Size()) / (1 << 20)
 	}
 	s.mu.Lock()
-	s.max = max(s.max, most)
+	s.max, s.maxWAL, s.gone = max(s.max, most), max(s.maxWAL, wal), max(s.gone, gone)
 	s.mu.Unlock()
 	return most
 }
 
-func (s *rssSampler) stop() float64 {
+// lost says whether a replica exited during the run: its memory would
+// read as none.
+func (s *rssSampler) lost() error {
+	s.current()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone > 0 {
+		return fmt.Errorf("%d of %d servers exited during the run", s.gone, len(s.servers))
+	}
+	return nil
+}
+
+// stop ends the sampling and reports the most RSS and WAL seen, in MiB.
+func (s *rssSampler) stop() (rss, wal float64) {
 	close(s.done)
 	s.current()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.max
+	return s.max, s.maxWAL
 }
 
 // residentKiB reads one memory line (VmRSS:, VmHWM:) of a process's status
@@ -409,16 +467,16 @@ func printSoak(cfg SoakConfig, r *SoakReport) {
 	if w == nil {
 		return
 	}
+	if cfg.JSON {
+		_ = json.NewEncoder(w).Encode(r)
+		return
+	}
 	drained := "not within " + cfg.Drain.String()
 	switch {
 	case r.Receiver != ReceiverFast:
 		drained = "— (the receiver never accepts a delivery)"
 	case r.Drained >= 0:
 		drained = "in " + r.Drained.Round(100*time.Millisecond).String()
-	}
-	if cfg.JSON {
-		_ = json.NewEncoder(w).Encode(r)
-		return
 	}
 	fmt.Fprintf(w, "soak: %d replica(s), %s receiver, %d connections for %s\n\n", r.Replicas, r.Receiver, cfg.Concurrency, cfg.Duration)
 	fmt.Fprintln(w, "| figure | value |")
@@ -431,6 +489,9 @@ func printSoak(cfg SoakConfig, r *SoakReport) {
 	fmt.Fprintf(w, "| server RSS, start → end of load (largest replica) | %.0f → %.0f MiB |\n", r.RSSStart, r.RSSEnd)
 	fmt.Fprintf(w, "| server RSS, most at any sample | %.0f MiB |\n", r.RSSMax)
 	fmt.Fprintf(w, "| server RSS %s after the load | %.0f MiB |\n", cfg.Settle, r.RSSAfter)
+	if r.WALMax > 0 {
+		fmt.Fprintf(w, "| SQLite WAL file, most at any sample | %.0f MiB |\n", r.WALMax)
+	}
 	fmt.Fprintf(w, "| queue empty after the load | %s |\n", drained)
 	fmt.Fprintf(w, "| request p99, first third → last | %s → %s |\n", ms(r.P99First), ms(r.P99Last))
 }
