@@ -579,20 +579,6 @@ func sqlText(v any) (string, bool) {
 	return "", false
 }
 
-// pastOrNow is the time a mutation gives, now when it gives none; a time
-// in the future is refused.
-func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string) (time.Time, error) {
-	at, ok := given()
-	now := apitime.Now(ctx)
-	if !ok {
-		return now, nil
-	}
-	if at.After(now) {
-		return time.Time{}, apperr.Invalid(field, "must not be in the future")
-	}
-	return apitime.Truncate(at), nil
-}
-
 // fillDeal copies the offer and computes what the caller left out: the
 // funded amount, the advisor (l's), the payback and the commission (at
 // rate, the lender's).

@@ -12,11 +12,11 @@ import (
 )
 
 // MarshalTime writes t as every surface writes a timestamp: UTC with
-// exactly three fractional digits (apitime.Format). The zero time is null.
+// exactly three fractional digits (apitime.Format). Every value is written,
+// Go's zero time too (0001-01-01T00:00:00.000Z): a stored time always reads
+// back. An absent optional time is a nil pointer, which gqlgen writes as
+// null before it gets here.
 func MarshalTime(t time.Time) graphql.Marshaler {
-	if t.IsZero() {
-		return graphql.Null
-	}
 	return graphql.WriterFunc(func(w io.Writer) {
 		_, _ = io.WriteString(w, strconv.Quote(apitime.Format(t)))
 	})
