@@ -609,10 +609,17 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		}
 		m.SetPaybackAmount(payback)
 	}
+	if approved := *a.ApprovedAmount; funded > approved {
+		return apperr.Invalid("fundedAmount", "must not exceed the approved amount %s", approved)
+	}
 	if id, ok := m.AdvisorID(); ok {
-		n, err := c.User.Query().Where(user.ID(id), user.OrgID(a.OrgID)).Count(sys)
-		if err != nil || n == 0 {
+		u, err := c.User.Query().Where(user.ID(id), user.OrgID(a.OrgID)).Only(sys)
+		if err != nil {
 			return refError(err, "advisorId", "user")
+		}
+		// The deal is credited to the advisor in the funding report.
+		if u.Role != user.RoleAdvisor && u.Role != user.RoleAdmin {
+			return apperr.Invalid("advisorId", "must name an advisor or an admin; this user is a dialer %s", u.Role)
 		}
 	} else if l.PrimaryAdvisorID != nil {
 		m.SetAdvisorID(*l.PrimaryAdvisorID)
@@ -678,12 +685,16 @@ func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *g
 	}
 	err = c.Application.Update().
 		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
-		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(ctx)
+		SetStatus(application.StatusWithdrawn).SetWithdrawnReason(lending.FundedElsewhere).Exec(context.WithValue(ctx, fundingWithdrawal{}, true))
 	if err != nil {
 		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
 	}
 	return nil
 }
+
+// fundingWithdrawal marks the context of withdrawOthers: the one writer
+// that may give lending.FundedElsewhere as a reason.
+type fundingWithdrawal struct{}
 
 // othersOpenAlias names whether a lead had an open application other than
 // the one funded when the funding took it (selectOthersOpen).

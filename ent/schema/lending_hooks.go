@@ -276,6 +276,9 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 			if err := runeLen(1, 500)(reason); err != nil {
 				return apperr.Invalid("reason", "%s", err)
 			}
+			if reason == lending.FundedElsewhere && ctx.Value(fundingWithdrawal{}) == nil {
+				return apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lending.FundedElsewhere)
+			}
 		}
 	case lending.Funded:
 		if _, ok := m.FundedDealID(); !ok {
