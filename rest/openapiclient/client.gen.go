@@ -243,6 +243,60 @@ func (e AutomationResourceType) Valid() bool {
 	}
 }
 
+// Defines values for AutomationRunErrorCode.
+const (
+	AutomationRunErrorCodeBADREQUEST           AutomationRunErrorCode = "BAD_REQUEST"
+	AutomationRunErrorCodeCONFLICT             AutomationRunErrorCode = "CONFLICT"
+	AutomationRunErrorCodeFORBIDDEN            AutomationRunErrorCode = "FORBIDDEN"
+	AutomationRunErrorCodeIDEMPOTENCYKEYINUSE  AutomationRunErrorCode = "IDEMPOTENCY_KEY_IN_USE"
+	AutomationRunErrorCodeIDEMPOTENCYKEYREUSED AutomationRunErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	AutomationRunErrorCodeINTERNALERROR        AutomationRunErrorCode = "INTERNAL_ERROR"
+	AutomationRunErrorCodeLessThannil          AutomationRunErrorCode = "<nil>"
+	AutomationRunErrorCodeMETHODNOTALLOWED     AutomationRunErrorCode = "METHOD_NOT_ALLOWED"
+	AutomationRunErrorCodeNOTFOUND             AutomationRunErrorCode = "NOT_FOUND"
+	AutomationRunErrorCodePAYLOADTOOLARGE      AutomationRunErrorCode = "PAYLOAD_TOO_LARGE"
+	AutomationRunErrorCodeRATELIMITED          AutomationRunErrorCode = "RATE_LIMITED"
+	AutomationRunErrorCodeSERVICEUNAVAILABLE   AutomationRunErrorCode = "SERVICE_UNAVAILABLE"
+	AutomationRunErrorCodeUNAUTHORIZED         AutomationRunErrorCode = "UNAUTHORIZED"
+	AutomationRunErrorCodeVALIDATIONERROR      AutomationRunErrorCode = "VALIDATION_ERROR"
+)
+
+// Valid indicates whether the value is a known member of the AutomationRunErrorCode enum.
+func (e AutomationRunErrorCode) Valid() bool {
+	switch e {
+	case AutomationRunErrorCodeBADREQUEST:
+		return true
+	case AutomationRunErrorCodeCONFLICT:
+		return true
+	case AutomationRunErrorCodeFORBIDDEN:
+		return true
+	case AutomationRunErrorCodeIDEMPOTENCYKEYINUSE:
+		return true
+	case AutomationRunErrorCodeIDEMPOTENCYKEYREUSED:
+		return true
+	case AutomationRunErrorCodeINTERNALERROR:
+		return true
+	case AutomationRunErrorCodeLessThannil:
+		return true
+	case AutomationRunErrorCodeMETHODNOTALLOWED:
+		return true
+	case AutomationRunErrorCodeNOTFOUND:
+		return true
+	case AutomationRunErrorCodePAYLOADTOOLARGE:
+		return true
+	case AutomationRunErrorCodeRATELIMITED:
+		return true
+	case AutomationRunErrorCodeSERVICEUNAVAILABLE:
+		return true
+	case AutomationRunErrorCodeUNAUTHORIZED:
+		return true
+	case AutomationRunErrorCodeVALIDATIONERROR:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AutomationRunResourceType.
 const (
 	AutomationRunResourceTypeAutomationRun AutomationRunResourceType = "automation_run"
@@ -737,49 +791,49 @@ func (e DocumentUploadedEventEvent) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	BADREQUEST           ErrorCode = "BAD_REQUEST"
-	CONFLICT             ErrorCode = "CONFLICT"
-	FORBIDDEN            ErrorCode = "FORBIDDEN"
-	IDEMPOTENCYKEYINUSE  ErrorCode = "IDEMPOTENCY_KEY_IN_USE"
-	IDEMPOTENCYKEYREUSED ErrorCode = "IDEMPOTENCY_KEY_REUSED"
-	INTERNALERROR        ErrorCode = "INTERNAL_ERROR"
-	METHODNOTALLOWED     ErrorCode = "METHOD_NOT_ALLOWED"
-	NOTFOUND             ErrorCode = "NOT_FOUND"
-	PAYLOADTOOLARGE      ErrorCode = "PAYLOAD_TOO_LARGE"
-	RATELIMITED          ErrorCode = "RATE_LIMITED"
-	SERVICEUNAVAILABLE   ErrorCode = "SERVICE_UNAVAILABLE"
-	UNAUTHORIZED         ErrorCode = "UNAUTHORIZED"
-	VALIDATIONERROR      ErrorCode = "VALIDATION_ERROR"
+	ErrorCodeBADREQUEST           ErrorCode = "BAD_REQUEST"
+	ErrorCodeCONFLICT             ErrorCode = "CONFLICT"
+	ErrorCodeFORBIDDEN            ErrorCode = "FORBIDDEN"
+	ErrorCodeIDEMPOTENCYKEYINUSE  ErrorCode = "IDEMPOTENCY_KEY_IN_USE"
+	ErrorCodeIDEMPOTENCYKEYREUSED ErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	ErrorCodeINTERNALERROR        ErrorCode = "INTERNAL_ERROR"
+	ErrorCodeMETHODNOTALLOWED     ErrorCode = "METHOD_NOT_ALLOWED"
+	ErrorCodeNOTFOUND             ErrorCode = "NOT_FOUND"
+	ErrorCodePAYLOADTOOLARGE      ErrorCode = "PAYLOAD_TOO_LARGE"
+	ErrorCodeRATELIMITED          ErrorCode = "RATE_LIMITED"
+	ErrorCodeSERVICEUNAVAILABLE   ErrorCode = "SERVICE_UNAVAILABLE"
+	ErrorCodeUNAUTHORIZED         ErrorCode = "UNAUTHORIZED"
+	ErrorCodeVALIDATIONERROR      ErrorCode = "VALIDATION_ERROR"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
-	case BADREQUEST:
+	case ErrorCodeBADREQUEST:
 		return true
-	case CONFLICT:
+	case ErrorCodeCONFLICT:
 		return true
-	case FORBIDDEN:
+	case ErrorCodeFORBIDDEN:
 		return true
-	case IDEMPOTENCYKEYINUSE:
+	case ErrorCodeIDEMPOTENCYKEYINUSE:
 		return true
-	case IDEMPOTENCYKEYREUSED:
+	case ErrorCodeIDEMPOTENCYKEYREUSED:
 		return true
-	case INTERNALERROR:
+	case ErrorCodeINTERNALERROR:
 		return true
-	case METHODNOTALLOWED:
+	case ErrorCodeMETHODNOTALLOWED:
 		return true
-	case NOTFOUND:
+	case ErrorCodeNOTFOUND:
 		return true
-	case PAYLOADTOOLARGE:
+	case ErrorCodePAYLOADTOOLARGE:
 		return true
-	case RATELIMITED:
+	case ErrorCodeRATELIMITED:
 		return true
-	case SERVICEUNAVAILABLE:
+	case ErrorCodeSERVICEUNAVAILABLE:
 		return true
-	case UNAUTHORIZED:
+	case ErrorCodeUNAUTHORIZED:
 		return true
-	case VALIDATIONERROR:
+	case ErrorCodeVALIDATIONERROR:
 		return true
 	default:
 		return false
@@ -840,6 +894,60 @@ const (
 func (e InboundEndpointResourceType) Valid() bool {
 	switch e {
 	case InboundEndpointResourceTypeInboundEndpoint:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboundRequestErrorCode.
+const (
+	InboundRequestErrorCodeBADREQUEST           InboundRequestErrorCode = "BAD_REQUEST"
+	InboundRequestErrorCodeCONFLICT             InboundRequestErrorCode = "CONFLICT"
+	InboundRequestErrorCodeFORBIDDEN            InboundRequestErrorCode = "FORBIDDEN"
+	InboundRequestErrorCodeIDEMPOTENCYKEYINUSE  InboundRequestErrorCode = "IDEMPOTENCY_KEY_IN_USE"
+	InboundRequestErrorCodeIDEMPOTENCYKEYREUSED InboundRequestErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	InboundRequestErrorCodeINTERNALERROR        InboundRequestErrorCode = "INTERNAL_ERROR"
+	InboundRequestErrorCodeLessThannil          InboundRequestErrorCode = "<nil>"
+	InboundRequestErrorCodeMETHODNOTALLOWED     InboundRequestErrorCode = "METHOD_NOT_ALLOWED"
+	InboundRequestErrorCodeNOTFOUND             InboundRequestErrorCode = "NOT_FOUND"
+	InboundRequestErrorCodePAYLOADTOOLARGE      InboundRequestErrorCode = "PAYLOAD_TOO_LARGE"
+	InboundRequestErrorCodeRATELIMITED          InboundRequestErrorCode = "RATE_LIMITED"
+	InboundRequestErrorCodeSERVICEUNAVAILABLE   InboundRequestErrorCode = "SERVICE_UNAVAILABLE"
+	InboundRequestErrorCodeUNAUTHORIZED         InboundRequestErrorCode = "UNAUTHORIZED"
+	InboundRequestErrorCodeVALIDATIONERROR      InboundRequestErrorCode = "VALIDATION_ERROR"
+)
+
+// Valid indicates whether the value is a known member of the InboundRequestErrorCode enum.
+func (e InboundRequestErrorCode) Valid() bool {
+	switch e {
+	case InboundRequestErrorCodeBADREQUEST:
+		return true
+	case InboundRequestErrorCodeCONFLICT:
+		return true
+	case InboundRequestErrorCodeFORBIDDEN:
+		return true
+	case InboundRequestErrorCodeIDEMPOTENCYKEYINUSE:
+		return true
+	case InboundRequestErrorCodeIDEMPOTENCYKEYREUSED:
+		return true
+	case InboundRequestErrorCodeINTERNALERROR:
+		return true
+	case InboundRequestErrorCodeLessThannil:
+		return true
+	case InboundRequestErrorCodeMETHODNOTALLOWED:
+		return true
+	case InboundRequestErrorCodeNOTFOUND:
+		return true
+	case InboundRequestErrorCodePAYLOADTOOLARGE:
+		return true
+	case InboundRequestErrorCodeRATELIMITED:
+		return true
+	case InboundRequestErrorCodeSERVICEUNAVAILABLE:
+		return true
+	case InboundRequestErrorCodeUNAUTHORIZED:
+		return true
+	case InboundRequestErrorCodeVALIDATIONERROR:
 		return true
 	default:
 		return false
@@ -2098,7 +2206,10 @@ type AutomationRun struct {
 	// Example: 2026-11-23T10:17:27.120Z
 	CreatedAt time.Time `json:"createdAt"`
 	Error     *string   `json:"error"`
-	EventId   *string   `json:"eventId"`
+
+	// ErrorCode The code a failed run's error has on REST and GraphQL; null unless the run failed.
+	ErrorCode *AutomationRunErrorCode `json:"errorCode"`
+	EventId   *string                 `json:"eventId"`
 
 	// FinishedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
 	//
@@ -2116,6 +2227,9 @@ type AutomationRun struct {
 	// Status An automation run's state.
 	Status AutomationRunStatus `json:"status"`
 }
+
+// AutomationRunErrorCode The code a failed run's error has on REST and GraphQL; null unless the run failed.
+type AutomationRunErrorCode string
 
 // AutomationRunEnvelope defines model for AutomationRunEnvelope.
 type AutomationRunEnvelope struct {
@@ -3295,9 +3409,12 @@ type InboundEndpointTotalList struct {
 
 // InboundRequest defines model for InboundRequest.
 type InboundRequest struct {
-	Error   *string                `json:"error"`
-	Mapped  map[string]interface{} `json:"mapped"`
-	Payload map[string]interface{} `json:"payload"`
+	Error *string `json:"error"`
+
+	// ErrorCode The failing run's errorCode; null unless a run failed.
+	ErrorCode *InboundRequestErrorCode `json:"errorCode"`
+	Mapped    map[string]interface{}   `json:"mapped"`
+	Payload   map[string]interface{}   `json:"payload"`
 
 	// ReceivedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
 	//
@@ -3310,6 +3427,9 @@ type InboundRequest struct {
 	TimestampSigned bool                 `json:"timestampSigned"`
 	WebhookId       *string              `json:"webhookId"`
 }
+
+// InboundRequestErrorCode The failing run's errorCode; null unless a run failed.
+type InboundRequestErrorCode string
 
 // InboundRequestList defines model for InboundRequestList.
 type InboundRequestList struct {
