@@ -140,7 +140,7 @@ func newLendingBook(t *testing.T, e *resttest.Env) *lendingBook {
 	b.a1 = b.submit(t, map[string]any{"leadId": b.leadA, "lenderId": b.summit, "product": "mca", "externalRef": "SC-1001"})
 	b.a2 = b.submit(t, map[string]any{"leadId": b.leadA, "lenderId": b.harbor, "requestedAmount": "45000.00",
 		"product": "line_of_credit", "notes": "Prefers weekly payments"})
-	b.a3 = b.submit(t, map[string]any{"leadId": b.leadB, "lenderId": b.summit})
+	b.a3 = b.submit(t, map[string]any{"leadId": b.leadB, "lenderId": b.summit, "requestedAmount": "200000.30"})
 	b.a4 = b.submit(t, map[string]any{"leadId": b.leadC, "lenderId": b.harbor})
 	b.a5 = b.submit(t, map[string]any{"leadId": b.leadC, "lenderId": b.summit})
 
@@ -289,8 +289,8 @@ func TestApplications(t *testing.T) {
 			t.Error("an approved application has no decidedAt")
 		}
 		// The approved amount defaults to the amount requested.
-		if got := e.Get("/v1/applications/"+b.a3, e.Key).Attr("approvedAmount"); got != "20000.00" {
-			t.Errorf("a3 approvedAmount = %v, want the requested 20000.00", got)
+		if got := e.Get("/v1/applications/"+b.a3, e.Key).Attr("approvedAmount"); got != "200000.30" {
+			t.Errorf("a3 approvedAmount = %v, want the requested 200000.30", got)
 		}
 		a4 := e.Get("/v1/applications/"+b.a4, e.Key)
 		for k, want := range map[string]any{"status": "declined", "declineReason": "Too few months of statements",

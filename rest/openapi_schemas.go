@@ -38,9 +38,6 @@ func freeObject() m              { return m{"type": "object", "additionalPropert
 func enumS(values ...string) m   { return m{"type": "string", "enum": values} }
 func hexColor() m                { return m{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"} }
 
-// errorCode is a recorded failure's code, one of the envelope's, or null.
-func errorCode(desc string) m { return described(null(enumS(errorCodes()...)), desc) }
-
 // described is s with a description.
 func described(s m, desc string) m {
 	out := maps.Clone(s)
@@ -244,7 +241,7 @@ func resources() []resource {
 		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
 			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
 			"payload": freeObject(), "mapped": freeObject(), "status": enumRef(enumInboundRequestStatus), "error": nstr,
-			"errorCode": errorCode("The failing run's errorCode; null unless a run failed."),
+			"errorCode": nullEnumRef(enumErrorCode),
 		}},
 		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
 			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
@@ -254,7 +251,7 @@ func resources() []resource {
 			"automationId": uuidS(), "status": enumRef(enumAutomationRunStatus), "attempts": count(), "nextAttemptAt": ntime,
 			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
 			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
-			"errorCode": errorCode("The code a failed run's error has on REST and GraphQL; null unless the run failed."),
+			"errorCode": nullEnumRef(enumErrorCode),
 		}},
 		lenderSchema(nstr), applicationSchema(nstr, nuuid, ntime), fundedDealSchema(nuuid), commissionSchema(nuuid),
 		{name: "Status", typ: "status", id: enumS("status"), single: true, attrs: m{

@@ -61,11 +61,11 @@ func Zone(name, fallback string) (*time.Location, error) {
 	// LoadLocation also reads paths and "Local": only names of the IANA
 	// form are taken.
 	if name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
-		return nil, apperr.Invalid("timezone", "%q is not an IANA time zone name", name)
+		return nil, apperr.Invalid("timezone", "%s is not an IANA time zone name", apperr.Quote(name))
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, apperr.Invalid("timezone", "%q is not an IANA time zone name (such as America/New_York)", name)
+		return nil, apperr.Invalid("timezone", "%s is not an IANA time zone name (such as America/New_York)", apperr.Quote(name))
 	}
 	return loc, nil
 }

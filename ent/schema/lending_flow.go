@@ -67,7 +67,7 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 			return nil, refError(notFoundAsNil(err), "lenderId", "lender")
 		}
 		if !ld.IsActive {
-			return nil, apperr.Invalid("lenderId", "the lender %q is inactive and takes no new applications", ld.Name)
+			return nil, apperr.Invalid("lenderId", "the lender %s is inactive and takes no new applications", apperr.Quote(ld.Name))
 		}
 		first, err := checkOpenAndRef(sys, m, org)
 		if err != nil {
@@ -229,7 +229,7 @@ func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.U
 	}
 	if taken {
 		return false, &apperr.Error{Code: apperr.Conflict, Field: "externalRef",
-			Message: fmt.Sprintf("the lender already has an application with externalRef %q", ref)}
+			Message: fmt.Sprintf("the lender already has an application with externalRef %s", apperr.Quote(ref))}
 	}
 	return len(apps) == 0, nil
 }
@@ -614,6 +614,9 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 	}
 	if id, ok := m.AdvisorID(); ok {
 		u, err := c.User.Query().Where(user.ID(id), user.OrgID(a.OrgID)).Only(sys)
+		if gen.IsNotFound(err) {
+			return refError(nil, "advisorId", "user")
+		}
 		if err != nil {
 			return refError(err, "advisorId", "user")
 		}

@@ -25,15 +25,15 @@ func MarshalTime(t time.Time) graphql.Marshaler {
 // UnmarshalTime reads an RFC 3339 timestamp with any fraction, or none,
 // in any offset, as UTC: SQLite compares stored timestamps as text, so a
 // filter in another offset would match nothing. Anything else is the
-// caller's mistake (BAD_REQUEST).
+// caller's mistake (VALIDATION_ERROR, naming the argument).
 func UnmarshalTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, apperr.New(apperr.BadRequest, "expected an RFC 3339 timestamp string, got %T", v)
+		return time.Time{}, apperr.Invalid("", "expected an RFC 3339 timestamp string, got %T", v)
 	}
 	t, err := apitime.Parse(s)
 	if err != nil {
-		return time.Time{}, apperr.New(apperr.BadRequest, "%q is not an RFC 3339 timestamp such as %s", s, apitime.Example)
+		return time.Time{}, apperr.Invalid("", "%s is not an RFC 3339 timestamp such as %s", apperr.Quote(s), apitime.Example)
 	}
 	return t.UTC(), nil
 }

@@ -243,60 +243,6 @@ func (e AutomationResourceType) Valid() bool {
 	}
 }
 
-// Defines values for AutomationRunErrorCode.
-const (
-	AutomationRunErrorCodeBADREQUEST           AutomationRunErrorCode = "BAD_REQUEST"
-	AutomationRunErrorCodeCONFLICT             AutomationRunErrorCode = "CONFLICT"
-	AutomationRunErrorCodeFORBIDDEN            AutomationRunErrorCode = "FORBIDDEN"
-	AutomationRunErrorCodeIDEMPOTENCYKEYINUSE  AutomationRunErrorCode = "IDEMPOTENCY_KEY_IN_USE"
-	AutomationRunErrorCodeIDEMPOTENCYKEYREUSED AutomationRunErrorCode = "IDEMPOTENCY_KEY_REUSED"
-	AutomationRunErrorCodeINTERNALERROR        AutomationRunErrorCode = "INTERNAL_ERROR"
-	AutomationRunErrorCodeLessThannil          AutomationRunErrorCode = "<nil>"
-	AutomationRunErrorCodeMETHODNOTALLOWED     AutomationRunErrorCode = "METHOD_NOT_ALLOWED"
-	AutomationRunErrorCodeNOTFOUND             AutomationRunErrorCode = "NOT_FOUND"
-	AutomationRunErrorCodePAYLOADTOOLARGE      AutomationRunErrorCode = "PAYLOAD_TOO_LARGE"
-	AutomationRunErrorCodeRATELIMITED          AutomationRunErrorCode = "RATE_LIMITED"
-	AutomationRunErrorCodeSERVICEUNAVAILABLE   AutomationRunErrorCode = "SERVICE_UNAVAILABLE"
-	AutomationRunErrorCodeUNAUTHORIZED         AutomationRunErrorCode = "UNAUTHORIZED"
-	AutomationRunErrorCodeVALIDATIONERROR      AutomationRunErrorCode = "VALIDATION_ERROR"
-)
-
-// Valid indicates whether the value is a known member of the AutomationRunErrorCode enum.
-func (e AutomationRunErrorCode) Valid() bool {
-	switch e {
-	case AutomationRunErrorCodeBADREQUEST:
-		return true
-	case AutomationRunErrorCodeCONFLICT:
-		return true
-	case AutomationRunErrorCodeFORBIDDEN:
-		return true
-	case AutomationRunErrorCodeIDEMPOTENCYKEYINUSE:
-		return true
-	case AutomationRunErrorCodeIDEMPOTENCYKEYREUSED:
-		return true
-	case AutomationRunErrorCodeINTERNALERROR:
-		return true
-	case AutomationRunErrorCodeLessThannil:
-		return true
-	case AutomationRunErrorCodeMETHODNOTALLOWED:
-		return true
-	case AutomationRunErrorCodeNOTFOUND:
-		return true
-	case AutomationRunErrorCodePAYLOADTOOLARGE:
-		return true
-	case AutomationRunErrorCodeRATELIMITED:
-		return true
-	case AutomationRunErrorCodeSERVICEUNAVAILABLE:
-		return true
-	case AutomationRunErrorCodeUNAUTHORIZED:
-		return true
-	case AutomationRunErrorCodeVALIDATIONERROR:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for AutomationRunResourceType.
 const (
 	AutomationRunResourceTypeAutomationRun AutomationRunResourceType = "automation_run"
@@ -840,6 +786,60 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for ErrorCodeOrNull.
+const (
+	ErrorCodeOrNullBADREQUEST           ErrorCodeOrNull = "BAD_REQUEST"
+	ErrorCodeOrNullCONFLICT             ErrorCodeOrNull = "CONFLICT"
+	ErrorCodeOrNullFORBIDDEN            ErrorCodeOrNull = "FORBIDDEN"
+	ErrorCodeOrNullIDEMPOTENCYKEYINUSE  ErrorCodeOrNull = "IDEMPOTENCY_KEY_IN_USE"
+	ErrorCodeOrNullIDEMPOTENCYKEYREUSED ErrorCodeOrNull = "IDEMPOTENCY_KEY_REUSED"
+	ErrorCodeOrNullINTERNALERROR        ErrorCodeOrNull = "INTERNAL_ERROR"
+	ErrorCodeOrNullLessThannil          ErrorCodeOrNull = "<nil>"
+	ErrorCodeOrNullMETHODNOTALLOWED     ErrorCodeOrNull = "METHOD_NOT_ALLOWED"
+	ErrorCodeOrNullNOTFOUND             ErrorCodeOrNull = "NOT_FOUND"
+	ErrorCodeOrNullPAYLOADTOOLARGE      ErrorCodeOrNull = "PAYLOAD_TOO_LARGE"
+	ErrorCodeOrNullRATELIMITED          ErrorCodeOrNull = "RATE_LIMITED"
+	ErrorCodeOrNullSERVICEUNAVAILABLE   ErrorCodeOrNull = "SERVICE_UNAVAILABLE"
+	ErrorCodeOrNullUNAUTHORIZED         ErrorCodeOrNull = "UNAUTHORIZED"
+	ErrorCodeOrNullVALIDATIONERROR      ErrorCodeOrNull = "VALIDATION_ERROR"
+)
+
+// Valid indicates whether the value is a known member of the ErrorCodeOrNull enum.
+func (e ErrorCodeOrNull) Valid() bool {
+	switch e {
+	case ErrorCodeOrNullBADREQUEST:
+		return true
+	case ErrorCodeOrNullCONFLICT:
+		return true
+	case ErrorCodeOrNullFORBIDDEN:
+		return true
+	case ErrorCodeOrNullIDEMPOTENCYKEYINUSE:
+		return true
+	case ErrorCodeOrNullIDEMPOTENCYKEYREUSED:
+		return true
+	case ErrorCodeOrNullINTERNALERROR:
+		return true
+	case ErrorCodeOrNullLessThannil:
+		return true
+	case ErrorCodeOrNullMETHODNOTALLOWED:
+		return true
+	case ErrorCodeOrNullNOTFOUND:
+		return true
+	case ErrorCodeOrNullPAYLOADTOOLARGE:
+		return true
+	case ErrorCodeOrNullRATELIMITED:
+		return true
+	case ErrorCodeOrNullSERVICEUNAVAILABLE:
+		return true
+	case ErrorCodeOrNullUNAUTHORIZED:
+		return true
+	case ErrorCodeOrNullVALIDATIONERROR:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FundedDealResourceType.
 const (
 	FundedDealResourceTypeFundedDeal FundedDealResourceType = "funded_deal"
@@ -894,60 +894,6 @@ const (
 func (e InboundEndpointResourceType) Valid() bool {
 	switch e {
 	case InboundEndpointResourceTypeInboundEndpoint:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for InboundRequestErrorCode.
-const (
-	InboundRequestErrorCodeBADREQUEST           InboundRequestErrorCode = "BAD_REQUEST"
-	InboundRequestErrorCodeCONFLICT             InboundRequestErrorCode = "CONFLICT"
-	InboundRequestErrorCodeFORBIDDEN            InboundRequestErrorCode = "FORBIDDEN"
-	InboundRequestErrorCodeIDEMPOTENCYKEYINUSE  InboundRequestErrorCode = "IDEMPOTENCY_KEY_IN_USE"
-	InboundRequestErrorCodeIDEMPOTENCYKEYREUSED InboundRequestErrorCode = "IDEMPOTENCY_KEY_REUSED"
-	InboundRequestErrorCodeINTERNALERROR        InboundRequestErrorCode = "INTERNAL_ERROR"
-	InboundRequestErrorCodeLessThannil          InboundRequestErrorCode = "<nil>"
-	InboundRequestErrorCodeMETHODNOTALLOWED     InboundRequestErrorCode = "METHOD_NOT_ALLOWED"
-	InboundRequestErrorCodeNOTFOUND             InboundRequestErrorCode = "NOT_FOUND"
-	InboundRequestErrorCodePAYLOADTOOLARGE      InboundRequestErrorCode = "PAYLOAD_TOO_LARGE"
-	InboundRequestErrorCodeRATELIMITED          InboundRequestErrorCode = "RATE_LIMITED"
-	InboundRequestErrorCodeSERVICEUNAVAILABLE   InboundRequestErrorCode = "SERVICE_UNAVAILABLE"
-	InboundRequestErrorCodeUNAUTHORIZED         InboundRequestErrorCode = "UNAUTHORIZED"
-	InboundRequestErrorCodeVALIDATIONERROR      InboundRequestErrorCode = "VALIDATION_ERROR"
-)
-
-// Valid indicates whether the value is a known member of the InboundRequestErrorCode enum.
-func (e InboundRequestErrorCode) Valid() bool {
-	switch e {
-	case InboundRequestErrorCodeBADREQUEST:
-		return true
-	case InboundRequestErrorCodeCONFLICT:
-		return true
-	case InboundRequestErrorCodeFORBIDDEN:
-		return true
-	case InboundRequestErrorCodeIDEMPOTENCYKEYINUSE:
-		return true
-	case InboundRequestErrorCodeIDEMPOTENCYKEYREUSED:
-		return true
-	case InboundRequestErrorCodeINTERNALERROR:
-		return true
-	case InboundRequestErrorCodeLessThannil:
-		return true
-	case InboundRequestErrorCodeMETHODNOTALLOWED:
-		return true
-	case InboundRequestErrorCodeNOTFOUND:
-		return true
-	case InboundRequestErrorCodePAYLOADTOOLARGE:
-		return true
-	case InboundRequestErrorCodeRATELIMITED:
-		return true
-	case InboundRequestErrorCodeSERVICEUNAVAILABLE:
-		return true
-	case InboundRequestErrorCodeUNAUTHORIZED:
-		return true
-	case InboundRequestErrorCodeVALIDATIONERROR:
 		return true
 	default:
 		return false
@@ -2207,9 +2153,9 @@ type AutomationRun struct {
 	CreatedAt time.Time `json:"createdAt"`
 	Error     *string   `json:"error"`
 
-	// ErrorCode The code a failed run's error has on REST and GraphQL; null unless the run failed.
-	ErrorCode *AutomationRunErrorCode `json:"errorCode"`
-	EventId   *string                 `json:"eventId"`
+	// ErrorCode An error's machine-readable code. Null: not given, or not known.
+	ErrorCode *ErrorCodeOrNull `json:"errorCode"`
+	EventId   *string          `json:"eventId"`
 
 	// FinishedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
 	//
@@ -2227,9 +2173,6 @@ type AutomationRun struct {
 	// Status An automation run's state.
 	Status AutomationRunStatus `json:"status"`
 }
-
-// AutomationRunErrorCode The code a failed run's error has on REST and GraphQL; null unless the run failed.
-type AutomationRunErrorCode string
 
 // AutomationRunEnvelope defines model for AutomationRunEnvelope.
 type AutomationRunEnvelope struct {
@@ -3132,6 +3075,9 @@ type Error struct {
 // ErrorCode An error's machine-readable code.
 type ErrorCode string
 
+// ErrorCodeOrNull An error's machine-readable code. Null: not given, or not known.
+type ErrorCodeOrNull string
+
 // ErrorEnvelope defines model for ErrorEnvelope.
 type ErrorEnvelope struct {
 	Errors []Error `json:"errors"`
@@ -3411,10 +3357,10 @@ type InboundEndpointTotalList struct {
 type InboundRequest struct {
 	Error *string `json:"error"`
 
-	// ErrorCode The failing run's errorCode; null unless a run failed.
-	ErrorCode *InboundRequestErrorCode `json:"errorCode"`
-	Mapped    map[string]interface{}   `json:"mapped"`
-	Payload   map[string]interface{}   `json:"payload"`
+	// ErrorCode An error's machine-readable code. Null: not given, or not known.
+	ErrorCode *ErrorCodeOrNull       `json:"errorCode"`
+	Mapped    map[string]interface{} `json:"mapped"`
+	Payload   map[string]interface{} `json:"payload"`
 
 	// ReceivedAt RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
 	//
@@ -3427,9 +3373,6 @@ type InboundRequest struct {
 	TimestampSigned bool                 `json:"timestampSigned"`
 	WebhookId       *string              `json:"webhookId"`
 }
-
-// InboundRequestErrorCode The failing run's errorCode; null unless a run failed.
-type InboundRequestErrorCode string
 
 // InboundRequestList defines model for InboundRequestList.
 type InboundRequestList struct {
