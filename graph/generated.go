@@ -808,7 +808,7 @@ type ComplexityRoot struct {
 		InboundRequests      func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
 		Lead                 func(childComplexity int, id uuid.UUID) int
 		Leads                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
-		LeadsPage            func(childComplexity int, page *int, limit *int, search *string) int
+		LeadsPage            func(childComplexity int, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) int
 		Lenders              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) int
 		LendersPage          func(childComplexity int, isActive *bool, page *int, limit *int) int
 		Node                 func(childComplexity int, id uuid.UUID) int
@@ -1001,7 +1001,7 @@ type QueryResolver interface {
 	Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error)
 	Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error)
 	WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error)
-	LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error)
+	LeadsPage(ctx context.Context, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) (*LeadPage, error)
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
 	StagesPage(ctx context.Context, page *int, limit *int) (*PipelineStagePage, error)
 	UsersPage(ctx context.Context, role *user.Role, teamID *uuid.UUID, page *int, limit *int) (*UserPage, error)
@@ -4489,7 +4489,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.LeadsPage(childComplexity, args["page"].(*int), args["limit"].(*int), args["search"].(*string)), true
+		return e.ComplexityRoot.Query.LeadsPage(childComplexity, args["page"].(*int), args["limit"].(*int), args["search"].(*string), args["where"].(*ent.LeadWhereInput), args["tags"].([]string)), true
 	case "Query.lenders":
 		if e.ComplexityRoot.Query.Lenders == nil {
 			break
@@ -8530,6 +8530,22 @@ func (ec *executionContext) field_Query_leadsPage_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["search"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
+			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "tags",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tags"] = arg4
 	return args, nil
 }
 
@@ -22986,7 +23002,7 @@ func (ec *executionContext) _Query_leadsPage(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().LeadsPage(ctx, fc.Args["page"].(*int), fc.Args["limit"].(*int), fc.Args["search"].(*string))
+			return ec.Resolvers.Query().LeadsPage(ctx, fc.Args["page"].(*int), fc.Args["limit"].(*int), fc.Args["search"].(*string), fc.Args["where"].(*ent.LeadWhereInput), fc.Args["tags"].([]string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *LeadPage) graphql.Marshaler {

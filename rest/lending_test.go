@@ -384,11 +384,19 @@ func TestFundedDeals(t *testing.T) {
 			t.Fatalf("page 2 = %v", got)
 		}
 	})
+	t.Run("DateRange", func(t *testing.T) {
+		// A date is a whole day in the organization's time zone (UTC here),
+		// as in the reports: the day of d2's funding holds d2 alone.
+		day := b.d2FundedAt.UTC().Format(time.DateOnly)
+		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+day+"&fundedTo="+day, e.Key), b.d2)
+		next := b.d2FundedAt.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+next+"&fundedTo="+next, e.Key))
+	})
 	t.Run("ErrMalformedFilter", func(t *testing.T) {
 		from := url.QueryEscape(b.d2FundedAt.Format(time.RFC3339))
 		for _, c := range []struct{ query, field string }{
 			{"leadId=1", "leadId"}, {"lenderId=harbor", "lenderId"}, {"advisorId=maya", "advisorId"},
-			{"fundedFrom=yesterday", "fundedFrom"}, {"fundedFrom=2026-11-20", "fundedFrom"},
+			{"fundedFrom=yesterday", "fundedFrom"}, {"fundedFrom=2026-11-31", "fundedFrom"}, {"fundedFrom=20261120", "fundedFrom"},
 			{"fundedTo=2026-13-01T00:00:00Z", "fundedTo"},
 			{"fundedFrom=" + from + "&fundedTo=" + from, "fundedTo"},
 			{"fundedFrom=2026-11-20T10:00:00Z&fundedTo=2026-11-20T09:00:00Z", "fundedTo"},

@@ -63,11 +63,15 @@ const MaxQuoted = 100
 
 // Quote quotes a refused value for an error message, cut to MaxQuoted
 // characters with "..." when longer.
-func Quote(v string) string {
+func Quote(v string) string { return strconv.Quote(Cut(v)) }
+
+// Cut is v cut to MaxQuoted characters with "..." when longer: a name the
+// caller chose, echoed where it is not quoted (an error's field).
+func Cut(v string) string {
 	if r := []rune(v); len(r) > MaxQuoted {
-		v = string(r[:MaxQuoted-3]) + "..."
+		return string(r[:MaxQuoted-3]) + "..."
 	}
-	return strconv.Quote(v)
+	return v
 }
 
 // Transient reports whether an error of code may clear by itself (the

@@ -119,6 +119,15 @@ func Parse(p Params, orgZone string, now time.Time) (Range, error) {
 	return r, nil
 }
 
+// Bound reads one end of a record filter's range (createdFrom, fundedTo):
+// a date-time is that instant; a date is a whole day in loc, so a start is
+// its first instant and an end (exclusive) the first instant of the day
+// after it. The same rule as a report's range.
+func Bound(field, s string, loc *time.Location, end bool) (time.Time, error) {
+	t, err := instant(field, s, loc, end && len(s) == len(DateLayout))
+	return t.UTC(), err
+}
+
 // instant reads a date or a date-time. A date's instant is the first
 // instant of its day; for to, inclusive, that of the day after it.
 func instant(field, s string, loc *time.Location, inclusiveEnd bool) (time.Time, error) {
