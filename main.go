@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -214,8 +215,41 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// help prints the list of commands, or with arguments one command's usage.
+// groupCommands are the commands whose first word is group (keys: keys
+// create, ...); none when group is a command of its own.
+func groupCommands(group string) []command {
+	var out []command
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, group+" ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listCommands writes a table of cs, their summaries aligned past the
+// longest name.
+func listCommands(w io.Writer, cs []command) {
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+}
+
+// help prints the list of commands, a group's (svc help keys), or with a
+// command one command's usage.
 func help(args []string, w io.Writer) error {
+	if len(args) == 1 {
+		if group := groupCommands(args[0]); len(group) > 0 {
+			fmt.Fprintf(w, "Usage: svc %s COMMAND [flags]\n\nCommands:\n", args[0])
+			listCommands(w, group)
+			fmt.Fprintf(w, "\nRun 'svc help %s COMMAND' for a command's flags.\n", args[0])
+			return nil
+		}
+	}
 	if len(args) > 0 {
 		cmd, rest, err := lookup(args)
 		if err != nil {
@@ -227,10 +261,8 @@ func help(args []string, w io.Writer) error {
 		return cmd.usage(w)
 	}
 	fmt.Fprint(w, "svc is the lending-pipeline service.\n\nUsage: svc [command] [flags]\n\nCommands:\n")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "  %-13s %s\n", "help", "list the commands, or show one command's flags: svc help COMMAND")
+	listCommands(w, append(slices.Clone(commands),
+		command{name: "help", summary: "list the commands, or show one command's flags: svc help COMMAND"}))
 	fmt.Fprint(w, "\nSettings are SVC_* environment variables (docs/configuration.md).\n"+
 		"Run 'svc help COMMAND' or 'svc COMMAND --help' for a command's flags.\n")
 	return nil

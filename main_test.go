@@ -170,6 +170,35 @@ func TestHelpTouchesNothing(t *testing.T) {
 	}
 }
 
+// svc help GROUP lists the group's commands, and every list of commands
+// aligns its summaries past the longest name.
+func TestHelpGroupsAndAlignment(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "keys"}, {"help", "rollups"}, {"help", "orgs"}} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
+		if code := exitCode(err, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, &stderr)
+		}
+		var columns []int
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			for _, c := range commands {
+				if strings.HasPrefix(line, "  "+c.name+" ") {
+					columns = append(columns, strings.Index(line, c.summary))
+				}
+			}
+		}
+		if len(columns) == 0 || (len(args) > 1 && !strings.Contains(stdout.String(), args[1]+" ")) {
+			t.Errorf("%v lists no command of its own:\n%s", args, &stdout)
+		}
+		for _, col := range columns {
+			if col != columns[0] {
+				t.Errorf("%v: summaries start at columns %v, want one column:\n%s", args, columns, &stdout)
+				break
+			}
+		}
+	}
+}
+
 // A database URL with a misspelt scheme is refused naming the scheme and
 // the accepted forms, instead of being opened as a SQLite file path.
 func TestDatabaseSchemeTypo(t *testing.T) {

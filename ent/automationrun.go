@@ -49,6 +49,8 @@ type AutomationRun struct {
 	Applied []map[string]interface{} `json:"applied,omitempty"`
 	// Error holds the value of the "error" field.
 	Error *string `json:"error,omitempty"`
+	// ErrorCode holds the value of the "error_code" field.
+	ErrorCode *string `json:"error_code,omitempty"`
 	// FinishedAt holds the value of the "finished_at" field.
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -90,7 +92,7 @@ func (*AutomationRun) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case automationrun.FieldDepth, automationrun.FieldAttempts:
 			values[i] = new(sql.NullInt64)
-		case automationrun.FieldStatus, automationrun.FieldError:
+		case automationrun.FieldStatus, automationrun.FieldError, automationrun.FieldErrorCode:
 			values[i] = new(sql.NullString)
 		case automationrun.FieldCreatedAt, automationrun.FieldUpdatedAt, automationrun.FieldNextAttemptAt, automationrun.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -209,6 +211,13 @@ func (_m *AutomationRun) assignValues(columns []string, values []any) error {
 				_m.Error = new(string)
 				*_m.Error = value.String
 			}
+		case automationrun.FieldErrorCode:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field error_code", values[i])
+			} else if value.Valid {
+				_m.ErrorCode = new(string)
+				*_m.ErrorCode = value.String
+			}
 		case automationrun.FieldFinishedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field finished_at", values[i])
@@ -304,6 +313,11 @@ func (_m *AutomationRun) String() string {
 	builder.WriteString(", ")
 	if v := _m.Error; v != nil {
 		builder.WriteString("error=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ErrorCode; v != nil {
+		builder.WriteString("error_code=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

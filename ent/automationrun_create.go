@@ -181,6 +181,20 @@ func (_c *AutomationRunCreate) SetNillableError(v *string) *AutomationRunCreate 
 	return _c
 }
 
+// SetErrorCode sets the "error_code" field.
+func (_c *AutomationRunCreate) SetErrorCode(v string) *AutomationRunCreate {
+	_c.mutation.SetErrorCode(v)
+	return _c
+}
+
+// SetNillableErrorCode sets the "error_code" field if the given value is not nil.
+func (_c *AutomationRunCreate) SetNillableErrorCode(v *string) *AutomationRunCreate {
+	if v != nil {
+		_c.SetErrorCode(*v)
+	}
+	return _c
+}
+
 // SetFinishedAt sets the "finished_at" field.
 func (_c *AutomationRunCreate) SetFinishedAt(v time.Time) *AutomationRunCreate {
 	_c.mutation.SetFinishedAt(v)
@@ -412,6 +426,10 @@ func (_c *AutomationRunCreate) createSpec() (*AutomationRun, *sqlgraph.CreateSpe
 		_spec.SetField(automationrun.FieldError, field.TypeString, value)
 		_node.Error = &value
 	}
+	if value, ok := _c.mutation.ErrorCode(); ok {
+		_spec.SetField(automationrun.FieldErrorCode, field.TypeString, value)
+		_node.ErrorCode = &value
+	}
 	if value, ok := _c.mutation.FinishedAt(); ok {
 		_spec.SetField(automationrun.FieldFinishedAt, field.TypeTime, value)
 		_node.FinishedAt = &value
@@ -590,6 +608,24 @@ func (u *AutomationRunUpsert) UpdateError() *AutomationRunUpsert {
 // ClearError clears the value of the "error" field.
 func (u *AutomationRunUpsert) ClearError() *AutomationRunUpsert {
 	u.SetNull(automationrun.FieldError)
+	return u
+}
+
+// SetErrorCode sets the "error_code" field.
+func (u *AutomationRunUpsert) SetErrorCode(v string) *AutomationRunUpsert {
+	u.Set(automationrun.FieldErrorCode, v)
+	return u
+}
+
+// UpdateErrorCode sets the "error_code" field to the value that was provided on create.
+func (u *AutomationRunUpsert) UpdateErrorCode() *AutomationRunUpsert {
+	u.SetExcluded(automationrun.FieldErrorCode)
+	return u
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (u *AutomationRunUpsert) ClearErrorCode() *AutomationRunUpsert {
+	u.SetNull(automationrun.FieldErrorCode)
 	return u
 }
 
@@ -803,6 +839,27 @@ func (u *AutomationRunUpsertOne) UpdateError() *AutomationRunUpsertOne {
 func (u *AutomationRunUpsertOne) ClearError() *AutomationRunUpsertOne {
 	return u.Update(func(s *AutomationRunUpsert) {
 		s.ClearError()
+	})
+}
+
+// SetErrorCode sets the "error_code" field.
+func (u *AutomationRunUpsertOne) SetErrorCode(v string) *AutomationRunUpsertOne {
+	return u.Update(func(s *AutomationRunUpsert) {
+		s.SetErrorCode(v)
+	})
+}
+
+// UpdateErrorCode sets the "error_code" field to the value that was provided on create.
+func (u *AutomationRunUpsertOne) UpdateErrorCode() *AutomationRunUpsertOne {
+	return u.Update(func(s *AutomationRunUpsert) {
+		s.UpdateErrorCode()
+	})
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (u *AutomationRunUpsertOne) ClearErrorCode() *AutomationRunUpsertOne {
+	return u.Update(func(s *AutomationRunUpsert) {
+		s.ClearErrorCode()
 	})
 }
 
@@ -1186,6 +1243,27 @@ func (u *AutomationRunUpsertBulk) UpdateError() *AutomationRunUpsertBulk {
 func (u *AutomationRunUpsertBulk) ClearError() *AutomationRunUpsertBulk {
 	return u.Update(func(s *AutomationRunUpsert) {
 		s.ClearError()
+	})
+}
+
+// SetErrorCode sets the "error_code" field.
+func (u *AutomationRunUpsertBulk) SetErrorCode(v string) *AutomationRunUpsertBulk {
+	return u.Update(func(s *AutomationRunUpsert) {
+		s.SetErrorCode(v)
+	})
+}
+
+// UpdateErrorCode sets the "error_code" field to the value that was provided on create.
+func (u *AutomationRunUpsertBulk) UpdateErrorCode() *AutomationRunUpsertBulk {
+	return u.Update(func(s *AutomationRunUpsert) {
+		s.UpdateErrorCode()
+	})
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (u *AutomationRunUpsertBulk) ClearErrorCode() *AutomationRunUpsertBulk {
+	return u.Update(func(s *AutomationRunUpsert) {
+		s.ClearErrorCode()
 	})
 }
 

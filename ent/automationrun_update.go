@@ -144,6 +144,26 @@ func (_u *AutomationRunUpdate) ClearError() *AutomationRunUpdate {
 	return _u
 }
 
+// SetErrorCode sets the "error_code" field.
+func (_u *AutomationRunUpdate) SetErrorCode(v string) *AutomationRunUpdate {
+	_u.mutation.SetErrorCode(v)
+	return _u
+}
+
+// SetNillableErrorCode sets the "error_code" field if the given value is not nil.
+func (_u *AutomationRunUpdate) SetNillableErrorCode(v *string) *AutomationRunUpdate {
+	if v != nil {
+		_u.SetErrorCode(*v)
+	}
+	return _u
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (_u *AutomationRunUpdate) ClearErrorCode() *AutomationRunUpdate {
+	_u.mutation.ClearErrorCode()
+	return _u
+}
+
 // SetFinishedAt sets the "finished_at" field.
 func (_u *AutomationRunUpdate) SetFinishedAt(v time.Time) *AutomationRunUpdate {
 	_u.mutation.SetFinishedAt(v)
@@ -286,6 +306,12 @@ func (_u *AutomationRunUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if _u.mutation.ErrorCleared() {
 		_spec.ClearField(automationrun.FieldError, field.TypeString)
 	}
+	if value, ok := _u.mutation.ErrorCode(); ok {
+		_spec.SetField(automationrun.FieldErrorCode, field.TypeString, value)
+	}
+	if _u.mutation.ErrorCodeCleared() {
+		_spec.ClearField(automationrun.FieldErrorCode, field.TypeString)
+	}
 	if value, ok := _u.mutation.FinishedAt(); ok {
 		_spec.SetField(automationrun.FieldFinishedAt, field.TypeTime, value)
 	}
@@ -424,6 +450,26 @@ func (_u *AutomationRunUpdateOne) SetNillableError(v *string) *AutomationRunUpda
 // ClearError clears the value of the "error" field.
 func (_u *AutomationRunUpdateOne) ClearError() *AutomationRunUpdateOne {
 	_u.mutation.ClearError()
+	return _u
+}
+
+// SetErrorCode sets the "error_code" field.
+func (_u *AutomationRunUpdateOne) SetErrorCode(v string) *AutomationRunUpdateOne {
+	_u.mutation.SetErrorCode(v)
+	return _u
+}
+
+// SetNillableErrorCode sets the "error_code" field if the given value is not nil.
+func (_u *AutomationRunUpdateOne) SetNillableErrorCode(v *string) *AutomationRunUpdateOne {
+	if v != nil {
+		_u.SetErrorCode(*v)
+	}
+	return _u
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (_u *AutomationRunUpdateOne) ClearErrorCode() *AutomationRunUpdateOne {
+	_u.mutation.ClearErrorCode()
 	return _u
 }
 
@@ -598,6 +644,12 @@ func (_u *AutomationRunUpdateOne) sqlSave(ctx context.Context) (_node *Automatio
 	}
 	if _u.mutation.ErrorCleared() {
 		_spec.ClearField(automationrun.FieldError, field.TypeString)
+	}
+	if value, ok := _u.mutation.ErrorCode(); ok {
+		_spec.SetField(automationrun.FieldErrorCode, field.TypeString, value)
+	}
+	if _u.mutation.ErrorCodeCleared() {
+		_spec.ClearField(automationrun.FieldErrorCode, field.TypeString)
 	}
 	if value, ok := _u.mutation.FinishedAt(); ok {
 		_spec.SetField(automationrun.FieldFinishedAt, field.TypeTime, value)

@@ -182,6 +182,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automationrun.FieldLeadID:           {Type: field.TypeUUID, Column: automationrun.FieldLeadID},
 			automationrun.FieldApplied:          {Type: field.TypeJSON, Column: automationrun.FieldApplied},
 			automationrun.FieldError:            {Type: field.TypeString, Column: automationrun.FieldError},
+			automationrun.FieldErrorCode:        {Type: field.TypeString, Column: automationrun.FieldErrorCode},
 			automationrun.FieldFinishedAt:       {Type: field.TypeTime, Column: automationrun.FieldFinishedAt},
 		},
 	}
@@ -503,6 +504,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldMapped:          {Type: field.TypeJSON, Column: inboundrequest.FieldMapped},
 			inboundrequest.FieldStatus:          {Type: field.TypeEnum, Column: inboundrequest.FieldStatus},
 			inboundrequest.FieldError:           {Type: field.TypeString, Column: inboundrequest.FieldError},
+			inboundrequest.FieldErrorCode:       {Type: field.TypeString, Column: inboundrequest.FieldErrorCode},
 		},
 	}
 	graph.Nodes[18] = &sqlgraph.Node{
@@ -2443,6 +2445,11 @@ func (f *AutomationRunFilter) WhereError(p entql.StringP) {
 	f.Where(p.Field(automationrun.FieldError))
 }
 
+// WhereErrorCode applies the entql string predicate on the error_code field.
+func (f *AutomationRunFilter) WhereErrorCode(p entql.StringP) {
+	f.Where(p.Field(automationrun.FieldErrorCode))
+}
+
 // WhereFinishedAt applies the entql time.Time predicate on the finished_at field.
 func (f *AutomationRunFilter) WhereFinishedAt(p entql.TimeP) {
 	f.Where(p.Field(automationrun.FieldFinishedAt))
@@ -3987,6 +3994,11 @@ func (f *InboundRequestFilter) WhereStatus(p entql.StringP) {
 // WhereError applies the entql string predicate on the error field.
 func (f *InboundRequestFilter) WhereError(p entql.StringP) {
 	f.Where(p.Field(inboundrequest.FieldError))
+}
+
+// WhereErrorCode applies the entql string predicate on the error_code field.
+func (f *InboundRequestFilter) WhereErrorCode(p entql.StringP) {
+	f.Where(p.Field(inboundrequest.FieldErrorCode))
 }
 
 // WhereHasEndpoint applies a predicate to check if query has an edge endpoint.

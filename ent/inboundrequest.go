@@ -43,6 +43,8 @@ type InboundRequest struct {
 	Status inboundrequest.Status `json:"status,omitempty"`
 	// Error holds the value of the "error" field.
 	Error *string `json:"error,omitempty"`
+	// ErrorCode holds the value of the "error_code" field.
+	ErrorCode *string `json:"error_code,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InboundRequestQuery when eager-loading is set.
 	Edges        InboundRequestEdges `json:"edges"`
@@ -80,7 +82,7 @@ func (*InboundRequest) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case inboundrequest.FieldSignatureValid, inboundrequest.FieldTimestampSigned:
 			values[i] = new(sql.NullBool)
-		case inboundrequest.FieldDedupKey, inboundrequest.FieldReplayKey, inboundrequest.FieldStatus, inboundrequest.FieldError:
+		case inboundrequest.FieldDedupKey, inboundrequest.FieldReplayKey, inboundrequest.FieldStatus, inboundrequest.FieldError, inboundrequest.FieldErrorCode:
 			values[i] = new(sql.NullString)
 		case inboundrequest.FieldReceivedAt:
 			values[i] = new(sql.NullTime)
@@ -180,6 +182,13 @@ func (_m *InboundRequest) assignValues(columns []string, values []any) error {
 				_m.Error = new(string)
 				*_m.Error = value.String
 			}
+		case inboundrequest.FieldErrorCode:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field error_code", values[i])
+			} else if value.Valid {
+				_m.ErrorCode = new(string)
+				*_m.ErrorCode = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -257,6 +266,11 @@ func (_m *InboundRequest) String() string {
 	builder.WriteString(", ")
 	if v := _m.Error; v != nil {
 		builder.WriteString("error=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ErrorCode; v != nil {
+		builder.WriteString("error_code=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

@@ -123,6 +123,20 @@ func (_c *InboundRequestCreate) SetNillableError(v *string) *InboundRequestCreat
 	return _c
 }
 
+// SetErrorCode sets the "error_code" field.
+func (_c *InboundRequestCreate) SetErrorCode(v string) *InboundRequestCreate {
+	_c.mutation.SetErrorCode(v)
+	return _c
+}
+
+// SetNillableErrorCode sets the "error_code" field if the given value is not nil.
+func (_c *InboundRequestCreate) SetNillableErrorCode(v *string) *InboundRequestCreate {
+	if v != nil {
+		_c.SetErrorCode(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *InboundRequestCreate) SetID(v uuid.UUID) *InboundRequestCreate {
 	_c.mutation.SetID(v)
@@ -297,6 +311,10 @@ func (_c *InboundRequestCreate) createSpec() (*InboundRequest, *sqlgraph.CreateS
 		_spec.SetField(inboundrequest.FieldError, field.TypeString, value)
 		_node.Error = &value
 	}
+	if value, ok := _c.mutation.ErrorCode(); ok {
+		_spec.SetField(inboundrequest.FieldErrorCode, field.TypeString, value)
+		_node.ErrorCode = &value
+	}
 	if nodes := _c.mutation.EndpointIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -465,6 +483,24 @@ func (u *InboundRequestUpsert) UpdateError() *InboundRequestUpsert {
 // ClearError clears the value of the "error" field.
 func (u *InboundRequestUpsert) ClearError() *InboundRequestUpsert {
 	u.SetNull(inboundrequest.FieldError)
+	return u
+}
+
+// SetErrorCode sets the "error_code" field.
+func (u *InboundRequestUpsert) SetErrorCode(v string) *InboundRequestUpsert {
+	u.Set(inboundrequest.FieldErrorCode, v)
+	return u
+}
+
+// UpdateErrorCode sets the "error_code" field to the value that was provided on create.
+func (u *InboundRequestUpsert) UpdateErrorCode() *InboundRequestUpsert {
+	u.SetExcluded(inboundrequest.FieldErrorCode)
+	return u
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (u *InboundRequestUpsert) ClearErrorCode() *InboundRequestUpsert {
+	u.SetNull(inboundrequest.FieldErrorCode)
 	return u
 }
 
@@ -647,6 +683,27 @@ func (u *InboundRequestUpsertOne) UpdateError() *InboundRequestUpsertOne {
 func (u *InboundRequestUpsertOne) ClearError() *InboundRequestUpsertOne {
 	return u.Update(func(s *InboundRequestUpsert) {
 		s.ClearError()
+	})
+}
+
+// SetErrorCode sets the "error_code" field.
+func (u *InboundRequestUpsertOne) SetErrorCode(v string) *InboundRequestUpsertOne {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.SetErrorCode(v)
+	})
+}
+
+// UpdateErrorCode sets the "error_code" field to the value that was provided on create.
+func (u *InboundRequestUpsertOne) UpdateErrorCode() *InboundRequestUpsertOne {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.UpdateErrorCode()
+	})
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (u *InboundRequestUpsertOne) ClearErrorCode() *InboundRequestUpsertOne {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.ClearErrorCode()
 	})
 }
 
@@ -996,6 +1053,27 @@ func (u *InboundRequestUpsertBulk) UpdateError() *InboundRequestUpsertBulk {
 func (u *InboundRequestUpsertBulk) ClearError() *InboundRequestUpsertBulk {
 	return u.Update(func(s *InboundRequestUpsert) {
 		s.ClearError()
+	})
+}
+
+// SetErrorCode sets the "error_code" field.
+func (u *InboundRequestUpsertBulk) SetErrorCode(v string) *InboundRequestUpsertBulk {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.SetErrorCode(v)
+	})
+}
+
+// UpdateErrorCode sets the "error_code" field to the value that was provided on create.
+func (u *InboundRequestUpsertBulk) UpdateErrorCode() *InboundRequestUpsertBulk {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.UpdateErrorCode()
+	})
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (u *InboundRequestUpsertBulk) ClearErrorCode() *InboundRequestUpsertBulk {
+	return u.Update(func(s *InboundRequestUpsert) {
+		s.ClearErrorCode()
 	})
 }
 

@@ -126,6 +126,26 @@ func (_u *InboundRequestUpdate) ClearError() *InboundRequestUpdate {
 	return _u
 }
 
+// SetErrorCode sets the "error_code" field.
+func (_u *InboundRequestUpdate) SetErrorCode(v string) *InboundRequestUpdate {
+	_u.mutation.SetErrorCode(v)
+	return _u
+}
+
+// SetNillableErrorCode sets the "error_code" field if the given value is not nil.
+func (_u *InboundRequestUpdate) SetNillableErrorCode(v *string) *InboundRequestUpdate {
+	if v != nil {
+		_u.SetErrorCode(*v)
+	}
+	return _u
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (_u *InboundRequestUpdate) ClearErrorCode() *InboundRequestUpdate {
+	_u.mutation.ClearErrorCode()
+	return _u
+}
+
 // Mutation returns the InboundRequestMutation object of the builder.
 func (_u *InboundRequestUpdate) Mutation() *InboundRequestMutation {
 	return _u.mutation
@@ -221,6 +241,12 @@ func (_u *InboundRequestUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if _u.mutation.ErrorCleared() {
 		_spec.ClearField(inboundrequest.FieldError, field.TypeString)
+	}
+	if value, ok := _u.mutation.ErrorCode(); ok {
+		_spec.SetField(inboundrequest.FieldErrorCode, field.TypeString, value)
+	}
+	if _u.mutation.ErrorCodeCleared() {
+		_spec.ClearField(inboundrequest.FieldErrorCode, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -339,6 +365,26 @@ func (_u *InboundRequestUpdateOne) SetNillableError(v *string) *InboundRequestUp
 // ClearError clears the value of the "error" field.
 func (_u *InboundRequestUpdateOne) ClearError() *InboundRequestUpdateOne {
 	_u.mutation.ClearError()
+	return _u
+}
+
+// SetErrorCode sets the "error_code" field.
+func (_u *InboundRequestUpdateOne) SetErrorCode(v string) *InboundRequestUpdateOne {
+	_u.mutation.SetErrorCode(v)
+	return _u
+}
+
+// SetNillableErrorCode sets the "error_code" field if the given value is not nil.
+func (_u *InboundRequestUpdateOne) SetNillableErrorCode(v *string) *InboundRequestUpdateOne {
+	if v != nil {
+		_u.SetErrorCode(*v)
+	}
+	return _u
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (_u *InboundRequestUpdateOne) ClearErrorCode() *InboundRequestUpdateOne {
+	_u.mutation.ClearErrorCode()
 	return _u
 }
 
@@ -467,6 +513,12 @@ func (_u *InboundRequestUpdateOne) sqlSave(ctx context.Context) (_node *InboundR
 	}
 	if _u.mutation.ErrorCleared() {
 		_spec.ClearField(inboundrequest.FieldError, field.TypeString)
+	}
+	if value, ok := _u.mutation.ErrorCode(); ok {
+		_spec.SetField(inboundrequest.FieldErrorCode, field.TypeString, value)
+	}
+	if _u.mutation.ErrorCodeCleared() {
+		_spec.ClearField(inboundrequest.FieldErrorCode, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &InboundRequest{config: _u.config}

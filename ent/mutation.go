@@ -5833,6 +5833,7 @@ type AutomationRunMutation struct {
 	applied            *[]map[string]interface{}
 	appendapplied      []map[string]interface{}
 	error              *string
+	error_code         *string
 	finished_at        *time.Time
 	clearedFields      map[string]struct{}
 	automation         *uuid.UUID
@@ -6571,6 +6572,55 @@ func (m *AutomationRunMutation) ResetError() {
 	delete(m.clearedFields, automationrun.FieldError)
 }
 
+// SetErrorCode sets the "error_code" field.
+func (m *AutomationRunMutation) SetErrorCode(s string) {
+	m.error_code = &s
+}
+
+// ErrorCode returns the value of the "error_code" field in the mutation.
+func (m *AutomationRunMutation) ErrorCode() (r string, exists bool) {
+	v := m.error_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorCode returns the old "error_code" field's value of the AutomationRun entity.
+// If the AutomationRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AutomationRunMutation) OldErrorCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorCode: %w", err)
+	}
+	return oldValue.ErrorCode, nil
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (m *AutomationRunMutation) ClearErrorCode() {
+	m.error_code = nil
+	m.clearedFields[automationrun.FieldErrorCode] = struct{}{}
+}
+
+// ErrorCodeCleared returns if the "error_code" field was cleared in this mutation.
+func (m *AutomationRunMutation) ErrorCodeCleared() bool {
+	_, ok := m.clearedFields[automationrun.FieldErrorCode]
+	return ok
+}
+
+// ResetErrorCode resets all changes to the "error_code" field.
+func (m *AutomationRunMutation) ResetErrorCode() {
+	m.error_code = nil
+	delete(m.clearedFields, automationrun.FieldErrorCode)
+}
+
 // SetFinishedAt sets the "finished_at" field.
 func (m *AutomationRunMutation) SetFinishedAt(t time.Time) {
 	m.finished_at = &t
@@ -6681,7 +6731,7 @@ func (m *AutomationRunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AutomationRunMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, automationrun.FieldCreatedAt)
 	}
@@ -6724,6 +6774,9 @@ func (m *AutomationRunMutation) Fields() []string {
 	if m.error != nil {
 		fields = append(fields, automationrun.FieldError)
 	}
+	if m.error_code != nil {
+		fields = append(fields, automationrun.FieldErrorCode)
+	}
 	if m.finished_at != nil {
 		fields = append(fields, automationrun.FieldFinishedAt)
 	}
@@ -6763,6 +6816,8 @@ func (m *AutomationRunMutation) Field(name string) (ent.Value, bool) {
 		return m.Applied()
 	case automationrun.FieldError:
 		return m.Error()
+	case automationrun.FieldErrorCode:
+		return m.ErrorCode()
 	case automationrun.FieldFinishedAt:
 		return m.FinishedAt()
 	}
@@ -6802,6 +6857,8 @@ func (m *AutomationRunMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldApplied(ctx)
 	case automationrun.FieldError:
 		return m.OldError(ctx)
+	case automationrun.FieldErrorCode:
+		return m.OldErrorCode(ctx)
 	case automationrun.FieldFinishedAt:
 		return m.OldFinishedAt(ctx)
 	}
@@ -6911,6 +6968,13 @@ func (m *AutomationRunMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetError(v)
 		return nil
+	case automationrun.FieldErrorCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorCode(v)
+		return nil
 	case automationrun.FieldFinishedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -6990,6 +7054,9 @@ func (m *AutomationRunMutation) ClearedFields() []string {
 	if m.FieldCleared(automationrun.FieldError) {
 		fields = append(fields, automationrun.FieldError)
 	}
+	if m.FieldCleared(automationrun.FieldErrorCode) {
+		fields = append(fields, automationrun.FieldErrorCode)
+	}
 	if m.FieldCleared(automationrun.FieldFinishedAt) {
 		fields = append(fields, automationrun.FieldFinishedAt)
 	}
@@ -7021,6 +7088,9 @@ func (m *AutomationRunMutation) ClearField(name string) error {
 		return nil
 	case automationrun.FieldError:
 		m.ClearError()
+		return nil
+	case automationrun.FieldErrorCode:
+		m.ClearErrorCode()
 		return nil
 	case automationrun.FieldFinishedAt:
 		m.ClearFinishedAt()
@@ -7074,6 +7144,9 @@ func (m *AutomationRunMutation) ResetField(name string) error {
 		return nil
 	case automationrun.FieldError:
 		m.ResetError()
+		return nil
+	case automationrun.FieldErrorCode:
+		m.ResetErrorCode()
 		return nil
 	case automationrun.FieldFinishedAt:
 		m.ResetFinishedAt()
@@ -21553,6 +21626,7 @@ type InboundRequestMutation struct {
 	mapped           *map[string]interface{}
 	status           *inboundrequest.Status
 	error            *string
+	error_code       *string
 	clearedFields    map[string]struct{}
 	endpoint         *uuid.UUID
 	clearedendpoint  bool
@@ -22126,6 +22200,55 @@ func (m *InboundRequestMutation) ResetError() {
 	delete(m.clearedFields, inboundrequest.FieldError)
 }
 
+// SetErrorCode sets the "error_code" field.
+func (m *InboundRequestMutation) SetErrorCode(s string) {
+	m.error_code = &s
+}
+
+// ErrorCode returns the value of the "error_code" field in the mutation.
+func (m *InboundRequestMutation) ErrorCode() (r string, exists bool) {
+	v := m.error_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorCode returns the old "error_code" field's value of the InboundRequest entity.
+// If the InboundRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InboundRequestMutation) OldErrorCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorCode: %w", err)
+	}
+	return oldValue.ErrorCode, nil
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (m *InboundRequestMutation) ClearErrorCode() {
+	m.error_code = nil
+	m.clearedFields[inboundrequest.FieldErrorCode] = struct{}{}
+}
+
+// ErrorCodeCleared returns if the "error_code" field was cleared in this mutation.
+func (m *InboundRequestMutation) ErrorCodeCleared() bool {
+	_, ok := m.clearedFields[inboundrequest.FieldErrorCode]
+	return ok
+}
+
+// ResetErrorCode resets all changes to the "error_code" field.
+func (m *InboundRequestMutation) ResetErrorCode() {
+	m.error_code = nil
+	delete(m.clearedFields, inboundrequest.FieldErrorCode)
+}
+
 // ClearEndpoint clears the "endpoint" edge to the InboundEndpoint entity.
 func (m *InboundRequestMutation) ClearEndpoint() {
 	m.clearedendpoint = true
@@ -22187,7 +22310,7 @@ func (m *InboundRequestMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InboundRequestMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.org_id != nil {
 		fields = append(fields, inboundrequest.FieldOrgID)
 	}
@@ -22221,6 +22344,9 @@ func (m *InboundRequestMutation) Fields() []string {
 	if m.error != nil {
 		fields = append(fields, inboundrequest.FieldError)
 	}
+	if m.error_code != nil {
+		fields = append(fields, inboundrequest.FieldErrorCode)
+	}
 	return fields
 }
 
@@ -22251,6 +22377,8 @@ func (m *InboundRequestMutation) Field(name string) (ent.Value, bool) {
 		return m.Status()
 	case inboundrequest.FieldError:
 		return m.Error()
+	case inboundrequest.FieldErrorCode:
+		return m.ErrorCode()
 	}
 	return nil, false
 }
@@ -22282,6 +22410,8 @@ func (m *InboundRequestMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldStatus(ctx)
 	case inboundrequest.FieldError:
 		return m.OldError(ctx)
+	case inboundrequest.FieldErrorCode:
+		return m.OldErrorCode(ctx)
 	}
 	return nil, fmt.Errorf("unknown InboundRequest field %s", name)
 }
@@ -22368,6 +22498,13 @@ func (m *InboundRequestMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetError(v)
 		return nil
+	case inboundrequest.FieldErrorCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorCode(v)
+		return nil
 	}
 	return fmt.Errorf("unknown InboundRequest field %s", name)
 }
@@ -22413,6 +22550,9 @@ func (m *InboundRequestMutation) ClearedFields() []string {
 	if m.FieldCleared(inboundrequest.FieldError) {
 		fields = append(fields, inboundrequest.FieldError)
 	}
+	if m.FieldCleared(inboundrequest.FieldErrorCode) {
+		fields = append(fields, inboundrequest.FieldErrorCode)
+	}
 	return fields
 }
 
@@ -22441,6 +22581,9 @@ func (m *InboundRequestMutation) ClearField(name string) error {
 		return nil
 	case inboundrequest.FieldError:
 		m.ClearError()
+		return nil
+	case inboundrequest.FieldErrorCode:
+		m.ClearErrorCode()
 		return nil
 	}
 	return fmt.Errorf("unknown InboundRequest nullable field %s", name)
@@ -22482,6 +22625,9 @@ func (m *InboundRequestMutation) ResetField(name string) error {
 		return nil
 	case inboundrequest.FieldError:
 		m.ResetError()
+		return nil
+	case inboundrequest.FieldErrorCode:
+		m.ResetErrorCode()
 		return nil
 	}
 	return fmt.Errorf("unknown InboundRequest field %s", name)

@@ -376,7 +376,7 @@ func (b *book) fund(l *leadModel, a *appModel, at time.Time) {
 		in["fundedAt"] = a.fundedAt.Format(time.RFC3339Nano)
 	}
 	if b.rng.IntN(3) == 0 {
-		in["fundedAmount"] = b.amount(5000, 250000)
+		in["fundedAmount"] = b.amount(1000, 5000) // at most the approval, which is at least 5,000
 	}
 	if b.rng.IntN(4) == 0 {
 		in["commission"] = b.amount(0, 9000)

@@ -319,12 +319,14 @@ func TestAnalyticsRefusesBadParameters(t *testing.T) {
 	if _, ext := gqlExt(t, l.Env, l.key, analyticsDoc, map[string]any{"from": "2028-01-01", "to": "2028-12-31"}); ext != nil {
 		t.Errorf("366 days refused: %v", ext)
 	}
-	// An id that is not a UUID is BAD_REQUEST, as for every id
-	// (TestGraphQLMalformedID).
-	for _, vars := range []map[string]any{{"advisor": "not-a-uuid"}, {"team": "42"}} {
-		if _, ext := gqlExt(t, l.Env, l.key, analyticsDoc, vars); ext == nil || ext["code"] != "BAD_REQUEST" {
-			t.Errorf("%v: %v, want BAD_REQUEST", vars, ext)
-		}
+	// An id that is not a UUID is VALIDATION_ERROR naming the argument, as
+	// for every id (TestGraphQLMalformedID) and as REST answers it.
+	for _, c := range []struct {
+		vars  map[string]any
+		field string
+	}{{map[string]any{"advisor": "not-a-uuid"}, "advisorId"}, {map[string]any{"team": "42"}, "teamId"}} {
+		_, ext := gqlExt(t, l.Env, l.key, analyticsDoc, c.vars)
+		wantError(t, ext, "VALIDATION_ERROR", c.field)
 	}
 	// interval is an enum: GraphQL's own validation of the variable refuses
 	// another value before any resolver runs, with 422 and the variable's path.

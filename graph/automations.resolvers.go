@@ -7,10 +7,20 @@ package graph
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/automationrun"
 )
+
+// NextAttemptAt is the resolver for the nextAttemptAt field.
+func (r *automationRunRecordResolver) NextAttemptAt(ctx context.Context, obj *ent.AutomationRun) (*time.Time, error) {
+	if obj.Status != automationrun.StatusQueued {
+		return nil, nil // finished: no try is due (as REST shows it)
+	}
+	return &obj.NextAttemptAt, nil
+}
 
 // CreateAutomation is the resolver for the createAutomation field.
 func (r *mutationResolver) CreateAutomation(ctx context.Context, input NewAutomation) (*ent.Automation, error) {
@@ -36,3 +46,10 @@ func (r *mutationResolver) RetryAutomationRun(ctx context.Context, automationID 
 func (r *queryResolver) AutomationRuns(ctx context.Context, automationID uuid.UUID, status *string, page *int, limit *int) (*AutomationRunPage, error) {
 	return r.automationRuns(ctx, automationID, status, page, limit)
 }
+
+// AutomationRunRecord returns AutomationRunRecordResolver implementation.
+func (r *Resolver) AutomationRunRecord() AutomationRunRecordResolver {
+	return &automationRunRecordResolver{r}
+}
+
+type automationRunRecordResolver struct{ *Resolver }

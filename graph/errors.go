@@ -71,10 +71,17 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		return gqlErr // parser and validation errors already say what is wrong
 	}
 	e := AppError(err)
-	if e.Code == apperr.Internal && existing != nil && isArgumentPath(ctx, existing.Path) && ctx.Err() == nil {
-		// gqlgen failed to decode an argument (a cursor, say) before any
-		// resolver ran: the caller sent a value of the wrong form.
-		e = apperr.Invalid(lastName(existing.Path), "is not a valid value")
+	if existing != nil && isArgumentPath(ctx, existing.Path) && ctx.Err() == nil {
+		switch {
+		case e.Code == apperr.Internal:
+			// gqlgen failed to decode an argument (a cursor, say) before any
+			// resolver ran: the caller sent a value of the wrong form.
+			e = apperr.Invalid(lastName(existing.Path), "is not a valid value")
+		case e.Code == apperr.Validation && e.Field == "":
+			// A scalar (an ID, a Time) refused its value: name the argument
+			// or input field it was given for, as REST names the parameter.
+			e = apperr.Invalid(lastName(existing.Path), "%s", e.Message)
+		}
 	}
 	if ctx.Err() != nil && (e.Code == apperr.Internal || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		// An unexplained failure of an operation past its deadline (or

@@ -52,6 +52,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Analytics() AnalyticsResolver
 	Application() ApplicationResolver
+	AutomationRunRecord() AutomationRunRecordResolver
 	DoNotCallResult() DoNotCallResultResolver
 	FundedDeal() FundedDealResolver
 	InboundEndpoint() InboundEndpointResolver
@@ -253,6 +254,7 @@ type ComplexityRoot struct {
 		AutomationID     func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
 		Error            func(childComplexity int) int
+		ErrorCode        func(childComplexity int) int
 		EventID          func(childComplexity int) int
 		FinishedAt       func(childComplexity int) int
 		ID               func(childComplexity int) int
@@ -564,6 +566,7 @@ type ComplexityRoot struct {
 	InboundRequestRecord struct {
 		DedupKey        func(childComplexity int) int
 		Error           func(childComplexity int) int
+		ErrorCode       func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Mapped          func(childComplexity int) int
 		Payload         func(childComplexity int) int
@@ -805,7 +808,7 @@ type ComplexityRoot struct {
 		InboundRequests      func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
 		Lead                 func(childComplexity int, id uuid.UUID) int
 		Leads                func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) int
-		LeadsPage            func(childComplexity int, page *int, limit *int, search *string) int
+		LeadsPage            func(childComplexity int, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) int
 		Lenders              func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LenderOrder, where *ent.LenderWhereInput) int
 		LendersPage          func(childComplexity int, isActive *bool, page *int, limit *int) int
 		Node                 func(childComplexity int, id uuid.UUID) int
@@ -926,6 +929,9 @@ type AnalyticsResolver interface {
 type ApplicationResolver interface {
 	FundedDeal(ctx context.Context, obj *ent.Application) (*ent.FundedDeal, error)
 }
+type AutomationRunRecordResolver interface {
+	NextAttemptAt(ctx context.Context, obj *ent.AutomationRun) (*time.Time, error)
+}
 type DoNotCallResultResolver interface {
 	Leads(ctx context.Context, obj *DoNotCallResult, first *int) ([]*ent.Lead, error)
 }
@@ -995,7 +1001,7 @@ type QueryResolver interface {
 	Teams(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.TeamOrder, where *ent.TeamWhereInput) (*ent.TeamConnection, error)
 	Users(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.UserOrder, where *ent.UserWhereInput) (*ent.UserConnection, error)
 	WebhookSubscriptions(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.WebhookSubscriptionOrder, where *ent.WebhookSubscriptionWhereInput) (*ent.WebhookSubscriptionConnection, error)
-	LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error)
+	LeadsPage(ctx context.Context, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) (*LeadPage, error)
 	Lead(ctx context.Context, id uuid.UUID) (*ent.Lead, error)
 	StagesPage(ctx context.Context, page *int, limit *int) (*PipelineStagePage, error)
 	UsersPage(ctx context.Context, role *user.Role, teamID *uuid.UUID, page *int, limit *int) (*UserPage, error)
@@ -1846,6 +1852,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AutomationRunRecord.Error(childComplexity), true
+	case "AutomationRunRecord.errorCode":
+		if e.ComplexityRoot.AutomationRunRecord.ErrorCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunRecord.ErrorCode(childComplexity), true
 	case "AutomationRunRecord.eventId":
 		if e.ComplexityRoot.AutomationRunRecord.EventID == nil {
 			break
@@ -3059,6 +3071,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InboundRequestRecord.Error(childComplexity), true
+	case "InboundRequestRecord.errorCode":
+		if e.ComplexityRoot.InboundRequestRecord.ErrorCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InboundRequestRecord.ErrorCode(childComplexity), true
 	case "InboundRequestRecord.id":
 		if e.ComplexityRoot.InboundRequestRecord.ID == nil {
 			break
@@ -4471,7 +4489,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.LeadsPage(childComplexity, args["page"].(*int), args["limit"].(*int), args["search"].(*string)), true
+		return e.ComplexityRoot.Query.LeadsPage(childComplexity, args["page"].(*int), args["limit"].(*int), args["search"].(*string), args["where"].(*ent.LeadWhereInput), args["tags"].([]string)), true
 	case "Query.lenders":
 		if e.ComplexityRoot.Query.Lenders == nil {
 			break
@@ -5511,6 +5529,8 @@ func (ec *executionContext) childFields_AutomationRunRecord(ctx context.Context,
 		return ec.fieldContext_AutomationRunRecord_leadId(ctx, field)
 	case "error":
 		return ec.fieldContext_AutomationRunRecord_error(ctx, field)
+	case "errorCode":
+		return ec.fieldContext_AutomationRunRecord_errorCode(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_AutomationRunRecord_createdAt(ctx, field)
 	case "finishedAt":
@@ -6135,6 +6155,8 @@ func (ec *executionContext) childFields_InboundRequestRecord(ctx context.Context
 		return ec.fieldContext_InboundRequestRecord_status(ctx, field)
 	case "error":
 		return ec.fieldContext_InboundRequestRecord_error(ctx, field)
+	case "errorCode":
+		return ec.fieldContext_InboundRequestRecord_errorCode(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InboundRequestRecord", field.Name)
 }
@@ -8508,6 +8530,22 @@ func (ec *executionContext) field_Query_leadsPage_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["search"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*ent.LeadWhereInput, error) {
+			return ec.unmarshalOLeadWhereInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐLeadWhereInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "tags",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tags"] = arg4
 	return args, nil
 }
 
@@ -12509,18 +12547,18 @@ func (ec *executionContext) _AutomationRunRecord_nextAttemptAt(ctx context.Conte
 			return ec.fieldContext_AutomationRunRecord_nextAttemptAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.NextAttemptAt, nil
+			return ec.Resolvers.AutomationRunRecord().NextAttemptAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_AutomationRunRecord_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, true, true, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _AutomationRunRecord_inboundRequestId(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
@@ -12658,6 +12696,29 @@ func (ec *executionContext) _AutomationRunRecord_error(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_AutomationRunRecord_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunRecord_errorCode(ctx context.Context, field graphql.CollectedField, obj *ent.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunRecord_errorCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunRecord_errorCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AutomationRunRecord", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -17554,6 +17615,29 @@ func (ec *executionContext) _InboundRequestRecord_error(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_InboundRequestRecord_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InboundRequestRecord_errorCode(ctx context.Context, field graphql.CollectedField, obj *ent.InboundRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InboundRequestRecord_errorCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InboundRequestRecord_errorCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -22918,7 +23002,7 @@ func (ec *executionContext) _Query_leadsPage(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().LeadsPage(ctx, fc.Args["page"].(*int), fc.Args["limit"].(*int), fc.Args["search"].(*string))
+			return ec.Resolvers.Query().LeadsPage(ctx, fc.Args["page"].(*int), fc.Args["limit"].(*int), fc.Args["search"].(*string), fc.Args["where"].(*ent.LeadWhereInput), fc.Args["tags"].([]string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *LeadPage) graphql.Marshaler {
@@ -41764,28 +41848,56 @@ func (ec *executionContext) _AutomationRunRecord(ctx context.Context, sel ast.Se
 		case "id":
 			out.Values[i] = ec._AutomationRunRecord_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "automationId":
 			out.Values[i] = ec._AutomationRunRecord_automationId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._AutomationRunRecord_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "attempts":
 			out.Values[i] = ec._AutomationRunRecord_attempts(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nextAttemptAt":
-			out.Values[i] = ec._AutomationRunRecord_nextAttemptAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AutomationRunRecord_nextAttemptAt(ctx, field, obj)
+				return res
 			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "inboundRequestId":
 			out.Values[i] = ec._AutomationRunRecord_inboundRequestId(ctx, field, obj)
 		case "eventId":
@@ -41793,21 +41905,23 @@ func (ec *executionContext) _AutomationRunRecord(ctx context.Context, sel ast.Se
 		case "input":
 			out.Values[i] = ec._AutomationRunRecord_input(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "applied":
 			out.Values[i] = ec._AutomationRunRecord_applied(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "leadId":
 			out.Values[i] = ec._AutomationRunRecord_leadId(ctx, field, obj)
 		case "error":
 			out.Values[i] = ec._AutomationRunRecord_error(ctx, field, obj)
+		case "errorCode":
+			out.Values[i] = ec._AutomationRunRecord_errorCode(ctx, field, obj)
 		case "createdAt":
 			out.Values[i] = ec._AutomationRunRecord_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "finishedAt":
 			out.Values[i] = ec._AutomationRunRecord_finishedAt(ctx, field, obj)
@@ -44332,6 +44446,8 @@ func (ec *executionContext) _InboundRequestRecord(ctx context.Context, sel ast.S
 			}
 		case "error":
 			out.Values[i] = ec._InboundRequestRecord_error(ctx, field, obj)
+		case "errorCode":
+			out.Values[i] = ec._InboundRequestRecord_errorCode(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -257,12 +257,13 @@ func lendingFixtures(t *testing.T, e *resttest.Env, a map[string]string) {
 		map[string]any{"l": a["lead"], "r": second}))
 }
 
-// An id that is not a UUID is the caller's mistake, not an internal error.
+// An id that is not a UUID is the caller's mistake, not an internal error:
+// VALIDATION_ERROR, as REST answers a malformed id in a filter or an input.
 func TestGraphQLMalformedID(t *testing.T) {
 	e := resttest.New(t)
 	for _, id := range []string{"whsub_01a20222-250a-71dd-a76a-00a0ed013e5d", "42", ""} {
-		if _, code := gql(t, e, e.Key, `query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": id}); code != "BAD_REQUEST" {
-			t.Errorf("id %q: code %q, want BAD_REQUEST", id, code)
+		if _, code := gql(t, e, e.Key, `query($id: ID!) { lead(id: $id) { id } }`, map[string]any{"id": id}); code != "VALIDATION_ERROR" {
+			t.Errorf("id %q: code %q, want VALIDATION_ERROR", id, code)
 		}
 	}
 }

@@ -2,18 +2,21 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/counted"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -78,7 +81,7 @@ func (r *Resolver) countedLeads(ctx context.Context) context.Context {
 }
 
 // leadsPage is the offset-paged lead list behind REST GET /v1/leads.
-func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search *string) (*LeadPage, error) {
+func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search *string, where *ent.LeadWhereInput, tags []string) (*LeadPage, error) {
 	page, limit, err := pageArgs(pageArg, limitArg)
 	if err != nil {
 		return nil, err
@@ -86,14 +89,26 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 	if search != nil && utf8.RuneCountInString(*search) > MaxSearch {
 		return nil, apperr.Invalid("search", "must be at most %d characters", MaxSearch)
 	}
+	filter, err := leadFilter(where, tags)
+	if err != nil {
+		return nil, err
+	}
 	offset := (page - 1) * limit
 	var (
 		nodes []*ent.Lead
 		total int
 	)
-	if search != nil && strings.TrimSpace(*search) != "" {
+	searching := search != nil && strings.TrimSpace(*search) != ""
+	switch {
+	case searching && filter != nil:
+		// The index ranks and counts the organization's matches; a filter
+		// applied after it would break both the page and the total.
+		return nil, apperr.Invalid("search", "cannot be combined with filters; search, or filter")
+	case searching:
 		nodes, total, err = r.searchLeads(ctx, *search, limit, offset)
-	} else {
+	case filter != nil:
+		nodes, total, err = r.filteredLeads(ctx, filter, limit, offset)
+	default:
 		nodes, total, err = r.newestLeads(ctx, limit, offset)
 	}
 	if err != nil {
@@ -116,6 +131,44 @@ func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.L
 		return nil, 0, err
 	}
 	total, err := r.client(ctx).Lead.Query().Count(r.countedLeads(ctx))
+	return nodes, total, err
+}
+
+// leadFilter is where and tags as one predicate; nil when neither filters.
+func leadFilter(where *ent.LeadWhereInput, tags []string) (predicate.Lead, error) {
+	var preds []predicate.Lead
+	if where != nil {
+		p, err := where.P()
+		switch {
+		case errors.Is(err, ent.ErrEmptyLeadWhereInput):
+		case err != nil:
+			return nil, apperr.Invalid("where", "%s", err)
+		default:
+			preds = append(preds, p)
+		}
+	}
+	for _, tag := range tags {
+		preds = append(preds, func(s *sql.Selector) { s.Where(sqljson.ValueContains(lead.FieldTags, tag)) })
+	}
+	if len(preds) == 0 {
+		return nil, nil
+	}
+	return lead.And(preds...), nil
+}
+
+// filteredLeads pages the leads filter matches, newest first, with their
+// exact count.
+func (r *Resolver) filteredLeads(ctx context.Context, filter predicate.Lead, limit, offset int) ([]*ent.Lead, int, error) {
+	nodes, err := r.client(ctx).Lead.Query().Where(filter).
+		Order(lead.ByCreatedAt(sql.OrderDesc()), lead.ByID(sql.OrderDesc())).
+		Limit(limit).Offset(offset).All(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := r.attachRefs(ctx, nodes...); err != nil {
+		return nil, 0, err
+	}
+	total, err := r.client(ctx).Lead.Query().Where(filter).Count(ctx)
 	return nodes, total, err
 }
 

@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,6 +22,24 @@ type ReportParams struct {
 	From, To, Timezone *string
 	Interval           *analytics.Interval
 	AdvisorID, TeamID  *uuid.UUID
+}
+
+// RangeBound reads one end of a record filter's range as period.Bound
+// does, a date in the organization's time zone.
+func (r *Resolver) RangeBound(ctx context.Context, field, s string, end bool) (time.Time, error) {
+	v, ok := viewer.FromContext(ctx)
+	if !ok {
+		return time.Time{}, apperr.New(apperr.Unauthorized, "no API key")
+	}
+	org, err := r.client(ctx).Organization.Query().Where(organization.ID(v.OrgID)).Only(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	loc, err := period.Location(org.Timezone)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the organization's time zone: %w", err)
+	}
+	return period.Bound(field, s, loc, end)
 }
 
 // ReportRequest checks the caller may read analytics (the reports read

@@ -91,8 +91,8 @@ func (r *mutationResolver) UpdateStage(ctx context.Context, id uuid.UUID, input 
 }
 
 // LeadsPage is the resolver for the leadsPage field.
-func (r *queryResolver) LeadsPage(ctx context.Context, page *int, limit *int, search *string) (*LeadPage, error) {
-	return r.leadsPage(ctx, page, limit, search)
+func (r *queryResolver) LeadsPage(ctx context.Context, page *int, limit *int, search *string, where *ent.LeadWhereInput, tags []string) (*LeadPage, error) {
+	return r.leadsPage(ctx, page, limit, search, where, tags)
 }
 
 // Lead is the resolver for the lead field.

@@ -61,7 +61,7 @@ func (r *Resolver) checkSubscription(url *string, events []string) error {
 	}
 	for _, e := range events {
 		if e != event.All && !event.Known(e) {
-			return apperr.Invalid("events", "unknown event type %q (see GET /v1/webhooks/catalog)", e)
+			return apperr.Invalid("events", "unknown event type %s (see GET /v1/webhooks/catalog)", apperr.Quote(e))
 		}
 	}
 	return nil

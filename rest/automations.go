@@ -176,6 +176,7 @@ type runAttributes struct {
 	Applied          []map[string]any `json:"applied"`
 	LeadID           *uuid.UUID       `json:"leadId"`
 	Error            *string          `json:"error"`
+	ErrorCode        *string          `json:"errorCode"`
 	CreatedAt        apitime.Time     `json:"createdAt"`
 	FinishedAt       *apitime.Time    `json:"finishedAt"`
 }
@@ -183,7 +184,7 @@ type runAttributes struct {
 func runResource(run *ent.AutomationRun) Resource {
 	a := runAttributes{AutomationID: run.AutomationID, Status: run.Status.String(), Attempts: run.Attempts,
 		InboundRequestID: run.InboundRequestID, Input: nonNilMap(run.Input), Applied: run.Applied,
-		LeadID: run.LeadID, Error: run.Error, CreatedAt: apitime.Of(run.CreatedAt), FinishedAt: utcPtr(run.FinishedAt)}
+		LeadID: run.LeadID, Error: run.Error, ErrorCode: run.ErrorCode, CreatedAt: apitime.Of(run.CreatedAt), FinishedAt: utcPtr(run.FinishedAt)}
 	if run.EventID != nil {
 		id := webhooks.EventIDPrefix + run.EventID.String()
 		a.EventID = &id

@@ -68,7 +68,7 @@ func (h connectorHandlers) receive(w http.ResponseWriter, r *http.Request) error
 	case "dnc":
 		return h.dnc(w, r, obj, form)
 	}
-	return apperr.Invalid("type", "unknown event type %q; one of %s", *typ, strings.Join(connectorTypes, ", "))
+	return apperr.Invalid("type", "unknown event type %s; one of %s", apperr.Quote(*typ), strings.Join(connectorTypes, ", "))
 }
 
 // connectorBody reads a JSON or form-encoded body, by its Content-Type.

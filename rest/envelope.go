@@ -138,7 +138,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 type errorHandler func(w http.ResponseWriter, r *http.Request) error
 
 func (h errorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := h(w, r); err != nil {
+	err := checkQuery(r)
+	if err == nil {
+		err = h(w, r)
+	}
+	if err != nil {
 		writeError(w, r, tooLarge(err))
 	}
 }

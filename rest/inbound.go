@@ -125,6 +125,7 @@ type inboundRequestAttributes struct {
 	Mapped          map[string]any `json:"mapped"`
 	Status          string         `json:"status"`
 	Error           *string        `json:"error"`
+	ErrorCode       *string        `json:"errorCode"`
 }
 
 func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error {
@@ -148,7 +149,7 @@ func inboundRequestResource(q *ent.InboundRequest) Resource {
 	return Resource{ID: q.ID.String(), Type: "inbound_request", Attributes: inboundRequestAttributes{
 		ReceivedAt: apitime.Of(q.ReceivedAt), WebhookID: q.DedupKey, SignatureValid: q.SignatureValid,
 		TimestampSigned: q.TimestampSigned, Payload: nonNilMap(q.Payload), Mapped: nonNilMap(q.Mapped),
-		Status: q.Status.String(), Error: q.Error,
+		Status: q.Status.String(), Error: q.Error, ErrorCode: q.ErrorCode,
 	}}
 }
 

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/reqbody"
 	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
@@ -31,12 +35,63 @@ func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if s, ok := r.URL.Query()["search"]; ok {
 		search = &s[0]
 	}
-	p, err := h.resolver.Query().LeadsPage(r.Context(), page, limit, search)
+	where, tags, err := leadFilters(r, h.resolver)
+	if err != nil {
+		return err
+	}
+	p, err := h.resolver.Query().LeadsPage(r.Context(), page, limit, search, where, tags)
 	if err != nil {
 		return err
 	}
 	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, leadResource)
 	return nil
+}
+
+// leadFilters reads GET /v1/leads' filters into GraphQL's where (the
+// same filter leads(where:) applies) and its tags; nil when none is given.
+func leadFilters(r *http.Request, resolver *graph.Resolver) (*ent.LeadWhereInput, []string, error) {
+	var w ent.LeadWhereInput
+	var err error
+	if w.StageID, err = uuidParam(r, "stageId"); err != nil {
+		return nil, nil, err
+	}
+	if w.PrimaryAdvisorID, err = uuidParam(r, "primaryAdvisorId"); err != nil {
+		return nil, nil, err
+	}
+	priority, err := enumParam(r, "priority", enum.LeadPriorities)
+	if err != nil {
+		return nil, nil, err
+	}
+	if priority != nil {
+		p := lead.Priority(*priority)
+		w.Priority = &p
+	}
+	source, err := enumParam(r, "source", enum.LeadSources)
+	if err != nil {
+		return nil, nil, err
+	}
+	if source != nil {
+		s := lead.Source(*source)
+		w.Source = &s
+	}
+	if w.CreatedAtGTE, err = timeParam(r, resolver, "createdFrom", false); err != nil {
+		return nil, nil, err
+	}
+	if w.CreatedAtLT, err = timeParam(r, resolver, "createdTo", true); err != nil {
+		return nil, nil, err
+	}
+	var tags []string
+	if s := queryParam(r, "tags"); s != nil {
+		for _, tag := range strings.Split(*s, ",") {
+			if tag = strings.TrimSpace(tag); tag != "" {
+				tags = append(tags, tag)
+			}
+		}
+	}
+	if _, err := w.P(); errors.Is(err, ent.ErrEmptyLeadWhereInput) {
+		return nil, tags, nil
+	}
+	return &w, tags, nil
 }
 
 // pageParams reads the optional page and limit query parameters; the

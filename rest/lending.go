@@ -9,7 +9,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -108,11 +107,11 @@ func (h lendingHandlers) fundedDeals(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	from, err := timeParam(r, "fundedFrom")
+	from, err := timeParam(r, h.resolver, "fundedFrom", false)
 	if err != nil {
 		return err
 	}
-	to, err := timeParam(r, "fundedTo")
+	to, err := timeParam(r, h.resolver, "fundedTo", true)
 	if err != nil {
 		return err
 	}
@@ -226,16 +225,15 @@ func boolParam(r *http.Request, name string) (*bool, error) {
 // precision and offset) as UTC, as GraphQL's Time scalar reads one: SQLite
 // compares stored timestamps as text, so a bound in another offset would
 // match the wrong rows. nil when absent or empty, 422 naming it otherwise.
-func timeParam(r *http.Request, name string) (*time.Time, error) {
+func timeParam(r *http.Request, resolver *graph.Resolver, name string, end bool) (*time.Time, error) {
 	s := queryParam(r, name)
 	if s == nil {
 		return nil, nil
 	}
-	t, err := apitime.Parse(*s)
+	t, err := resolver.RangeBound(r.Context(), name, *s, end)
 	if err != nil {
-		return nil, apperr.Invalid(name, "must be an RFC 3339 timestamp, such as %s", apitime.Example)
+		return nil, err
 	}
-	t = t.UTC()
 	return &t, nil
 }
 

@@ -140,7 +140,7 @@ func newLendingBook(t *testing.T, e *resttest.Env) *lendingBook {
 	b.a1 = b.submit(t, map[string]any{"leadId": b.leadA, "lenderId": b.summit, "product": "mca", "externalRef": "SC-1001"})
 	b.a2 = b.submit(t, map[string]any{"leadId": b.leadA, "lenderId": b.harbor, "requestedAmount": "45000.00",
 		"product": "line_of_credit", "notes": "Prefers weekly payments"})
-	b.a3 = b.submit(t, map[string]any{"leadId": b.leadB, "lenderId": b.summit})
+	b.a3 = b.submit(t, map[string]any{"leadId": b.leadB, "lenderId": b.summit, "requestedAmount": "200000.30"})
 	b.a4 = b.submit(t, map[string]any{"leadId": b.leadC, "lenderId": b.harbor})
 	b.a5 = b.submit(t, map[string]any{"leadId": b.leadC, "lenderId": b.summit})
 
@@ -289,8 +289,8 @@ func TestApplications(t *testing.T) {
 			t.Error("an approved application has no decidedAt")
 		}
 		// The approved amount defaults to the amount requested.
-		if got := e.Get("/v1/applications/"+b.a3, e.Key).Attr("approvedAmount"); got != "20000.00" {
-			t.Errorf("a3 approvedAmount = %v, want the requested 20000.00", got)
+		if got := e.Get("/v1/applications/"+b.a3, e.Key).Attr("approvedAmount"); got != "200000.30" {
+			t.Errorf("a3 approvedAmount = %v, want the requested 200000.30", got)
 		}
 		a4 := e.Get("/v1/applications/"+b.a4, e.Key)
 		for k, want := range map[string]any{"status": "declined", "declineReason": "Too few months of statements",
@@ -384,11 +384,19 @@ func TestFundedDeals(t *testing.T) {
 			t.Fatalf("page 2 = %v", got)
 		}
 	})
+	t.Run("DateRange", func(t *testing.T) {
+		// A date is a whole day in the organization's time zone (UTC here),
+		// as in the reports: the day of d2's funding holds d2 alone.
+		day := b.d2FundedAt.UTC().Format(time.DateOnly)
+		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+day+"&fundedTo="+day, e.Key), b.d2)
+		next := b.d2FundedAt.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+		mustIDs(t, e.Get("/v1/funded-deals?fundedFrom="+next+"&fundedTo="+next, e.Key))
+	})
 	t.Run("ErrMalformedFilter", func(t *testing.T) {
 		from := url.QueryEscape(b.d2FundedAt.Format(time.RFC3339))
 		for _, c := range []struct{ query, field string }{
 			{"leadId=1", "leadId"}, {"lenderId=harbor", "lenderId"}, {"advisorId=maya", "advisorId"},
-			{"fundedFrom=yesterday", "fundedFrom"}, {"fundedFrom=2026-11-20", "fundedFrom"},
+			{"fundedFrom=yesterday", "fundedFrom"}, {"fundedFrom=2026-11-31", "fundedFrom"}, {"fundedFrom=20261120", "fundedFrom"},
 			{"fundedTo=2026-13-01T00:00:00Z", "fundedTo"},
 			{"fundedFrom=" + from + "&fundedTo=" + from, "fundedTo"},
 			{"fundedFrom=2026-11-20T10:00:00Z&fundedTo=2026-11-20T09:00:00Z", "fundedTo"},

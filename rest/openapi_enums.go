@@ -59,7 +59,7 @@ const (
 // null for and others do not has a second component, <name>OrNull; one that
 // admits null wherever it appears admits it in its own component.
 var (
-	nullableEnums   = []string{enumLeadSource, enumLeadPriority, enumLenderProduct, enumRateType, enumDeclineCategory}
+	nullableEnums   = []string{enumLeadSource, enumLeadPriority, enumLenderProduct, enumRateType, enumDeclineCategory, enumErrorCode}
 	alwaysNullEnums = []string{enumCallDirection, enumPaymentFrequency}
 )
 

@@ -22,8 +22,8 @@ const (
 // operation is one documented endpoint. Its error responses follow from
 // what it takes: every operation can meet a bad SVC-API-Version (400), the
 // rate limit (429) and an unreachable database (503); a bearer operation
-// 401 and 403; a body 413 and 422; a path id 404; query parameters 422;
-// an Idempotency-Key 409 and 422.
+// 401 and 403; a body 413 and 422; a path id 404; a query parameter it does
+// not take 422; an Idempotency-Key 409 and 422.
 type operation struct {
 	method, path, id, tag, summary, desc string
 	auth                                 authKind
@@ -130,9 +130,8 @@ func (o operation) errorCodes() []int {
 	if strings.Contains(o.path, "{") {
 		codes = append(codes, http.StatusNotFound)
 	}
-	if slices.ContainsFunc(o.params, func(p m) bool { return p["in"] == "query" || p["$ref"] != nil }) {
-		codes = append(codes, http.StatusUnprocessableEntity)
-	}
+	// Any operation: a query parameter it does not take (checkQuery).
+	codes = append(codes, http.StatusUnprocessableEntity)
 	if o.idem {
 		codes = append(codes, http.StatusConflict, http.StatusUnprocessableEntity)
 	}
@@ -162,6 +161,9 @@ var (
 	automationIDParam = pathParam("id", "The automation's id.", uuidS())
 	pagingParams      = []m{paramRef("Page"), paramRef("Limit")}
 )
+
+// rangeBound describes a range filter's value, read as the reports read theirs.
+const rangeBound = "a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone."
 
 func paged(extra ...m) []m { return append(slices.Clone(pagingParams), extra...) }
 
@@ -203,8 +205,16 @@ func leadOperations() []operation {
 	write, read := viewer.ScopeLeadsWrite, viewer.ScopeLeadsRead
 	return []operation{
 		{method: "GET", path: "/v1/leads", id: "listLeads", tag: "leads", summary: "List leads",
-			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching).",
-			scope: read, params: paged(search), status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
+			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching). The filters are those of GraphQL's leads(where:); every filter given must hold. search and the filters do not combine (422 naming search). Any other query parameter is 422 naming it.",
+			scope: read, params: paged(search,
+				docQuery("stageId", "Only the leads in this stage.", uuidS()),
+				docQuery("primaryAdvisorId", "Only the leads of this primary advisor.", uuidS()),
+				docQuery("priority", "Only the leads of this priority.", enumRef(enumLeadPriority)),
+				docQuery("source", "Only the leads from this source.", enumRef(enumLeadSource)),
+				docQuery("createdFrom", "Only the leads created at or after this: "+rangeBound, str()),
+				docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day.", str()),
+				docQuery("tags", "Only the leads carrying every one of these tags, comma-separated (hot,callback).", str())),
+			status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
 		{method: "POST", path: "/v1/leads", id: "createLead", tag: "leads", summary: "Create a lead",
 			desc:  "Creates a lead (no field is required) in the given stage or the first one, and emits lead.created.",
 			scope: write, idem: true, body: sRef("LeadCreate"), status: 201, result: envelopeRef("Lead"), resultDesc: "The created lead."},
@@ -266,8 +276,8 @@ func lendingOperations() []operation {
 		{method: "GET", path: "/v1/funded-deals", id: "listFundedDeals", tag: "lending", summary: "List funded deals",
 			desc:  "The organization's funded deals, newest fundedAt first." + filters,
 			scope: read, params: paged(leadID, lenderID, advisorID,
-				docQuery("fundedFrom", "Only the deals funded at or after this time (RFC 3339, any precision and offset).", m{"type": "string", "format": "date-time"}),
-				docQuery("fundedTo", "Only the deals funded before this time (RFC 3339); must be after fundedFrom.", m{"type": "string", "format": "date-time"})),
+				docQuery("fundedFrom", "Only the deals funded at or after this: "+rangeBound, str()),
+				docQuery("fundedTo", "Only the deals funded before this: "+rangeBound+" A date includes its whole day; must be after fundedFrom.", str())),
 			status: 200, result: listRef("FundedDeal"), resultDesc: "A page of funded deals.", example: examplePage(fundedDealExample())},
 		{method: "GET", path: "/v1/funded-deals/{id}", id: "getFundedDeal", tag: "lending", summary: "Get a funded deal",
 			scope: read, params: id("funded deal"), status: 200, result: envelopeRef("FundedDeal"), resultDesc: "The funded deal.", example: exampleSingle(fundedDealExample())},

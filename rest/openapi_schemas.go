@@ -241,6 +241,7 @@ func resources() []resource {
 		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
 			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
 			"payload": freeObject(), "mapped": freeObject(), "status": enumRef(enumInboundRequestStatus), "error": nstr,
+			"errorCode": nullEnumRef(enumErrorCode),
 		}},
 		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
 			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
@@ -250,6 +251,7 @@ func resources() []resource {
 			"automationId": uuidS(), "status": enumRef(enumAutomationRunStatus), "attempts": count(), "nextAttemptAt": ntime,
 			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
 			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
+			"errorCode": nullEnumRef(enumErrorCode),
 		}},
 		lenderSchema(nstr), applicationSchema(nstr, nuuid, ntime), fundedDealSchema(nuuid), commissionSchema(nuuid),
 		{name: "Status", typ: "status", id: enumS("status"), single: true, attrs: m{

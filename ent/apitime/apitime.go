@@ -16,6 +16,15 @@ import (
 	"entgo.io/ent"
 )
 
+// The time domain (PRODUCT 8.1): every timestamp a client sends lies
+// between Earliest and Skew past now, unless its own rule is narrower.
+// Nothing before 1970 is a real event of this service's records; a little
+// past now allows for clocks that disagree.
+var Earliest = time.Unix(0, 0).UTC()
+
+// Skew is how far past now a client's timestamp may lie.
+const Skew = 5 * time.Minute
+
 // Layout formats a UTC time; Format converts to UTC first.
 const Layout = "2006-01-02T15:04:05.000Z"
 

@@ -8,6 +8,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -54,6 +55,23 @@ func New(code, format string, args ...any) *Error {
 // Invalid returns a VALIDATION_ERROR naming field.
 func Invalid(field, format string, args ...any) *Error {
 	return &Error{Code: Validation, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// MaxQuoted is the most characters of a refused value an error message
+// quotes (PRODUCT 8.3): a 100,000-character value is not echoed back whole.
+const MaxQuoted = 100
+
+// Quote quotes a refused value for an error message, cut to MaxQuoted
+// characters with "..." when longer.
+func Quote(v string) string { return strconv.Quote(Cut(v)) }
+
+// Cut is v cut to MaxQuoted characters with "..." when longer: a name the
+// caller chose, echoed where it is not quoted (an error's field).
+func Cut(v string) string {
+	if r := []rune(v); len(r) > MaxQuoted {
+		return string(r[:MaxQuoted-3]) + "..."
+	}
+	return v
 }
 
 // Transient reports whether an error of code may clear by itself (the

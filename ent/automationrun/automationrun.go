@@ -47,6 +47,8 @@ const (
 	FieldApplied = "applied"
 	// FieldError holds the string denoting the error field in the database.
 	FieldError = "error"
+	// FieldErrorCode holds the string denoting the error_code field in the database.
+	FieldErrorCode = "error_code"
 	// FieldFinishedAt holds the string denoting the finished_at field in the database.
 	FieldFinishedAt = "finished_at"
 	// EdgeAutomation holds the string denoting the automation edge name in mutations.
@@ -79,6 +81,7 @@ var Columns = []string{
 	FieldLeadID,
 	FieldApplied,
 	FieldError,
+	FieldErrorCode,
 	FieldFinishedAt,
 }
 
@@ -208,6 +211,11 @@ func ByLeadID(opts ...sql.OrderTermOption) OrderOption {
 // ByError orders the results by the error field.
 func ByError(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldError, opts...).ToFunc()
+}
+
+// ByErrorCode orders the results by the error_code field.
+func ByErrorCode(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldErrorCode, opts...).ToFunc()
 }
 
 // ByFinishedAt orders the results by the finished_at field.

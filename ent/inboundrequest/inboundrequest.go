@@ -40,6 +40,8 @@ const (
 	FieldStatus = "status"
 	// FieldError holds the string denoting the error field in the database.
 	FieldError = "error"
+	// FieldErrorCode holds the string denoting the error_code field in the database.
+	FieldErrorCode = "error_code"
 	// EdgeEndpoint holds the string denoting the endpoint edge name in mutations.
 	EdgeEndpoint = "endpoint"
 	// Table holds the table name of the inboundrequest in the database.
@@ -67,6 +69,7 @@ var Columns = []string{
 	FieldMapped,
 	FieldStatus,
 	FieldError,
+	FieldErrorCode,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -169,6 +172,11 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByError orders the results by the error field.
 func ByError(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldError, opts...).ToFunc()
+}
+
+// ByErrorCode orders the results by the error_code field.
+func ByErrorCode(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldErrorCode, opts...).ToFunc()
 }
 
 // ByEndpointField orders the results by endpoint field.

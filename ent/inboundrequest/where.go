@@ -96,6 +96,11 @@ func Error(v string) predicate.InboundRequest {
 	return predicate.InboundRequest(sql.FieldEQ(FieldError, v))
 }
 
+// ErrorCode applies equality check predicate on the "error_code" field. It's identical to ErrorCodeEQ.
+func ErrorCode(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldEQ(FieldErrorCode, v))
+}
+
 // OrgIDEQ applies the EQ predicate on the "org_id" field.
 func OrgIDEQ(v uuid.UUID) predicate.InboundRequest {
 	return predicate.InboundRequest(sql.FieldEQ(FieldOrgID, v))
@@ -479,6 +484,81 @@ func ErrorEqualFold(v string) predicate.InboundRequest {
 // ErrorContainsFold applies the ContainsFold predicate on the "error" field.
 func ErrorContainsFold(v string) predicate.InboundRequest {
 	return predicate.InboundRequest(sql.FieldContainsFold(FieldError, v))
+}
+
+// ErrorCodeEQ applies the EQ predicate on the "error_code" field.
+func ErrorCodeEQ(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldEQ(FieldErrorCode, v))
+}
+
+// ErrorCodeNEQ applies the NEQ predicate on the "error_code" field.
+func ErrorCodeNEQ(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldNEQ(FieldErrorCode, v))
+}
+
+// ErrorCodeIn applies the In predicate on the "error_code" field.
+func ErrorCodeIn(vs ...string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldIn(FieldErrorCode, vs...))
+}
+
+// ErrorCodeNotIn applies the NotIn predicate on the "error_code" field.
+func ErrorCodeNotIn(vs ...string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldNotIn(FieldErrorCode, vs...))
+}
+
+// ErrorCodeGT applies the GT predicate on the "error_code" field.
+func ErrorCodeGT(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldGT(FieldErrorCode, v))
+}
+
+// ErrorCodeGTE applies the GTE predicate on the "error_code" field.
+func ErrorCodeGTE(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldGTE(FieldErrorCode, v))
+}
+
+// ErrorCodeLT applies the LT predicate on the "error_code" field.
+func ErrorCodeLT(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldLT(FieldErrorCode, v))
+}
+
+// ErrorCodeLTE applies the LTE predicate on the "error_code" field.
+func ErrorCodeLTE(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldLTE(FieldErrorCode, v))
+}
+
+// ErrorCodeContains applies the Contains predicate on the "error_code" field.
+func ErrorCodeContains(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldContains(FieldErrorCode, v))
+}
+
+// ErrorCodeHasPrefix applies the HasPrefix predicate on the "error_code" field.
+func ErrorCodeHasPrefix(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldHasPrefix(FieldErrorCode, v))
+}
+
+// ErrorCodeHasSuffix applies the HasSuffix predicate on the "error_code" field.
+func ErrorCodeHasSuffix(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldHasSuffix(FieldErrorCode, v))
+}
+
+// ErrorCodeIsNil applies the IsNil predicate on the "error_code" field.
+func ErrorCodeIsNil() predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldIsNull(FieldErrorCode))
+}
+
+// ErrorCodeNotNil applies the NotNil predicate on the "error_code" field.
+func ErrorCodeNotNil() predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldNotNull(FieldErrorCode))
+}
+
+// ErrorCodeEqualFold applies the EqualFold predicate on the "error_code" field.
+func ErrorCodeEqualFold(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldEqualFold(FieldErrorCode, v))
+}
+
+// ErrorCodeContainsFold applies the ContainsFold predicate on the "error_code" field.
+func ErrorCodeContainsFold(v string) predicate.InboundRequest {
+	return predicate.InboundRequest(sql.FieldContainsFold(FieldErrorCode, v))
 }
 
 // HasEndpoint applies the HasEdge predicate on the "endpoint" edge.

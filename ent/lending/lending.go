@@ -23,6 +23,10 @@ const (
 	Funded       = "funded"
 )
 
+// FundedElsewhere is the reason the system gives when it withdraws a lead's
+// other open applications as one of them is funded; a caller may not give it.
+const FundedElsewhere = "funded_elsewhere"
+
 // Open are the statuses of an application still in play: a lead has at most
 // one open application per lender.
 var Open = []string{Submitted, Underwriting, Approved}

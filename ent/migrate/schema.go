@@ -252,6 +252,7 @@ var (
 		{Name: "lead_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "applied", Type: field.TypeJSON, Nullable: true},
 		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "error_code", Type: field.TypeString, Nullable: true},
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "automation_id", Type: field.TypeUUID},
 	}
@@ -263,7 +264,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "automation_runs_automations_runs",
-				Columns:    []*schema.Column{AutomationRunsColumns[15]},
+				Columns:    []*schema.Column{AutomationRunsColumns[16]},
 				RefColumns: []*schema.Column{AutomationsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -277,17 +278,17 @@ var (
 			{
 				Name:    "automationrun_automation_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AutomationRunsColumns[15], AutomationRunsColumns[1]},
+				Columns: []*schema.Column{AutomationRunsColumns[16], AutomationRunsColumns[1]},
 			},
 			{
 				Name:    "automationrun_inbound_request_id_automation_id",
 				Unique:  true,
-				Columns: []*schema.Column{AutomationRunsColumns[4], AutomationRunsColumns[15]},
+				Columns: []*schema.Column{AutomationRunsColumns[4], AutomationRunsColumns[16]},
 			},
 			{
 				Name:    "automationrun_event_id_automation_id",
 				Unique:  true,
-				Columns: []*schema.Column{AutomationRunsColumns[5], AutomationRunsColumns[15]},
+				Columns: []*schema.Column{AutomationRunsColumns[5], AutomationRunsColumns[16]},
 			},
 		},
 	}
@@ -808,6 +809,7 @@ var (
 		{Name: "mapped", Type: field.TypeJSON, Nullable: true},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"received", "processed", "failed"}, Default: "received"},
 		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "error_code", Type: field.TypeString, Nullable: true},
 		{Name: "endpoint_id", Type: field.TypeUUID},
 	}
 	// InboundRequestsTable holds the schema information for the "inbound_requests" table.
@@ -818,7 +820,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "inbound_requests_inbound_endpoints_requests",
-				Columns:    []*schema.Column{InboundRequestsColumns[11]},
+				Columns:    []*schema.Column{InboundRequestsColumns[12]},
 				RefColumns: []*schema.Column{InboundEndpointsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -827,17 +829,17 @@ var (
 			{
 				Name:    "inboundrequest_endpoint_id_dedup_key",
 				Unique:  true,
-				Columns: []*schema.Column{InboundRequestsColumns[11], InboundRequestsColumns[3]},
+				Columns: []*schema.Column{InboundRequestsColumns[12], InboundRequestsColumns[3]},
 			},
 			{
 				Name:    "inboundrequest_endpoint_id_replay_key",
 				Unique:  true,
-				Columns: []*schema.Column{InboundRequestsColumns[11], InboundRequestsColumns[4]},
+				Columns: []*schema.Column{InboundRequestsColumns[12], InboundRequestsColumns[4]},
 			},
 			{
 				Name:    "inboundrequest_endpoint_id_received_at",
 				Unique:  false,
-				Columns: []*schema.Column{InboundRequestsColumns[11], InboundRequestsColumns[2]},
+				Columns: []*schema.Column{InboundRequestsColumns[12], InboundRequestsColumns[2]},
 			},
 		},
 	}

@@ -61,11 +61,11 @@ func Zone(name, fallback string) (*time.Location, error) {
 	// LoadLocation also reads paths and "Local": only names of the IANA
 	// form are taken.
 	if name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
-		return nil, apperr.Invalid("timezone", "%q is not an IANA time zone name", name)
+		return nil, apperr.Invalid("timezone", "%s is not an IANA time zone name", apperr.Quote(name))
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, apperr.Invalid("timezone", "%q is not an IANA time zone name (such as America/New_York)", name)
+		return nil, apperr.Invalid("timezone", "%s is not an IANA time zone name (such as America/New_York)", apperr.Quote(name))
 	}
 	return loc, nil
 }
@@ -117,6 +117,15 @@ func Parse(p Params, orgZone string, now time.Time) (Range, error) {
 	// wrong rows. Loc still cuts the days.
 	r.Start, r.End = r.Start.UTC(), r.End.UTC()
 	return r, nil
+}
+
+// Bound reads one end of a record filter's range (createdFrom, fundedTo):
+// a date-time is that instant; a date is a whole day in loc, so a start is
+// its first instant and an end (exclusive) the first instant of the day
+// after it. The same rule as a report's range.
+func Bound(field, s string, loc *time.Location, end bool) (time.Time, error) {
+	t, err := instant(field, s, loc, end && len(s) == len(DateLayout))
+	return t.UTC(), err
 }
 
 // instant reads a date or a date-time. A date's instant is the first

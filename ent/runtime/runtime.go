@@ -361,6 +361,8 @@ func init() {
 	callevent.Hooks[5] = calleventHooks[2]
 
 	callevent.Hooks[6] = calleventHooks[3]
+
+	callevent.Hooks[7] = calleventHooks[4]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()

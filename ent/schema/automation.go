@@ -104,6 +104,9 @@ func (AutomationRun) Fields() []ent.Field {
 		field.UUID("lead_id", uuidType).Optional().Nillable(),
 		field.JSON("applied", []map[string]any{}).Optional(),
 		field.String("error").Optional().Nillable(),
+		// The code the failure would have on GraphQL (CONFLICT,
+		// VALIDATION_ERROR, NOT_FOUND, ...); null unless the run failed.
+		field.String("error_code").Optional().Nillable(),
 		field.Time("finished_at").Optional().Nillable(),
 	}
 }

@@ -23,6 +23,7 @@ var DNCDispositions = []string{"do_not_call", "dnc"}
 
 func (CallEvent) Hooks() []ent.Hook {
 	return []ent.Hook{
+		hook.On(checkOccurredAt, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(callEventEffects, ent.OpCreate),
 		hook.On(rollupCallEvent, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),

@@ -86,6 +86,8 @@ func (InboundRequest) Fields() []ent.Field {
 		field.JSON("mapped", map[string]any{}).Optional(),
 		field.Enum("status").Values(enum.InboundRequestStatuses...).Default("received"),
 		field.String("error").Optional().Nillable(),
+		// The failing run's errorCode; null unless a run failed.
+		field.String("error_code").Optional().Nillable(),
 	}
 }
 

@@ -67,7 +67,7 @@ func submitApplication(next ent.Mutator) ent.Mutator {
 			return nil, refError(notFoundAsNil(err), "lenderId", "lender")
 		}
 		if !ld.IsActive {
-			return nil, apperr.Invalid("lenderId", "the lender %q is inactive and takes no new applications", ld.Name)
+			return nil, apperr.Invalid("lenderId", "the lender %s is inactive and takes no new applications", apperr.Quote(ld.Name))
 		}
 		first, err := checkOpenAndRef(sys, m, org)
 		if err != nil {
@@ -229,7 +229,7 @@ func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.U
 	}
 	if taken {
 		return false, &apperr.Error{Code: apperr.Conflict, Field: "externalRef",
-			Message: fmt.Sprintf("the lender already has an application with externalRef %q", ref)}
+			Message: fmt.Sprintf("the lender already has an application with externalRef %s", apperr.Quote(ref))}
 	}
 	return len(apps) == 0, nil
 }
@@ -579,20 +579,6 @@ func sqlText(v any) (string, bool) {
 	return "", false
 }
 
-// pastOrNow is the time a mutation gives, now when it gives none; a time
-// in the future is refused.
-func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string) (time.Time, error) {
-	at, ok := given()
-	now := apitime.Now(ctx)
-	if !ok {
-		return now, nil
-	}
-	if at.After(now) {
-		return time.Time{}, apperr.Invalid(field, "must not be in the future")
-	}
-	return apitime.Truncate(at), nil
-}
-
 // fillDeal copies the offer and computes what the caller left out: the
 // funded amount, the advisor (l's), the payback and the commission (at
 // rate, the lender's).
@@ -623,10 +609,20 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		}
 		m.SetPaybackAmount(payback)
 	}
+	if approved := *a.ApprovedAmount; funded > approved {
+		return apperr.Invalid("fundedAmount", "must not exceed the approved amount %s", approved)
+	}
 	if id, ok := m.AdvisorID(); ok {
-		n, err := c.User.Query().Where(user.ID(id), user.OrgID(a.OrgID)).Count(sys)
-		if err != nil || n == 0 {
+		u, err := c.User.Query().Where(user.ID(id), user.OrgID(a.OrgID)).Only(sys)
+		if gen.IsNotFound(err) {
+			return refError(nil, "advisorId", "user")
+		}
+		if err != nil {
 			return refError(err, "advisorId", "user")
+		}
+		// The deal is credited to the advisor in the funding report.
+		if u.Role != user.RoleAdvisor && u.Role != user.RoleAdmin {
+			return apperr.Invalid("advisorId", "must name an advisor or an admin; this user is a dialer %s", u.Role)
 		}
 	} else if l.PrimaryAdvisorID != nil {
 		m.SetAdvisorID(*l.PrimaryAdvisorID)
@@ -692,12 +688,16 @@ func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *g
 	}
 	err = c.Application.Update().
 		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
-		SetStatus(application.StatusWithdrawn).SetWithdrawnReason("funded_elsewhere").Exec(ctx)
+		SetStatus(application.StatusWithdrawn).SetWithdrawnReason(lending.FundedElsewhere).Exec(context.WithValue(ctx, fundingWithdrawal{}, true))
 	if err != nil {
 		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
 	}
 	return nil
 }
+
+// fundingWithdrawal marks the context of withdrawOthers: the one writer
+// that may give lending.FundedElsewhere as a reason.
+type fundingWithdrawal struct{}
 
 // othersOpenAlias names whether a lead had an open application other than
 // the one funded when the funding took it (selectOthersOpen).

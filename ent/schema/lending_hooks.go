@@ -46,7 +46,7 @@ func lenderChecks(next ent.Mutator) ent.Mutator {
 		}
 		for _, p := range products {
 			if !slices.Contains(enum.LenderProducts, p) {
-				return nil, apperr.Invalid("products", "%q is not a product; products are %s", p, strings.Join(enum.LenderProducts, ", "))
+				return nil, apperr.Invalid("products", "%s is not a product; products are %s", apperr.Quote(p), strings.Join(enum.LenderProducts, ", "))
 			}
 		}
 		industries, err := listAfter(ctx, m, lender.FieldExcludedIndustries)
@@ -80,7 +80,7 @@ func uniqueLenderName(ctx context.Context, m *gen.LenderMutation, name string) e
 	}
 	if taken {
 		return &apperr.Error{Code: apperr.Conflict, Field: "name",
-			Message: fmt.Sprintf("a lender named %q already exists in your organization (names are compared ignoring case)", name)}
+			Message: fmt.Sprintf("a lender named %s already exists in your organization (names are compared ignoring case)", apperr.Quote(name))}
 	}
 	return nil
 }
@@ -275,6 +275,9 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 		if reason, ok := m.WithdrawnReason(); ok {
 			if err := runeLen(1, 500)(reason); err != nil {
 				return apperr.Invalid("reason", "%s", err)
+			}
+			if reason == lending.FundedElsewhere && ctx.Value(fundingWithdrawal{}) == nil {
+				return apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lending.FundedElsewhere)
 			}
 		}
 	case lending.Funded:

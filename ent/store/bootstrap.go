@@ -2,7 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -59,6 +63,10 @@ var demoLeads = []demoLead{
 // holding every scope, advisors and agents in one team, and leads across
 // the pipeline, all in one transaction. It returns nil when the database
 // already has a demo organization.
+//
+// Several replicas starting at once on one database make it once: each
+// first claims the one row of demo_claims, and a second claim waits for the
+// first transaction and then fails on the row's key, so it creates nothing.
 func (s *DB) CreateDemo(ctx context.Context) (*Demo, error) {
 	var demo *Demo
 	err := WithTx(rule.SystemContext(ctx), s.Client, func(ctx context.Context, tx *ent.Client) error {
@@ -66,14 +74,27 @@ func (s *DB) CreateDemo(ctx context.Context) (*Demo, error) {
 		if err != nil || exists {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, demoClaim); err != nil {
+			return err
+		}
 		demo, err = createDemo(ctx, tx)
 		return err
 	})
+	if isUniqueViolation(err) {
+		return nil, nil // another process made it meanwhile
+	}
 	if err != nil {
 		return nil, fmt.Errorf("creating the demo organization: %w", err)
 	}
 	return demo, nil
 }
+
+// demoClaimDDL creates the table whose one row says a demo organization
+// was made; ent does not model it, as nothing reads it.
+const demoClaimDDL = `CREATE TABLE IF NOT EXISTS demo_claims (id INTEGER PRIMARY KEY)`
+
+// demoClaim claims it, on both databases.
+const demoClaim = `INSERT INTO demo_claims (id) VALUES (1)`
 
 func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 	org, token, err := CreateOrganization(ctx, tx, DemoOrgName)
@@ -128,4 +149,18 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 		return nil, fmt.Errorf("creating the demo lending book: %w", err)
 	}
 	return demo, nil
+}
+
+// isUniqueViolation reports whether err is a unique key's refusal, on
+// either database.
+func isUniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	var lite sqlite3.Error
+	if errors.As(err, &lite) {
+		return lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || lite.ExtendedCode == sqlite3.ErrConstraintUnique
+	}
+	return false
 }

@@ -144,3 +144,43 @@ func TestCheckDatabaseURL(t *testing.T) {
 		t.Errorf("Open of a misspelt scheme: %v", err)
 	}
 }
+
+// Replicas starting at once, each with its own connections, make one demo
+// organization between them.
+func TestCreateDemoOnceAcrossProcesses(t *testing.T) {
+	ctx := context.Background()
+	url := storetest.URL(t)
+	const replicas = 4
+	dbs := make([]*store.DB, replicas)
+	for i := range dbs {
+		db, err := store.Open(ctx, url, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	made := make(chan bool, replicas)
+	start := make(chan struct{})
+	for _, db := range dbs {
+		go func() {
+			<-start
+			demo, err := db.CreateDemo(ctx)
+			if err != nil {
+				t.Errorf("CreateDemo: %v", err)
+			}
+			made <- demo != nil
+		}()
+	}
+	close(start)
+	created := 0
+	for range replicas {
+		if <-made {
+			created++
+		}
+	}
+	n, err := dbs[0].Client.Organization.Query().Where(organization.Name(store.DemoOrgName)).Count(rule.SystemContext(ctx))
+	if err != nil || n != 1 || created != 1 {
+		t.Fatalf("%d demo organizations, %d replicas said they made one (%v); want 1 and 1", n, created, err)
+	}
+}

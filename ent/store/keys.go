@@ -68,7 +68,7 @@ func CheckKey(kind string, scopes []string) error {
 	}
 	for _, s := range scopes {
 		if !viewer.ValidScope(s) {
-			return apperr.Invalid("scopes", "unknown scope %q; known: %s", s, strings.Join(viewer.AllScopes, ", "))
+			return apperr.Invalid("scopes", "unknown scope %s; known: %s", apperr.Quote(s), strings.Join(viewer.AllScopes, ", "))
 		}
 	}
 	return nil

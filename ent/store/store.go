@@ -231,7 +231,7 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.staleRollupLayout(ctx); err != nil {
 		return err
 	}
-	ddl := slices.Concat([]string{heartbeatDDL}, superseded, []string{callSumsDDL(s.Dialect)}, moneySumsDDL(s.Dialect))
+	ddl := slices.Concat([]string{heartbeatDDL, demoClaimDDL}, superseded, []string{callSumsDDL(s.Dialect)}, moneySumsDDL(s.Dialect))
 	if s.Dialect == dialect.Postgres {
 		ddl = append(pgSearchDDL, ddl...)
 	}

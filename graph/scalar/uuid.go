@@ -25,11 +25,11 @@ func MarshalUUID(u uuid.UUID) graphql.Marshaler {
 func UnmarshalUUID(v any) (uuid.UUID, error) {
 	s, ok := v.(string)
 	if !ok {
-		return uuid.Nil, apperr.New(apperr.BadRequest, "expected a UUID string, got %T", v)
+		return uuid.Nil, apperr.Invalid("", "expected a UUID string, got %T", v)
 	}
 	id, err := uuid.Parse(s)
 	if err != nil || len(s) != 36 {
-		return uuid.Nil, apperr.New(apperr.BadRequest, "%q is not a UUID", s)
+		return uuid.Nil, apperr.Invalid("", "%s is not a UUID", apperr.Quote(s))
 	}
 	return id, nil
 }

@@ -217,7 +217,7 @@ func (s *step) match(ctx context.Context, act autodef.Action) (*ent.Lead, error)
 	}
 	l, err := q.Order(lead.ByCreatedAt(entsql.OrderDesc())).First(ctx)
 	if ent.IsNotFound(err) {
-		return nil, awaited{apperr.New(apperr.NotFound, "no lead has %s = %q", act.MatchBy, text)}
+		return nil, awaited{apperr.New(apperr.NotFound, "no lead has %s = %s", act.MatchBy, apperr.Quote(text))}
 	}
 	return l, err
 }

@@ -162,7 +162,7 @@ func (s *step) application(ctx context.Context, in *reader) (*ent.Application, s
 	case !known:
 		return nil, "", notFound(inLenderID, "no lender with id %s exists in your organization", lenderID)
 	}
-	return nil, "", awaited{notFound(inExternalRef, "lender %s has no application with externalRef %q", lenderID, *ref)}
+	return nil, "", awaited{notFound(inExternalRef, "lender %s has no application with externalRef %s", lenderID, apperr.Quote(*ref))}
 }
 
 // deal finds the deal the input names: by dealId, or as the funded deal of

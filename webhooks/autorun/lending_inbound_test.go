@@ -230,4 +230,15 @@ func TestLenderPortalThroughAnInboundEndpoint(t *testing.T) {
 	if logged["status"] != "failed" || !strings.Contains(fmt.Sprint(logged["error"]), "cannot move from declined to approved") {
 		t.Errorf("inbound request log = %v", logged)
 	}
+	// The failure carries the code the mutation gives (CONFLICT), on both
+	// surfaces; a finished run has no next attempt on either.
+	if run["errorCode"] != "CONFLICT" || logged["errorCode"] != "CONFLICT" || run["nextAttemptAt"] != nil {
+		t.Errorf("REST: run errorCode %v, request errorCode %v, run nextAttemptAt %v; want CONFLICT, CONFLICT, null",
+			run["errorCode"], logged["errorCode"], run["nextAttemptAt"])
+	}
+	data := gql(t, e, `query($a: ID!, $p: ID!) { automationRuns(automationId: $a, limit: 1) { nodes { status error errorCode nextAttemptAt } }
+		inboundRequests(endpointId: $p, limit: 1) { nodes { status errorCode } } }`, map[string]any{"a": decide, "p": p.id})
+	if got := fmt.Sprint(data); !strings.Contains(got, "errorCode:CONFLICT nextAttemptAt:<nil>") || !strings.Contains(got, "map[errorCode:CONFLICT status:failed]") {
+		t.Errorf("GraphQL: %s", got)
+	}
 }

@@ -316,6 +316,8 @@ func TestLendingActionsValidateTheirInput(t *testing.T) {
 		{"LenderWithoutRef", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "lenderId": b.lender.ID.String()}, "externalRef"},
 		{"LenderIDNotUUID", autodef.DecideApplication, map[string]any{"decision": "declined", "reason": "r", "lenderId": 7.0, "externalRef": "TMC-7"}, "lenderId"},
 		{"FundedAtNotATime", autodef.FundDeal, map[string]any{"applicationId": app, "fundedAt": "yesterday"}, "fundedAt"},
+		{"FundedAtYearOne", autodef.FundDeal, map[string]any{"applicationId": app, "fundedAt": "0001-01-01T00:00:00Z"}, "fundedAt"},
+		{"FundedAtBeforeEpoch", autodef.FundDeal, map[string]any{"applicationId": app, "fundedAt": "1969-12-31T23:59:59Z"}, "fundedAt"},
 		{"FundedAtDateOnly", autodef.FundDeal, map[string]any{"applicationId": app, "fundedAt": "2026-03-01"}, "fundedAt"},
 		{"CommissionText", autodef.FundDeal, map[string]any{"applicationId": app, "commission": "4,000"}, "commission"},
 		{"FundedNothingNamed", autodef.FundDeal, map[string]any{"fundedAmount": "1.00"}, "applicationId"},

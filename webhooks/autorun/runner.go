@@ -199,6 +199,7 @@ func (r *Runner) finish(ctx context.Context, tx *ent.Client, run *ent.Automation
 	} else {
 		u.ClearError() // an earlier attempt's
 	}
+	u.ClearErrorCode()
 	err := u.Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("recording the run: %w", err)
@@ -223,9 +224,10 @@ func (r *Runner) recordFailure(ctx context.Context, tx *ent.Client, run *ent.Aut
 	now := r.now().UTC()
 	u := tx.AutomationRun.UpdateOne(run).SetAttempts(attempts).SetError(msg)
 	if again {
-		u.SetNextAttemptAt(now.Add(delay))
+		u.SetNextAttemptAt(now.Add(delay)).ClearErrorCode()
 	} else {
-		u.SetStatus(automationrun.StatusFailed).SetFinishedAt(now)
+		// The code the same failure has on GraphQL (PRODUCT 8.3).
+		u.SetStatus(automationrun.StatusFailed).SetFinishedAt(now).SetErrorCode(graph.AppError(cause).Code)
 	}
 	if err := u.Exec(ctx); err != nil {
 		return fmt.Errorf("recording the run's failure: %w", err)
@@ -243,21 +245,22 @@ func closeRequest(ctx context.Context, tx *ent.Client, reqID *uuid.UUID) error {
 		return nil
 	}
 	runs, err := tx.AutomationRun.Query().Where(automationrun.InboundRequestID(*reqID)).
-		Select(automationrun.FieldStatus, automationrun.FieldError).All(ctx)
+		Select(automationrun.FieldStatus, automationrun.FieldError, automationrun.FieldErrorCode).All(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the request's runs: %w", err)
 	}
 	status := inboundrequest.StatusProcessed
-	var failure *string
+	var failure, code *string
 	for _, run := range runs {
 		switch run.Status {
 		case automationrun.StatusQueued:
 			return nil
 		case automationrun.StatusFailed:
-			status, failure = inboundrequest.StatusFailed, run.Error
+			status, failure, code = inboundrequest.StatusFailed, run.Error, run.ErrorCode
 		}
 	}
-	return tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status).SetNillableError(failure).Exec(ctx)
+	return tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status).
+		SetNillableError(failure).SetNillableErrorCode(code).Exec(ctx)
 }
 
 // retryable reports whether another attempt of a failed run may succeed.

@@ -266,8 +266,8 @@ func TestRunnerClosesTheInboundRequest(t *testing.T) {
 		t.Errorf("request whose run succeeded: %s, %v", got.Status, deref(got.Error))
 	}
 	got, _ := e.db.Client.InboundRequest.Get(e.sys, failed.ID)
-	if got.Status != "failed" || !strings.Contains(fmt.Sprint(deref(got.Error)), "email: is required") {
-		t.Errorf("request with a failed run: %s, %v", got.Status, deref(got.Error))
+	if got.Status != "failed" || !strings.Contains(fmt.Sprint(deref(got.Error)), "email: is required") || deref(got.ErrorCode) != "VALIDATION_ERROR" {
+		t.Errorf("request with a failed run: %s, %v (%v)", got.Status, deref(got.Error), deref(got.ErrorCode))
 	}
 }
 
