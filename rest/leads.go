@@ -3,8 +3,8 @@ package rest
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 

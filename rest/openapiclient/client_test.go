@@ -321,7 +321,7 @@ func (s *smoke) lending(t *testing.T) {
 	must(t, "get application", err, gotApp.StatusCode(), gotApp.Body, http.StatusOK)
 	dealID := *gotApp.JSON200.Data.Attributes.FundedDealId
 
-	from := time.Now().UTC().Add(-time.Hour)
+	from := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
 	deals, err := s.c.ListFundedDealsWithResponse(s.ctx, &openapiclient.ListFundedDealsParams{LenderId: &lenderID, FundedFrom: &from})
 	must(t, "list funded deals", err, deals.StatusCode(), deals.Body, http.StatusOK)
 	if deals.JSON200.Meta.Total != 1 || deals.JSON200.Data[0].Id != dealID || deals.JSON200.Data[0].Attributes.Commission != "750.00" ||
