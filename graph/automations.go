@@ -152,3 +152,12 @@ func values[T any](in []*T) []T {
 	}
 	return out
 }
+
+// optionalText is s, or nil when empty: an action's member it does not
+// take is null, as REST leaves it out, not "".
+func optionalText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

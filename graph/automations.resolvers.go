@@ -11,8 +11,24 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automationrun"
 )
+
+// MatchBy is the resolver for the matchBy field.
+func (r *automationActionResolver) MatchBy(ctx context.Context, obj *autodef.Action) (*string, error) {
+	return optionalText(obj.MatchBy), nil
+}
+
+// MatchField is the resolver for the matchField field.
+func (r *automationActionResolver) MatchField(ctx context.Context, obj *autodef.Action) (*string, error) {
+	return optionalText(obj.MatchField), nil
+}
+
+// Reason is the resolver for the reason field.
+func (r *automationActionResolver) Reason(ctx context.Context, obj *autodef.Action) (*string, error) {
+	return optionalText(obj.Reason), nil
+}
 
 // NextAttemptAt is the resolver for the nextAttemptAt field.
 func (r *automationRunRecordResolver) NextAttemptAt(ctx context.Context, obj *ent.AutomationRun) (*time.Time, error) {
@@ -47,9 +63,13 @@ func (r *queryResolver) AutomationRuns(ctx context.Context, automationID uuid.UU
 	return r.automationRuns(ctx, automationID, status, page, limit)
 }
 
+// AutomationAction returns AutomationActionResolver implementation.
+func (r *Resolver) AutomationAction() AutomationActionResolver { return &automationActionResolver{r} }
+
 // AutomationRunRecord returns AutomationRunRecordResolver implementation.
 func (r *Resolver) AutomationRunRecord() AutomationRunRecordResolver {
 	return &automationRunRecordResolver{r}
 }
 
+type automationActionResolver struct{ *Resolver }
 type automationRunRecordResolver struct{ *Resolver }

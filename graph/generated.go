@@ -52,6 +52,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Analytics() AnalyticsResolver
 	Application() ApplicationResolver
+	AutomationAction() AutomationActionResolver
 	AutomationRunRecord() AutomationRunRecordResolver
 	DoNotCallResult() DoNotCallResultResolver
 	FundedDeal() FundedDealResolver
@@ -928,6 +929,12 @@ type AnalyticsResolver interface {
 }
 type ApplicationResolver interface {
 	FundedDeal(ctx context.Context, obj *ent.Application) (*ent.FundedDeal, error)
+}
+type AutomationActionResolver interface {
+	MatchBy(ctx context.Context, obj *autodef.Action) (*string, error)
+	MatchField(ctx context.Context, obj *autodef.Action) (*string, error)
+
+	Reason(ctx context.Context, obj *autodef.Action) (*string, error)
 }
 type AutomationRunRecordResolver interface {
 	NextAttemptAt(ctx context.Context, obj *ent.AutomationRun) (*time.Time, error)
@@ -11959,18 +11966,18 @@ func (ec *executionContext) _AutomationAction_matchBy(ctx context.Context, field
 			return ec.fieldContext_AutomationAction_matchBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.MatchBy, nil
+			return ec.Resolvers.AutomationAction().MatchBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_AutomationAction_matchBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AutomationAction", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AutomationAction_matchField(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
@@ -11982,18 +11989,18 @@ func (ec *executionContext) _AutomationAction_matchField(ctx context.Context, fi
 			return ec.fieldContext_AutomationAction_matchField(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.MatchField, nil
+			return ec.Resolvers.AutomationAction().MatchField(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_AutomationAction_matchField(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AutomationAction", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AutomationAction_tags(ctx context.Context, field graphql.CollectedField, obj *autodef.Action) (ret graphql.Marshaler) {
@@ -12097,18 +12104,18 @@ func (ec *executionContext) _AutomationAction_reason(ctx context.Context, field 
 			return ec.fieldContext_AutomationAction_reason(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Reason, nil
+			return ec.Resolvers.AutomationAction().Reason(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_AutomationAction_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AutomationAction", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AutomationCondition_path(ctx context.Context, field graphql.CollectedField, obj *autodef.Condition) (ret graphql.Marshaler) {
@@ -41603,12 +41610,74 @@ func (ec *executionContext) _AutomationAction(ctx context.Context, sel ast.Selec
 		case "type":
 			out.Values[i] = ec._AutomationAction_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "matchBy":
-			out.Values[i] = ec._AutomationAction_matchBy(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AutomationAction_matchBy(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "matchField":
-			out.Values[i] = ec._AutomationAction_matchField(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AutomationAction_matchField(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tags":
 			out.Values[i] = ec._AutomationAction_tags(ctx, field, obj)
 		case "stageId":
@@ -41618,7 +41687,38 @@ func (ec *executionContext) _AutomationAction(ctx context.Context, sel ast.Selec
 		case "teamId":
 			out.Values[i] = ec._AutomationAction_teamId(ctx, field, obj)
 		case "reason":
-			out.Values[i] = ec._AutomationAction_reason(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AutomationAction_reason(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
