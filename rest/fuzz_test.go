@@ -15,9 +15,16 @@ import (
 // fuzzCall sends one request and fails on a 500, a body that is not JSON,
 // or a lost connection: bad input is the caller's error, never ours.
 func fuzzCall(t *testing.T, e *resttest.Env, method, path string, header map[string]string, body []byte) int {
+	status, _ := fuzzDo(t, e, method, path, header, body)
+	return status
+}
+
+// fuzzDo is fuzzCall answering the body too.
+func fuzzDo(tb testing.TB, e *resttest.Env, method, path string, header map[string]string, body []byte) (int, []byte) {
+	tb.Helper()
 	req, err := http.NewRequest(method, e.Server.URL+path, bytes.NewReader(body))
 	if err != nil {
-		return 0 // not a request any client could send
+		return 0, nil // not a request any client could send
 	}
 	req.Header.Set("Authorization", "Bearer "+e.Key)
 	req.Header.Set("Content-Type", "application/json")
@@ -26,17 +33,17 @@ func fuzzCall(t *testing.T, e *resttest.Env, method, path string, header map[str
 	}
 	resp, err := e.Server.Client().Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		tb.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 500 {
-		t.Fatalf("%s %s with %q: %d %s", method, path, body, resp.StatusCode, raw)
+		tb.Fatalf("%s %s with %q: %d %s", method, path, body, resp.StatusCode, raw)
 	}
 	if !json.Valid(raw) {
-		t.Fatalf("%s %s: the answer is not JSON: %q", method, path, raw)
+		tb.Fatalf("%s %s: the answer is not JSON: %q", method, path, raw)
 	}
-	return resp.StatusCode
+	return resp.StatusCode, raw
 }
 
 // Any body for POST /v1/leads and PATCH /v1/leads/{id}: decoding and the
