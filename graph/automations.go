@@ -99,7 +99,7 @@ func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID u
 	// Runs are written by the system only; the viewer's right to this one
 	// was checked by reading it above.
 	run, err = c.AutomationRun.UpdateOne(run).SetStatus(automationrun.StatusQueued).SetAttempts(0).
-		SetNextAttemptAt(r.now().UTC()).ClearFinishedAt().Save(rule.SystemContext(ctx))
+		SetNextAttemptAt(r.now().UTC()).ClearFinishedAt().ClearErrorCode().Save(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, err
 	}

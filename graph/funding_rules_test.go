@@ -31,9 +31,18 @@ func TestFundingRules(t *testing.T) {
 		t.Errorf("funded %v, want the whole approval credited to the admin", deal)
 	}
 
+	// A lead assigned to a dialer agent funds a deal credited to no one.
+	agentsLead := l.lead(t, map[string]any{"assignToAdvisorId": agent.ID})
+	byAgent := l.fund(t, map[string]any{"applicationId": l.approved(t, agentsLead, lender, "1000", nil)})
+	if byAgent["advisorId"] != nil {
+		t.Errorf("a deal of an agent's lead is credited to %v, want no one", byAgent["advisorId"])
+	}
+
 	other := l.submit(t, l.lead(t, nil), lender, nil)["id"].(string)
-	wantError(t, l.refused(t, `mutation($id: ID!) { withdrawApplication(id: $id, reason: "funded_elsewhere") { id } }`,
-		map[string]any{"id": other}), "VALIDATION_ERROR", "reason")
+	for _, reason := range []string{"funded_elsewhere", " Funded_Elsewhere "} {
+		wantError(t, l.refused(t, `mutation($id: ID!, $r: String) { withdrawApplication(id: $id, reason: $r) { id } }`,
+			map[string]any{"id": other, "r": reason}), "VALIDATION_ERROR", "reason")
+	}
 	if got := l.application(t, other)["status"]; got != "submitted" {
 		t.Fatalf("after a refused withdrawal the application is %v", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/counted"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/predicate"
@@ -147,13 +149,38 @@ func leadFilter(where *ent.LeadWhereInput, tags []string) (predicate.Lead, error
 			preds = append(preds, p)
 		}
 	}
+	tags, err := tagFilter(tags)
+	if err != nil {
+		return nil, err
+	}
 	for _, tag := range tags {
-		preds = append(preds, func(s *sql.Selector) { s.Where(sqljson.ValueContains(lead.FieldTags, tag)) })
+		preds = append(preds, func(s *sql.Selector) { s.Where(sqljson.ValueContains(s.C(lead.FieldTags), tag)) })
 	}
 	if len(preds) == 0 {
 		return nil, nil
 	}
 	return lead.And(preds...), nil
+}
+
+// tagFilter is the tags a filter asks for: trimmed, blanks and repeats
+// dropped, and bounded as a lead's tags are (each one a condition of the
+// query, so an unbounded list would be an unbounded query).
+func tagFilter(tags []string) ([]string, error) {
+	var out []string
+	for _, tag := range tags {
+		tag = strings.TrimSpace(tag)
+		if tag == "" || slices.Contains(out, tag) {
+			continue
+		}
+		if err := bounds.Text("tags", tag, bounds.MaxTagLen); err != nil {
+			return nil, err
+		}
+		out = append(out, tag)
+	}
+	if len(out) > bounds.MaxTags {
+		return nil, apperr.Invalid("tags", "must name at most %d tags", bounds.MaxTags)
+	}
+	return out, nil
 }
 
 // filteredLeads pages the leads filter matches, newest first, with their

@@ -4,6 +4,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator/core"
 	"github.com/vektah/gqlparser/v2/validator/rules"
+
+	"github.com/lendingpipe/svc/ent/apperr"
 )
 
 // MaxRepeatedField bounds how many fields of one selection set, fragments
@@ -33,8 +35,8 @@ func boundedOverlap(observers *core.Events, addError core.AddErrFunc) {
 		}
 		done = true
 		if f, n := mostRepeated(walker.Document); n > MaxRepeatedField {
-			addError(core.Message("%q is selected %d times or more in one selection set; at most %d are allowed",
-				f.Alias, n, MaxRepeatedField), core.At(f.Position))
+			addError(core.Message("%s is selected %d times or more in one selection set; at most %d are allowed",
+				apperr.Quote(f.Alias), n, MaxRepeatedField), core.At(f.Position))
 			return
 		}
 		inner := &core.Events{}

@@ -272,7 +272,11 @@ func TestAutomationRequiredFieldsAndConditions(t *testing.T) {
 			failedID = run["id"].(string)
 		}
 	}
-	mustStatus(t, e.Post("/v1/automations/"+required+"/runs/"+failedID+"/retry", e.Key, nil), http.StatusOK)
+	retried := e.Post("/v1/automations/"+required+"/runs/"+failedID+"/retry", e.Key, nil)
+	mustStatus(t, retried, http.StatusOK)
+	if retried.Attr("status") != "queued" || retried.Attr("errorCode") != nil {
+		t.Errorf("a run queued again: status %v, errorCode %v; want queued, null", retried.Attr("status"), retried.Attr("errorCode"))
+	}
 	for _, run := range settle(t, e, required, 2) {
 		if run["id"] == failedID && (attr(run, "status") != "failed" || attr(run, "attempts") != 1.0) {
 			t.Errorf("retried run = %v", run)

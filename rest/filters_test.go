@@ -45,10 +45,20 @@ func TestLeadFilters(t *testing.T) {
 	for _, c := range []struct{ query, field string }{
 		{"stageId=first", "stageId"}, {"primaryAdvisorId=maya", "primaryAdvisorId"}, {"priority=hot", "priority"},
 		{"source=fax", "source"}, {"createdFrom=yesterday", "createdFrom"}, {"createdTo=2026-02-30", "createdTo"},
-		{"search=hot&priority=high", "search"},
+		{"search=hot&priority=high", "search"}, {"tags=" + strings.Repeat("x", 51), "tags"},
+		{"tags=" + manyTags(51), "tags"},
 	} {
 		mustError(t, e.Get("/v1/leads?"+c.query, e.Key), http.StatusUnprocessableEntity, "VALIDATION_ERROR", c.field)
 	}
+}
+
+// manyTags is n distinct tags, comma-separated.
+func manyTags(n int) string {
+	tags := make([]string, n)
+	for i := range tags {
+		tags[i] = "tag" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	return strings.Join(tags, ",")
 }
 
 // An unknown query parameter is 422 naming it on every route, rather than
@@ -58,7 +68,7 @@ func TestUnknownQueryParameter(t *testing.T) {
 	lead := createLead(t, e, e.Key, map[string]any{"businessName": "Acme"})
 	for _, path := range []string{"/v1/leads?stage=new", "/v1/leads/" + lead + "?expand=stage", "/v1/lenders?isactive=true",
 		"/v1/funded-deals?from=2026-01-01", "/v1/analytics/funding?tz=UTC", "/v1/app-webhooks?page=1&colour=red",
-		"/v1/leads?" + strings.Repeat("x", 300) + "=1"} {
+		"/v1/leads?" + strings.Repeat("x", 300) + "=1", "/v1/webhooks/catalog?format=yaml"} {
 		r := e.Get(path, e.Key)
 		_, field := r.Error()
 		if r.Status != http.StatusUnprocessableEntity || field == "" || len(field) > 100 || !strings.Contains(path, field[:min(len(field), 90)]) {

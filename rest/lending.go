@@ -221,10 +221,13 @@ func boolParam(r *http.Request, name string) (*bool, error) {
 	return nil, apperr.Invalid(name, "must be true or false")
 }
 
-// timeParam reads an optional RFC 3339 timestamp query parameter (any
-// precision and offset) as UTC, as GraphQL's Time scalar reads one: SQLite
-// compares stored timestamps as text, so a bound in another offset would
-// match the wrong rows. nil when absent or empty, 422 naming it otherwise.
+// timeParam reads an optional range bound: an RFC 3339 timestamp (any
+// precision and offset) or a date, a whole day in the organization's time
+// zone (an end: the day after it begins), as the reports read their range
+// (graph.Resolver.RangeBound). It is UTC, as GraphQL's Time scalar reads
+// one: SQLite compares stored timestamps as text, so a bound in another
+// offset would match the wrong rows. nil when absent or empty, 422 naming
+// it otherwise.
 func timeParam(r *http.Request, resolver *graph.Resolver, name string, end bool) (*time.Time, error) {
 	s := queryParam(r, name)
 	if s == nil {

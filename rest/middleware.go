@@ -80,7 +80,7 @@ func withPinnedVersion(next http.Handler) http.Handler {
 		if v := r.Header.Get(APIVersionHeader); v != "" && !slices.Contains(SupportedVersions, v) {
 			writeError(w, r, &apperr.Error{
 				Code:    apperr.BadRequest,
-				Message: fmt.Sprintf("unsupported %s %q", APIVersionHeader, v),
+				Message: fmt.Sprintf("unsupported %s %s", APIVersionHeader, apperr.Quote(v)),
 				Detail:  map[string]any{"field": APIVersionHeader, "supportedVersions": SupportedVersions},
 			})
 			return

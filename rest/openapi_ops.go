@@ -130,8 +130,10 @@ func (o operation) errorCodes() []int {
 	if strings.Contains(o.path, "{") {
 		codes = append(codes, http.StatusNotFound)
 	}
-	// Any operation: a query parameter it does not take (checkQuery).
-	codes = append(codes, http.StatusUnprocessableEntity)
+	// Any /v1 operation: a query parameter it does not take (checkQuery).
+	if strings.HasPrefix(o.path, "/v1/") {
+		codes = append(codes, http.StatusUnprocessableEntity)
+	}
 	if o.idem {
 		codes = append(codes, http.StatusConflict, http.StatusUnprocessableEntity)
 	}

@@ -32,8 +32,9 @@ var queryParams = sync.OnceValue(func() map[string][]string {
 	return out
 })
 
-// checkQuery refuses a query parameter the route does not take, 422 naming
-// it, as Stripe does: a filter the route does not know would otherwise be
+// checkQuery refuses a query parameter a /v1 route does not take, 422
+// naming it, as Stripe does (every /v1 handler runs it, through
+// errorHandler): a filter the route does not know would otherwise be
 // ignored, and the caller would silently get every record.
 func checkQuery(r *http.Request) error {
 	if r.URL.RawQuery == "" {

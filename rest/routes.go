@@ -58,7 +58,10 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	return func(r chi.Router) {
 		// Public.
-		r.Get("/v1/webhooks/catalog", catalog)
+		r.Get("/v1/webhooks/catalog", errorHandler(func(w http.ResponseWriter, r *http.Request) error {
+			catalog(w, r)
+			return nil
+		}).ServeHTTP)
 		r.Get("/v1/openapi.json", errorHandler(openAPIHandler).ServeHTTP)
 		// Authenticated by the endpoint's HMAC signature.
 		r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)

@@ -25,8 +25,8 @@ func DuplicateMember(data []byte) string {
 
 // DuplicateError is the 400 for a repeated member name at path.
 func DuplicateError(path string) error {
-	return &apperr.Error{Code: apperr.BadRequest, Field: path,
-		Message: fmt.Sprintf("the JSON object member %q appears more than once", path)}
+	return &apperr.Error{Code: apperr.BadRequest, Field: apperr.Cut(path),
+		Message: fmt.Sprintf("the JSON object member %s appears more than once", apperr.Quote(path))}
 }
 
 // frame is one open object or array while scanning. It holds only its own

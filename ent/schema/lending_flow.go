@@ -620,12 +620,19 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		if err != nil {
 			return refError(err, "advisorId", "user")
 		}
-		// The deal is credited to the advisor in the funding report.
-		if u.Role != user.RoleAdvisor && u.Role != user.RoleAdmin {
+		if !credited(u) {
 			return apperr.Invalid("advisorId", "must name an advisor or an admin; this user is a dialer %s", u.Role)
 		}
 	} else if l.PrimaryAdvisorID != nil {
-		m.SetAdvisorID(*l.PrimaryAdvisorID)
+		// The lead's primary advisor, when one who can be credited: a lead
+		// assigned to a dialer agent funds a deal credited to no one.
+		u, err := c.User.Query().Where(user.ID(*l.PrimaryAdvisorID)).Only(sys)
+		if err != nil {
+			return fmt.Errorf("reading the lead's primary advisor: %w", err)
+		}
+		if credited(u) {
+			m.SetAdvisorID(u.ID)
+		}
 	}
 	if _, ok := m.ExpectedCommission(); !ok {
 		due, err := funded.MulRate(rate)
@@ -694,6 +701,10 @@ func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *g
 	}
 	return nil
 }
+
+// credited reports whether a deal may be credited to u in the funding
+// report: an advisor or an admin, never a dialer agent.
+func credited(u *gen.User) bool { return u.Role == user.RoleAdvisor || u.Role == user.RoleAdmin }
 
 // fundingWithdrawal marks the context of withdrawOthers: the one writer
 // that may give lending.FundedElsewhere as a reason.

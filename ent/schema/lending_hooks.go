@@ -276,7 +276,7 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 			if err := runeLen(1, 500)(reason); err != nil {
 				return apperr.Invalid("reason", "%s", err)
 			}
-			if reason == lending.FundedElsewhere && ctx.Value(fundingWithdrawal{}) == nil {
+			if strings.EqualFold(strings.TrimSpace(reason), lending.FundedElsewhere) && ctx.Value(fundingWithdrawal{}) == nil {
 				return apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lending.FundedElsewhere)
 			}
 		}

@@ -62,7 +62,8 @@ var demoLeads = []demoLead{
 // CreateDemo creates the demo organization (DemoOrgName) with an API key
 // holding every scope, advisors and agents in one team, and leads across
 // the pipeline, all in one transaction. It returns nil when the database
-// already has a demo organization.
+// already has a demo organization, or once had one: it is made once per
+// database.
 //
 // Several replicas starting at once on one database make it once: each
 // first claims the one row of demo_claims, and a second claim waits for the
@@ -75,19 +76,25 @@ func (s *DB) CreateDemo(ctx context.Context) (*Demo, error) {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, demoClaim); err != nil {
+			if isUniqueViolation(err) {
+				return errDemoClaimed
+			}
 			return err
 		}
 		demo, err = createDemo(ctx, tx)
 		return err
 	})
-	if isUniqueViolation(err) {
-		return nil, nil // another process made it meanwhile
+	if errors.Is(err, errDemoClaimed) {
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("creating the demo organization: %w", err)
 	}
 	return demo, nil
 }
+
+// errDemoClaimed says another process made the demo organization meanwhile.
+var errDemoClaimed = errors.New("the demo organization was made by another process")
 
 // demoClaimDDL creates the table whose one row says a demo organization
 // was made; ent does not model it, as nothing reads it.

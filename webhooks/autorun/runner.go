@@ -259,8 +259,13 @@ func closeRequest(ctx context.Context, tx *ent.Client, reqID *uuid.UUID) error {
 			status, failure, code = inboundrequest.StatusFailed, run.Error, run.ErrorCode
 		}
 	}
-	return tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status).
-		SetNillableError(failure).SetNillableErrorCode(code).Exec(ctx)
+	u := tx.InboundRequest.Update().Where(inboundrequest.ID(*reqID)).SetStatus(status)
+	if failure == nil {
+		u.ClearError().ClearErrorCode() // a failure that a retried run since cleared
+	} else {
+		u.SetError(*failure).SetNillableErrorCode(code)
+	}
+	return u.Exec(ctx)
 }
 
 // retryable reports whether another attempt of a failed run may succeed.
