@@ -15762,16 +15762,6 @@ type GetLivenessResponse400Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
-// GetLivenessResponse422Headers the declared response headers of an HTTP 422 response for GetLiveness
-type GetLivenessResponse422Headers struct {
-	IdempotentReplayed  *string
-	SVCAPIVersion       string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          openapi_types.UUID
-}
-
 // GetLivenessResponse429Headers the declared response headers of an HTTP 429 response for GetLiveness
 type GetLivenessResponse429Headers struct {
 	IdempotentReplayed  *string
@@ -15812,8 +15802,6 @@ type GetLivenessResponse struct {
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
-	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *ValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -15824,8 +15812,6 @@ type GetLivenessResponse struct {
 	Headers200 *GetLivenessResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetLivenessResponse400Headers
-	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *GetLivenessResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLivenessResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -15844,11 +15830,6 @@ func (r GetLivenessResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetLivenessResponse) GetJSON400() *BadRequest {
 	return r.JSON400
-}
-
-// GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r GetLivenessResponse) GetJSON422() *ValidationError {
-	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -15915,16 +15896,6 @@ type GetReadinessResponse400Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
-// GetReadinessResponse422Headers the declared response headers of an HTTP 422 response for GetReadiness
-type GetReadinessResponse422Headers struct {
-	IdempotentReplayed  *string
-	SVCAPIVersion       string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          openapi_types.UUID
-}
-
 // GetReadinessResponse429Headers the declared response headers of an HTTP 429 response for GetReadiness
 type GetReadinessResponse429Headers struct {
 	IdempotentReplayed  *string
@@ -15965,8 +15936,6 @@ type GetReadinessResponse struct {
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
-	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *ValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -15977,8 +15946,6 @@ type GetReadinessResponse struct {
 	Headers200 *GetReadinessResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetReadinessResponse400Headers
-	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *GetReadinessResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetReadinessResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -15997,11 +15964,6 @@ func (r GetReadinessResponse) GetJSON200() *struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetReadinessResponse) GetJSON400() *BadRequest {
 	return r.JSON400
-}
-
-// GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r GetReadinessResponse) GetJSON422() *ValidationError {
-	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -16068,16 +16030,6 @@ type GetStatusResponse400Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
-// GetStatusResponse422Headers the declared response headers of an HTTP 422 response for GetStatus
-type GetStatusResponse422Headers struct {
-	IdempotentReplayed  *string
-	SVCAPIVersion       string
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
-	XRequestId          openapi_types.UUID
-}
-
 // GetStatusResponse429Headers the declared response headers of an HTTP 429 response for GetStatus
 type GetStatusResponse429Headers struct {
 	IdempotentReplayed  *string
@@ -16116,8 +16068,6 @@ type GetStatusResponse struct {
 	JSON200 *StatusEnvelope
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
-	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *ValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -16128,8 +16078,6 @@ type GetStatusResponse struct {
 	Headers200 *GetStatusResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetStatusResponse400Headers
-	// Headers422 the parsed response headers for an HTTP 422 response
-	Headers422 *GetStatusResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetStatusResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -16146,11 +16094,6 @@ func (r GetStatusResponse) GetJSON200() *StatusEnvelope {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetStatusResponse) GetJSON400() *BadRequest {
 	return r.JSON400
-}
-
-// GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r GetStatusResponse) GetJSON422() *ValidationError {
-	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -27164,13 +27107,6 @@ func ParseGetLivenessResponse(rsp *http.Response) (*GetLivenessResponse, error) 
 		}
 		response.JSON400 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON422 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27285,51 +27221,6 @@ func ParseGetLivenessResponse(rsp *http.Response) (*GetLivenessResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
-	case rsp.StatusCode == 422:
-		var headers GetLivenessResponse422Headers
-		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.IdempotentReplayed = &value
-		}
-		if values := rsp.Header.Values("SVC-API-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "SVC-API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.SVCAPIVersion = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value openapi_types.UUID
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetLivenessResponse429Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -27507,13 +27398,6 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 		}
 		response.JSON400 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON422 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27628,51 +27512,6 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
-	case rsp.StatusCode == 422:
-		var headers GetReadinessResponse422Headers
-		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.IdempotentReplayed = &value
-		}
-		if values := rsp.Header.Values("SVC-API-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "SVC-API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.SVCAPIVersion = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value openapi_types.UUID
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetReadinessResponse429Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -27848,13 +27687,6 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 		}
 		response.JSON400 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON422 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27969,51 +27801,6 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
-	case rsp.StatusCode == 422:
-		var headers GetStatusResponse422Headers
-		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.IdempotentReplayed = &value
-		}
-		if values := rsp.Header.Values("SVC-API-Version"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "SVC-API-Version", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.SVCAPIVersion = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitLimit = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitRemaining = value
-		}
-		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRateLimitReset = value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value openapi_types.UUID
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetStatusResponse429Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
