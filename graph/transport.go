@@ -45,7 +45,7 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	t.POST.Do(w, r, exec)
+	t.POST.Do(w, r, inputErrors{exec})
 }
 
 // getTransport is gqlgen's GET transport behind the same strict reading:
@@ -60,7 +60,7 @@ func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 		writeRequestError(w, http.StatusBadRequest, err)
 		return
 	}
-	t.GET.Do(w, r, exec)
+	t.GET.Do(w, r, inputErrors{exec})
 }
 
 // checkQueryString checks the parameters of a GraphQL GET request.

@@ -215,7 +215,7 @@ func (e sessionExecutor) CreateOperationContext(ctx context.Context, params *gra
 			return oc, nil
 		}
 	}
-	return e.GraphExecutor.CreateOperationContext(ctx, params)
+	return inputErrors{e.GraphExecutor}.CreateOperationContext(ctx, params)
 }
 
 func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.OperationContext) (graphql.ResponseHandler, context.Context) {
