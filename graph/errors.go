@@ -37,6 +37,8 @@ func AppError(err error) *apperr.Error {
 		return apperr.New(apperr.Unavailable, "the request was cancelled or timed out")
 	case store.Unreachable(err):
 		return apperr.New(apperr.Unavailable, "the database is unreachable; retry later")
+	case store.Contended(err):
+		return apperr.New(apperr.Unavailable, "the change conflicted with another made at the same time; retry")
 	case store.WritesRefused(err):
 		return apperr.New(apperr.Unavailable, "the database does not take writes at the moment; retry later")
 	}

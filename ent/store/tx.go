@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/lendingpipe/svc/ent"
 )
@@ -20,6 +21,26 @@ func WithTx(ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx 
 	if tx := ent.TxFromContext(ctx); tx != nil {
 		return fn(ctx, tx.Client())
 	}
+	// A transaction PostgreSQL gave up to settle a deadlock or a
+	// serialization conflict with another (a subscription deleted while
+	// the delivery worker records its attempts, say) rolled back whole, so
+	// it is run again, a few times, before its caller hears of it.
+	var err error
+	for attempt := range contendedAttempts {
+		if err = runTx(ctx, c, fn); !Contended(err) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	return err
+}
+
+// contendedAttempts is how many times WithTx runs a transaction that keeps
+// losing conflicts.
+const contendedAttempts = 3
+
+// runTx runs fn in one transaction.
+func runTx(ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx *ent.Client) error) error {
 	tx, err := c.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("starting transaction: %w", err)

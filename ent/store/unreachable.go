@@ -37,3 +37,11 @@ func Unreachable(err error) bool {
 	}
 	return strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "connection refused")
 }
+
+// Contended reports whether err is PostgreSQL giving up a transaction to
+// settle a conflict with another: a deadlock (40P01) or a serialization
+// failure (40001). Run again, the transaction may well succeed.
+func Contended(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
