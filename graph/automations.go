@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -160,4 +161,13 @@ func optionalText(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// RunNextAttempt is when a run's next try is due: nil once it is finished
+// (succeeded, skipped or failed). REST and GraphQL both show it so.
+func RunNextAttempt(run *ent.AutomationRun) *time.Time {
+	if run.Status != automationrun.StatusQueued {
+		return nil
+	}
+	return &run.NextAttemptAt
 }

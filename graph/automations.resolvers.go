@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/ent/automationrun"
 )
 
 // MatchBy is the resolver for the matchBy field.
@@ -32,10 +31,7 @@ func (r *automationActionResolver) Reason(ctx context.Context, obj *autodef.Acti
 
 // NextAttemptAt is the resolver for the nextAttemptAt field.
 func (r *automationRunRecordResolver) NextAttemptAt(ctx context.Context, obj *ent.AutomationRun) (*time.Time, error) {
-	if obj.Status != automationrun.StatusQueued {
-		return nil, nil // finished: no try is due (as REST shows it)
-	}
-	return &obj.NextAttemptAt, nil
+	return RunNextAttempt(obj), nil
 }
 
 // CreateAutomation is the resolver for the createAutomation field.

@@ -184,13 +184,11 @@ type runAttributes struct {
 func runResource(run *ent.AutomationRun) Resource {
 	a := runAttributes{AutomationID: run.AutomationID, Status: run.Status.String(), Attempts: run.Attempts,
 		InboundRequestID: run.InboundRequestID, Input: nonNilMap(run.Input), Applied: run.Applied,
-		LeadID: run.LeadID, Error: run.Error, ErrorCode: run.ErrorCode, CreatedAt: apitime.Of(run.CreatedAt), FinishedAt: utcPtr(run.FinishedAt)}
+		LeadID: run.LeadID, Error: run.Error, ErrorCode: run.ErrorCode, CreatedAt: apitime.Of(run.CreatedAt), FinishedAt: utcPtr(run.FinishedAt),
+		NextAttemptAt: utcPtr(graph.RunNextAttempt(run))}
 	if run.EventID != nil {
 		id := webhooks.EventIDPrefix + run.EventID.String()
 		a.EventID = &id
-	}
-	if run.Status.String() == "queued" {
-		a.NextAttemptAt = utcPtr(&run.NextAttemptAt)
 	}
 	if a.Applied == nil {
 		a.Applied = []map[string]any{}

@@ -58,21 +58,11 @@ func leadFilters(r *http.Request, resolver *graph.Resolver) (*ent.LeadWhereInput
 	if w.PrimaryAdvisorID, err = uuidParam(r, "primaryAdvisorId"); err != nil {
 		return nil, nil, err
 	}
-	priority, err := enumParam(r, "priority", enum.LeadPriorities)
-	if err != nil {
+	if w.Priority, err = typedEnumParam[lead.Priority](r, "priority", enum.LeadPriorities); err != nil {
 		return nil, nil, err
 	}
-	if priority != nil {
-		p := lead.Priority(*priority)
-		w.Priority = &p
-	}
-	source, err := enumParam(r, "source", enum.LeadSources)
-	if err != nil {
+	if w.Source, err = typedEnumParam[lead.Source](r, "source", enum.LeadSources); err != nil {
 		return nil, nil, err
-	}
-	if source != nil {
-		s := lead.Source(*source)
-		w.Source = &s
 	}
 	if w.CreatedAtGTE, err = timeParam(r, resolver, "createdFrom", false); err != nil {
 		return nil, nil, err
@@ -80,13 +70,9 @@ func leadFilters(r *http.Request, resolver *graph.Resolver) (*ent.LeadWhereInput
 	if w.CreatedAtLT, err = timeParam(r, resolver, "createdTo", true); err != nil {
 		return nil, nil, err
 	}
-	var tags []string
+	var tags []string // trimmed, deduplicated and bounded by the resolver
 	if s := queryParam(r, "tags"); s != nil {
-		for _, tag := range strings.Split(*s, ",") {
-			if tag = strings.TrimSpace(tag); tag != "" {
-				tags = append(tags, tag)
-			}
-		}
+		tags = strings.Split(*s, ",")
 	}
 	if _, err := w.P(); errors.Is(err, ent.ErrEmptyLeadWhereInput) {
 		return nil, tags, nil

@@ -240,6 +240,16 @@ func timeParam(r *http.Request, resolver *graph.Resolver, name string, end bool)
 	return &t, nil
 }
 
+// typedEnumParam is enumParam as the ent enum type T a filter takes.
+func typedEnumParam[T ~string](r *http.Request, name string, values []string) (*T, error) {
+	s, err := enumParam(r, name, values)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	v := T(*s)
+	return &v, nil
+}
+
 // enumParam reads an optional query parameter that must be one of values
 // (the schema's list); nil when absent or empty, 422 naming it otherwise.
 func enumParam(r *http.Request, name string, values []string) (*string, error) {

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,8 +84,8 @@ func (r *SoakReport) Duplicates() float64 {
 // lead, 20 % the first page of the list.
 func Soak(ctx context.Context, cfg SoakConfig) (*SoakReport, error) {
 	cfg.Replicas = max(cfg.Replicas, 1)
-	cfg.Concurrency = cmpOr(cfg.Concurrency, 8)
-	cfg.Sample = cmpOr(cfg.Sample, 5*time.Second)
+	cfg.Concurrency = cmp.Or(cfg.Concurrency, 8)
+	cfg.Sample = cmp.Or(cfg.Sample, 5*time.Second)
 	fx, err := prepare(ctx, cfg.Config)
 	if err != nil {
 		return nil, err
@@ -137,14 +138,6 @@ func Soak(ctx context.Context, cfg SoakConfig) (*SoakReport, error) {
 	rep.Deliveries, rep.DistinctIDs = recv.counts()
 	printSoak(cfg, rep)
 	return rep, nil
-}
-
-func cmpOr[T comparable](v, fallback T) T {
-	var zero T
-	if v == zero {
-		return fallback
-	}
-	return v
 }
 
 // runMixedLoad drives the mix at every replica in turn for cfg.Duration,
