@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/commit"
 	"github.com/lendingpipe/svc/ent/event"
@@ -117,7 +118,19 @@ func (r *Resolver) replayDeliveries(ctx context.Context, subID uuid.UUID, since,
 		}
 		return n, r.requeue(ctx, c, webhookdelivery.SubscriptionID(subID), webhookdelivery.StatusEQ(webhookdelivery.StatusDead))
 	}
-	end := r.now().UTC()
+	now := r.now().UTC()
+	if err := apitime.Within("since", *since, now.Add(apitime.Skew)); err != nil {
+		return 0, err
+	}
+	if until != nil {
+		if err := apitime.Within("until", *until, now.Add(apitime.Skew)); err != nil {
+			return 0, err
+		}
+	}
+	if err := CheckRange(since, until, "since", "until"); err != nil {
+		return 0, err
+	}
+	end := now
 	if until != nil {
 		end = *until
 	}

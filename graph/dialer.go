@@ -35,6 +35,13 @@ func (r *Resolver) recordCall(ctx context.Context, in dialer.CallEventInput) (*e
 // agent's user id) and answers the enriched row; the presence hook tells
 // subscribers once the change has committed.
 func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) (*dialer.AgentStatus, error) {
+	if in.CurrentCallID != nil {
+		// Checked whatever the status, though only on_call stores it: a
+		// value out of bounds is a mistake, never silently dropped.
+		if err := agentpresence.CurrentCallIDValidator(*in.CurrentCallID); err != nil {
+			return nil, apperr.Invalid("currentCallId", "%s", err)
+		}
+	}
 	c := r.client(ctx)
 	prev, err := c.AgentPresence.Query().Where(agentpresence.UserID(in.UserID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {

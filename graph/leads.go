@@ -140,6 +140,9 @@ func (r *Resolver) newestLeads(ctx context.Context, limit, offset int) ([]*ent.L
 func leadFilter(where *ent.LeadWhereInput, tags []string) (predicate.Lead, error) {
 	var preds []predicate.Lead
 	if where != nil {
+		if err := CheckRange(where.CreatedAtGTE, where.CreatedAtLT, "createdAtGTE", "createdAtLT"); err != nil {
+			return nil, err
+		}
 		p, err := where.P()
 		switch {
 		case errors.Is(err, ent.ErrEmptyLeadWhereInput):

@@ -187,8 +187,8 @@ func (r *Resolver) fundedDealsPage(ctx context.Context, leadID, lenderID, adviso
 	if err != nil {
 		return nil, err
 	}
-	if from != nil && to != nil && !to.After(*from) {
-		return nil, apperr.Invalid("fundedTo", "must be after fundedFrom")
+	if err := CheckRange(from, to, "fundedFrom", "fundedTo"); err != nil {
+		return nil, err
 	}
 	q := r.client(ctx).FundedDeal.Query()
 	if leadID != nil {

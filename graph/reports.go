@@ -42,6 +42,17 @@ func (r *Resolver) RangeBound(ctx context.Context, field, s string, end bool) (t
 	return period.Bound(field, s, loc, end)
 }
 
+// CheckRange refuses a record filter's range whose end is not after its
+// start, naming the end as the caller's surface names it (fundedTo,
+// createdTo, createdAtLT): such a range is a mistake, not a filter that
+// silently matches nothing.
+func CheckRange(from, to *time.Time, fromName, toName string) error {
+	if from != nil && to != nil && !to.After(*from) {
+		return apperr.Invalid(toName, "must be after %s", fromName)
+	}
+	return nil
+}
+
 // ReportRequest checks the caller may read analytics (the reports read
 // with the system context, see package analytics) and resolves the
 // parameters: the range in the given zone or the organization's, the

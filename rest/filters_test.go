@@ -47,6 +47,8 @@ func TestLeadFilters(t *testing.T) {
 		{"source=fax", "source"}, {"createdFrom=yesterday", "createdFrom"}, {"createdTo=2026-02-30", "createdTo"},
 		{"search=hot&priority=high", "search"}, {"tags=" + strings.Repeat("x", 51), "tags"},
 		{"tags=" + manyTags(51), "tags"},
+		{"createdFrom=2026-03-11&createdTo=2026-03-10", "createdTo"},
+		{"createdFrom=" + url.QueryEscape(created(warm)) + "&createdTo=" + url.QueryEscape(created(warm)), "createdTo"},
 	} {
 		mustError(t, e.Get("/v1/leads?"+c.query, e.Key), http.StatusUnprocessableEntity, "VALIDATION_ERROR", c.field)
 	}

@@ -70,6 +70,9 @@ func leadFilters(r *http.Request, resolver *graph.Resolver) (*ent.LeadWhereInput
 	if w.CreatedAtLT, err = timeParam(r, resolver, "createdTo", true); err != nil {
 		return nil, nil, err
 	}
+	if err := graph.CheckRange(w.CreatedAtGTE, w.CreatedAtLT, "createdFrom", "createdTo"); err != nil {
+		return nil, nil, err
+	}
 	var tags []string // trimmed, deduplicated and bounded by the resolver
 	if s := queryParam(r, "tags"); s != nil {
 		tags = strings.Split(*s, ",")

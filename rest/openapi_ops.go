@@ -214,7 +214,7 @@ func leadOperations() []operation {
 				docQuery("priority", "Only the leads of this priority.", enumRef(enumLeadPriority)),
 				docQuery("source", "Only the leads from this source.", enumRef(enumLeadSource)),
 				docQuery("createdFrom", "Only the leads created at or after this: "+rangeBound, str()),
-				docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day.", str()),
+				docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day; must be after createdFrom.", str()),
 				docQuery("tags", "Only the leads carrying every one of these tags, comma-separated (hot,callback).", str())),
 			status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
 		{method: "POST", path: "/v1/leads", id: "createLead", tag: "leads", summary: "Create a lead",

@@ -135,9 +135,9 @@ func schemas() m {
 			"secret": m{"type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret; generated (whsec_...) when omitted."}}, "url", "events"),
 		"SubscriptionPatch": object(m{"url": subscriptionURL(), "events": subscriptionEvents(), "isActive": boolS()}),
 		"ReplayRequest":     object(m{"since": dateTime(), "until": dateTime()}),
-		"InboundEndpointCreate": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": 255},
+		"InboundEndpointCreate": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName},
 			"mapping": null(inboundMapping())}, "name"),
-		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": 255}, "mapping": null(inboundMapping()), "isActive": boolS()}),
+		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName}, "mapping": null(inboundMapping()), "isActive": boolS()}),
 		"AutomationCreate":     automationInput("name", "trigger", "actions"),
 		"AutomationPatch":      automationInput(),
 		"CommissionPayment":    commissionPayment(),
@@ -462,7 +462,15 @@ func dialerFieldType(name string) m {
 	case "status":
 		return enumRef(enumPresenceStatus)
 	case "durationSeconds":
-		return m{"type": "integer", "minimum": 0}
+		return m{"type": "integer", "minimum": 0, "maximum": bounds.MaxDurationSeconds}
+	case "externalCallId", "currentCallId":
+		return m{"type": "string", "minLength": 1, "maxLength": bounds.MaxCallID}
+	case "disposition":
+		return m{"type": "string", "minLength": 1, "maxLength": bounds.MaxDisposition}
+	case "notes":
+		return m{"type": "string", "maxLength": bounds.MaxNotes}
+	case "campaignName":
+		return m{"type": "string", "maxLength": bounds.MaxCampaign}
 	case "metadata":
 		return freeObject()
 	case "occurredAt":
@@ -515,7 +523,7 @@ func automationAction() m {
 
 func automationInput(required ...string) m {
 	o := object(m{
-		"name": m{"type": "string", "minLength": 1, "maxLength": 255}, "isActive": boolS(),
+		"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName}, "isActive": boolS(),
 		"trigger": m{"type": "object", "description": "Exactly one of endpointId (an inbound endpoint) and event (a catalog event type).",
 			"properties": m{"endpointId": uuidS(), "event": str()}, "additionalProperties": false},
 		"conditions":     null(arr(sRef("AutomationCondition"))),

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"entgo.io/ent"
+
+	"github.com/lendingpipe/svc/ent/apperr"
 )
 
 // The time domain (PRODUCT 8.1): every timestamp a client sends lies
@@ -24,6 +26,19 @@ var Earliest = time.Unix(0, 0).UTC()
 
 // Skew is how far past now a client's timestamp may lie.
 const Skew = 5 * time.Minute
+
+// Within refuses t, a timestamp a client gave for field, outside the time
+// domain: before Earliest or after latest (now plus Skew, or now where the
+// field's rule is narrower).
+func Within(field string, t, latest time.Time) error {
+	switch {
+	case t.Before(Earliest):
+		return apperr.Invalid(field, "must not be before %s", Format(Earliest))
+	case t.After(latest):
+		return apperr.Invalid(field, "must not be later than %s", Format(latest))
+	}
+	return nil
+}
 
 // Layout formats a UTC time; Format converts to UTC first.
 const Layout = "2006-01-02T15:04:05.000Z"

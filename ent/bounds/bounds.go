@@ -25,6 +25,10 @@ const (
 	MaxNotes           = 5000
 	MaxDurationSeconds = 24 * 60 * 60
 	MaxJSONPath        = 500 // an automation condition's or mapping's expression
+	MaxCallID          = 255 // a dialer's id of a call
+	MaxDisposition     = 100 // a disposition code
+	MaxCampaign        = 255 // a dialer campaign's name
+	MaxName            = 100 // an automation's or inbound endpoint's name
 )
 
 // JSON bounds a free-form JSON object: members per object, nesting depth

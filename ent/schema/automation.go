@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -38,7 +39,7 @@ func (Automation) Mixin() []ent.Mixin {
 
 func (Automation) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").Validate(runeLen(1, 100)).
+		field.String("name").Validate(runeLen(1, bounds.MaxName)).
 			Comment("The automation's name: 1 to 100 characters."),
 		field.Bool("is_active").Default(true).
 			Comment("false keeps the automation from firing; true by default."),

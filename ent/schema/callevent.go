@@ -33,7 +33,7 @@ func (CallEvent) Mixin() []ent.Mixin {
 
 func (CallEvent) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("external_call_id").Validate(runeLen(1, 255)).
+		field.String("external_call_id").Validate(runeLen(1, bounds.MaxCallID)).
 			Comment("The dialer's id of the call, 1 to 255 characters: every event of one call carries it."),
 		field.UUID("user_id", uuidType).
 			Comment("The id of the agent (a user) who handled the call."),
@@ -48,7 +48,7 @@ func (CallEvent) Fields() []ent.Field {
 		// A call lasts at most a day: anything else is a unit or clock mistake.
 		field.Int("duration_seconds").Optional().Nillable().Validate(duration).
 			Comment("The call's length in seconds, 0 to 86,400; null when not reported."),
-		field.String("disposition").Optional().Nillable().Validate(runeLen(1, 100)).
+		field.String("disposition").Optional().Nillable().Validate(runeLen(1, bounds.MaxDisposition)).
 			Comment("The outcome code the agent chose (such as interested, callback, not_interested, no_answer; " +
 				"do_not_call or dnc marks the lead do-not-call): 1 to 100 characters; null when none."),
 		field.String("notes").Optional().Nillable().Validate(runeLen(0, bounds.MaxNotes)).

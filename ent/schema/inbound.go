@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/viewer"
@@ -35,7 +36,7 @@ func (InboundEndpoint) Mixin() []ent.Mixin {
 
 func (InboundEndpoint) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").Validate(runeLen(1, 100)).
+		field.String("name").Validate(runeLen(1, bounds.MaxName)).
 			Comment("The endpoint's name: 1 to 100 characters."),
 		// Routes requests; random, so it cannot be guessed from anything else.
 		field.String("endpoint_key").Unique().Immutable().

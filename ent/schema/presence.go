@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 
+	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/viewer"
 )
@@ -34,11 +35,11 @@ func (AgentPresence) Fields() []ent.Field {
 		field.Enum("status").Values(enum.PresenceStatuses...).
 			Comment("The agent's dialer status. Every move between statuses is allowed.").
 			Annotations(valueDocs(enum.PresenceStatusDocs)),
-		field.String("current_call_id").Optional().Nillable().Validate(runeLen(1, 255)).
+		field.String("current_call_id").Optional().Nillable().Validate(runeLen(1, bounds.MaxCallID)).
 			Comment("The dialer's id of the call in progress; null unless on_call."),
 		field.UUID("current_lead_id", uuidType).Optional().Nillable().
 			Comment("The id of the lead on the call in progress; null unless on_call, or when not reported."),
-		field.String("campaign_name").Optional().Nillable().Validate(runeLen(0, 255)).
+		field.String("campaign_name").Optional().Nillable().Validate(runeLen(0, bounds.MaxCampaign)).
 			Comment("The dialer campaign the agent works: at most 255 characters; null when not reported."),
 		field.JSON("metadata", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")).
 			Comment("Anything else the dialer sent with the status, as a JSON object; {} when nothing."),

@@ -13,18 +13,11 @@ import (
 )
 
 // clientTime refuses a timestamp a client gave outside the time domain
-// (apitime.Earliest to latest), naming field. Every surface writes through
-// these hooks, so REST, GraphQL, the dialer connector and inbound mappings
-// all get the same rule, and nothing outside it is stored, where a read
-// could not show it.
+// (apitime.Within). Every surface writes through these hooks, so REST,
+// GraphQL, the dialer connector and inbound mappings all get the same
+// rule, and nothing outside it is stored, where a read could not show it.
 func clientTime(field string, t, latest time.Time) error {
-	switch {
-	case t.Before(apitime.Earliest):
-		return apperr.Invalid(field, "must not be before %s", apitime.Format(apitime.Earliest))
-	case t.After(latest):
-		return apperr.Invalid(field, "must not be later than %s", apitime.Format(latest))
-	}
-	return nil
+	return apitime.Within(field, t, latest)
 }
 
 // pastOrNow is the time a mutation gives, now when it gives none; a time

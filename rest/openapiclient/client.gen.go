@@ -5027,7 +5027,7 @@ type ListLeadsParams struct {
 	// CreatedFrom Only the leads created at or after this: a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone.
 	CreatedFrom *string `form:"createdFrom,omitempty" json:"createdFrom,omitempty"`
 
-	// CreatedTo Only the leads created before this: a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone. A date includes its whole day.
+	// CreatedTo Only the leads created before this: a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone. A date includes its whole day; must be after createdFrom.
 	CreatedTo *string `form:"createdTo,omitempty" json:"createdTo,omitempty"`
 
 	// Tags Only the leads carrying every one of these tags, comma-separated (hot,callback).
