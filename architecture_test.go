@@ -19,35 +19,47 @@ import (
 
 const module = "github.com/lendingpipe/svc"
 
-// layer ranks a package of this module: a package may import its own layer
-// and the ones below it, never one above.
+// The layers, from the top. A package may import its own layer and the
+// ones below it, never one above. Each layer is a list of package paths
+// (a path ending in "/..." names a folder and everything in it); a package
+// of this module in none of them fails TestEveryPackageHasALayer.
+var layers = []struct {
+	name     string
+	packages []string
+}{
+	{"main and the HTTP root: configuration, wiring, commands; the test server",
+		[]string{"", "rest/root", "rest/resttest"}},
+	{"the /v1 adapter and its clients", []string{"rest", "rest/loadtest", "rest/openapiclient"}},
+	{"GraphQL, the operations; the automation runner, a client of them as REST is",
+		[]string{"graph/...", "webhooks/autorun"}},
+	{"the product domains: delivery, signing, inbound; the dialer's rules",
+		[]string{"webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
+	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
+		[]string{"ent/...", "internal/store/...", "internal/outbox", "internal/rule", "internal/commit", "internal/refs",
+			"internal/reqbody", "internal/board", "internal/funnel"}},
+	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
+		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/bounds", "internal/counted",
+			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/money",
+			"internal/period", "internal/text", "internal/viewer"}},
+}
+
+// layer ranks a package of this module (higher is further up), or -1 when
+// no layer lists it.
 func layer(pkg string) int {
 	p := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
-	top, _, _ := strings.Cut(p, "/")
-	switch {
-	case p == "":
-		return 5 // main: configuration, wiring, commands
-	case p == "rest/root":
-		return 5 // the HTTP root: mounts /v1, GraphQL, the probes
-	case p == "rest/resttest":
-		return 5 // the test server: the whole HTTP root over a real database
-	case top == "rest":
-		return 4 // the /v1 adapter
-	case p == "webhooks/autorun":
-		return 3 // the automation runner: a client of the operations, as REST is
-	case top == "graph":
-		return 3 // GraphQL: the operations
-	case top == "webhooks", top == "dialer":
-		return 2 // delivery, signing, inbound; the dialer's rules
-	case top == "ent":
-		return 1 // schemas, rules, hooks, generated code, leaf packages
+	for i, l := range layers {
+		for _, q := range l.packages {
+			if dir, ok := strings.CutSuffix(q, "/..."); ok && (p == dir || strings.HasPrefix(p, dir+"/")) || p == q {
+				return len(layers) - 1 - i
+			}
+		}
 	}
-	return 0
+	return -1
 }
 
 // schemaReaders may import ent/schema: the schemas are the input of code
 // generation, and what other packages need of them (enumerations, bounds,
-// the event catalog) lives in leaf packages under ent.
+// the event catalog) lives in the leaf packages under internal.
 var schemaReaders = []string{"ent/runtime"}
 
 // violation says why the import from -> to is not allowed, or "" when it is.
@@ -60,7 +72,7 @@ func violation(from, to string) string {
 		return "imports upward (layer " + strconv.Itoa(layer(from)) + " -> " + strconv.Itoa(layer(to)) + ")"
 	}
 	if short(to) == "ent/schema" && !slices.Contains(schemaReaders, short(from)) {
-		return "imports the schema definitions; read their values from the leaf packages under ent"
+		return "imports the schema definitions; read their values from the leaf packages under internal"
 	}
 	return ""
 }
@@ -86,21 +98,37 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
+// TestEveryPackageHasALayer fails when a package of this module is in no
+// layer's list: a new package is placed on purpose, not by its folder.
+func TestEveryPackageHasALayer(t *testing.T) {
+	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if layer(pkg) < 0 {
+			t.Errorf("%s is in no layer of the architecture test", pkg)
+		}
+	}
+}
+
 // TestArchitectureRulesCatchUpwardImports proves the check above can fail:
 // each import below once existed, and each must be refused.
 func TestArchitectureRulesCatchUpwardImports(t *testing.T) {
 	refused := [][2]string{
 		{"ent/schema", "webhooks"},                      // the hooks' outbox writer lived with delivery
-		{"webhooks/autorun", "rest/reqbody"},            // input decoding lived in the REST adapter
+		{"internal/reqbody", "rest"},                    // input decoding lived in the REST adapter
 		{"rest", "ent/schema"},                          // the OpenAPI document read enumerations from the schemas
-		{"ent/store", "graph"},                          // storage reaching for the operations
+		{"internal/store", "graph"},                     // storage reaching for the operations
 		{"webhooks", "graph"},                           // delivery reaching for the operations
 		{"dialer", "rest"},                              // the dialer's rules reaching for the adapter
 		{"graph", "rest"},                               // the operations reaching for the adapter
 		{"webhooks/autorun", "rest"},                    // the automation runner is a client of the operations, not of REST
-		{"ent/event", "webhooks"},                       // a leaf reaching up
+		{"internal/event", "webhooks"},                  // a leaf reaching up
 		{"rest/loadtest", "github.com/lendingpipe/svc"}, // nothing imports main
 		{"rest", "rest/root"},                           // the root's router (GraphQL, the probes) lived in the /v1 adapter
+		{"internal/money", "ent"},                       // a shared leaf reaching into the generated code
+		{"internal/apperr", "internal/store"},           // a shared leaf reaching for storage
 	}
 	for _, e := range refused {
 		from, to := module+"/"+e[0], module+"/"+e[1]
@@ -111,7 +139,7 @@ func TestArchitectureRulesCatchUpwardImports(t *testing.T) {
 			t.Errorf("%s -> %s is allowed; the rules must refuse it", e[0], e[1])
 		}
 	}
-	allowed := [][2]string{{"rest", "graph"}, {"webhooks/autorun", "graph"}, {"ent/runtime", "ent/schema"}, {"graph", "ent/outbox"}, {"dialer", "ent"},
+	allowed := [][2]string{{"rest", "graph"}, {"webhooks/autorun", "graph"}, {"ent/runtime", "ent/schema"}, {"graph", "internal/outbox"}, {"dialer", "ent"},
 		{"rest/root", "rest"}, {"rest/root", "graph"}, {"rest/resttest", "rest/root"}}
 	for _, e := range allowed {
 		if why := violation(module+"/"+e[0], module+"/"+e[1]); why != "" {
@@ -207,7 +235,7 @@ func speaks(path string) bool {
 
 // txOwner is the one package that opens transactions (store.WithTx), so
 // that every surface's commits, rollbacks and commit hooks behave alike.
-const txOwner = "ent/store"
+const txOwner = "internal/store"
 
 // txOpener names call when it opens a transaction: ent's Client.Tx(ctx) and
 // BeginTx, entgql's OpenTx helpers, database/sql's Begin and BeginTx. A
@@ -269,7 +297,7 @@ func mayOpenTx(path string) bool {
 	return strings.HasPrefix(path, txOwner+"/")
 }
 
-// TestOnlyTheStoreOpensTransactions fails when Go code outside ent/store
+// TestOnlyTheStoreOpensTransactions fails when Go code outside internal/store
 // opens a transaction itself instead of through store.WithTx.
 func TestOnlyTheStoreOpensTransactions(t *testing.T) {
 	files := 0
@@ -310,7 +338,7 @@ func TestOnlyTheStoreOpensTransactions(t *testing.T) {
 }
 
 // TestTransactionScanCatchesOpeners proves the scan above can fail: each
-// source below opens a transaction outside ent/store and must be flagged,
+// source below opens a transaction outside internal/store and must be flagged,
 // and the others must not be.
 func TestTransactionScanCatchesOpeners(t *testing.T) {
 	const body = "package p\n\nfunc f() {\n\t%s\n}\n"
@@ -326,8 +354,8 @@ func TestTransactionScanCatchesOpeners(t *testing.T) {
 		{"rest/loadtest/sql.go", "tx, err := db.Begin()", true},
 		{"webhooks/autorun/runner.go", "go func() { _, _ = r.db.Client.Tx(context.Background()) }()", true},
 		{"graph/handler.go", "srv.Use(entgql.Transactioner{TxOpener: r.db.Client})", true},
-		{"ent/storefront/x.go", "tx, err := c.Tx(ctx)", true}, // a name that starts like the store's
-		{"ent/board/board.go", "tx, err := m.Tx()", false},    // the mutation's own transaction
+		{"ent/storefront/x.go", "tx, err := c.Tx(ctx)", true},   // a name that starts like the store's
+		{"internal/board/board.go", "tx, err := m.Tx()", false}, // the mutation's own transaction
 		{"rest/leads.go", "err := store.WithTx(ctx, c, fn)", false},
 		{"rest/leads.go", "tx := ent.TxFromContext(ctx)", false},
 		{"webhooks/worker_test.go", "tx, err := c.Tx(ctx)", false},
@@ -346,7 +374,7 @@ func TestTransactionScanCatchesOpeners(t *testing.T) {
 	if found, _ := txCalls("ent/client.go", []byte(generated)); len(found) > 0 {
 		t.Errorf("a generated file was flagged: %v", found)
 	}
-	if !mayOpenTx("ent/store/tx.go") || !mayOpenTx("ent/store/storetest/storetest.go") {
-		t.Error("ent/store may open transactions")
+	if !mayOpenTx("internal/store/tx.go") || !mayOpenTx("internal/store/storetest/storetest.go") {
+		t.Error("internal/store may open transactions")
 	}
 }

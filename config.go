@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/store/storetest"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // buildBinary compiles svc for tests that run the real process.

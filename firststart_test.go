@@ -17,10 +17,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/organization"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/store/storetest"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // waitFor waits until out holds want.

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
 	"github.com/lendingpipe/svc/webhooks"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/internal/store/storetest"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while the server writes.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/rest/loadtest"
 )
 

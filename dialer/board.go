@@ -11,11 +11,11 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
-	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/organization"
-	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // AgentStatus is an agent's presence enriched for the board (SPEC 2.4):

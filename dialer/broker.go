@@ -11,9 +11,9 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
-	"github.com/lendingpipe/svc/ent/board"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/board"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // Broker fans board rows out to the GraphQL subscribers of the same

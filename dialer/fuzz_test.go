@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lendingpipe/svc/dialer"
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // Any JSON object, under any mix of canonical names and aliases: normalising

@@ -2,7 +2,7 @@
 // dialers send, decoding JSON and form payloads into the canonical inputs,
 // the presence rules, and the agents-board enrichment.
 //
-// It sits beside the operations and imports only ent and its leaf packages.
+// It sits beside the operations and imports only ent and the packages under internal.
 package dialer
 
 import (
@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // Aliases maps each canonical (camelCase) request field to the other names

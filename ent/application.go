@@ -14,8 +14,8 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // One submission of a lead to a lender, and the lender's answer.

@@ -17,8 +17,8 @@ import (
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // ApplicationCreate is the builder for creating a Application entity.

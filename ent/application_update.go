@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // ApplicationUpdate is the builder for updating Application entities.

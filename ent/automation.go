@@ -11,10 +11,10 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/autodef"
 )
 
 // Ordered actions applied to leads when a trigger fires: an inbound endpoint receiving a request, or an event of the webhook catalog such as lead.created.

@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // What the lender owes the broker for a funded deal, and what it has paid.

@@ -16,8 +16,8 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // CommissionCreate is the builder for creating a Commission entity.

@@ -14,8 +14,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // CommissionUpdate is the builder for updating Commission entities.

@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // CommissionPaymentCreate is the builder for creating a CommissionPayment entity.

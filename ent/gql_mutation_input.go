@@ -5,9 +5,9 @@ package ent
 import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // CreateContactInput represents a mutation input for creating contacts.

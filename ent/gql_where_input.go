@@ -19,12 +19,12 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // AgentPresenceWhereInput represents a where input for filtering AgentPresence queries.

@@ -16,8 +16,8 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // LenderCreate is the builder for creating a Lender entity.

@@ -10,7 +10,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/lenderday"
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // LenderDay is the model entity for the LenderDay schema.

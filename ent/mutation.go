@@ -15,7 +15,6 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callday"
@@ -36,7 +35,6 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lenderday"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -47,6 +45,8 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 const (

@@ -9,8 +9,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/paymentday"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // PaymentDay is the model entity for the PaymentDay schema.

@@ -11,8 +11,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/paymentday"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // PaymentDayCreate is the builder for creating a PaymentDay entity.

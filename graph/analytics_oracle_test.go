@@ -14,13 +14,13 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // The naive oracle of the analytics reports: PRODUCT 2's definitions
 // computed from the raw records with loops and maps, to compare with what
-// the service answers. It uses neither graph/analytics nor ent/period: a
+// the service answers. It uses neither graph/analytics nor internal/period: a
 // day is a local calendar date, read off each instant in the report's zone,
 // and a range's edges are found by searching the instants themselves.
 

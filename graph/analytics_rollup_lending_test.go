@@ -10,9 +10,9 @@ import (
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositions"
 	"github.com/lendingpipe/svc/ent/lenderday"
-	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/internal/dispositions"
+	"github.com/lendingpipe/svc/internal/rule"
 
 	"github.com/google/uuid"
 )

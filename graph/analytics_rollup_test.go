@@ -14,7 +14,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/paymentday"
-	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // The rollups the hooks keep while a book is built through the public

@@ -8,11 +8,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
-	"github.com/lendingpipe/svc/ent/commit"
-	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/commit"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

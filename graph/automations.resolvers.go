@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/internal/autodef"
 )
 
 // MatchBy is the resolver for the matchBy field.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // The agents board lists the organization's agents (users with the agent

@@ -11,7 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // Arguments that size what a field returns: Relay connections take first

@@ -16,8 +16,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 )

@@ -8,15 +8,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/commit"
-	"github.com/lendingpipe/svc/ent/event"
-	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/commit"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -129,6 +129,9 @@ func (r *Resolver) replayDeliveries(ctx context.Context, subID uuid.UUID, since,
 	}
 	if err := CheckRange(since, until, "since", "until"); err != nil {
 		return 0, err
+	}
+	if until == nil && !since.Before(now) {
+		return 0, apperr.Invalid("since", "must be in the past when until is omitted (the range ends now)")
 	}
 	end := now
 	if until != nil {

@@ -12,10 +12,10 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // recordCall stores a call event; its hook applies it to the lead.
@@ -35,13 +35,6 @@ func (r *Resolver) recordCall(ctx context.Context, in dialer.CallEventInput) (*e
 // agent's user id) and answers the enriched row; the presence hook tells
 // subscribers once the change has committed.
 func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) (*dialer.AgentStatus, error) {
-	if in.CurrentCallID != nil {
-		// Checked whatever the status, though only on_call stores it: a
-		// value out of bounds is a mistake, never silently dropped.
-		if err := agentpresence.CurrentCallIDValidator(*in.CurrentCallID); err != nil {
-			return nil, apperr.Invalid("currentCallId", "%s", err)
-		}
-	}
 	c := r.client(ctx)
 	prev, err := c.AgentPresence.Query().Where(agentpresence.UserID(in.UserID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
@@ -83,6 +76,16 @@ func (r *Resolver) updatePresence(ctx context.Context, in dialer.PresenceInput) 
 	}
 	if err != nil {
 		return nil, err
+	}
+	if in.CurrentCallID != nil && next.CurrentCallID == nil {
+		// Only on_call stores a call id, and ent checked it then. One sent
+		// with another status is checked all the same (a value out of
+		// bounds is a mistake, never silently dropped), after the write so
+		// that a key without the scope is still refused first; the
+		// operation's transaction takes the write back.
+		if err := agentpresence.CurrentCallIDValidator(*in.CurrentCallID); err != nil {
+			return nil, apperr.Invalid("currentCallId", "%s", err)
+		}
 	}
 	return r.agentStatus(ctx, in.UserID)
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/enum"
 )
 
 // The organization's directory: its pipeline stages, users and teams, in

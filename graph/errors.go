@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"entgo.io/ent/privacy"
@@ -11,8 +12,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // AppError translates any error from the resolvers or ent into the service's
@@ -78,11 +79,11 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		case e.Code == apperr.Internal:
 			// gqlgen failed to decode an argument (a cursor, say) before any
 			// resolver ran: the caller sent a value of the wrong form.
-			e = apperr.Invalid(lastName(existing.Path), "is not a valid value")
+			e = apperr.Invalid(inputPath(existing.Path[len(graphql.GetPath(ctx)):]), "is not a valid value")
 		case e.Code == apperr.Validation && e.Field == "":
 			// A scalar (an ID, a Time) refused its value: name the argument
 			// or input field it was given for, as REST names the parameter.
-			e = apperr.Invalid(lastName(existing.Path), "%s", e.Message)
+			e = apperr.Invalid(inputPath(existing.Path[len(graphql.GetPath(ctx)):]), "%s", e.Message)
 		}
 	}
 	if ctx.Err() != nil && (e.Code == apperr.Internal || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
@@ -108,12 +109,38 @@ func isArgumentPath(ctx context.Context, path ast.Path) bool {
 	return len(path) > len(graphql.GetPath(ctx))
 }
 
-// lastName is the last field or argument name of path.
-func lastName(path ast.Path) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if name, ok := path[i].(ast.PathName); ok {
-			return string(name)
+// inputPath names an input as REST names a body's member. path runs from
+// an argument (or a variable) down: an input object's members are named
+// below it (trigger.event, not input.trigger.event; stageId, not
+// where.stageId), an item of a list by its index when a member of it
+// follows (actions[0].tags), and a list of values by the list's name (tags).
+func inputPath(path ast.Path) string {
+	if len(path) == 0 {
+		return ""
+	}
+	top, _ := path[0].(ast.PathName)
+	var b strings.Builder
+	below := path[1:]
+	if len(below) > 0 {
+		if _, list := below[0].(ast.PathIndex); list { // a list argument keeps its name: actions[0].tags
+			b.WriteString(string(top))
 		}
 	}
-	return ""
+	for i, el := range below {
+		switch el := el.(type) {
+		case ast.PathName:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(string(el))
+		case ast.PathIndex:
+			if i < len(below)-1 && b.Len() > 0 {
+				fmt.Fprintf(&b, "[%d]", int(el))
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return string(top)
+	}
+	return b.String()
 }

@@ -37,7 +37,21 @@ func TestInputValueErrorsAreValidationErrors(t *testing.T) {
 		{`{ leadsPage(page: "two") { total } }`, nil, "page"},
 		{`{ leadsPage(where: {source: api, priority: hot}) { total } }`, nil, "priority"},
 		{`{ leadsPage(tags: ["a", 2]) { total } }`, nil, "tags"},
+		{`{ leadsPage(where: {stageId: true}) { total } }`, nil, "stageId"},
+		// A member the input type lacks, or a required one missing, is a
+		// malformed input, as an unknown or missing member of a REST body.
 		{`{ leadsPage(where: {stageID: "a"}) { total } }`, nil, "stageID"},
+		{`mutation { createAutomation(input: {name: "x", trigger: {event: "lead.created"}, actions: [{tags: ["a"]}]}) { id } }`, nil, "actions[0].type"},
+		// Members are named by their path below the argument, as REST names them.
+		{`mutation { createAutomation(input: {name: "x", trigger: {event: 5}, actions: [{type: "add_tags"}]}) { id } }`, nil, "trigger.event"},
+		{`mutation($i: NewAutomation!) { createAutomation(input: $i) { id } }`, map[string]any{"i": map[string]any{"name": "x",
+			"trigger": map[string]any{"event": "lead.created"}, "actions": []any{map[string]any{"type": "add_tags", "tags": []any{"a", 5}}}}},
+			"actions[0].tags"},
+		// A number is not a String, in a variable as in the document.
+		{`query($search: String) { leadsPage(search: $search) { total } }`, map[string]any{"search": 5}, "search"},
+		// A variable's default value and a directive's argument are named too.
+		{`query($page: Int = "x") { leadsPage(page: $page) { total } }`, nil, "page"},
+		{`{ leadsPage { total @include(if: "yes") } }`, nil, "if"},
 	} {
 		r := l.Post("/graphql", l.key, map[string]any{"query": c.query, "variables": c.vars})
 		errs, _ := r.Body["errors"].([]any)

@@ -20,9 +20,7 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
-	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -30,11 +28,13 @@ import (
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/graph/analytics"
 	"github.com/lendingpipe/svc/graph/scalar"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/webhooks"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -10115,7 +10115,7 @@ func (ec *executionContext) _AgentStatus_callStartedAt(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10138,7 +10138,7 @@ func (ec *executionContext) _AgentStatus_statusChangedAt(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10831,7 +10831,7 @@ func (ec *executionContext) _Application_requestedAmount(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10969,7 +10969,7 @@ func (ec *executionContext) _Application_approvedAmount(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
-			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10992,7 +10992,7 @@ func (ec *executionContext) _Application_interestRate(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Rate) graphql.Marshaler {
-			return ec.marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, selections, v)
+			return ec.marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, selections, v)
 		},
 		true,
 		false,
@@ -11584,7 +11584,7 @@ func (ec *executionContext) _AttemptRecord_attemptedAt(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v apitime.Time) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11883,7 +11883,7 @@ func (ec *executionContext) _Automation_conditions(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []autodef.Condition) graphql.Marshaler {
-			return ec.marshalNAutomationCondition2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx, selections, v)
+			return ec.marshalNAutomationCondition2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐConditionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11915,7 +11915,7 @@ func (ec *executionContext) _Automation_actions(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []autodef.Action) graphql.Marshaler {
-			return ec.marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx, selections, v)
+			return ec.marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐActionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13500,7 +13500,7 @@ func (ec *executionContext) _Commission_expectedAmount(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13523,7 +13523,7 @@ func (ec *executionContext) _Commission_paidAmount(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13656,7 +13656,7 @@ func (ec *executionContext) _CommissionBucket_paid(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13679,7 +13679,7 @@ func (ec *executionContext) _CommissionBucket_clawedBack(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13890,7 +13890,7 @@ func (ec *executionContext) _CommissionGroup_expected(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13913,7 +13913,7 @@ func (ec *executionContext) _CommissionGroup_paid(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13936,7 +13936,7 @@ func (ec *executionContext) _CommissionGroup_clawedBack(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13959,7 +13959,7 @@ func (ec *executionContext) _CommissionGroup_outstanding(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14175,7 +14175,7 @@ func (ec *executionContext) _CommissionPayment_amount(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14267,7 +14267,7 @@ func (ec *executionContext) _CommissionTotals_expected(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14290,7 +14290,7 @@ func (ec *executionContext) _CommissionTotals_paid(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14313,7 +14313,7 @@ func (ec *executionContext) _CommissionTotals_outstanding(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14336,7 +14336,7 @@ func (ec *executionContext) _CommissionTotals_clawedBack(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15229,7 +15229,7 @@ func (ec *executionContext) _DeliveryRecord_nextAttemptAt(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15298,7 +15298,7 @@ func (ec *executionContext) _DeliveryRecord_deliveredAt(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15321,7 +15321,7 @@ func (ec *executionContext) _DeliveryRecord_deadAt(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
-			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15344,7 +15344,7 @@ func (ec *executionContext) _DeliveryRecord_createdAt(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v apitime.Time) graphql.Marshaler {
-			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx, selections, v)
+			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15806,7 +15806,7 @@ func (ec *executionContext) _FundedDeal_fundedAmount(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15829,7 +15829,7 @@ func (ec *executionContext) _FundedDeal_interestRate(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Rate) graphql.Marshaler {
-			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, selections, v)
+			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15921,7 +15921,7 @@ func (ec *executionContext) _FundedDeal_paybackAmount(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
-			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15944,7 +15944,7 @@ func (ec *executionContext) _FundedDeal_expectedCommission(ctx context.Context, 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16453,7 +16453,7 @@ func (ec *executionContext) _FundingBucket_fundedAmount(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16545,7 +16545,7 @@ func (ec *executionContext) _FundingGroup_fundedAmount(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16719,7 +16719,7 @@ func (ec *executionContext) _FundingTotals_fundedAmount(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16742,7 +16742,7 @@ func (ec *executionContext) _FundingTotals_averageAmount(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16765,7 +16765,7 @@ func (ec *executionContext) _FundingTotals_expectedCommission(ctx context.Contex
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16912,7 +16912,7 @@ func (ec *executionContext) _FunnelConversion_applied(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
-			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16935,7 +16935,7 @@ func (ec *executionContext) _FunnelConversion_approved(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
-			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16958,7 +16958,7 @@ func (ec *executionContext) _FunnelConversion_funded(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
-			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16981,7 +16981,7 @@ func (ec *executionContext) _FunnelConversion_overall(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
-			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18982,7 +18982,7 @@ func (ec *executionContext) _Lender_minAmount(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
-			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		false,
@@ -19005,7 +19005,7 @@ func (ec *executionContext) _Lender_maxAmount(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
-			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		false,
@@ -19028,7 +19028,7 @@ func (ec *executionContext) _Lender_minMonthlyRevenue(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Amount) graphql.Marshaler {
-			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		false,
@@ -19097,7 +19097,7 @@ func (ec *executionContext) _Lender_commissionRate(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Rate) graphql.Marshaler {
-			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, selections, v)
+			return ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19614,7 +19614,7 @@ func (ec *executionContext) _LenderStats_approvalRate(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Ratio) graphql.Marshaler {
-			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx, selections, v)
+			return ec.marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19637,7 +19637,7 @@ func (ec *executionContext) _LenderStats_fundedAmount(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23849,7 +23849,7 @@ func (ec *executionContext) _SourceCount_fundedAmount(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
-			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, selections, v)
+			return ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, selections, v)
 		},
 		true,
 		true,
@@ -27453,56 +27453,56 @@ func (ec *executionContext) unmarshalInputApplicationWhereInput(ctx context.Cont
 			it.ProductNotNil = data
 		case "requestedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmount = data
 		case "requestedAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmountNEQ = data
 		case "requestedAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmountIn = data
 		case "requestedAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmountNotIn = data
 		case "requestedAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmountGT = data
 		case "requestedAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmountGTE = data
 		case "requestedAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RequestedAmountLT = data
 		case "requestedAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27936,56 +27936,56 @@ func (ec *executionContext) unmarshalInputApplicationWhereInput(ctx context.Cont
 			it.DecidedAtNotNil = data
 		case "approvedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmount = data
 		case "approvedAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmountNEQ = data
 		case "approvedAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmountIn = data
 		case "approvedAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmountNotIn = data
 		case "approvedAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmountGT = data
 		case "approvedAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmountGTE = data
 		case "approvedAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmountLT = data
 		case "approvedAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28006,56 +28006,56 @@ func (ec *executionContext) unmarshalInputApplicationWhereInput(ctx context.Cont
 			it.ApprovedAmountNotNil = data
 		case "interestRate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRate = data
 		case "interestRateNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNEQ"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateNEQ = data
 		case "interestRateIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateIn"))
-			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateIn = data
 		case "interestRateNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNotIn"))
-			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateNotIn = data
 		case "interestRateGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGT"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateGT = data
 		case "interestRateGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGTE"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateGTE = data
 		case "interestRateLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLT"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateLT = data
 		case "interestRateLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLTE"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28781,14 +28781,14 @@ func (ec *executionContext) unmarshalInputAutomationPatch(ctx context.Context, o
 			it.Trigger = data
 		case "conditions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
-			data, err := ec.unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx, v)
+			data, err := ec.unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐConditionᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Conditions = data
 		case "actions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actions"))
-			data, err := ec.unmarshalOAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx, v)
+			data, err := ec.unmarshalOAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐActionᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -30322,7 +30322,7 @@ func (ec *executionContext) unmarshalInputCommissionPaymentInput(ctx context.Con
 			it.DealID = data
 		case "amount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
-			data, err := ec.unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -30596,56 +30596,56 @@ func (ec *executionContext) unmarshalInputCommissionPaymentWhereInput(ctx contex
 			it.UpdatedAtLTE = data
 		case "amount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Amount = data
 		case "amountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AmountNEQ = data
 		case "amountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AmountIn = data
 		case "amountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AmountNotIn = data
 		case "amountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AmountGT = data
 		case "amountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AmountGTE = data
 		case "amountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.AmountLT = data
 		case "amountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -31263,112 +31263,112 @@ func (ec *executionContext) unmarshalInputCommissionWhereInput(ctx context.Conte
 			it.AdvisorIDNotNil = data
 		case "expectedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmount = data
 		case "expectedAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountNEQ = data
 		case "expectedAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountIn = data
 		case "expectedAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountNotIn = data
 		case "expectedAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountGT = data
 		case "expectedAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountGTE = data
 		case "expectedAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountLT = data
 		case "expectedAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedAmountLTE = data
 		case "paidAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmount = data
 		case "paidAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmountNEQ = data
 		case "paidAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmountIn = data
 		case "paidAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmountNotIn = data
 		case "paidAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmountGT = data
 		case "paidAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmountGTE = data
 		case "paidAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaidAmountLT = data
 		case "paidAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paidAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -32348,21 +32348,21 @@ func (ec *executionContext) unmarshalInputCreateLenderInput(ctx context.Context,
 			it.Products = data
 		case "minAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmount = data
 		case "maxAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmount = data
 		case "minMonthlyRevenue":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenue"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -32383,7 +32383,7 @@ func (ec *executionContext) unmarshalInputCreateLenderInput(ctx context.Context,
 			it.ExcludedIndustries = data
 		case "commissionRate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRate"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -32573,14 +32573,14 @@ func (ec *executionContext) unmarshalInputDecideApplicationInput(ctx context.Con
 			it.Decision = data
 		case "approvedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ApprovedAmount = data
 		case "interestRate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -32724,7 +32724,7 @@ func (ec *executionContext) unmarshalInputFundDealInput(ctx context.Context, obj
 			it.ApplicationID = data
 		case "fundedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -32738,7 +32738,7 @@ func (ec *executionContext) unmarshalInputFundDealInput(ctx context.Context, obj
 			it.FundedAt = data
 		case "commission":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commission"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -33250,112 +33250,112 @@ func (ec *executionContext) unmarshalInputFundedDealWhereInput(ctx context.Conte
 			it.AdvisorIDNotNil = data
 		case "fundedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmount = data
 		case "fundedAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountNEQ = data
 		case "fundedAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountIn = data
 		case "fundedAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountNotIn = data
 		case "fundedAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountGT = data
 		case "fundedAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountGTE = data
 		case "fundedAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountLT = data
 		case "fundedAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fundedAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.FundedAmountLTE = data
 		case "interestRate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRate"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRate = data
 		case "interestRateNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNEQ"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateNEQ = data
 		case "interestRateIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateIn"))
-			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateIn = data
 		case "interestRateNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateNotIn"))
-			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateNotIn = data
 		case "interestRateGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGT"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateGT = data
 		case "interestRateGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateGTE"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateGTE = data
 		case "interestRateLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLT"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InterestRateLT = data
 		case "interestRateLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interestRateLTE"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -33488,56 +33488,56 @@ func (ec *executionContext) unmarshalInputFundedDealWhereInput(ctx context.Conte
 			it.PaymentFrequencyNotNil = data
 		case "paybackAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmount = data
 		case "paybackAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmountNEQ = data
 		case "paybackAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmountIn = data
 		case "paybackAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmountNotIn = data
 		case "paybackAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmountGT = data
 		case "paybackAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmountGTE = data
 		case "paybackAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PaybackAmountLT = data
 		case "paybackAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("paybackAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -33558,56 +33558,56 @@ func (ec *executionContext) unmarshalInputFundedDealWhereInput(ctx context.Conte
 			it.PaybackAmountNotNil = data
 		case "expectedCommission":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommission"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommission = data
 		case "expectedCommissionNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommissionNEQ = data
 		case "expectedCommissionIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommissionIn = data
 		case "expectedCommissionNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommissionNotIn = data
 		case "expectedCommissionGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommissionGT = data
 		case "expectedCommissionGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommissionGTE = data
 		case "expectedCommissionLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ExpectedCommissionLT = data
 		case "expectedCommissionLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedCommissionLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -36748,56 +36748,56 @@ func (ec *executionContext) unmarshalInputLenderWhereInput(ctx context.Context, 
 			it.IsActiveNEQ = data
 		case "minAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmount = data
 		case "minAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmountNEQ = data
 		case "minAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmountIn = data
 		case "minAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmountNotIn = data
 		case "minAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmountGT = data
 		case "minAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmountGTE = data
 		case "minAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinAmountLT = data
 		case "minAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -36818,56 +36818,56 @@ func (ec *executionContext) unmarshalInputLenderWhereInput(ctx context.Context, 
 			it.MinAmountNotNil = data
 		case "maxAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmount = data
 		case "maxAmountNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmountNEQ = data
 		case "maxAmountIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmountIn = data
 		case "maxAmountNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmountNotIn = data
 		case "maxAmountGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmountGT = data
 		case "maxAmountGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmountGTE = data
 		case "maxAmountLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MaxAmountLT = data
 		case "maxAmountLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmountLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -36888,56 +36888,56 @@ func (ec *executionContext) unmarshalInputLenderWhereInput(ctx context.Context, 
 			it.MaxAmountNotNil = data
 		case "minMonthlyRevenue":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenue"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenue = data
 		case "minMonthlyRevenueNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueNEQ"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenueNEQ = data
 		case "minMonthlyRevenueIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenueIn = data
 		case "minMonthlyRevenueNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueNotIn"))
-			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenueNotIn = data
 		case "minMonthlyRevenueGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueGT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenueGT = data
 		case "minMonthlyRevenueGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueGTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenueGTE = data
 		case "minMonthlyRevenueLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueLT"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.MinMonthlyRevenueLT = data
 		case "minMonthlyRevenueLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenueLTE"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -37028,56 +37028,56 @@ func (ec *executionContext) unmarshalInputLenderWhereInput(ctx context.Context, 
 			it.MinMonthsInBusinessNotNil = data
 		case "commissionRate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRate"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRate = data
 		case "commissionRateNEQ":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateNEQ"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRateNEQ = data
 		case "commissionRateIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateIn"))
-			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRateIn = data
 		case "commissionRateNotIn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateNotIn"))
-			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx, v)
+			data, err := ec.unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRateNotIn = data
 		case "commissionRateGT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateGT"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRateGT = data
 		case "commissionRateGTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateGTE"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRateGTE = data
 		case "commissionRateLT":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateLT"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.CommissionRateLT = data
 		case "commissionRateLTE":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRateLTE"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -37240,14 +37240,14 @@ func (ec *executionContext) unmarshalInputNewAutomation(ctx context.Context, obj
 			it.Trigger = data
 		case "conditions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
-			data, err := ec.unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx, v)
+			data, err := ec.unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐConditionᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Conditions = data
 		case "actions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actions"))
-			data, err := ec.unmarshalNAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx, v)
+			data, err := ec.unmarshalNAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐActionᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -38075,7 +38075,7 @@ func (ec *executionContext) unmarshalInputSubmitApplicationInput(ctx context.Con
 			it.LenderID = data
 		case "requestedAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestedAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -38754,7 +38754,7 @@ func (ec *executionContext) unmarshalInputUpdateLenderInput(ctx context.Context,
 			it.AppendProducts = data
 		case "minAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -38768,7 +38768,7 @@ func (ec *executionContext) unmarshalInputUpdateLenderInput(ctx context.Context,
 			it.ClearMinAmount = data
 		case "maxAmount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -38782,7 +38782,7 @@ func (ec *executionContext) unmarshalInputUpdateLenderInput(ctx context.Context,
 			it.ClearMaxAmount = data
 		case "minMonthlyRevenue":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minMonthlyRevenue"))
-			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, v)
+			data, err := ec.unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -38824,7 +38824,7 @@ func (ec *executionContext) unmarshalInputUpdateLenderInput(ctx context.Context,
 			it.AppendExcludedIndustries = data
 		case "commissionRate":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commissionRate"))
-			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, v)
+			data, err := ec.unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -48238,13 +48238,13 @@ func (ec *executionContext) marshalNAgentStatusEdge2ᚖgithubᚗcomᚋlendingpip
 	return ec._AgentStatusEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, v any) (money.Amount, error) {
+func (ec *executionContext) unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx context.Context, v any) (money.Amount, error) {
 	var res money.Amount
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v money.Amount) graphql.Marshaler {
+func (ec *executionContext) marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v money.Amount) graphql.Marshaler {
 	return v
 }
 
@@ -48441,15 +48441,15 @@ func (ec *executionContext) marshalNAutomation2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._Automation(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNAutomationAction2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx context.Context, sel ast.SelectionSet, v autodef.Action) graphql.Marshaler {
+func (ec *executionContext) marshalNAutomationAction2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐAction(ctx context.Context, sel ast.SelectionSet, v autodef.Action) graphql.Marshaler {
 	return ec._AutomationAction(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx context.Context, sel ast.SelectionSet, v []autodef.Action) graphql.Marshaler {
+func (ec *executionContext) marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐActionᚄ(ctx context.Context, sel ast.SelectionSet, v []autodef.Action) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAutomationAction2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx, sel, v[i])
+		return ec.marshalNAutomationAction2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐAction(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -48461,14 +48461,14 @@ func (ec *executionContext) marshalNAutomationAction2ᚕgithubᚗcomᚋlendingpi
 	return ret
 }
 
-func (ec *executionContext) unmarshalNAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx context.Context, v any) ([]*autodef.Action, error) {
+func (ec *executionContext) unmarshalNAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐActionᚄ(ctx context.Context, v any) ([]*autodef.Action, error) {
 	var vSlice []any
 	vSlice = graphql.CoerceList(v)
 	var err error
 	res := make([]*autodef.Action, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐAction(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -48476,20 +48476,20 @@ func (ec *executionContext) unmarshalNAutomationActionInput2ᚕᚖgithubᚗcom�
 	return res, nil
 }
 
-func (ec *executionContext) unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx context.Context, v any) (*autodef.Action, error) {
+func (ec *executionContext) unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐAction(ctx context.Context, v any) (*autodef.Action, error) {
 	res, err := ec.unmarshalInputAutomationActionInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAutomationCondition2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx context.Context, sel ast.SelectionSet, v autodef.Condition) graphql.Marshaler {
+func (ec *executionContext) marshalNAutomationCondition2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐCondition(ctx context.Context, sel ast.SelectionSet, v autodef.Condition) graphql.Marshaler {
 	return ec._AutomationCondition(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAutomationCondition2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx context.Context, sel ast.SelectionSet, v []autodef.Condition) graphql.Marshaler {
+func (ec *executionContext) marshalNAutomationCondition2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐConditionᚄ(ctx context.Context, sel ast.SelectionSet, v []autodef.Condition) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAutomationCondition2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx, sel, v[i])
+		return ec.marshalNAutomationCondition2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐCondition(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -48501,7 +48501,7 @@ func (ec *executionContext) marshalNAutomationCondition2ᚕgithubᚗcomᚋlendin
 	return ret
 }
 
-func (ec *executionContext) unmarshalNAutomationConditionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx context.Context, v any) (*autodef.Condition, error) {
+func (ec *executionContext) unmarshalNAutomationConditionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐCondition(ctx context.Context, v any) (*autodef.Condition, error) {
 	res, err := ec.unmarshalInputAutomationConditionInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -49928,23 +49928,23 @@ func (ec *executionContext) unmarshalNPresenceInput2githubᚗcomᚋlendingpipe�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, v any) (money.Rate, error) {
+func (ec *executionContext) unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx context.Context, v any) (money.Rate, error) {
 	var res money.Rate
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v money.Rate) graphql.Marshaler {
+func (ec *executionContext) marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v money.Rate) graphql.Marshaler {
 	return v
 }
 
-func (ec *executionContext) unmarshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx context.Context, v any) (money.Ratio, error) {
+func (ec *executionContext) unmarshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx context.Context, v any) (money.Ratio, error) {
 	var res money.Ratio
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRatio(ctx context.Context, sel ast.SelectionSet, v money.Ratio) graphql.Marshaler {
+func (ec *executionContext) marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx context.Context, sel ast.SelectionSet, v money.Ratio) graphql.Marshaler {
 	return v
 }
 
@@ -50118,12 +50118,12 @@ func (ec *executionContext) unmarshalNTeamWhereInput2ᚖgithubᚗcomᚋlendingpi
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, v any) (apitime.Time, error) {
+func (ec *executionContext) unmarshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx context.Context, v any) (apitime.Time, error) {
 	res, err := scalar.UnmarshalAPITime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, sel ast.SelectionSet, v apitime.Time) graphql.Marshaler {
+func (ec *executionContext) marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx context.Context, sel ast.SelectionSet, v apitime.Time) graphql.Marshaler {
 	_ = sel
 	res := scalar.MarshalAPITime(v)
 	if res == graphql.Null {
@@ -50564,7 +50564,7 @@ func (ec *executionContext) unmarshalOAgentPresenceWhereInput2ᚖgithubᚗcomᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx context.Context, v any) ([]money.Amount, error) {
+func (ec *executionContext) unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx context.Context, v any) ([]money.Amount, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -50574,7 +50574,7 @@ func (ec *executionContext) unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvc
 	res := make([]money.Amount, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -50582,13 +50582,13 @@ func (ec *executionContext) unmarshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvc
 	return res, nil
 }
 
-func (ec *executionContext) marshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmountᚄ(ctx context.Context, sel ast.SelectionSet, v []money.Amount) graphql.Marshaler {
+func (ec *executionContext) marshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmountᚄ(ctx context.Context, sel ast.SelectionSet, v []money.Amount) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := make(graphql.Array, len(v))
 	for i := range v {
-		ret[i] = ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx, sel, v[i])
+		ret[i] = ec.marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx, sel, v[i])
 	}
 
 	for _, e := range ret {
@@ -50600,7 +50600,7 @@ func (ec *executionContext) marshalOAmount2ᚕgithubᚗcomᚋlendingpipeᚋsvc�
 	return ret
 }
 
-func (ec *executionContext) unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, v any) (*money.Amount, error) {
+func (ec *executionContext) unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx context.Context, v any) (*money.Amount, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -50609,7 +50609,7 @@ func (ec *executionContext) unmarshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvc
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+func (ec *executionContext) marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v *money.Amount) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -50984,7 +50984,7 @@ func (ec *executionContext) marshalOAutomation2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._Automation(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐActionᚄ(ctx context.Context, v any) ([]*autodef.Action, error) {
+func (ec *executionContext) unmarshalOAutomationActionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐActionᚄ(ctx context.Context, v any) ([]*autodef.Action, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -50994,7 +50994,7 @@ func (ec *executionContext) unmarshalOAutomationActionInput2ᚕᚖgithubᚗcom�
 	res := make([]*autodef.Action, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐAction(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNAutomationActionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐAction(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -51002,7 +51002,7 @@ func (ec *executionContext) unmarshalOAutomationActionInput2ᚕᚖgithubᚗcom�
 	return res, nil
 }
 
-func (ec *executionContext) unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐConditionᚄ(ctx context.Context, v any) ([]*autodef.Condition, error) {
+func (ec *executionContext) unmarshalOAutomationConditionInput2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐConditionᚄ(ctx context.Context, v any) ([]*autodef.Condition, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -51012,7 +51012,7 @@ func (ec *executionContext) unmarshalOAutomationConditionInput2ᚕᚖgithubᚗco
 	res := make([]*autodef.Condition, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNAutomationConditionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋautodefᚐCondition(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNAutomationConditionInput2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋautodefᚐCondition(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -52320,7 +52320,7 @@ func (ec *executionContext) unmarshalOPipelineStageWhereInput2ᚖgithubᚗcomᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx context.Context, v any) ([]money.Rate, error) {
+func (ec *executionContext) unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx context.Context, v any) ([]money.Rate, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -52330,7 +52330,7 @@ func (ec *executionContext) unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvc�
 	res := make([]money.Rate, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -52338,13 +52338,13 @@ func (ec *executionContext) unmarshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvc�
 	return res, nil
 }
 
-func (ec *executionContext) marshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRateᚄ(ctx context.Context, sel ast.SelectionSet, v []money.Rate) graphql.Marshaler {
+func (ec *executionContext) marshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRateᚄ(ctx context.Context, sel ast.SelectionSet, v []money.Rate) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := make(graphql.Array, len(v))
 	for i := range v {
-		ret[i] = ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx, sel, v[i])
+		ret[i] = ec.marshalNRate2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx, sel, v[i])
 	}
 
 	for _, e := range ret {
@@ -52356,7 +52356,7 @@ func (ec *executionContext) marshalORate2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋe
 	return ret
 }
 
-func (ec *executionContext) unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, v any) (*money.Rate, error) {
+func (ec *executionContext) unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx context.Context, v any) (*money.Rate, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -52365,7 +52365,7 @@ func (ec *executionContext) unmarshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvc�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v *money.Rate) graphql.Marshaler {
+func (ec *executionContext) marshalORate2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRate(ctx context.Context, sel ast.SelectionSet, v *money.Rate) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -52535,7 +52535,7 @@ func (ec *executionContext) marshalOTime2ᚕtimeᚐTimeᚄ(ctx context.Context, 
 	return ret
 }
 
-func (ec *executionContext) unmarshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, v any) (*apitime.Time, error) {
+func (ec *executionContext) unmarshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx context.Context, v any) (*apitime.Time, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -52543,7 +52543,7 @@ func (ec *executionContext) unmarshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvc�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋapitimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
+func (ec *executionContext) marshalOTime2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *apitime.Time) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 

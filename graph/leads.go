@@ -14,13 +14,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/bounds"
-	"github.com/lendingpipe/svc/ent/counted"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/counted"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // Paging limits (SPEC 4.1 and 8).
@@ -66,6 +66,8 @@ func (r *Resolver) leadsConnection(ctx context.Context, after *entgql.Cursor[uui
 	}
 	if where == nil {
 		ctx = r.countedLeads(ctx)
+	} else if err := CheckRange(where.CreatedAtGTE, where.CreatedAtLT, "createdAtGTE", "createdAtLT"); err != nil {
+		return nil, err
 	}
 	return r.client(ctx).Lead.Query().Paginate(ctx, after, first, before, last,
 		ent.WithLeadOrder(orderBy), ent.WithLeadFilter(where.Filter))

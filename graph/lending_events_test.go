@@ -15,10 +15,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/event"
-	"github.com/lendingpipe/svc/ent/event/eventtest"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/event/eventtest"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/event"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 const dealFields = `id applicationId leadId lenderId lenderName advisorId fundedAmount interestRate rateType termMonths

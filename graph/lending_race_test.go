@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lendingpipe/svc/ent/event"
+	"github.com/lendingpipe/svc/internal/event"
 )
 
 // Concurrent operations on one lead, as lender portals and brokers make

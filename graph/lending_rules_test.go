@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 func TestLenderRules(t *testing.T) {

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 

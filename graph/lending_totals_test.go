@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 

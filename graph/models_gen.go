@@ -14,8 +14,8 @@ import (
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

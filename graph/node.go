@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
@@ -16,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // nodeType finds which table holds id. UUIDs carry no type, so it asks each

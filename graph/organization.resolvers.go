@@ -9,7 +9,7 @@ import (
 	"context"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // UpdateOrganization is the resolver for the updateOrganization field.

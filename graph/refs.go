@@ -9,8 +9,8 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/refs"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/refs"
 )
 
 // refTTL bounds how stale a cached stage or advisor may be on another

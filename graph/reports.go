@@ -8,12 +8,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/organization"
-	"github.com/lendingpipe/svc/ent/period"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph/analytics"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/period"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // ReportParams are the analytics reports' shared parameters as sent: both

@@ -2,7 +2,7 @@
 // from: the REST adapter calls these same resolvers.
 //
 // The resolvers are the operations: REST handlers and automation actions
-// call them. It imports ent and its leaf packages, dialer and webhooks
+// call them. It imports ent, the packages under internal, dialer and webhooks
 // (delivery settings and replays), never rest or the automation runner.
 package graph
 
@@ -15,7 +15,7 @@ import (
 
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // mutationTx runs each mutation operation in one transaction, opened by

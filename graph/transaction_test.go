@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store/storetest"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"
 )

@@ -13,8 +13,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/bounds"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 )
 
 // postTransport is gqlgen's POST transport behind a strict reading of the

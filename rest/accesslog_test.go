@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
 )

@@ -4,10 +4,10 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/graph/analytics"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/period"
 )
 
 // analyticsHandlers translates GET /v1/analytics/{report} (PRODUCT 2) onto

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/internal/apitime"
 )
 
 // withClock puts the server's clock in every request's context, so the

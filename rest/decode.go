@@ -5,7 +5,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/lendingpipe/svc/ent/reqbody"
+	"github.com/lendingpipe/svc/internal/reqbody"
 )
 
 // readObject reads the body as one JSON object of raw members. Anything else

@@ -9,10 +9,10 @@ import (
 
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/reqbody"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/reqbody"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // callEventAttributes is a call event as SPEC 2.3 shows it, plus notes.

@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/store/storetest"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/rest/root"

@@ -6,10 +6,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // directoryHandlers translates /v1/stages, /v1/users and /v1/teams onto the

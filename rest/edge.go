@@ -6,8 +6,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // Edge is what every request to the HTTP root meets before its route,

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 

@@ -6,8 +6,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apitime"
 )
 
 // leadAttributes is the lead as SPEC 2.2 shows it. Optional values are

@@ -9,11 +9,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
-	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/enum"
 )
 
 // lendingHandlers translates /v1/lenders, /v1/applications,

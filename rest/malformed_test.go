@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
@@ -54,7 +54,17 @@ var extraProbes = map[string][]any{
 	"metadata":    {"not an object"},
 	// A required field names an input member, a JSON path or a name.
 	"requiredFields": {[]any{""}, []any{strings.Repeat("f", 501)}},
-	"mapping":        {map[string]any{"businessName": "not a path"}, "not an object"},
+	// An automation's parts: members of the wrong type, out of their
+	// values, or missing, at any depth.
+	"trigger": {map[string]any{"event": 5}, map[string]any{"event": "bogus_value"}, map[string]any{"endpointId": "not-an-id"}},
+	"actions": {
+		[]any{map[string]any{"type": "add_tags", "tags": []any{"ok"}}, map[string]any{"type": "add_tags", "tags": []any{5}}},
+		[]any{map[string]any{"type": "bogus_value"}}, []any{map[string]any{"type": "move_stage", "stageId": "not-an-id"}},
+		[]any{map[string]any{"tags": []any{"a"}}},
+	},
+	"conditions": {[]any{map[string]any{"path": "$.x", "op": "bogus_value", "value": 1}}, []any{map[string]any{"op": "eq", "value": 1}},
+		[]any{map[string]any{"path": 5, "op": "eq", "value": 1}}},
+	"mapping": {map[string]any{"businessName": "not a path"}, "not an object"},
 }
 
 // TestMalformedValuesAgree sends malformed values (ids, dates, times,
@@ -136,8 +146,6 @@ func twinsOf(a *orgFixtures) map[string]twin {
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"probe"}}}}
 	now := apitime.Format(time.Now())
 	call := map[string]any{"externalCallId": "probe-call", "userId": a.agent, "eventType": "call_started", "occurredAt": now}
-	objects := map[string]string{"trigger": "an object; its members are checked by TestAutomationValidation",
-		"conditions": "a list of objects; as trigger", "actions": "a list of objects; as trigger"}
 	return mergeTwins(page, map[string]twin{
 		"GET /v1/leads": {path: "/v1/leads", field: "leadsPage", names: map[string]string{"stageId": "where.stageId",
 			"primaryAdvisorId": "where.primaryAdvisorId", "priority": "where.priority", "source": "where.source",
@@ -165,9 +173,9 @@ func twinsOf(a *orgFixtures) map[string]twin {
 			field: "updateWebhookSubscription", input: "input", fixed: map[string]any{"id": subscription}},
 		"POST /v1/app-webhooks/{id}/replay": {path: "/v1/app-webhooks/" + a.subscription + "/replay", body: map[string]any{"since": "2026-01-01T00:00:00Z"},
 			field: "replayWebhookDeliveries", fixed: map[string]any{"subscriptionId": subscription}},
-		"POST /v1/automations": {path: "/v1/automations", body: automation, field: "createAutomation", input: "input", none: objects},
+		"POST /v1/automations": {path: "/v1/automations", body: automation, field: "createAutomation", input: "input"},
 		"PATCH /v1/automations/{id}": {path: "/v1/automations/" + a.automation, body: map[string]any{"isActive": true},
-			field: "updateAutomation", input: "input", fixed: map[string]any{"id": a.automation}, none: objects},
+			field: "updateAutomation", input: "input", fixed: map[string]any{"id": a.automation}},
 		"POST /v1/inbound-endpoints": {path: "/v1/inbound-endpoints", body: map[string]any{"name": "Probe"},
 			field: "createInboundEndpoint", input: "input"},
 		"PATCH /v1/inbound-endpoints/{id}": {path: "/v1/inbound-endpoints/" + a.endpoint, body: map[string]any{"name": "Probe"},
@@ -329,27 +337,42 @@ type probe struct {
 func (p probe) run(t *testing.T) {
 	restField := p.in.name
 	code, field, msg, status := p.rest()
-	// An object's member is named by its path on both: externalIds.crm.
-	member, inside := strings.CutPrefix(field, restField+".")
-	if status != http.StatusUnprocessableEntity || code != "VALIDATION_ERROR" || (field != restField && !inside) {
+	// A member within the input is named by its path on both surfaces:
+	// externalIds.crm, trigger.event, actions[1].tags.
+	member := strings.TrimPrefix(field, restField)
+	if status != http.StatusUnprocessableEntity || code != "VALIDATION_ERROR" || !(member == "" || member[0] == '.' || member[0] == '[') {
 		t.Errorf("REST: %d %s naming %q (%s), want 422 VALIDATION_ERROR naming %q", status, code, field, short(msg), restField)
 	}
-	gqlField := p.gqlPath[strings.LastIndex(p.gqlPath, ".")+1:]
-	if inside {
-		gqlField += "." + member
-	}
+	quotesAtMost100(t, "REST", msg, p.value)
+	gqlField := p.gqlPath[strings.LastIndex(p.gqlPath, ".")+1:] + member
 	for _, asVariable := range []bool{true, false} {
-		code, field, msg := p.graphQL(asVariable)
+		code, field, msg, status := p.graphQL(asVariable)
 		if code != "VALIDATION_ERROR" || field != gqlField {
 			t.Errorf("GraphQL (value as a %s): %s naming %q (%s), want VALIDATION_ERROR naming %q",
 				map[bool]string{true: "variable", false: "literal"}[asVariable], code, field, short(msg), gqlField)
 		}
-		if len(msg) > 400 {
-			t.Errorf("GraphQL message of %d characters: %s", len(msg), short(msg))
+		// Refused before the operation ran, the request is 422, as on
+		// REST; refused by a resolver, it is a field's error in a 200.
+		if status != http.StatusUnprocessableEntity && status != http.StatusOK {
+			t.Errorf("GraphQL answered %d", status)
 		}
+		quotesAtMost100(t, "GraphQL", msg, p.value)
 	}
-	if len(msg) > 400 {
-		t.Errorf("REST message of %d characters: %s", len(msg), short(msg))
+}
+
+// quotesAtMost100 fails when msg holds more than 100 characters of a
+// refused string value in a row (PRODUCT 8.3: quoted, cut with "...").
+func quotesAtMost100(t *testing.T, surface, msg string, value any) {
+	t.Helper()
+	s, ok := value.(string)
+	if !ok || len(s) <= 100 {
+		return
+	}
+	for i := 0; i+101 <= len(s); i += 50 {
+		if strings.Contains(msg, s[i:i+101]) {
+			t.Errorf("%s quotes more than 100 characters of the value: %s", surface, short(msg))
+			return
+		}
 	}
 }
 
@@ -378,7 +401,7 @@ func (p probe) rest() (code, field, msg string, status int) {
 
 // graphQL sends the value on GraphQL, as a variable or written as a
 // literal in the document, with the rest of the operation's valid input.
-func (p probe) graphQL(asVariable bool) (code, field, msg string) {
+func (p probe) graphQL(asVariable bool) (code, field, msg string, status int) {
 	args := map[string]any{}
 	for k, v := range p.tw.fixed {
 		args[k] = v
@@ -417,14 +440,14 @@ func (p probe) graphQL(asVariable bool) (code, field, msg string) {
 	r := p.e.Post("/graphql", p.e.Key, map[string]any{"query": doc, "variables": vars})
 	errs, _ := r.Body["errors"].([]any)
 	if len(errs) == 0 {
-		return "(accepted)", "", string(r.Raw)
+		return "(accepted)", "", string(r.Raw), r.Status
 	}
-	first0 := errs[0].(map[string]any)
-	ext, _ := first0["extensions"].(map[string]any)
+	top := errs[0].(map[string]any)
+	ext, _ := top["extensions"].(map[string]any)
 	code, _ = ext["code"].(string)
 	field, _ = ext["field"].(string)
-	msg, _ = first0["message"].(string)
-	return code, field, msg
+	msg, _ = top["message"].(string)
+	return code, field, msg, r.Status
 }
 
 // renamed is body under GraphQL's names.

@@ -22,10 +22,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // API versions (SPEC 9). A client may pin one with the SVC-API-Version

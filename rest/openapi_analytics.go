@@ -3,15 +3,15 @@ package rest
 import (
 	"fmt"
 
-	"github.com/lendingpipe/svc/ent/period"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/period"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // The analytics reports (PRODUCT 2) in the OpenAPI document: one operation
 // per report, the shared parameters as components, and each report's
 // attributes with the rows they hold as named schemas.
 
-// ratioS is a ratio as the reports write it (ent/money.Ratio).
+// ratioS is a ratio as the reports write it (internal/money.Ratio).
 func ratioS() m {
 	return m{"type": "string", "pattern": `^[0-9]+\.[0-9]{4}$`, "example": "0.3125",
 		"description": "A ratio: a decimal string with exactly four decimals, rounded half-even; \"0.0000\" when its divisor is 0."}

@@ -7,9 +7,9 @@ import (
 
 	"entgo.io/ent/dialect"
 
-	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/period"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/period"
 )
 
 // intervalDocs says where each series interval's buckets start.

@@ -1,7 +1,7 @@
 package rest
 
 import (
-	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/internal/apitime"
 )
 
 // Examples of the directory's and the lending half's responses, as the

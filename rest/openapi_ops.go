@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // authKind is how an operation authenticates its caller.

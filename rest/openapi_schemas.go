@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/lendingpipe/svc/dialer"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/bounds"
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -59,7 +59,7 @@ func rateS() m {
 		"description": "A rate from 0 to 10: a decimal string with up to 6 decimals and no trailing zeros (\"1.35\", \"0.089\", \"0\")."}
 }
 
-// dateTime is a timestamp as every surface writes it (ent/apitime).
+// dateTime is a timestamp as every surface writes it (internal/apitime).
 func dateTime() m {
 	return m{"type": "string", "format": "date-time", "example": apitime.Example,
 		"description": "RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision."}
@@ -134,7 +134,9 @@ func schemas() m {
 		"SubscriptionCreate": object(m{"url": subscriptionURL(), "events": subscriptionEvents(),
 			"secret": m{"type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret; generated (whsec_...) when omitted."}}, "url", "events"),
 		"SubscriptionPatch": object(m{"url": subscriptionURL(), "events": subscriptionEvents(), "isActive": boolS()}),
-		"ReplayRequest":     object(m{"since": dateTime(), "until": dateTime()}),
+		"ReplayRequest": object(m{
+			"since": described(dateTime(), "Replays the events that occurred at or after this instead of the dead-letter queue: not before 1970, and in the past when until is omitted."),
+			"until": described(dateTime(), "With since: only the events that occurred before this, which must be after since; now when omitted.")}),
 		"InboundEndpointCreate": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName},
 			"mapping": null(inboundMapping())}, "name"),
 		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName}, "mapping": null(inboundMapping()), "isActive": boolS()}),

@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // queryParams lists, for each operation ("GET /v1/leads/{id}"), the query

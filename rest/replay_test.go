@@ -9,7 +9,7 @@ import (
 
 	"entgo.io/ent/dialect"
 
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )

@@ -7,8 +7,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/webhooks"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"

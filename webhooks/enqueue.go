@@ -9,7 +9,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automation"
-	"github.com/lendingpipe/svc/ent/commit"
+	"github.com/lendingpipe/svc/internal/commit"
 )
 
 // MaxAutomationDepth bounds chains of event-triggered automations: an

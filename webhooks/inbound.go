@@ -13,8 +13,8 @@ import (
 
 	"github.com/theory/jsonpath"
 
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/bounds"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 )
 
 // Inbound signature headers (SPEC 5.5): X-svc-Signature, or X-Webhook-Signature.

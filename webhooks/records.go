@@ -4,7 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
+	"github.com/lendingpipe/svc/internal/apitime"
 )
 
 // DeliveryRecord is a delivery as its subscription's owner sees it, with

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // Retention is how long events, deliveries and attempts are kept once

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookattempt"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"

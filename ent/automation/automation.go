@@ -9,7 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/ent/autodef"
+	"github.com/lendingpipe/svc/internal/autodef"
 )
 
 const (

@@ -12,7 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 const (

@@ -5,8 +5,8 @@ package lenderday
 import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // ID filters vertices based on their ID field.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // Box is what a lender funds: its criteria, each nil or empty when the

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lendingpipe/svc/ent/lending"
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 func amt(s string) *money.Amount {

@@ -4,13 +4,13 @@
 // apply them inside the mutation's transaction, so every surface (GraphQL,
 // REST, automations) gets the same answer.
 //
-// A leaf: it imports only ent/money and ent/apperr.
+// A leaf: it imports only internal/money and internal/apperr.
 package lending
 
 import (
 	"slices"
 
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // Application statuses.

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/lending"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 var allStatuses = []string{lending.Submitted, lending.Underwriting, lending.Approved,

@@ -5,7 +5,7 @@ package paymentday
 import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 const (

@@ -10,17 +10,17 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
-	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // checkAutomation validates an automation as it will be after the mutation:

@@ -10,9 +10,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"github.com/lendingpipe/svc/ent/bounds"
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // CallEvent is one event a dialer reports about a call (SPEC 2.3).

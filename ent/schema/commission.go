@@ -8,8 +8,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // Commission is what the lender owes the broker for a funded deal

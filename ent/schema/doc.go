@@ -5,7 +5,7 @@
 // these rules through the generated client, so none of them repeats one.
 //
 // Code generation reads this package, and at run time only ent/runtime
-// imports it. It imports ent's own packages and the leaf packages under ent
-// (ent/apperr, ent/viewer, ent/rule, ent/bounds, ent/enum, ent/event,
-// ent/outbox and the like), never graph, rest, webhooks or dialer.
+// imports it. It imports ent's own packages and the packages under internal
+// (internal/apperr, internal/viewer, internal/rule, internal/bounds, internal/enum, internal/event,
+// internal/outbox and the like), never graph, rest, webhooks or dialer.
 package schema

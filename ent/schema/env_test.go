@@ -8,14 +8,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/event/eventtest"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/store/storetest"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/event/eventtest"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // org is an organization of a test database and a caller acting for it.

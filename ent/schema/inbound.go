@@ -10,10 +10,10 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"github.com/lendingpipe/svc/ent/bounds"
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // InboundEndpoint receives signed webhooks from an external system at

@@ -10,10 +10,10 @@ import (
 	"entgo.io/ent/privacy"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/bounds"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 func strs(n int, f func(i int) string) []string {
@@ -32,7 +32,7 @@ func members(n int, f func(i int) any) map[string]any {
 	return out
 }
 
-// The lead checks refuse collections over the bounds of ent/bounds and
+// The lead checks refuse collections over the bounds of internal/bounds and
 // references outside the lead's organization, naming the field in API
 // spelling; values at the bounds pass.
 func TestLeadChecks(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // Lender is a funder on the broker's panel (PRODUCT 1.2).

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // TestFundingFindsItsStageAsTheOrganizationOrdersThem funds a lead where

@@ -14,9 +14,9 @@ import (
 	"entgo.io/ent/schema/mixin"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // IDMixin gives an entity a time-ordered UUID primary key (v7 keeps

@@ -3,7 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 
-	"github.com/lendingpipe/svc/ent/money"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // Money fields are integers in the database (cents, rates in millionths),

@@ -9,13 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/event"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/outbox"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/ent/rule"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // emitLeadEvents writes the lead's webhook events to the outbox in the

@@ -7,9 +7,9 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 
-	"github.com/lendingpipe/svc/ent/bounds"
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // AgentPresence is an agent's current dialer status, one row per agent

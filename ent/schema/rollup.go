@@ -8,7 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/internal/enum"
 )
 
 // The analytics rollups: per-day sums that the reports read instead of the

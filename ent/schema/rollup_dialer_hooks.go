@@ -13,15 +13,15 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositions"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/ent/period"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/viewer"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/dispositions"
+	"github.com/lendingpipe/svc/internal/period"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // callCounted are the fields of a call event the dialer rollups count by:

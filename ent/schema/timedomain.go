@@ -7,9 +7,9 @@ import (
 	"entgo.io/ent"
 
 	gen "github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // clientTime refuses a timestamp a client gave outside the time domain

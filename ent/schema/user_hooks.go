@@ -7,9 +7,9 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/ent/refs"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/team"
+	"github.com/lendingpipe/svc/internal/refs"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 func (User) Hooks() []ent.Hook {

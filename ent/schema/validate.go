@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lendingpipe/svc/ent/enum"
+	"github.com/lendingpipe/svc/internal/enum"
 )
 
 // runeLen checks a length in characters (SPEC 8 counts characters, not bytes).

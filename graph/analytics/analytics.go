@@ -2,14 +2,14 @@
 // GraphQL analytics { ... } from the organization's records: counts that
 // match the rows, money summed to the cent in SQL (integer cents), ratios
 // rounded half-even to four decimals, series cut at local midnight by
-// ent/period. Both surfaces call it through the graph resolvers.
+// internal/period. Both surfaces call it through the graph resolvers.
 //
 // Its queries run with the system context and name the organization
 // themselves: a key holding analytics:read reads the figures without
 // holding leads:read or lending:read, and the caller (graph) checks that
 // scope first.
 //
-// It imports ent and its leaf packages only.
+// It imports ent and the packages under internal only.
 package analytics
 
 import (
@@ -23,10 +23,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/money"
-	"github.com/lendingpipe/svc/ent/period"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/period"
+	"github.com/lendingpipe/svc/internal/rule"
 )
 
 // Interval is how a series is cut: day, week or month.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callevent"
-	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/period"
 )
 
 // DialerReport is each agent's calls in the range, and the calls series.

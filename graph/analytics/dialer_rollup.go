@@ -13,9 +13,9 @@ import (
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/dispositions"
-	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/dispositions"
+	"github.com/lendingpipe/svc/internal/period"
 )
 
 var callSpanOf = map[period.Grain]callday.Span{

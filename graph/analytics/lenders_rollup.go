@@ -12,14 +12,14 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/decision"
 	"github.com/lendingpipe/svc/ent/decisionday"
-	"github.com/lendingpipe/svc/ent/enum"
-	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/lenderday"
-	"github.com/lendingpipe/svc/ent/money"
-	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/decision"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/funnel"
+	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/period"
 )
 
 // sumTable is a struct type to scan grouped sums into: the key columns

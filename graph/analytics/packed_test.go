@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/organization"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
 )
 
 // packedNames reads the organizations' ids and names through packedRows.

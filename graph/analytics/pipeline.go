@@ -8,14 +8,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
-	"github.com/lendingpipe/svc/ent/funnel"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/funnel"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // PipelineReport is the pipeline now and the funnel of the range's leads.

@@ -9,13 +9,13 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/dealday"
-	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadday"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/ent/paymentday"
-	"github.com/lendingpipe/svc/ent/period"
 	"github.com/lendingpipe/svc/ent/predicate"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/period"
 )
 
 // The rollups (ent/schema/rollup.go) hold per-day sums cut in the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // MarshalTime writes t as every surface writes a timestamp: UTC with

@@ -1,6 +1,6 @@
 // Package scalar maps GraphQL scalars onto Go types.
 //
-// It imports only ent's leaf packages apitime and apperr.
+// It imports only the leaf packages internal/apitime and internal/apperr.
 package scalar
 
 import (
@@ -10,7 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apperr"
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // MarshalUUID writes u as a GraphQL string.

@@ -10,7 +10,7 @@ import (
 
 	"entgo.io/ent/dialect"
 
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // Baseline is the yardstick the load runner measures our overhead against:

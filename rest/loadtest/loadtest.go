@@ -4,7 +4,7 @@
 // (or rate) for a fixed time, and reports throughput, latency quantiles,
 // errors, the ratio to the baseline and the server's peak RSS.
 //
-// It is a client of the server over HTTP: it imports only ent/store and the
+// It is a client of the server over HTTP: it imports only internal/store and the
 // ent packages it seeds with, never rest or graph.
 package loadtest
 

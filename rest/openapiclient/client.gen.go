@@ -4064,12 +4064,12 @@ type ReceivedEnvelopeDataReceived bool
 
 // ReplayRequest defines model for ReplayRequest.
 type ReplayRequest struct {
-	// Since RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	// Since Replays the events that occurred at or after this instead of the dead-letter queue: not before 1970, and in the past when until is omitted.
 	//
 	// Example: 2026-11-23T10:17:27.120Z
 	Since *time.Time `json:"since,omitempty"`
 
-	// Until RFC 3339 in UTC with exactly three fractional digits (milliseconds); input may carry any precision.
+	// Until With since: only the events that occurred before this, which must be after since; now when omitted.
 	//
 	// Example: 2026-11-23T10:17:27.120Z
 	Until *time.Time `json:"until,omitempty"`

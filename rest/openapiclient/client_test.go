@@ -17,7 +17,7 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
-	"github.com/lendingpipe/svc/ent/store"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/openapiclient"
 	"github.com/lendingpipe/svc/rest/resttest"

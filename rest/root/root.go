@@ -3,7 +3,7 @@
 // playground; the console will mount here too.
 //
 // It imports rest (the edge, the /v1 routes, the probes), graph (the
-// GraphQL handler) and ent/store; only package main and the test harness
+// GraphQL handler) and internal/store; only package main and the test harness
 // import it.
 package root
 
@@ -14,9 +14,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/lendingpipe/svc/ent/store"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/graph/playground"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/rest"
 )
 

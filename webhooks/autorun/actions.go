@@ -13,16 +13,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/autodef"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/ent/reqbody"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/ent/viewer"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/reqbody"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // outcome is what a run that did not fail came to.

@@ -11,14 +11,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/apitime"
-	"github.com/lendingpipe/svc/ent/apperr"
 	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/enum"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/lending"
-	"github.com/lendingpipe/svc/ent/money"
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/money"
 )
 
 // The lending actions (PRODUCT 1.9): a lender portal's decision, funding

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lendingpipe/svc/ent/event"
-	"github.com/lendingpipe/svc/ent/rule"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"
 )

@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/ent/apperr"
-	"github.com/lendingpipe/svc/ent/autodef"
-	"github.com/lendingpipe/svc/ent/rule"
-	"github.com/lendingpipe/svc/ent/store"
-	"github.com/lendingpipe/svc/ent/store/storetest"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
 )
 
 // A failed run is retried only when the failure may clear by itself: the

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
+)
+
+// DemoOrgName names the demo organization. CreateDemo makes one only when
+// no organization has this name, so asking for it again changes nothing.
+const DemoOrgName = "Demo Lending Co"
+
+// DemoTeam is the demo organization's team: its advisors and agents.
+const DemoTeam = "Closers"
+
+// Demo is what CreateDemo made for a newcomer. The key and the connector
+// token are shown only now.
+type Demo struct {
+	OrgID, APIKey, ConnectorToken string
+	Scopes                        []string
+	Advisors, Agents, Leads       int
+	Lenders, Applications, Deals  int
+}
+
+// demoPeople are the demo organization's users: advisors own leads, agents
+// appear on the dialer board.
+var demoPeople = []UserSpec{
+	{First: "Maya", Last: "Chen", Email: "maya.chen@demo.example", Role: "advisor", Team: DemoTeam},
+	{First: "Sam", Last: "Ortiz", Email: "sam.ortiz@demo.example", Role: "advisor", Team: DemoTeam},
+	{First: "Riley", Last: "Brooks", Email: "riley.brooks@demo.example", Role: "agent", Team: DemoTeam},
+	{First: "Jordan", Last: "Kim", Email: "jordan.kim@demo.example", Role: "agent", Team: DemoTeam},
+}
+
+// demoLead is a lead of the demo organization: its stage by key, and the
+// index in demoPeople of its advisor (-1 for none).
+type demoLead struct {
+	business, first, last, email, amount, stage string
+	advisor                                     int
+}
+
+// demoLeads cover every stage of the default pipeline; most have an advisor.
+var demoLeads = []demoLead{
+	{"Harbor Trucking LLC", "Dana", "Reyes", "dana@harbortrucking.example", "120000", "new", -1},
+	{"Cedar Dental Group", "Omar", "Haddad", "omar@cedardental.example", "85000", "new", -1},
+	{"Summit Bakery Co", "Lena", "Novak", "lena@summitbakery.example", "40000", "contacted", 0},
+	{"Atlas Auto Repair Inc", "Kofi", "Okafor", "kofi@atlasauto.example", "150000", "qualified", 1},
+	{"Beacon Logistics Partners", "Priya", "Patel", "priya@beaconlogistics.example", "500000", "application", 0},
+	{"Maple Salon & Sons", "Gus", "Rossi", "gus@maplesalon.example", "25000", "approved", 1},
+	{"Granite Construction Group", "Hana", "Tanaka", "hana@graniteconstruction.example", "750000", "funded", 0},
+	{"Willow Pharmacy Inc", "Ivan", "Silva", "ivan@willowpharmacy.example", "60000", "lost", -1},
+}
+
+// CreateDemo creates the demo organization (DemoOrgName) with an API key
+// holding every scope, advisors and agents in one team, and leads across
+// the pipeline, all in one transaction. It returns nil when the database
+// already has a demo organization, or once had one: it is made once per
+// database.
+//
+// Several replicas starting at once on one database make it once: each
+// first claims the one row of demo_claims, and a second claim waits for the
+// first transaction and then fails on the row's key, so it creates nothing.
+func (s *DB) CreateDemo(ctx context.Context) (*Demo, error) {
+	var demo *Demo
+	err := WithTx(rule.SystemContext(ctx), s.Client, func(ctx context.Context, tx *ent.Client) error {
+		exists, err := tx.Organization.Query().Where(organization.Name(DemoOrgName)).Exist(ctx)
+		if err != nil || exists {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, demoClaim); err != nil {
+			if isUniqueViolation(err) {
+				return errDemoClaimed
+			}
+			return err
+		}
+		demo, err = createDemo(ctx, tx)
+		return err
+	})
+	if errors.Is(err, errDemoClaimed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating the demo organization: %w", err)
+	}
+	return demo, nil
+}
+
+// errDemoClaimed says another process made the demo organization meanwhile.
+var errDemoClaimed = errors.New("the demo organization was made by another process")
+
+// demoClaimDDL creates the table whose one row says a demo organization
+// was made; ent does not model it, as nothing reads it.
+const demoClaimDDL = `CREATE TABLE IF NOT EXISTS demo_claims (id INTEGER PRIMARY KEY)`
+
+// demoClaim claims it, on both databases.
+const demoClaim = `INSERT INTO demo_claims (id) VALUES (1)`
+
+func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
+	org, token, err := CreateOrganization(ctx, tx, DemoOrgName)
+	if err != nil {
+		return nil, err
+	}
+	key, _, err := CreateAPIKey(ctx, tx, org.ID, "live", "demo", viewer.AllScopes)
+	if err != nil {
+		return nil, fmt.Errorf("creating the demo key: %w", err)
+	}
+	demo := &Demo{OrgID: org.ID.String(), APIKey: key, ConnectorToken: token, Scopes: viewer.AllScopes}
+	users := make([]*ent.User, len(demoPeople))
+	for i, p := range demoPeople {
+		p.OrgID = org.ID
+		if users[i], err = CreateUser(ctx, tx, p); err != nil {
+			return nil, fmt.Errorf("creating demo user %s %s: %w", p.First, p.Last, err)
+		}
+		if p.Role == "agent" {
+			demo.Agents++
+		} else {
+			demo.Advisors++
+		}
+	}
+	stages, err := tx.PipelineStage.Query().Where(pipelinestage.OrgID(org.ID)).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading the demo pipeline: %w", err)
+	}
+	stageID := make(map[string]*ent.PipelineStage, len(stages))
+	for _, st := range stages {
+		stageID[st.StageKey] = st
+	}
+	leads := map[string]*ent.Lead{}
+	for _, l := range demoLeads {
+		st, ok := stageID[l.stage]
+		if !ok {
+			return nil, fmt.Errorf("demo lead %s: the default pipeline has no stage %q", l.business, l.stage)
+		}
+		create := tx.Lead.Create().SetOrgID(org.ID).SetBusinessName(l.business).
+			SetContactFirstName(l.first).SetContactLastName(l.last).SetEmail(l.email).
+			SetRequestedAmount(l.amount).SetStageID(st.ID)
+		if l.advisor >= 0 {
+			create.SetPrimaryAdvisorID(users[l.advisor].ID)
+		}
+		created, err := create.Save(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("creating demo lead %s: %w", l.business, err)
+		}
+		leads[l.business] = created
+		demo.Leads++
+	}
+	if err := createDemoLending(ctx, tx, org.ID, leads, demo); err != nil {
+		return nil, fmt.Errorf("creating the demo lending book: %w", err)
+	}
+	return demo, nil
+}
+
+// isUniqueViolation reports whether err is a unique key's refusal, on
+// either database.
+func isUniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	var lite sqlite3.Error
+	if errors.As(err, &lite) {
+		return lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || lite.ExtendedCode == sqlite3.ErrConstraintUnique
+	}
+	return false
+}

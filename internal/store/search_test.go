@@ -1,0 +1,184 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+)
+
+type searchFixture struct {
+	t   *testing.T
+	ctx context.Context
+	db  *store.DB
+	org uuid.UUID
+	at  time.Time
+}
+
+func newSearchFixture(t *testing.T, db *store.DB) *searchFixture {
+	ctx := rule.SystemContext(context.Background())
+	org, _, err := store.CreateOrganization(ctx, db.Client, "Searched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &searchFixture{t: t, ctx: ctx, db: db, org: org.ID, at: time.Now().Add(-time.Hour)}
+}
+
+// lead creates a lead a second newer than the previous one.
+func (f *searchFixture) lead(business, first, email string) uuid.UUID {
+	f.t.Helper()
+	f.at = f.at.Add(time.Second)
+	l, err := f.db.Client.Lead.Create().SetOrgID(f.org).SetBusinessName(business).
+		SetContactFirstName(first).SetEmail(email).SetCreatedAt(f.at).SetUpdatedAt(f.at).Save(f.ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return l.ID
+}
+
+func (f *searchFixture) search(q string, limit, offset int) ([]uuid.UUID, int) {
+	f.t.Helper()
+	ids, total, err := f.db.SearchLeads(f.ctx, f.org, store.SearchTerms(q), limit, offset)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ids, total
+}
+
+// Words before the last match whole words, the last as a prefix; letters
+// and digits split; diacritics fold on SQLite (PostgreSQL's 'simple'
+// configuration keeps them).
+func TestSearchWords(t *testing.T) {
+	db := storetest.Open(t)
+	f := newSearchFixture(t, db)
+	trucking := f.lead("Acme Trucking", "Jane", "jane.garcia123@acme-freight.com")
+	jose := f.lead("Cafe Norte", "José", "jose@norte.example")
+	cases := []struct {
+		q    string
+		want []uuid.UUID
+	}{
+		{"acme truck", []uuid.UUID{trucking}},
+		{"acm truck", nil}, // acm is not a whole word
+		{"acme", []uuid.UUID{trucking}},
+		{"garcia12", []uuid.UUID{trucking}},
+		{"jane garcia", []uuid.UUID{trucking}},
+		{"norte jos", []uuid.UUID{jose}},
+		{"zzz", nil},
+	}
+	if db.Dialect != "postgres" {
+		cases = append(cases, struct {
+			q    string
+			want []uuid.UUID
+		}{"jose", []uuid.UUID{jose}})
+	}
+	for _, c := range cases {
+		ids, total := f.search(c.q, 10, 0)
+		if !slices.Equal(ids, c.want) || total != len(c.want) {
+			t.Errorf("search %q = %v (total %d), want %v", c.q, ids, total, c.want)
+		}
+	}
+}
+
+// Beyond the ranked window of the newest matches, results continue newest
+// first; pages across the boundary join the two without gaps or repeats.
+func TestSearchRankWindow(t *testing.T) {
+	db := storetest.Open(t)
+	f := newSearchFixture(t, db)
+	const n = store.RankWindow + 30
+	var ids []uuid.UUID // oldest first
+	for i := range n {
+		// Every fifth holds the word in its business name (ranked first);
+		// the others only in the email.
+		business := fmt.Sprintf("Shop %d", i)
+		if i%5 == 0 {
+			business = fmt.Sprintf("Zephyr Shop %d", i)
+		}
+		ids = append(ids, f.lead(business, "Ann", fmt.Sprintf("a%d@zephyr.example", i)))
+	}
+	var all []uuid.UUID
+	for offset := 0; offset < n+20; offset += 40 {
+		page, total := f.search("zephyr", 40, offset)
+		if total != n {
+			t.Fatalf("total = %d, want %d", total, n)
+		}
+		all = append(all, page...)
+	}
+	if len(all) != n {
+		t.Fatalf("paged through %d results, want %d", len(all), n)
+	}
+	seen := map[uuid.UUID]bool{}
+	for _, id := range all {
+		if seen[id] {
+			t.Fatalf("%s appears twice", id)
+		}
+		seen[id] = true
+	}
+	// The window: the newest RankWindow matches, business-name hits first,
+	// each group newest first.
+	var names, emails []uuid.UUID
+	for i := n - 1; i >= n-store.RankWindow; i-- {
+		if i%5 == 0 {
+			names = append(names, ids[i])
+		} else {
+			emails = append(emails, ids[i])
+		}
+	}
+	want := append(names, emails...)
+	for i := n - store.RankWindow - 1; i >= 0; i-- {
+		want = append(want, ids[i]) // then the older ones, newest first
+	}
+	if !slices.Equal(all, want) {
+		t.Fatalf("order differs from the ranked window then newest first")
+	}
+}
+
+// A database whose search objects differ from the current layout (an older
+// version's) has them replaced and refilled when opened.
+func TestSearchIndexMigrates(t *testing.T) {
+	ctx := context.Background()
+	url := filepath.Join(t.TempDir(), "old.db")
+	db, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newSearchFixture(t, db)
+	id := f.lead("Quillon Bakery", "Ida", "ida@quillon.example")
+	// An older layout: the index holds other terms and a trigger differs.
+	for _, stmt := range []string{
+		`INSERT INTO leads_fts(leads_fts) VALUES ('delete-all')`,
+		`DROP TRIGGER leads_fts_update`,
+		`CREATE TRIGGER leads_fts_update AFTER UPDATE OF email ON leads BEGIN SELECT 1; END`,
+	} {
+		if _, err := db.SQL.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ids, _ := f.search("quillon", 10, 0); len(ids) != 0 {
+		t.Fatalf("the emptied index still finds %v", ids)
+	}
+	db.Close()
+
+	reopened, err := store.Open(ctx, url, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reopened.Close()
+	f.db = reopened
+	if ids, total := f.search("quillon bak", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) || total != 1 {
+		t.Fatalf("after reopening: %v (total %d)", ids, total)
+	}
+	if err := reopened.Client.Lead.UpdateOneID(id).SetBusinessName("Rowan Bakery").Exec(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := f.search("rowan", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) {
+		t.Fatalf("the restored update trigger missed a rename: %v", ids)
+	}
+}
