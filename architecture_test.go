@@ -40,7 +40,7 @@ var layers = []struct {
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
 		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/bounds", "internal/counted",
 			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/money",
-			"internal/period", "internal/text", "internal/viewer"}},
+			"internal/period", "internal/text", "internal/txstate", "internal/viewer"}},
 }
 
 // layer ranks a package of this module (higher is further up), or -1 when

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"entgo.io/ent"
@@ -31,6 +30,7 @@ import (
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -40,7 +40,7 @@ import (
 // organization's row: a rebuild, which first updates the row, waits for
 // the writers in flight, and writers arriving during it wait for it, so no
 // change is counted in a zone the rows are no longer cut in. A transaction
-// reads it once (txZones): the shared row cannot change under it.
+// reads it once (rememberZone): the shared row cannot change under it.
 func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Location, error) {
 	z, err := rollupZone(ctx, c, org)
 	return z.loc, err
@@ -49,11 +49,8 @@ func rollupLocation(ctx context.Context, c *gen.Client, org uuid.UUID) (*time.Lo
 // rollupZone is the zone and, for the rollup upserts, the SQL dialect of
 // the writing transaction.
 func rollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead, error) {
-	tx := gen.TxFromContext(ctx)
-	if tx != nil {
-		if z, ok := txZones.Load(txZone{tx, org}); ok {
-			return *z.(*zoneRead), nil
-		}
+	if z, ok := txstate.Load[zoneRead](ctx, zoneKey{org}); ok {
+		return z, nil
 	}
 	z, err := readRollupZone(ctx, c, org)
 	if err != nil {
@@ -63,24 +60,14 @@ func rollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead, er
 	return z, nil
 }
 
-// rememberZone keeps the zone read in the transaction until it ends.
+// rememberZone keeps the zone read in the transaction's state (txstate),
+// which ends with it.
 func rememberZone(ctx context.Context, org uuid.UUID, z zoneRead) {
-	tx := gen.TxFromContext(ctx)
-	if tx == nil {
-		return
-	}
-	key := txZone{tx, org}
-	if _, loaded := txZones.LoadOrStore(key, &z); loaded {
-		return
-	}
-	forget := func() { txZones.Delete(key) }
-	tx.OnCommit(func(next gen.Committer) gen.Committer {
-		return gen.CommitFunc(func(ctx context.Context, tx *gen.Tx) error { defer forget(); return next.Commit(ctx, tx) })
-	})
-	tx.OnRollback(func(next gen.Rollbacker) gen.Rollbacker {
-		return gen.RollbackFunc(func(ctx context.Context, tx *gen.Tx) error { defer forget(); return next.Rollback(ctx, tx) })
-	})
+	txstate.LoadOrStore(ctx, zoneKey{org}, z)
 }
+
+// zoneKey keeps an organization's rollup zone in a transaction's state.
+type zoneKey struct{ org uuid.UUID }
 
 // zoneAlias names the organization's rollup zone read beside a row.
 const zoneAlias = "svc_rollup_zone"
@@ -124,15 +111,6 @@ func withZone(ctx context.Context, org uuid.UUID, row interface {
 	}
 	rememberZone(ctx, org, zoneRead{loc, dialect.SQLite})
 	return nil
-}
-
-// txZones holds the rollup zone each open transaction has read, until it
-// ends.
-var txZones sync.Map // txZone -> *zoneRead
-
-type txZone struct {
-	tx  *gen.Tx
-	org uuid.UUID
 }
 
 // zoneRead is a transaction's rollup zone (nil: not built) and dialect.

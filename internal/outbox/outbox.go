@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/commit"
 	"github.com/lendingpipe/svc/internal/text"
+	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -107,13 +108,12 @@ type pending struct {
 	// when it was emitted (deferrable).
 	ctx    context.Context
 	c      *ent.Client
-	tx     *ent.Tx
 	events []*ent.WebhookEventCreate
 	ended  bool // flushed or rolled back: later events are written at once
 }
 
-// txEvents holds each open transaction's pending events.
-var txEvents sync.Map // *ent.Tx -> *pending
+// pendingKey keeps a transaction's pending events in its state (txstate).
+type pendingKey struct{}
 
 // deferrable reports whether an event may wait for the commit: whether
 // what the outbox's rules check of it, its context against the policy and
@@ -125,10 +125,13 @@ func deferrable(ctx context.Context, data map[string]any, ev *ent.WebhookEventCr
 
 // queue adds events to the transaction's pending events, registering the
 // write at its commit with the first. It reports false once the
-// transaction has begun to end.
+// transaction has begun to end, or when it keeps no state (one not opened
+// by store.WithTx): the events are then written at once.
 func queue(ctx context.Context, tx *ent.Tx, c *ent.Client, events []*ent.WebhookEventCreate) bool {
-	v, loaded := txEvents.LoadOrStore(tx, &pending{ctx: ctx, c: c, tx: tx})
-	p := v.(*pending)
+	p, loaded, ok := txstate.LoadOrStore(ctx, pendingKey{}, &pending{ctx: ctx, c: c})
+	if !ok {
+		return false
+	}
 	p.mu.Lock()
 	if p.ended {
 		p.mu.Unlock()
@@ -173,7 +176,6 @@ func (p *pending) flush() error {
 	events := p.events
 	p.events, p.ended = nil, true
 	p.mu.Unlock()
-	txEvents.Delete(p.tx)
 	return p.insert(events)
 }
 
@@ -199,30 +201,20 @@ func (p *pending) take() []*ent.WebhookEventCreate {
 }
 
 // A Mark holds the events queued in a transaction from a savepoint on.
-type Mark struct{ tx *ent.Tx }
+type Mark struct{ ctx context.Context }
 
 // Savepoint writes the events the transaction in ctx has queued so far,
 // which belong before a savepoint, and marks the queue for the savepoint:
 // call it before taking the savepoint. Outside a transaction it does
 // nothing.
 func Savepoint(ctx context.Context) (Mark, error) {
-	m := Mark{tx: ent.TxFromContext(ctx)}
+	m := Mark{ctx: ctx}
 	if p := m.pending(); p != nil {
 		if err := p.insert(p.take()); err != nil {
 			return m, err
 		}
 	}
 	return m, nil
-}
-
-func (m Mark) pending() *pending {
-	if m.tx == nil {
-		return nil
-	}
-	if v, ok := txEvents.Load(m.tx); ok {
-		return v.(*pending)
-	}
-	return nil
 }
 
 // Write writes the events queued since the savepoint, inside it: one the
@@ -243,12 +235,18 @@ func (m Mark) Forget() {
 	}
 }
 
+// pending is the transaction's queue, which its first event made (nil
+// before, or outside a transaction).
+func (m Mark) pending() *pending {
+	p, _ := txstate.Load[*pending](m.ctx, pendingKey{})
+	return p
+}
+
 // drop forgets the pending events of a transaction rolled back.
 func (p *pending) drop() {
 	p.mu.Lock()
 	p.events, p.ended = nil, true
 	p.mu.Unlock()
-	txEvents.Delete(p.tx)
 }
 
 // event is the outbox row of an event, at the depth of the automation runs

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/internal/txstate"
 )
 
 // WithTx runs fn in a transaction whose client is also placed in the context
@@ -52,7 +53,7 @@ func runTx(ctx context.Context, c *ent.Client, fn func(ctx context.Context, tx *
 			panic(p)
 		}
 	}()
-	txCtx := ent.NewTxContext(ctx, tx)
+	txCtx := ent.NewTxContext(txstate.New(ctx), tx)
 	txCtx = ent.NewContext(txCtx, tx.Client())
 	if err := fn(txCtx, tx.Client()); err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
