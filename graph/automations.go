@@ -56,7 +56,7 @@ func (r *Resolver) updateAutomation(ctx context.Context, id uuid.UUID, in Automa
 
 // automationRuns pages through an automation's run log, newest first.
 func (r *Resolver) automationRuns(ctx context.Context, automationID uuid.UUID, status *string, pageArg, limitArg *int) (*AutomationRunPage, error) {
-	page, limit, err := pageArgs(pageArg, limitArg)
+	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
 		return nil, err
 	}
@@ -72,17 +72,8 @@ func (r *Resolver) automationRuns(ctx context.Context, automationID uuid.UUID, s
 		}
 		q = q.Where(automationrun.StatusEQ(s))
 	}
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	offset := (page - 1) * limit
-	nodes, err := q.Order(automationrun.ByCreatedAt(sql.OrderDesc()), automationrun.ByID(sql.OrderDesc())).
-		Limit(limit).Offset(offset).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &AutomationRunPage{Nodes: nodes, Total: total, Page: page, Limit: limit, HasMore: offset+len(nodes) < total}, nil
+	q = q.Order(automationrun.ByCreatedAt(sql.OrderDesc()), automationrun.ByID(sql.OrderDesc()))
+	return answer[AutomationRunPage](readPage(ctx, q, s))
 }
 
 // retryAutomationRun queues a failed run again, due now, with a fresh
@@ -108,32 +99,14 @@ func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID u
 	return run, nil
 }
 
-// AutomationList is one page of automations (REST GET /v1/automations;
-// GraphQL pages them as a Relay connection).
-type AutomationList struct {
-	Nodes              []*ent.Automation
-	Total, Page, Limit int
-	HasMore            bool
-}
-
 // ListAutomations pages through the viewer's organization's automations,
 // oldest first.
-func (r *Resolver) ListAutomations(ctx context.Context, pageArg, limitArg *int) (*AutomationList, error) {
-	page, limit, err := pageArgs(pageArg, limitArg)
+func (r *Resolver) ListAutomations(ctx context.Context, pageArg, limitArg *int) (Page[*ent.Automation], error) {
+	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
-		return nil, err
+		return Page[*ent.Automation]{}, err
 	}
-	q := r.client(ctx).Automation.Query()
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	offset := (page - 1) * limit
-	nodes, err := q.Order(automation.ByCreatedAt(), automation.ByID()).Limit(limit).Offset(offset).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &AutomationList{Nodes: nodes, Total: total, Page: page, Limit: limit, HasMore: offset+len(nodes) < total}, nil
+	return readPage(ctx, r.client(ctx).Automation.Query().Order(automation.ByCreatedAt(), automation.ByID()), s)
 }
 
 // AutomationByID reads one automation (REST GET /v1/automations/{id}).

@@ -35,7 +35,7 @@ func (r *Resolver) boardQuery(ctx context.Context, teamID *uuid.UUID) (*ent.User
 
 // agentsBoardPage is one offset page of the board (REST GET /v1/dialer/agents).
 func (r *Resolver) agentsBoardPage(ctx context.Context, teamID *uuid.UUID, pageArg, limitArg *int) (*AgentBoardPage, error) {
-	page, limit, err := pageArgs(pageArg, limitArg)
+	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
 		return nil, err
 	}
@@ -43,20 +43,12 @@ func (r *Resolver) agentsBoardPage(ctx context.Context, teamID *uuid.UUID, pageA
 	if err != nil {
 		return nil, err
 	}
-	total, err := q.Clone().Count(ctx)
+	users, err := readPage(ctx, q.Order(user.ByLastName(), user.ByFirstName(), user.ByID()), s)
 	if err != nil {
 		return nil, err
 	}
-	offset := (page - 1) * limit
-	users, err := q.Order(user.ByLastName(), user.ByFirstName(), user.ByID()).Limit(limit).Offset(offset).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := dialer.Enrich(ctx, r.client(ctx), orgID, users, r.now())
-	if err != nil {
-		return nil, err
-	}
-	return &AgentBoardPage{Nodes: rows, Total: total, Page: page, Limit: limit, HasMore: offset+len(rows) < total}, nil
+	rows, err := dialer.Enrich(ctx, r.client(ctx), orgID, users.Nodes, r.now())
+	return answer[AgentBoardPage](withNodes(users, rows), err)
 }
 
 // agentsBoard is the board as a Relay connection. Its cursors carry the

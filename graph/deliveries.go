@@ -22,7 +22,7 @@ import (
 
 // deliveries pages through a subscription's deliveries, newest first.
 func (r *Resolver) deliveries(ctx context.Context, subID uuid.UUID, status *string, pageArg, limitArg *int) (*DeliveryPage, error) {
-	page, limit, err := pageArgs(pageArg, limitArg)
+	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
 		return nil, err
 	}
@@ -38,22 +38,14 @@ func (r *Resolver) deliveries(ctx context.Context, subID uuid.UUID, status *stri
 		}
 		q = q.Where(webhookdelivery.StatusEQ(s))
 	}
-	total, err := q.Clone().Count(ctx)
+	q = q.Order(webhookdelivery.ByCreatedAt(sql.OrderDesc()), webhookdelivery.ByID(sql.OrderDesc())).
+		WithAttemptLog(func(q *ent.WebhookAttemptQuery) { q.Order(ent.Asc("attempted_at")) })
+	ds, err := readPage(ctx, q, s)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := q.Order(webhookdelivery.ByCreatedAt(sql.OrderDesc()), webhookdelivery.ByID(sql.OrderDesc())).
-		Limit(limit).Offset((page - 1) * limit).
-		WithAttemptLog(func(q *ent.WebhookAttemptQuery) { q.Order(ent.Asc("attempted_at")) }).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	records, err := r.records(ctx, ds)
-	if err != nil {
-		return nil, err
-	}
-	offset := (page - 1) * limit
-	return &DeliveryPage{Nodes: records, Total: total, Page: page, Limit: limit, HasMore: offset+len(ds) < total}, nil
+	records, err := r.records(ctx, ds.Nodes)
+	return answer[DeliveryPage](withNodes(ds, records), err)
 }
 
 // records pairs deliveries (already filtered to the viewer's organization)

@@ -74,7 +74,7 @@ func newKey() string {
 
 // inboundRequests pages through an endpoint's run log, newest first.
 func (r *Resolver) inboundRequests(ctx context.Context, endpointID uuid.UUID, pageArg, limitArg *int) (*InboundRequestPage, error) {
-	page, limit, err := pageArgs(pageArg, limitArg)
+	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,18 +82,9 @@ func (r *Resolver) inboundRequests(ctx context.Context, endpointID uuid.UUID, pa
 	if _, err := c.InboundEndpoint.Get(ctx, endpointID); err != nil {
 		return nil, err
 	}
-	q := c.InboundRequest.Query().Where(inboundrequest.EndpointID(endpointID))
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := q.Order(inboundrequest.ByReceivedAt(sql.OrderDesc()), inboundrequest.ByID(sql.OrderDesc())).
-		Limit(limit).Offset((page - 1) * limit).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	offset := (page - 1) * limit
-	return &InboundRequestPage{Nodes: nodes, Total: total, Page: page, Limit: limit, HasMore: offset+len(nodes) < total}, nil
+	q := c.InboundRequest.Query().Where(inboundrequest.EndpointID(endpointID)).
+		Order(inboundrequest.ByReceivedAt(sql.OrderDesc()), inboundrequest.ByID(sql.OrderDesc()))
+	return answer[InboundRequestPage](readPage(ctx, q, s))
 }
 
 // ListInboundEndpoints is every inbound endpoint of the viewer's

@@ -86,7 +86,7 @@ func (r *Resolver) countedLeads(ctx context.Context) context.Context {
 
 // leadsPage is the offset-paged lead list behind REST GET /v1/leads.
 func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search *string, where *ent.LeadWhereInput, tags []string) (*LeadPage, error) {
-	page, limit, err := pageArgs(pageArg, limitArg)
+	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,6 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 	if err != nil {
 		return nil, err
 	}
-	offset := (page - 1) * limit
 	var (
 		nodes []*ent.Lead
 		total int
@@ -109,16 +108,13 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 		// applied after it would break both the page and the total.
 		return nil, apperr.Invalid("search", "cannot be combined with filters; search, or filter")
 	case searching:
-		nodes, total, err = r.searchLeads(ctx, *search, limit, offset)
+		nodes, total, err = r.searchLeads(ctx, *search, s.limit, s.skip)
 	case filter != nil:
-		nodes, total, err = r.filteredLeads(ctx, filter, limit, offset)
+		nodes, total, err = r.filteredLeads(ctx, filter, s.limit, s.skip)
 	default:
-		nodes, total, err = r.newestLeads(ctx, limit, offset)
+		nodes, total, err = r.newestLeads(ctx, s.limit, s.skip)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &LeadPage{Nodes: nodes, Total: total, Page: page, Limit: limit, HasMore: offset+len(nodes) < total}, nil
+	return answer[LeadPage](pageOf(s, nodes, total), err)
 }
 
 // newestLeads pages the organization's leads; the total is its maintained

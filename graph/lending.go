@@ -143,16 +143,7 @@ func (r *Resolver) lendersPage(ctx context.Context, isActive *bool, pageArg, lim
 	if isActive != nil {
 		q = q.Where(lender.IsActive(*isActive))
 	}
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := q.Order(lender.ByCreatedAt(sql.OrderDesc()), lender.ByID(sql.OrderDesc())).
-		Limit(o.limit).Offset(o.skip).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &LenderPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+	return answer[LenderPage](readPage(ctx, q.Order(lender.ByCreatedAt(sql.OrderDesc()), lender.ByID(sql.OrderDesc())), o))
 }
 
 func (r *Resolver) applicationsPage(ctx context.Context, leadID, lenderID *uuid.UUID, status *application.Status, pageArg, limitArg *int) (*ApplicationPage, error) {
@@ -170,16 +161,7 @@ func (r *Resolver) applicationsPage(ctx context.Context, leadID, lenderID *uuid.
 	if status != nil {
 		q = q.Where(application.StatusEQ(*status))
 	}
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := q.Order(application.ByCreatedAt(sql.OrderDesc()), application.ByID(sql.OrderDesc())).
-		Limit(o.limit).Offset(o.skip).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &ApplicationPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+	return answer[ApplicationPage](readPage(ctx, q.Order(application.ByCreatedAt(sql.OrderDesc()), application.ByID(sql.OrderDesc())), o))
 }
 
 func (r *Resolver) fundedDealsPage(ctx context.Context, leadID, lenderID, advisorID *uuid.UUID, from, to *time.Time, pageArg, limitArg *int) (*FundedDealPage, error) {
@@ -219,7 +201,7 @@ func (r *Resolver) fundedDealsPage(ctx context.Context, leadID, lenderID, adviso
 	if err != nil {
 		return nil, err
 	}
-	return &FundedDealPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+	return answer[FundedDealPage](pageOf(o, nodes, total), nil)
 }
 
 // countedLenderDeals marks ctx so that a Count of the lender's deals in the
@@ -252,16 +234,8 @@ func (r *Resolver) commissionsPage(ctx context.Context, dealID, lenderID, adviso
 	if status != nil {
 		q = q.Where(commission.StatusEQ(*status))
 	}
-	total, err := q.Clone().Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := q.WithPayments(func(p *ent.CommissionPaymentQuery) {
+	q = q.WithPayments(func(p *ent.CommissionPaymentQuery) {
 		p.Order(commissionpayment.ByPaidAt(), commissionpayment.ByID())
-	}).Order(commission.ByCreatedAt(sql.OrderDesc()), commission.ByID(sql.OrderDesc())).
-		Limit(o.limit).Offset(o.skip).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &CommissionPage{Nodes: nodes, Total: total, Page: o.page, Limit: o.limit, HasMore: o.hasMore(len(nodes), total)}, nil
+	}).Order(commission.ByCreatedAt(sql.OrderDesc()), commission.ByID(sql.OrderDesc()))
+	return answer[CommissionPage](readPage(ctx, q, o))
 }

@@ -16,24 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/internal/autodef"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/webhooks"
 )
-
-// One offset page of the agents board: users with the agent role, ordered by
-// last name, first name, then id. This is the query behind REST GET
-// /v1/dialer/agents.
-type AgentBoardPage struct {
-	// The rows of this page, at most limit of them.
-	Nodes []*dialer.AgentStatus `json:"nodes"`
-	// How many agents the board lists on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has rows.
-	HasMore bool `json:"hasMore"`
-}
 
 // A page of the agents board: users with the agent role, ordered by last name,
 // first name, then id.
@@ -54,20 +37,6 @@ type AgentStatusEdge struct {
 	Cursor entgql.Cursor[uuid.UUID] `json:"cursor"`
 }
 
-// One offset page of applications (REST GET /v1/applications).
-type ApplicationPage struct {
-	// The applications of this page, newest first.
-	Nodes []*ent.Application `json:"nodes"`
-	// How many applications match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has applications.
-	HasMore bool `json:"hasMore"`
-}
-
 // Changes to an automation: only the fields given change; lists given replace the old ones whole.
 type AutomationPatch struct {
 	// The new name: 1 to 100 characters.
@@ -84,40 +53,12 @@ type AutomationPatch struct {
 	IsActive *bool `json:"isActive,omitempty"`
 }
 
-// One offset page of an automation's runs, newest first.
-type AutomationRunPage struct {
-	// The runs of this page, at most limit of them.
-	Nodes []*ent.AutomationRun `json:"nodes"`
-	// How many runs match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has runs.
-	HasMore bool `json:"hasMore"`
-}
-
 // Exactly one of an inbound endpoint or an event type (see the webhook catalog).
 type AutomationTriggerInput struct {
 	// An inbound endpoint of the organization: each request it receives runs the automation on the mapped data.
 	EndpointID *uuid.UUID `json:"endpointId,omitempty"`
 	// An event type of the webhook catalog, such as lead.created: each event runs the automation on the event's data.
 	Event *string `json:"event,omitempty"`
-}
-
-// One offset page of commissions (REST GET /v1/commissions).
-type CommissionPage struct {
-	// The commissions of this page, newest first, each with its payments.
-	Nodes []*ent.Commission `json:"nodes"`
-	// How many commissions match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has commissions.
-	HasMore bool `json:"hasMore"`
 }
 
 // A payment or clawback of a deal's commission.
@@ -170,20 +111,6 @@ type DecideApplicationInput struct {
 	DeclineCategory *application.DeclineCategory `json:"declineCategory,omitempty"`
 }
 
-// One offset page of a subscription's deliveries, newest first.
-type DeliveryPage struct {
-	// The deliveries of this page, at most limit of them.
-	Nodes []*webhooks.DeliveryRecord `json:"nodes"`
-	// How many deliveries match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has deliveries.
-	HasMore bool `json:"hasMore"`
-}
-
 // What a do-not-call request marked.
 type DoNotCallResult struct {
 	// The phone number marked, when the request named one.
@@ -210,20 +137,6 @@ type FundDealInput struct {
 	AdvisorID *uuid.UUID `json:"advisorId,omitempty"`
 }
 
-// One offset page of funded deals (REST GET /v1/funded-deals).
-type FundedDealPage struct {
-	// The deals of this page, newest funding first.
-	Nodes []*ent.FundedDeal `json:"nodes"`
-	// How many deals match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has deals.
-	HasMore bool `json:"hasMore"`
-}
-
 // Changes to an inbound endpoint: only the fields given change.
 type InboundEndpointPatch struct {
 	// The endpoint's new name: 1 to 100 characters.
@@ -232,49 +145,6 @@ type InboundEndpointPatch struct {
 	Mapping map[string]any `json:"mapping,omitempty"`
 	// false answers the endpoint's requests with 404; true accepts them again.
 	IsActive *bool `json:"isActive,omitempty"`
-}
-
-// One offset page of an endpoint's requests, newest first.
-type InboundRequestPage struct {
-	// The requests of this page, at most limit of them.
-	Nodes []*ent.InboundRequest `json:"nodes"`
-	// How many requests the endpoint has, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has requests.
-	HasMore bool `json:"hasMore"`
-}
-
-// One offset page of leads: newest first, or best match first with a search.
-// This is the query behind REST GET /v1/leads.
-type LeadPage struct {
-	// The leads of this page, at most limit of them.
-	Nodes []*ent.Lead `json:"nodes"`
-	// Number of leads matching, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has leads.
-	HasMore bool `json:"hasMore"`
-}
-
-// One offset page of lenders (REST GET /v1/lenders).
-type LenderPage struct {
-	// The lenders of this page, newest first.
-	Nodes []*ent.Lender `json:"nodes"`
-	// How many lenders match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has lenders.
-	HasMore bool `json:"hasMore"`
 }
 
 // A new automation.
@@ -311,21 +181,6 @@ type NewWebhookSubscription struct {
 	Secret *string `json:"secret,omitempty"`
 }
 
-// One offset page of the organization's pipeline stages, in pipeline order
-// (position, then id). This is the query behind REST GET /v1/stages.
-type PipelineStagePage struct {
-	// The stages of this page, at most limit of them.
-	Nodes []*ent.PipelineStage `json:"nodes"`
-	// How many stages the pipeline has.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has stages.
-	HasMore bool `json:"hasMore"`
-}
-
 // An application to submit: a lead sent to a lender.
 type SubmitApplicationInput struct {
 	// The id of the lead to submit.
@@ -346,42 +201,12 @@ type SubmitApplicationInput struct {
 type Subscription struct {
 }
 
-// One offset page of the organization's teams, ordered by name, then id. This
-// is the query behind REST GET /v1/teams.
-type TeamPage struct {
-	// The teams of this page, at most limit of them.
-	Nodes []*ent.Team `json:"nodes"`
-	// How many teams the organization has.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has teams.
-	HasMore bool `json:"hasMore"`
-}
-
 // Settings to change; omitted ones stay.
 type UpdateOrganizationInput struct {
 	// The organization's name: 1 to 200 characters.
 	Name *string `json:"name,omitempty"`
 	// An IANA time zone name, such as America/New_York.
 	Timezone *string `json:"timezone,omitempty"`
-}
-
-// One offset page of the organization's users, ordered by last name, first
-// name, then id. This is the query behind REST GET /v1/users.
-type UserPage struct {
-	// The users of this page, at most limit of them, each with its team.
-	Nodes []*ent.User `json:"nodes"`
-	// How many users match, on all pages.
-	Total int `json:"total"`
-	// This page's number, from 1.
-	Page int `json:"page"`
-	// The page size asked for: 1 to 100.
-	Limit int `json:"limit"`
-	// true when a later page has users.
-	HasMore bool `json:"hasMore"`
 }
 
 // Changes to a webhook subscription: only the fields given change.

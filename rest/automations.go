@@ -144,7 +144,7 @@ func (h automationHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, automationResource)
+	writeList(w, r, &p, automationResource)
 	return nil
 }
 
@@ -209,7 +209,7 @@ func (h automationHandlers) runs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, runResource)
+	writeList(w, r, p, runResource)
 	return nil
 }
 

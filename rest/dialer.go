@@ -153,6 +153,6 @@ func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, board.Nodes, Page{Total: board.Total, Page: board.Page, Limit: board.Limit, HasMore: board.HasMore}, presenceResource)
+	writeList(w, r, board, presenceResource)
 	return nil
 }

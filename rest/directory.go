@@ -81,7 +81,7 @@ func (h directoryHandlers) stages(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, stageResource)
+	writeList(w, r, p, stageResource)
 	return nil
 }
 
@@ -104,7 +104,7 @@ func (h directoryHandlers) users(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, userResource)
+	writeList(w, r, p, userResource)
 	return nil
 }
 
@@ -117,7 +117,7 @@ func (h directoryHandlers) teams(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, teamResource)
+	writeList(w, r, p, teamResource)
 	return nil
 }
 

@@ -64,12 +64,6 @@ type errorEnvelope struct {
 	Meta   Meta        `json:"meta"`
 }
 
-// Page is the paging part of a collection's meta.
-type Page struct {
-	Total, Page, Limit int
-	HasMore            bool
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -82,7 +76,7 @@ func writeResource(w http.ResponseWriter, r *http.Request, status int, res any) 
 	writeJSON(w, status, single{Data: res, Meta: Meta{RequestID: RequestID(r.Context())}})
 }
 
-func writeCollection(w http.ResponseWriter, r *http.Request, items []Resource, p Page) {
+func writeCollection[T any](w http.ResponseWriter, r *http.Request, items []Resource, p graph.Page[T]) {
 	if items == nil {
 		items = []Resource{}
 	}
@@ -165,9 +159,11 @@ func logger(ctx interface{ Value(any) any }) *slog.Logger {
 	return slog.Default()
 }
 
-// writePage renders one page of nodes as a collection.
-func writePage[T any](w http.ResponseWriter, r *http.Request, nodes []T, p Page, render func(T) Resource) {
-	writeCollection(w, r, renderAll(nodes, render), p)
+// writeList renders one page of a list (a GraphQL page type, or a
+// graph.Page) as a collection.
+func writeList[P graph.PageType[T], T any](w http.ResponseWriter, r *http.Request, p *P, render func(T) Resource) {
+	page := graph.Page[T](*p)
+	writeCollection(w, r, renderAll(page.Nodes, render), page)
 }
 
 // writeAll renders an unpaged collection, whose meta has only the total

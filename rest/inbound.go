@@ -141,7 +141,7 @@ func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, inboundRequestResource)
+	writeList(w, r, p, inboundRequestResource)
 	return nil
 }
 

@@ -43,7 +43,7 @@ func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, leadResource)
+	writeList(w, r, p, leadResource)
 	return nil
 }
 

@@ -38,7 +38,7 @@ func (h lendingHandlers) lenders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, lenderResource)
+	writeList(w, r, p, lenderResource)
 	return nil
 }
 
@@ -77,7 +77,7 @@ func (h lendingHandlers) applications(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, applicationResource)
+	writeList(w, r, p, applicationResource)
 	return nil
 }
 
@@ -120,7 +120,7 @@ func (h lendingHandlers) fundedDeals(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, fundedDealResource)
+	writeList(w, r, p, fundedDealResource)
 	return nil
 }
 
@@ -167,7 +167,7 @@ func (h lendingHandlers) commissions(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, commissionResource)
+	writeList(w, r, p, commissionResource)
 	return nil
 }
 

@@ -151,7 +151,7 @@ func (h webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writePage(w, r, p.Nodes, Page{Total: p.Total, Page: p.Page, Limit: p.Limit, HasMore: p.HasMore}, deliveryResource)
+	writeList(w, r, p, deliveryResource)
 	return nil
 }
 
