@@ -13,10 +13,10 @@ import (
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/ent/lending"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/lending"
 	"github.com/lendingpipe/svc/internal/money"
 )
 

@@ -14,7 +14,7 @@ import (
 // through: a directory stands for all its non-test files.
 var moneyPath = []string{
 	".",
-	"../../ent/lending",                 // the lender's box compares amounts
+	"../lending",                        // the lender's box compares amounts
 	"../../ent/schema/lending_hooks.go", // offers, rates, lender bounds
 	"../../ent/schema/lending_flow.go",  // defaults, payback, commission, payments
 	"../../graph/lending.go",            // the lending operations

@@ -13,11 +13,11 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/ent/lending"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
+	"github.com/lendingpipe/svc/internal/lending"
 	"github.com/lendingpipe/svc/internal/money"
 )
 

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lendingpipe/svc/ent/lending"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/lending"
 )
 
 var allStatuses = []string{lending.Submitted, lending.Underwriting, lending.Approved,

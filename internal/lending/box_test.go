@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lendingpipe/svc/ent/lending"
+	"github.com/lendingpipe/svc/internal/lending"
 	"github.com/lendingpipe/svc/internal/money"
 )
 
