@@ -101,12 +101,12 @@ func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID u
 
 // ListAutomations pages through the viewer's organization's automations,
 // oldest first.
-func (r *Resolver) ListAutomations(ctx context.Context, pageArg, limitArg *int) (Page[*ent.Automation], error) {
+func (r *Resolver) ListAutomations(ctx context.Context, pageArg, limitArg *int) (*Page[*ent.Automation], error) {
 	s, err := spanOf(pageArg, limitArg)
 	if err != nil {
-		return Page[*ent.Automation]{}, err
+		return nil, err
 	}
-	return readPage(ctx, r.client(ctx).Automation.Query().Order(automation.ByCreatedAt(), automation.ByID()), s)
+	return answer[Page[*ent.Automation]](readPage(ctx, r.client(ctx).Automation.Query().Order(automation.ByCreatedAt(), automation.ByID()), s))
 }
 
 // AutomationByID reads one automation (REST GET /v1/automations/{id}).

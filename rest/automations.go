@@ -136,16 +136,9 @@ func (h automationHandlers) save(ctx context.Context, fn func(context.Context, g
 }
 
 func (h automationHandlers) list(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.ListAutomations(r.Context(), page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, &p, automationResource)
-	return nil
+	return list(w, r, automationResource, func(page, limit *int) (*graph.Page[*ent.Automation], error) {
+		return h.resolver.ListAutomations(r.Context(), page, limit)
+	})
 }
 
 func (h automationHandlers) get(w http.ResponseWriter, r *http.Request) error {
@@ -201,16 +194,9 @@ func (h automationHandlers) runs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().AutomationRuns(r.Context(), id, queryParam(r, "status"), page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, runResource)
-	return nil
+	return list(w, r, runResource, func(page, limit *int) (*graph.AutomationRunPage, error) {
+		return h.resolver.Query().AutomationRuns(r.Context(), id, queryParam(r, "status"), page, limit)
+	})
 }
 
 func (h automationHandlers) retry(w http.ResponseWriter, r *http.Request) error {

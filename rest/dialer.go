@@ -141,18 +141,11 @@ func (h dialerHandlers) presence(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h dialerHandlers) agents(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	teamID, err := uuidParam(r, "teamId")
-	if err != nil {
-		return err
-	}
-	board, err := h.resolver.Query().AgentsBoardPage(r.Context(), teamID, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, board, presenceResource)
-	return nil
+	return list(w, r, presenceResource, func(page, limit *int) (*graph.AgentBoardPage, error) {
+		teamID, err := uuidParam(r, "teamId")
+		if err != nil {
+			return nil, err
+		}
+		return h.resolver.Query().AgentsBoardPage(r.Context(), teamID, page, limit)
+	})
 }

@@ -73,52 +73,31 @@ func teamResource(t *ent.Team) Resource {
 }
 
 func (h directoryHandlers) stages(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().StagesPage(r.Context(), page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, stageResource)
-	return nil
+	return list(w, r, stageResource, func(page, limit *int) (*graph.PipelineStagePage, error) {
+		return h.resolver.Query().StagesPage(r.Context(), page, limit)
+	})
 }
 
 func (h directoryHandlers) users(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	teamID, err := uuidParam(r, "teamId")
-	if err != nil {
-		return err
-	}
-	var role *user.Role
-	if s := queryParam(r, "role"); s != nil {
-		// The resolver holds the value to the schema's roles (422 naming role).
-		v := user.Role(*s)
-		role = &v
-	}
-	p, err := h.resolver.Query().UsersPage(r.Context(), role, teamID, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, userResource)
-	return nil
+	return list(w, r, userResource, func(page, limit *int) (*graph.UserPage, error) {
+		teamID, err := uuidParam(r, "teamId")
+		if err != nil {
+			return nil, err
+		}
+		var role *user.Role
+		if s := queryParam(r, "role"); s != nil {
+			// The resolver holds the value to the schema's roles (422 naming role).
+			v := user.Role(*s)
+			role = &v
+		}
+		return h.resolver.Query().UsersPage(r.Context(), role, teamID, page, limit)
+	})
 }
 
 func (h directoryHandlers) teams(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().TeamsPage(r.Context(), page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, teamResource)
-	return nil
+	return list(w, r, teamResource, func(page, limit *int) (*graph.TeamPage, error) {
+		return h.resolver.Query().TeamsPage(r.Context(), page, limit)
+	})
 }
 
 // uuidParam reads an optional UUID query parameter; nil when absent or

@@ -207,3 +207,19 @@ func queryParam(r *http.Request, name string) *string {
 	}
 	return nil
 }
+
+// list serves one REST list: the page and limit parameters, then read's
+// page of nodes (read parses the list's own filters and calls its *Page
+// resolver), rendered.
+func list[P graph.PageType[T], T any](w http.ResponseWriter, r *http.Request, render func(T) Resource, read func(page, limit *int) (*P, error)) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	p, err := read(page, limit)
+	if err != nil {
+		return err
+	}
+	writeList(w, r, p, render)
+	return nil
+}

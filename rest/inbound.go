@@ -133,16 +133,9 @@ func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().InboundRequests(r.Context(), id, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, inboundRequestResource)
-	return nil
+	return list(w, r, inboundRequestResource, func(page, limit *int) (*graph.InboundRequestPage, error) {
+		return h.resolver.Query().InboundRequests(r.Context(), id, page, limit)
+	})
 }
 
 func inboundRequestResource(q *ent.InboundRequest) Resource {

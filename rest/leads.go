@@ -27,24 +27,17 @@ type leadHandlers struct {
 }
 
 func (h leadHandlers) list(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	var search *string
-	if s, ok := r.URL.Query()["search"]; ok {
-		search = &s[0]
-	}
-	where, tags, err := leadFilters(r, h.resolver)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().LeadsPage(r.Context(), page, limit, search, where, tags)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, leadResource)
-	return nil
+	return list(w, r, leadResource, func(page, limit *int) (*graph.LeadPage, error) {
+		var search *string
+		if s, ok := r.URL.Query()["search"]; ok {
+			search = &s[0]
+		}
+		where, tags, err := leadFilters(r, h.resolver)
+		if err != nil {
+			return nil, err
+		}
+		return h.resolver.Query().LeadsPage(r.Context(), page, limit, search, where, tags)
+	})
 }
 
 // leadFilters reads GET /v1/leads' filters into GraphQL's where (the

@@ -26,20 +26,13 @@ type lendingHandlers struct {
 }
 
 func (h lendingHandlers) lenders(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	isActive, err := boolParam(r, "isActive")
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().LendersPage(r.Context(), isActive, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, lenderResource)
-	return nil
+	return list(w, r, lenderResource, func(page, limit *int) (*graph.LenderPage, error) {
+		isActive, err := boolParam(r, "isActive")
+		if err != nil {
+			return nil, err
+		}
+		return h.resolver.Query().LendersPage(r.Context(), isActive, page, limit)
+	})
 }
 
 func (h lendingHandlers) lender(w http.ResponseWriter, r *http.Request) error {
@@ -56,29 +49,22 @@ func (h lendingHandlers) lender(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h lendingHandlers) applications(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	leadID, lenderID, err := leadAndLender(r)
-	if err != nil {
-		return err
-	}
-	s, err := enumParam(r, "status", enum.ApplicationStatuses)
-	if err != nil {
-		return err
-	}
-	var status *application.Status
-	if s != nil {
-		v := application.Status(*s)
-		status = &v
-	}
-	p, err := h.resolver.Query().ApplicationsPage(r.Context(), leadID, lenderID, status, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, applicationResource)
-	return nil
+	return list(w, r, applicationResource, func(page, limit *int) (*graph.ApplicationPage, error) {
+		leadID, lenderID, err := leadAndLender(r)
+		if err != nil {
+			return nil, err
+		}
+		s, err := enumParam(r, "status", enum.ApplicationStatuses)
+		if err != nil {
+			return nil, err
+		}
+		var status *application.Status
+		if s != nil {
+			v := application.Status(*s)
+			status = &v
+		}
+		return h.resolver.Query().ApplicationsPage(r.Context(), leadID, lenderID, status, page, limit)
+	})
 }
 
 func (h lendingHandlers) application(w http.ResponseWriter, r *http.Request) error {
@@ -95,33 +81,26 @@ func (h lendingHandlers) application(w http.ResponseWriter, r *http.Request) err
 }
 
 func (h lendingHandlers) fundedDeals(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	leadID, lenderID, err := leadAndLender(r)
-	if err != nil {
-		return err
-	}
-	advisorID, err := uuidParam(r, "advisorId")
-	if err != nil {
-		return err
-	}
-	from, err := timeParam(r, h.resolver, "fundedFrom", false)
-	if err != nil {
-		return err
-	}
-	to, err := timeParam(r, h.resolver, "fundedTo", true)
-	if err != nil {
-		return err
-	}
-	// The resolver refuses a fundedTo not after fundedFrom (422 naming fundedTo).
-	p, err := h.resolver.Query().FundedDealsPage(r.Context(), leadID, lenderID, advisorID, from, to, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, fundedDealResource)
-	return nil
+	return list(w, r, fundedDealResource, func(page, limit *int) (*graph.FundedDealPage, error) {
+		leadID, lenderID, err := leadAndLender(r)
+		if err != nil {
+			return nil, err
+		}
+		advisorID, err := uuidParam(r, "advisorId")
+		if err != nil {
+			return nil, err
+		}
+		from, err := timeParam(r, h.resolver, "fundedFrom", false)
+		if err != nil {
+			return nil, err
+		}
+		to, err := timeParam(r, h.resolver, "fundedTo", true)
+		if err != nil {
+			return nil, err
+		}
+		// The resolver refuses a fundedTo not after fundedFrom (422 naming fundedTo).
+		return h.resolver.Query().FundedDealsPage(r.Context(), leadID, lenderID, advisorID, from, to, page, limit)
+	})
 }
 
 func (h lendingHandlers) fundedDeal(w http.ResponseWriter, r *http.Request) error {
@@ -138,37 +117,30 @@ func (h lendingHandlers) fundedDeal(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (h lendingHandlers) commissions(w http.ResponseWriter, r *http.Request) error {
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	dealID, err := uuidParam(r, "dealId")
-	if err != nil {
-		return err
-	}
-	lenderID, err := uuidParam(r, "lenderId")
-	if err != nil {
-		return err
-	}
-	advisorID, err := uuidParam(r, "advisorId")
-	if err != nil {
-		return err
-	}
-	s, err := enumParam(r, "status", enum.CommissionStatuses)
-	if err != nil {
-		return err
-	}
-	var status *commission.Status
-	if s != nil {
-		v := commission.Status(*s)
-		status = &v
-	}
-	p, err := h.resolver.Query().CommissionsPage(r.Context(), dealID, lenderID, advisorID, status, page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, commissionResource)
-	return nil
+	return list(w, r, commissionResource, func(page, limit *int) (*graph.CommissionPage, error) {
+		dealID, err := uuidParam(r, "dealId")
+		if err != nil {
+			return nil, err
+		}
+		lenderID, err := uuidParam(r, "lenderId")
+		if err != nil {
+			return nil, err
+		}
+		advisorID, err := uuidParam(r, "advisorId")
+		if err != nil {
+			return nil, err
+		}
+		s, err := enumParam(r, "status", enum.CommissionStatuses)
+		if err != nil {
+			return nil, err
+		}
+		var status *commission.Status
+		if s != nil {
+			v := commission.Status(*s)
+			status = &v
+		}
+		return h.resolver.Query().CommissionsPage(r.Context(), dealID, lenderID, advisorID, status, page, limit)
+	})
 }
 
 func (h lendingHandlers) commission(w http.ResponseWriter, r *http.Request) error {

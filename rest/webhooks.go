@@ -143,16 +143,9 @@ func (h webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	page, limit, err := pageParams(r)
-	if err != nil {
-		return err
-	}
-	p, err := h.resolver.Query().WebhookDeliveries(r.Context(), id, queryParam(r, "status"), page, limit)
-	if err != nil {
-		return err
-	}
-	writeList(w, r, p, deliveryResource)
-	return nil
+	return list(w, r, deliveryResource, func(page, limit *int) (*graph.DeliveryPage, error) {
+		return h.resolver.Query().WebhookDeliveries(r.Context(), id, queryParam(r, "status"), page, limit)
+	})
 }
 
 func (h webhookHandlers) replayOne(w http.ResponseWriter, r *http.Request) error {
