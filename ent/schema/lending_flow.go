@@ -602,11 +602,11 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 	if a.PaymentFrequency != nil {
 		m.SetPaymentFrequency(fundeddeal.PaymentFrequency(*a.PaymentFrequency))
 	}
-	if *a.RateType == application.RateTypeFactor {
-		payback, err := funded.MulRate(*a.InterestRate)
-		if err != nil {
-			return apperr.Invalid("fundedAmount", "the payback %s", err)
-		}
+	payback, ok, err := lending.Payback(funded, string(*a.RateType), *a.InterestRate)
+	if err != nil {
+		return apperr.Invalid("fundedAmount", "%s", err)
+	}
+	if ok {
 		m.SetPaybackAmount(payback)
 	}
 	if approved := *a.ApprovedAmount; funded > approved {
@@ -635,9 +635,9 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		}
 	}
 	if _, ok := m.ExpectedCommission(); !ok {
-		due, err := funded.MulRate(rate)
+		due, err := lending.ExpectedCommission(funded, rate)
 		if err != nil {
-			return apperr.Invalid("fundedAmount", "the commission %s", err)
+			return apperr.Invalid("fundedAmount", "%s", err)
 		}
 		m.SetExpectedCommission(due)
 	}
@@ -844,7 +844,8 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 		return nil, apperr.Invalid("amount", "is more than the commission's paid amount (%s before the clawback)",
 			cm.PaidAmount+amt)
 	}
-	status := commissionStatus(cm, kind)
+	clawedBack := kind == commissionpayment.KindClawback || cm.Status == commission.StatusClawedBack
+	status := commission.Status(lending.CommissionStatus(cm.PaidAmount, cm.ExpectedAmount, clawedBack))
 	if status == cm.Status {
 		return cm, nil
 	}
@@ -856,18 +857,4 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 	}
 	cm.Status, cm.UpdatedAt = status, after.UpdatedAt
 	return cm, nil
-}
-
-// commissionStatus is the status after a payment of kind: clawed_back once
-// any clawback is recorded, else as the paid amount stands.
-func commissionStatus(cm *gen.Commission, kind commissionpayment.Kind) commission.Status {
-	switch {
-	case kind == commissionpayment.KindClawback || cm.Status == commission.StatusClawedBack:
-		return commission.StatusClawedBack
-	case cm.PaidAmount >= cm.ExpectedAmount:
-		return commission.StatusPaid
-	case cm.PaidAmount > 0:
-		return commission.StatusPartiallyPaid
-	}
-	return commission.StatusPending
 }

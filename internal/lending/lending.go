@@ -1,8 +1,10 @@
 // Package lending holds the rules of the lending half that are pure
 // decisions: which application moves are allowed, which stage slot a lead
-// moves to, and what a lender's box says of a submission. The schema hooks
-// apply them inside the mutation's transaction, so every surface (GraphQL,
-// REST, automations) gets the same answer.
+// moves to, what a lender's box says of a submission, and a deal's terms
+// (its payback, its commission, the commission's status as payments come).
+// The schema hooks apply them inside the mutation's transaction, so every
+// surface (GraphQL, REST, automations) gets the same answer, and the
+// seeder writes its book by the same functions.
 //
 // A leaf: it imports only internal/money and internal/apperr.
 package lending

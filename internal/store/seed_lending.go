@@ -613,14 +613,13 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 	ld := a.lender
 	commissionID := uuid.Must(uuid.NewV7())
 	// Rates are at most 10 and amounts far below MaxAmount: no overflow.
-	expected, _ := o.amount.MulRate(ld.rate)
+	expected, _ := lending.ExpectedCommission(o.amount, ld.rate)
 	d := tx.FundedDeal.Create().SetID(dealID).SetOrgID(b.org).SetApplicationID(a.id).SetLeadID(l.id).SetLenderID(ld.id).
 		SetLenderName(ld.name).SetNillableAdvisorID(l.advisor).SetFundedAmount(o.amount).SetInterestRate(o.rate).
 		SetRateType(fundeddeal.RateType(o.rateType)).SetTermMonths(o.term).SetPaymentFrequency(fundeddeal.PaymentFrequency(o.frequency)).
 		SetExpectedCommission(expected).SetCommissionID(commissionID).SetFundedAt(fundedAt).
 		SetCreatedAt(fundedAt).SetUpdatedAt(fundedAt)
-	if o.rateType == "factor" {
-		payback, _ := o.amount.MulRate(o.rate)
+	if payback, ok, _ := lending.Payback(o.amount, o.rateType, o.rate); ok {
 		d.SetPaybackAmount(payback)
 	}
 	b.deals = append(b.deals, d)
@@ -654,7 +653,7 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 		parts = []money.Amount{expected, -max(part(50, 100), 1)}
 	}
 	var paid money.Amount
-	status := commission.StatusPending
+	clawedBack := false
 	at, updated := fundedAt, fundedAt
 	for i, p := range parts {
 		kind := commissionpayment.KindPayment
@@ -662,7 +661,7 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 			kind, p = commissionpayment.KindClawback, -p
 			at = b.after(at, 2*seedPayDays*day)
 			paid -= p
-			status = commission.StatusClawedBack
+			clawedBack = true
 		} else {
 			at = b.after(at, seedPayDays*day)
 			paid += p
@@ -676,21 +675,23 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 		b.seeded.Payments++
 		updated = at
 	}
-	switch {
-	case status == commission.StatusClawedBack:
+	status := lending.CommissionPending
+	if len(parts) > 0 {
+		status = lending.CommissionStatus(paid, expected, clawedBack)
+	}
+	switch status {
+	case lending.CommissionClawedBack:
 		b.seeded.ClawedBack++
-	case paid >= expected && len(parts) > 0:
-		status = commission.StatusPaid
+	case lending.CommissionPaid:
 		b.seeded.PaidInFull++
-	case paid > 0:
-		status = commission.StatusPartiallyPaid
+	case lending.CommissionPartiallyPaid:
 		b.seeded.PartlyPaid++
 	default:
 		b.seeded.PendingCommissions++
 	}
 	b.comms = append(b.comms, tx.Commission.Create().SetID(commissionID).SetOrgID(b.org).SetDealID(dealID).
 		SetLeadID(l.id).SetLenderID(ld.id).SetNillableAdvisorID(l.advisor).SetExpectedAmount(expected).
-		SetPaidAmount(paid).SetStatus(status).SetCreatedAt(fundedAt).SetUpdatedAt(updated))
+		SetPaidAmount(paid).SetStatus(commission.Status(status)).SetCreatedAt(fundedAt).SetUpdatedAt(updated))
 }
 
 // flush writes the batch's queued records in foreign-key order, each table
