@@ -79,8 +79,8 @@ func violation(from, to string) string {
 
 // TestImportsPointDown fails when a package imports one of a layer above
 // its own (main and the HTTP root > rest > graph and the automation runner >
-// webhooks and dialer > ent), so that a reader knows where a rule lives from
-// its folder.
+// webhooks and dialer > ent and the helpers over it > the shared leaves),
+// so that a reader knows where a rule lives from its folder.
 // Tests in external test packages may reach up for a harness (resttest
 // starts the whole server), so only the packages' own imports are checked.
 func TestImportsPointDown(t *testing.T) {
@@ -354,8 +354,8 @@ func TestTransactionScanCatchesOpeners(t *testing.T) {
 		{"rest/loadtest/sql.go", "tx, err := db.Begin()", true},
 		{"webhooks/autorun/runner.go", "go func() { _, _ = r.db.Client.Tx(context.Background()) }()", true},
 		{"graph/handler.go", "srv.Use(entgql.Transactioner{TxOpener: r.db.Client})", true},
-		{"ent/storefront/x.go", "tx, err := c.Tx(ctx)", true},   // a name that starts like the store's
-		{"internal/board/board.go", "tx, err := m.Tx()", false}, // the mutation's own transaction
+		{"internal/storefront/x.go", "tx, err := c.Tx(ctx)", true}, // a name that starts like the store's
+		{"internal/board/board.go", "tx, err := m.Tx()", false},    // the mutation's own transaction
 		{"rest/leads.go", "err := store.WithTx(ctx, c, fn)", false},
 		{"rest/leads.go", "tx := ent.TxFromContext(ctx)", false},
 		{"webhooks/worker_test.go", "tx, err := c.Tx(ctx)", false},

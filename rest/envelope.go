@@ -6,7 +6,8 @@
 // the API-key rules GraphQL's websockets follow), the probes and the /v1
 // route table, which the HTTP root (rest/root) mounts.
 //
-// It imports graph (the operations), dialer, webhooks and ent's packages;
+// It imports graph (the operations), dialer, webhooks, ent and packages
+// under internal;
 // nothing but package main, the HTTP root and the test harness imports it.
 package rest
 

@@ -4,7 +4,7 @@
 // stored to the millisecond too, so what is read back, compared or put in a
 // cursor is exactly what the API showed. Input is read at any precision.
 //
-// A leaf: it imports nothing of this service.
+// A leaf: it imports only internal/apperr, for the time domain's errors.
 package apitime
 
 import (

@@ -44,8 +44,9 @@ func ExpectedCommission(funded money.Amount, rate money.Rate) (money.Amount, err
 
 // CommissionStatus is a commission's status once a payment or a clawback
 // is recorded against it: clawed_back once any clawback is, else as the
-// paid amount stands against the expected. A commission with nothing
-// recorded is pending.
+// paid amount stands against the expected. Before anything is recorded a
+// commission is pending whatever its amounts (the caller's to say: a
+// commission expecting 0.00 is not paid by being created).
 func CommissionStatus(paid, expected money.Amount, clawedBack bool) string {
 	switch {
 	case clawedBack:

@@ -1,8 +1,10 @@
 package lending_test
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/lending"
 	"github.com/lendingpipe/svc/internal/money"
 )
@@ -33,5 +35,18 @@ func TestDealTerms(t *testing.T) {
 		if got := lending.CommissionStatus(money.FromCents(c.paid), money.FromCents(c.expected), c.clawedBack); got != c.want {
 			t.Errorf("paid %d of %d (clawed back %v): %s, want %s", c.paid, c.expected, c.clawedBack, got, c.want)
 		}
+	}
+}
+
+// The terms' names are the stored enumerations' values: a rename on one
+// side only would compile, then fail at run time.
+func TestTermsNameStoredValues(t *testing.T) {
+	for _, s := range []string{lending.CommissionPending, lending.CommissionPartiallyPaid, lending.CommissionPaid, lending.CommissionClawedBack} {
+		if !slices.Contains(enum.CommissionStatuses, s) {
+			t.Errorf("commission status %q is not one of %v", s, enum.CommissionStatuses)
+		}
+	}
+	if !slices.Contains(enum.RateTypes, lending.Factor) {
+		t.Errorf("rate type %q is not one of %v", lending.Factor, enum.RateTypes)
 	}
 }

@@ -1,8 +1,8 @@
 // Package outbox writes events into the mutation's own transaction (the
 // outbox table), so a committed change never loses its event and a rolled-back
 // one never emits, and wakes this process's delivery worker once the
-// transaction commits. The schema hooks call it; it imports only ent and its
-// leaf packages.
+// transaction commits. The schema hooks call it; it imports only ent,
+// internal/commit and the leaves under internal.
 package outbox
 
 import (
@@ -108,6 +108,7 @@ type pending struct {
 	// when it was emitted (deferrable).
 	ctx    context.Context
 	c      *ent.Client
+	tx     *ent.Tx // the transaction the state was opened for
 	events []*ent.WebhookEventCreate
 	ended  bool // flushed or rolled back: later events are written at once
 }
@@ -128,9 +129,9 @@ func deferrable(ctx context.Context, data map[string]any, ev *ent.WebhookEventCr
 // transaction has begun to end, or when it keeps no state (one not opened
 // by store.WithTx): the events are then written at once.
 func queue(ctx context.Context, tx *ent.Tx, c *ent.Client, events []*ent.WebhookEventCreate) bool {
-	p, loaded, ok := txstate.LoadOrStore(ctx, pendingKey{}, &pending{ctx: ctx, c: c})
-	if !ok {
-		return false
+	p, loaded, ok := txstate.LoadOrStore(ctx, pendingKey{}, &pending{ctx: ctx, c: c, tx: tx})
+	if !ok || p.tx != tx {
+		return false // no state, or the state of another transaction than ctx's
 	}
 	p.mu.Lock()
 	if p.ended {

@@ -185,4 +185,32 @@ func TestTransactionEvents(t *testing.T) {
 			t.Errorf("events %v", got)
 		}
 	})
+
+	// A transaction opened without store.WithTx keeps no state (txstate):
+	// its events are written at once, in it, and go with it.
+	t.Run("TransactionWithoutItsState", func(t *testing.T) {
+		count := func(c *ent.Client, eventType string) int {
+			n, err := c.WebhookEvent.Query().Where(webhookevent.OrgID(org.ID), webhookevent.EventType(eventType)).Count(sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		tx, err := db.Client.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := outbox.Emit(ent.NewTxContext(ctx, tx), tx.Client(), org.ID, "test.unmanaged", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(tx.Client(), "test.unmanaged"); n != 1 {
+			t.Errorf("%d events in the transaction before its commit, want the one written at once", n)
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(db.Client, "test.unmanaged"); n != 0 {
+			t.Errorf("%d events of a rolled-back transaction were kept", n)
+		}
+	})
 }

@@ -5,8 +5,8 @@
 // call the GraphQL resolvers, so a lead an automation creates is validated,
 // stored and announced exactly as POST /v1/leads does.
 //
-// It is a client of the operations, as REST is: it imports graph, webhooks
-// and ent's packages, never rest.
+// It is a client of the operations, as REST is: it imports graph, webhooks,
+// ent and packages under internal, never rest.
 package autorun
 
 import (
