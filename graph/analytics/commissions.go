@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // CommissionsReport covers the commissions of the deals funded in the
@@ -71,7 +72,7 @@ func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsRe
 	if err != nil {
 		return nil, fmt.Errorf("reading the commissions: %w", err)
 	}
-	gross, err := grossPayments(ctx, c, q)
+	gross, err := store.GrossPayments(sys(ctx), c, q.OrgID, commissionsIn(q)...)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsRe
 	advisors, lenders := map[uuid.UUID]*CommissionTotals{}, map[uuid.UUID]*CommissionTotals{}
 	for _, cm := range cms {
 		g := gross[cm.ID]
-		row := CommissionTotals{Expected: cm.ExpectedAmount, Paid: g.paid, ClawedBack: g.clawedBack,
+		row := CommissionTotals{Expected: cm.ExpectedAmount, Paid: g.Paid, ClawedBack: g.ClawedBack,
 			Outstanding: max(cm.ExpectedAmount-cm.PaidAmount, 0)}
 		totals.add(row)
 		tally(lenders, cm.LenderID, row)
@@ -114,35 +115,6 @@ func tally(m map[uuid.UUID]*CommissionTotals, id uuid.UUID, row CommissionTotals
 		m[id] = t
 	}
 	t.add(row)
-}
-
-type paidBack struct{ paid, clawedBack money.Amount }
-
-// grossPayments sums each commission's payments and clawbacks, whenever made.
-func grossPayments(ctx context.Context, c *ent.Client, q *Request) (map[uuid.UUID]paidBack, error) {
-	var rows []struct {
-		CommissionID uuid.UUID              `json:"commission_id"`
-		Kind         commissionpayment.Kind `json:"kind"`
-		Sum          money.Amount           `json:"sum"`
-	}
-	err := c.CommissionPayment.Query().
-		Where(commissionpayment.OrgID(q.OrgID), commissionpayment.HasCommissionWith(commissionsIn(q)...)).
-		GroupBy(commissionpayment.FieldCommissionID, commissionpayment.FieldKind).
-		Aggregate(sumOf(commissionpayment.FieldAmount, "sum")).Scan(sys(ctx), &rows)
-	if err != nil {
-		return nil, fmt.Errorf("summing the payments: %w", err)
-	}
-	out := map[uuid.UUID]paidBack{}
-	for _, r := range rows {
-		p := out[r.CommissionID]
-		if r.Kind == commissionpayment.KindClawback {
-			p.clawedBack += r.Sum
-		} else {
-			p.paid += r.Sum
-		}
-		out[r.CommissionID] = p
-	}
-	return out, nil
 }
 
 // paymentSeries buckets every payment and clawback made in the range, of

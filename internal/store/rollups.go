@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
+	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/internal/funnel"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
@@ -235,30 +236,14 @@ func commissionsOf(ctx context.Context, tx *ent.Client, org uuid.UUID) (map[uuid
 	if err != nil {
 		return nil, fmt.Errorf("reading the commissions: %w", err)
 	}
-	var gross []struct {
-		CommissionID uuid.UUID              `json:"commission_id"`
-		Kind         commissionpayment.Kind `json:"kind"`
-		Sum          money.Amount           `json:"sum"`
-	}
-	err = tx.CommissionPayment.Query().Where(commissionpayment.OrgID(org)).
-		GroupBy(commissionpayment.FieldCommissionID, commissionpayment.FieldKind).
-		Aggregate(ent.As(ent.Sum(commissionpayment.FieldAmount), "sum")).Scan(ctx, &gross)
+	gross, err := GrossPayments(ctx, tx, org)
 	if err != nil {
-		return nil, fmt.Errorf("summing the payments: %w", err)
-	}
-	byCommission := map[uuid.UUID]commissionSums{}
-	for _, g := range gross {
-		s := byCommission[g.CommissionID]
-		if g.Kind == commissionpayment.KindClawback {
-			s.clawedBack += g.Sum
-		} else {
-			s.paid += g.Sum
-		}
-		byCommission[g.CommissionID] = s
+		return nil, err
 	}
 	out := make(map[uuid.UUID]commissionSums, len(cms))
 	for _, cm := range cms {
-		s := byCommission[cm.ID]
+		g := gross[cm.ID]
+		s := commissionSums{paid: g.Paid, clawedBack: g.ClawedBack}
 		s.outstanding = max(cm.ExpectedAmount-cm.PaidAmount, 0)
 		out[cm.DealID] = s
 	}
@@ -352,4 +337,39 @@ func rebuildPaymentDays(ctx context.Context, tx *ent.Client, org uuid.UUID, loc 
 		builders = append(builders, tx.PaymentDay.Create().SetOrgID(org).SetDay(r.Day).SetPaid(r.Paid).SetClawedBack(r.ClawedBack))
 	}
 	return createInChunks(builders, func(b []*ent.PaymentDayCreate) error { return tx.PaymentDay.CreateBulk(b...).Exec(ctx) })
+}
+
+// PaymentTotals are a commission's payments and its clawbacks, each summed.
+type PaymentTotals struct{ Paid, ClawedBack money.Amount }
+
+// GrossPayments sums, whenever made, the payments and the clawbacks of
+// each of org's commissions that commissions select (every one when none
+// is given): the rollups' rebuild and the commissions report read them
+// alike.
+func GrossPayments(ctx context.Context, c *ent.Client, org uuid.UUID, commissions ...predicate.Commission) (map[uuid.UUID]PaymentTotals, error) {
+	q := c.CommissionPayment.Query().Where(commissionpayment.OrgID(org))
+	if len(commissions) > 0 {
+		q = q.Where(commissionpayment.HasCommissionWith(commissions...))
+	}
+	var rows []struct {
+		CommissionID uuid.UUID              `json:"commission_id"`
+		Kind         commissionpayment.Kind `json:"kind"`
+		Sum          money.Amount           `json:"sum"`
+	}
+	err := q.GroupBy(commissionpayment.FieldCommissionID, commissionpayment.FieldKind).
+		Aggregate(ent.As(ent.Sum(commissionpayment.FieldAmount), "sum")).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("summing the payments: %w", err)
+	}
+	out := map[uuid.UUID]PaymentTotals{}
+	for _, r := range rows {
+		t := out[r.CommissionID]
+		if r.Kind == commissionpayment.KindClawback {
+			t.ClawedBack += r.Sum
+		} else {
+			t.Paid += r.Sum
+		}
+		out[r.CommissionID] = t
+	}
+	return out, nil
 }
