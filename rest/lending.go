@@ -54,14 +54,9 @@ func (h lendingHandlers) applications(w http.ResponseWriter, r *http.Request) er
 		if err != nil {
 			return nil, err
 		}
-		s, err := enumParam(r, "status", enum.ApplicationStatuses)
+		status, err := typedEnumParam[application.Status](r, "status", enum.ApplicationStatuses)
 		if err != nil {
 			return nil, err
-		}
-		var status *application.Status
-		if s != nil {
-			v := application.Status(*s)
-			status = &v
 		}
 		return h.resolver.Query().ApplicationsPage(r.Context(), leadID, lenderID, status, page, limit)
 	})
@@ -130,14 +125,9 @@ func (h lendingHandlers) commissions(w http.ResponseWriter, r *http.Request) err
 		if err != nil {
 			return nil, err
 		}
-		s, err := enumParam(r, "status", enum.CommissionStatuses)
+		status, err := typedEnumParam[commission.Status](r, "status", enum.CommissionStatuses)
 		if err != nil {
 			return nil, err
-		}
-		var status *commission.Status
-		if s != nil {
-			v := commission.Status(*s)
-			status = &v
 		}
 		return h.resolver.Query().CommissionsPage(r.Context(), dealID, lenderID, advisorID, status, page, limit)
 	})
