@@ -39,7 +39,7 @@ var layers = []struct {
 			"internal/reqbody", "internal/board", "internal/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
 		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/bounds", "internal/counted",
-			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/lending", "internal/money",
+			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/lendingrules", "internal/money",
 			"internal/period", "internal/text", "internal/txstate", "internal/viewer"}},
 }
 

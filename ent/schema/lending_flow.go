@@ -29,7 +29,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/lending"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -212,7 +212,7 @@ func checkOpenAndRef(ctx context.Context, m *gen.ApplicationMutation, org uuid.U
 		return false, fmt.Errorf("checking open applications: %w", err)
 	}
 	for _, a := range apps {
-		if a.LenderID == lenderID && slices.Contains(lending.Open, string(a.Status)) {
+		if a.LenderID == lenderID && slices.Contains(lendingrules.Open, string(a.Status)) {
 			return false, &apperr.Error{Code: apperr.Conflict, Field: "lenderId",
 				Message: "the lead already has an open application with this lender",
 				Detail:  map[string]any{"applicationId": a.ID.String(), "status": string(a.Status)}}
@@ -258,15 +258,15 @@ func fillSubmission(ctx context.Context, m *gen.ApplicationMutation, l *gen.Lead
 	return nil
 }
 
-func boxOf(ld *gen.Lender) lending.Box {
-	return lending.Box{MinAmount: ld.MinAmount, MaxAmount: ld.MaxAmount, MinMonthlyRevenue: ld.MinMonthlyRevenue,
+func boxOf(ld *gen.Lender) lendingrules.Box {
+	return lendingrules.Box{MinAmount: ld.MinAmount, MaxAmount: ld.MaxAmount, MinMonthlyRevenue: ld.MinMonthlyRevenue,
 		MinMonthsInBusiness: ld.MinMonthsInBusiness, ExcludedIndustries: ld.ExcludedIndustries, Products: ld.Products}
 }
 
 // fileOf is what the lead says of the deal. A revenue or a months count the
 // lead records in a form the box cannot compare is unknown, not a miss.
-func fileOf(l *gen.Lead, requested money.Amount, m *gen.ApplicationMutation) lending.File {
-	f := lending.File{Amount: requested, Industry: l.Industry}
+func fileOf(l *gen.Lead, requested money.Amount, m *gen.ApplicationMutation) lendingrules.File {
+	f := lendingrules.File{Amount: requested, Industry: l.Industry}
 	if l.MonthlyRevenue != nil {
 		if rev, err := money.RoundDecimal(*l.MonthlyRevenue); err == nil {
 			f.MonthlyRevenue = &rev
@@ -339,7 +339,7 @@ func moveLeadToSlot(ctx context.Context, c *gen.Client, l *gen.Lead, slot string
 	if err != nil {
 		return err
 	}
-	if !lending.Advances(string(current.SemanticSlot), slot) || target == nil {
+	if !lendingrules.Advances(string(current.SemanticSlot), slot) || target == nil {
 		// Not earlier, or the organization has no stage for the slot.
 		if convertedAt == nil {
 			return nil
@@ -447,7 +447,7 @@ func fundDeal(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		if a.Status != application.StatusApproved {
-			return nil, lending.Conflict(string(a.Status), lending.Funded)
+			return nil, lendingrules.Conflict(string(a.Status), lendingrules.Funded)
 		}
 		if err := fillDeal(ctx, m, a, l, rate); err != nil {
 			return nil, err
@@ -602,7 +602,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 	if a.PaymentFrequency != nil {
 		m.SetPaymentFrequency(fundeddeal.PaymentFrequency(*a.PaymentFrequency))
 	}
-	payback, ok, err := lending.Payback(funded, string(*a.RateType), *a.InterestRate)
+	payback, ok, err := lendingrules.Payback(funded, string(*a.RateType), *a.InterestRate)
 	if err != nil {
 		return apperr.Invalid("fundedAmount", "%s", err)
 	}
@@ -635,7 +635,7 @@ func fillDeal(ctx context.Context, m *gen.FundedDealMutation, a *gen.Application
 		}
 	}
 	if _, ok := m.ExpectedCommission(); !ok {
-		due, err := lending.ExpectedCommission(funded, rate)
+		due, err := lendingrules.ExpectedCommission(funded, rate)
 		if err != nil {
 			return apperr.Invalid("fundedAmount", "%s", err)
 		}
@@ -662,7 +662,7 @@ func afterFunding(ctx context.Context, c *gen.Client, a *gen.Application, d *gen
 		if err != nil {
 			return err
 		}
-		return lending.Conflict(string(now.Status), lending.Funded)
+		return lendingrules.Conflict(string(now.Status), lendingrules.Funded)
 	}
 	if err := withdrawOthers(sys, c, a, l); err != nil {
 		return err
@@ -694,8 +694,8 @@ func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *g
 		return err
 	}
 	err = c.Application.Update().
-		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lending.Open)...)).
-		SetStatus(application.StatusWithdrawn).SetWithdrawnReason(lending.FundedElsewhere).Exec(context.WithValue(ctx, fundingWithdrawal{}, true))
+		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(statuses(lendingrules.Open)...)).
+		SetStatus(application.StatusWithdrawn).SetWithdrawnReason(lendingrules.FundedElsewhere).Exec(context.WithValue(ctx, fundingWithdrawal{}, true))
 	if err != nil {
 		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
 	}
@@ -707,7 +707,7 @@ func withdrawOthers(ctx context.Context, c *gen.Client, a *gen.Application, l *g
 func credited(u *gen.User) bool { return u.Role == user.RoleAdvisor || u.Role == user.RoleAdmin }
 
 // fundingWithdrawal marks the context of withdrawOthers: the one writer
-// that may give lending.FundedElsewhere as a reason.
+// that may give lendingrules.FundedElsewhere as a reason.
 type fundingWithdrawal struct{}
 
 // othersOpenAlias names whether a lead had an open application other than
@@ -730,7 +730,7 @@ func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
 		open := sql.Select(apps.C(application.FieldID)).From(apps).
 			Where(sql.And(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)),
 				sql.NEQ(apps.C(application.FieldID), funded[0])))
-		application.StatusIn(statuses(lending.Open)...)(open)
+		application.StatusIn(statuses(lendingrules.Open)...)(open)
 		return sql.Exists(open)
 	}, funded)
 }
@@ -845,7 +845,7 @@ func applyPayment(ctx context.Context, m *gen.CommissionPaymentMutation, org uui
 			cm.PaidAmount+amt)
 	}
 	clawedBack := kind == commissionpayment.KindClawback || cm.Status == commission.StatusClawedBack
-	status := commission.Status(lending.CommissionStatus(cm.PaidAmount, cm.ExpectedAmount, clawedBack))
+	status := commission.Status(lendingrules.CommissionStatus(cm.PaidAmount, cm.ExpectedAmount, clawedBack))
 	if status == cm.Status {
 		return cm, nil
 	}

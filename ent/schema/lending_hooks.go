@@ -16,7 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
-	"github.com/lendingpipe/svc/internal/lending"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 )
 
@@ -174,7 +174,7 @@ func (Application) Hooks() []ent.Hook {
 
 // moveApplication enforces the transition table on every status change,
 // single or bulk: the update is conditional on the statuses the target may
-// be reached from (lending.From), so of two concurrent moves the second
+// be reached from (lendingrules.From), so of two concurrent moves the second
 // finds the row moved and is refused, whatever it read before.
 func moveApplication(next ent.Mutator) ent.Mutator {
 	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
@@ -193,7 +193,7 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if err != nil {
 			return nil, err
 		}
-		m.Where(application.StatusIn(statuses(lending.From(string(to)))...))
+		m.Where(application.StatusIn(statuses(lendingrules.From(string(to)))...))
 		v, err := next.Mutate(ctx, m)
 		if m.Op().Is(ent.OpUpdate) {
 			return v, err
@@ -247,7 +247,7 @@ func refusedMove(ctx context.Context, m *gen.ApplicationMutation, to string) err
 	if err != nil {
 		return err
 	}
-	return lending.Conflict(string(a.Status), to)
+	return lendingrules.Conflict(string(a.Status), to)
 }
 
 // checkMove checks what each move needs and stamps what it records: a
@@ -258,11 +258,11 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 		return err
 	}
 	switch to {
-	case lending.Submitted:
+	case lendingrules.Submitted:
 		return refusedMove(ctx, m, to)
-	case lending.Approved:
+	case lendingrules.Approved:
 		return checkApproval(ctx, m)
-	case lending.Declined:
+	case lendingrules.Declined:
 		reason, ok := m.DeclineReason()
 		if !ok || strings.TrimSpace(reason) == "" {
 			return apperr.Invalid("reason", "is required to decline an application")
@@ -271,16 +271,16 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 			return apperr.Invalid("reason", "%s", err)
 		}
 		m.SetDecidedAt(apitime.Now(ctx))
-	case lending.Withdrawn:
+	case lendingrules.Withdrawn:
 		if reason, ok := m.WithdrawnReason(); ok {
 			if err := runeLen(1, 500)(reason); err != nil {
 				return apperr.Invalid("reason", "%s", err)
 			}
-			if strings.EqualFold(strings.TrimSpace(reason), lending.FundedElsewhere) && ctx.Value(fundingWithdrawal{}) == nil {
-				return apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lending.FundedElsewhere)
+			if strings.EqualFold(strings.TrimSpace(reason), lendingrules.FundedElsewhere) && ctx.Value(fundingWithdrawal{}) == nil {
+				return apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
 			}
 		}
-	case lending.Funded:
+	case lendingrules.Funded:
 		if _, ok := m.FundedDealID(); !ok {
 			return apperr.Invalid("status", "an application is funded only by funding a deal (fundDeal)")
 		}
@@ -294,11 +294,11 @@ var outcomes = []struct {
 	status string
 	fields []string
 }{
-	{lending.Approved, []string{application.FieldApprovedAmount, application.FieldInterestRate, application.FieldRateType,
+	{lendingrules.Approved, []string{application.FieldApprovedAmount, application.FieldInterestRate, application.FieldRateType,
 		application.FieldTermMonths, application.FieldPaymentFrequency, application.FieldConditions}},
-	{lending.Declined, []string{application.FieldDeclineReason, application.FieldDeclineCategory}},
-	{lending.Withdrawn, []string{application.FieldWithdrawnReason}},
-	{lending.Funded, []string{application.FieldFundedDealID}},
+	{lendingrules.Declined, []string{application.FieldDeclineReason, application.FieldDeclineCategory}},
+	{lendingrules.Withdrawn, []string{application.FieldWithdrawnReason}},
+	{lendingrules.Funded, []string{application.FieldFundedDealID}},
 }
 
 // onlyFor refuses the fields of an outcome other than the move's, named

@@ -18,7 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
-	"github.com/lendingpipe/svc/internal/lending"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -151,7 +151,7 @@ func (b *book) violations(now time.Time) []string {
 		if (a.FundedDealID != nil) != (a.Status == application.StatusFunded) {
 			fail("application %s: fundedDealId on a %s application", a.ID, a.Status)
 		}
-		if slices.Contains(lending.Open, string(a.Status)) {
+		if slices.Contains(lendingrules.Open, string(a.Status)) {
 			if open[[2]uuid.UUID{a.LeadID, a.LenderID}]++; open[[2]uuid.UUID{a.LeadID, a.LenderID}] > 1 {
 				fail("lead %s has two open applications with lender %s", a.LeadID, a.LenderID)
 			}
@@ -210,7 +210,7 @@ func (b *book) violations(now time.Time) []string {
 		}
 		// Funding withdrew the lead's other open applications.
 		for _, o := range b.appsOf[d.LeadID] {
-			if o.ID != a.ID && o.SubmittedAt.Before(d.FundedAt) && slices.Contains(lending.Open, string(o.Status)) {
+			if o.ID != a.ID && o.SubmittedAt.Before(d.FundedAt) && slices.Contains(lendingrules.Open, string(o.Status)) {
 				fail("lead %s: application %s still %s after the funding", d.LeadID, o.ID, o.Status)
 			}
 		}
@@ -283,7 +283,7 @@ func (b *book) violations(now time.Time) []string {
 		} else if l.ConvertedAt != nil {
 			fail("lead %s: converted without a deal", id)
 		}
-		if reached != "" && lending.Advances(slot, reached) {
+		if reached != "" && lendingrules.Advances(slot, reached) {
 			fail("lead %s: in the %s slot, its lending reached %s", id, slot, reached)
 		}
 	}
@@ -293,7 +293,7 @@ func (b *book) violations(now time.Time) []string {
 // boxWarnings is what the submission hook records for a: the lender's box
 // against the lead's file.
 func boxWarnings(ld *ent.Lender, l *ent.Lead, a *ent.Application) []string {
-	f := lending.File{Amount: a.RequestedAmount, Industry: l.Industry}
+	f := lendingrules.File{Amount: a.RequestedAmount, Industry: l.Industry}
 	if l.MonthlyRevenue != nil {
 		if rev, err := money.RoundDecimal(*l.MonthlyRevenue); err == nil {
 			f.MonthlyRevenue = &rev
@@ -312,7 +312,7 @@ func boxWarnings(ld *ent.Lender, l *ent.Lead, a *ent.Application) []string {
 		p := string(*a.Product)
 		f.Product = &p
 	}
-	box := lending.Box{MinAmount: ld.MinAmount, MaxAmount: ld.MaxAmount, MinMonthlyRevenue: ld.MinMonthlyRevenue,
+	box := lendingrules.Box{MinAmount: ld.MinAmount, MaxAmount: ld.MaxAmount, MinMonthlyRevenue: ld.MinMonthlyRevenue,
 		MinMonthsInBusiness: ld.MinMonthsInBusiness, ExcludedIndustries: ld.ExcludedIndustries, Products: ld.Products}
 	return box.Warnings(f)
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/internal/apitime"
-	"github.com/lendingpipe/svc/internal/lending"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -74,7 +74,7 @@ type panelLender struct {
 	prefix   string // of its externalRefs
 	products []string
 	rate     money.Rate
-	box      lending.Box
+	box      lendingrules.Box
 	nextRef  int
 }
 
@@ -226,7 +226,7 @@ func (s *DB) seedPanel(ctx context.Context, orgID uuid.UUID, rng *rand.Rand, at 
 		}
 		panel[i] = &panelLender{id: l.ID, name: l.Name, prefix: refPrefix(l.Name), products: l.Products,
 			rate: l.CommissionRate, nextRef: used + 1,
-			box: lending.Box{MinAmount: l.MinAmount, MaxAmount: l.MaxAmount, MinMonthlyRevenue: l.MinMonthlyRevenue,
+			box: lendingrules.Box{MinAmount: l.MinAmount, MaxAmount: l.MaxAmount, MinMonthlyRevenue: l.MinMonthlyRevenue,
 				MinMonthsInBusiness: l.MinMonthsInBusiness, ExcludedIndustries: l.ExcludedIndustries, Products: l.Products}}
 		if t, ok := lenderTemplateNamed(l.Name); ok {
 			panel[i].prefix = t.prefix
@@ -350,7 +350,7 @@ func (b *book) plan(tx *ent.Client, l *seedLead) {
 	requested := money.FromCents(int64(l.requested) * 100)
 	revenue := money.FromCents(int64(l.revenue) * 100)
 	industry := seedIndustries[l.kind]
-	file := lending.File{Amount: requested, MonthlyRevenue: &revenue, MonthsInBusiness: &l.monthsInBusiness, Industry: &industry}
+	file := lendingrules.File{Amount: requested, MonthlyRevenue: &revenue, MonthsInBusiness: &l.monthsInBusiness, Industry: &industry}
 
 	apps := b.shop(l, file)
 	funded := b.percent(fundedPercent)
@@ -431,7 +431,7 @@ func later(a, b time.Time) time.Time {
 
 // shop picks the lead's lenders, distinct, mostly ones whose box fits, and
 // plans a submission to each.
-func (b *book) shop(l *seedLead, file lending.File) []*seedApp {
+func (b *book) shop(l *seedLead, file lendingrules.File) []*seedApp {
 	k := 1
 	switch r := b.rng.IntN(100); {
 	case r >= 90:
@@ -484,8 +484,8 @@ func (b *book) shop(l *seedLead, file lending.File) []*seedApp {
 
 // fits tells the panel's fitting lenders from the rest for shopping (an
 // amount over the lender's maximum is asked at the maximum); the
-// application's warnings come from lending.Box itself.
-func fits(box lending.Box, f lending.File) bool {
+// application's warnings come from lendingrules.Box itself.
+func fits(box lendingrules.Box, f lendingrules.File) bool {
 	return (box.MinAmount == nil || f.Amount >= *box.MinAmount) &&
 		(box.MinMonthlyRevenue == nil || *f.MonthlyRevenue >= *box.MinMonthlyRevenue) &&
 		(box.MinMonthsInBusiness == nil || *f.MonthsInBusiness >= *box.MinMonthsInBusiness) &&
@@ -613,13 +613,13 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 	ld := a.lender
 	commissionID := uuid.Must(uuid.NewV7())
 	// Rates are at most 10 and amounts far below MaxAmount: no overflow.
-	expected, _ := lending.ExpectedCommission(o.amount, ld.rate)
+	expected, _ := lendingrules.ExpectedCommission(o.amount, ld.rate)
 	d := tx.FundedDeal.Create().SetID(dealID).SetOrgID(b.org).SetApplicationID(a.id).SetLeadID(l.id).SetLenderID(ld.id).
 		SetLenderName(ld.name).SetNillableAdvisorID(l.advisor).SetFundedAmount(o.amount).SetInterestRate(o.rate).
 		SetRateType(fundeddeal.RateType(o.rateType)).SetTermMonths(o.term).SetPaymentFrequency(fundeddeal.PaymentFrequency(o.frequency)).
 		SetExpectedCommission(expected).SetCommissionID(commissionID).SetFundedAt(fundedAt).
 		SetCreatedAt(fundedAt).SetUpdatedAt(fundedAt)
-	if payback, ok, _ := lending.Payback(o.amount, o.rateType, o.rate); ok {
+	if payback, ok, _ := lendingrules.Payback(o.amount, o.rateType, o.rate); ok {
 		d.SetPaybackAmount(payback)
 	}
 	b.deals = append(b.deals, d)
@@ -675,16 +675,16 @@ func (b *book) queueDeal(tx *ent.Client, l *seedLead, a *seedApp, o seedOffer, d
 		b.seeded.Payments++
 		updated = at
 	}
-	status := lending.CommissionPending
+	status := lendingrules.CommissionPending
 	if len(parts) > 0 {
-		status = lending.CommissionStatus(paid, expected, clawedBack)
+		status = lendingrules.CommissionStatus(paid, expected, clawedBack)
 	}
 	switch status {
-	case lending.CommissionClawedBack:
+	case lendingrules.CommissionClawedBack:
 		b.seeded.ClawedBack++
-	case lending.CommissionPaid:
+	case lendingrules.CommissionPaid:
 		b.seeded.PaidInFull++
-	case lending.CommissionPartiallyPaid:
+	case lendingrules.CommissionPartiallyPaid:
 		b.seeded.PartlyPaid++
 	default:
 		b.seeded.PendingCommissions++

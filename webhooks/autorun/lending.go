@@ -17,7 +17,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
-	"github.com/lendingpipe/svc/internal/lending"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 )
 
@@ -187,7 +187,7 @@ func (s *step) deal(ctx context.Context, in *reader) (uuid.UUID, string, error) 
 		return *a.FundedDealID, by, nil
 	}
 	e := apperr.New(apperr.NotFound, "application %s is %s: it has no funded deal", a.ID, a.Status)
-	if slices.Contains(lending.Open, string(a.Status)) {
+	if slices.Contains(lendingrules.Open, string(a.Status)) {
 		return uuid.Nil, "", awaited{e}
 	}
 	return uuid.Nil, "", e

@@ -7,7 +7,7 @@
 // seeder writes its book by the same functions.
 //
 // A leaf: it imports only internal/money and internal/apperr.
-package lending
+package lendingrules
 
 import (
 	"slices"

@@ -1,50 +1,50 @@
-package lending_test
+package lendingrules_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/lending"
+	"github.com/lendingpipe/svc/internal/lendingrules"
 )
 
-var allStatuses = []string{lending.Submitted, lending.Underwriting, lending.Approved,
-	lending.Declined, lending.Withdrawn, lending.Funded}
+var allStatuses = []string{lendingrules.Submitted, lendingrules.Underwriting, lendingrules.Approved,
+	lendingrules.Declined, lendingrules.Withdrawn, lendingrules.Funded}
 
 // TestTransitionTable checks every from status against every target, the
 // table of PRODUCT 1.3 written out in full: a move not listed is refused.
 func TestTransitionTable(t *testing.T) {
 	allowed := map[[2]string]bool{
-		{lending.Submitted, lending.Underwriting}: true,
-		{lending.Submitted, lending.Approved}:     true,
-		{lending.Underwriting, lending.Approved}:  true,
-		{lending.Submitted, lending.Declined}:     true,
-		{lending.Underwriting, lending.Declined}:  true,
-		{lending.Submitted, lending.Withdrawn}:    true,
-		{lending.Underwriting, lending.Withdrawn}: true,
-		{lending.Approved, lending.Withdrawn}:     true,
-		{lending.Approved, lending.Funded}:        true,
+		{lendingrules.Submitted, lendingrules.Underwriting}: true,
+		{lendingrules.Submitted, lendingrules.Approved}:     true,
+		{lendingrules.Underwriting, lendingrules.Approved}:  true,
+		{lendingrules.Submitted, lendingrules.Declined}:     true,
+		{lendingrules.Underwriting, lendingrules.Declined}:  true,
+		{lendingrules.Submitted, lendingrules.Withdrawn}:    true,
+		{lendingrules.Underwriting, lendingrules.Withdrawn}: true,
+		{lendingrules.Approved, lendingrules.Withdrawn}:     true,
+		{lendingrules.Approved, lendingrules.Funded}:        true,
 	}
 	for _, from := range append([]string{"", "unknown"}, allStatuses...) {
 		for _, to := range append([]string{"unknown"}, allStatuses...) {
 			want := allowed[[2]string{from, to}]
-			if got := lending.Allowed(from, to); got != want {
+			if got := lendingrules.Allowed(from, to); got != want {
 				t.Errorf("Allowed(%q, %q) = %v, want %v", from, to, got, want)
 			}
-			if got := slices.Contains(lending.From(to), from); got != want {
-				t.Errorf("From(%q) = %v: contains %q is %v, want %v", to, lending.From(to), from, got, want)
+			if got := slices.Contains(lendingrules.From(to), from); got != want {
+				t.Errorf("From(%q) = %v: contains %q is %v, want %v", to, lendingrules.From(to), from, got, want)
 			}
 		}
 	}
 	t.Run("SubmittedOnlyByCreation", func(t *testing.T) {
-		if got := lending.From(lending.Submitted); len(got) != 0 {
+		if got := lendingrules.From(lendingrules.Submitted); len(got) != 0 {
 			t.Errorf("From(submitted) = %v, want none", got)
 		}
 	})
 	t.Run("FinalStatusesMoveNowhere", func(t *testing.T) {
-		for _, from := range []string{lending.Declined, lending.Withdrawn, lending.Funded} {
+		for _, from := range []string{lendingrules.Declined, lendingrules.Withdrawn, lendingrules.Funded} {
 			for _, to := range allStatuses {
-				if lending.Allowed(from, to) {
+				if lendingrules.Allowed(from, to) {
 					t.Errorf("%s -> %s is allowed", from, to)
 				}
 			}
@@ -52,23 +52,23 @@ func TestTransitionTable(t *testing.T) {
 	})
 	t.Run("OpenAreTheStatusesThatMoveOn", func(t *testing.T) {
 		for _, s := range allStatuses {
-			movesOn := slices.ContainsFunc(allStatuses, func(to string) bool { return lending.Allowed(s, to) })
-			if got := slices.Contains(lending.Open, s); got != movesOn {
+			movesOn := slices.ContainsFunc(allStatuses, func(to string) bool { return lendingrules.Allowed(s, to) })
+			if got := slices.Contains(lendingrules.Open, s); got != movesOn {
 				t.Errorf("%s: open %v, moves on %v", s, got, movesOn)
 			}
 		}
 	})
 	t.Run("FromReturnsACopy", func(t *testing.T) {
-		got := lending.From(lending.Withdrawn)
-		got[0] = lending.Funded
-		if lending.Allowed(lending.Funded, lending.Withdrawn) || !lending.Allowed(lending.Submitted, lending.Withdrawn) {
+		got := lendingrules.From(lendingrules.Withdrawn)
+		got[0] = lendingrules.Funded
+		if lendingrules.Allowed(lendingrules.Funded, lendingrules.Withdrawn) || !lendingrules.Allowed(lendingrules.Submitted, lendingrules.Withdrawn) {
 			t.Error("changing From's answer changed the table")
 		}
 	})
 }
 
 func TestConflict(t *testing.T) {
-	e := lending.Conflict(lending.Declined, lending.Approved)
+	e := lendingrules.Conflict(lendingrules.Declined, lendingrules.Approved)
 	if e.Code != apperr.Conflict || e.Field != "status" {
 		t.Errorf("code %q field %q, want CONFLICT status", e.Code, e.Field)
 	}
@@ -91,7 +91,7 @@ func TestAdvances(t *testing.T) {
 		for _, target := range all {
 			i, j := slices.Index(order, current), slices.Index(order, target)
 			want := i >= 0 && j >= 0 && i < j
-			if got := lending.Advances(current, target); got != want {
+			if got := lendingrules.Advances(current, target); got != want {
 				t.Errorf("Advances(%q, %q) = %v, want %v", current, target, got, want)
 			}
 		}
@@ -110,7 +110,7 @@ func TestAdvances(t *testing.T) {
 		{"lost", "application", false},
 		{"new", "lost", false},
 	} {
-		if got := lending.Advances(c.current, c.target); got != c.want {
+		if got := lendingrules.Advances(c.current, c.target); got != c.want {
 			t.Errorf("Advances(%q, %q) = %v, want %v", c.current, c.target, got, c.want)
 		}
 	}

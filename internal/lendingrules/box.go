@@ -1,4 +1,4 @@
-package lending
+package lendingrules
 
 import (
 	"fmt"
