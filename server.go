@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/lending"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
 	"github.com/lendingpipe/svc/webhooks"
@@ -67,7 +68,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	defer db.Close()
 	var demo *store.Demo
 	if withDemo {
-		if demo, err = db.CreateDemo(ctx); err != nil {
+		if demo, err = db.CreateDemo(ctx, lending.CreateDemoBook); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -15,15 +14,10 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/counted"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/lending"
 )
-
-// The lending half's operations. Each is one ent write: the rules (the
-// transition table, the lender's box, one open application per lender,
-// what funding moves and creates, the events) are the schema hooks', so an
-// automation calling these resolvers gets exactly what a dashboard does.
 
 // The connections' orders when none is asked for: newest first, as the
 // REST lists, on the indexes that lead with the organization.
@@ -58,77 +52,32 @@ func (r *Resolver) updateLender(ctx context.Context, id uuid.UUID, input ent.Upd
 	return u.Save(ctx)
 }
 
-func (r *Resolver) submitApplication(ctx context.Context, in SubmitApplicationInput) (*ent.Application, error) {
-	c := r.client(ctx).Application.Create().
-		SetLeadID(in.LeadID).SetLenderID(in.LenderID).SetNillableProduct(in.Product).
-		SetNillableExternalRef(in.ExternalRef).SetNillableNotes(in.Notes)
-	if in.RequestedAmount != nil { // else the lead's (the hook)
-		c.SetRequestedAmount(*in.RequestedAmount)
-	}
-	return c.Save(ctx)
+// The lending operations are the lending package's flows, run in the
+// mutation's transaction (r.client); these translate the inputs.
+
+// DecisionOf is the lending flow's decision the input gives.
+func DecisionOf(in DecideApplicationInput) lending.Decision {
+	return lending.Decision{Approved: in.Decision == DecisionApproved,
+		ApprovedAmount: in.ApprovedAmount, InterestRate: in.InterestRate, RateType: in.RateType,
+		TermMonths: in.TermMonths, PaymentFrequency: in.PaymentFrequency, Conditions: in.Conditions,
+		Reason: in.Reason, DeclineCategory: in.DeclineCategory}
 }
 
-// decideApplication sets every field the input gives; the hook refuses
-// the fields of the other outcome and what an approval or a decline lacks.
-func (r *Resolver) decideApplication(ctx context.Context, id uuid.UUID, in DecideApplicationInput) (*ent.Application, error) {
-	status := application.StatusApproved
-	if in.Decision == DecisionDeclined {
-		status = application.StatusDeclined
-	}
-	u := r.client(ctx).Application.UpdateOneID(id).SetStatus(status).
-		SetNillableApprovedAmount(in.ApprovedAmount).SetNillableInterestRate(in.InterestRate).
-		SetNillableRateType(in.RateType).SetNillableTermMonths(in.TermMonths).
-		SetNillablePaymentFrequency(in.PaymentFrequency).
-		SetNillableDeclineReason(in.Reason).SetNillableDeclineCategory(in.DeclineCategory)
-	if in.Conditions != nil {
-		u.SetConditions(in.Conditions)
-	}
-	return u.Save(ctx)
+// submissionOf is the lending flow's submission the input gives.
+func submissionOf(in SubmitApplicationInput) lending.Submission {
+	return lending.Submission{LeadID: in.LeadID, LenderID: in.LenderID,
+		RequestedAmount: in.RequestedAmount, Product: in.Product, ExternalRef: in.ExternalRef, Notes: in.Notes}
 }
 
-func (r *Resolver) moveApplication(ctx context.Context, id uuid.UUID, to application.Status, reason *string) (*ent.Application, error) {
-	return r.client(ctx).Application.UpdateOneID(id).SetStatus(to).SetNillableWithdrawnReason(reason).Save(ctx)
+// fundingOf is the lending flow's funding the input gives.
+func fundingOf(in FundDealInput) lending.Funding {
+	return lending.Funding{ApplicationID: in.ApplicationID,
+		FundedAmount: in.FundedAmount, FundedAt: in.FundedAt, Commission: in.Commission, AdvisorID: in.AdvisorID}
 }
 
-func (r *Resolver) fundDeal(ctx context.Context, in FundDealInput) (*ent.FundedDeal, error) {
-	c := r.client(ctx).FundedDeal.Create().SetApplicationID(in.ApplicationID).SetNillableAdvisorID(in.AdvisorID)
-	// What the input leaves out, the hook computes.
-	if in.FundedAmount != nil {
-		c.SetFundedAmount(*in.FundedAmount)
-	}
-	if in.FundedAt != nil {
-		c.SetFundedAt(*in.FundedAt)
-	}
-	if in.Commission != nil {
-		c.SetExpectedCommission(*in.Commission)
-	}
-	return c.Save(ctx)
-}
-
-// recordPayment adds a payment or clawback to the deal's commission and
-// answers with the commission as it now stands.
-func (r *Resolver) recordPayment(ctx context.Context, in CommissionPaymentInput, kind commissionpayment.Kind) (*ent.Commission, error) {
-	c := r.client(ctx)
-	cm, err := c.Commission.Query().Where(commission.DealID(in.DealID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.New(apperr.NotFound, "no funded deal with id %s exists in your organization", in.DealID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	p := c.CommissionPayment.Create().SetCommissionID(cm.ID).SetAmount(in.Amount).SetKind(kind).
-		SetNillableReference(in.Reference)
-	if in.PaidAt != nil { // else now (the hook)
-		p.SetPaidAt(*in.PaidAt)
-	}
-	paid, err := p.Save(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if paid.Edges.Commission == nil {
-		return nil, errors.New("recording the payment: the commission was not returned")
-	}
-	return paid.Edges.Commission, nil // as the payment left it (recordPayment)
+// paymentOf is the lending flow's payment the input gives.
+func paymentOf(in CommissionPaymentInput) lending.Payment {
+	return lending.Payment{DealID: in.DealID, Amount: in.Amount, PaidAt: in.PaidAt, Reference: in.Reference}
 }
 
 // The offset pages behind the REST lists. Who may read is the privacy

@@ -13,7 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
-	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // FundedDeal is the resolver for the fundedDeal field.
@@ -41,37 +41,37 @@ func (r *mutationResolver) UpdateLender(ctx context.Context, id uuid.UUID, input
 
 // SubmitApplication is the resolver for the submitApplication field.
 func (r *mutationResolver) SubmitApplication(ctx context.Context, input SubmitApplicationInput) (*ent.Application, error) {
-	return r.submitApplication(ctx, input)
+	return lending.Submit(ctx, r.client(ctx), submissionOf(input))
 }
 
 // MarkApplicationUnderwriting is the resolver for the markApplicationUnderwriting field.
 func (r *mutationResolver) MarkApplicationUnderwriting(ctx context.Context, id uuid.UUID) (*ent.Application, error) {
-	return r.moveApplication(ctx, id, application.StatusUnderwriting, nil)
+	return lending.MarkUnderwriting(ctx, r.client(ctx), id)
 }
 
 // DecideApplication is the resolver for the decideApplication field.
 func (r *mutationResolver) DecideApplication(ctx context.Context, id uuid.UUID, input DecideApplicationInput) (*ent.Application, error) {
-	return r.decideApplication(ctx, id, input)
+	return lending.Decide(ctx, r.client(ctx), id, DecisionOf(input))
 }
 
 // WithdrawApplication is the resolver for the withdrawApplication field.
 func (r *mutationResolver) WithdrawApplication(ctx context.Context, id uuid.UUID, reason *string) (*ent.Application, error) {
-	return r.moveApplication(ctx, id, application.StatusWithdrawn, reason)
+	return lending.Withdraw(ctx, r.client(ctx), id, reason)
 }
 
 // FundDeal is the resolver for the fundDeal field.
 func (r *mutationResolver) FundDeal(ctx context.Context, input FundDealInput) (*ent.FundedDeal, error) {
-	return r.fundDeal(ctx, input)
+	return lending.Fund(ctx, r.client(ctx), fundingOf(input))
 }
 
 // RecordCommissionPayment is the resolver for the recordCommissionPayment field.
 func (r *mutationResolver) RecordCommissionPayment(ctx context.Context, input CommissionPaymentInput) (*ent.Commission, error) {
-	return r.recordPayment(ctx, input, commissionpayment.KindPayment)
+	return lending.RecordPayment(ctx, r.client(ctx), paymentOf(input))
 }
 
 // RecordCommissionClawback is the resolver for the recordCommissionClawback field.
 func (r *mutationResolver) RecordCommissionClawback(ctx context.Context, input CommissionPaymentInput) (*ent.Commission, error) {
-	return r.recordPayment(ctx, input, commissionpayment.KindClawback)
+	return lending.RecordClawback(ctx, r.client(ctx), paymentOf(input))
 }
 
 // LendersPage is the resolver for the lendersPage field.

@@ -167,8 +167,6 @@ func init() {
 	application.Hooks[3] = applicationHooks[0]
 
 	application.Hooks[4] = applicationHooks[1]
-
-	application.Hooks[5] = applicationHooks[2]
 	applicationMixinFields0 := applicationMixin[0].Fields()
 	_ = applicationMixinFields0
 	applicationMixinFields1 := applicationMixin[1].Fields()
@@ -363,6 +361,8 @@ func init() {
 	callevent.Hooks[6] = calleventHooks[3]
 
 	callevent.Hooks[7] = calleventHooks[4]
+
+	callevent.Hooks[8] = calleventHooks[5]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
@@ -455,13 +455,10 @@ func init() {
 	}
 	commissionpaymentMixinHooks1 := commissionpaymentMixin[1].Hooks()
 	commissionpaymentMixinHooks2 := commissionpaymentMixin[2].Hooks()
-	commissionpaymentHooks := schema.CommissionPayment{}.Hooks()
 
 	commissionpayment.Hooks[1] = commissionpaymentMixinHooks1[0]
 
 	commissionpayment.Hooks[2] = commissionpaymentMixinHooks2[0]
-
-	commissionpayment.Hooks[3] = commissionpaymentHooks[0]
 	commissionpaymentMixinFields0 := commissionpaymentMixin[0].Fields()
 	_ = commissionpaymentMixinFields0
 	commissionpaymentMixinFields1 := commissionpaymentMixin[1].Fields()
@@ -742,13 +739,10 @@ func init() {
 	}
 	fundeddealMixinHooks1 := fundeddealMixin[1].Hooks()
 	fundeddealMixinHooks2 := fundeddealMixin[2].Hooks()
-	fundeddealHooks := schema.FundedDeal{}.Hooks()
 
 	fundeddeal.Hooks[1] = fundeddealMixinHooks1[0]
 
 	fundeddeal.Hooks[2] = fundeddealMixinHooks2[0]
-
-	fundeddeal.Hooks[3] = fundeddealHooks[0]
 	fundeddealInters := schema.FundedDeal{}.Interceptors()
 	fundeddeal.Interceptors[0] = fundeddealInters[0]
 	fundeddealMixinFields0 := fundeddealMixin[0].Fields()

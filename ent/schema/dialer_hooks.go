@@ -9,11 +9,14 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/board"
 	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -25,7 +28,8 @@ func (CallEvent) Hooks() []ent.Hook {
 	return []ent.Hook{
 		hook.On(checkOccurredAt, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(callEventEffects, ent.OpCreate),
-		hook.On(rollupCallEvent, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(keepCallCounted, ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(rollup.CallEvent, ent.OpCreate),
 		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}
@@ -72,6 +76,22 @@ func boardChange(m ent.Mutation, v ent.Value) (board.Change, bool) {
 		}
 	}
 	return board.Change{}, false
+}
+
+// callCounted are the fields of a call event the dialer rollups count by:
+// once recorded, they do not change.
+var callCounted = []string{callevent.FieldOrgID, callevent.FieldUserID, callevent.FieldExternalCallID,
+	callevent.FieldEventType, callevent.FieldDurationSeconds, callevent.FieldDisposition, callevent.FieldOccurredAt}
+
+// keepCallCounted refuses a change to what the dialer rollups counted of
+// an event.
+func keepCallCounted(next ent.Mutator) ent.Mutator {
+	return hook.CallEventFunc(func(ctx context.Context, m *gen.CallEventMutation) (gen.Value, error) {
+		if touches(m, callCounted...) {
+			return nil, apperr.Invalid("callEvent", "a recorded call event's call, agent, type, duration, disposition and time do not change")
+		}
+		return next.Mutate(ctx, m)
+	})
 }
 
 // touches reports whether m sets or clears one of fields.

@@ -14,12 +14,9 @@ import (
 // meta.total for lenderId and fundedFrom) sums a row per day instead of
 // counting every deal: a lender's year is 365 rows however many deals it
 // funded. Each funding adds one in the funding transaction. As LeadCount,
-// a day's count is split over FundedDealDaySlots rows, so concurrent
+// a day's count is split over rollup.DealCountSlots rows, so concurrent
 // fundings on PostgreSQL rarely wait on the same row.
 type FundedDealDay struct{ ent.Schema }
-
-// FundedDealDaySlots is how many rows a lender's day is spread over.
-const FundedDealDaySlots = 4
 
 func (FundedDealDay) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}

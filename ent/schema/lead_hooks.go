@@ -3,7 +3,6 @@ package schema
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 
 	"entgo.io/ent"
 	"github.com/google/uuid"
@@ -17,7 +16,9 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/counted"
+	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store/stagesread"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -27,7 +28,7 @@ func (Lead) Hooks() []ent.Hook {
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
 		hook.On(countLead, ent.OpCreate),
-		hook.On(rollupLead, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(rollup.Lead, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(publishBoardRows, ent.OpUpdateOne),
 	}
 }
@@ -51,8 +52,6 @@ var countFromTotal = ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 	})
 })
 
-var slotSeed = maphash.MakeSeed()
-
 // countLead adds a created lead to its organization's count (LeadCount) in
 // the creating transaction. A transaction adds all its leads to one slot:
 // two bulk creations touching slots in different orders would deadlock.
@@ -66,7 +65,7 @@ func countLead(next ent.Mutator) ent.Mutator {
 		if !ok || viewer.IsBulkLoad(ctx) {
 			return v, nil
 		}
-		if err := addStage(ctx, m.Client(), l.OrgID, l.StageID, 1); err != nil {
+		if err := rollup.AddStage(ctx, m.Client(), l.OrgID, l.StageID, 1); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -204,7 +203,7 @@ func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 	sys := rule.SystemContext(ctx)
 	c := m.Client()
 	if id, ok := m.StageID(); ok {
-		if st, read := stageRead(ctx, id); !read || st.OrgID != orgID {
+		if st, read := stagesread.Of(ctx, id); !read || st.OrgID != orgID {
 			if n, err := c.PipelineStage.Query().Where(pipelinestage.ID(id), pipelinestage.OrgID(orgID)).Count(sys); err != nil || n == 0 {
 				return refError(err, "stageId", "stage")
 			}
@@ -247,27 +246,4 @@ func mutationOrg(ctx context.Context, m *gen.LeadMutation) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("resolving the organization of the lead update: %w", err)
 	}
 	return l.OrgID, nil
-}
-
-// stagesReadKey carries pipeline stages that the code making a lead update
-// read in the same transaction to choose the lead's stage (moveLeadToSlot):
-// the lead hooks take the new stage's organization and the stages' labels
-// from them instead of reading the stages again.
-type stagesReadKey struct{}
-
-// withStagesRead marks ctx with stages, each read with at least its id,
-// organization and label.
-func withStagesRead(ctx context.Context, stages ...*gen.PipelineStage) context.Context {
-	return context.WithValue(ctx, stagesReadKey{}, stages)
-}
-
-// stageRead is the stage id as ctx carries it, if it does.
-func stageRead(ctx context.Context, id uuid.UUID) (*gen.PipelineStage, bool) {
-	stages, _ := ctx.Value(stagesReadKey{}).([]*gen.PipelineStage)
-	for _, st := range stages {
-		if st.ID == id {
-			return st, true
-		}
-	}
-	return nil, false
 }

@@ -12,7 +12,7 @@ import (
 // LeadCount keeps an organization's number of leads by stage, so the
 // collection's total and the pipeline report's stages are a read of a few
 // rows instead of a count over a million. A stage's count is split over
-// LeadCountSlots rows, each creation adding one to a slot chosen by the
+// rollup.LeadCountSlots rows, each creation adding one to a slot chosen by the
 // creating transaction: concurrent creations on PostgreSQL rarely wait on
 // the same row, and the sum is always exact. A lead that changes stage
 // moves from one count to the other.
@@ -21,9 +21,6 @@ import (
 // the seeder's): they count in the total, and the rollups' rebuild
 // replaces them with counts by stage.
 type LeadCount struct{ ent.Schema }
-
-// LeadCountSlots is how many rows an organization's count is spread over.
-const LeadCountSlots = 8
 
 func (LeadCount) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}

@@ -11,13 +11,13 @@ import (
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/rollup"
 )
 
 // Bounds of the lender's lists.
@@ -166,16 +166,23 @@ func checkAmountRange(ctx context.Context, m *gen.LenderMutation) error {
 
 func (Application) Hooks() []ent.Hook {
 	return []ent.Hook{
-		hook.On(submitApplication, ent.OpCreate),
 		hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne),
-		hook.On(rollupApplication, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
+		hook.On(rollup.Application, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 	}
 }
 
+// A Count of a lender's deals is answered from the day counts
+// (FundedDealDay) when the caller marks the context (counted.With).
+func (FundedDeal) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{countFromTotal}
+}
+
 // moveApplication enforces the transition table on every status change,
-// single or bulk: the update is conditional on the statuses the target may
-// be reached from (lendingrules.From), so of two concurrent moves the second
-// finds the row moved and is refused, whatever it read before.
+// single or bulk, whoever writes it: the update is conditional on the
+// statuses the target may be reached from (lendingrules.From), so of two
+// concurrent moves the second finds the row moved and is refused, whatever
+// it read before. The lending flows (package lending) take the lead's row
+// before they move one of its applications.
 func moveApplication(next ent.Mutator) ent.Mutator {
 	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
 		to, moving := m.Status()
@@ -185,50 +192,13 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
 		}
-		read := moveRead
-		if to == application.StatusApproved {
-			read = decisionRead // an approval counts the lead's first
-		}
-		l, err := lockLeadOf(ctx, m, read)
-		if err != nil {
-			return nil, err
-		}
 		m.Where(application.StatusIn(statuses(lendingrules.From(string(to)))...))
 		v, err := next.Mutate(ctx, m)
-		if m.Op().Is(ent.OpUpdate) {
-			return v, err
-		}
-		if gen.IsNotFound(err) {
+		if m.Op().Is(ent.OpUpdateOne) && gen.IsNotFound(err) {
 			return nil, refusedMove(ctx, m, string(to))
 		}
-		if err != nil {
-			return nil, err
-		}
-		a, ok := v.(*gen.Application)
-		if !ok {
-			return v, nil
-		}
-		return a, afterMove(ctx, m.Client(), a, l)
+		return v, err
 	})
-}
-
-// lockLeadOf takes the lead of the one application m updates before the
-// application's row, as every lending operation takes them (lockLead); the
-// decision's move of the lead starts from it. nil for a bulk update, which
-// moves no lead.
-func lockLeadOf(ctx context.Context, m *gen.ApplicationMutation, read leadRead) (*gen.Lead, error) {
-	if !m.Op().Is(ent.OpUpdateOne) {
-		return nil, nil
-	}
-	leadID, err := m.OldLeadID(ctx)
-	if err != nil {
-		return nil, err // NOT_FOUND for a missing application
-	}
-	l, err := lockLead(ctx, m.Client(), read, lead.ID(leadID))
-	if err != nil {
-		return nil, fmt.Errorf("locking the application's lead: %w", err)
-	}
-	return l, nil
 }
 
 func statuses(names []string) []application.Status {
@@ -275,9 +245,6 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 		if reason, ok := m.WithdrawnReason(); ok {
 			if err := runeLen(1, 500)(reason); err != nil {
 				return apperr.Invalid("reason", "%s", err)
-			}
-			if strings.EqualFold(strings.TrimSpace(reason), lendingrules.FundedElsewhere) && ctx.Value(fundingWithdrawal{}) == nil {
-				return apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
 			}
 		}
 	case lendingrules.Funded:

@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store/stagesread"
 )
 
 // emitLeadEvents writes the lead's webhook events to the outbox in the
@@ -136,12 +137,12 @@ func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *
 }
 
 // stageLabels are the labels of the stages ids, read unless ctx carries
-// them (withStagesRead).
+// them (stagesread.With).
 func stageLabels(ctx context.Context, c *gen.Client, ids ...uuid.UUID) (map[uuid.UUID]string, error) {
 	label := map[uuid.UUID]string{}
 	var unread []uuid.UUID
 	for _, id := range ids {
-		if st, ok := stageRead(ctx, id); ok {
+		if st, ok := stagesread.Of(ctx, id); ok {
 			label[id] = st.StageLabel
 		} else {
 			unread = append(unread, id)

@@ -24,9 +24,6 @@ import (
 // reports' sums over a year of days read that index alone, in order,
 // rather than each row by its rowid (on SQLite, several times slower).
 
-// RollupSlots is how many rows a hot day is spread over.
-const RollupSlots = 4
-
 // rollupPolicy: only the hooks, the rebuild and the reports, with the
 // system context, touch the rollups.
 func rollupPolicy() ent.Policy {

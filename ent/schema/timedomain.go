@@ -9,7 +9,6 @@ import (
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/internal/apitime"
-	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // clientTime refuses a timestamp a client gave outside the time domain
@@ -18,23 +17,6 @@ import (
 // rule, and nothing outside it is stored, where a read could not show it.
 func clientTime(field string, t, latest time.Time) error {
 	return apitime.Within(field, t, latest)
-}
-
-// pastOrNow is the time a mutation gives, now when it gives none; a time
-// in the future, or before the domain, is refused.
-func pastOrNow(ctx context.Context, given func() (time.Time, bool), field string) (time.Time, error) {
-	at, ok := given()
-	now := apitime.Now(ctx)
-	if !ok {
-		return now, nil
-	}
-	if at.After(now) {
-		return time.Time{}, apperr.Invalid(field, "must not be in the future")
-	}
-	if err := clientTime(field, at, now); err != nil {
-		return time.Time{}, err
-	}
-	return apitime.Truncate(at), nil
 }
 
 // checkOccurredAt keeps a call event's occurredAt, which the dialer

@@ -16,7 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
-	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/rollup"
 )
 
 // CommissionsReport covers the commissions of the deals funded in the
@@ -72,7 +72,7 @@ func Commissions(ctx context.Context, c *ent.Client, q *Request) (*CommissionsRe
 	if err != nil {
 		return nil, fmt.Errorf("reading the commissions: %w", err)
 	}
-	gross, err := store.GrossPayments(sys(ctx), c, q.OrgID, commissionsIn(q)...)
+	gross, err := rollup.GrossPayments(sys(ctx), c, q.OrgID, commissionsIn(q)...)
 	if err != nil {
 		return nil, err
 	}

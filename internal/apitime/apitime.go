@@ -40,6 +40,23 @@ func Within(field string, t, latest time.Time) error {
 	return nil
 }
 
+// PastOrNow is the time a client gave for field, or now when it gave
+// none: when something happened (a funding, a payment), which may not lie
+// in the future or before the domain.
+func PastOrNow(ctx context.Context, given *time.Time, field string) (time.Time, error) {
+	now := Now(ctx)
+	if given == nil {
+		return now, nil
+	}
+	if given.After(now) {
+		return time.Time{}, apperr.Invalid(field, "must not be in the future")
+	}
+	if err := Within(field, *given, now); err != nil {
+		return time.Time{}, err
+	}
+	return Truncate(*given), nil
+}
+
 // Layout formats a UTC time; Format converts to UTC first.
 const Layout = "2006-01-02T15:04:05.000Z"
 

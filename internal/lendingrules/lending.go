@@ -1,10 +1,11 @@
-// Package lending holds the rules of the lending half that are pure
+// Package lendingrules holds the rules of the lending half that are pure
 // decisions: which application moves are allowed, which stage slot a lead
 // moves to, what a lender's box says of a submission, and a deal's terms
 // (its payback, its commission, the commission's status as payments come).
-// The schema hooks apply them inside the mutation's transaction, so every
-// surface (GraphQL, REST, automations) gets the same answer, and the
-// seeder writes its book by the same functions.
+// The lending flows (package lending) and the application hooks apply them
+// inside the write's transaction, so every surface (GraphQL, REST,
+// automations) gets the same answer, and the seeder writes its book by the
+// same functions.
 //
 // A leaf: it imports only internal/money and internal/apperr.
 package lendingrules
@@ -62,9 +63,16 @@ func Conflict(fromStatus, to string) *apperr.Error {
 	}
 }
 
+// The stage slots the lending flows move a lead to.
+const (
+	SlotApplication = "application"
+	SlotApproved    = "approved"
+	SlotWon         = "won"
+)
+
 // slotOrder is the order of the stage slots a lead moves through on its way
 // to funding (PRODUCT 1.3); lost and stages without a slot are outside it.
-var slotOrder = []string{"new", "working", "qualified", "application", "approved", "won"}
+var slotOrder = []string{"new", "working", "qualified", SlotApplication, SlotApproved, SlotWon}
 
 // Advances reports whether a lead in slot current moves forward to slot
 // target: only from an earlier slot of the order, never out of lost, never

@@ -14,9 +14,10 @@ import (
 // through: a directory stands for all its non-test files.
 var moneyPath = []string{
 	".",
-	"../lending",                        // the lender's box compares amounts
+	"../lendingrules",                   // the lender's box, a deal's terms
 	"../../ent/schema/lending_hooks.go", // offers, rates, lender bounds
-	"../../ent/schema/lending_flow.go",  // defaults, payback, commission, payments
+	"../../lending",                     // defaults, payback, commission, payments
+	"../rollup",                         // the sums the reports read
 	"../../graph/lending.go",            // the lending operations
 	"../../graph/lending.resolvers.go",
 }

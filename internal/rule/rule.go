@@ -93,3 +93,21 @@ func (f orgFilter) filter(ctx context.Context, x any) error {
 	w.WhereP(sql.FieldEQ(f.column, v.OrgID))
 	return privacy.Skip
 }
+
+// Require answers as a write's mutation policy would for scope: nil for
+// the system context or a viewer holding scope, the policy's denial
+// otherwise. A flow asks it before it reads anything, so a caller who may
+// not write learns nothing of the rows named.
+func Require(ctx context.Context, scope string) error {
+	if d, ok := privacy.DecisionFromContext(ctx); ok {
+		return d // nil for the system context (allowed)
+	}
+	v, ok := viewer.FromContext(ctx)
+	if !ok {
+		return privacy.Denyf("no authenticated caller")
+	}
+	if !v.Can(scope) {
+		return fmt.Errorf("API key lacks the %s scope: %w", scope, privacy.Deny)
+	}
+	return nil
+}

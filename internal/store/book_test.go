@@ -88,7 +88,7 @@ func readBook(ctx context.Context, db *store.DB, orgID uuid.UUID) (*book, error)
 	return b, nil
 }
 
-// violations lists every way the book breaks a rule the lending hooks
+// violations lists every way the book breaks a rule the lending flows
 // enforce, so that any book built through the API has none.
 func (b *book) violations(now time.Time) []string {
 	var bad []string

@@ -60,15 +60,15 @@ var demoLeads = []demoLead{
 }
 
 // CreateDemo creates the demo organization (DemoOrgName) with an API key
-// holding every scope, advisors and agents in one team, and leads across
-// the pipeline, all in one transaction. It returns nil when the database
-// already has a demo organization, or once had one: it is made once per
-// database.
+// holding every scope, advisors and agents in one team, leads across the
+// pipeline, and book's lending book, all in one transaction. It returns
+// nil when the database already has a demo organization, or once had one:
+// it is made once per database.
 //
 // Several replicas starting at once on one database make it once: each
 // first claims the one row of demo_claims, and a second claim waits for the
 // first transaction and then fails on the row's key, so it creates nothing.
-func (s *DB) CreateDemo(ctx context.Context) (*Demo, error) {
+func (s *DB) CreateDemo(ctx context.Context, book DemoBook) (*Demo, error) {
 	var demo *Demo
 	err := WithTx(rule.SystemContext(ctx), s.Client, func(ctx context.Context, tx *ent.Client) error {
 		exists, err := tx.Organization.Query().Where(organization.Name(DemoOrgName)).Exist(ctx)
@@ -81,7 +81,7 @@ func (s *DB) CreateDemo(ctx context.Context) (*Demo, error) {
 			}
 			return err
 		}
-		demo, err = createDemo(ctx, tx)
+		demo, err = createDemo(ctx, tx, book)
 		return err
 	})
 	if errors.Is(err, errDemoClaimed) {
@@ -103,7 +103,7 @@ const demoClaimDDL = `CREATE TABLE IF NOT EXISTS demo_claims (id INTEGER PRIMARY
 // demoClaim claims it, on both databases.
 const demoClaim = `INSERT INTO demo_claims (id) VALUES (1)`
 
-func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
+func createDemo(ctx context.Context, tx *ent.Client, book DemoBook) (*Demo, error) {
 	org, token, err := CreateOrganization(ctx, tx, DemoOrgName)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 		leads[l.business] = created
 		demo.Leads++
 	}
-	if err := createDemoLending(ctx, tx, org.ID, leads, demo); err != nil {
+	if err := book(ctx, tx, org.ID, leads, demo); err != nil {
 		return nil, fmt.Errorf("creating the demo lending book: %w", err)
 	}
 	return demo, nil

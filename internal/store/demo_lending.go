@@ -7,133 +7,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/commissionpayment"
-	"github.com/lendingpipe/svc/internal/money"
 )
 
-// demoLenders are the demo organization's panel (of lenderTemplates).
-var demoLenders = []string{"Northstar Capital Funding", "Lakeshore Term Lending", "Redline Equipment Finance"}
+// DemoBook writes the demo organization's lending book (its lenders,
+// applications, deal and payment) in the demo's transaction, counting what
+// it makes in demo. It is lending.CreateDemoBook, which writes through the
+// lending flows: they sit above the store.
+type DemoBook func(ctx context.Context, tx *ent.Client, org uuid.UUID, leads map[string]*ent.Lead, demo *Demo) error
 
-// demoSubmission is an application of the demo book and where it ends: the
-// lead (by business name) and lender, and the lender's answer, if any.
-type demoSubmission struct {
-	lead, lender, product, ref string
-	underwriting               bool
-	approve                    *demoOffer
-	decline                    string // the reason; its category in declineCategory
-	declineCategory            application.DeclineCategory
-}
-
-type demoOffer struct {
-	amount, rate string
-	rateType     application.RateType
-	term         int
-	frequency    application.PaymentFrequency
-	conditions   []string
-}
-
-// demoSubmissions leave applications in every status: Beacon's two still
-// with their lenders (one over the lender's maximum, so it carries a
-// warning), Maple's approved and declined, Willow's declined, and
-// Granite's two approvals, one funded below and the other withdrawn by it.
-var demoSubmissions = []demoSubmission{
-	{lead: "Beacon Logistics Partners", lender: "Lakeshore Term Lending", product: "term_loan", ref: "LTL-1001"},
-	{lead: "Beacon Logistics Partners", lender: "Northstar Capital Funding", product: "mca", ref: "NSC-2207", underwriting: true},
-	{lead: "Maple Salon & Sons", lender: "Northstar Capital Funding", product: "mca", ref: "NSC-2188",
-		approve: &demoOffer{"25000", "1.35", application.RateTypeFactor, 9, application.PaymentFrequencyDaily, []string{"Voided business check"}}},
-	{lead: "Maple Salon & Sons", lender: "Lakeshore Term Lending", product: "term_loan",
-		decline: "Less time in business than we require", declineCategory: application.DeclineCategoryTimeInBusiness},
-	{lead: "Willow Pharmacy Inc", lender: "Northstar Capital Funding", product: "mca",
-		decline: "Owner's credit score is below our minimum of 550", declineCategory: application.DeclineCategoryCredit},
-	{lead: "Granite Construction Group", lender: "Lakeshore Term Lending", product: "term_loan", ref: "LTL-0994",
-		approve: &demoOffer{"600000", "0.145", application.RateTypeApr, 36, application.PaymentFrequencyMonthly, nil}},
-	{lead: "Granite Construction Group", lender: "Redline Equipment Finance", product: "equipment", ref: "RLE-5310",
-		approve: &demoOffer{"700000", "0.119", application.RateTypeApr, 60, application.PaymentFrequencyMonthly,
-			[]string{"Equipment invoice", "Proof of insurance"}}},
-}
-
-// The demo's deal: Granite's Redline offer, funded, its commission
-// (700,000.00 × 0.05 = 35,000.00) partly paid.
-const (
-	demoFundedLead      = "Granite Construction Group"
-	demoFundedLender    = "Redline Equipment Finance"
-	demoCommissionPaid  = "15000"
-	demoPaymentReceived = "RLE-REM-0001"
-)
-
-// createDemoLending builds the demo organization's lending book through the
-// lending hooks, as the GraphQL operations do: every rule, move and event
-// applies.
-func createDemoLending(ctx context.Context, tx *ent.Client, orgID uuid.UUID, leads map[string]*ent.Lead, demo *Demo) error {
-	lenders := map[string]*ent.Lender{}
-	for _, name := range demoLenders {
-		t, ok := lenderTemplateNamed(name)
-		if !ok {
-			return fmt.Errorf("no lender template %q", name)
-		}
-		l, err := createLender(ctx, tx, orgID, t, nil)
-		if err != nil {
-			return err
-		}
-		lenders[name] = l
-		demo.Lenders++
+// TemplateLender creates the lender of the seeded panel named name in org.
+func TemplateLender(ctx context.Context, tx *ent.Client, org uuid.UUID, name string) (*ent.Lender, error) {
+	t, ok := lenderTemplateNamed(name)
+	if !ok {
+		return nil, fmt.Errorf("no lender template %q", name)
 	}
-	var funding uuid.UUID
-	for _, s := range demoSubmissions {
-		lead, ld := leads[s.lead], lenders[s.lender]
-		if lead == nil || ld == nil {
-			return fmt.Errorf("demo application of %q to %q: no such lead or lender", s.lead, s.lender)
-		}
-		c := tx.Application.Create().SetOrgID(orgID).SetLeadID(lead.ID).SetLenderID(ld.ID).SetProduct(application.Product(s.product))
-		if s.ref != "" {
-			c.SetExternalRef(s.ref)
-		}
-		a, err := c.Save(ctx)
-		if err != nil {
-			return fmt.Errorf("submitting %s to %s: %w", s.lead, s.lender, err)
-		}
-		demo.Applications++
-		switch {
-		case s.underwriting:
-			err = tx.Application.UpdateOneID(a.ID).SetStatus(application.StatusUnderwriting).Exec(ctx)
-		case s.approve != nil:
-			o := s.approve
-			amount, aerr := money.ParseAmount(o.amount)
-			rate, rerr := money.ParseRate(o.rate)
-			if aerr != nil || rerr != nil {
-				return fmt.Errorf("the demo offer %+v: %v %v", o, aerr, rerr)
-			}
-			u := tx.Application.UpdateOneID(a.ID).SetStatus(application.StatusApproved).SetApprovedAmount(amount).
-				SetInterestRate(rate).SetRateType(o.rateType).SetTermMonths(o.term).SetPaymentFrequency(o.frequency)
-			if o.conditions != nil {
-				u.SetConditions(o.conditions)
-			}
-			err = u.Exec(ctx)
-		case s.decline != "":
-			err = tx.Application.UpdateOneID(a.ID).SetStatus(application.StatusDeclined).
-				SetDeclineReason(s.decline).SetDeclineCategory(s.declineCategory).Exec(ctx)
-		}
-		if err != nil {
-			return fmt.Errorf("deciding %s's application to %s: %w", s.lead, s.lender, err)
-		}
-		if s.lead == demoFundedLead && s.lender == demoFundedLender {
-			funding = a.ID
-		}
-	}
-	deal, err := tx.FundedDeal.Create().SetOrgID(orgID).SetApplicationID(funding).Save(ctx)
-	if err != nil {
-		return fmt.Errorf("funding the demo deal: %w", err)
-	}
-	demo.Deals++
-	paid, err := money.ParseAmount(demoCommissionPaid)
-	if err != nil {
-		return err
-	}
-	err = tx.CommissionPayment.Create().SetOrgID(orgID).SetCommissionID(deal.CommissionID).SetAmount(paid).
-		SetKind(commissionpayment.KindPayment).SetReference(demoPaymentReceived).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("recording the demo commission payment: %w", err)
-	}
-	return nil
+	return createLender(ctx, tx, org, t, nil)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // The demo organization is usable at once: advisors and agents in a team,
@@ -29,7 +30,7 @@ func TestCreateDemo(t *testing.T) {
 	ctx := context.Background()
 	sys := rule.SystemContext(ctx)
 	db := storetest.Open(t)
-	demo, err := db.CreateDemo(ctx)
+	demo, err := db.CreateDemo(ctx, lending.CreateDemoBook)
 	if err != nil || demo == nil {
 		t.Fatalf("CreateDemo: %+v, %v", demo, err)
 	}
@@ -73,7 +74,7 @@ func TestCreateDemo(t *testing.T) {
 		t.Errorf("lead total %d, %v; want %d (the leads were written through the hooks)", total, err, len(leads))
 	}
 
-	// A small lending book, built through the lending hooks: their rules
+	// A small lending book, built through the lending flows: their rules
 	// hold, their events were written, every status is there.
 	b, err := readBook(ctx, db, orgID)
 	if err != nil {
@@ -105,7 +106,7 @@ func TestCreateDemo(t *testing.T) {
 		t.Errorf("the deal's lender total %d, %v; want 1 (the funding counted it)", total, err)
 	}
 
-	again, err := db.CreateDemo(ctx)
+	again, err := db.CreateDemo(ctx, lending.CreateDemoBook)
 	if err != nil || again != nil {
 		t.Fatalf("second CreateDemo: %+v, %v; want nothing made", again, err)
 	}
@@ -165,7 +166,7 @@ func TestCreateDemoOnceAcrossProcesses(t *testing.T) {
 	for _, db := range dbs {
 		go func() {
 			<-start
-			demo, err := db.CreateDemo(ctx)
+			demo, err := db.CreateDemo(ctx, lending.CreateDemoBook)
 			if err != nil {
 				t.Errorf("CreateDemo: %v", err)
 			}

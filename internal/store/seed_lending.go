@@ -33,7 +33,7 @@ import (
 // are funded from one of their approvals (their other open applications
 // withdrawn, funded_elsewhere), and every deal has its commission, paid in
 // full, in part, not yet, or paid and clawed back. Each record is written
-// in the state the lending hooks would leave it (the store's tests check
+// in the state the lending flows would leave it (the store's tests check
 // every rule), with times in order: submitted after the lead's creation,
 // decided after submission, funded after every decision, paid after
 // funding, all before now.

@@ -21,7 +21,7 @@ import (
 
 const seedBookLeads = 2000
 
-// A seeded lending book keeps every rule of the lending hooks, has the
+// A seeded lending book keeps every rule of the lending flows, has the
 // proportions of a broker's year, and puts each lead in the stage its
 // lending left it in.
 func TestSeedLending(t *testing.T) {

@@ -97,9 +97,10 @@ type bulkKey struct{}
 // seeded leads must not become a million deliveries), skip the cross-org
 // reference checks (the loader picks the organization's own stages),
 // leave the lead count to the loader, which adds each batch at once, and
-// take lending records as the loader writes them: applications, deals and
-// payments already in the state the lending hooks would leave them. No
-// request path sets it.
+// leave the rollups to the rebuild that follows the load. The loader
+// writes lending records directly, in the state the lending flows would
+// leave them, by the same pure rules (internal/lendingrules). No request
+// path sets it.
 func WithBulkLoad(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bulkKey{}, true)
 }

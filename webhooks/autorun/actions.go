@@ -148,11 +148,11 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 		_, err := m.MarkDoNotCall(ctx, s.lead, nil, reason)
 		return map[string]any{}, err // does not return the lead: tags stay as known
 	case autodef.DecideApplication:
-		return s.decideApplication(ctx, m)
+		return s.decideApplication(ctx)
 	case autodef.FundDeal:
-		return s.fundDeal(ctx, m)
+		return s.fundDeal(ctx)
 	case autodef.RecordCommissionPayment:
-		return s.recordCommissionPayment(ctx, m)
+		return s.recordCommissionPayment(ctx)
 	}
 	return nil, fmt.Errorf("unknown action %q", act.Type)
 }

@@ -19,14 +19,15 @@ import (
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // The lending actions (PRODUCT 1.9): a lender portal's decision, funding
 // notice or commission remittance, read from the run's input under fixed
-// names and applied through the dashboard's own mutations
-// (decideApplication, fundDeal, recordCommissionPayment). The transition
-// table, the events and what a funding moves are the hooks', as on every
-// other path, so a move they refuse fails the run with their CONFLICT.
+// names and applied by the lending flows the dashboard's mutations call
+// (lending.Decide, lending.Fund, lending.RecordPayment): the transition
+// table, the events and what a funding moves are theirs, as on every other
+// path, so a move they refuse fails the run with their CONFLICT.
 
 // The input fields that name what a lending action works on.
 const (
@@ -38,7 +39,7 @@ const (
 
 // decideApplication records the lender's decision with its offer, or its
 // reason.
-func (s *step) decideApplication(ctx context.Context, m graph.MutationResolver) (map[string]any, error) {
+func (s *step) decideApplication(ctx context.Context) (map[string]any, error) {
 	in := &reader{input: s.input}
 	d := graph.DecideApplicationInput{
 		Decision:         in.decision("decision"),
@@ -58,7 +59,7 @@ func (s *step) decideApplication(ctx context.Context, m graph.MutationResolver) 
 	if err != nil {
 		return nil, err
 	}
-	if a, err = m.DecideApplication(ctx, a.ID, d); err != nil {
+	if a, err = lending.Decide(ctx, s.tx, a.ID, graph.DecisionOf(d)); err != nil {
 		return nil, err
 	}
 	s.on(a.LeadID)
@@ -67,9 +68,9 @@ func (s *step) decideApplication(ctx context.Context, m graph.MutationResolver) 
 
 // fundDeal funds the approved application: the deal, its commission, the
 // other applications withdrawn and the lead won, as fundDeal does.
-func (s *step) fundDeal(ctx context.Context, m graph.MutationResolver) (map[string]any, error) {
+func (s *step) fundDeal(ctx context.Context) (map[string]any, error) {
 	in := &reader{input: s.input}
-	f := graph.FundDealInput{
+	f := lending.Funding{
 		FundedAmount: in.amount("fundedAmount"),
 		FundedAt:     in.time("fundedAt"),
 		Commission:   in.amount("commission"),
@@ -82,7 +83,7 @@ func (s *step) fundDeal(ctx context.Context, m graph.MutationResolver) (map[stri
 		return nil, err
 	}
 	f.ApplicationID = a.ID
-	d, err := m.FundDeal(ctx, f)
+	d, err := lending.Fund(ctx, s.tx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +92,10 @@ func (s *step) fundDeal(ctx context.Context, m graph.MutationResolver) (map[stri
 }
 
 // recordCommissionPayment adds a payment to the deal's commission.
-func (s *step) recordCommissionPayment(ctx context.Context, m graph.MutationResolver) (map[string]any, error) {
+func (s *step) recordCommissionPayment(ctx context.Context) (map[string]any, error) {
 	in := &reader{input: s.input}
 	amount := in.amount("amount")
-	p := graph.CommissionPaymentInput{PaidAt: in.time("paidAt"), Reference: in.text("reference")}
+	p := lending.Payment{PaidAt: in.time("paidAt"), Reference: in.text("reference")}
 	if in.err == nil && amount == nil {
 		in.fail("amount", "is required: the amount paid")
 	}
@@ -107,7 +108,7 @@ func (s *step) recordCommissionPayment(ctx context.Context, m graph.MutationReso
 		return nil, err
 	}
 	p.DealID = dealID
-	c, err := m.RecordCommissionPayment(ctx, p)
+	c, err := lending.RecordPayment(ctx, s.tx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // book is a lender with one application of a lead, submitted with the
@@ -54,7 +55,7 @@ func (e *env) submitTo(t *testing.T, l *ent.Lender, ref string) book {
 	if err != nil {
 		t.Fatalf("creating the lead: %v", err)
 	}
-	a, err := e.db.Client.Application.Create().SetLeadID(ld.ID).SetLenderID(l.ID).SetExternalRef(ref).Save(e.admin)
+	a, err := lending.Submit(e.admin, e.db.Client, lending.Submission{LeadID: ld.ID, LenderID: l.ID, ExternalRef: &ref})
 	if err != nil {
 		t.Fatalf("submitting the application: %v", err)
 	}
@@ -228,7 +229,7 @@ func TestLendingActionsApplyTheLendersNews(t *testing.T) {
 func TestLendingActionRefusedMoveIsConflict(t *testing.T) {
 	e := newEnv(t, 0, time.Minute, time.Minute)
 	b := e.submit(t, "Tidewater Merchant Capital", "TMC-1")
-	if _, err := e.db.Client.Application.UpdateOneID(b.app.ID).SetStatus(application.StatusDeclined).SetDeclineReason("revenue too low").Save(e.admin); err != nil {
+	if _, err := lending.Decide(e.admin, e.db.Client, b.app.ID, lending.Decision{Reason: ptr("revenue too low")}); err != nil {
 		t.Fatal(err)
 	}
 	decide := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.DecideApplication})
@@ -420,12 +421,12 @@ func TestLendingActionsAwaitAReferenceNotYetRecorded(t *testing.T) {
 func TestCommissionPaymentFindsItsDeal(t *testing.T) {
 	e := newEnv(t, 0, time.Minute)
 	b := e.submit(t, "Tidewater Merchant Capital", "TMC-1")
-	if _, err := e.db.Client.Application.UpdateOneID(b.app.ID).SetStatus(application.StatusApproved).
-		SetInterestRate(rate(t, "1.4")).SetRateType(application.RateTypeFactor).SetTermMonths(10).Save(e.admin); err != nil {
+	if _, err := lending.Decide(e.admin, e.db.Client, b.app.ID, lending.Decision{Approved: true,
+		InterestRate: ptr(rate(t, "1.4")), RateType: ptr(application.RateTypeFactor), TermMonths: ptr(10)}); err != nil {
 		t.Fatal(err)
 	}
 	declined := e.submitTo(t, b.lender, "TMC-2")
-	if _, err := e.db.Client.Application.UpdateOneID(declined.app.ID).SetStatus(application.StatusDeclined).SetDeclineReason("no").Save(e.admin); err != nil {
+	if _, err := lending.Decide(e.admin, e.db.Client, declined.app.ID, lending.Decision{Reason: ptr("no")}); err != nil {
 		t.Fatal(err)
 	}
 	pay := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.RecordCommissionPayment})
@@ -446,7 +447,7 @@ func TestCommissionPaymentFindsItsDeal(t *testing.T) {
 	run := e.queue(t, pay, map[string]any{"lenderId": b.lender.ID.String(), "externalRef": "TMC-1", "amount": 2000, "reference": "RM-1"}, 0)
 	e.step(t)
 	wantStatus(t, e.reload(t, run), automationrun.StatusQueued, 1)
-	d, err := e.db.Client.FundedDeal.Create().SetApplicationID(b.app.ID).Save(e.admin)
+	d, err := lending.Fund(e.admin, e.db.Client, lending.Funding{ApplicationID: b.app.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,3 +549,5 @@ func TestOneMappingServesBothOutcomes(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

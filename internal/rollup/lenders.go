@@ -1,4 +1,4 @@
-package schema
+package rollup
 
 import (
 	"cmp"
@@ -62,13 +62,13 @@ type lenderChange struct {
 	seconds   *int
 }
 
-// rollupApplication keeps the lenders report's rollups: a submission, a
+// Application keeps the lenders report's rollups: a submission, a
 // decision, a withdrawal and a funding add to the day the application was
 // submitted. A bulk move (a funding withdraws the lead's other open
 // applications) is read before it runs. It also stamps an application's
 // decision seconds whenever its decision time is set, the bulk loader's
 // rows included.
-func rollupApplication(next ent.Mutator) ent.Mutator {
+func Application(next ent.Mutator) ent.Mutator {
 	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
 		if err := stampDecisionSeconds(ctx, m); err != nil {
 			return nil, err
@@ -181,7 +181,7 @@ func changeWith(a *gen.Application, status application.Status, dealAmount money.
 }
 
 // fundingKey marks the context of a funding's application moves with the
-// funding (withFunding): the application it funds, read under the lead's
+// funding (WithFunding): the application it funds, read under the lead's
 // lock, and the deal just created (fundedMove).
 type fundingKey struct{}
 
@@ -190,7 +190,10 @@ type funding struct {
 	deal *gen.FundedDeal
 }
 
-func withFunding(ctx context.Context, a *gen.Application, d *gen.FundedDeal) context.Context {
+// WithFunding marks ctx, the context of a funding's move of its
+// application, with the application (read under the lead's lock) and its
+// deal, so the move is counted without reading them again.
+func WithFunding(ctx context.Context, a *gen.Application, d *gen.FundedDeal) context.Context {
 	return context.WithValue(ctx, fundingKey{}, funding{a, d})
 }
 

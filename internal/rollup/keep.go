@@ -1,4 +1,11 @@
-package schema
+// Package rollup keeps the analytics rollups and the maintained counts:
+// each write adds to them in its own transaction (the hooks here, and the
+// lending flows' calls), so a report sees a change exactly when the
+// records do; Rebuild computes them again from the records. The reports
+// read them (graph/analytics).
+//
+// It imports ent, the transaction's state and the leaves.
+package rollup
 
 import (
 	"bytes"
@@ -15,21 +22,19 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/application"
-	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/dealday"
-	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/paymentday"
-	"github.com/lendingpipe/svc/internal/funnel"
+	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store/readexpr"
 	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -69,37 +74,37 @@ func rememberZone(ctx context.Context, org uuid.UUID, z zoneRead) {
 // zoneKey keeps an organization's rollup zone in a transaction's state.
 type zoneKey struct{ org uuid.UUID }
 
+// orgColumn is the organization's column of every organization's row.
+const orgColumn = "org_id"
+
 // zoneAlias names the organization's rollup zone read beside a row.
 const zoneAlias = "svc_rollup_zone"
 
-// selectZone adds, on SQLite, the rollup zone of the row's organization
-// (an OrgMixin row) to
-// a read of a row the lending writes read anyway (withZone then keeps it),
-// saving them a statement of its own. SQLite runs one writing transaction
+// SelectZone adds, on SQLite, the rollup zone of the row's organization
+// (an OrgMixin row) to a read of a row the lending writes read anyway
+// (KeepZone then keeps it), saving them a statement of its own. SQLite runs one writing transaction
 // at a time, so the value cannot change under the writer; PostgreSQL reads
 // it apart, sharing the organization's row (readRollupZone).
-func selectZone(s *sql.Selector) {
+func SelectZone(s *sql.Selector) {
 	if s.Dialect() != dialect.SQLite {
 		return
 	}
-	appendReadExpr(s, zoneAlias, func(s *sql.Selector, _ ...any) sql.Querier {
+	readexpr.Append(s, zoneAlias, func(s *sql.Selector, _ ...any) sql.Querier {
 		orgs := sql.Table(organization.Table)
 		return sql.Select(orgs.C(organization.FieldRollupZone)).From(orgs).
 			Where(sql.ColumnsEQ(orgs.C(organization.FieldID), s.C(orgColumn)))
 	})
 }
 
-// withZone keeps the zone a read with selectZone carried, if it did (on
+// KeepZone keeps the zone a read with SelectZone carried, if it did (on
 // PostgreSQL it does not: rollupLocation reads it).
-func withZone(ctx context.Context, org uuid.UUID, row interface {
-	Value(string) (ent.Value, error)
-}) error {
+func KeepZone(ctx context.Context, org uuid.UUID, row readexpr.Row) error {
 	v, err := row.Value(zoneAlias)
 	if err != nil {
 		return nil
 	}
 	var loc *time.Location
-	switch name, text := sqlText(v); {
+	switch name, text := readexpr.Text(v); {
 	case v == nil:
 	case text:
 		loc, err = period.Location(name)
@@ -141,6 +146,21 @@ func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead
 	return z, err
 }
 
+// How many rows a hot count is spread over, each transaction adding to
+// one slot of them: concurrent writers on PostgreSQL rarely wait on the
+// same row, and the sum is always exact.
+const (
+	// Slots spread a rollup's hot day (LeadDay, LenderDay, CallDay).
+	Slots = 4
+	// LeadCountSlots spread an organization's count of a stage's leads.
+	LeadCountSlots = 8
+	// DealCountSlots spread a lender's count of a day's deals.
+	DealCountSlots = 4
+)
+
+// slotSeed hashes a transaction to its slot.
+var slotSeed = maphash.MakeSeed()
+
 // txSlot is the slot, of n, a transaction adds to a hot count in: one per
 // transaction, so two transactions never take a count's rows in opposite
 // orders; outside one, any.
@@ -152,7 +172,7 @@ func txSlot(ctx context.Context, n int) int {
 }
 
 // rollupSlot is the slot a transaction adds to in the rollups.
-func rollupSlot(ctx context.Context) int { return txSlot(ctx, RollupSlots) }
+func rollupSlot(ctx context.Context) int { return txSlot(ctx, Slots) }
 
 // leadStep is what a change adds to the day a lead was created.
 type leadStep struct {
@@ -183,10 +203,10 @@ func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) er
 	return addLeadDay(ctx, c, z, l, s)
 }
 
-// addStage adds n leads to a stage's count (LeadCount), in the slot the
+// AddStage adds n leads to a stage's count (LeadCount), in the slot the
 // transaction adds to: a transaction adds all its leads to one slot, as
 // two bulk creations touching slots in different orders would deadlock.
-func addStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
+func AddStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
 	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(stageSlot(ctx)).SetN(n).
 		OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(n).
 		Exec(rule.SystemContext(ctx))
@@ -227,11 +247,11 @@ func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) erro
 // stageSlot is the LeadCount slot the transaction adds to.
 func stageSlot(ctx context.Context) int { return txSlot(ctx, LeadCountSlots) }
 
-// rollupLead counts a created lead on its day (countLead counts it in its
+// Lead counts a created lead on its day (countLead counts it in its
 // stage), and moves a lead whose stage changes from one stage's count to
 // the other's. The loader of
 // svc seed writes leads in bulk and rebuilds the rollups after.
-func rollupLead(next ent.Mutator) ent.Mutator {
+func Lead(next ent.Mutator) ent.Mutator {
 	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
 		if viewer.IsBulkLoad(ctx) {
 			return next.Mutate(ctx, m)
@@ -268,93 +288,21 @@ func rollupLead(next ent.Mutator) ent.Mutator {
 	})
 }
 
-// rollupApproval counts l as approved when a is its first approval.
-func rollupApproval(ctx context.Context, c *gen.Client, l *gen.Lead, a *gen.Application) error {
-	earlier, read, err := wasApproved(l)
-	if err != nil {
-		return err
-	}
-	if !read {
-		earlier, err = c.Application.Query().Where(application.LeadID(l.ID), application.IDNEQ(a.ID), funnel.WasApproved).
-			Exist(rule.SystemContext(ctx))
-		if err != nil {
-			return err
-		}
-	}
-	if earlier {
-		return nil
-	}
+// Submission counts l as applied: its first application was submitted.
+func Submission(ctx context.Context, c *gen.Client, l *gen.Lead) error {
+	return addLeadStep(ctx, c, l, leadStep{applied: 1})
+}
+
+// Approval counts l as approved: its first approval was decided.
+func Approval(ctx context.Context, c *gen.Client, l *gen.Lead) error {
 	return addLeadStep(ctx, c, l, leadStep{approved: 1})
 }
 
-// approvedAlias names whether a lead had an approved application when
-// its decision took it (selectWasApproved).
-const approvedAlias = "svc_was_approved"
-
-// selectWasApproved adds, on SQLite, to a read of leads whether any of the
-// lead's applications was approved: read with the lead, before the
-// decision, it tells whether the decision is the lead's first approval
-// without a statement of its own. Not on PostgreSQL: the read waits for
-// the lead's row, and what it reads of other rows is as they were when it
-// began, before a decision it waited for committed; rollupApproval asks
-// after the lock there.
-func selectWasApproved(s *sql.Selector) {
-	if s.Dialect() != dialect.SQLite {
-		return
-	}
-	appendReadExpr(s, approvedAlias, func(s *sql.Selector, _ ...any) sql.Querier {
-		apps := sql.Table(application.Table)
-		approved := sql.Select(apps.C(application.FieldID)).From(apps).
-			Where(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)))
-		funnel.WasApproved(approved)
-		return sql.Exists(approved)
-	})
-}
-
-// wasApproved is what selectWasApproved read of l, if it did.
-func wasApproved(l *gen.Lead) (approved, read bool, err error) {
-	return existsRead(l, approvedAlias, "whether the lead was approved")
-}
-
-// existsRead is the EXISTS column alias (what) that a read of l added, if
-// it did: SQLite's reads add such columns, PostgreSQL's do not.
-func existsRead(l *gen.Lead, alias, what string) (exists, read bool, err error) {
-	n, read, err := int64Read(l, alias, what)
-	return n != 0, read, err
-}
-
-// readRow is an entity whose read can add columns (ent's Value).
-type readRow interface {
-	Value(string) (ent.Value, error)
-}
-
-// int64Read is the integer column alias (what) that a read of row added,
-// and whether it added it.
-func int64Read(row readRow, alias, what string) (n int64, read bool, err error) {
-	v, err := row.Value(alias)
-	if err != nil {
-		return 0, false, nil // not selected
-	}
-	if n, ok := v.(int64); ok {
-		return n, true, nil
-	}
-	return 0, false, fmt.Errorf("reading %s: unexpected %T", what, v)
-}
-
-// mustInt64Read is int64Read of a column every read adds.
-func mustInt64Read(row readRow, alias, what string) (int64, error) {
-	n, read, err := int64Read(row, alias, what)
-	if err == nil && !read {
-		err = fmt.Errorf("reading %s: not read", what)
-	}
-	return n, err
-}
-
-// rollupFunding counts the deal: l (read before the funding) as funded on
+// Funding counts the deal: l (read before the funding) as funded on
 // its day, the first time only (funding alone sets convertedAt), the
 // deal's amount there in every case, and the deal on the day it was
 // funded, by its lender and by its advisor.
-func rollupFunding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.FundedDeal) error {
+func Funding(ctx context.Context, c *gen.Client, l *gen.Lead, d *gen.FundedDeal) error {
 	z, err := rollupZone(ctx, c, d.OrgID)
 	if err != nil {
 		return err
@@ -419,17 +367,14 @@ var paymentDays = rollupUpsert{table: paymentday.Table,
 	keys: []string{paymentday.FieldOrgID, paymentday.FieldDay},
 	adds: []string{paymentday.FieldPaid, paymentday.FieldClawedBack}}
 
-// rollupPayment adds a payment or clawback p of cm to the day its deal was
+// Payment adds a payment or clawback p of cm to the day its deal was
 // funded (gross, and the change in what is outstanding: paidBefore is the
-// commission's paid amount before p) and to the day it was paid.
-func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidBefore money.Amount, p *gen.CommissionPayment) error {
+// commission's paid amount before p) and to the day it was paid. fundedAt
+// is the time its deal was funded (store.LockCommission reads it).
+func Payment(ctx context.Context, c *gen.Client, cm *gen.Commission, fundedAt time.Time, paidBefore money.Amount, p *gen.CommissionPayment) error {
 	z, err := rollupZone(ctx, c, cm.OrgID)
 	if err != nil || z.loc == nil {
 		return err // nil: not built, the rebuild counts the payment
-	}
-	fundedAt, err := dealFunded(cm)
-	if err != nil {
-		return err
 	}
 	s := dealSums{outstanding: max(cm.ExpectedAmount-cm.PaidAmount, 0) - max(cm.ExpectedAmount-paidBefore, 0)}
 	if p.Kind == commissionpayment.KindClawback {
@@ -444,27 +389,24 @@ func rollupPayment(ctx context.Context, c *gen.Client, cm *gen.Commission, paidB
 	return paymentDays.exec(ctx, c, z.dialect, []any{cm.OrgID, period.LocalDay(p.PaidAt, z.loc), int64(s.paid), int64(s.clawedBack)})
 }
 
-// dealFundedAlias names the commission's deal's funding time read beside
-// the commission (selectDealFunded).
-const dealFundedAlias = "svc_deal_funded_at"
+// fundedDealDays adds to FundedDealDay rows.
+var fundedDealDays = rollupUpsert{table: fundeddealday.Table,
+	keys: []string{fundeddealday.FieldOrgID, fundeddealday.FieldLenderID, fundeddealday.FieldDay, fundeddealday.FieldSlot},
+	adds: []string{fundeddealday.FieldN}}
 
-// selectDealFunded adds to a read of commissions the second their deal was
-// funded, which a payment's rollups count it by: a deal's funding time
-// does not change, so on either database the read sees it as any other.
-// Whole seconds lose no day: zones' midnights fall on whole seconds.
-func selectDealFunded(s *sql.Selector) {
-	b := sql.Dialect(s.Dialect())
-	deals := b.Table(fundeddeal.Table)
-	seconds := "CAST(strftime('%s', " + deals.C(fundeddeal.FieldFundedAt) + ") AS INTEGER)"
-	if s.Dialect() == dialect.Postgres {
-		seconds = "FLOOR(EXTRACT(EPOCH FROM " + deals.C(fundeddeal.FieldFundedAt) + "))::bigint"
+// CountDeal adds the deal to its lender's count of the day it was funded,
+// in a slot chosen by the transaction as AddStage chooses one. The count
+// is kept whether or not the rollups are built; the transaction's zone
+// read (already made by the funding's move of its application) gives the
+// upsert its dialect.
+func CountDeal(ctx context.Context, c *gen.Client, d *gen.FundedDeal) error {
+	z, err := rollupZone(ctx, c, d.OrgID)
+	if err != nil {
+		return err
 	}
-	s.AppendSelectExprAs(b.Select(seconds).From(deals).
-		Where(sql.ColumnsEQ(deals.C(fundeddeal.FieldID), s.C(commission.FieldDealID))), dealFundedAlias)
-}
-
-// dealFunded is the funding time selectDealFunded read with cm.
-func dealFunded(cm *gen.Commission) (time.Time, error) {
-	seconds, err := mustInt64Read(cm, dealFundedAlias, "the commission's deal's funding time")
-	return time.Unix(seconds, 0).UTC(), err
+	slot := txSlot(ctx, DealCountSlots)
+	if err := fundedDealDays.exec(ctx, c, z.dialect, []any{d.OrgID, d.LenderID, apitime.Day(d.FundedAt), slot, 1}); err != nil {
+		return fmt.Errorf("counting the deal: %w", err)
+	}
+	return nil
 }

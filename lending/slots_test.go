@@ -1,4 +1,4 @@
-package schema_test
+package lending_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // TestFundingFindsItsStageAsTheOrganizationOrdersThem funds a lead where
@@ -28,7 +29,8 @@ func TestFundingFindsItsStageAsTheOrganizationOrdersThem(t *testing.T) {
 	fund := func(t *testing.T, e *env) *ent.Lead {
 		l := e.lendingLead(t)
 		err := e.tx(e.a.as, func(ctx context.Context, c *ent.Client) error {
-			return c.FundedDeal.Create().SetApplicationID(l.approved).Exec(ctx)
+			_, err := lending.Fund(ctx, c, lending.Funding{ApplicationID: l.approved})
+			return err
 		})
 		if err != nil {
 			t.Fatalf("funding: %v", err)

@@ -1,4 +1,4 @@
-package schema
+package store
 
 import (
 	"slices"
@@ -9,28 +9,28 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/internal/rollup"
+	"github.com/lendingpipe/svc/internal/store/readexpr"
 )
+
+// fundingRead writes a funding's read of its lead, from table, with every
+// column a lending read adds.
+func fundingRead(table *sql.SelectTable, funded uuid.UUID, slot string) (string, []any) {
+	s := sql.Dialect(dialect.SQLite).Select(lead.FieldID).From(table)
+	rollup.SelectZone(s)
+	selectWasApproved(s)
+	selectOthersOpen(s, funded)
+	selectSlotStages(s, slot)
+	return s.Query()
+}
 
 // TestReadExprsWriteWhatTheBuilderWrites reads a lead with every column a
 // lending read adds, the subqueries written once and reused, and compares
 // each statement with the one the builder writes afresh: for other values
 // than those the texts were written with, and for the table under an alias
-// too. Not parallel: it turns the reuse off while it writes the fresh ones.
+// too. Not parallel: it counts the subqueries written.
 func TestReadExprsWriteWhatTheBuilderWrites(t *testing.T) {
-	read := func(table *sql.SelectTable, funded uuid.UUID, slot string) (string, []any) {
-		s := sql.Dialect(dialect.SQLite).Select(lead.FieldID).From(table)
-		selectZone(s)
-		selectWasApproved(s)
-		selectOthersOpen(s, funded)
-		selectSlotStages(s, slot)
-		return s.Query()
-	}
-	fresh := func(table *sql.SelectTable, funded uuid.UUID, slot string) (string, []any) {
-		reuseReadExprs = false
-		defer func() { reuseReadExprs = true }()
-		return read(table, funded, slot)
-	}
-	readExprs.Clear()
+	readexpr.Forget()
 	for _, table := range []func() *sql.SelectTable{
 		func() *sql.SelectTable { return sql.Table(lead.Table) },
 		func() *sql.SelectTable { return sql.Table(lead.Table).As("l") },
@@ -39,8 +39,10 @@ func TestReadExprsWriteWhatTheBuilderWrites(t *testing.T) {
 			funded uuid.UUID
 			slot   string
 		}{{uuid.New(), "won"}, {uuid.New(), "approved"}} {
-			gotText, gotArgs := read(table(), c.funded, c.slot)
-			wantText, wantArgs := fresh(table(), c.funded, c.slot)
+			gotText, gotArgs := fundingRead(table(), c.funded, c.slot)
+			var wantText string
+			var wantArgs []any
+			readexpr.Fresh(func() { wantText, wantArgs = fundingRead(table(), c.funded, c.slot) })
 			if gotText != wantText {
 				t.Errorf("reused text\n%s\nwant\n%s", gotText, wantText)
 			}
@@ -49,14 +51,9 @@ func TestReadExprsWriteWhatTheBuilderWrites(t *testing.T) {
 			}
 		}
 	}
-	if n := countReadExprs(); n != 2*7 {
+	if n := readexpr.Written(); n != 2*7 {
 		t.Errorf("%d subqueries written, want 7 for each of the two tables", n)
 	}
-}
-
-func countReadExprs() (n int) {
-	readExprs.Range(func(any, any) bool { n++; return true })
-	return n
 }
 
 // BenchmarkReadExprs writes a funding's read of its lead with every
@@ -67,22 +64,19 @@ func countReadExprs() (n int) {
 // (BenchmarkLendingWrites with the reuse removed).
 func BenchmarkReadExprs(b *testing.B) {
 	funded := uuid.New()
-	read := func() {
-		s := sql.Dialect(dialect.SQLite).Select(lead.FieldID).From(sql.Table(lead.Table))
-		selectZone(s)
-		selectWasApproved(s)
-		selectOthersOpen(s, funded)
-		selectSlotStages(s, "won")
-		_, _ = s.Query()
-	}
-	for _, reuse := range []bool{true, false} {
-		b.Run(map[bool]string{true: "Reused", false: "Fresh"}[reuse], func(b *testing.B) {
-			reuseReadExprs = reuse
-			defer func() { reuseReadExprs = true }()
-			b.ReportAllocs()
+	read := func() { _, _ = fundingRead(sql.Table(lead.Table), funded, "won") }
+	b.Run("Reused", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			read()
+		}
+	})
+	b.Run("Fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		readexpr.Fresh(func() {
 			for b.Loop() {
 				read()
 			}
 		})
-	}
+	})
 }

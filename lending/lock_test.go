@@ -1,4 +1,4 @@
-package schema_test
+package lending_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // lendingLead is a lead of org a with an approved application (to be
@@ -43,7 +44,8 @@ func (e *env) lendingLead(t *testing.T) lendingLead {
 			return err
 		}
 		submit := func(lender uuid.UUID) (uuid.UUID, error) {
-			a, err := c.Application.Create().SetLeadID(l.ID).SetLenderID(lender).SetRequestedAmount(money.FromCents(1_000_000)).Save(ctx)
+			amount := money.FromCents(1_000_000)
+			a, err := lending.Submit(ctx, c, lending.Submission{LeadID: l.ID, LenderID: lender, RequestedAmount: &amount})
 			if err != nil {
 				return uuid.Nil, err
 			}
@@ -52,8 +54,8 @@ func (e *env) lendingLead(t *testing.T) lendingLead {
 		if out.approved, err = submit(lenders[0]); err != nil {
 			return err
 		}
-		err = c.Application.UpdateOneID(out.approved).SetStatus(application.StatusApproved).
-			SetInterestRate(rate).SetRateType(application.RateTypeFactor).SetTermMonths(6).Exec(ctx)
+		_, err = lending.Decide(ctx, c, out.approved, lending.Decision{Approved: true,
+			InterestRate: &rate, RateType: ptr(application.RateTypeFactor), TermMonths: ptr(6)})
 		if err != nil {
 			return err
 		}
@@ -91,15 +93,18 @@ func TestLendingTakesTheLeadBeforeItsApplications(t *testing.T) {
 		wantErr func(err error) bool
 	}{
 		{"Approval", func(ctx context.Context, c *ent.Client, l lendingLead) error {
-			return c.Application.UpdateOneID(l.submitted).SetStatus(application.StatusApproved).
-				SetInterestRate(rate).SetRateType(application.RateTypeFactor).SetTermMonths(3).Exec(ctx)
+			_, err := lending.Decide(ctx, c, l.submitted, lending.Decision{Approved: true,
+				InterestRate: &rate, RateType: ptr(application.RateTypeFactor), TermMonths: ptr(3)})
+			return err
 		}, func(err error) bool {
 			// The funding withdrew the application first.
 			var ae *apperr.Error
 			return errors.As(err, &ae) && ae.Code == apperr.Conflict && ae.Detail["from"] == "withdrawn"
 		}},
 		{"Submission", func(ctx context.Context, c *ent.Client, l lendingLead) error {
-			return c.Application.Create().SetLeadID(l.lead).SetLenderID(l.spareLender).SetRequestedAmount(money.FromCents(500_000)).Exec(ctx)
+			amount := money.FromCents(500_000)
+			_, err := lending.Submit(ctx, c, lending.Submission{LeadID: l.lead, LenderID: l.spareLender, RequestedAmount: &amount})
+			return err
 		}, func(err error) bool { return err == nil }},
 	}
 	for _, tc := range cases {
@@ -118,7 +123,8 @@ func TestLendingTakesTheLeadBeforeItsApplications(t *testing.T) {
 					}
 					pid <- backendPID(ctx, t, c)
 					<-proceed
-					return c.FundedDeal.Create().SetApplicationID(l.approved).Exec(ctx)
+					_, err = lending.Fund(ctx, c, lending.Funding{ApplicationID: l.approved})
+					return err
 				})
 			}()
 			holder := <-pid
@@ -189,3 +195,5 @@ func waitBlockedBy(t *testing.T, e *env, pid int) {
 	}
 	t.Fatal("the other operation never waited for the funding's lead")
 }
+
+func ptr[T any](v T) *T { return &v }

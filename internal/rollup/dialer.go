@@ -1,4 +1,4 @@
-package schema
+package rollup
 
 import (
 	"cmp"
@@ -17,30 +17,17 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/dispositions"
 	"github.com/lendingpipe/svc/internal/period"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
-// callCounted are the fields of a call event the dialer rollups count by:
-// once recorded, they do not change.
-var callCounted = []string{callevent.FieldOrgID, callevent.FieldUserID, callevent.FieldExternalCallID,
-	callevent.FieldEventType, callevent.FieldDurationSeconds, callevent.FieldDisposition, callevent.FieldOccurredAt}
-
-// rollupCallEvent adds a recorded call event to the dialer rollups, and
-// refuses a change to what they counted of an event.
-func rollupCallEvent(next ent.Mutator) ent.Mutator {
+// CallEvent adds a recorded call event to the dialer rollups.
+func CallEvent(next ent.Mutator) ent.Mutator {
 	return hook.CallEventFunc(func(ctx context.Context, m *gen.CallEventMutation) (gen.Value, error) {
-		if !m.Op().Is(ent.OpCreate) {
-			if touches(m, callCounted...) {
-				return nil, apperr.Invalid("callEvent", "a recorded call event's call, agent, type, duration, disposition and time do not change")
-			}
-			return next.Mutate(ctx, m)
-		}
 		v, err := next.Mutate(ctx, m)
-		if err != nil || viewer.IsBulkLoad(ctx) {
+		if err != nil || !m.Op().Is(ent.OpCreate) || viewer.IsBulkLoad(ctx) {
 			return v, err // a bulk load rebuilds the rollups after
 		}
 		ev := v.(*gen.CallEvent)

@@ -1,4 +1,4 @@
-package schema
+package rollup
 
 import (
 	"context"

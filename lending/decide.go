@@ -1,0 +1,126 @@
+package lending
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/event"
+	"github.com/lendingpipe/svc/internal/lendingrules"
+	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/internal/rollup"
+	"github.com/lendingpipe/svc/internal/store"
+)
+
+// Decision is a lender's answer: an approval with its offer, or a decline
+// with its reason. The application hooks refuse the fields of the other
+// outcome and what an approval or a decline lacks.
+type Decision struct {
+	Approved bool
+	// The offer. ApprovedAmount defaults to the amount requested.
+	ApprovedAmount   *money.Amount
+	InterestRate     *money.Rate
+	RateType         *application.RateType
+	TermMonths       *int
+	PaymentFrequency *application.PaymentFrequency
+	Conditions       []string
+	// The decline.
+	Reason          *string
+	DeclineCategory *application.DeclineCategory
+}
+
+// MarkUnderwriting records that the lender is reviewing the application.
+func MarkUnderwriting(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Application, error) {
+	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne) {
+		u.SetStatus(application.StatusUnderwriting)
+	})
+	return a, err
+}
+
+// Decide records the lender's decision. An approval emits
+// application.approved, counts the lead's first approval, and moves the
+// lead to the approved slot; a decline emits application.declined.
+func Decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.Application, error) {
+	status, read := application.StatusDeclined, store.MoveRead
+	if d.Approved {
+		status, read = application.StatusApproved, store.DecisionRead
+	}
+	a, l, err := move(ctx, c, id, read, func(u *ent.ApplicationUpdateOne) {
+		u.SetStatus(status).
+			SetNillableApprovedAmount(d.ApprovedAmount).SetNillableInterestRate(d.InterestRate).
+			SetNillableRateType(d.RateType).SetNillableTermMonths(d.TermMonths).
+			SetNillablePaymentFrequency(d.PaymentFrequency).
+			SetNillableDeclineReason(d.Reason).SetNillableDeclineCategory(d.DeclineCategory)
+		if d.Conditions != nil {
+			u.SetConditions(d.Conditions)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !d.Approved {
+		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID, "reason": *a.DeclineReason}
+		return a, outbox.Emit(ctx, c, a.OrgID, event.ApplicationDeclined, data)
+	}
+	data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
+		"approvedAmount": a.ApprovedAmount.String(), "interestRate": a.InterestRate.String(), "termMonths": *a.TermMonths}
+	if err := outbox.Emit(ctx, c, a.OrgID, event.ApplicationApproved, data); err != nil {
+		return nil, err
+	}
+	earlier, err := store.WasApproved(ctx, c, l, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !earlier {
+		if err := rollup.Approval(ctx, c, l); err != nil {
+			return nil, err
+		}
+	}
+	return a, moveLead(ctx, c, l, lendingrules.SlotApproved, nil)
+}
+
+// Withdraw takes the application out of play, with the caller's reason.
+// lendingrules.FundedElsewhere is the service's own reason, given when
+// another application of the lead is funded (Fund).
+func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) (*ent.Application, error) {
+	if reason != nil && strings.EqualFold(strings.TrimSpace(*reason), lendingrules.FundedElsewhere) {
+		return nil, apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
+	}
+	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne) {
+		u.SetStatus(application.StatusWithdrawn).SetNillableWithdrawnReason(reason)
+	})
+	return a, err
+}
+
+// move takes the application's lead (read as read says), then updates the
+// application as set says: the lead's row before the application's, as
+// every lending flow takes them (store.LockLead). The application hooks
+// check the move against the transition table. It answers the lead as it
+// was taken, which the caller moves from.
+func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead, set func(*ent.ApplicationUpdateOne)) (*ent.Application, *ent.Lead, error) {
+	if _, err := writer(ctx); err != nil {
+		return nil, nil, err
+	}
+	app, err := c.Application.Query().Where(application.ID(id)).Select(application.FieldLeadID).Only(ctx)
+	if err != nil {
+		return nil, nil, err // NOT_FOUND for a missing application
+	}
+	l, err := store.LockLead(ctx, c, read, lead.ID(app.LeadID))
+	if err != nil {
+		return nil, nil, fmt.Errorf("locking the application's lead: %w", err)
+	}
+	u := c.Application.UpdateOneID(id)
+	set(u)
+	a, err := u.Save(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, l, nil
+}
