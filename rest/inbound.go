@@ -42,7 +42,7 @@ type inboundAttributes struct {
 	Name        string            `json:"name"`
 	EndpointKey string            `json:"endpointKey"`
 	Path        string            `json:"path"`
-	Secret      string            `json:"secret,omitempty"`
+	Secret      string            `json:"secret,omitempty" description:"Only in the create response."`
 	Mapping     map[string]string `json:"mapping"`
 	IsActive    bool              `json:"isActive"`
 	CreatedAt   apitime.Time      `json:"createdAt"`
@@ -123,9 +123,9 @@ type inboundRequestAttributes struct {
 	TimestampSigned bool           `json:"timestampSigned"`
 	Payload         map[string]any `json:"payload"`
 	Mapped          map[string]any `json:"mapped"`
-	Status          string         `json:"status"`
+	Status          string         `json:"status" enum:"InboundRequestStatus"`
 	Error           *string        `json:"error"`
-	ErrorCode       *string        `json:"errorCode"`
+	ErrorCode       *string        `json:"errorCode" enum:"ErrorCode"`
 }
 
 func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error {
