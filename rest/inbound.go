@@ -25,7 +25,13 @@ type inboundHandlers struct {
 	now      func() time.Time
 }
 
-// receive answers 200 {received: true} once the request is stored (SPEC 4.4).
+// received is the receiver's answer: always true, once the request is
+// stored (SPEC 4.4).
+type received struct {
+	Received bool `json:"received" openapi:"true"`
+}
+
+// receive answers 200 {received: true} once the request is stored.
 func (h inboundHandlers) receive(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -34,7 +40,7 @@ func (h inboundHandlers) receive(w http.ResponseWriter, r *http.Request) error {
 	if _, err := webhooks.Receive(r.Context(), h.client, chi.URLParam(r, "endpointKey"), r.Header, body, h.now()); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, single{Data: map[string]bool{"received": true}, Meta: Meta{RequestID: RequestID(r.Context())}})
+	writeJSON(w, http.StatusOK, single{Data: received{Received: true}, Meta: Meta{RequestID: RequestID(r.Context())}})
 	return nil
 }
 

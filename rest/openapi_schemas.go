@@ -101,7 +101,6 @@ type resource struct {
 	name, typ     string
 	id            m
 	view          any // the attributes as the handler encodes them
-	attrs         m   // the attributes of a report, which has no view yet
 	single, paged bool
 	totalOnly     bool // a collection whose meta has only total
 }
@@ -121,7 +120,8 @@ var nestedViews = map[string]any{
 // views are every view's component name and Go shape.
 func views() map[string]any {
 	out := maps.Clone(nestedViews)
-	for _, r := range resources() {
+	maps.Copy(out, analyticsViews)
+	for _, r := range append(resources(), reportResources()...) {
 		out[r.name] = r.view
 	}
 	return out
@@ -136,6 +136,8 @@ func generator() viewGenerator {
 	return g
 }
 
+// schemas are the document's components: the envelopes and the request
+// bodies here, the views' and the enumerations' below.
 func schemas() m {
 	g := generator()
 	out := m{
@@ -143,7 +145,7 @@ func schemas() m {
 		"PageMeta":           record(m{"total": count(), "page": m{"type": "integer", "minimum": 1}, "limit": m{"type": "integer", "minimum": 1}, "hasMore": boolS(), "requestId": uuidS()}),
 		"TotalMeta":          record(m{"total": count(), "requestId": uuidS()}),
 		"ErrorEnvelope":      record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
-		"ReceivedEnvelope":   record(m{"data": record(m{"received": m{"type": "boolean", "enum": []bool{true}}}), "meta": sRef("Meta")}),
+		"ReceivedEnvelope":   record(m{"data": g.schema(received{}), "meta": sRef("Meta")}),
 		"LeadCreate":         leadInput(true),
 		"LeadPatch":          leadInput(false),
 		"CallEventInput":     dialerInput("CallEvent", dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
@@ -171,10 +173,10 @@ func schemas() m {
 	for name, v := range nestedViews {
 		out[name] = g.schema(v)
 	}
-	for name, s := range enumSchemas() {
-		out[name] = s
+	for name, v := range analyticsViews {
+		out[name] = g.schema(v)
 	}
-	for name, s := range analyticsSchemas() {
+	for name, s := range enumSchemas() {
 		out[name] = s
 	}
 	for _, r := range append(resources(), reportResources()...) {
@@ -187,11 +189,7 @@ func schemas() m {
 }
 
 func (r resource) addTo(out m, g viewGenerator) {
-	if r.view != nil {
-		out[r.name] = g.schema(r.view)
-	} else {
-		out[r.name] = record(r.attrs)
-	}
+	out[r.name] = g.schema(r.view)
 	out[r.name+"Resource"] = record(m{"id": r.id, "type": enumS(r.typ), "attributes": sRef(r.name)})
 	if r.single {
 		out[r.name+"Envelope"] = record(m{"data": sRef(r.name + "Resource"), "meta": sRef("Meta")})

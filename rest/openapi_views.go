@@ -57,6 +57,7 @@ var valueKinds = map[string]func() m{
 	"hexColor":   hexColor,
 	"date":       dateS,
 	"object":     func() m { return m{"type": "object"} },
+	"true":       func() m { return m{"type": "boolean", "enum": []bool{true}} },
 	"decimal":    decimalS,
 	"deliveryId": func() m { return prefixed(webhooks.DeliveryIDPrefix) },
 	"eventId":    func() m { return prefixed(webhooks.EventIDPrefix) },
