@@ -28,16 +28,16 @@ type AgentStatus struct {
 	FirstName        string               `json:"firstName"`
 	LastName         string               `json:"lastName"`
 	Email            string               `json:"email"`
-	Status           agentpresence.Status `json:"status"`
+	Status           agentpresence.Status `json:"status" enum:"PresenceStatus"`
 	CurrentCallID    *string              `json:"currentCallId"`
 	CurrentLeadID    *uuid.UUID           `json:"currentLeadId"`
 	CurrentLeadName  *string              `json:"currentLeadName"`
 	CallStartedAt    *apitime.Time        `json:"callStartedAt"`
 	StatusChangedAt  *apitime.Time        `json:"statusChangedAt"`
-	CallsToday       int                  `json:"callsToday"`
-	DispositionCount int                  `json:"dispositionCount"`
+	CallsToday       int                  `json:"callsToday" openapi:"count"`
+	DispositionCount int                  `json:"dispositionCount" openapi:"count"`
 	CampaignName     *string              `json:"campaignName"`
-	StatusTimeSec    int                  `json:"statusTimeSec"`
+	StatusTimeSec    int                  `json:"statusTimeSec" openapi:"count"`
 	orgID            uuid.UUID
 }
 

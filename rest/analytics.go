@@ -101,10 +101,10 @@ func reportParams(r *http.Request) (graph.ReportParams, error) {
 // to as instants (to just after the range), the zone its days are cut in,
 // and the series' interval.
 type reportRange struct {
-	From     apitime.Time `json:"from"`
-	To       apitime.Time `json:"to"`
-	Timezone string       `json:"timezone"`
-	Interval string       `json:"interval"`
+	From     apitime.Time `json:"from" description:"The range's first instant."`
+	To       apitime.Time `json:"to" description:"The instant just after the range."`
+	Timezone string       `json:"timezone" description:"The IANA time zone the range's days and the series' buckets are cut in."`
+	Interval string       `json:"interval" enum:"AnalyticsInterval"`
 }
 
 func rangeOf(q *analytics.Request) reportRange {
@@ -131,8 +131,8 @@ type (
 		reportRange
 	}
 	dialerReport struct {
-		Agents []agentCalls           `json:"agents"`
-		Series []analytics.CallBucket `json:"series"`
+		Agents []agentCalls           `json:"agents" description:"Every agent with a call event in the range, by name, then id."`
+		Series []analytics.CallBucket `json:"series" description:"Calls by the bucket of their first event in the range: every bucket, empty ones with zeros."`
 		reportRange
 	}
 	// agentCalls is an agent's row with its dispositions as PRODUCT 2
@@ -140,7 +140,7 @@ type (
 	// without maps, lists them as {code, count}.
 	agentCalls struct {
 		analytics.AgentCallStats
-		Dispositions map[string]int `json:"dispositions"`
+		Dispositions map[string]int `json:"dispositions" openapi:"count" example:"{\"interested\": 3, \"callback\": 1}" description:"The agent's disposition records in the range: disposition code → count."`
 	}
 )
 

@@ -24,7 +24,7 @@ type automationHandlers struct {
 }
 
 type triggerView struct {
-	Type       string     `json:"type"` // inbound_endpoint or event
+	Type       string     `json:"type" enum:"AutomationTriggerType"`
 	EndpointID *uuid.UUID `json:"endpointId"`
 	Event      *string    `json:"event"`
 }
@@ -160,16 +160,16 @@ func (h automationHandlers) delete(w http.ResponseWriter, r *http.Request) error
 
 type runAttributes struct {
 	AutomationID     uuid.UUID        `json:"automationId"`
-	Status           string           `json:"status"`
-	Attempts         int              `json:"attempts"`
+	Status           string           `json:"status" enum:"AutomationRunStatus"`
+	Attempts         int              `json:"attempts" openapi:"count"`
 	NextAttemptAt    *apitime.Time    `json:"nextAttemptAt"`
 	InboundRequestID *uuid.UUID       `json:"inboundRequestId"`
-	EventID          *string          `json:"eventId"`
+	EventID          *string          `json:"eventId" openapi:"eventId"`
 	Input            map[string]any   `json:"input"`
 	Applied          []map[string]any `json:"applied"`
 	LeadID           *uuid.UUID       `json:"leadId"`
 	Error            *string          `json:"error"`
-	ErrorCode        *string          `json:"errorCode"`
+	ErrorCode        *string          `json:"errorCode" enum:"ErrorCode"`
 	CreatedAt        apitime.Time     `json:"createdAt"`
 	FinishedAt       *apitime.Time    `json:"finishedAt"`
 }

@@ -190,7 +190,7 @@ func (h connectorHandlers) leads() leadHandlers {
 type dncAttributes struct {
 	Phone   *string  `json:"phone"`
 	Reason  *string  `json:"reason"`
-	LeadIDs []string `json:"leadIds"`
+	LeadIDs []string `json:"leadIds" openapi:"uuid"`
 }
 
 func (h connectorHandlers) dnc(w http.ResponseWriter, r *http.Request, obj map[string]json.RawMessage, form bool) error {

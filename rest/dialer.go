@@ -20,9 +20,9 @@ type callEventAttributes struct {
 	ExternalCallID  string         `json:"externalCallId"`
 	UserID          uuid.UUID      `json:"userId"`
 	LeadID          *uuid.UUID     `json:"leadId"`
-	EventType       string         `json:"eventType"`
-	Direction       *string        `json:"direction"`
-	DurationSeconds *int           `json:"durationSeconds"`
+	EventType       string         `json:"eventType" enum:"CallEventType"`
+	Direction       *string        `json:"direction" enum:"CallDirection"`
+	DurationSeconds *int           `json:"durationSeconds" openapi:"count"`
 	Disposition     *string        `json:"disposition"`
 	Notes           *string        `json:"notes"`
 	Metadata        map[string]any `json:"metadata"`
@@ -53,7 +53,7 @@ func callEventResource(e *ent.CallEvent) Resource {
 // presenceAttributes is AgentStatus without its id, which the resource carries.
 type presenceAttributes struct {
 	*dialer.AgentStatus
-	ID any `json:"id,omitempty"`
+	ID any `json:"id,omitempty" openapi:"-"`
 }
 
 func presenceResource(s *dialer.AgentStatus) Resource {

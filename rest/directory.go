@@ -24,9 +24,9 @@ type directoryHandlers struct {
 type stageAttributes struct {
 	StageKey     string       `json:"stageKey"`
 	StageLabel   string       `json:"stageLabel"`
-	Color        string       `json:"color"`
-	SemanticSlot string       `json:"semanticSlot"`
-	Position     int          `json:"position"`
+	Color        string       `json:"color" openapi:"hexColor"`
+	SemanticSlot string       `json:"semanticSlot" enum:"SemanticSlot"`
+	Position     int          `json:"position" openapi:"count" description:"The stage's place in the pipeline: lowest first."`
 	CreatedAt    apitime.Time `json:"createdAt"`
 	UpdatedAt    apitime.Time `json:"updatedAt"`
 }
@@ -43,7 +43,7 @@ type userAttributes struct {
 	FirstName string       `json:"firstName"`
 	LastName  string       `json:"lastName"`
 	Email     string       `json:"email"`
-	Role      string       `json:"role"`
+	Role      string       `json:"role" enum:"UserRole"`
 	TeamID    *uuid.UUID   `json:"teamId"`
 	TeamName  *string      `json:"teamName"`
 	CreatedAt apitime.Time `json:"createdAt"`

@@ -55,9 +55,9 @@ type collection struct {
 
 // ErrorBody is one entry of the error envelope.
 type ErrorBody struct {
-	Code    string         `json:"code"`
+	Code    string         `json:"code" enum:"ErrorCode"`
 	Message string         `json:"message"`
-	Detail  map[string]any `json:"detail"`
+	Detail  map[string]any `json:"detail" description:"Machine-readable context; field names the offending field of a validation error."`
 }
 
 type errorEnvelope struct {

@@ -47,18 +47,18 @@ func (h *Health) Ready(w http.ResponseWriter, r *http.Request) {
 }
 
 type statusAttributes struct {
-	Status            string `json:"status"`
+	Status            string `json:"status" enum:"ServiceStatus"`
 	Version           string `json:"version"`
 	APIVersion        string `json:"apiVersion"`
-	Database          string `json:"database"`
+	Database          string `json:"database" enum:"DatabaseDialect"`
 	DatabaseReachable bool   `json:"databaseReachable"`
-	UptimeSeconds     int64  `json:"uptimeSeconds"`
+	UptimeSeconds     int64  `json:"uptimeSeconds" openapi:"count"`
 	// Work waiting, for operators: events not yet fanned out plus
 	// deliveries waiting for an attempt; the dead-letter queue; automation
 	// runs waiting. Null when the database is unreachable.
-	OutboxDepth     *int `json:"outboxDepth"`
-	DeadLetterDepth *int `json:"deadLetterDepth"`
-	AutomationQueue *int `json:"automationQueueDepth"`
+	OutboxDepth     *int `json:"outboxDepth" openapi:"count"`
+	DeadLetterDepth *int `json:"deadLetterDepth" openapi:"count"`
+	AutomationQueue *int `json:"automationQueueDepth" openapi:"count"`
 }
 
 // status reports health in the single-resource envelope; 503 when the

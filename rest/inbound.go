@@ -25,7 +25,13 @@ type inboundHandlers struct {
 	now      func() time.Time
 }
 
-// receive answers 200 {received: true} once the request is stored (SPEC 4.4).
+// received is the receiver's answer: always true, once the request is
+// stored (SPEC 4.4).
+type received struct {
+	Received bool `json:"received" openapi:"true"`
+}
+
+// receive answers 200 {received: true} once the request is stored.
 func (h inboundHandlers) receive(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -34,7 +40,7 @@ func (h inboundHandlers) receive(w http.ResponseWriter, r *http.Request) error {
 	if _, err := webhooks.Receive(r.Context(), h.client, chi.URLParam(r, "endpointKey"), r.Header, body, h.now()); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, single{Data: map[string]bool{"received": true}, Meta: Meta{RequestID: RequestID(r.Context())}})
+	writeJSON(w, http.StatusOK, single{Data: received{Received: true}, Meta: Meta{RequestID: RequestID(r.Context())}})
 	return nil
 }
 
@@ -42,7 +48,7 @@ type inboundAttributes struct {
 	Name        string            `json:"name"`
 	EndpointKey string            `json:"endpointKey"`
 	Path        string            `json:"path"`
-	Secret      string            `json:"secret,omitempty"`
+	Secret      string            `json:"secret,omitempty" description:"Only in the create response."`
 	Mapping     map[string]string `json:"mapping"`
 	IsActive    bool              `json:"isActive"`
 	CreatedAt   apitime.Time      `json:"createdAt"`
@@ -123,9 +129,9 @@ type inboundRequestAttributes struct {
 	TimestampSigned bool           `json:"timestampSigned"`
 	Payload         map[string]any `json:"payload"`
 	Mapped          map[string]any `json:"mapped"`
-	Status          string         `json:"status"`
+	Status          string         `json:"status" enum:"InboundRequestStatus"`
 	Error           *string        `json:"error"`
-	ErrorCode       *string        `json:"errorCode"`
+	ErrorCode       *string        `json:"errorCode" enum:"ErrorCode"`
 }
 
 func (h inboundHandlers) requests(w http.ResponseWriter, r *http.Request) error {

@@ -19,15 +19,15 @@ type leadAttributes struct {
 	Email              *string        `json:"email"`
 	Phone              *string        `json:"phone"`
 	Industry           *string        `json:"industry"`
-	MonthlyRevenue     *string        `json:"monthlyRevenue"`
-	RequestedAmount    *string        `json:"requestedAmount"`
-	Source             string         `json:"source"`
-	Priority           string         `json:"priority"`
+	MonthlyRevenue     *string        `json:"monthlyRevenue" openapi:"decimal"`
+	RequestedAmount    *string        `json:"requestedAmount" openapi:"decimal"`
+	Source             string         `json:"source" enum:"LeadSource"`
+	Priority           string         `json:"priority" enum:"LeadPriority"`
 	IsDoNotCall        bool           `json:"isDoNotCall"`
 	Tags               []string       `json:"tags"`
 	CustomFields       map[string]any `json:"customFields"`
 	ExternalIDs        map[string]any `json:"externalIds"`
-	LeadScore          *int           `json:"leadScore"`
+	LeadScore          *int           `json:"leadScore" minimum:"0" maximum:"100"`
 	Stage              *stageView     `json:"stage"`
 	PrimaryAdvisorID   *uuid.UUID     `json:"primaryAdvisorId"`
 	PrimaryAdvisorName *string        `json:"primaryAdvisorName"`
@@ -42,15 +42,15 @@ type leadAttributes struct {
 	ConvertedAccountID *uuid.UUID     `json:"convertedAccountId"`
 	ConvertedContactID *uuid.UUID     `json:"convertedContactId"`
 	ImportJobID        *uuid.UUID     `json:"importJobId"`
-	CreatedBy          *string        `json:"createdBy"`
+	CreatedBy          *string        `json:"createdBy" description:"The API key id, or automation:<id>, that created the lead."`
 }
 
 type stageView struct {
 	ID           uuid.UUID `json:"id"`
 	StageKey     string    `json:"stageKey"`
 	StageLabel   string    `json:"stageLabel"`
-	Color        string    `json:"color"`
-	SemanticSlot string    `json:"semanticSlot"`
+	Color        string    `json:"color" openapi:"hexColor"`
+	SemanticSlot string    `json:"semanticSlot" enum:"SemanticSlot"`
 }
 
 // leadResource renders a lead loaded with its stage and advisor edges.

@@ -14,15 +14,15 @@ import (
 
 // lenderAttributes is a lender (PRODUCT 1.2).
 type lenderAttributes struct {
-	Name                string        `json:"name"`
-	IsActive            bool          `json:"isActive"`
-	Products            []string      `json:"products"`
-	MinAmount           *money.Amount `json:"minAmount"`
-	MaxAmount           *money.Amount `json:"maxAmount"`
-	MinMonthlyRevenue   *money.Amount `json:"minMonthlyRevenue"`
-	MinMonthsInBusiness *int          `json:"minMonthsInBusiness"`
-	ExcludedIndustries  []string      `json:"excludedIndustries"`
-	CommissionRate      money.Rate    `json:"commissionRate"`
+	Name                string        `json:"name" minLength:"1" maxLength:"200" description:"Unique within the organization, ignoring case."`
+	IsActive            bool          `json:"isActive" description:"false for a lender that takes no new applications."`
+	Products            []string      `json:"products" enum:"LenderProduct"`
+	MinAmount           *money.Amount `json:"minAmount" description:"The smallest amount the lender funds; null when it sets none."`
+	MaxAmount           *money.Amount `json:"maxAmount" description:"The largest amount the lender funds; null when it sets none."`
+	MinMonthlyRevenue   *money.Amount `json:"minMonthlyRevenue" description:"The least monthly revenue the lender takes; null when it sets none."`
+	MinMonthsInBusiness *int          `json:"minMonthsInBusiness" minimum:"0" maximum:"1200" description:"The fewest months in business the lender takes; null when it sets none."`
+	ExcludedIndustries  []string      `json:"excludedIndustries" description:"Industries the lender does not fund, matched against the lead's industry ignoring case."`
+	CommissionRate      money.Rate    `json:"commissionRate" description:"The default commission as a fraction of the funded amount (\"0.03\" is 3 %)."`
 	ContactEmail        *string       `json:"contactEmail"`
 	CreatedAt           apitime.Time  `json:"createdAt"`
 	UpdatedAt           apitime.Time  `json:"updatedAt"`
@@ -43,26 +43,26 @@ func lenderResource(l *ent.Lender) Resource {
 type applicationAttributes struct {
 	LeadID           uuid.UUID     `json:"leadId"`
 	LenderID         uuid.UUID     `json:"lenderId"`
-	LenderName       string        `json:"lenderName"`
-	Status           string        `json:"status"`
-	Product          *string       `json:"product"`
+	LenderName       string        `json:"lenderName" description:"The lender's name at submission."`
+	Status           string        `json:"status" enum:"ApplicationStatus"`
+	Product          *string       `json:"product" enum:"LenderProduct"`
 	RequestedAmount  money.Amount  `json:"requestedAmount"`
 	SubmittedAt      apitime.Time  `json:"submittedAt"`
-	SubmittedBy      string        `json:"submittedBy"`
-	ExternalRef      *string       `json:"externalRef"`
-	Notes            *string       `json:"notes"`
+	SubmittedBy      string        `json:"submittedBy" description:"Who submitted it: the API key's id, automation:<id>, or system (as changedBy in lead.status_changed)."`
+	ExternalRef      *string       `json:"externalRef" minLength:"1" maxLength:"100" description:"The lender's own reference, unique per lender; null when not given."`
+	Notes            *string       `json:"notes" maxLength:"5000" description:"The broker's notes on the submission; null when none."`
 	DecidedAt        *apitime.Time `json:"decidedAt"`
-	ApprovedAmount   *money.Amount `json:"approvedAmount"`
-	InterestRate     *money.Rate   `json:"interestRate"`
-	RateType         *string       `json:"rateType"`
-	TermMonths       *int          `json:"termMonths"`
-	PaymentFrequency *string       `json:"paymentFrequency"`
-	Conditions       []string      `json:"conditions"`
-	DeclineReason    *string       `json:"declineReason"`
-	DeclineCategory  *string       `json:"declineCategory"`
-	WithdrawnReason  *string       `json:"withdrawnReason"`
-	Warnings         []string      `json:"warnings"`
-	FundedDealID     *uuid.UUID    `json:"fundedDealId"`
+	ApprovedAmount   *money.Amount `json:"approvedAmount" description:"The offer's amount; null unless approved."`
+	InterestRate     *money.Rate   `json:"interestRate" description:"The offer's rate, read as rateType says; null unless approved."`
+	RateType         *string       `json:"rateType" enum:"RateType"`
+	TermMonths       *int          `json:"termMonths" minimum:"1" maximum:"600" description:"The offer's term in months; null unless approved."`
+	PaymentFrequency *string       `json:"paymentFrequency" enum:"PaymentFrequency"`
+	Conditions       []string      `json:"conditions" description:"Stipulations the lender asks for before funding."`
+	DeclineReason    *string       `json:"declineReason" minLength:"1" maxLength:"500" description:"Why the lender declined; null unless declined."`
+	DeclineCategory  *string       `json:"declineCategory" enum:"DeclineCategory"`
+	WithdrawnReason  *string       `json:"withdrawnReason" description:"Why it was withdrawn: funded_elsewhere when another application of the lead was funded; null unless withdrawn."`
+	Warnings         []string      `json:"warnings" description:"The criteria of the lender's box the submission missed, one sentence each; empty when none."`
+	FundedDealID     *uuid.UUID    `json:"fundedDealId" description:"The deal the application became; null unless funded."`
 	CreatedAt        apitime.Time  `json:"createdAt"`
 	UpdatedAt        apitime.Time  `json:"updatedAt"`
 }
@@ -91,16 +91,16 @@ type fundedDealAttributes struct {
 	ApplicationID    uuid.UUID     `json:"applicationId"`
 	LeadID           uuid.UUID     `json:"leadId"`
 	LenderID         uuid.UUID     `json:"lenderId"`
-	LenderName       string        `json:"lenderName"`
-	AdvisorID        *uuid.UUID    `json:"advisorId"`
+	LenderName       string        `json:"lenderName" description:"The lender's name at submission."`
+	AdvisorID        *uuid.UUID    `json:"advisorId" description:"The advisor credited: the lead's primary advisor at funding unless given; null when none."`
 	FundedAmount     money.Amount  `json:"fundedAmount"`
-	InterestRate     money.Rate    `json:"interestRate"`
-	RateType         string        `json:"rateType"`
-	TermMonths       int           `json:"termMonths"`
-	PaymentFrequency *string       `json:"paymentFrequency"`
-	PaybackAmount    *money.Amount `json:"paybackAmount"`
-	Commission       money.Amount  `json:"commission"`
-	CommissionID     uuid.UUID     `json:"commissionId"`
+	InterestRate     money.Rate    `json:"interestRate" description:"The offer's rate, read as rateType says."`
+	RateType         string        `json:"rateType" enum:"RateType"`
+	TermMonths       int           `json:"termMonths" minimum:"1" maximum:"600"`
+	PaymentFrequency *string       `json:"paymentFrequency" enum:"PaymentFrequency"`
+	PaybackAmount    *money.Amount `json:"paybackAmount" description:"fundedAmount × interestRate, half-even to the cent, for a factor rate; null for an APR."`
+	Commission       money.Amount  `json:"commission" description:"The commission expected: fundedAmount × the lender's commissionRate (half-even to the cent) unless given at funding. GraphQL names it FundedDeal.expectedCommission."`
+	CommissionID     uuid.UUID     `json:"commissionId" description:"The deal's commission record (GET /v1/commissions/{id})."`
 	FundedAt         apitime.Time  `json:"fundedAt"`
 	CreatedAt        apitime.Time  `json:"createdAt"`
 }
@@ -121,20 +121,20 @@ type commissionAttributes struct {
 	DealID         uuid.UUID     `json:"dealId"`
 	LeadID         uuid.UUID     `json:"leadId"`
 	LenderID       uuid.UUID     `json:"lenderId"`
-	AdvisorID      *uuid.UUID    `json:"advisorId"`
-	ExpectedAmount money.Amount  `json:"expectedAmount"`
-	PaidAmount     money.Amount  `json:"paidAmount"`
-	Status         string        `json:"status"`
-	Payments       []paymentView `json:"payments"`
+	AdvisorID      *uuid.UUID    `json:"advisorId" description:"The deal's advisor; null when none."`
+	ExpectedAmount money.Amount  `json:"expectedAmount" description:"The deal's commission."`
+	PaidAmount     money.Amount  `json:"paidAmount" description:"The sum of the payments minus the sum of the clawbacks."`
+	Status         string        `json:"status" enum:"CommissionStatus"`
+	Payments       []paymentView `json:"payments" description:"The payments and clawbacks, oldest paidAt first."`
 	CreatedAt      apitime.Time  `json:"createdAt"`
 	UpdatedAt      apitime.Time  `json:"updatedAt"`
 }
 
 type paymentView struct {
-	Amount    money.Amount `json:"amount"`
-	Kind      string       `json:"kind"`
+	Amount    money.Amount `json:"amount" description:"The amount paid or clawed back: more than 0."`
+	Kind      string       `json:"kind" enum:"PaymentKind"`
 	PaidAt    apitime.Time `json:"paidAt"`
-	Reference *string      `json:"reference"`
+	Reference *string      `json:"reference" description:"The lender's reference (a remittance or transfer id); null when none."`
 }
 
 // commissionResource renders a commission loaded with its payments.

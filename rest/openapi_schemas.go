@@ -2,12 +2,14 @@ package rest
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/autodef"
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/event"
@@ -98,27 +100,52 @@ func record(props m) m { return object(props, sortedKeys(props)...) }
 type resource struct {
 	name, typ     string
 	id            m
-	attrs         m
+	view          any // the attributes as the handler encodes them
 	single, paged bool
 	totalOnly     bool // a collection whose meta has only total
-	optional      []string
 }
 
+// nestedViews are the shapes inside the resources that have a component
+// of their own.
+var nestedViews = map[string]any{
+	"Stage":               stageView{},
+	"CommissionPayment":   paymentView{},
+	"DeliveryAttempt":     webhooks.AttemptRecord{},
+	"AutomationTrigger":   triggerView{},
+	"AutomationCondition": autodef.Condition{},
+	"AutomationAction":    autodef.Action{},
+	"Error":               ErrorBody{},
+}
+
+// views are every view's component name and Go shape.
+func views() map[string]any {
+	out := maps.Clone(nestedViews)
+	maps.Copy(out, analyticsViews)
+	for _, r := range append(resources(), reportResources()...) {
+		out[r.name] = r.view
+	}
+	return out
+}
+
+// generator generates the views' components, each referring to the others.
+func generator() viewGenerator {
+	g := viewGenerator{components: map[reflect.Type]string{}}
+	for name, v := range views() {
+		g.components[reflect.TypeOf(v)] = name
+	}
+	return g
+}
+
+// schemas are the document's components: the envelopes and the request
+// bodies here, the views' and the enumerations' below.
 func schemas() m {
+	g := generator()
 	out := m{
-		"Meta":          record(m{"requestId": uuidS()}),
-		"PageMeta":      record(m{"total": count(), "page": m{"type": "integer", "minimum": 1}, "limit": m{"type": "integer", "minimum": 1}, "hasMore": boolS(), "requestId": uuidS()}),
-		"TotalMeta":     record(m{"total": count(), "requestId": uuidS()}),
-		"Error":         record(m{"code": enumRef(enumErrorCode), "message": str(), "detail": m{"type": "object", "additionalProperties": true, "description": "Machine-readable context; field names the offending field of a validation error."}}),
-		"ErrorEnvelope": record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
-		"Stage":         record(m{"id": uuidS(), "stageKey": str(), "stageLabel": str(), "color": hexColor(), "semanticSlot": enumRef(enumSemanticSlot)}),
-		"DeliveryAttempt": record(m{"attemptedAt": dateTime(), "statusCode": null(m{"type": "integer"}), "latencyMs": count(),
-			"error": null(str()), "responseExcerpt": null(str())}),
-		"AutomationTrigger": record(m{"type": enumRef(enumTriggerType), "endpointId": null(uuidS()), "event": null(str())}),
-		"AutomationCondition": object(m{"path": m{"type": "string", "description": "RFC 9535 JSONPath into the run's input, e.g. $.loan.amount."},
-			"op": enumRef(enumConditionOperator), "value": m{"nullable": true, "description": "The operand; a list for in."}}, "path", "op"),
-		"AutomationAction":   automationAction(),
-		"ReceivedEnvelope":   record(m{"data": record(m{"received": m{"type": "boolean", "enum": []bool{true}}}), "meta": sRef("Meta")}),
+		"Meta":               record(m{"requestId": uuidS()}),
+		"PageMeta":           record(m{"total": count(), "page": m{"type": "integer", "minimum": 1}, "limit": m{"type": "integer", "minimum": 1}, "hasMore": boolS(), "requestId": uuidS()}),
+		"TotalMeta":          record(m{"total": count(), "requestId": uuidS()}),
+		"ErrorEnvelope":      record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
+		"ReceivedEnvelope":   record(m{"data": g.schema(received{}), "meta": sRef("Meta")}),
 		"LeadCreate":         leadInput(true),
 		"LeadPatch":          leadInput(false),
 		"CallEventInput":     dialerInput("CallEvent", dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
@@ -142,16 +169,18 @@ func schemas() m {
 		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName}, "mapping": null(inboundMapping()), "isActive": boolS()}),
 		"AutomationCreate":     automationInput("name", "trigger", "actions"),
 		"AutomationPatch":      automationInput(),
-		"CommissionPayment":    commissionPayment(),
+	}
+	for name, v := range nestedViews {
+		out[name] = g.schema(v)
+	}
+	for name, v := range analyticsViews {
+		out[name] = g.schema(v)
 	}
 	for name, s := range enumSchemas() {
 		out[name] = s
 	}
-	for name, s := range analyticsSchemas() {
-		out[name] = s
-	}
 	for _, r := range append(resources(), reportResources()...) {
-		r.addTo(out)
+		r.addTo(out, g)
 	}
 	for _, e := range event.Catalog {
 		out[eventSchemaName(e.Name)] = eventEnvelope(e)
@@ -159,18 +188,8 @@ func schemas() m {
 	return out
 }
 
-func (r resource) addTo(out m) {
-	attrs := record(r.attrs)
-	if len(r.optional) > 0 {
-		var req []string
-		for _, k := range sortedKeys(r.attrs) {
-			if !slices.Contains(r.optional, k) {
-				req = append(req, k)
-			}
-		}
-		attrs["required"] = req
-	}
-	out[r.name] = attrs
+func (r resource) addTo(out m, g viewGenerator) {
+	out[r.name] = g.schema(r.view)
 	out[r.name+"Resource"] = record(m{"id": r.id, "type": enumS(r.typ), "attributes": sRef(r.name)})
 	if r.single {
 		out[r.name+"Envelope"] = record(m{"data": sRef(r.name + "Resource"), "meta": sRef("Meta")})
@@ -187,163 +206,30 @@ func prefixed(prefix string) m {
 	return m{"type": "string", "pattern": "^" + prefix + "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}
 }
 
+// resources are the resource types with a view, and the form of their ids.
 func resources() []resource {
-	nstr, nuuid, ntime := null(str()), null(uuidS()), null(dateTime())
-	decimal := null(m{"type": "string", "pattern": enum.DecimalPattern, "description": "A non-negative decimal kept as a string so no precision is lost."})
 	return []resource{
-		{name: "Lead", typ: "lead", id: uuidS(), single: true, paged: true, attrs: m{
-			"businessName": nstr, "contactFirstName": nstr, "contactLastName": nstr, "email": nstr, "phone": nstr, "industry": nstr,
-			"monthlyRevenue": decimal, "requestedAmount": decimal, "source": enumRef(enumLeadSource), "priority": enumRef(enumLeadPriority),
-			"isDoNotCall": boolS(), "tags": arr(str()), "customFields": freeObject(), "externalIds": freeObject(),
-			"leadScore": null(m{"type": "integer", "minimum": 0, "maximum": 100}), "stage": sRef("Stage"),
-			"primaryAdvisorId": nuuid, "primaryAdvisorName": nstr, "contactId": nuuid, "lastContactedAt": ntime,
-			"stageChangedAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(), "dncReason": nstr, "dncAt": ntime,
-			"convertedAt": ntime, "convertedAccountId": nuuid, "convertedContactId": nuuid, "importJobId": nuuid,
-			"createdBy": null(m{"type": "string", "description": "The API key id, or automation:<id>, that created the lead."}),
-		}},
-		{name: "PipelineStage", typ: "stage", id: uuidS(), paged: true, attrs: m{
-			"stageKey": str(), "stageLabel": str(), "color": hexColor(), "semanticSlot": enumRef(enumSemanticSlot),
-			"position":  m{"type": "integer", "minimum": 0, "description": "The stage's place in the pipeline: lowest first."},
-			"createdAt": dateTime(), "updatedAt": dateTime(),
-		}},
-		{name: "User", typ: "user", id: uuidS(), paged: true, attrs: m{
-			"firstName": str(), "lastName": str(), "email": str(), "role": enumRef(enumUserRole),
-			"teamId": nuuid, "teamName": nstr, "createdAt": dateTime(), "updatedAt": dateTime(),
-		}},
-		{name: "Team", typ: "team", id: uuidS(), paged: true, attrs: m{"name": str(), "createdAt": dateTime(), "updatedAt": dateTime()}},
-		{name: "CallEvent", typ: "call_event", id: prefixed(callEventPrefix), single: true, attrs: m{
-			"externalCallId": str(), "userId": uuidS(), "leadId": nuuid, "eventType": enumRef(enumCallEventType), "direction": nullEnumRef(enumCallDirection),
-			"durationSeconds": null(count()), "disposition": nstr, "notes": nstr, "metadata": freeObject(),
-			"occurredAt": dateTime(), "createdAt": dateTime(), "updatedAt": dateTime(),
-		}},
-		{name: "AgentPresence", typ: "agent_presence", id: prefixed(presencePrefix), single: true, paged: true, attrs: m{
-			"userId": uuidS(), "firstName": str(), "lastName": str(), "email": str(), "status": enumRef(enumPresenceStatus),
-			"currentCallId": nstr, "currentLeadId": nuuid, "currentLeadName": nstr, "callStartedAt": ntime, "statusChangedAt": ntime,
-			"callsToday": count(), "dispositionCount": count(), "campaignName": nstr, "statusTimeSec": count(),
-		}},
-		{name: "DoNotCall", typ: "do_not_call", id: str(), single: true, attrs: m{"phone": nstr, "reason": nstr, "leadIds": arr(uuidS())}},
-		{name: "WebhookSubscription", typ: "webhook_subscription", id: prefixed(subscriptionPrefix), single: true, totalOnly: true,
-			optional: []string{"secret"}, attrs: m{
-				"url": str(), "events": arr(str()), "secret": m{"type": "string", "description": "Only in the create response."},
-				"isActive": boolS(), "pausedReason": nstr, "pausedAt": ntime, "consecutiveFailures": count(), "createdAt": dateTime(),
-			}},
-		{name: "WebhookDelivery", typ: "webhook_delivery", id: prefixed(webhooks.DeliveryIDPrefix), single: true, paged: true, attrs: m{
-			"webhookId": prefixed(webhooks.DeliveryIDPrefix), "eventId": prefixed(webhooks.EventIDPrefix), "eventType": str(),
-			"status": enumRef(enumDeliveryStatus), "attempts": count(), "nextAttemptAt": ntime, "lastStatusCode": null(m{"type": "integer"}),
-			"lastError": nstr, "deliveredAt": ntime, "deadAt": ntime, "createdAt": dateTime(), "attemptLog": arr(sRef("DeliveryAttempt")),
-		}},
-		{name: "WebhookReplay", typ: "webhook_replay", id: enumS("replay"), single: true, attrs: m{"queued": count()}},
-		{name: "WebhookEventType", typ: "webhook_event_type", id: str(), totalOnly: true, attrs: m{
-			"name": str(), "description": str(), "emitted": boolS(), "schema": m{"type": "object", "description": "JSON Schema of the delivery's data."},
-		}},
-		{name: "InboundEndpoint", typ: "inbound_endpoint", id: uuidS(), single: true, totalOnly: true, optional: []string{"secret"}, attrs: m{
-			"name": str(), "endpointKey": str(), "path": str(), "secret": m{"type": "string", "description": "Only in the create response."},
-			"mapping": m{"type": "object", "additionalProperties": str()}, "isActive": boolS(), "createdAt": dateTime(),
-		}},
-		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), paged: true, attrs: m{
-			"receivedAt": dateTime(), "webhookId": nstr, "signatureValid": boolS(), "timestampSigned": boolS(),
-			"payload": freeObject(), "mapped": freeObject(), "status": enumRef(enumInboundRequestStatus), "error": nstr,
-			"errorCode": nullEnumRef(enumErrorCode),
-		}},
-		{name: "Automation", typ: "automation", id: uuidS(), single: true, paged: true, attrs: m{
-			"name": str(), "isActive": boolS(), "trigger": sRef("AutomationTrigger"), "conditions": arr(sRef("AutomationCondition")),
-			"actions": arr(sRef("AutomationAction")), "requiredFields": arr(str()), "createdAt": dateTime(), "updatedAt": dateTime(),
-		}},
-		{name: "AutomationRun", typ: "automation_run", id: uuidS(), single: true, paged: true, attrs: m{
-			"automationId": uuidS(), "status": enumRef(enumAutomationRunStatus), "attempts": count(), "nextAttemptAt": ntime,
-			"inboundRequestId": nuuid, "eventId": null(prefixed(webhooks.EventIDPrefix)), "input": freeObject(),
-			"applied": arr(freeObject()), "leadId": nuuid, "error": nstr, "createdAt": dateTime(), "finishedAt": ntime,
-			"errorCode": nullEnumRef(enumErrorCode),
-		}},
-		lenderSchema(nstr), applicationSchema(nstr, nuuid, ntime), fundedDealSchema(nuuid), commissionSchema(nuuid),
-		{name: "Status", typ: "status", id: enumS("status"), single: true, attrs: m{
-			"status": enumRef(enumServiceStatus), "version": str(), "apiVersion": str(), "database": enumRef(enumDatabase),
-			"databaseReachable": boolS(), "uptimeSeconds": count(),
-			"outboxDepth": null(count()), "deadLetterDepth": null(count()), "automationQueueDepth": null(count()),
-		}},
+		{name: "Lead", typ: "lead", id: uuidS(), view: leadAttributes{}, single: true, paged: true},
+		{name: "PipelineStage", typ: "stage", id: uuidS(), view: stageAttributes{}, paged: true},
+		{name: "User", typ: "user", id: uuidS(), view: userAttributes{}, paged: true},
+		{name: "Team", typ: "team", id: uuidS(), view: teamAttributes{}, paged: true},
+		{name: "CallEvent", typ: "call_event", id: prefixed(callEventPrefix), view: callEventAttributes{}, single: true},
+		{name: "AgentPresence", typ: "agent_presence", id: prefixed(presencePrefix), view: presenceAttributes{}, single: true, paged: true},
+		{name: "DoNotCall", typ: "do_not_call", id: str(), view: dncAttributes{}, single: true},
+		{name: "WebhookSubscription", typ: "webhook_subscription", id: prefixed(subscriptionPrefix), view: subscriptionAttributes{}, single: true, totalOnly: true},
+		{name: "WebhookDelivery", typ: "webhook_delivery", id: prefixed(webhooks.DeliveryIDPrefix), view: webhooks.DeliveryRecord{}, single: true, paged: true},
+		{name: "WebhookReplay", typ: "webhook_replay", id: enumS("replay"), view: replayAttributes{}, single: true},
+		{name: "WebhookEventType", typ: "webhook_event_type", id: str(), view: event.Type{}, totalOnly: true},
+		{name: "InboundEndpoint", typ: "inbound_endpoint", id: uuidS(), view: inboundAttributes{}, single: true, totalOnly: true},
+		{name: "InboundRequest", typ: "inbound_request", id: uuidS(), view: inboundRequestAttributes{}, paged: true},
+		{name: "Automation", typ: "automation", id: uuidS(), view: automationAttributes{}, single: true, paged: true},
+		{name: "AutomationRun", typ: "automation_run", id: uuidS(), view: runAttributes{}, single: true, paged: true},
+		{name: "Lender", typ: "lender", id: uuidS(), view: lenderAttributes{}, single: true, paged: true},
+		{name: "Application", typ: "application", id: uuidS(), view: applicationAttributes{}, single: true, paged: true},
+		{name: "FundedDeal", typ: "funded_deal", id: uuidS(), view: fundedDealAttributes{}, single: true, paged: true},
+		{name: "Commission", typ: "commission", id: uuidS(), view: commissionAttributes{}, single: true, paged: true},
+		{name: "Status", typ: "status", id: enumS("status"), view: statusAttributes{}, single: true},
 	}
-}
-
-// The lending records (PRODUCT 1.2-1.5).
-
-func lenderSchema(nstr m) resource {
-	return resource{name: "Lender", typ: "lender", id: uuidS(), single: true, paged: true, attrs: m{
-		"name":                described(m{"type": "string", "minLength": 1, "maxLength": 200}, "Unique within the organization, ignoring case."),
-		"isActive":            described(boolS(), "false for a lender that takes no new applications."),
-		"products":            arr(enumRef(enumLenderProduct)),
-		"minAmount":           described(null(amountS()), "The smallest amount the lender funds; null when it sets none."),
-		"maxAmount":           described(null(amountS()), "The largest amount the lender funds; null when it sets none."),
-		"minMonthlyRevenue":   described(null(amountS()), "The least monthly revenue the lender takes; null when it sets none."),
-		"minMonthsInBusiness": described(null(m{"type": "integer", "minimum": 0, "maximum": 1200}), "The fewest months in business the lender takes; null when it sets none."),
-		"excludedIndustries":  described(arr(str()), "Industries the lender does not fund, matched against the lead's industry ignoring case."),
-		"commissionRate":      described(rateS(), "The default commission as a fraction of the funded amount (\"0.03\" is 3 %)."),
-		"contactEmail":        nstr,
-		"createdAt":           dateTime(), "updatedAt": dateTime(),
-	}}
-}
-
-func applicationSchema(nstr, nuuid, ntime m) resource {
-	return resource{name: "Application", typ: "application", id: uuidS(), single: true, paged: true, attrs: m{
-		"leadId": uuidS(), "lenderId": uuidS(),
-		"lenderName":       described(str(), "The lender's name at submission."),
-		"status":           enumRef(enumApplicationStatus),
-		"product":          nullEnumRef(enumLenderProduct),
-		"requestedAmount":  amountS(),
-		"submittedAt":      dateTime(),
-		"submittedBy":      described(str(), "Who submitted it: the API key's id, automation:<id>, or system (as changedBy in lead.status_changed)."),
-		"externalRef":      described(null(m{"type": "string", "minLength": 1, "maxLength": 100}), "The lender's own reference, unique per lender; null when not given."),
-		"notes":            described(null(m{"type": "string", "maxLength": 5000}), "The broker's notes on the submission; null when none."),
-		"decidedAt":        ntime,
-		"approvedAmount":   described(null(amountS()), "The offer's amount; null unless approved."),
-		"interestRate":     described(null(rateS()), "The offer's rate, read as rateType says; null unless approved."),
-		"rateType":         nullEnumRef(enumRateType),
-		"termMonths":       described(null(m{"type": "integer", "minimum": 1, "maximum": 600}), "The offer's term in months; null unless approved."),
-		"paymentFrequency": nullEnumRef(enumPaymentFrequency),
-		"conditions":       described(arr(str()), "Stipulations the lender asks for before funding."),
-		"declineReason":    described(null(m{"type": "string", "minLength": 1, "maxLength": 500}), "Why the lender declined; null unless declined."),
-		"declineCategory":  nullEnumRef(enumDeclineCategory),
-		"withdrawnReason":  described(nstr, "Why it was withdrawn: funded_elsewhere when another application of the lead was funded; null unless withdrawn."),
-		"warnings":         described(arr(str()), "The criteria of the lender's box the submission missed, one sentence each; empty when none."),
-		"fundedDealId":     described(nuuid, "The deal the application became; null unless funded."),
-		"createdAt":        dateTime(), "updatedAt": dateTime(),
-	}}
-}
-
-func fundedDealSchema(nuuid m) resource {
-	return resource{name: "FundedDeal", typ: "funded_deal", id: uuidS(), single: true, paged: true, attrs: m{
-		"applicationId": uuidS(), "leadId": uuidS(), "lenderId": uuidS(),
-		"lenderName":       described(str(), "The lender's name at submission."),
-		"advisorId":        described(nuuid, "The advisor credited: the lead's primary advisor at funding unless given; null when none."),
-		"fundedAmount":     amountS(),
-		"interestRate":     described(rateS(), "The offer's rate, read as rateType says."),
-		"rateType":         enumRef(enumRateType),
-		"termMonths":       m{"type": "integer", "minimum": 1, "maximum": 600},
-		"paymentFrequency": nullEnumRef(enumPaymentFrequency),
-		"paybackAmount":    described(null(amountS()), "fundedAmount × interestRate, half-even to the cent, for a factor rate; null for an APR."),
-		"commission":       described(amountS(), "The commission expected: fundedAmount × the lender's commissionRate (half-even to the cent) unless given at funding. GraphQL names it FundedDeal.expectedCommission."),
-		"commissionId":     described(uuidS(), "The deal's commission record (GET /v1/commissions/{id})."),
-		"fundedAt":         dateTime(), "createdAt": dateTime(),
-	}}
-}
-
-func commissionSchema(nuuid m) resource {
-	return resource{name: "Commission", typ: "commission", id: uuidS(), single: true, paged: true, attrs: m{
-		"dealId": uuidS(), "leadId": uuidS(), "lenderId": uuidS(),
-		"advisorId":      described(nuuid, "The deal's advisor; null when none."),
-		"expectedAmount": described(amountS(), "The deal's commission."),
-		"paidAmount":     described(amountS(), "The sum of the payments minus the sum of the clawbacks."),
-		"status":         enumRef(enumCommissionStatus),
-		"payments":       described(arr(sRef("CommissionPayment")), "The payments and clawbacks, oldest paidAt first."),
-		"createdAt":      dateTime(), "updatedAt": dateTime(),
-	}}
-}
-
-// commissionPayment is one payment or clawback of a commission.
-func commissionPayment() m {
-	return record(m{
-		"amount": described(amountS(), "The amount paid or clawed back: more than 0."), "kind": enumRef(enumPaymentKind),
-		"paidAt": dateTime(), "reference": described(null(str()), "The lender's reference (a remittance or transfer id); null when none."),
-	})
 }
 
 func errorCodes() []string { return slices.Sorted(maps.Keys(statusOf)) }
@@ -510,17 +396,6 @@ func subscriptionEventNames() []string {
 func inboundMapping() m {
 	return m{"type": "object", "additionalProperties": m{"type": "string"},
 		"description": "Target field → JSONPath into the received body, e.g. {\"businessName\": \"$.company.name\"}."}
-}
-
-func automationAction() m {
-	return object(m{
-		"type":       enumRef(enumAutomationActionType),
-		"matchBy":    m{"type": "string", "description": "update_lead: id, email, phone or externalIds.<key>."},
-		"matchField": m{"type": "string", "description": "update_lead: the input field holding the match value."},
-		"tags":       arr(str()),
-		"stageId":    uuidS(), "advisorId": uuidS(), "teamId": m{"type": "string", "format": "uuid", "description": "assign_advisor: round-robin over this team's advisors."},
-		"reason": str(),
-	}, "type")
 }
 
 func automationInput(required ...string) m {

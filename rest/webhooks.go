@@ -26,11 +26,11 @@ const subscriptionPrefix = "whsub_"
 type subscriptionAttributes struct {
 	URL                 string        `json:"url"`
 	Events              []string      `json:"events"`
-	Secret              string        `json:"secret,omitempty"`
+	Secret              string        `json:"secret,omitempty" description:"Only in the create response."`
 	IsActive            bool          `json:"isActive"`
 	PausedReason        *string       `json:"pausedReason"`
 	PausedAt            *apitime.Time `json:"pausedAt"`
-	ConsecutiveFailures int           `json:"consecutiveFailures"`
+	ConsecutiveFailures int           `json:"consecutiveFailures" openapi:"count"`
 	CreatedAt           apitime.Time  `json:"createdAt"`
 }
 
@@ -40,6 +40,11 @@ func subscriptionResource(s *ent.WebhookSubscription, secret string) Resource {
 		PausedReason: s.PausedReason, PausedAt: utcPtr(s.PausedAt), ConsecutiveFailures: s.ConsecutiveFailures,
 		CreatedAt: apitime.Of(s.CreatedAt),
 	}}
+}
+
+// replayAttributes is the answer to a replay: how many deliveries were queued.
+type replayAttributes struct {
+	Queued int `json:"queued" openapi:"count"`
 }
 
 // webhookHandlers translates /v1/app-webhooks onto the GraphQL resolvers.
@@ -185,6 +190,6 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeResource(w, r, http.StatusAccepted, Resource{ID: "replay", Type: "webhook_replay", Attributes: map[string]int{"queued": n}})
+	writeResource(w, r, http.StatusAccepted, Resource{ID: "replay", Type: "webhook_replay", Attributes: replayAttributes{Queued: n}})
 	return nil
 }

@@ -11,11 +11,11 @@ import (
 // every attempt, for debugging a receiver.
 type DeliveryRecord struct {
 	ID             uuid.UUID        `json:"-"`
-	WebhookID      string           `json:"webhookId"`
-	EventID        string           `json:"eventId"`
+	WebhookID      string           `json:"webhookId" openapi:"deliveryId"`
+	EventID        string           `json:"eventId" openapi:"eventId"`
 	EventType      string           `json:"eventType"`
-	Status         string           `json:"status"`
-	Attempts       int              `json:"attempts"`
+	Status         string           `json:"status" enum:"DeliveryStatus"`
+	Attempts       int              `json:"attempts" openapi:"count"`
 	NextAttemptAt  *apitime.Time    `json:"nextAttemptAt"`
 	LastStatusCode *int             `json:"lastStatusCode"`
 	LastError      *string          `json:"lastError"`
@@ -29,7 +29,7 @@ type DeliveryRecord struct {
 type AttemptRecord struct {
 	AttemptedAt     apitime.Time `json:"attemptedAt"`
 	StatusCode      *int         `json:"statusCode"`
-	LatencyMs       int          `json:"latencyMs"`
+	LatencyMs       int          `json:"latencyMs" openapi:"count"`
 	Error           *string      `json:"error"`
 	ResponseExcerpt *string      `json:"responseExcerpt"`
 }

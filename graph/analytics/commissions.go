@@ -23,31 +23,46 @@ import (
 // range, and the payments made in it.
 type CommissionsReport struct {
 	Totals    CommissionTotals   `json:"totals"`
-	Series    []CommissionBucket `json:"series"`
-	ByAdvisor []CommissionGroup  `json:"byAdvisor"`
-	ByLender  []CommissionGroup  `json:"byLender"`
+	Series    []CommissionBucket `json:"series" description:"Every payment and clawback dated in the range, by the bucket of its paidAt: every bucket, empty ones with zeros."`
+	ByAdvisor []CommissionGroup  `json:"byAdvisor" description:"The totals by advisor: most expected first, then by name and id; commissions without an advisor are left out."`
+	ByLender  []CommissionGroup  `json:"byLender" description:"The totals by lender, as byAdvisor."`
 }
 
 // CommissionTotals sums commissions.
 type CommissionTotals struct {
-	Expected    money.Amount `json:"expected"`
-	Paid        money.Amount `json:"paid"`
-	Outstanding money.Amount `json:"outstanding"`
-	ClawedBack  money.Amount `json:"clawedBack"`
+	Expected    money.Amount `json:"expected" description:"The expected amounts' sum."`
+	Paid        money.Amount `json:"paid" description:"The payments' sum, gross of clawbacks, whenever paid."`
+	Outstanding money.Amount `json:"outstanding" description:"The sum of what is still owed on each: max(expectedAmount - paidAmount, 0)."`
+	ClawedBack  money.Amount `json:"clawedBack" description:"The clawbacks' sum, whenever recorded."`
 }
 
 // CommissionBucket is one period of payments and clawbacks.
 type CommissionBucket struct {
-	PeriodStart string       `json:"periodStart"`
-	Paid        money.Amount `json:"paid"`
-	ClawedBack  money.Amount `json:"clawedBack"`
+	PeriodStart string       `json:"periodStart" openapi:"date" description:"The bucket's first day in the report's time zone."`
+	Paid        money.Amount `json:"paid" description:"Payments dated (paidAt) in the bucket, of any deal."`
+	ClawedBack  money.Amount `json:"clawedBack" description:"Clawbacks dated in the bucket, of any deal."`
 }
 
-// CommissionGroup is the totals of one advisor or lender.
+// CommissionGroup is the totals of one advisor or lender. It lists the
+// totals' members rather than embedding CommissionTotals because REST
+// describes them for a group, all of its commissions' figures, where the
+// report's totals say when payments and clawbacks count.
 type CommissionGroup struct {
-	ID   uuid.UUID `json:"id"`
-	Name string    `json:"name"`
-	CommissionTotals
+	ID          uuid.UUID    `json:"id" description:"The advisor's or the lender's id."`
+	Name        string       `json:"name" description:"The advisor's first and last name, or the lender's name."`
+	Expected    money.Amount `json:"expected" description:"The expected amounts' sum."`
+	Paid        money.Amount `json:"paid" description:"The payments' sum, gross of clawbacks."`
+	Outstanding money.Amount `json:"outstanding" description:"The sum of max(expectedAmount - paidAmount, 0)."`
+	ClawedBack  money.Amount `json:"clawedBack" description:"The clawbacks' sum."`
+}
+
+func groupOf(id uuid.UUID, name string, t CommissionTotals) CommissionGroup {
+	return CommissionGroup{ID: id, Name: name, Expected: t.Expected, Paid: t.Paid, Outstanding: t.Outstanding, ClawedBack: t.ClawedBack}
+}
+
+// Totals are the group's figures.
+func (g CommissionGroup) Totals() CommissionTotals {
+	return CommissionTotals{Expected: g.Expected, Paid: g.Paid, Outstanding: g.Outstanding, ClawedBack: g.ClawedBack}
 }
 
 // commissionsIn are the organization's commissions of deals funded in the
@@ -166,7 +181,7 @@ func commissionGroups(ctx context.Context, c *ent.Client, m map[uuid.UUID]*Commi
 	}
 	out := make([]CommissionGroup, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, CommissionGroup{ID: id, Name: name[id], CommissionTotals: *m[id]})
+		out = append(out, groupOf(id, name[id], *m[id]))
 	}
 	slices.SortFunc(out, func(a, b CommissionGroup) int {
 		return cmp.Or(cmp.Compare(b.Expected, a.Expected), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID.String(), b.ID.String()))

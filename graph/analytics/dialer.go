@@ -24,13 +24,14 @@ type DialerReport struct {
 
 // AgentCallStats is one agent's calls.
 type AgentCallStats struct {
-	UserID             uuid.UUID          `json:"userId"`
-	Name               string             `json:"name"`
-	Calls              int                `json:"calls"`
-	Answered           int                `json:"answered"`
-	TalkSeconds        int                `json:"talkSeconds"`
-	AverageTalkSeconds int                `json:"averageTalkSeconds"`
-	Dispositions       []DispositionCount `json:"dispositions"`
+	UserID             uuid.UUID `json:"userId" description:"The agent's user id."`
+	Name               string    `json:"name" description:"The agent's first and last name."`
+	Calls              int       `json:"calls" openapi:"count" description:"Distinct calls (externalCallId) of the agent with any event in the range."`
+	Answered           int       `json:"answered" openapi:"count" description:"Of them, those with a call_answered event in the range."`
+	TalkSeconds        int       `json:"talkSeconds" openapi:"count" description:"The sum of durationSeconds of the agent's call_ended events in the range."`
+	AverageTalkSeconds int       `json:"averageTalkSeconds" openapi:"count" description:"talkSeconds / answered, rounded down; 0 without answered calls."`
+	// REST writes the dispositions as an object of code to count instead.
+	Dispositions []DispositionCount `json:"dispositions" openapi:"-"`
 }
 
 // DispositionCount is the dispositions of one code.
@@ -41,8 +42,8 @@ type DispositionCount struct {
 
 // CallBucket is one period of the calls series.
 type CallBucket struct {
-	PeriodStart string `json:"periodStart"`
-	Calls       int    `json:"calls"`
+	PeriodStart string `json:"periodStart" openapi:"date" description:"The bucket's first day in the report's time zone."`
+	Calls       int    `json:"calls" openapi:"count" description:"Distinct calls whose first event in the range falls in the bucket."`
 }
 
 // Dialer computes the dialer report from the call events in the range:

@@ -21,32 +21,32 @@ import (
 // FundingReport covers the deals funded in the range.
 type FundingReport struct {
 	Totals    FundingTotals   `json:"totals"`
-	Series    []FundingBucket `json:"series"`
-	ByLender  []FundingGroup  `json:"byLender"`
-	ByAdvisor []FundingGroup  `json:"byAdvisor"`
+	Series    []FundingBucket `json:"series" description:"The deals by the bucket of their fundedAt: every bucket of the range, empty ones with zeros."`
+	ByLender  []FundingGroup  `json:"byLender" description:"The deals by lender: most funded first, then by name and id."`
+	ByAdvisor []FundingGroup  `json:"byAdvisor" description:"The deals by advisor, as byLender; deals without an advisor are left out."`
 }
 
 // FundingTotals sums the range's deals.
 type FundingTotals struct {
-	Deals              int          `json:"deals"`
-	FundedAmount       money.Amount `json:"fundedAmount"`
-	AverageAmount      money.Amount `json:"averageAmount"`
-	ExpectedCommission money.Amount `json:"expectedCommission"`
+	Deals              int          `json:"deals" openapi:"count" description:"The deals funded in the range."`
+	FundedAmount       money.Amount `json:"fundedAmount" description:"Their funded amounts' sum."`
+	AverageAmount      money.Amount `json:"averageAmount" description:"fundedAmount / deals, half-even to the cent; 0.00 without deals."`
+	ExpectedCommission money.Amount `json:"expectedCommission" description:"Their expected commissions' sum."`
 }
 
 // FundingBucket is one period of the funding series.
 type FundingBucket struct {
-	PeriodStart  string       `json:"periodStart"`
-	Deals        int          `json:"deals"`
-	FundedAmount money.Amount `json:"fundedAmount"`
+	PeriodStart  string       `json:"periodStart" openapi:"date" description:"The bucket's first day in the report's time zone."`
+	Deals        int          `json:"deals" openapi:"count" description:"Deals funded in the bucket."`
+	FundedAmount money.Amount `json:"fundedAmount" description:"Their funded amounts' sum."`
 }
 
 // FundingGroup is the deals of one lender or advisor.
 type FundingGroup struct {
-	ID           uuid.UUID    `json:"id"`
-	Name         string       `json:"name"`
-	Deals        int          `json:"deals"`
-	FundedAmount money.Amount `json:"fundedAmount"`
+	ID           uuid.UUID    `json:"id" description:"The lender's or the advisor's id."`
+	Name         string       `json:"name" description:"The lender's name, or the advisor's first and last name."`
+	Deals        int          `json:"deals" openapi:"count" description:"Deals funded in the range."`
+	FundedAmount money.Amount `json:"fundedAmount" description:"Their funded amounts' sum."`
 }
 
 // dealsIn are the organization's deals funded in the range that the

@@ -19,28 +19,28 @@ import (
 
 // LendersReport is each lender's applications submitted in the range.
 type LendersReport struct {
-	Lenders []LenderStats `json:"lenders"`
+	Lenders []LenderStats `json:"lenders" description:"Every lender with an application submitted in the range, by name, then id."`
 }
 
 // LenderStats is one lender's figures.
 type LenderStats struct {
-	LenderID                uuid.UUID              `json:"lenderId"`
-	Name                    string                 `json:"name"`
-	Submitted               int                    `json:"submitted"`
-	Approved                int                    `json:"approved"`
-	Declined                int                    `json:"declined"`
-	Withdrawn               int                    `json:"withdrawn"`
-	Funded                  int                    `json:"funded"`
-	ApprovalRate            money.Ratio            `json:"approvalRate"`
-	FundedAmount            money.Amount           `json:"fundedAmount"`
-	MedianSecondsToDecision *int                   `json:"medianSecondsToDecision"`
-	DeclineCategories       []DeclineCategoryCount `json:"declineCategories"`
+	LenderID                uuid.UUID              `json:"lenderId" description:"The lender's id."`
+	Name                    string                 `json:"name" description:"The lender's name."`
+	Submitted               int                    `json:"submitted" openapi:"count" description:"Applications submitted to the lender in the range."`
+	Approved                int                    `json:"approved" openapi:"count" description:"Of them, those the lender approved (now approved, funded, or withdrawn after approval)."`
+	Declined                int                    `json:"declined" openapi:"count" description:"Of them, those declined."`
+	Withdrawn               int                    `json:"withdrawn" openapi:"count" description:"Of them, those withdrawn, after approval or not."`
+	Funded                  int                    `json:"funded" openapi:"count" description:"Of them, those funded."`
+	ApprovalRate            money.Ratio            `json:"approvalRate" description:"approved / (approved + declined)."`
+	FundedAmount            money.Amount           `json:"fundedAmount" description:"The sum of the funded ones' deals."`
+	MedianSecondsToDecision *int                   `json:"medianSecondsToDecision" openapi:"count" description:"The lower median of the whole seconds (rounded down) from submission to decision, over the decided ones; null when none is decided."`
+	DeclineCategories       []DeclineCategoryCount `json:"declineCategories" description:"The declined ones by declineCategory (other when none was given), most first, then by category."`
 }
 
 // DeclineCategoryCount is the declines of one category.
 type DeclineCategoryCount struct {
-	Category application.DeclineCategory `json:"category"`
-	Count    int                         `json:"count"`
+	Category application.DeclineCategory `json:"category" enum:"DeclineCategory"`
+	Count    int                         `json:"count" openapi:"count" description:"Declines of the category."`
 }
 
 // submittedIn are the organization's applications submitted in the range

@@ -20,42 +20,42 @@ import (
 
 // PipelineReport is the pipeline now and the funnel of the range's leads.
 type PipelineReport struct {
-	Stages   []PipelineStageCount `json:"stages"`
+	Stages   []PipelineStageCount `json:"stages" description:"Every stage of the pipeline, in order, with the leads in it now."`
 	Funnel   Funnel               `json:"funnel"`
-	BySource []SourceCount        `json:"bySource"`
+	BySource []SourceCount        `json:"bySource" description:"Every lead source, in the order of the LeadSource enumeration, with the funnel's leads of it."`
 }
 
 // PipelineStageCount is a stage and the leads in it now.
 type PipelineStageCount struct {
 	StageID      uuid.UUID                  `json:"stageId"`
-	Label        string                     `json:"label"`
-	SemanticSlot pipelinestage.SemanticSlot `json:"semanticSlot"`
-	Leads        int                        `json:"leads"`
+	Label        string                     `json:"label" description:"The stage's label."`
+	SemanticSlot pipelinestage.SemanticSlot `json:"semanticSlot" enum:"SemanticSlot"`
+	Leads        int                        `json:"leads" openapi:"count" description:"The leads in the stage now."`
 }
 
 // Funnel counts the leads created in the range and the steps they reached.
 type Funnel struct {
-	Leads      int              `json:"leads"`
-	Applied    int              `json:"applied"`
-	Approved   int              `json:"approved"`
-	Funded     int              `json:"funded"`
+	Leads      int              `json:"leads" openapi:"count" description:"The leads created in the range."`
+	Applied    int              `json:"applied" openapi:"count" description:"Of them, those with at least one application."`
+	Approved   int              `json:"approved" openapi:"count" description:"Of them, those with at least one application a lender approved (now approved, funded, or withdrawn after approval)."`
+	Funded     int              `json:"funded" openapi:"count" description:"Of them, those with a funded deal."`
 	Conversion FunnelConversion `json:"conversion"`
 }
 
 // FunnelConversion holds the ratios between the funnel's steps.
 type FunnelConversion struct {
-	Applied  money.Ratio `json:"applied"`
-	Approved money.Ratio `json:"approved"`
-	Funded   money.Ratio `json:"funded"`
-	Overall  money.Ratio `json:"overall"`
+	Applied  money.Ratio `json:"applied" description:"applied / leads."`
+	Approved money.Ratio `json:"approved" description:"approved / applied."`
+	Funded   money.Ratio `json:"funded" description:"funded / approved."`
+	Overall  money.Ratio `json:"overall" description:"funded / leads."`
 }
 
 // SourceCount is the funnel's leads of one source.
 type SourceCount struct {
-	Source       lead.Source  `json:"source"`
-	Leads        int          `json:"leads"`
-	Funded       int          `json:"funded"`
-	FundedAmount money.Amount `json:"fundedAmount"`
+	Source       lead.Source  `json:"source" enum:"LeadSource"`
+	Leads        int          `json:"leads" openapi:"count" description:"The funnel's leads of the source."`
+	Funded       int          `json:"funded" openapi:"count" description:"Of them, those with a funded deal."`
+	FundedAmount money.Amount `json:"fundedAmount" description:"The sum of those leads' funded deals."`
 }
 
 // Pipeline computes the pipeline report.

@@ -359,10 +359,10 @@ func commissionsRolledUp(ctx context.Context, c *ent.Client, q *Request, w whole
 			}
 		}
 		for _, g := range er.ByLender {
-			tally(lenders, g.ID, g.CommissionTotals)
+			tally(lenders, g.ID, g.Totals())
 		}
 		for _, g := range er.ByAdvisor {
-			tally(advisors, g.ID, g.CommissionTotals)
+			tally(advisors, g.ID, g.Totals())
 		}
 	}
 	r := &CommissionsReport{Totals: totals, Series: series}

@@ -64,19 +64,19 @@ var ActionTypeDocs = map[string]string{
 
 // Action is one step of an automation. Which fields apply depends on Type.
 type Action struct {
-	Type string `json:"type"`
+	Type string `json:"type" enum:"AutomationActionType"`
 	// update_lead: the lead attribute to match on — "id", "email", "phone"
 	// or "externalIds.<key>" — and the input field holding the value
 	// (defaults: id → leadId, otherwise the attribute's own name).
-	MatchBy    string `json:"matchBy,omitempty"`
-	MatchField string `json:"matchField,omitempty"`
+	MatchBy    string `json:"matchBy,omitempty" description:"update_lead: id, email, phone or externalIds.<key>."`
+	MatchField string `json:"matchField,omitempty" description:"update_lead: the input field holding the match value."`
 	// add_tags.
 	Tags []string `json:"tags,omitempty"`
 	// move_stage.
 	StageID *uuid.UUID `json:"stageId,omitempty"`
 	// assign_advisor: a named advisor, or round-robin over a team's advisors.
 	AdvisorID *uuid.UUID `json:"advisorId,omitempty"`
-	TeamID    *uuid.UUID `json:"teamId,omitempty"`
+	TeamID    *uuid.UUID `json:"teamId,omitempty" description:"assign_advisor: round-robin over this team's advisors."`
 	// mark_do_not_call.
 	Reason string `json:"reason,omitempty"`
 }
@@ -124,9 +124,9 @@ var Ops = []string{OpEq, OpNeq, OpIn, OpContains, OpExists, OpMissing, OpGt, OpG
 // Condition holds when the JSONPath Path, evaluated against the run's
 // input (the mapped data, or the event's data), compares to Value by Op.
 type Condition struct {
-	Path  string `json:"path"`
-	Op    string `json:"op"`
-	Value any    `json:"value,omitempty"`
+	Path  string `json:"path" description:"RFC 9535 JSONPath into the run's input, e.g. $.loan.amount."`
+	Op    string `json:"op" enum:"ConditionOperator"`
+	Value any    `json:"value,omitempty" nullable:"true" description:"The operand; a list for in."`
 }
 
 // Definition is everything about an automation that is checked together.

@@ -33,7 +33,7 @@ type Type struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
 	Emitted     bool           `json:"emitted"` // false: reserved for features this service does not have yet
-	Schema      map[string]any `json:"schema"`  // JSON Schema of the delivery's data
+	Schema      map[string]any `json:"schema" openapi:"object" description:"JSON Schema of the delivery's data."`
 }
 
 func object(required []string, props map[string]any) map[string]any {
