@@ -38,7 +38,7 @@ type Decision struct {
 
 // MarkUnderwriting records that the lender is reviewing the application.
 func MarkUnderwriting(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Application, error) {
-	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne) {
+	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
 		u.SetStatus(application.StatusUnderwriting)
 	})
 	return a, err
@@ -52,7 +52,10 @@ func Decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 	if d.Approved {
 		status, read = application.StatusApproved, store.DecisionRead
 	}
-	a, l, err := move(ctx, c, id, read, func(u *ent.ApplicationUpdateOne) {
+	a, l, err := move(ctx, c, id, read, func(u *ent.ApplicationUpdateOne, before *ent.Application) {
+		if d.Approved && d.ApprovedAmount == nil {
+			u.SetApprovedAmount(before.RequestedAmount)
+		}
 		u.SetStatus(status).
 			SetNillableApprovedAmount(d.ApprovedAmount).SetNillableInterestRate(d.InterestRate).
 			SetNillableRateType(d.RateType).SetNillableTermMonths(d.TermMonths).
@@ -93,22 +96,25 @@ func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) 
 	if reason != nil && strings.EqualFold(strings.TrimSpace(*reason), lendingrules.FundedElsewhere) {
 		return nil, apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
 	}
-	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne) {
+	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
 		u.SetStatus(application.StatusWithdrawn).SetNillableWithdrawnReason(reason)
 	})
 	return a, err
 }
 
 // move takes the application's lead (read as read says), then updates the
-// application as set says: the lead's row before the application's, as
-// every lending flow takes them (store.LockLead). The application hooks
-// check the move against the transition table. It answers the lead as it
-// was taken, which the caller moves from.
-func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead, set func(*ent.ApplicationUpdateOne)) (*ent.Application, *ent.Lead, error) {
+// application as set says, given the application's lead and requested
+// amount as they were: the lead's row before the application's, as every
+// lending flow takes them (store.LockLead). The application hooks check
+// the move against the transition table. It answers the lead as it was
+// taken, which the caller moves from.
+func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead,
+	set func(u *ent.ApplicationUpdateOne, before *ent.Application)) (*ent.Application, *ent.Lead, error) {
 	if _, err := writer(ctx); err != nil {
 		return nil, nil, err
 	}
-	app, err := c.Application.Query().Where(application.ID(id)).Select(application.FieldLeadID).Only(ctx)
+	app, err := c.Application.Query().Where(application.ID(id)).
+		Select(application.FieldLeadID, application.FieldRequestedAmount).Only(ctx)
 	if err != nil {
 		return nil, nil, err // NOT_FOUND for a missing application
 	}
@@ -117,7 +123,7 @@ func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead,
 		return nil, nil, fmt.Errorf("locking the application's lead: %w", err)
 	}
 	u := c.Application.UpdateOneID(id)
-	set(u)
+	set(u, app)
 	a, err := u.Save(ctx)
 	if err != nil {
 		return nil, nil, err

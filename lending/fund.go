@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
@@ -208,19 +209,11 @@ func withdrawOthers(ctx context.Context, c *ent.Client, a *ent.Application, l *e
 		return err
 	}
 	err = c.Application.Update().
-		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), application.StatusIn(openStatuses()...)).
+		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), sql.FieldIn(application.FieldStatus, lendingrules.Open...)).
 		SetStatus(application.StatusWithdrawn).SetWithdrawnReason(lendingrules.FundedElsewhere).
 		Exec(rule.SystemContext(ctx))
 	if err != nil {
 		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
 	}
 	return nil
-}
-
-func openStatuses() []application.Status {
-	out := make([]application.Status, len(lendingrules.Open))
-	for i, s := range lendingrules.Open {
-		out[i] = application.Status(s)
-	}
-	return out
 }

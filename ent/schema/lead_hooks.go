@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store/stagesread"
+	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -107,11 +108,8 @@ func leadChecks(next ent.Mutator) ent.Mutator {
 		if err := checkExternalIDs(m); err != nil {
 			return nil, err
 		}
-		// A bulk loader picks the organization's own stages itself.
-		if !viewer.IsBulkLoad(ctx) {
-			if err := checkLeadRefs(ctx, m); err != nil {
-				return nil, err
-			}
+		if err := checkLeadRefs(ctx, m); err != nil {
+			return nil, err
 		}
 		if _, ok := m.StageID(); ok {
 			// Stage moves are the only writes of stage_id, so this marks the move.
@@ -194,7 +192,9 @@ func checkExternalIDs(m *gen.LeadMutation) error {
 // checkLeadRefs makes sure stage, advisor and contact belong to the lead's
 // organization. The queries name the organization themselves and run with
 // the system context, so a key that may write leads but not read contacts
-// can still link one it knows the id of.
+// can still link one it knows the id of. A reference found is remembered
+// to the end of the transaction (knownRef): a bulk create naming one stage
+// or advisor a thousand times reads it once.
 func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 	orgID, err := mutationOrg(ctx, m)
 	if err != nil {
@@ -204,22 +204,65 @@ func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 	c := m.Client()
 	if id, ok := m.StageID(); ok {
 		if st, read := stagesread.Of(ctx, id); !read || st.OrgID != orgID {
-			if n, err := c.PipelineStage.Query().Where(pipelinestage.ID(id), pipelinestage.OrgID(orgID)).Count(sys); err != nil || n == 0 {
-				return refError(err, "stageId", "stage")
+			err := knownRef(ctx, pipelinestage.Table, id, orgID, func() (bool, error) {
+				return c.PipelineStage.Query().Where(pipelinestage.ID(id), pipelinestage.OrgID(orgID)).Exist(sys)
+			})
+			if err != nil {
+				return refError(notFoundAsNil(err), "stageId", "stage")
 			}
 		}
 	}
 	if id, ok := m.PrimaryAdvisorID(); ok {
-		if n, err := c.User.Query().Where(user.ID(id), user.OrgID(orgID)).Count(sys); err != nil || n == 0 {
-			return refError(err, "assignToAdvisorId", "advisor")
+		err := knownRef(ctx, user.Table, id, orgID, func() (bool, error) {
+			return c.User.Query().Where(user.ID(id), user.OrgID(orgID)).Exist(sys)
+		})
+		if err != nil {
+			return refError(notFoundAsNil(err), "assignToAdvisorId", "advisor")
 		}
 	}
 	if id, ok := m.ContactID(); ok {
-		if n, err := c.Contact.Query().Where(contact.ID(id), contact.OrgID(orgID)).Count(sys); err != nil || n == 0 {
-			return refError(err, "contactId", "contact")
+		err := knownRef(ctx, contact.Table, id, orgID, func() (bool, error) {
+			return c.Contact.Query().Where(contact.ID(id), contact.OrgID(orgID)).Exist(sys)
+		})
+		if err != nil {
+			return refError(notFoundAsNil(err), "contactId", "contact")
 		}
 	}
 	return nil
+}
+
+// refKey names a row of table found in an organization.
+type refKey struct {
+	table   string
+	id, org uuid.UUID
+}
+
+// knownRef is nil when the row id of table is the organization's: known
+// from earlier in the transaction (its state, txstate), or found by
+// exists. A row not found is a NotFoundError.
+func knownRef(ctx context.Context, table string, id, org uuid.UUID, exists func() (bool, error)) error {
+	key := refKey{table, id, org}
+	if _, known := txstate.Load[bool](ctx, key); known {
+		return nil
+	}
+	found, err := exists()
+	if err != nil {
+		return err
+	}
+	if !found {
+		return &gen.NotFoundError{}
+	}
+	txstate.LoadOrStore(ctx, key, true)
+	return nil
+}
+
+// notFoundAsNil turns not-found into nil, which refError reports as the
+// caller's mistake; other errors stay failures.
+func notFoundAsNil(err error) error {
+	if gen.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func refError(err error, field, what string) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
@@ -192,21 +193,13 @@ func moveApplication(next ent.Mutator) ent.Mutator {
 		if err := checkMove(ctx, m, string(to)); err != nil {
 			return nil, err
 		}
-		m.Where(application.StatusIn(statuses(lendingrules.From(string(to)))...))
+		m.Where(sql.FieldIn(application.FieldStatus, lendingrules.From(string(to))...))
 		v, err := next.Mutate(ctx, m)
 		if m.Op().Is(ent.OpUpdateOne) && gen.IsNotFound(err) {
 			return nil, refusedMove(ctx, m, string(to))
 		}
 		return v, err
 	})
-}
-
-func statuses(names []string) []application.Status {
-	out := make([]application.Status, len(names))
-	for i, s := range names {
-		out[i] = application.Status(s)
-	}
-	return out
 }
 
 // refusedMove tells a refused move from a missing application: CONFLICT
@@ -294,8 +287,7 @@ func inputName(field string) string {
 	return apperr.FieldName(field)
 }
 
-// checkApproval needs the offer's rate, its kind and its term; the
-// approved amount defaults to the amount requested.
+// checkApproval needs the offer: its amount, rate, kind and term.
 func checkApproval(ctx context.Context, m *gen.ApplicationMutation) error {
 	for _, f := range []string{application.FieldInterestRate, application.FieldRateType, application.FieldTermMonths} {
 		if _, ok := m.Field(f); !ok {
@@ -310,16 +302,11 @@ func checkApproval(ctx context.Context, m *gen.ApplicationMutation) error {
 			return err
 		}
 	}
-	if amt, ok := m.ApprovedAmount(); ok {
-		if amt <= 0 {
-			return apperr.Invalid("approvedAmount", "must be more than 0")
-		}
-	} else if m.Op().Is(ent.OpUpdateOne) {
-		requested, err := m.OldRequestedAmount(ctx)
-		if err != nil {
-			return err // NOT_FOUND for a missing application
-		}
-		m.SetApprovedAmount(requested)
+	// lending.Decide defaults the amount to the amount requested.
+	if amt, ok := m.ApprovedAmount(); !ok {
+		return apperr.Invalid("approvedAmount", "is required to approve an application")
+	} else if amt <= 0 {
+		return apperr.Invalid("approvedAmount", "must be more than 0")
 	}
 	m.SetDecidedAt(apitime.Now(ctx))
 	return nil

@@ -169,7 +169,7 @@ func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
 		open := sql.Select(apps.C(application.FieldID)).From(apps).
 			Where(sql.And(sql.ColumnsEQ(apps.C(application.FieldLeadID), s.C(lead.FieldID)),
 				sql.NEQ(apps.C(application.FieldID), funded[0])))
-		application.StatusIn(statuses(lendingrules.Open)...)(open)
+		sql.FieldIn(application.FieldStatus, lendingrules.Open...)(open)
 		return sql.Exists(open)
 	}, funded)
 }
@@ -181,14 +181,6 @@ func selectOthersOpen(s *sql.Selector, funded uuid.UUID) {
 func MayHaveOthersOpen(l *ent.Lead) (bool, error) {
 	open, read, err := readexpr.Exists(l, othersOpenAlias, "whether the lead has other open applications")
 	return open || !read, err
-}
-
-func statuses(names []string) []application.Status {
-	out := make([]application.Status, len(names))
-	for i, s := range names {
-		out[i] = application.Status(s)
-	}
-	return out
 }
 
 // The aliases of what selectSlotStages reads beside a lead.

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store/stagesread"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -82,7 +83,9 @@ func (s *DB) seedLeads(ctx context.Context, orgID uuid.UUID, n int, lending bool
 			return nil, err
 		}
 	}
-	err = inBatches(sys, c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
+	// The lead hooks check each lead's stage against the stages read here
+	// rather than reading them again (stagesread).
+	err = inBatches(stagesread.With(sys, stages...), c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
 		builders := make([]*ent.LeadCreate, size)
 		for i := range builders {
 			l := newSeedLead(rng, stages, start.Add(time.Duration(from+i)*step), from+i)

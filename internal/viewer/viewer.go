@@ -93,14 +93,13 @@ func ValidScope(s string) bool { return slices.Contains(AllScopes, s) }
 type bulkKey struct{}
 
 // WithBulkLoad marks ctx as the seeding command loading generated data into
-// an organization's own pipeline: its writes emit no events (a million
-// seeded leads must not become a million deliveries), skip the cross-org
-// reference checks (the loader picks the organization's own stages),
-// leave the lead count to the loader, which adds each batch at once, and
-// leave the rollups to the rebuild that follows the load. The loader
-// writes lending records directly, in the state the lending flows would
-// leave them, by the same pure rules (internal/lendingrules). No request
-// path sets it.
+// an organization's own pipeline. Every rule holds; what the load leaves
+// out is derived: its writes emit no events (a million seeded leads must
+// not become a million deliveries), leave the lead count to the loader,
+// which adds each batch at once, and leave the rollups to the rebuild that
+// follows the load. The loader writes lending records directly, in the
+// state the lending flows would leave them, by the same pure rules
+// (internal/lendingrules). No request path sets it.
 func WithBulkLoad(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bulkKey{}, true)
 }
