@@ -61,6 +61,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	}
 	defer ln.Close() // Serve closes it too; this covers the returns before it
 	withDemo = withDemo || createsDefaultDatabase(cfg)
+	if _, err := rest.OpenAPIDocument(); err != nil {
+		return err
+	}
 	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns})
 	if err != nil {
 		return err

@@ -38,16 +38,33 @@ type Decision struct {
 
 // MarkUnderwriting records that the lender is reviewing the application.
 func MarkUnderwriting(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Application, error) {
-	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
-		u.SetStatus(application.StatusUnderwriting)
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
+		if _, err := writer(ctx); err != nil {
+			return nil, err
+		}
+		a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
+			u.SetStatus(application.StatusUnderwriting)
+		})
+		return a, err
 	})
-	return a, err
 }
 
 // Decide records the lender's decision. An approval emits
 // application.approved, counts the lead's first approval, and moves the
 // lead to the approved slot; a decline emits application.declined.
 func Decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.Application, error) {
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
+		return decide(ctx, c, id, d)
+	})
+}
+
+func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.Application, error) {
+	if _, err := writer(ctx); err != nil {
+		return nil, err
+	}
+	if err := refuseNUL(named{"reason", d.Reason}, named{"conditions", d.Conditions}); err != nil {
+		return nil, err
+	}
 	status, read := application.StatusDeclined, store.MoveRead
 	if d.Approved {
 		status, read = application.StatusApproved, store.DecisionRead
@@ -93,13 +110,21 @@ func Decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 // lendingrules.FundedElsewhere is the service's own reason, given when
 // another application of the lead is funded (Fund).
 func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) (*ent.Application, error) {
-	if reason != nil && strings.EqualFold(strings.TrimSpace(*reason), lendingrules.FundedElsewhere) {
-		return nil, apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
-	}
-	a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
-		u.SetStatus(application.StatusWithdrawn).SetNillableWithdrawnReason(reason)
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
+		if _, err := writer(ctx); err != nil {
+			return nil, err
+		}
+		if err := refuseNUL(named{"reason", reason}); err != nil {
+			return nil, err
+		}
+		if reason != nil && strings.EqualFold(strings.TrimSpace(*reason), lendingrules.FundedElsewhere) {
+			return nil, apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
+		}
+		a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
+			u.SetStatus(application.StatusWithdrawn).SetNillableWithdrawnReason(reason)
+		})
+		return a, err
 	})
-	return a, err
 }
 
 // move takes the application's lead (read as read says), then updates the
@@ -107,12 +132,10 @@ func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) 
 // amount as they were: the lead's row before the application's, as every
 // lending flow takes them (store.LockLead). The application hooks check
 // the move against the transition table. It answers the lead as it was
-// taken, which the caller moves from.
+// taken, which the caller moves from. The caller has checked that it may
+// write (writer).
 func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead,
 	set func(u *ent.ApplicationUpdateOne, before *ent.Application)) (*ent.Application, *ent.Lead, error) {
-	if _, err := writer(ctx); err != nil {
-		return nil, nil, err
-	}
 	app, err := c.Application.Query().Where(application.ID(id)).
 		Select(application.FieldLeadID, application.FieldRequestedAmount).Only(ctx)
 	if err != nil {

@@ -43,6 +43,12 @@ type Funding struct {
 // counted, deal.funded is emitted, and the lead moves to won, recording
 // its conversion.
 func Fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, error) {
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.FundedDeal, error) {
+		return fund(ctx, c, in)
+	})
+}
+
+func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, error) {
 	org, err := writer(ctx)
 	if err != nil {
 		return nil, err

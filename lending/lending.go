@@ -3,8 +3,9 @@
 // funding, and the commission's payments and clawbacks. Each is one
 // function that reads top-down: take the lead, check, write, move the
 // lead, withdraw the others, keep the rollups, emit the events. The
-// GraphQL resolvers, the REST adapter (through them) and the automation
-// actions all call these, in the caller's transaction.
+// GraphQL resolvers and the automation actions call these, in the caller's
+// transaction; a flow called outside one runs in one of its own, so its
+// rows commit together or not at all.
 //
 // What must hold on every write, whoever writes, stays in the ent hooks:
 // field rules, the transition table (an application's status moves only as
@@ -31,6 +32,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/stagesread"
+	"github.com/lendingpipe/svc/internal/text"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -46,6 +48,24 @@ func writer(ctx context.Context) (uuid.UUID, error) {
 		return uuid.Nil, errors.New("writing a lending record without an organization")
 	}
 	return v.OrgID, nil
+}
+
+// named is a text input and the name the API gives it.
+type named struct {
+	name  string
+	value any
+}
+
+// refuseNUL refuses text holding a NUL character, as every write does
+// (text.RefuseNUL), before a flow reads anything by it: PostgreSQL refuses
+// a NUL in a query's text. The first field holding one is named.
+func refuseNUL(fields ...named) error {
+	for _, f := range fields {
+		if text.HasNUL(f.value) {
+			return text.NULError(f.name)
+		}
+	}
+	return nil
 }
 
 // refError is the error of a reference to a row: a failure to read it

@@ -48,7 +48,17 @@ func RecordClawback(ctx context.Context, c *ent.Client, p Payment) (*ent.Commiss
 // commission's row also queues concurrent payments of one commission on
 // PostgreSQL.
 func record(ctx context.Context, c *ent.Client, p Payment, kind commissionpayment.Kind) (*ent.Commission, error) {
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Commission, error) {
+		return recordIn(ctx, c, p, kind)
+	})
+}
+
+// recordIn is record in the transaction c.
+func recordIn(ctx context.Context, c *ent.Client, p Payment, kind commissionpayment.Kind) (*ent.Commission, error) {
 	if _, err := writer(ctx); err != nil {
+		return nil, err
+	}
+	if err := refuseNUL(named{"reference", p.Reference}); err != nil {
 		return nil, err
 	}
 	cm, err := c.Commission.Query().Where(commission.DealID(p.DealID)).Only(ctx)

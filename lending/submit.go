@@ -41,8 +41,17 @@ type Submission struct {
 // lead as applied on its first submission, and moves the lead to the
 // application slot.
 func Submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application, error) {
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
+		return submit(ctx, c, in)
+	})
+}
+
+func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application, error) {
 	org, err := writer(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseNUL(named{"externalRef", in.ExternalRef}, named{"notes", in.Notes}); err != nil {
 		return nil, err
 	}
 	sys := rule.SystemContext(ctx)

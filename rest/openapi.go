@@ -20,9 +20,17 @@ import (
 // m is a JSON object under construction.
 type m = map[string]any
 
-// OpenAPIDocument returns the served document, built once.
-var OpenAPIDocument = sync.OnceValues(func() ([]byte, error) {
-	raw, err := json.Marshal(buildOpenAPI())
+// OpenAPIDocument returns the served document, built once. A description
+// the generator cannot turn into a schema (a tag naming no enumeration, a
+// type it does not know) is an error here, which svc serve reports before
+// it listens, not a panic on each request.
+var OpenAPIDocument = sync.OnceValues(func() (raw []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			raw, err = nil, fmt.Errorf("building the OpenAPI document: %v", p)
+		}
+	}()
+	raw, err = json.Marshal(buildOpenAPI())
 	if err != nil {
 		return nil, fmt.Errorf("encoding the OpenAPI document: %w", err)
 	}

@@ -48,13 +48,15 @@ func PastOrNow(ctx context.Context, given *time.Time, field string) (time.Time, 
 	if given == nil {
 		return now, nil
 	}
-	if given.After(now) {
+	// Compared as stored: to the millisecond, as now is.
+	at := Truncate(*given)
+	if at.After(now) {
 		return time.Time{}, apperr.Invalid(field, "must not be in the future")
 	}
-	if err := Within(field, *given, now); err != nil {
+	if err := Within(field, at, now); err != nil {
 		return time.Time{}, err
 	}
-	return Truncate(*given), nil
+	return at, nil
 }
 
 // Layout formats a UTC time; Format converts to UTC first.

@@ -1,6 +1,7 @@
 package apitime_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -71,6 +72,26 @@ func TestDay(t *testing.T) {
 		start := apitime.DayStart(c.want)
 		if start.After(c.at) || !start.Add(24*time.Hour).After(c.at) || apitime.Day(start) != c.want {
 			t.Errorf("DayStart(%d) = %s does not begin the day of %s", c.want, start, c.at)
+		}
+	}
+}
+
+// A time given for when something happened is compared as it is stored,
+// to the millisecond: a fraction of a millisecond past now is now, not
+// the future. Later than that, or before the domain, is refused.
+func TestPastOrNow(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ctx := apitime.WithClock(context.Background(), func() time.Time { return now })
+	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
+	if got, err := apitime.PastOrNow(ctx, nil, "paidAt"); err != nil || !got.Equal(now) {
+		t.Errorf("no time given: %v, %v; want now", got, err)
+	}
+	if got, err := apitime.PastOrNow(ctx, at(600*time.Microsecond), "paidAt"); err != nil || !got.Equal(now) {
+		t.Errorf("0.6 ms past now: %v, %v; want now", got, err)
+	}
+	for _, given := range []*time.Time{at(time.Millisecond), at(-60 * 365 * 24 * time.Hour)} {
+		if _, err := apitime.PastOrNow(ctx, given, "paidAt"); err == nil {
+			t.Errorf("%v accepted; want a refusal", given)
 		}
 	}
 }

@@ -27,7 +27,7 @@ import (
 func CallEvent(next ent.Mutator) ent.Mutator {
 	return hook.CallEventFunc(func(ctx context.Context, m *gen.CallEventMutation) (gen.Value, error) {
 		v, err := next.Mutate(ctx, m)
-		if err != nil || !m.Op().Is(ent.OpCreate) || viewer.IsBulkLoad(ctx) {
+		if err != nil || viewer.IsBulkLoad(ctx) {
 			return v, err // a bulk load rebuilds the rollups after
 		}
 		ev := v.(*gen.CallEvent)

@@ -4,7 +4,8 @@
 // records do; Rebuild computes them again from the records. The reports
 // read them (graph/analytics).
 //
-// It imports ent, the transaction's state and the leaves.
+// It imports ent, the privacy rules, the store's read expressions, the
+// transaction's state and the leaves.
 package rollup
 
 import (
@@ -370,7 +371,7 @@ var paymentDays = rollupUpsert{table: paymentday.Table,
 // Payment adds a payment or clawback p of cm to the day its deal was
 // funded (gross, and the change in what is outstanding: paidBefore is the
 // commission's paid amount before p) and to the day it was paid. fundedAt
-// is the time its deal was funded (store.LockCommission reads it).
+// is the time its deal was funded (store.PaidCommission reads it).
 func Payment(ctx context.Context, c *gen.Client, cm *gen.Commission, fundedAt time.Time, paidBefore money.Amount, p *gen.CommissionPayment) error {
 	z, err := rollupZone(ctx, c, cm.OrgID)
 	if err != nil || z.loc == nil {

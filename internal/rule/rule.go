@@ -33,8 +33,8 @@ func SystemContext(ctx context.Context) context.Context {
 // DenyIfNoViewer denies any operation made without an authenticated viewer.
 func DenyIfNoViewer() privacy.QueryMutationRule {
 	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
-		if _, ok := viewer.FromContext(ctx); !ok {
-			return privacy.Denyf("no authenticated caller")
+		if err := noViewer(ctx); err != nil {
+			return err
 		}
 		return privacy.Skip
 	})
@@ -43,12 +43,27 @@ func DenyIfNoViewer() privacy.QueryMutationRule {
 // RequireScope denies callers whose API key lacks scope.
 func RequireScope(scope string) privacy.QueryMutationRule {
 	return privacy.ContextQueryMutationRule(func(ctx context.Context) error {
-		v, ok := viewer.FromContext(ctx)
-		if !ok || !v.Can(scope) {
-			return fmt.Errorf("API key lacks the %s scope: %w", scope, privacy.Deny)
+		if err := lacks(ctx, scope); err != nil {
+			return err
 		}
 		return privacy.Skip
 	})
+}
+
+// noViewer is the denial of a caller who is not authenticated, or nil.
+func noViewer(ctx context.Context) error {
+	if _, ok := viewer.FromContext(ctx); !ok {
+		return privacy.Denyf("no authenticated caller")
+	}
+	return nil
+}
+
+// lacks is the denial of a caller whose API key lacks scope, or nil.
+func lacks(ctx context.Context, scope string) error {
+	if v, ok := viewer.FromContext(ctx); !ok || !v.Can(scope) {
+		return fmt.Errorf("API key lacks the %s scope: %w", scope, privacy.Deny)
+	}
+	return nil
 }
 
 // wherer is implemented by every generated mutation and intercept.Query.
@@ -102,12 +117,8 @@ func Require(ctx context.Context, scope string) error {
 	if d, ok := privacy.DecisionFromContext(ctx); ok {
 		return d // nil for the system context (allowed)
 	}
-	v, ok := viewer.FromContext(ctx)
-	if !ok {
-		return privacy.Denyf("no authenticated caller")
+	if err := noViewer(ctx); err != nil {
+		return err
 	}
-	if !v.Can(scope) {
-		return fmt.Errorf("API key lacks the %s scope: %w", scope, privacy.Deny)
-	}
-	return nil
+	return lacks(ctx, scope)
 }
