@@ -33,7 +33,7 @@ var layers = []struct {
 	{"GraphQL, the operations; the automation runner, a client of them as REST is",
 		[]string{"graph/...", "webhooks/autorun"}},
 	{"the product domains: the lending flows; delivery, signing, inbound; the dialer's rules",
-		[]string{"lending", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
+		[]string{"lending", "access", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
 		[]string{"ent/...", "internal/store/...", "internal/rollup", "internal/outbox", "internal/rule", "internal/commit", "internal/refs",
 			"internal/reqbody", "internal/board", "internal/funnel"}},

@@ -22,8 +22,10 @@ type config struct {
 	MaxBodyBytes int64
 	MaxConns     int
 	LogLevel     slog.Level
-	Webhooks     webhooks.Config
-	GraphQL      graph.HandlerConfig
+	// AuditRetention is how long the audit log keeps an action.
+	AuditRetention time.Duration
+	Webhooks       webhooks.Config
+	GraphQL        graph.HandlerConfig
 
 	// DefaultDatabase is set when SVC_DATABASE_URL is unset: only then may
 	// serve, creating the file, add the demo organization by itself.
@@ -32,12 +34,13 @@ type config struct {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
-		Addr:         or(getenv("SVC_ADDR"), ":8080"),
-		DatabaseURL:  or(getenv("SVC_DATABASE_URL"), "svc.db"),
-		RateLimit:    600,
-		RateWindow:   time.Minute,
-		MaxBodyBytes: 1 << 20,
-		Webhooks:     webhooks.DefaultConfig(),
+		Addr:           or(getenv("SVC_ADDR"), ":8080"),
+		DatabaseURL:    or(getenv("SVC_DATABASE_URL"), "svc.db"),
+		RateLimit:      600,
+		RateWindow:     time.Minute,
+		MaxBodyBytes:   1 << 20,
+		AuditRetention: store.DefaultAuditRetention,
+		Webhooks:       webhooks.DefaultConfig(),
 	}
 	c.DefaultDatabase = getenv("SVC_DATABASE_URL") == ""
 	if err := store.CheckDatabaseURL(c.DatabaseURL); err != nil {
@@ -63,6 +66,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if v := getenv("SVC_MAX_BODY_BYTES"); v != "" {
 		if c.MaxBodyBytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.MaxBodyBytes < 1024 {
 			return c, fmt.Errorf("SVC_MAX_BODY_BYTES must be an integer of at least 1024, got %q", v)
+		}
+	}
+	if v := getenv("SVC_AUDIT_RETENTION"); v != "" {
+		if c.AuditRetention, err = time.ParseDuration(v); err != nil || c.AuditRetention < 24*time.Hour {
+			return c, fmt.Errorf("SVC_AUDIT_RETENTION must be a duration of at least 24h, such as 8760h, got %q", v)
 		}
 	}
 	if v := getenv("SVC_DB_MAX_CONNS"); v != "" {

@@ -91,7 +91,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	printBanner(stdout, ln.Addr(), db.Dialect, demo)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go maintainHourly(ctx, db, logger)
+	go maintainHourly(ctx, db, cfg.AuditRetention, logger)
 	go maintainRollups(ctx, db, logger)
 	if addr := os.Getenv("SVC_PPROF_ADDR"); addr != "" {
 		// Profiling for operators, on its own (loopback) listener only.
@@ -184,7 +184,7 @@ func browsable(addr net.Addr) string {
 // maintainHourly keeps planner statistics fresh as the data grows and
 // deletes what is past its retention (expired idempotency keys; webhook
 // events, deliveries and attempts older than webhooks.Retention).
-func maintainHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
+func maintainHourly(ctx context.Context, db *store.DB, auditRetention time.Duration, logger *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -201,6 +201,11 @@ func maintainHourly(ctx context.Context, db *store.DB, logger *slog.Logger) {
 			logger.Warn("purging idempotency records", "err", err)
 		} else if n > 0 {
 			logger.Info("purged expired idempotency records", "count", n)
+		}
+		if n, err := db.PurgeAudit(ctx, now.Add(-auditRetention)); err != nil {
+			logger.Warn("purging the audit log", "err", err)
+		} else if n > 0 {
+			logger.Info("purged old audit log entries", "count", n)
 		}
 		if n, err := webhooks.Purge(ctx, db.Client, now.Add(-webhooks.Retention)); err != nil {
 			logger.Warn("purging old webhook events", "err", err)

@@ -43,6 +43,8 @@ type APIKey struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// RevokedAt holds the value of the "revoked_at" field.
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// ReplacedBy holds the value of the "replaced_by" field.
+	ReplacedBy *uuid.UUID `json:"replaced_by,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APIKeyQuery when eager-loading is set.
 	Edges        APIKeyEdges `json:"edges"`
@@ -74,6 +76,8 @@ func (*APIKey) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case apikey.FieldReplacedBy:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case apikey.FieldScopes:
 			values[i] = new([]byte)
 		case apikey.FieldName, apikey.FieldKind, apikey.FieldDisplayPrefix, apikey.FieldHash:
@@ -174,6 +178,13 @@ func (_m *APIKey) assignValues(columns []string, values []any) error {
 				_m.RevokedAt = new(time.Time)
 				*_m.RevokedAt = value.Time
 			}
+		case apikey.FieldReplacedBy:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field replaced_by", values[i])
+			} else if value.Valid {
+				_m.ReplacedBy = new(uuid.UUID)
+				*_m.ReplacedBy = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -251,6 +262,11 @@ func (_m *APIKey) String() string {
 	if v := _m.RevokedAt; v != nil {
 		builder.WriteString("revoked_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.ReplacedBy; v != nil {
+		builder.WriteString("replaced_by=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

@@ -147,6 +147,20 @@ func (_c *APIKeyCreate) SetNillableRevokedAt(v *time.Time) *APIKeyCreate {
 	return _c
 }
 
+// SetReplacedBy sets the "replaced_by" field.
+func (_c *APIKeyCreate) SetReplacedBy(v uuid.UUID) *APIKeyCreate {
+	_c.mutation.SetReplacedBy(v)
+	return _c
+}
+
+// SetNillableReplacedBy sets the "replaced_by" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableReplacedBy(v *uuid.UUID) *APIKeyCreate {
+	if v != nil {
+		_c.SetReplacedBy(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *APIKeyCreate) SetID(v uuid.UUID) *APIKeyCreate {
 	_c.mutation.SetID(v)
@@ -351,6 +365,10 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 		_spec.SetField(apikey.FieldRevokedAt, field.TypeTime, value)
 		_node.RevokedAt = &value
 	}
+	if value, ok := _c.mutation.ReplacedBy(); ok {
+		_spec.SetField(apikey.FieldReplacedBy, field.TypeUUID, value)
+		_node.ReplacedBy = &value
+	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -519,6 +537,24 @@ func (u *APIKeyUpsert) UpdateRevokedAt() *APIKeyUpsert {
 // ClearRevokedAt clears the value of the "revoked_at" field.
 func (u *APIKeyUpsert) ClearRevokedAt() *APIKeyUpsert {
 	u.SetNull(apikey.FieldRevokedAt)
+	return u
+}
+
+// SetReplacedBy sets the "replaced_by" field.
+func (u *APIKeyUpsert) SetReplacedBy(v uuid.UUID) *APIKeyUpsert {
+	u.Set(apikey.FieldReplacedBy, v)
+	return u
+}
+
+// UpdateReplacedBy sets the "replaced_by" field to the value that was provided on create.
+func (u *APIKeyUpsert) UpdateReplacedBy() *APIKeyUpsert {
+	u.SetExcluded(apikey.FieldReplacedBy)
+	return u
+}
+
+// ClearReplacedBy clears the value of the "replaced_by" field.
+func (u *APIKeyUpsert) ClearReplacedBy() *APIKeyUpsert {
+	u.SetNull(apikey.FieldReplacedBy)
 	return u
 }
 
@@ -698,6 +734,27 @@ func (u *APIKeyUpsertOne) UpdateRevokedAt() *APIKeyUpsertOne {
 func (u *APIKeyUpsertOne) ClearRevokedAt() *APIKeyUpsertOne {
 	return u.Update(func(s *APIKeyUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetReplacedBy sets the "replaced_by" field.
+func (u *APIKeyUpsertOne) SetReplacedBy(v uuid.UUID) *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetReplacedBy(v)
+	})
+}
+
+// UpdateReplacedBy sets the "replaced_by" field to the value that was provided on create.
+func (u *APIKeyUpsertOne) UpdateReplacedBy() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateReplacedBy()
+	})
+}
+
+// ClearReplacedBy clears the value of the "replaced_by" field.
+func (u *APIKeyUpsertOne) ClearReplacedBy() *APIKeyUpsertOne {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.ClearReplacedBy()
 	})
 }
 
@@ -1044,6 +1101,27 @@ func (u *APIKeyUpsertBulk) UpdateRevokedAt() *APIKeyUpsertBulk {
 func (u *APIKeyUpsertBulk) ClearRevokedAt() *APIKeyUpsertBulk {
 	return u.Update(func(s *APIKeyUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetReplacedBy sets the "replaced_by" field.
+func (u *APIKeyUpsertBulk) SetReplacedBy(v uuid.UUID) *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.SetReplacedBy(v)
+	})
+}
+
+// UpdateReplacedBy sets the "replaced_by" field to the value that was provided on create.
+func (u *APIKeyUpsertBulk) UpdateReplacedBy() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.UpdateReplacedBy()
+	})
+}
+
+// ClearReplacedBy clears the value of the "replaced_by" field.
+func (u *APIKeyUpsertBulk) ClearReplacedBy() *APIKeyUpsertBulk {
+	return u.Update(func(s *APIKeyUpsert) {
+		s.ClearReplacedBy()
 	})
 }
 

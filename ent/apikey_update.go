@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
+	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/predicate"
 )
@@ -136,6 +137,26 @@ func (_u *APIKeyUpdate) ClearRevokedAt() *APIKeyUpdate {
 	return _u
 }
 
+// SetReplacedBy sets the "replaced_by" field.
+func (_u *APIKeyUpdate) SetReplacedBy(v uuid.UUID) *APIKeyUpdate {
+	_u.mutation.SetReplacedBy(v)
+	return _u
+}
+
+// SetNillableReplacedBy sets the "replaced_by" field if the given value is not nil.
+func (_u *APIKeyUpdate) SetNillableReplacedBy(v *uuid.UUID) *APIKeyUpdate {
+	if v != nil {
+		_u.SetReplacedBy(*v)
+	}
+	return _u
+}
+
+// ClearReplacedBy clears the value of the "replaced_by" field.
+func (_u *APIKeyUpdate) ClearReplacedBy() *APIKeyUpdate {
+	_u.mutation.ClearReplacedBy()
+	return _u
+}
+
 // Mutation returns the APIKeyMutation object of the builder.
 func (_u *APIKeyUpdate) Mutation() *APIKeyMutation {
 	return _u.mutation
@@ -248,6 +269,12 @@ func (_u *APIKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(apikey.FieldRevokedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ReplacedBy(); ok {
+		_spec.SetField(apikey.FieldReplacedBy, field.TypeUUID, value)
+	}
+	if _u.mutation.ReplacedByCleared() {
+		_spec.ClearField(apikey.FieldReplacedBy, field.TypeUUID)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -374,6 +401,26 @@ func (_u *APIKeyUpdateOne) SetNillableRevokedAt(v *time.Time) *APIKeyUpdateOne {
 // ClearRevokedAt clears the value of the "revoked_at" field.
 func (_u *APIKeyUpdateOne) ClearRevokedAt() *APIKeyUpdateOne {
 	_u.mutation.ClearRevokedAt()
+	return _u
+}
+
+// SetReplacedBy sets the "replaced_by" field.
+func (_u *APIKeyUpdateOne) SetReplacedBy(v uuid.UUID) *APIKeyUpdateOne {
+	_u.mutation.SetReplacedBy(v)
+	return _u
+}
+
+// SetNillableReplacedBy sets the "replaced_by" field if the given value is not nil.
+func (_u *APIKeyUpdateOne) SetNillableReplacedBy(v *uuid.UUID) *APIKeyUpdateOne {
+	if v != nil {
+		_u.SetReplacedBy(*v)
+	}
+	return _u
+}
+
+// ClearReplacedBy clears the value of the "replaced_by" field.
+func (_u *APIKeyUpdateOne) ClearReplacedBy() *APIKeyUpdateOne {
+	_u.mutation.ClearReplacedBy()
 	return _u
 }
 
@@ -519,6 +566,12 @@ func (_u *APIKeyUpdateOne) sqlSave(ctx context.Context) (_node *APIKey, err erro
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(apikey.FieldRevokedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ReplacedBy(); ok {
+		_spec.SetField(apikey.FieldReplacedBy, field.TypeUUID, value)
+	}
+	if _u.mutation.ReplacedByCleared() {
+		_spec.ClearField(apikey.FieldReplacedBy, field.TypeUUID)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &APIKey{config: _u.config}

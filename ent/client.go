@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callday"
@@ -63,6 +64,8 @@ type Client struct {
 	AgentPresence *AgentPresenceClient
 	// Application is the client for interacting with the Application builders.
 	Application *ApplicationClient
+	// AuditEvent is the client for interacting with the AuditEvent builders.
+	AuditEvent *AuditEventClient
 	// Automation is the client for interacting with the Automation builders.
 	Automation *AutomationClient
 	// AutomationRun is the client for interacting with the AutomationRun builders.
@@ -135,6 +138,7 @@ func (c *Client) init() {
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.AgentPresence = NewAgentPresenceClient(c.config)
 	c.Application = NewApplicationClient(c.config)
+	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Automation = NewAutomationClient(c.config)
 	c.AutomationRun = NewAutomationRunClient(c.config)
 	c.CallDay = NewCallDayClient(c.config)
@@ -259,6 +263,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
 		Application:         NewApplicationClient(cfg),
+		AuditEvent:          NewAuditEventClient(cfg),
 		Automation:          NewAutomationClient(cfg),
 		AutomationRun:       NewAutomationRunClient(cfg),
 		CallDay:             NewCallDayClient(cfg),
@@ -310,6 +315,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
 		Application:         NewApplicationClient(cfg),
+		AuditEvent:          NewAuditEventClient(cfg),
 		Automation:          NewAutomationClient(cfg),
 		AutomationRun:       NewAutomationRunClient(cfg),
 		CallDay:             NewCallDayClient(cfg),
@@ -368,13 +374,13 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
-		c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment, c.Contact,
-		c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal, c.FundedDealDay,
-		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
-		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
-		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEvent, c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.Application, c.AuditEvent, c.Automation,
+		c.AutomationRun, c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment,
+		c.Contact, c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal,
+		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
+		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
+		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -384,13 +390,13 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AgentPresence, c.Application, c.Automation, c.AutomationRun,
-		c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment, c.Contact,
-		c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal, c.FundedDealDay,
-		c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
-		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
-		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEvent, c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.Application, c.AuditEvent, c.Automation,
+		c.AutomationRun, c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment,
+		c.Contact, c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal,
+		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
+		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
+		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -405,6 +411,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AgentPresence.mutate(ctx, m)
 	case *ApplicationMutation:
 		return c.Application.mutate(ctx, m)
+	case *AuditEventMutation:
+		return c.AuditEvent.mutate(ctx, m)
 	case *AutomationMutation:
 		return c.Automation.mutate(ctx, m)
 	case *AutomationRunMutation:
@@ -995,6 +1003,156 @@ func (c *ApplicationClient) mutate(ctx context.Context, m *ApplicationMutation) 
 		return (&ApplicationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Application mutation op: %q", m.Op())
+	}
+}
+
+// AuditEventClient is a client for the AuditEvent schema.
+type AuditEventClient struct {
+	config
+}
+
+// NewAuditEventClient returns a client for the AuditEvent from the given config.
+func NewAuditEventClient(c config) *AuditEventClient {
+	return &AuditEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditevent.Hooks(f(g(h())))`.
+func (c *AuditEventClient) Use(hooks ...Hook) {
+	c.hooks.AuditEvent = append(c.hooks.AuditEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditevent.Intercept(f(g(h())))`.
+func (c *AuditEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditEvent = append(c.inters.AuditEvent, interceptors...)
+}
+
+// Create returns a builder for creating a AuditEvent entity.
+func (c *AuditEventClient) Create() *AuditEventCreate {
+	mutation := newAuditEventMutation(c.config, OpCreate)
+	return &AuditEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditEvent entities.
+func (c *AuditEventClient) CreateBulk(builders ...*AuditEventCreate) *AuditEventCreateBulk {
+	return &AuditEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditEventClient) MapCreateBulk(slice any, setFunc func(*AuditEventCreate, int)) *AuditEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditEventCreateBulk{err: fmt.Errorf("calling to AuditEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditEvent.
+func (c *AuditEventClient) Update() *AuditEventUpdate {
+	mutation := newAuditEventMutation(c.config, OpUpdate)
+	return &AuditEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditEventClient) UpdateOne(_m *AuditEvent) *AuditEventUpdateOne {
+	mutation := newAuditEventMutation(c.config, OpUpdateOne, withAuditEvent(_m))
+	return &AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditEventClient) UpdateOneID(id uuid.UUID) *AuditEventUpdateOne {
+	mutation := newAuditEventMutation(c.config, OpUpdateOne, withAuditEventID(id))
+	return &AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditEvent.
+func (c *AuditEventClient) Delete() *AuditEventDelete {
+	mutation := newAuditEventMutation(c.config, OpDelete)
+	return &AuditEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditEventClient) DeleteOne(_m *AuditEvent) *AuditEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditEventClient) DeleteOneID(id uuid.UUID) *AuditEventDeleteOne {
+	builder := c.Delete().Where(auditevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditEventDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditEvent.
+func (c *AuditEventClient) Query() *AuditEventQuery {
+	return &AuditEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditEvent entity by its id.
+func (c *AuditEventClient) Get(ctx context.Context, id uuid.UUID) (*AuditEvent, error) {
+	return c.Query().Where(auditevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditEventClient) GetX(ctx context.Context, id uuid.UUID) *AuditEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a AuditEvent.
+func (c *AuditEventClient) QueryOrganization(_m *AuditEvent) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(auditevent.Table, auditevent.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, auditevent.OrganizationTable, auditevent.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AuditEventClient) Hooks() []Hook {
+	hooks := c.hooks.AuditEvent
+	return append(hooks[:len(hooks):len(hooks)], auditevent.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditEventClient) Interceptors() []Interceptor {
+	return c.inters.AuditEvent
+}
+
+func (c *AuditEventClient) mutate(ctx context.Context, m *AuditEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditEvent mutation op: %q", m.Op())
 	}
 }
 
@@ -4588,6 +4746,22 @@ func (c *OrganizationClient) QueryCommissionPayments(_m *Organization) *Commissi
 	return query
 }
 
+// QueryAuditEvents queries the audit_events edge of a Organization.
+func (c *OrganizationClient) QueryAuditEvents(_m *Organization) *AuditEventQuery {
+	query := (&AuditEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(auditevent.Table, auditevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AuditEventsTable, organization.AuditEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *OrganizationClient) Hooks() []Hook {
 	hooks := c.hooks.Organization
@@ -5945,20 +6119,20 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
-		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
-		DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord, InboundEndpoint,
-		InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay, Organization,
-		PaymentDay, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Hook
+		APIKey, AgentPresence, Application, AuditEvent, Automation, AutomationRun,
+		CallDay, CallEvent, Commission, CommissionPayment, Contact, DealDay,
+		DecisionDay, DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord,
+		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
+		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
+		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, Application, Automation, AutomationRun, CallDay,
-		CallEvent, Commission, CommissionPayment, Contact, DealDay, DecisionDay,
-		DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord, InboundEndpoint,
-		InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay, Organization,
-		PaymentDay, PipelineStage, Team, User, WebhookAttempt, WebhookDelivery,
-		WebhookEvent, WebhookSubscription []ent.Interceptor
+		APIKey, AgentPresence, Application, AuditEvent, Automation, AutomationRun,
+		CallDay, CallEvent, Commission, CommissionPayment, Contact, DealDay,
+		DecisionDay, DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord,
+		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
+		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
+		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
 	}
 )
 

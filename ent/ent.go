@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callday"
@@ -107,6 +108,7 @@ func checkColumn(t, c string) error {
 			apikey.Table:              apikey.ValidColumn,
 			agentpresence.Table:       agentpresence.ValidColumn,
 			application.Table:         application.ValidColumn,
+			auditevent.Table:          auditevent.ValidColumn,
 			automation.Table:          automation.ValidColumn,
 			automationrun.Table:       automationrun.ValidColumn,
 			callday.Table:             callday.ValidColumn,

@@ -6,6 +6,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callday"
@@ -45,7 +46,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 32)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 33)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -68,6 +69,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apikey.FieldLastUsedAt:    {Type: field.TypeTime, Column: apikey.FieldLastUsedAt},
 			apikey.FieldExpiresAt:     {Type: field.TypeTime, Column: apikey.FieldExpiresAt},
 			apikey.FieldRevokedAt:     {Type: field.TypeTime, Column: apikey.FieldRevokedAt},
+			apikey.FieldReplacedBy:    {Type: field.TypeUUID, Column: apikey.FieldReplacedBy},
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
@@ -135,6 +137,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   auditevent.Table,
+			Columns: auditevent.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: auditevent.FieldID,
+			},
+		},
+		Type: "AuditEvent",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			auditevent.FieldOrgID:      {Type: field.TypeUUID, Column: auditevent.FieldOrgID},
+			auditevent.FieldOccurredAt: {Type: field.TypeTime, Column: auditevent.FieldOccurredAt},
+			auditevent.FieldActor:      {Type: field.TypeString, Column: auditevent.FieldActor},
+			auditevent.FieldAction:     {Type: field.TypeString, Column: auditevent.FieldAction},
+			auditevent.FieldTargetType: {Type: field.TypeString, Column: auditevent.FieldTargetType},
+			auditevent.FieldTargetID:   {Type: field.TypeUUID, Column: auditevent.FieldTargetID},
+			auditevent.FieldRequestID:  {Type: field.TypeString, Column: auditevent.FieldRequestID},
+			auditevent.FieldFields:     {Type: field.TypeJSON, Column: auditevent.FieldFields},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automation.Table,
 			Columns: automation.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -157,7 +180,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automation.FieldRoundRobin:     {Type: field.TypeInt, Column: automation.FieldRoundRobin},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automationrun.Table,
 			Columns: automationrun.Columns,
@@ -186,7 +209,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automationrun.FieldFinishedAt:       {Type: field.TypeTime, Column: automationrun.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callday.Table,
 			Columns: callday.Columns,
@@ -208,7 +231,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callday.FieldDispositions: {Type: field.TypeString, Column: callday.FieldDispositions},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callevent.Table,
 			Columns: callevent.Columns,
@@ -234,7 +257,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commission.Table,
 			Columns: commission.Columns,
@@ -257,7 +280,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commission.FieldStatus:         {Type: field.TypeEnum, Column: commission.FieldStatus},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commissionpayment.Table,
 			Columns: commissionpayment.Columns,
@@ -278,7 +301,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commissionpayment.FieldReference:    {Type: field.TypeString, Column: commissionpayment.FieldReference},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -298,7 +321,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dealday.Table,
 			Columns: dealday.Columns,
@@ -322,7 +345,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dealday.FieldOutstanding:        {Type: field.TypeInt64, Column: dealday.FieldOutstanding},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   decisionday.Table,
 			Columns: decisionday.Columns,
@@ -372,7 +395,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			decisionday.FieldB31:      {Type: field.TypeInt, Column: decisionday.FieldB31},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dialercall.Table,
 			Columns: dialercall.Columns,
@@ -390,7 +413,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dialercall.FieldMultiDay:       {Type: field.TypeBool, Column: dialercall.FieldMultiDay},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
@@ -420,7 +443,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -438,7 +461,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -461,7 +484,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -482,7 +505,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -507,7 +530,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldErrorCode:       {Type: field.TypeString, Column: inboundrequest.FieldErrorCode},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -550,7 +573,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -567,7 +590,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadday.Table,
 			Columns: leadday.Columns,
@@ -589,7 +612,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -616,7 +639,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lenderday.Table,
 			Columns: lenderday.Columns,
@@ -647,7 +670,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lenderday.FieldDeclinedOther:             {Type: field.TypeInt, Column: lenderday.FieldDeclinedOther},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -666,7 +689,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   paymentday.Table,
 			Columns: paymentday.Columns,
@@ -683,7 +706,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -704,7 +727,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -721,7 +744,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -742,7 +765,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -761,7 +784,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -786,7 +809,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -806,7 +829,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -924,6 +947,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Application",
 		"FundedDeal",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   auditevent.OrganizationTable,
+			Columns: []string{auditevent.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AuditEvent",
+		"Organization",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1526,6 +1561,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"CommissionPayment",
 	)
 	graph.MustAddE(
+		"audit_events",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"AuditEvent",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1819,6 +1866,11 @@ func (f *APIKeyFilter) WhereExpiresAt(p entql.TimeP) {
 // WhereRevokedAt applies the entql time.Time predicate on the revoked_at field.
 func (f *APIKeyFilter) WhereRevokedAt(p entql.TimeP) {
 	f.Where(p.Field(apikey.FieldRevokedAt))
+}
+
+// WhereReplacedBy applies the entql [16]byte predicate on the replaced_by field.
+func (f *APIKeyFilter) WhereReplacedBy(p entql.ValueP) {
+	f.Where(p.Field(apikey.FieldReplacedBy))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
@@ -2199,6 +2251,100 @@ func (f *ApplicationFilter) WhereHasDealsWith(preds ...predicate.FundedDeal) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AuditEventQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AuditEventQuery builder.
+func (_q *AuditEventQuery) Filter() *AuditEventFilter {
+	return &AuditEventFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AuditEventMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AuditEventMutation builder.
+func (m *AuditEventMutation) Filter() *AuditEventFilter {
+	return &AuditEventFilter{config: m.config, predicateAdder: m}
+}
+
+// AuditEventFilter provides a generic filtering capability at runtime for AuditEventQuery.
+type AuditEventFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AuditEventFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AuditEventFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(auditevent.FieldID))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *AuditEventFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(auditevent.FieldOrgID))
+}
+
+// WhereOccurredAt applies the entql time.Time predicate on the occurred_at field.
+func (f *AuditEventFilter) WhereOccurredAt(p entql.TimeP) {
+	f.Where(p.Field(auditevent.FieldOccurredAt))
+}
+
+// WhereActor applies the entql string predicate on the actor field.
+func (f *AuditEventFilter) WhereActor(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldActor))
+}
+
+// WhereAction applies the entql string predicate on the action field.
+func (f *AuditEventFilter) WhereAction(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldAction))
+}
+
+// WhereTargetType applies the entql string predicate on the target_type field.
+func (f *AuditEventFilter) WhereTargetType(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldTargetType))
+}
+
+// WhereTargetID applies the entql [16]byte predicate on the target_id field.
+func (f *AuditEventFilter) WhereTargetID(p entql.ValueP) {
+	f.Where(p.Field(auditevent.FieldTargetID))
+}
+
+// WhereRequestID applies the entql string predicate on the request_id field.
+func (f *AuditEventFilter) WhereRequestID(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldRequestID))
+}
+
+// WhereFields applies the entql json.RawMessage predicate on the fields field.
+func (f *AuditEventFilter) WhereFields(p entql.BytesP) {
+	f.Where(p.Field(auditevent.FieldFields))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AuditEventFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AuditEventFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AutomationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2227,7 +2373,7 @@ type AutomationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2364,7 +2510,7 @@ type AutomationRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2498,7 +2644,7 @@ type CallDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2583,7 +2729,7 @@ type CallEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2730,7 +2876,7 @@ type CommissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2862,7 +3008,7 @@ type CommissionPaymentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionPaymentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2970,7 +3116,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3073,7 +3219,7 @@ type DealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3168,7 +3314,7 @@ type DecisionDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DecisionDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3393,7 +3539,7 @@ type DialerCallFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DialerCallFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3458,7 +3604,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3653,7 +3799,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3718,7 +3864,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3808,7 +3954,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3930,7 +4076,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4044,7 +4190,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4346,7 +4492,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4406,7 +4552,7 @@ type LeadDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4491,7 +4637,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4643,7 +4789,7 @@ type LenderDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4773,7 +4919,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5038,6 +5184,20 @@ func (f *OrganizationFilter) WhereHasCommissionPaymentsWith(preds ...predicate.C
 	})))
 }
 
+// WhereHasAuditEvents applies a predicate to check if query has an edge audit_events.
+func (f *OrganizationFilter) WhereHasAuditEvents() {
+	f.Where(entql.HasEdge("audit_events"))
+}
+
+// WhereHasAuditEventsWith applies a predicate to check if query has an edge audit_events with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasAuditEventsWith(preds ...predicate.AuditEvent) {
+	f.Where(entql.HasEdgeWith("audit_events", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PaymentDayQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5067,7 +5227,7 @@ type PaymentDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PaymentDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5127,7 +5287,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5235,7 +5395,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5323,7 +5483,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5473,7 +5633,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5557,7 +5717,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5699,7 +5859,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5788,7 +5948,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

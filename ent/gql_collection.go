@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -422,6 +423,125 @@ func newApplicationPaginateArgs(rv map[string]any) *applicationPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*ApplicationWhereInput); ok {
 		args.opts = append(args.opts, WithApplicationFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AuditEventQuery) CollectFields(ctx context.Context, satisfies ...string) (*AuditEventQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AuditEventQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(auditevent.Columns))
+		selectedFields = []string{auditevent.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "occurredAt":
+			if _, ok := fieldSeen[auditevent.FieldOccurredAt]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldOccurredAt)
+				fieldSeen[auditevent.FieldOccurredAt] = struct{}{}
+			}
+		case "actor":
+			if _, ok := fieldSeen[auditevent.FieldActor]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldActor)
+				fieldSeen[auditevent.FieldActor] = struct{}{}
+			}
+		case "action":
+			if _, ok := fieldSeen[auditevent.FieldAction]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldAction)
+				fieldSeen[auditevent.FieldAction] = struct{}{}
+			}
+		case "targetType":
+			if _, ok := fieldSeen[auditevent.FieldTargetType]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldTargetType)
+				fieldSeen[auditevent.FieldTargetType] = struct{}{}
+			}
+		case "targetId":
+			if _, ok := fieldSeen[auditevent.FieldTargetID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldTargetID)
+				fieldSeen[auditevent.FieldTargetID] = struct{}{}
+			}
+		case "requestId":
+			if _, ok := fieldSeen[auditevent.FieldRequestID]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldRequestID)
+				fieldSeen[auditevent.FieldRequestID] = struct{}{}
+			}
+		case "fields":
+			if _, ok := fieldSeen[auditevent.FieldFields]; !ok {
+				selectedFields = append(selectedFields, auditevent.FieldFields)
+				fieldSeen[auditevent.FieldFields] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type auditeventPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AuditEventPaginateOption
+}
+
+func newAuditEventPaginateArgs(rv map[string]any) *auditeventPaginateArgs {
+	args := &auditeventPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AuditEventOrder{Field: &AuditEventOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAuditEventOrder(order))
+			}
+		case *AuditEventOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAuditEventOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*AuditEventWhereInput); ok {
+		args.opts = append(args.opts, WithAuditEventFilter(v.Filter))
 	}
 	return args
 }

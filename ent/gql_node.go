@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-multierror"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -41,6 +42,11 @@ var applicationImplementors = []string{"Application", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*Application) IsNode() {}
+
+var auditeventImplementors = []string{"AuditEvent", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*AuditEvent) IsNode() {}
 
 var automationImplementors = []string{"Automation", "Node"}
 
@@ -179,6 +185,15 @@ func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, 
 			Where(application.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, applicationImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case auditevent.Table:
+		query := c.AuditEvent.Query().
+			Where(auditevent.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, auditeventImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -393,6 +408,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		query := c.Application.Query().
 			Where(application.IDIn(ids...))
 		query, err := query.CollectFields(ctx, applicationImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case auditevent.Table:
+		query := c.AuditEvent.Query().
+			Where(auditevent.IDIn(ids...))
+		query, err := query.CollectFields(ctx, auditeventImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -1550,6 +1551,422 @@ func (i *ApplicationWhereInput) P() (predicate.Application, error) {
 		return predicates[0], nil
 	default:
 		return application.And(predicates...), nil
+	}
+}
+
+// AuditEventWhereInput represents a where input for filtering AuditEvent queries.
+type AuditEventWhereInput struct {
+	Predicates []predicate.AuditEvent  `json:"-"`
+	Not        *AuditEventWhereInput   `json:"not,omitempty"`
+	Or         []*AuditEventWhereInput `json:"or,omitempty"`
+	And        []*AuditEventWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *uuid.UUID  `json:"id,omitempty"`
+	IDNEQ   *uuid.UUID  `json:"idNEQ,omitempty"`
+	IDIn    []uuid.UUID `json:"idIn,omitempty"`
+	IDNotIn []uuid.UUID `json:"idNotIn,omitempty"`
+	IDGT    *uuid.UUID  `json:"idGT,omitempty"`
+	IDGTE   *uuid.UUID  `json:"idGTE,omitempty"`
+	IDLT    *uuid.UUID  `json:"idLT,omitempty"`
+	IDLTE   *uuid.UUID  `json:"idLTE,omitempty"`
+
+	// "occurred_at" field predicates.
+	OccurredAt      *time.Time  `json:"occurredAt,omitempty"`
+	OccurredAtNEQ   *time.Time  `json:"occurredAtNEQ,omitempty"`
+	OccurredAtIn    []time.Time `json:"occurredAtIn,omitempty"`
+	OccurredAtNotIn []time.Time `json:"occurredAtNotIn,omitempty"`
+	OccurredAtGT    *time.Time  `json:"occurredAtGT,omitempty"`
+	OccurredAtGTE   *time.Time  `json:"occurredAtGTE,omitempty"`
+	OccurredAtLT    *time.Time  `json:"occurredAtLT,omitempty"`
+	OccurredAtLTE   *time.Time  `json:"occurredAtLTE,omitempty"`
+
+	// "actor" field predicates.
+	Actor             *string  `json:"actor,omitempty"`
+	ActorNEQ          *string  `json:"actorNEQ,omitempty"`
+	ActorIn           []string `json:"actorIn,omitempty"`
+	ActorNotIn        []string `json:"actorNotIn,omitempty"`
+	ActorGT           *string  `json:"actorGT,omitempty"`
+	ActorGTE          *string  `json:"actorGTE,omitempty"`
+	ActorLT           *string  `json:"actorLT,omitempty"`
+	ActorLTE          *string  `json:"actorLTE,omitempty"`
+	ActorContains     *string  `json:"actorContains,omitempty"`
+	ActorHasPrefix    *string  `json:"actorHasPrefix,omitempty"`
+	ActorHasSuffix    *string  `json:"actorHasSuffix,omitempty"`
+	ActorEqualFold    *string  `json:"actorEqualFold,omitempty"`
+	ActorContainsFold *string  `json:"actorContainsFold,omitempty"`
+
+	// "action" field predicates.
+	Action             *string  `json:"action,omitempty"`
+	ActionNEQ          *string  `json:"actionNEQ,omitempty"`
+	ActionIn           []string `json:"actionIn,omitempty"`
+	ActionNotIn        []string `json:"actionNotIn,omitempty"`
+	ActionGT           *string  `json:"actionGT,omitempty"`
+	ActionGTE          *string  `json:"actionGTE,omitempty"`
+	ActionLT           *string  `json:"actionLT,omitempty"`
+	ActionLTE          *string  `json:"actionLTE,omitempty"`
+	ActionContains     *string  `json:"actionContains,omitempty"`
+	ActionHasPrefix    *string  `json:"actionHasPrefix,omitempty"`
+	ActionHasSuffix    *string  `json:"actionHasSuffix,omitempty"`
+	ActionEqualFold    *string  `json:"actionEqualFold,omitempty"`
+	ActionContainsFold *string  `json:"actionContainsFold,omitempty"`
+
+	// "target_type" field predicates.
+	TargetType             *string  `json:"targetType,omitempty"`
+	TargetTypeNEQ          *string  `json:"targetTypeNEQ,omitempty"`
+	TargetTypeIn           []string `json:"targetTypeIn,omitempty"`
+	TargetTypeNotIn        []string `json:"targetTypeNotIn,omitempty"`
+	TargetTypeGT           *string  `json:"targetTypeGT,omitempty"`
+	TargetTypeGTE          *string  `json:"targetTypeGTE,omitempty"`
+	TargetTypeLT           *string  `json:"targetTypeLT,omitempty"`
+	TargetTypeLTE          *string  `json:"targetTypeLTE,omitempty"`
+	TargetTypeContains     *string  `json:"targetTypeContains,omitempty"`
+	TargetTypeHasPrefix    *string  `json:"targetTypeHasPrefix,omitempty"`
+	TargetTypeHasSuffix    *string  `json:"targetTypeHasSuffix,omitempty"`
+	TargetTypeEqualFold    *string  `json:"targetTypeEqualFold,omitempty"`
+	TargetTypeContainsFold *string  `json:"targetTypeContainsFold,omitempty"`
+
+	// "target_id" field predicates.
+	TargetID      *uuid.UUID  `json:"targetID,omitempty"`
+	TargetIDNEQ   *uuid.UUID  `json:"targetIDNEQ,omitempty"`
+	TargetIDIn    []uuid.UUID `json:"targetIDIn,omitempty"`
+	TargetIDNotIn []uuid.UUID `json:"targetIDNotIn,omitempty"`
+	TargetIDGT    *uuid.UUID  `json:"targetIDGT,omitempty"`
+	TargetIDGTE   *uuid.UUID  `json:"targetIDGTE,omitempty"`
+	TargetIDLT    *uuid.UUID  `json:"targetIDLT,omitempty"`
+	TargetIDLTE   *uuid.UUID  `json:"targetIDLTE,omitempty"`
+
+	// "request_id" field predicates.
+	RequestID             *string  `json:"requestID,omitempty"`
+	RequestIDNEQ          *string  `json:"requestIDNEQ,omitempty"`
+	RequestIDIn           []string `json:"requestIDIn,omitempty"`
+	RequestIDNotIn        []string `json:"requestIDNotIn,omitempty"`
+	RequestIDGT           *string  `json:"requestIDGT,omitempty"`
+	RequestIDGTE          *string  `json:"requestIDGTE,omitempty"`
+	RequestIDLT           *string  `json:"requestIDLT,omitempty"`
+	RequestIDLTE          *string  `json:"requestIDLTE,omitempty"`
+	RequestIDContains     *string  `json:"requestIDContains,omitempty"`
+	RequestIDHasPrefix    *string  `json:"requestIDHasPrefix,omitempty"`
+	RequestIDHasSuffix    *string  `json:"requestIDHasSuffix,omitempty"`
+	RequestIDIsNil        bool     `json:"requestIDIsNil,omitempty"`
+	RequestIDNotNil       bool     `json:"requestIDNotNil,omitempty"`
+	RequestIDEqualFold    *string  `json:"requestIDEqualFold,omitempty"`
+	RequestIDContainsFold *string  `json:"requestIDContainsFold,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *AuditEventWhereInput) AddPredicates(predicates ...predicate.AuditEvent) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the AuditEventWhereInput filter on the AuditEventQuery builder.
+func (i *AuditEventWhereInput) Filter(q *AuditEventQuery) (*AuditEventQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyAuditEventWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyAuditEventWhereInput is returned in case the AuditEventWhereInput is empty.
+var ErrEmptyAuditEventWhereInput = errors.New("ent: empty predicate AuditEventWhereInput")
+
+// P returns a predicate for filtering auditevents.
+// An error is returned if the input is empty or invalid.
+func (i *AuditEventWhereInput) P() (predicate.AuditEvent, error) {
+	var predicates []predicate.AuditEvent
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, auditevent.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.AuditEvent, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, auditevent.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.AuditEvent, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, auditevent.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, auditevent.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, auditevent.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, auditevent.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, auditevent.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, auditevent.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, auditevent.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, auditevent.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, auditevent.IDLTE(*i.IDLTE))
+	}
+	if i.OccurredAt != nil {
+		predicates = append(predicates, auditevent.OccurredAtEQ(*i.OccurredAt))
+	}
+	if i.OccurredAtNEQ != nil {
+		predicates = append(predicates, auditevent.OccurredAtNEQ(*i.OccurredAtNEQ))
+	}
+	if len(i.OccurredAtIn) > 0 {
+		predicates = append(predicates, auditevent.OccurredAtIn(i.OccurredAtIn...))
+	}
+	if len(i.OccurredAtNotIn) > 0 {
+		predicates = append(predicates, auditevent.OccurredAtNotIn(i.OccurredAtNotIn...))
+	}
+	if i.OccurredAtGT != nil {
+		predicates = append(predicates, auditevent.OccurredAtGT(*i.OccurredAtGT))
+	}
+	if i.OccurredAtGTE != nil {
+		predicates = append(predicates, auditevent.OccurredAtGTE(*i.OccurredAtGTE))
+	}
+	if i.OccurredAtLT != nil {
+		predicates = append(predicates, auditevent.OccurredAtLT(*i.OccurredAtLT))
+	}
+	if i.OccurredAtLTE != nil {
+		predicates = append(predicates, auditevent.OccurredAtLTE(*i.OccurredAtLTE))
+	}
+	if i.Actor != nil {
+		predicates = append(predicates, auditevent.ActorEQ(*i.Actor))
+	}
+	if i.ActorNEQ != nil {
+		predicates = append(predicates, auditevent.ActorNEQ(*i.ActorNEQ))
+	}
+	if len(i.ActorIn) > 0 {
+		predicates = append(predicates, auditevent.ActorIn(i.ActorIn...))
+	}
+	if len(i.ActorNotIn) > 0 {
+		predicates = append(predicates, auditevent.ActorNotIn(i.ActorNotIn...))
+	}
+	if i.ActorGT != nil {
+		predicates = append(predicates, auditevent.ActorGT(*i.ActorGT))
+	}
+	if i.ActorGTE != nil {
+		predicates = append(predicates, auditevent.ActorGTE(*i.ActorGTE))
+	}
+	if i.ActorLT != nil {
+		predicates = append(predicates, auditevent.ActorLT(*i.ActorLT))
+	}
+	if i.ActorLTE != nil {
+		predicates = append(predicates, auditevent.ActorLTE(*i.ActorLTE))
+	}
+	if i.ActorContains != nil {
+		predicates = append(predicates, auditevent.ActorContains(*i.ActorContains))
+	}
+	if i.ActorHasPrefix != nil {
+		predicates = append(predicates, auditevent.ActorHasPrefix(*i.ActorHasPrefix))
+	}
+	if i.ActorHasSuffix != nil {
+		predicates = append(predicates, auditevent.ActorHasSuffix(*i.ActorHasSuffix))
+	}
+	if i.ActorEqualFold != nil {
+		predicates = append(predicates, auditevent.ActorEqualFold(*i.ActorEqualFold))
+	}
+	if i.ActorContainsFold != nil {
+		predicates = append(predicates, auditevent.ActorContainsFold(*i.ActorContainsFold))
+	}
+	if i.Action != nil {
+		predicates = append(predicates, auditevent.ActionEQ(*i.Action))
+	}
+	if i.ActionNEQ != nil {
+		predicates = append(predicates, auditevent.ActionNEQ(*i.ActionNEQ))
+	}
+	if len(i.ActionIn) > 0 {
+		predicates = append(predicates, auditevent.ActionIn(i.ActionIn...))
+	}
+	if len(i.ActionNotIn) > 0 {
+		predicates = append(predicates, auditevent.ActionNotIn(i.ActionNotIn...))
+	}
+	if i.ActionGT != nil {
+		predicates = append(predicates, auditevent.ActionGT(*i.ActionGT))
+	}
+	if i.ActionGTE != nil {
+		predicates = append(predicates, auditevent.ActionGTE(*i.ActionGTE))
+	}
+	if i.ActionLT != nil {
+		predicates = append(predicates, auditevent.ActionLT(*i.ActionLT))
+	}
+	if i.ActionLTE != nil {
+		predicates = append(predicates, auditevent.ActionLTE(*i.ActionLTE))
+	}
+	if i.ActionContains != nil {
+		predicates = append(predicates, auditevent.ActionContains(*i.ActionContains))
+	}
+	if i.ActionHasPrefix != nil {
+		predicates = append(predicates, auditevent.ActionHasPrefix(*i.ActionHasPrefix))
+	}
+	if i.ActionHasSuffix != nil {
+		predicates = append(predicates, auditevent.ActionHasSuffix(*i.ActionHasSuffix))
+	}
+	if i.ActionEqualFold != nil {
+		predicates = append(predicates, auditevent.ActionEqualFold(*i.ActionEqualFold))
+	}
+	if i.ActionContainsFold != nil {
+		predicates = append(predicates, auditevent.ActionContainsFold(*i.ActionContainsFold))
+	}
+	if i.TargetType != nil {
+		predicates = append(predicates, auditevent.TargetTypeEQ(*i.TargetType))
+	}
+	if i.TargetTypeNEQ != nil {
+		predicates = append(predicates, auditevent.TargetTypeNEQ(*i.TargetTypeNEQ))
+	}
+	if len(i.TargetTypeIn) > 0 {
+		predicates = append(predicates, auditevent.TargetTypeIn(i.TargetTypeIn...))
+	}
+	if len(i.TargetTypeNotIn) > 0 {
+		predicates = append(predicates, auditevent.TargetTypeNotIn(i.TargetTypeNotIn...))
+	}
+	if i.TargetTypeGT != nil {
+		predicates = append(predicates, auditevent.TargetTypeGT(*i.TargetTypeGT))
+	}
+	if i.TargetTypeGTE != nil {
+		predicates = append(predicates, auditevent.TargetTypeGTE(*i.TargetTypeGTE))
+	}
+	if i.TargetTypeLT != nil {
+		predicates = append(predicates, auditevent.TargetTypeLT(*i.TargetTypeLT))
+	}
+	if i.TargetTypeLTE != nil {
+		predicates = append(predicates, auditevent.TargetTypeLTE(*i.TargetTypeLTE))
+	}
+	if i.TargetTypeContains != nil {
+		predicates = append(predicates, auditevent.TargetTypeContains(*i.TargetTypeContains))
+	}
+	if i.TargetTypeHasPrefix != nil {
+		predicates = append(predicates, auditevent.TargetTypeHasPrefix(*i.TargetTypeHasPrefix))
+	}
+	if i.TargetTypeHasSuffix != nil {
+		predicates = append(predicates, auditevent.TargetTypeHasSuffix(*i.TargetTypeHasSuffix))
+	}
+	if i.TargetTypeEqualFold != nil {
+		predicates = append(predicates, auditevent.TargetTypeEqualFold(*i.TargetTypeEqualFold))
+	}
+	if i.TargetTypeContainsFold != nil {
+		predicates = append(predicates, auditevent.TargetTypeContainsFold(*i.TargetTypeContainsFold))
+	}
+	if i.TargetID != nil {
+		predicates = append(predicates, auditevent.TargetIDEQ(*i.TargetID))
+	}
+	if i.TargetIDNEQ != nil {
+		predicates = append(predicates, auditevent.TargetIDNEQ(*i.TargetIDNEQ))
+	}
+	if len(i.TargetIDIn) > 0 {
+		predicates = append(predicates, auditevent.TargetIDIn(i.TargetIDIn...))
+	}
+	if len(i.TargetIDNotIn) > 0 {
+		predicates = append(predicates, auditevent.TargetIDNotIn(i.TargetIDNotIn...))
+	}
+	if i.TargetIDGT != nil {
+		predicates = append(predicates, auditevent.TargetIDGT(*i.TargetIDGT))
+	}
+	if i.TargetIDGTE != nil {
+		predicates = append(predicates, auditevent.TargetIDGTE(*i.TargetIDGTE))
+	}
+	if i.TargetIDLT != nil {
+		predicates = append(predicates, auditevent.TargetIDLT(*i.TargetIDLT))
+	}
+	if i.TargetIDLTE != nil {
+		predicates = append(predicates, auditevent.TargetIDLTE(*i.TargetIDLTE))
+	}
+	if i.RequestID != nil {
+		predicates = append(predicates, auditevent.RequestIDEQ(*i.RequestID))
+	}
+	if i.RequestIDNEQ != nil {
+		predicates = append(predicates, auditevent.RequestIDNEQ(*i.RequestIDNEQ))
+	}
+	if len(i.RequestIDIn) > 0 {
+		predicates = append(predicates, auditevent.RequestIDIn(i.RequestIDIn...))
+	}
+	if len(i.RequestIDNotIn) > 0 {
+		predicates = append(predicates, auditevent.RequestIDNotIn(i.RequestIDNotIn...))
+	}
+	if i.RequestIDGT != nil {
+		predicates = append(predicates, auditevent.RequestIDGT(*i.RequestIDGT))
+	}
+	if i.RequestIDGTE != nil {
+		predicates = append(predicates, auditevent.RequestIDGTE(*i.RequestIDGTE))
+	}
+	if i.RequestIDLT != nil {
+		predicates = append(predicates, auditevent.RequestIDLT(*i.RequestIDLT))
+	}
+	if i.RequestIDLTE != nil {
+		predicates = append(predicates, auditevent.RequestIDLTE(*i.RequestIDLTE))
+	}
+	if i.RequestIDContains != nil {
+		predicates = append(predicates, auditevent.RequestIDContains(*i.RequestIDContains))
+	}
+	if i.RequestIDHasPrefix != nil {
+		predicates = append(predicates, auditevent.RequestIDHasPrefix(*i.RequestIDHasPrefix))
+	}
+	if i.RequestIDHasSuffix != nil {
+		predicates = append(predicates, auditevent.RequestIDHasSuffix(*i.RequestIDHasSuffix))
+	}
+	if i.RequestIDIsNil {
+		predicates = append(predicates, auditevent.RequestIDIsNil())
+	}
+	if i.RequestIDNotNil {
+		predicates = append(predicates, auditevent.RequestIDNotNil())
+	}
+	if i.RequestIDEqualFold != nil {
+		predicates = append(predicates, auditevent.RequestIDEqualFold(*i.RequestIDEqualFold))
+	}
+	if i.RequestIDContainsFold != nil {
+		predicates = append(predicates, auditevent.RequestIDContainsFold(*i.RequestIDContainsFold))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyAuditEventWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return auditevent.And(predicates...), nil
 	}
 }
 

@@ -71,9 +71,11 @@ type OrganizationEdges struct {
 	Commissions []*Commission `json:"commissions,omitempty"`
 	// CommissionPayments holds the value of the commission_payments edge.
 	CommissionPayments []*CommissionPayment `json:"commission_payments,omitempty"`
+	// AuditEvents holds the value of the audit_events edge.
+	AuditEvents []*AuditEvent `json:"audit_events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [16]bool
+	loadedTypes [17]bool
 	// totalCount holds the count of the edges above.
 	totalCount [15]map[string]int
 
@@ -93,6 +95,7 @@ type OrganizationEdges struct {
 	namedFundedDeals          map[string][]*FundedDeal
 	namedCommissions          map[string][]*Commission
 	namedCommissionPayments   map[string][]*CommissionPayment
+	namedAuditEvents          map[string][]*AuditEvent
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -237,6 +240,15 @@ func (e OrganizationEdges) CommissionPaymentsOrErr() ([]*CommissionPayment, erro
 		return e.CommissionPayments, nil
 	}
 	return nil, &NotLoadedError{edge: "commission_payments"}
+}
+
+// AuditEventsOrErr returns the AuditEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) AuditEventsOrErr() ([]*AuditEvent, error) {
+	if e.loadedTypes[16] {
+		return e.AuditEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "audit_events"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -399,6 +411,11 @@ func (_m *Organization) QueryCommissions() *CommissionQuery {
 // QueryCommissionPayments queries the "commission_payments" edge of the Organization entity.
 func (_m *Organization) QueryCommissionPayments() *CommissionPaymentQuery {
 	return NewOrganizationClient(_m.config).QueryCommissionPayments(_m)
+}
+
+// QueryAuditEvents queries the "audit_events" edge of the Organization entity.
+func (_m *Organization) QueryAuditEvents() *AuditEventQuery {
+	return NewOrganizationClient(_m.config).QueryAuditEvents(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -827,6 +844,30 @@ func (_m *Organization) appendNamedCommissionPayments(name string, edges ...*Com
 		_m.Edges.namedCommissionPayments[name] = []*CommissionPayment{}
 	} else {
 		_m.Edges.namedCommissionPayments[name] = append(_m.Edges.namedCommissionPayments[name], edges...)
+	}
+}
+
+// NamedAuditEvents returns the AuditEvents named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedAuditEvents(name string) ([]*AuditEvent, error) {
+	if _m.Edges.namedAuditEvents == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedAuditEvents[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedAuditEvents(name string, edges ...*AuditEvent) {
+	if _m.Edges.namedAuditEvents == nil {
+		_m.Edges.namedAuditEvents = make(map[string][]*AuditEvent)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedAuditEvents[name] = []*AuditEvent{}
+	} else {
+		_m.Edges.namedAuditEvents[name] = append(_m.Edges.namedAuditEvents[name], edges...)
 	}
 }
 

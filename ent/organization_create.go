@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -360,6 +361,21 @@ func (_c *OrganizationCreate) AddCommissionPayments(v ...*CommissionPayment) *Or
 		ids[i] = v[i].ID
 	}
 	return _c.AddCommissionPaymentIDs(ids...)
+}
+
+// AddAuditEventIDs adds the "audit_events" edge to the AuditEvent entity by IDs.
+func (_c *OrganizationCreate) AddAuditEventIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddAuditEventIDs(ids...)
+	return _c
+}
+
+// AddAuditEvents adds the "audit_events" edges to the AuditEvent entity.
+func (_c *OrganizationCreate) AddAuditEvents(v ...*AuditEvent) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAuditEventIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -768,6 +784,22 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AuditEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -58,6 +59,7 @@ type OrganizationQuery struct {
 	withFundedDeals               *FundedDealQuery
 	withCommissions               *CommissionQuery
 	withCommissionPayments        *CommissionPaymentQuery
+	withAuditEvents               *AuditEventQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -76,6 +78,7 @@ type OrganizationQuery struct {
 	withNamedFundedDeals          map[string]*FundedDealQuery
 	withNamedCommissions          map[string]*CommissionQuery
 	withNamedCommissionPayments   map[string]*CommissionPaymentQuery
+	withNamedAuditEvents          map[string]*AuditEventQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -464,6 +467,28 @@ func (_q *OrganizationQuery) QueryCommissionPayments() *CommissionPaymentQuery {
 	return query
 }
 
+// QueryAuditEvents chains the current query on the "audit_events" edge.
+func (_q *OrganizationQuery) QueryAuditEvents() *AuditEventQuery {
+	query := (&AuditEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(auditevent.Table, auditevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AuditEventsTable, organization.AuditEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -672,6 +697,7 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withFundedDeals:          _q.withFundedDeals.Clone(),
 		withCommissions:          _q.withCommissions.Clone(),
 		withCommissionPayments:   _q.withCommissionPayments.Clone(),
+		withAuditEvents:          _q.withAuditEvents.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -855,6 +881,17 @@ func (_q *OrganizationQuery) WithCommissionPayments(opts ...func(*CommissionPaym
 	return _q
 }
 
+// WithAuditEvents tells the query-builder to eager-load the nodes that are connected to
+// the "audit_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithAuditEvents(opts ...func(*AuditEventQuery)) *OrganizationQuery {
+	query := (&AuditEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAuditEvents = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -939,7 +976,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [16]bool{
+		loadedTypes = [17]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -956,6 +993,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withFundedDeals != nil,
 			_q.withCommissions != nil,
 			_q.withCommissionPayments != nil,
+			_q.withAuditEvents != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1097,6 +1135,13 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withAuditEvents; query != nil {
+		if err := _q.loadAuditEvents(ctx, query, nodes,
+			func(n *Organization) { n.Edges.AuditEvents = []*AuditEvent{} },
+			func(n *Organization, e *AuditEvent) { n.Edges.AuditEvents = append(n.Edges.AuditEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -1206,6 +1251,13 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadCommissionPayments(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedCommissionPayments(name) },
 			func(n *Organization, e *CommissionPayment) { n.appendNamedCommissionPayments(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedAuditEvents {
+		if err := _q.loadAuditEvents(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedAuditEvents(name) },
+			func(n *Organization, e *AuditEvent) { n.appendNamedAuditEvents(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1697,6 +1749,36 @@ func (_q *OrganizationQuery) loadCommissionPayments(ctx context.Context, query *
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadAuditEvents(ctx context.Context, query *AuditEventQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *AuditEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(auditevent.FieldOrgID)
+	}
+	query.Where(predicate.AuditEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.AuditEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -2038,6 +2120,20 @@ func (_q *OrganizationQuery) WithNamedCommissionPayments(name string, opts ...fu
 		_q.withNamedCommissionPayments = make(map[string]*CommissionPaymentQuery)
 	}
 	_q.withNamedCommissionPayments[name] = query
+	return _q
+}
+
+// WithNamedAuditEvents tells the query-builder to eager-load the nodes that are connected to the "audit_events"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedAuditEvents(name string, opts ...func(*AuditEventQuery)) *OrganizationQuery {
+	query := (&AuditEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedAuditEvents == nil {
+		_q.withNamedAuditEvents = make(map[string]*AuditEventQuery)
+	}
+	_q.withNamedAuditEvents[name] = query
 	return _q
 }
 

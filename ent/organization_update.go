@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -352,6 +353,21 @@ func (_u *OrganizationUpdate) AddCommissionPayments(v ...*CommissionPayment) *Or
 		ids[i] = v[i].ID
 	}
 	return _u.AddCommissionPaymentIDs(ids...)
+}
+
+// AddAuditEventIDs adds the "audit_events" edge to the AuditEvent entity by IDs.
+func (_u *OrganizationUpdate) AddAuditEventIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddAuditEventIDs(ids...)
+	return _u
+}
+
+// AddAuditEvents adds the "audit_events" edges to the AuditEvent entity.
+func (_u *OrganizationUpdate) AddAuditEvents(v ...*AuditEvent) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAuditEventIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -693,6 +709,27 @@ func (_u *OrganizationUpdate) RemoveCommissionPayments(v ...*CommissionPayment) 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommissionPaymentIDs(ids...)
+}
+
+// ClearAuditEvents clears all "audit_events" edges to the AuditEvent entity.
+func (_u *OrganizationUpdate) ClearAuditEvents() *OrganizationUpdate {
+	_u.mutation.ClearAuditEvents()
+	return _u
+}
+
+// RemoveAuditEventIDs removes the "audit_events" edge to AuditEvent entities by IDs.
+func (_u *OrganizationUpdate) RemoveAuditEventIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveAuditEventIDs(ids...)
+	return _u
+}
+
+// RemoveAuditEvents removes "audit_events" edges to AuditEvent entities.
+func (_u *OrganizationUpdate) RemoveAuditEvents(v ...*AuditEvent) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAuditEventIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1513,6 +1550,51 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.AuditEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAuditEventsIDs(); len(nodes) > 0 && !_u.mutation.AuditEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AuditEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1841,6 +1923,21 @@ func (_u *OrganizationUpdateOne) AddCommissionPayments(v ...*CommissionPayment) 
 		ids[i] = v[i].ID
 	}
 	return _u.AddCommissionPaymentIDs(ids...)
+}
+
+// AddAuditEventIDs adds the "audit_events" edge to the AuditEvent entity by IDs.
+func (_u *OrganizationUpdateOne) AddAuditEventIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddAuditEventIDs(ids...)
+	return _u
+}
+
+// AddAuditEvents adds the "audit_events" edges to the AuditEvent entity.
+func (_u *OrganizationUpdateOne) AddAuditEvents(v ...*AuditEvent) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAuditEventIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -2182,6 +2279,27 @@ func (_u *OrganizationUpdateOne) RemoveCommissionPayments(v ...*CommissionPaymen
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommissionPaymentIDs(ids...)
+}
+
+// ClearAuditEvents clears all "audit_events" edges to the AuditEvent entity.
+func (_u *OrganizationUpdateOne) ClearAuditEvents() *OrganizationUpdateOne {
+	_u.mutation.ClearAuditEvents()
+	return _u
+}
+
+// RemoveAuditEventIDs removes the "audit_events" edge to AuditEvent entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveAuditEventIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveAuditEventIDs(ids...)
+	return _u
+}
+
+// RemoveAuditEvents removes "audit_events" edges to AuditEvent entities.
+func (_u *OrganizationUpdateOne) RemoveAuditEvents(v ...*AuditEvent) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAuditEventIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -3025,6 +3143,51 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(commissionpayment.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AuditEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAuditEventsIDs(); len(nodes) > 0 && !_u.mutation.AuditEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AuditEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AuditEventsTable,
+			Columns: []string{organization.AuditEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

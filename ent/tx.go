@@ -20,6 +20,8 @@ type Tx struct {
 	AgentPresence *AgentPresenceClient
 	// Application is the client for interacting with the Application builders.
 	Application *ApplicationClient
+	// AuditEvent is the client for interacting with the AuditEvent builders.
+	AuditEvent *AuditEventClient
 	// Automation is the client for interacting with the Automation builders.
 	Automation *AutomationClient
 	// AutomationRun is the client for interacting with the AutomationRun builders.
@@ -212,6 +214,7 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.AgentPresence = NewAgentPresenceClient(tx.config)
 	tx.Application = NewApplicationClient(tx.config)
+	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Automation = NewAutomationClient(tx.config)
 	tx.AutomationRun = NewAutomationRunClient(tx.config)
 	tx.CallDay = NewCallDayClient(tx.config)

@@ -29,6 +29,12 @@ func (r *queryResolver) Applications(ctx context.Context, after *entgql.Cursor[u
 		ent.WithApplicationOrder(orderOr(orderBy, newestApplications)), ent.WithApplicationFilter(where.Filter))
 }
 
+// AuditEvents is the resolver for the auditEvents field.
+func (r *queryResolver) AuditEvents(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) (*ent.AuditEventConnection, error) {
+	return r.client(ctx).AuditEvent.Query().Paginate(ctx, after, first, before, last,
+		ent.WithAuditEventOrder(orderOr(orderBy, newestAudit)), ent.WithAuditEventFilter(where.Filter))
+}
+
 // Automations is the resolver for the automations field.
 func (r *queryResolver) Automations(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) (*ent.AutomationConnection, error) {
 	return r.client(ctx).Automation.Query().Paginate(ctx, after, first, before, last,

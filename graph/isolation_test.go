@@ -102,7 +102,13 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Query.analytics": {`{ analytics { timezone pipeline { stages { stageId leads } bySource { source leads fundedAmount } }
 			funding { totals { deals } byLender { id name } byAdvisor { id name } } lenders { lenders { lenderId name } }
 			commissions { totals { expected } byAdvisor { id name } byLender { id name } } dialer { agents { userId name } } } }`, nil},
-		"Query.organization":          {`{ organization { id name timezone } }`, nil},
+		"Query.organization": {`{ organization { id name timezone } }`, nil},
+		// Access: API keys and the audit log.
+		"Query.apiKeys":               {`{ apiKeys(includeRevoked: true) { total nodes { id } } }`, nil},
+		"Query.auditEvents":           {`{ auditEvents ` + conn + ` }`, nil},
+		"Mutation.createApiKey":       {`mutation { createApiKey(input: {name: "x", scopes: ["leads:read"]}) { secret } }`, nil},
+		"Mutation.revokeApiKey":       {`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, map[string]any{"id": a["apiKey"]}},
+		"Mutation.rotateApiKey":       {`mutation($id: ID!) { rotateApiKey(id: $id) { secret } }`, map[string]any{"id": a["apiKey"]}},
 		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
@@ -185,6 +191,11 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 		t.Fatalf("contact: %s", code)
 	}
 	a["contact"] = data["createContact"].(map[string]any)["id"].(string)
+	data, code = gql(t, e, e.Key, `mutation { createApiKey(input: {name: "Fixture", scopes: ["leads:read"]}) { apiKey { id } } }`, nil)
+	if code != "" {
+		t.Fatalf("API key: %s", code)
+	}
+	a["apiKey"] = data["createApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"].(string)
 	recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(recv.Close)
 	a["subscription"] = e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": recv.URL, "events": []string{"*"}}).Data()["id"].(string)

@@ -26,6 +26,8 @@ var (
 	newestApplications = &ent.ApplicationOrder{Direction: entgql.OrderDirectionDesc, Field: ent.ApplicationOrderFieldCreatedAt}
 	latestFunding      = &ent.FundedDealOrder{Direction: entgql.OrderDirectionDesc, Field: ent.FundedDealOrderFieldFundedAt}
 	newestCommissions  = &ent.CommissionOrder{Direction: entgql.OrderDirectionDesc, Field: ent.CommissionOrderFieldCreatedAt}
+	// The audit log, newest first.
+	newestAudit = &ent.AuditEventOrder{Direction: entgql.OrderDirectionDesc, Field: ent.AuditEventOrderFieldOccurredAt}
 )
 
 // orderOr is the order asked for, or the default.

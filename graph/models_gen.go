@@ -73,6 +73,24 @@ type CommissionPaymentInput struct {
 	Reference *string `json:"reference,omitempty"`
 }
 
+// A new API key.
+type CreateAPIKeyInput struct {
+	// A label for the key: 1 to 100 characters.
+	Name string `json:"name"`
+	// What the key may do, at least one scope.
+	Scopes []string `json:"scopes"`
+	// When the key stops working: later than now, within 10 years. Omitted: it does not expire.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// A key just created or rotated, with its secret: the only time the secret is shown.
+type CreatedAPIKey struct {
+	// The key.
+	APIKey *ent.APIKey `json:"apiKey"`
+	// The whole key, svc_live_...: send it as Authorization: Bearer. Store it now; it cannot be shown again.
+	Secret string `json:"secret"`
+}
+
 // A new endpoint with its signing secret, which is never shown again.
 type CreatedInboundEndpoint struct {
 	// The endpoint; requests go to POST /v1/webhooks/inbound/{endpointKey}.

@@ -21,4 +21,5 @@ type (
 	DeliveryPage       Page[*webhooks.DeliveryRecord]
 	InboundRequestPage Page[*ent.InboundRequest]
 	AutomationRunPage  Page[*ent.AutomationRun]
+	ApiKeyPage         Page[*ent.APIKey]
 )

@@ -38,12 +38,12 @@ const (
 // SupportedVersions lists every version this build serves, oldest first.
 var SupportedVersions = []string{APIVersion}
 
-type requestIDKey struct{}
-
 // RequestID is the correlation id of the request in ctx.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if id := viewer.RequestIDOf(ctx); id != nil {
+		return *id
+	}
+	return ""
 }
 
 // withRequestID adopts the caller's X-Request-Id when it is a UUID (the
@@ -58,7 +58,7 @@ func withRequestID(base *slog.Logger) func(http.Handler) http.Handler {
 				id = u.String()
 			}
 			w.Header().Set("X-Request-Id", id)
-			ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+			ctx := viewer.WithRequestID(r.Context(), id)
 			ctx = context.WithValue(ctx, loggerKey{}, base.With("request_id", id))
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})

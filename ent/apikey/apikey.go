@@ -41,6 +41,8 @@ const (
 	FieldExpiresAt = "expires_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
 	FieldRevokedAt = "revoked_at"
+	// FieldReplacedBy holds the string denoting the replaced_by field in the database.
+	FieldReplacedBy = "replaced_by"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// Table holds the table name of the apikey in the database.
@@ -68,6 +70,7 @@ var Columns = []string{
 	FieldLastUsedAt,
 	FieldExpiresAt,
 	FieldRevokedAt,
+	FieldReplacedBy,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -86,7 +89,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [3]ent.Hook
+	Hooks  [5]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -182,6 +185,11 @@ func ByExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 // ByRevokedAt orders the results by the revoked_at field.
 func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRevokedAt, opts...).ToFunc()
+}
+
+// ByReplacedBy orders the results by the replaced_by field.
+func ByReplacedBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplacedBy, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -101,6 +101,11 @@ func RevokedAt(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldRevokedAt, v))
 }
 
+// ReplacedBy applies equality check predicate on the "replaced_by" field. It's identical to ReplacedByEQ.
+func ReplacedBy(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldReplacedBy, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -564,6 +569,56 @@ func RevokedAtIsNil() predicate.APIKey {
 // RevokedAtNotNil applies the NotNil predicate on the "revoked_at" field.
 func RevokedAtNotNil() predicate.APIKey {
 	return predicate.APIKey(sql.FieldNotNull(FieldRevokedAt))
+}
+
+// ReplacedByEQ applies the EQ predicate on the "replaced_by" field.
+func ReplacedByEQ(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldReplacedBy, v))
+}
+
+// ReplacedByNEQ applies the NEQ predicate on the "replaced_by" field.
+func ReplacedByNEQ(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldReplacedBy, v))
+}
+
+// ReplacedByIn applies the In predicate on the "replaced_by" field.
+func ReplacedByIn(vs ...uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldReplacedBy, vs...))
+}
+
+// ReplacedByNotIn applies the NotIn predicate on the "replaced_by" field.
+func ReplacedByNotIn(vs ...uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldReplacedBy, vs...))
+}
+
+// ReplacedByGT applies the GT predicate on the "replaced_by" field.
+func ReplacedByGT(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldReplacedBy, v))
+}
+
+// ReplacedByGTE applies the GTE predicate on the "replaced_by" field.
+func ReplacedByGTE(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldReplacedBy, v))
+}
+
+// ReplacedByLT applies the LT predicate on the "replaced_by" field.
+func ReplacedByLT(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldReplacedBy, v))
+}
+
+// ReplacedByLTE applies the LTE predicate on the "replaced_by" field.
+func ReplacedByLTE(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldReplacedBy, v))
+}
+
+// ReplacedByIsNil applies the IsNil predicate on the "replaced_by" field.
+func ReplacedByIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldReplacedBy))
+}
+
+// ReplacedByNotNil applies the NotNil predicate on the "replaced_by" field.
+func ReplacedByNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldReplacedBy))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

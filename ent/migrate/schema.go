@@ -22,6 +22,7 @@ var (
 		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
 		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "replaced_by", Type: field.TypeUUID, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 	}
 	// APIKeysTable holds the schema information for the "api_keys" table.
@@ -32,7 +33,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "api_keys_organizations_api_keys",
-				Columns:    []*schema.Column{APIKeysColumns[11]},
+				Columns:    []*schema.Column{APIKeysColumns[12]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -41,7 +42,7 @@ var (
 			{
 				Name:    "apikey_org_id",
 				Unique:  false,
-				Columns: []*schema.Column{APIKeysColumns[11]},
+				Columns: []*schema.Column{APIKeysColumns[12]},
 			},
 		},
 	}
@@ -186,6 +187,44 @@ var (
 				Name:    "application_org_id_lender_id_decision_seconds_submitted_at",
 				Unique:  false,
 				Columns: []*schema.Column{ApplicationsColumns[26], ApplicationsColumns[25], ApplicationsColumns[12], ApplicationsColumns[7]},
+			},
+		},
+	}
+	// AuditEventsColumns holds the columns for the "audit_events" table.
+	AuditEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "occurred_at", Type: field.TypeTime},
+		{Name: "actor", Type: field.TypeString},
+		{Name: "action", Type: field.TypeString},
+		{Name: "target_type", Type: field.TypeString},
+		{Name: "target_id", Type: field.TypeUUID},
+		{Name: "request_id", Type: field.TypeString, Nullable: true},
+		{Name: "fields", Type: field.TypeJSON, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// AuditEventsTable holds the schema information for the "audit_events" table.
+	AuditEventsTable = &schema.Table{
+		Name:       "audit_events",
+		Columns:    AuditEventsColumns,
+		PrimaryKey: []*schema.Column{AuditEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "audit_events_organizations_audit_events",
+				Columns:    []*schema.Column{AuditEventsColumns[8]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditevent_org_id_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[1]},
+			},
+			{
+				Name:    "auditevent_org_id_target_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[5]},
 			},
 		},
 	}
@@ -1348,6 +1387,7 @@ var (
 		APIKeysTable,
 		AgentPresencesTable,
 		ApplicationsTable,
+		AuditEventsTable,
 		AutomationsTable,
 		AutomationRunsTable,
 		CallDaysTable,
@@ -1388,6 +1428,7 @@ func init() {
 	ApplicationsTable.ForeignKeys[0].RefTable = LeadsTable
 	ApplicationsTable.ForeignKeys[1].RefTable = LendersTable
 	ApplicationsTable.ForeignKeys[2].RefTable = OrganizationsTable
+	AuditEventsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	AutomationsTable.ForeignKeys[0].RefTable = InboundEndpointsTable
 	AutomationsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	AutomationRunsTable.ForeignKeys[0].RefTable = AutomationsTable

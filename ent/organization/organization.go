@@ -60,6 +60,8 @@ const (
 	EdgeCommissions = "commissions"
 	// EdgeCommissionPayments holds the string denoting the commission_payments edge name in mutations.
 	EdgeCommissionPayments = "commission_payments"
+	// EdgeAuditEvents holds the string denoting the audit_events edge name in mutations.
+	EdgeAuditEvents = "audit_events"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -174,6 +176,13 @@ const (
 	CommissionPaymentsInverseTable = "commission_payments"
 	// CommissionPaymentsColumn is the table column denoting the commission_payments relation/edge.
 	CommissionPaymentsColumn = "org_id"
+	// AuditEventsTable is the table that holds the audit_events relation/edge.
+	AuditEventsTable = "audit_events"
+	// AuditEventsInverseTable is the table name for the AuditEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "auditevent" package.
+	AuditEventsInverseTable = "audit_events"
+	// AuditEventsColumn is the table column denoting the audit_events relation/edge.
+	AuditEventsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -484,6 +493,20 @@ func ByCommissionPayments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOptio
 		sqlgraph.OrderByNeighborTerms(s, newCommissionPaymentsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAuditEventsCount orders the results by audit_events count.
+func ByAuditEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAuditEventsStep(), opts...)
+	}
+}
+
+// ByAuditEvents orders the results by audit_events terms.
+func ByAuditEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAuditEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -594,5 +617,12 @@ func newCommissionPaymentsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CommissionPaymentsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CommissionPaymentsTable, CommissionPaymentsColumn),
+	)
+}
+func newAuditEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AuditEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AuditEventsTable, AuditEventsColumn),
 	)
 }

@@ -15,6 +15,9 @@ type AgentPresence func(*sql.Selector)
 // Application is the predicate function for application builders.
 type Application func(*sql.Selector)
 
+// AuditEvent is the predicate function for auditevent builders.
+type AuditEvent func(*sql.Selector)
+
 // Automation is the predicate function for automation builders.
 type Automation func(*sql.Selector)
 

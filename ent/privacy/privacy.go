@@ -183,6 +183,30 @@ func (f ApplicationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ApplicationMutation", m)
 }
 
+// The AuditEventQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AuditEventQueryRuleFunc func(context.Context, *ent.AuditEventQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AuditEventQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditEventQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AuditEventQuery", q)
+}
+
+// The AuditEventMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AuditEventMutationRuleFunc func(context.Context, *ent.AuditEventMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AuditEventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AuditEventMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AuditEventMutation", m)
+}
+
 // The AutomationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AutomationQueryRuleFunc func(context.Context, *ent.AutomationQuery) error
@@ -920,6 +944,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ApplicationQuery:
 		return q.Filter(), nil
+	case *ent.AuditEventQuery:
+		return q.Filter(), nil
 	case *ent.AutomationQuery:
 		return q.Filter(), nil
 	case *ent.AutomationRunQuery:
@@ -990,6 +1016,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AgentPresenceMutation:
 		return m.Filter(), nil
 	case *ent.ApplicationMutation:
+		return m.Filter(), nil
+	case *ent.AuditEventMutation:
 		return m.Filter(), nil
 	case *ent.AutomationMutation:
 		return m.Filter(), nil

@@ -10,6 +10,7 @@ import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/application"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/callday"
@@ -63,10 +64,15 @@ func init() {
 	}
 	apikeyMixinHooks1 := apikeyMixin[1].Hooks()
 	apikeyMixinHooks2 := apikeyMixin[2].Hooks()
+	apikeyHooks := schema.APIKey{}.Hooks()
 
 	apikey.Hooks[1] = apikeyMixinHooks1[0]
 
 	apikey.Hooks[2] = apikeyMixinHooks2[0]
+
+	apikey.Hooks[3] = apikeyHooks[0]
+
+	apikey.Hooks[4] = apikeyHooks[1]
 	apikeyMixinFields0 := apikeyMixin[0].Fields()
 	_ = apikeyMixinFields0
 	apikeyMixinFields1 := apikeyMixin[1].Fields()
@@ -207,6 +213,31 @@ func init() {
 	applicationDescID := applicationMixinFields0[0].Descriptor()
 	// application.DefaultID holds the default value on creation for the id field.
 	application.DefaultID = applicationDescID.Default.(func() uuid.UUID)
+	auditeventMixin := schema.AuditEvent{}.Mixin()
+	auditevent.Policy = privacy.NewPolicies(schema.AuditEvent{})
+	auditevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := auditevent.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	auditeventMixinHooks1 := auditeventMixin[1].Hooks()
+
+	auditevent.Hooks[1] = auditeventMixinHooks1[0]
+	auditeventMixinFields0 := auditeventMixin[0].Fields()
+	_ = auditeventMixinFields0
+	auditeventFields := schema.AuditEvent{}.Fields()
+	_ = auditeventFields
+	// auditeventDescOccurredAt is the schema descriptor for occurred_at field.
+	auditeventDescOccurredAt := auditeventFields[0].Descriptor()
+	// auditevent.DefaultOccurredAt holds the default value on creation for the occurred_at field.
+	auditevent.DefaultOccurredAt = auditeventDescOccurredAt.Default.(func() time.Time)
+	// auditeventDescID is the schema descriptor for id field.
+	auditeventDescID := auditeventMixinFields0[0].Descriptor()
+	// auditevent.DefaultID holds the default value on creation for the id field.
+	auditevent.DefaultID = auditeventDescID.Default.(func() uuid.UUID)
 	automationMixin := schema.Automation{}.Mixin()
 	automation.Policy = privacy.NewPolicies(schema.Automation{})
 	automation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -226,6 +257,8 @@ func init() {
 	automation.Hooks[2] = automationMixinHooks2[0]
 
 	automation.Hooks[3] = automationHooks[0]
+
+	automation.Hooks[4] = automationHooks[1]
 	automationMixinFields0 := automationMixin[0].Fields()
 	_ = automationMixinFields0
 	automationMixinFields1 := automationMixin[1].Fields()
@@ -821,6 +854,8 @@ func init() {
 	inboundendpoint.Hooks[2] = inboundendpointMixinHooks2[0]
 
 	inboundendpoint.Hooks[3] = inboundendpointHooks[0]
+
+	inboundendpoint.Hooks[4] = inboundendpointHooks[1]
 	inboundendpointMixinFields0 := inboundendpointMixin[0].Fields()
 	_ = inboundendpointMixinFields0
 	inboundendpointMixinFields1 := inboundendpointMixin[1].Fields()
@@ -1482,10 +1517,13 @@ func init() {
 	}
 	webhooksubscriptionMixinHooks1 := webhooksubscriptionMixin[1].Hooks()
 	webhooksubscriptionMixinHooks2 := webhooksubscriptionMixin[2].Hooks()
+	webhooksubscriptionHooks := schema.WebhookSubscription{}.Hooks()
 
 	webhooksubscription.Hooks[1] = webhooksubscriptionMixinHooks1[0]
 
 	webhooksubscription.Hooks[2] = webhooksubscriptionMixinHooks2[0]
+
+	webhooksubscription.Hooks[3] = webhooksubscriptionHooks[0]
 	webhooksubscriptionMixinFields0 := webhooksubscriptionMixin[0].Fields()
 	_ = webhooksubscriptionMixinFields0
 	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()

@@ -1,11 +1,16 @@
 package schema
 
 import (
+	"slices"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/internal/refs"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -33,7 +38,24 @@ func (APIKey) Fields() []ent.Field {
 		field.Time("last_used_at").Optional().Nillable(),
 		field.Time("expires_at").Optional().Nillable(),
 		field.Time("revoked_at").Optional().Nillable(),
+		// The key that replaced this one when it was rotated; this one
+		// then works until its expires_at, the rotation's grace period.
+		field.UUID("replaced_by", uuid.UUID{}).Optional().Nillable(),
 	}
+}
+
+// Every change to a key an admin makes is in the audit log: created,
+// rotated (replaced_by set), revoked (revoked_at set).
+func (APIKey) Hooks() []ent.Hook {
+	return []ent.Hook{refs.BumpKeysOnCommit, audited("api_key", func(fields []string) string {
+		switch {
+		case slices.Contains(fields, "revoked_at"):
+			return "revoked"
+		case slices.Contains(fields, "replaced_by"):
+			return "rotated"
+		}
+		return "updated"
+	})}
 }
 
 func (APIKey) Policy() ent.Policy { return orgPolicy(viewer.ScopeAdmin, viewer.ScopeAdmin) }

@@ -69,7 +69,7 @@ func (Automation) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("endpoint_id"), index.Fields("org_id", "trigger_event")}
 }
 
-func (Automation) Hooks() []ent.Hook { return []ent.Hook{checkAutomation} }
+func (Automation) Hooks() []ent.Hook { return []ent.Hook{checkAutomation, audited("automation", nil)} }
 
 func (Automation) Policy() ent.Policy { return orgPolicy(viewer.ScopeAdmin, viewer.ScopeAdmin) }
 

@@ -162,4 +162,6 @@ var refuseEndpointDelete = hook.On(func(next ent.Mutator) ent.Mutator {
 	})
 }, ent.OpDelete|ent.OpDeleteOne)
 
-func (InboundEndpoint) Hooks() []ent.Hook { return []ent.Hook{refuseEndpointDelete} }
+func (InboundEndpoint) Hooks() []ent.Hook {
+	return []ent.Hook{refuseEndpointDelete, audited("inbound_endpoint", nil)}
+}

@@ -76,6 +76,7 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("funded_deals", FundedDeal.Type),
 		edge.To("commissions", Commission.Type),
 		edge.To("commission_payments", CommissionPayment.Type),
+		edge.To("audit_events", AuditEvent.Type).Annotations(entgql.Skip()),
 	}
 }
 

@@ -63,6 +63,12 @@ func (WebhookSubscription) Edges() []ent.Edge {
 	}
 }
 
+// Subscriptions created, changed and deleted by a caller are in the audit
+// log; the delivery worker's bookkeeping on them is not.
+func (WebhookSubscription) Hooks() []ent.Hook {
+	return []ent.Hook{audited("webhook_subscription", nil)}
+}
+
 func (WebhookSubscription) Policy() ent.Policy {
 	return orgPolicy(viewer.ScopeWebhooksManage, viewer.ScopeWebhooksManage)
 }

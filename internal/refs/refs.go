@@ -29,3 +29,32 @@ func BumpOnCommit(next ent.Mutator) ent.Mutator {
 		return v, err
 	})
 }
+
+var keysVersion versionCounter
+
+// KeysVersion changes after every committed change to an API key that
+// decides whether it works: a revocation, a rotation, a new expiry or new
+// scopes. The key cache reads such a key again at once.
+func KeysVersion() int64 { return keysVersion.load() }
+
+// BumpKeysOnCommit is the API keys' hook: once a change to what decides
+// whether a key works commits, KeysVersion moves on.
+func BumpKeysOnCommit(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		v, err := next.Mutate(ctx, m)
+		if err == nil && keyDecisive(m) {
+			commit.After(ctx, keysVersion.bump)
+		}
+		return v, err
+	})
+}
+
+// keyDecisive reports whether m changes what decides whether a key works.
+func keyDecisive(m ent.Mutation) bool {
+	for _, f := range []string{"revoked_at", "expires_at", "scopes", "replaced_by"} {
+		if _, set := m.Field(f); set || m.FieldCleared(f) {
+			return true
+		}
+	}
+	return m.Op().Is(ent.OpDelete | ent.OpDeleteOne)
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/refs"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -76,13 +77,27 @@ func CheckKey(kind string, scopes []string) error {
 
 // CreateAPIKey creates a key for orgID and returns the key, shown only now.
 func CreateAPIKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, kind, name string, scopes []string) (string, *ent.APIKey, error) {
-	if err := CheckKey(kind, scopes); err != nil {
+	return CreateKey(ctx, c, orgID, KeySpec{Kind: kind, Name: name, Scopes: scopes})
+}
+
+// KeySpec describes a key for CreateKey.
+type KeySpec struct {
+	Kind, Name string
+	Scopes     []string
+	// ExpiresAt, when set, is when the key stops working.
+	ExpiresAt *time.Time
+}
+
+// CreateKey creates the key s describes for orgID and returns the key,
+// shown only now. The caller in ctx is the key's creator in the audit log.
+func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (string, *ent.APIKey, error) {
+	if err := CheckKey(s.Kind, s.Scopes); err != nil {
 		return "", nil, err
 	}
-	key := "svc_" + kind + "_" + randomToken(32)
+	key := "svc_" + s.Kind + "_" + randomToken(32)
 	rec, err := c.APIKey.Create().
-		SetOrgID(orgID).SetKind(apikey.Kind(kind)).SetName(name).SetScopes(scopes).
-		SetDisplayPrefix(key[:len("svc_")+len(kind)+5]).SetHash(Hash(key)).
+		SetOrgID(orgID).SetKind(apikey.Kind(s.Kind)).SetName(s.Name).SetScopes(s.Scopes).SetNillableExpiresAt(s.ExpiresAt).
+		SetDisplayPrefix(key[:len("svc_")+len(s.Kind)+5]).SetHash(Hash(key)).
 		Save(rule.SystemContext(ctx))
 	if err != nil {
 		return "", nil, fmt.Errorf("creating API key: %w", err)
@@ -108,7 +123,13 @@ func viewerOf(rec *ent.APIKey, now time.Time) (viewer.Viewer, error) {
 // client cannot fill the cache.
 type KeyCache struct {
 	entries sync.Map // hash → cachedKey
+	// touched is when this process last wrote a key's lastUsedAt, by id.
+	touched sync.Map // uuid.UUID → time.Time
 }
+
+// LastUsedEvery is how often a key's lastUsedAt is written at most: a
+// request costs no write, a key in use one a minute.
+const LastUsedEvery = time.Minute
 
 // KeyCacheTTL bounds how stale a cached key may be.
 const KeyCacheTTL = 10 * time.Second
@@ -116,6 +137,9 @@ const KeyCacheTTL = 10 * time.Second
 type cachedKey struct {
 	rec     *ent.APIKey
 	fetched time.Time
+	// version is refs.KeysVersion when the record was read: a key changed
+	// by this process since (revoked, rotated) is read again at once.
+	version int64
 }
 
 // Authenticate resolves a bearer key to its viewer, through the cache.
@@ -131,9 +155,13 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 		return viewer.Viewer{}, ErrBadKey
 	}
 	hash := Hash(key)
-	if e, ok := kc.entries.Load(hash); ok && time.Since(e.(cachedKey).fetched) < min(maxAge, KeyCacheTTL) {
-		return viewerOf(e.(cachedKey).rec, now)
+	if e, ok := kc.entries.Load(hash); ok {
+		ck := e.(cachedKey)
+		if time.Since(ck.fetched) < min(maxAge, KeyCacheTTL) && ck.version == refs.KeysVersion() {
+			return kc.used(c, ck.rec, now)
+		}
 	}
+	version := refs.KeysVersion()
 	rec, err := c.APIKey.Query().Where(apikey.Hash(hash)).Only(rule.SystemContext(ctx))
 	switch {
 	case ent.IsNotFound(err):
@@ -142,8 +170,38 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 	case err != nil:
 		return viewer.Viewer{}, fmt.Errorf("looking up API key: %w", err)
 	}
-	kc.entries.Store(hash, cachedKey{rec: rec, fetched: time.Now()})
-	return viewerOf(rec, now)
+	kc.entries.Store(hash, cachedKey{rec: rec, fetched: time.Now(), version: version})
+	return kc.used(c, rec, now)
+}
+
+// used is the viewer of rec, a key just presented, recording its use: at
+// most once a LastUsedEvery per key and process, in the background, and
+// conditional on the stored time, so replicas together write about once
+// a minute per key.
+func (kc *KeyCache) used(c *ent.Client, rec *ent.APIKey, now time.Time) (viewer.Viewer, error) {
+	v, err := viewerOf(rec, now)
+	if err != nil {
+		return v, err
+	}
+	if rec.LastUsedAt != nil && now.Sub(*rec.LastUsedAt) < LastUsedEvery {
+		return v, nil
+	}
+	if last, ok := kc.touched.Load(rec.ID); ok && now.Sub(last.(time.Time)) < LastUsedEvery {
+		return v, nil
+	}
+	kc.touched.Store(rec.ID, now)
+	go touchKey(c, rec.ID, now)
+	return v, nil
+}
+
+// touchKey writes a key's lastUsedAt unless another replica wrote it in the
+// last LastUsedEvery. A failure costs the figure a minute, nothing else.
+func touchKey(c *ent.Client, id uuid.UUID, now time.Time) {
+	ctx, cancel := context.WithTimeout(rule.SystemContext(context.Background()), 5*time.Second)
+	defer cancel()
+	_ = c.APIKey.Update().
+		Where(apikey.ID(id), apikey.Or(apikey.LastUsedAtIsNil(), apikey.LastUsedAtLT(now.Add(-LastUsedEvery)))).
+		SetLastUsedAt(now).Exec(ctx)
 }
 
 func wellFormedKey(key string) bool {

@@ -22,6 +22,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
 	"github.com/lendingpipe/svc/ent/migrate"
 	_ "github.com/lendingpipe/svc/ent/runtime" // schema hooks and privacy policies
@@ -385,6 +386,15 @@ func (s *DB) Optimize(ctx context.Context) error {
 	s.SQL.SetMaxIdleConns(0)
 	s.SQL.SetMaxIdleConns(s.readIdle)
 	return nil
+}
+
+// DefaultAuditRetention is how long the audit log keeps an action unless
+// SVC_AUDIT_RETENTION says otherwise: a year.
+const DefaultAuditRetention = 365 * 24 * time.Hour
+
+// PurgeAudit deletes the audit log's actions made before before.
+func (s *DB) PurgeAudit(ctx context.Context, before time.Time) (int, error) {
+	return s.Client.AuditEvent.Delete().Where(auditevent.OccurredAtLT(before)).Exec(rule.SystemContext(ctx))
 }
 
 // PurgeIdempotency deletes idempotency records that expired before now.

@@ -109,3 +109,20 @@ func IsBulkLoad(ctx context.Context) bool {
 	b, _ := ctx.Value(bulkKey{}).(bool)
 	return b
 }
+
+type requestIDKey struct{}
+
+// WithRequestID marks ctx with the correlation id of the request it
+// serves (X-Request-Id), which the audit log records.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestIDOf is the correlation id of the request in ctx, nil outside
+// one.
+func RequestIDOf(ctx context.Context) *string {
+	if id, ok := ctx.Value(requestIDKey{}).(string); ok && id != "" {
+		return &id
+	}
+	return nil
+}

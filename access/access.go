@@ -1,0 +1,154 @@
+// Package access holds who may call the API and how an organization's
+// admin manages it: API keys (created, listed, rotated, revoked), each
+// flow one function that the GraphQL operations and the command line both
+// call. Every change is in the audit log, written by the API key's hooks
+// in the change's transaction.
+//
+// It imports ent, the store and the leaves.
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
+)
+
+// Rotation grace periods: how long a rotated key keeps working beside the
+// new one.
+const (
+	DefaultGrace = 24 * time.Hour
+	MaxGrace     = 7 * 24 * time.Hour
+	// MaxLifetime bounds a key's expiresAt; a key may also never expire.
+	MaxLifetime = 10 * 365 * 24 * time.Hour
+)
+
+// NewKey is an API key to create.
+type NewKey struct {
+	Name   string
+	Scopes []string
+	// ExpiresAt, when set, is when the key stops working; it must be later
+	// than now.
+	ExpiresAt *time.Time
+}
+
+// admin is the organization of a caller who may manage its access (the
+// admin scope), asked before anything is read.
+func admin(ctx context.Context) (uuid.UUID, error) {
+	if err := rule.Require(ctx, viewer.ScopeAdmin); err != nil {
+		return uuid.Nil, err
+	}
+	v, ok := viewer.FromContext(ctx)
+	if !ok || v.OrgID == uuid.Nil {
+		return uuid.Nil, errors.New("managing API keys without an organization")
+	}
+	return v.OrgID, nil
+}
+
+// CreateKey creates an API key (svc_live_) and returns its secret, shown
+// only now, with its record.
+func CreateKey(ctx context.Context, c *ent.Client, in NewKey) (string, *ent.APIKey, error) {
+	org, err := admin(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if n := len([]rune(name)); n == 0 || n > bounds.MaxName {
+		return "", nil, apperr.Invalid("name", "must be 1 to %d characters", bounds.MaxName)
+	}
+	if len(in.Scopes) == 0 {
+		return "", nil, apperr.Invalid("scopes", "must name at least one scope: %s", strings.Join(viewer.AllScopes, ", "))
+	}
+	if in.ExpiresAt != nil {
+		now := apitime.Now(ctx)
+		if !in.ExpiresAt.After(now) {
+			return "", nil, apperr.Invalid("expiresAt", "must be later than now")
+		}
+		if in.ExpiresAt.After(now.Add(MaxLifetime)) {
+			return "", nil, apperr.Invalid("expiresAt", "must be within 10 years of now")
+		}
+	}
+	return store.CreateKey(ctx, c, org, store.KeySpec{Kind: "live", Name: name, Scopes: in.Scopes, ExpiresAt: in.ExpiresAt})
+}
+
+// RevokeKey stops the key working: at once on this server, within
+// store.KeyCacheTTL on every other (and their websocket sessions of it
+// close). Revoking a revoked key changes nothing.
+func RevokeKey(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.APIKey, error) {
+	if _, err := admin(ctx); err != nil {
+		return nil, err
+	}
+	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.APIKey, error) {
+		k, err := c.APIKey.Get(ctx, id)
+		if err != nil {
+			return nil, err // NOT_FOUND for another organization's
+		}
+		if k.RevokedAt != nil {
+			return k, nil
+		}
+		return c.APIKey.UpdateOne(k).SetRevokedAt(apitime.Now(ctx)).Save(ctx)
+	})
+}
+
+// RotateKey replaces the key with a new one of the same name, scopes and
+// expiry, whose secret it returns, shown only now. The old key keeps
+// working for grace (DefaultGrace when nil, at most MaxGrace), then stops
+// as an expired key does. A revoked, expired or already rotated key is
+// not rotated.
+func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Duration) (string, *ent.APIKey, error) {
+	org, err := admin(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	g := DefaultGrace
+	if grace != nil {
+		g = *grace
+	}
+	if g < 0 || g > MaxGrace {
+		return "", nil, apperr.Invalid("graceSeconds", "must be 0 to %d (7 days)", int(MaxGrace.Seconds()))
+	}
+	type rotated struct {
+		secret string
+		key    *ent.APIKey
+	}
+	out, err := store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (rotated, error) {
+		old, err := c.APIKey.Get(ctx, id)
+		if err != nil {
+			return rotated{}, err
+		}
+		now := apitime.Now(ctx)
+		switch {
+		case old.RevokedAt != nil:
+			return rotated{}, apperr.New(apperr.Conflict, "the key %s is revoked; create a new one", old.DisplayPrefix)
+		case old.ReplacedBy != nil:
+			return rotated{}, apperr.New(apperr.Conflict, "the key %s was rotated already; rotate its replacement", old.DisplayPrefix)
+		case old.ExpiresAt != nil && !now.Before(*old.ExpiresAt):
+			return rotated{}, apperr.New(apperr.Conflict, "the key %s has expired; create a new one", old.DisplayPrefix)
+		}
+		secret, key, err := store.CreateKey(ctx, c, org, store.KeySpec{Kind: string(old.Kind), Name: old.Name,
+			Scopes: old.Scopes, ExpiresAt: old.ExpiresAt})
+		if err != nil {
+			return rotated{}, err
+		}
+		until := apitime.Truncate(now.Add(g))
+		if old.ExpiresAt != nil && old.ExpiresAt.Before(until) {
+			until = *old.ExpiresAt
+		}
+		if err := c.APIKey.UpdateOne(old).SetReplacedBy(key.ID).SetExpiresAt(until).Exec(ctx); err != nil {
+			return rotated{}, fmt.Errorf("ending the rotated key: %w", err)
+		}
+		return rotated{secret, key}, nil
+	})
+	return out.secret, out.key, err
+}

@@ -1,0 +1,170 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/privacy"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
+
+	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
+)
+
+// AuditEvent records one administrative action: who did it, when, to what,
+// under which request. It is written by the action's own hooks in the
+// action's transaction (audited), so an action rolled back leaves none,
+// and it names the fields an action set, never their values: no secret
+// reaches it.
+type AuditEvent struct{ ent.Schema }
+
+func (AuditEvent) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		schema.Comment("An administrative action: an API key created, rotated or revoked; a webhook subscription, " +
+			"inbound endpoint or automation created, changed or deleted."),
+		entgql.QueryField().Description("The organization's audit log, newest first by default (admin scope)."),
+		entgql.RelayConnection(),
+		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+	}
+}
+
+func (AuditEvent) Mixin() []ent.Mixin {
+	return []ent.Mixin{IDMixin{}, OrgMixin{Ref: "audit_events", LeadingIndexes: true}}
+}
+
+func (AuditEvent) Fields() []ent.Field {
+	return []ent.Field{
+		field.Time("occurred_at").Default(now).Immutable().
+			Comment("When the action was made.").
+			Annotations(entgql.OrderField("OCCURRED_AT")),
+		field.String("actor").Immutable().
+			Comment("Who acted: the API key's id, automation:<id>, or system (the command line, the service)."),
+		field.String("action").Immutable().
+			Comment("What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, " +
+				"webhook_subscription.updated or automation.deleted."),
+		field.String("target_type").Immutable().
+			Comment("The kind of record acted on: api_key, webhook_subscription, inbound_endpoint or automation."),
+		field.UUID("target_id", uuid.UUID{}).Immutable().
+			Comment("The id of the record acted on."),
+		field.String("request_id").Optional().Nillable().Immutable().
+			Comment("The X-Request-Id of the request that acted; null for the command line and the service's workers."),
+		field.Strings("fields").Optional().Immutable().
+			Comment("The fields the action set, by name; never their values."),
+	}
+}
+
+func (AuditEvent) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields(orgColumn, "occurred_at"),
+		index.Fields(orgColumn, "target_id"),
+	}
+}
+
+// Only the audited hooks write the log, with the system context; admins
+// read their organization's.
+func (AuditEvent) Policy() ent.Policy {
+	return privacy.Policy{
+		Query:    privacy.QueryPolicy{rule.DenyIfNoViewer(), rule.RequireScope(viewer.ScopeAdmin), rule.FilterOrg()},
+		Mutation: privacy.MutationPolicy{privacy.AlwaysDenyRule()},
+	}
+}
+
+// auditedMutation is what the audited hook reads of a mutation of an
+// organization's record.
+type auditedMutation interface {
+	gen.Mutation
+	orgMutation
+	ID() (uuid.UUID, bool)
+	IDs(context.Context) ([]uuid.UUID, error)
+	Client() *gen.Client
+}
+
+// audited records each change m makes to a record of targetType in the
+// audit log, in the change's transaction: one row per record, after the
+// change succeeded. verb names an update from its fields (an API key's
+// revocation, say); nil names it "updated". A change made with no caller
+// and no organization named is the service's own bookkeeping (a delivery's
+// outcome on its subscription, a key's lastUsedAt), not an administrative
+// action, and is not recorded.
+func audited(targetType string, verb func(fields []string) string) ent.Hook {
+	return func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			am, ok := m.(auditedMutation)
+			if !ok {
+				return nil, fmt.Errorf("auditing %s: mutation %T has no ids", targetType, m)
+			}
+			org, known := mutationOrgOf(ctx, am)
+			if !known {
+				return next.Mutate(ctx, m)
+			}
+			var ids []uuid.UUID
+			if !m.Op().Is(ent.OpCreate) {
+				var err error
+				if ids, err = am.IDs(ctx); err != nil {
+					return nil, fmt.Errorf("auditing %s: %w", targetType, err)
+				}
+			}
+			v, err := next.Mutate(ctx, m)
+			if err != nil {
+				return v, err
+			}
+			if m.Op().Is(ent.OpCreate) {
+				id, ok := am.ID()
+				if !ok {
+					return nil, fmt.Errorf("auditing %s: the created record has no id", targetType)
+				}
+				ids = []uuid.UUID{id}
+			}
+			return v, writeAudit(ctx, am, org, targetType+"."+auditVerb(m, verb), ids)
+		})
+	}
+}
+
+// auditVerb names what m does.
+func auditVerb(m ent.Mutation, verb func([]string) string) string {
+	switch {
+	case m.Op().Is(ent.OpCreate):
+		return "created"
+	case m.Op().Is(ent.OpDelete | ent.OpDeleteOne):
+		return "deleted"
+	case verb != nil:
+		return verb(m.Fields())
+	}
+	return "updated"
+}
+
+// writeAudit writes one audit row of action per id, in org.
+func writeAudit(ctx context.Context, m auditedMutation, org uuid.UUID, action string, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	fields := slices.Clone(m.Fields())
+	slices.Sort(fields)
+	for i, f := range fields {
+		fields[i] = apperr.FieldName(f)
+	}
+	c := m.Client()
+	at := apitime.Now(ctx)
+	target, _, _ := strings.Cut(action, ".")
+	rows := make([]*gen.AuditEventCreate, len(ids))
+	for i, id := range ids {
+		rows[i] = c.AuditEvent.Create().SetOrgID(org).SetOccurredAt(at).SetActor(*outbox.Actor(ctx)).
+			SetAction(action).SetTargetType(target).SetTargetID(id).
+			SetNillableRequestID(viewer.RequestIDOf(ctx)).SetFields(fields)
+	}
+	if err := c.AuditEvent.CreateBulk(rows...).Exec(rule.SystemContext(ctx)); err != nil {
+		return fmt.Errorf("writing the audit log: %w", err)
+	}
+	return nil
+}
