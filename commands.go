@@ -118,9 +118,9 @@ func setupKeysCreate(fs *flag.FlagSet) action {
 			return flagError("keys create", err)
 		}
 		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
-			key, _, err := store.CreateAPIKey(ctx, db.Client, orgID, *kind, *name, list)
+			key, err := createKey(asOrg(ctx, orgID), db, orgID, *kind, *name, list)
 			if err != nil {
-				return err
+				return flagError("keys create", err)
 			}
 			fmt.Fprintln(e.stdout, key)
 			return nil

@@ -12,16 +12,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/access"
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // The key commands act for an organization as the service itself: the
-// same flows (package access) as the admin's GraphQL operations, so the
-// audit log records them, with the actor "system".
+// same flows (package access) as the admin's GraphQL operations, each
+// naming the organization it acts in, so the audit log records them, with
+// the actor "system".
 
 // asOrg is ctx acting for org with the service's own rights.
 func asOrg(ctx context.Context, org uuid.UUID) context.Context {
@@ -41,7 +44,7 @@ func setupKeysList(fs *flag.FlagSet) action {
 			if !*all {
 				q = q.Where(apikey.RevokedAtIsNil())
 			}
-			keys, err := q.Order(apikey.ByCreatedAt(sql.OrderDesc())).All(asOrg(ctx, orgID))
+			keys, err := q.Order(apikey.ByCreatedAt(sql.OrderDesc())).All(rule.SystemContext(ctx))
 			if err != nil {
 				return err
 			}
@@ -54,6 +57,23 @@ func setupKeysList(fs *flag.FlagSet) action {
 			return w.Flush()
 		})
 	}
+}
+
+// createKey creates a key as createApiKey does, in one transaction with
+// its audit record; an app token (kind at) without an app, which only the
+// command line makes, through the store.
+func createKey(ctx context.Context, db *store.DB, org uuid.UUID, kind, name string, scopes []string) (string, error) {
+	return store.WithTxValue(ctx, db.Client, func(ctx context.Context, tx *ent.Client) (string, error) {
+		if kind != "live" {
+			key, _, err := store.CreateKey(ctx, tx, org, store.KeySpec{Kind: kind, Name: name, Scopes: scopes})
+			return key, err
+		}
+		if name == "" {
+			name = "svc keys create"
+		}
+		key, _, err := access.CreateKey(ctx, tx, access.NewKey{Name: name, Scopes: scopes})
+		return key, err
+	})
 }
 
 // when is a time as the API writes it, or "-".
@@ -94,8 +114,11 @@ func setupKeysRotate(fs *flag.FlagSet) action {
 		}
 		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
 			secret, _, err := access.RotateKey(asOrg(ctx, orgID), db.Client, keyID, grace)
+			if e, ok := apperr.As(err); ok && e.Field == "graceSeconds" {
+				return usagef("keys rotate", "--grace: %s", e.Message)
+			}
 			if err != nil {
-				return flagError("keys rotate", err)
+				return err
 			}
 			fmt.Fprintln(e.stdout, secret)
 			return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
@@ -86,19 +87,32 @@ func CreateKey(ctx context.Context, c *ent.Client, in NewKey) (string, *ent.APIK
 // store.KeyCacheTTL on every other (and their websocket sessions of it
 // close). Revoking a revoked key changes nothing.
 func RevokeKey(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.APIKey, error) {
-	if _, err := admin(ctx); err != nil {
+	org, err := admin(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.APIKey, error) {
-		k, err := c.APIKey.Get(ctx, id)
+		k, err := apiKey(ctx, c, org, id)
+		if err != nil || k.RevokedAt != nil {
+			return k, err
+		}
+		// Conditional, so a revocation racing another leaves one record.
+		n, err := c.APIKey.Update().Where(apikey.ID(k.ID), apikey.RevokedAtIsNil()).
+			SetRevokedAt(apitime.Now(ctx)).Save(ctx)
 		if err != nil {
-			return nil, err // NOT_FOUND for another organization's
+			return nil, fmt.Errorf("revoking the key: %w", err)
 		}
-		if k.RevokedAt != nil {
-			return k, nil
+		if n == 0 {
+			return nil, apperr.New(apperr.Conflict, "the key %s changed meanwhile; read it again", k.DisplayPrefix)
 		}
-		return c.APIKey.UpdateOne(k).SetRevokedAt(apitime.Now(ctx)).Save(ctx)
+		return c.APIKey.Get(ctx, k.ID)
 	})
+}
+
+// apiKey is the organization's API key id: an app token (svc_at_) is its
+// app installation's, not managed here, and not found.
+func apiKey(ctx context.Context, c *ent.Client, org, id uuid.UUID) (*ent.APIKey, error) {
+	return c.APIKey.Query().Where(apikey.ID(id), apikey.OrgID(org), apikey.KindEQ(apikey.KindLive)).Only(ctx)
 }
 
 // RotateKey replaces the key with a new one of the same name, scopes and
@@ -123,7 +137,7 @@ func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Dur
 		key    *ent.APIKey
 	}
 	out, err := store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (rotated, error) {
-		old, err := c.APIKey.Get(ctx, id)
+		old, err := apiKey(ctx, c, org, id)
 		if err != nil {
 			return rotated{}, err
 		}
@@ -136,7 +150,7 @@ func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Dur
 		case old.ExpiresAt != nil && !now.Before(*old.ExpiresAt):
 			return rotated{}, apperr.New(apperr.Conflict, "the key %s has expired; create a new one", old.DisplayPrefix)
 		}
-		secret, key, err := store.CreateKey(ctx, c, org, store.KeySpec{Kind: string(old.Kind), Name: old.Name,
+		secret, key, err := store.CreateKey(ctx, c, org, store.KeySpec{Kind: "live", Name: old.Name,
 			Scopes: old.Scopes, ExpiresAt: old.ExpiresAt})
 		if err != nil {
 			return rotated{}, err
@@ -145,8 +159,15 @@ func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Dur
 		if old.ExpiresAt != nil && old.ExpiresAt.Before(until) {
 			until = *old.ExpiresAt
 		}
-		if err := c.APIKey.UpdateOne(old).SetReplacedBy(key.ID).SetExpiresAt(until).Exec(ctx); err != nil {
+		// Conditional: of two rotations (or a rotation and a revocation)
+		// racing, one wins and the other is refused, rolling back its key.
+		n, err := c.APIKey.Update().Where(apikey.ID(old.ID), apikey.ReplacedByIsNil(), apikey.RevokedAtIsNil()).
+			SetReplacedBy(key.ID).SetExpiresAt(until).Save(ctx)
+		if err != nil {
 			return rotated{}, fmt.Errorf("ending the rotated key: %w", err)
+		}
+		if n == 0 {
+			return rotated{}, apperr.New(apperr.Conflict, "the key %s was rotated or revoked meanwhile", old.DisplayPrefix)
 		}
 		return rotated{secret, key}, nil
 	})

@@ -216,3 +216,65 @@ func toJSON(t *testing.T, v any) string {
 	}
 	return string(raw)
 }
+
+// App tokens (svc_at_) belong to their app's installation: the key
+// operations neither list, revoke nor rotate one.
+func TestAppTokensAreNotManagedAsKeys(t *testing.T) {
+	e := resttest.New(t)
+	_, token, err := store.CreateKey(context.Background(), e.DB.Client, e.Org.ID, store.KeySpec{Kind: "at", Name: "An app", Scopes: []string{"leads:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{revokeKey, rotateKey} {
+		if _, code := gqlCode(e, e.Key, op, map[string]any{"id": token.ID.String()}); code != "NOT_FOUND" {
+			t.Errorf("%s of an app token: %s; want NOT_FOUND", op, code)
+		}
+	}
+	if strings.Contains(toJSON(t, gqlAs(t, e, e.Key, listKeys, nil)), token.ID.String()) {
+		t.Error("apiKeys lists an app token")
+	}
+}
+
+// A key's input is checked: a name, at least one known scope, and an
+// expiry later than now and within ten years.
+func TestCreateApiKeyRefusesBadInput(t *testing.T) {
+	e := resttest.New(t)
+	now := time.Now().UTC()
+	for _, in := range []map[string]any{
+		{"name": "", "scopes": []string{"leads:read"}},
+		{"name": strings.Repeat("k", 101), "scopes": []string{"leads:read"}},
+		{"name": "No scopes", "scopes": []string{}},
+		{"name": "Unknown scope", "scopes": []string{"leads:delete"}},
+		{"name": "Expired", "scopes": []string{"leads:read"}, "expiresAt": now.Add(-time.Minute).Format(time.RFC3339)},
+		{"name": "Forever and more", "scopes": []string{"leads:read"}, "expiresAt": now.AddDate(11, 0, 0).Format(time.RFC3339)},
+	} {
+		if status, code := gqlCode(e, e.Key, createKey, map[string]any{"in": in}); code != "VALIDATION_ERROR" {
+			t.Errorf("createApiKey %v: %d %s; want VALIDATION_ERROR", in, status, code)
+		}
+	}
+}
+
+// Subscriptions created, changed and deleted by an admin are in the audit
+// log, with the fields each change set or cleared.
+func TestAuditRecordsSubscriptionChanges(t *testing.T) {
+	e := resttest.New(t)
+	created := gqlAs(t, e, e.Key, `mutation { createWebhookSubscription(input: {url: "https://hooks.example/a", events: ["lead.created"]}) { subscription { id } } }`, nil)
+	id := created["createWebhookSubscription"].(map[string]any)["subscription"].(map[string]any)["id"].(string)
+	gqlAs(t, e, e.Key, `mutation($id: ID!) { updateWebhookSubscription(id: $id, input: {isActive: false}) { id } }`, map[string]any{"id": id})
+	gqlAs(t, e, e.Key, `mutation($id: ID!) { deleteWebhookSubscription(id: $id) }`, map[string]any{"id": id})
+	audit := gqlAs(t, e, e.Key, `{ auditEvents(first: 10, where: {targetType: "webhook_subscription"}) { edges { node { action targetId fields } } } }`, nil)
+	var got []string
+	for _, edge := range audit["auditEvents"].(map[string]any)["edges"].([]any) {
+		n := edge.(map[string]any)["node"].(map[string]any)
+		if n["targetId"] != id {
+			t.Errorf("audit row of another target: %v", n)
+		}
+		got = append(got, n["action"].(string))
+		if n["action"] == "webhook_subscription.updated" && !strings.Contains(toJSON(t, n["fields"]), "isActive") {
+			t.Errorf("the update's fields: %v", n["fields"])
+		}
+	}
+	if want := "webhook_subscription.deleted,webhook_subscription.updated,webhook_subscription.created"; strings.Join(got, ",") != want {
+		t.Errorf("audit actions, newest first: %v; want %s", got, want)
+	}
+}

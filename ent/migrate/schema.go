@@ -226,6 +226,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{AuditEventsColumns[8], AuditEventsColumns[5]},
 			},
+			{
+				Name:    "auditevent_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[1]},
+			},
 		},
 	}
 	// AutomationsColumns holds the columns for the "automations" table.

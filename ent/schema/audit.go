@@ -68,6 +68,8 @@ func (AuditEvent) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields(orgColumn, "occurred_at"),
 		index.Fields(orgColumn, "target_id"),
+		// The hourly purge of what is past the retention.
+		index.Fields("occurred_at"),
 	}
 }
 
@@ -149,8 +151,10 @@ func writeAudit(ctx context.Context, m auditedMutation, org uuid.UUID, action st
 	if len(ids) == 0 {
 		return nil
 	}
-	fields := slices.Clone(m.Fields())
+	// Set, cleared and added to: what the action changed.
+	fields := slices.Concat(m.Fields(), m.ClearedFields(), m.AddedFields())
 	slices.Sort(fields)
+	fields = slices.Compact(fields)
 	for i, f := range fields {
 		fields[i] = apperr.FieldName(f)
 	}

@@ -1,6 +1,8 @@
 // Package refs tells readers that cache pipeline stages or users (the lead
-// renderer in graph) that one of them changed in this process: every
-// committed write of either bumps Version.
+// renderer in graph), or API keys (the key cache), that one of them
+// changed in this process: every committed write of a stage or a user
+// bumps Version, and every change to what decides whether a key works
+// bumps KeysVersion.
 //
 // It imports only internal/commit.
 package refs

@@ -186,10 +186,13 @@ func (kc *KeyCache) used(c *ent.Client, rec *ent.APIKey, now time.Time) (viewer.
 	if rec.LastUsedAt != nil && now.Sub(*rec.LastUsedAt) < LastUsedEvery {
 		return v, nil
 	}
-	if last, ok := kc.touched.Load(rec.ID); ok && now.Sub(last.(time.Time)) < LastUsedEvery {
-		return v, nil
+	// One request of those arriving together claims the write. The map
+	// holds one entry per key this process has seen.
+	if last, loaded := kc.touched.LoadOrStore(rec.ID, now); loaded {
+		if now.Sub(last.(time.Time)) < LastUsedEvery || !kc.touched.CompareAndSwap(rec.ID, last, now) {
+			return v, nil
+		}
 	}
-	kc.touched.Store(rec.ID, now)
 	go touchKey(c, rec.ID, now)
 	return v, nil
 }

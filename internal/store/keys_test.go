@@ -3,7 +3,9 @@ package store_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -70,4 +72,62 @@ func toString(v any) string {
 		return s
 	}
 	return ""
+}
+
+// A key's lastUsedAt costs no write per request: presented again and
+// again, it is written once, then again only a minute later (by the
+// request's time), and concurrent first uses write it once.
+func TestLastUsedWrittenAtMostOnceAMinute(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	org, _, err := store.CreateOrganization(ctx, db.Client, "Used")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, rec, err := store.CreateAPIKey(ctx, db.Client, org.ID, "live", "used", []string{viewer.ScopeLeadsRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastUsed := func() *time.Time {
+		k, err := db.Client.APIKey.Get(rule.SystemContext(ctx), rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.LastUsedAt
+	}
+	waitFor := func(want time.Time) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for got := lastUsed(); got == nil || !got.Equal(want); got = lastUsed() {
+			if time.Now().After(deadline) {
+				t.Fatalf("lastUsedAt %v; want %v", got, want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	var kc store.KeyCache
+	start := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if _, err := kc.Authenticate(ctx, db.Client, key, start); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	waitFor(start)
+	for _, at := range []time.Duration{time.Second, 30 * time.Second, 59 * time.Second} {
+		if _, err := kc.Authenticate(ctx, db.Client, key, start.Add(at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // a write would land now
+	if got := lastUsed(); got == nil || !got.Equal(start) {
+		t.Fatalf("lastUsedAt %v within the minute; want %v still", got, start)
+	}
+	if _, err := kc.Authenticate(ctx, db.Client, key, start.Add(61*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(start.Add(61 * time.Second))
 }
