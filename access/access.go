@@ -137,7 +137,7 @@ func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Dur
 			return rotated{}, apperr.New(apperr.Conflict, "the key %s has expired; create a new one", old.DisplayPrefix)
 		}
 		secret, key, err := store.CreateKey(ctx, c, org, store.KeySpec{Kind: string(old.Kind), Name: old.Name,
-			Scopes: old.Scopes, ExpiresAt: old.ExpiresAt})
+			Scopes: old.Scopes, ExpiresAt: old.ExpiresAt, InstallationID: old.InstallationID})
 		if err != nil {
 			return rotated{}, err
 		}
