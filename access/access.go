@@ -1,8 +1,9 @@
 // Package access holds who may call the API and how an organization's
-// admin manages it: API keys (created, listed, rotated, revoked), each
-// flow one function that the GraphQL operations and the command line both
-// call. Every change is in the audit log, written by the API key's hooks
-// in the change's transaction.
+// admin manages it: API keys (created, listed, rotated, revoked) and apps
+// (registered, installed with their app tokens, uninstalled), each flow
+// one function that the GraphQL operations and the command line call.
+// Every change is in the audit log, written by the records' hooks in the
+// change's transaction.
 //
 // It imports ent, the store and the leaves.
 package access

@@ -45,6 +45,8 @@ type APIKey struct {
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	// ReplacedBy holds the value of the "replaced_by" field.
 	ReplacedBy *uuid.UUID `json:"replaced_by,omitempty"`
+	// InstallationID holds the value of the "installation_id" field.
+	InstallationID *uuid.UUID `json:"installation_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APIKeyQuery when eager-loading is set.
 	Edges        APIKeyEdges `json:"edges"`
@@ -76,7 +78,7 @@ func (*APIKey) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case apikey.FieldReplacedBy:
+		case apikey.FieldReplacedBy, apikey.FieldInstallationID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case apikey.FieldScopes:
 			values[i] = new([]byte)
@@ -185,6 +187,13 @@ func (_m *APIKey) assignValues(columns []string, values []any) error {
 				_m.ReplacedBy = new(uuid.UUID)
 				*_m.ReplacedBy = *value.S.(*uuid.UUID)
 			}
+		case apikey.FieldInstallationID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field installation_id", values[i])
+			} else if value.Valid {
+				_m.InstallationID = new(uuid.UUID)
+				*_m.InstallationID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -266,6 +275,11 @@ func (_m *APIKey) String() string {
 	builder.WriteString(", ")
 	if v := _m.ReplacedBy; v != nil {
 		builder.WriteString("replaced_by=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.InstallationID; v != nil {
+		builder.WriteString("installation_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

@@ -161,6 +161,20 @@ func (_c *APIKeyCreate) SetNillableReplacedBy(v *uuid.UUID) *APIKeyCreate {
 	return _c
 }
 
+// SetInstallationID sets the "installation_id" field.
+func (_c *APIKeyCreate) SetInstallationID(v uuid.UUID) *APIKeyCreate {
+	_c.mutation.SetInstallationID(v)
+	return _c
+}
+
+// SetNillableInstallationID sets the "installation_id" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableInstallationID(v *uuid.UUID) *APIKeyCreate {
+	if v != nil {
+		_c.SetInstallationID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *APIKeyCreate) SetID(v uuid.UUID) *APIKeyCreate {
 	_c.mutation.SetID(v)
@@ -368,6 +382,10 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ReplacedBy(); ok {
 		_spec.SetField(apikey.FieldReplacedBy, field.TypeUUID, value)
 		_node.ReplacedBy = &value
+	}
+	if value, ok := _c.mutation.InstallationID(); ok {
+		_spec.SetField(apikey.FieldInstallationID, field.TypeUUID, value)
+		_node.InstallationID = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -586,6 +604,9 @@ func (u *APIKeyUpsertOne) UpdateNewValues() *APIKeyUpsertOne {
 		}
 		if _, exists := u.create.mutation.Hash(); exists {
 			s.SetIgnore(apikey.FieldHash)
+		}
+		if _, exists := u.create.mutation.InstallationID(); exists {
+			s.SetIgnore(apikey.FieldInstallationID)
 		}
 	}))
 	return u
@@ -952,6 +973,9 @@ func (u *APIKeyUpsertBulk) UpdateNewValues() *APIKeyUpsertBulk {
 			}
 			if _, exists := b.mutation.Hash(); exists {
 				s.SetIgnore(apikey.FieldHash)
+			}
+			if _, exists := b.mutation.InstallationID(); exists {
+				s.SetIgnore(apikey.FieldInstallationID)
 			}
 		}
 	}))

@@ -15,7 +15,7 @@ import (
 	"github.com/lendingpipe/svc/ent/organization"
 )
 
-// An administrative action: an API key created, rotated or revoked; a webhook subscription, inbound endpoint or automation created, changed or deleted.
+// An administrative action: an API key created, rotated or revoked; a webhook subscription, inbound endpoint or automation created, changed or deleted; an app registered, installed or uninstalled.
 type AuditEvent struct {
 	config `json:"-"`
 	// ID of the ent.
@@ -27,9 +27,9 @@ type AuditEvent struct {
 	OccurredAt time.Time `json:"occurred_at,omitempty"`
 	// Who acted: the API key's id, automation:<id>, or system (the command line, the service).
 	Actor string `json:"actor,omitempty"`
-	// What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, webhook_subscription.updated or automation.deleted.
+	// What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, webhook_subscription.updated, automation.deleted, app.registered, app_installation.installed or app_installation.uninstalled.
 	Action string `json:"action,omitempty"`
-	// The kind of record acted on: api_key, webhook_subscription, inbound_endpoint or automation.
+	// The kind of record acted on: api_key, webhook_subscription, inbound_endpoint, automation, app or app_installation.
 	TargetType string `json:"target_type,omitempty"`
 	// The id of the record acted on.
 	TargetID uuid.UUID `json:"target_id,omitempty"`

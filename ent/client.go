@@ -18,6 +18,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -62,6 +64,10 @@ type Client struct {
 	APIKey *APIKeyClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
+	// App is the client for interacting with the App builders.
+	App *AppClient
+	// AppInstallation is the client for interacting with the AppInstallation builders.
+	AppInstallation *AppInstallationClient
 	// Application is the client for interacting with the Application builders.
 	Application *ApplicationClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -137,6 +143,8 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.AgentPresence = NewAgentPresenceClient(c.config)
+	c.App = NewAppClient(c.config)
+	c.AppInstallation = NewAppInstallationClient(c.config)
 	c.Application = NewApplicationClient(c.config)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Automation = NewAutomationClient(c.config)
@@ -262,6 +270,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
+		App:                 NewAppClient(cfg),
+		AppInstallation:     NewAppInstallationClient(cfg),
 		Application:         NewApplicationClient(cfg),
 		AuditEvent:          NewAuditEventClient(cfg),
 		Automation:          NewAutomationClient(cfg),
@@ -314,6 +324,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:              cfg,
 		APIKey:              NewAPIKeyClient(cfg),
 		AgentPresence:       NewAgentPresenceClient(cfg),
+		App:                 NewAppClient(cfg),
+		AppInstallation:     NewAppInstallationClient(cfg),
 		Application:         NewApplicationClient(cfg),
 		AuditEvent:          NewAuditEventClient(cfg),
 		Automation:          NewAutomationClient(cfg),
@@ -374,13 +386,13 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.AgentPresence, c.Application, c.AuditEvent, c.Automation,
-		c.AutomationRun, c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment,
-		c.Contact, c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal,
-		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
-		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
-		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.App, c.AppInstallation, c.Application,
+		c.AuditEvent, c.Automation, c.AutomationRun, c.CallDay, c.CallEvent,
+		c.Commission, c.CommissionPayment, c.Contact, c.DealDay, c.DecisionDay,
+		c.DialerCall, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
+		c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender,
+		c.LenderDay, c.Organization, c.PaymentDay, c.PipelineStage, c.Team, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -390,13 +402,13 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.AgentPresence, c.Application, c.AuditEvent, c.Automation,
-		c.AutomationRun, c.CallDay, c.CallEvent, c.Commission, c.CommissionPayment,
-		c.Contact, c.DealDay, c.DecisionDay, c.DialerCall, c.FundedDeal,
-		c.FundedDealDay, c.IdempotencyRecord, c.InboundEndpoint, c.InboundRequest,
-		c.Lead, c.LeadCount, c.LeadDay, c.Lender, c.LenderDay, c.Organization,
-		c.PaymentDay, c.PipelineStage, c.Team, c.User, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.APIKey, c.AgentPresence, c.App, c.AppInstallation, c.Application,
+		c.AuditEvent, c.Automation, c.AutomationRun, c.CallDay, c.CallEvent,
+		c.Commission, c.CommissionPayment, c.Contact, c.DealDay, c.DecisionDay,
+		c.DialerCall, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
+		c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender,
+		c.LenderDay, c.Organization, c.PaymentDay, c.PipelineStage, c.Team, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -409,6 +421,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *AgentPresenceMutation:
 		return c.AgentPresence.mutate(ctx, m)
+	case *AppMutation:
+		return c.App.mutate(ctx, m)
+	case *AppInstallationMutation:
+		return c.AppInstallation.mutate(ctx, m)
 	case *ApplicationMutation:
 		return c.Application.mutate(ctx, m)
 	case *AuditEventMutation:
@@ -805,6 +821,306 @@ func (c *AgentPresenceClient) mutate(ctx context.Context, m *AgentPresenceMutati
 		return (&AgentPresenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgentPresence mutation op: %q", m.Op())
+	}
+}
+
+// AppClient is a client for the App schema.
+type AppClient struct {
+	config
+}
+
+// NewAppClient returns a client for the App from the given config.
+func NewAppClient(c config) *AppClient {
+	return &AppClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `app.Hooks(f(g(h())))`.
+func (c *AppClient) Use(hooks ...Hook) {
+	c.hooks.App = append(c.hooks.App, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `app.Intercept(f(g(h())))`.
+func (c *AppClient) Intercept(interceptors ...Interceptor) {
+	c.inters.App = append(c.inters.App, interceptors...)
+}
+
+// Create returns a builder for creating a App entity.
+func (c *AppClient) Create() *AppCreate {
+	mutation := newAppMutation(c.config, OpCreate)
+	return &AppCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of App entities.
+func (c *AppClient) CreateBulk(builders ...*AppCreate) *AppCreateBulk {
+	return &AppCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AppClient) MapCreateBulk(slice any, setFunc func(*AppCreate, int)) *AppCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AppCreateBulk{err: fmt.Errorf("calling to AppClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AppCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AppCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for App.
+func (c *AppClient) Update() *AppUpdate {
+	mutation := newAppMutation(c.config, OpUpdate)
+	return &AppUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AppClient) UpdateOne(_m *App) *AppUpdateOne {
+	mutation := newAppMutation(c.config, OpUpdateOne, withApp(_m))
+	return &AppUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AppClient) UpdateOneID(id uuid.UUID) *AppUpdateOne {
+	mutation := newAppMutation(c.config, OpUpdateOne, withAppID(id))
+	return &AppUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for App.
+func (c *AppClient) Delete() *AppDelete {
+	mutation := newAppMutation(c.config, OpDelete)
+	return &AppDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AppClient) DeleteOne(_m *App) *AppDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AppClient) DeleteOneID(id uuid.UUID) *AppDeleteOne {
+	builder := c.Delete().Where(app.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AppDeleteOne{builder}
+}
+
+// Query returns a query builder for App.
+func (c *AppClient) Query() *AppQuery {
+	return &AppQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeApp},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a App entity by its id.
+func (c *AppClient) Get(ctx context.Context, id uuid.UUID) (*App, error) {
+	return c.Query().Where(app.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AppClient) GetX(ctx context.Context, id uuid.UUID) *App {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a App.
+func (c *AppClient) QueryOrganization(_m *App) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(app.Table, app.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, app.OrganizationTable, app.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AppClient) Hooks() []Hook {
+	hooks := c.hooks.App
+	return append(hooks[:len(hooks):len(hooks)], app.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AppClient) Interceptors() []Interceptor {
+	return c.inters.App
+}
+
+func (c *AppClient) mutate(ctx context.Context, m *AppMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AppCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AppUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AppUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AppDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown App mutation op: %q", m.Op())
+	}
+}
+
+// AppInstallationClient is a client for the AppInstallation schema.
+type AppInstallationClient struct {
+	config
+}
+
+// NewAppInstallationClient returns a client for the AppInstallation from the given config.
+func NewAppInstallationClient(c config) *AppInstallationClient {
+	return &AppInstallationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `appinstallation.Hooks(f(g(h())))`.
+func (c *AppInstallationClient) Use(hooks ...Hook) {
+	c.hooks.AppInstallation = append(c.hooks.AppInstallation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `appinstallation.Intercept(f(g(h())))`.
+func (c *AppInstallationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AppInstallation = append(c.inters.AppInstallation, interceptors...)
+}
+
+// Create returns a builder for creating a AppInstallation entity.
+func (c *AppInstallationClient) Create() *AppInstallationCreate {
+	mutation := newAppInstallationMutation(c.config, OpCreate)
+	return &AppInstallationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AppInstallation entities.
+func (c *AppInstallationClient) CreateBulk(builders ...*AppInstallationCreate) *AppInstallationCreateBulk {
+	return &AppInstallationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AppInstallationClient) MapCreateBulk(slice any, setFunc func(*AppInstallationCreate, int)) *AppInstallationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AppInstallationCreateBulk{err: fmt.Errorf("calling to AppInstallationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AppInstallationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AppInstallationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AppInstallation.
+func (c *AppInstallationClient) Update() *AppInstallationUpdate {
+	mutation := newAppInstallationMutation(c.config, OpUpdate)
+	return &AppInstallationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AppInstallationClient) UpdateOne(_m *AppInstallation) *AppInstallationUpdateOne {
+	mutation := newAppInstallationMutation(c.config, OpUpdateOne, withAppInstallation(_m))
+	return &AppInstallationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AppInstallationClient) UpdateOneID(id uuid.UUID) *AppInstallationUpdateOne {
+	mutation := newAppInstallationMutation(c.config, OpUpdateOne, withAppInstallationID(id))
+	return &AppInstallationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AppInstallation.
+func (c *AppInstallationClient) Delete() *AppInstallationDelete {
+	mutation := newAppInstallationMutation(c.config, OpDelete)
+	return &AppInstallationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AppInstallationClient) DeleteOne(_m *AppInstallation) *AppInstallationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AppInstallationClient) DeleteOneID(id uuid.UUID) *AppInstallationDeleteOne {
+	builder := c.Delete().Where(appinstallation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AppInstallationDeleteOne{builder}
+}
+
+// Query returns a query builder for AppInstallation.
+func (c *AppInstallationClient) Query() *AppInstallationQuery {
+	return &AppInstallationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAppInstallation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AppInstallation entity by its id.
+func (c *AppInstallationClient) Get(ctx context.Context, id uuid.UUID) (*AppInstallation, error) {
+	return c.Query().Where(appinstallation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AppInstallationClient) GetX(ctx context.Context, id uuid.UUID) *AppInstallation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a AppInstallation.
+func (c *AppInstallationClient) QueryOrganization(_m *AppInstallation) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(appinstallation.Table, appinstallation.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, appinstallation.OrganizationTable, appinstallation.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AppInstallationClient) Hooks() []Hook {
+	hooks := c.hooks.AppInstallation
+	return append(hooks[:len(hooks):len(hooks)], appinstallation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AppInstallationClient) Interceptors() []Interceptor {
+	return c.inters.AppInstallation
+}
+
+func (c *AppInstallationClient) mutate(ctx context.Context, m *AppInstallationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AppInstallationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AppInstallationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AppInstallationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AppInstallationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AppInstallation mutation op: %q", m.Op())
 	}
 }
 
@@ -4762,6 +5078,38 @@ func (c *OrganizationClient) QueryAuditEvents(_m *Organization) *AuditEventQuery
 	return query
 }
 
+// QueryApps queries the apps edge of a Organization.
+func (c *OrganizationClient) QueryApps(_m *Organization) *AppQuery {
+	query := (&AppClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(app.Table, app.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AppsTable, organization.AppsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAppInstallations queries the app_installations edge of a Organization.
+func (c *OrganizationClient) QueryAppInstallations(_m *Organization) *AppInstallationQuery {
+	query := (&AppInstallationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(appinstallation.Table, appinstallation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AppInstallationsTable, organization.AppInstallationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *OrganizationClient) Hooks() []Hook {
 	hooks := c.hooks.Organization
@@ -6119,20 +6467,21 @@ func (c *WebhookSubscriptionClient) mutate(ctx context.Context, m *WebhookSubscr
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, AgentPresence, Application, AuditEvent, Automation, AutomationRun,
-		CallDay, CallEvent, Commission, CommissionPayment, Contact, DealDay,
-		DecisionDay, DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord,
-		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
-		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
-		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
+		APIKey, AgentPresence, App, AppInstallation, Application, AuditEvent,
+		Automation, AutomationRun, CallDay, CallEvent, Commission, CommissionPayment,
+		Contact, DealDay, DecisionDay, DialerCall, FundedDeal, FundedDealDay,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
+		Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team, User,
+		WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
 	}
 	inters struct {
-		APIKey, AgentPresence, Application, AuditEvent, Automation, AutomationRun,
-		CallDay, CallEvent, Commission, CommissionPayment, Contact, DealDay,
-		DecisionDay, DialerCall, FundedDeal, FundedDealDay, IdempotencyRecord,
-		InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay, Lender, LenderDay,
-		Organization, PaymentDay, PipelineStage, Team, User, WebhookAttempt,
-		WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Interceptor
+		APIKey, AgentPresence, App, AppInstallation, Application, AuditEvent,
+		Automation, AutomationRun, CallDay, CallEvent, Commission, CommissionPayment,
+		Contact, DealDay, DecisionDay, DialerCall, FundedDeal, FundedDealDay,
+		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
+		Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team, User,
+		WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Interceptor
 	}
 )
 

@@ -14,6 +14,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -107,6 +109,8 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:              apikey.ValidColumn,
 			agentpresence.Table:       agentpresence.ValidColumn,
+			app.Table:                 app.ValidColumn,
+			appinstallation.Table:     appinstallation.ValidColumn,
 			application.Table:         application.ValidColumn,
 			auditevent.Table:          auditevent.ValidColumn,
 			automation.Table:          automation.ValidColumn,

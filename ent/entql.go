@@ -5,6 +5,8 @@ package ent
 import (
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -46,7 +48,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 33)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 35)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -58,18 +60,19 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "APIKey",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			apikey.FieldCreatedAt:     {Type: field.TypeTime, Column: apikey.FieldCreatedAt},
-			apikey.FieldUpdatedAt:     {Type: field.TypeTime, Column: apikey.FieldUpdatedAt},
-			apikey.FieldOrgID:         {Type: field.TypeUUID, Column: apikey.FieldOrgID},
-			apikey.FieldName:          {Type: field.TypeString, Column: apikey.FieldName},
-			apikey.FieldKind:          {Type: field.TypeEnum, Column: apikey.FieldKind},
-			apikey.FieldDisplayPrefix: {Type: field.TypeString, Column: apikey.FieldDisplayPrefix},
-			apikey.FieldHash:          {Type: field.TypeString, Column: apikey.FieldHash},
-			apikey.FieldScopes:        {Type: field.TypeJSON, Column: apikey.FieldScopes},
-			apikey.FieldLastUsedAt:    {Type: field.TypeTime, Column: apikey.FieldLastUsedAt},
-			apikey.FieldExpiresAt:     {Type: field.TypeTime, Column: apikey.FieldExpiresAt},
-			apikey.FieldRevokedAt:     {Type: field.TypeTime, Column: apikey.FieldRevokedAt},
-			apikey.FieldReplacedBy:    {Type: field.TypeUUID, Column: apikey.FieldReplacedBy},
+			apikey.FieldCreatedAt:      {Type: field.TypeTime, Column: apikey.FieldCreatedAt},
+			apikey.FieldUpdatedAt:      {Type: field.TypeTime, Column: apikey.FieldUpdatedAt},
+			apikey.FieldOrgID:          {Type: field.TypeUUID, Column: apikey.FieldOrgID},
+			apikey.FieldName:           {Type: field.TypeString, Column: apikey.FieldName},
+			apikey.FieldKind:           {Type: field.TypeEnum, Column: apikey.FieldKind},
+			apikey.FieldDisplayPrefix:  {Type: field.TypeString, Column: apikey.FieldDisplayPrefix},
+			apikey.FieldHash:           {Type: field.TypeString, Column: apikey.FieldHash},
+			apikey.FieldScopes:         {Type: field.TypeJSON, Column: apikey.FieldScopes},
+			apikey.FieldLastUsedAt:     {Type: field.TypeTime, Column: apikey.FieldLastUsedAt},
+			apikey.FieldExpiresAt:      {Type: field.TypeTime, Column: apikey.FieldExpiresAt},
+			apikey.FieldRevokedAt:      {Type: field.TypeTime, Column: apikey.FieldRevokedAt},
+			apikey.FieldReplacedBy:     {Type: field.TypeUUID, Column: apikey.FieldReplacedBy},
+			apikey.FieldInstallationID: {Type: field.TypeUUID, Column: apikey.FieldInstallationID},
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
@@ -97,6 +100,46 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   app.Table,
+			Columns: app.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: app.FieldID,
+			},
+		},
+		Type: "App",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			app.FieldCreatedAt:   {Type: field.TypeTime, Column: app.FieldCreatedAt},
+			app.FieldUpdatedAt:   {Type: field.TypeTime, Column: app.FieldUpdatedAt},
+			app.FieldOrgID:       {Type: field.TypeUUID, Column: app.FieldOrgID},
+			app.FieldName:        {Type: field.TypeString, Column: app.FieldName},
+			app.FieldDescription: {Type: field.TypeString, Column: app.FieldDescription},
+			app.FieldScopes:      {Type: field.TypeJSON, Column: app.FieldScopes},
+		},
+	}
+	graph.Nodes[3] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   appinstallation.Table,
+			Columns: appinstallation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: appinstallation.FieldID,
+			},
+		},
+		Type: "AppInstallation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			appinstallation.FieldCreatedAt:     {Type: field.TypeTime, Column: appinstallation.FieldCreatedAt},
+			appinstallation.FieldUpdatedAt:     {Type: field.TypeTime, Column: appinstallation.FieldUpdatedAt},
+			appinstallation.FieldOrgID:         {Type: field.TypeUUID, Column: appinstallation.FieldOrgID},
+			appinstallation.FieldAppID:         {Type: field.TypeUUID, Column: appinstallation.FieldAppID},
+			appinstallation.FieldAppName:       {Type: field.TypeString, Column: appinstallation.FieldAppName},
+			appinstallation.FieldScopes:        {Type: field.TypeJSON, Column: appinstallation.FieldScopes},
+			appinstallation.FieldInstalledBy:   {Type: field.TypeString, Column: appinstallation.FieldInstalledBy},
+			appinstallation.FieldUninstalledAt: {Type: field.TypeTime, Column: appinstallation.FieldUninstalledAt},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   application.Table,
 			Columns: application.Columns,
@@ -135,7 +178,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			application.FieldFundedDealID:     {Type: field.TypeUUID, Column: application.FieldFundedDealID},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditevent.Table,
 			Columns: auditevent.Columns,
@@ -156,7 +199,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditevent.FieldFields:     {Type: field.TypeJSON, Column: auditevent.FieldFields},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automation.Table,
 			Columns: automation.Columns,
@@ -180,7 +223,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automation.FieldRoundRobin:     {Type: field.TypeInt, Column: automation.FieldRoundRobin},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   automationrun.Table,
 			Columns: automationrun.Columns,
@@ -209,7 +252,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			automationrun.FieldFinishedAt:       {Type: field.TypeTime, Column: automationrun.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callday.Table,
 			Columns: callday.Columns,
@@ -231,7 +274,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callday.FieldDispositions: {Type: field.TypeString, Column: callday.FieldDispositions},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   callevent.Table,
 			Columns: callevent.Columns,
@@ -257,7 +300,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			callevent.FieldOccurredAt:      {Type: field.TypeTime, Column: callevent.FieldOccurredAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commission.Table,
 			Columns: commission.Columns,
@@ -280,7 +323,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commission.FieldStatus:         {Type: field.TypeEnum, Column: commission.FieldStatus},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   commissionpayment.Table,
 			Columns: commissionpayment.Columns,
@@ -301,7 +344,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			commissionpayment.FieldReference:    {Type: field.TypeString, Column: commissionpayment.FieldReference},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contact.Table,
 			Columns: contact.Columns,
@@ -321,7 +364,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contact.FieldPhone:     {Type: field.TypeString, Column: contact.FieldPhone},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dealday.Table,
 			Columns: dealday.Columns,
@@ -345,7 +388,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dealday.FieldOutstanding:        {Type: field.TypeInt64, Column: dealday.FieldOutstanding},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   decisionday.Table,
 			Columns: decisionday.Columns,
@@ -395,7 +438,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			decisionday.FieldB31:      {Type: field.TypeInt, Column: decisionday.FieldB31},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   dialercall.Table,
 			Columns: dialercall.Columns,
@@ -413,7 +456,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			dialercall.FieldMultiDay:       {Type: field.TypeBool, Column: dialercall.FieldMultiDay},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
@@ -443,7 +486,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -461,7 +504,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -484,7 +527,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -505,7 +548,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -530,7 +573,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldErrorCode:       {Type: field.TypeString, Column: inboundrequest.FieldErrorCode},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -573,7 +616,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -590,7 +633,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadday.Table,
 			Columns: leadday.Columns,
@@ -612,7 +655,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -639,7 +682,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lenderday.Table,
 			Columns: lenderday.Columns,
@@ -670,7 +713,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lenderday.FieldDeclinedOther:             {Type: field.TypeInt, Column: lenderday.FieldDeclinedOther},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -689,7 +732,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   paymentday.Table,
 			Columns: paymentday.Columns,
@@ -706,7 +749,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -727,7 +770,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -744,7 +787,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -765,7 +808,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -784,7 +827,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -809,7 +852,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -827,9 +870,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldDispatched:            {Type: field.TypeBool, Column: webhookevent.FieldDispatched},
 			webhookevent.FieldDepth:                 {Type: field.TypeInt, Column: webhookevent.FieldDepth},
 			webhookevent.FieldExcludeSubscriptionID: {Type: field.TypeUUID, Column: webhookevent.FieldExcludeSubscriptionID},
+			webhookevent.FieldOnlyInstallationID:    {Type: field.TypeUUID, Column: webhookevent.FieldOnlyInstallationID},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -850,6 +894,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhooksubscription.FieldPausedReason:        {Type: field.TypeString, Column: webhooksubscription.FieldPausedReason},
 			webhooksubscription.FieldPausedAt:            {Type: field.TypeTime, Column: webhooksubscription.FieldPausedAt},
 			webhooksubscription.FieldConsecutiveFailures: {Type: field.TypeInt, Column: webhooksubscription.FieldConsecutiveFailures},
+			webhooksubscription.FieldInstallationID:      {Type: field.TypeUUID, Column: webhooksubscription.FieldInstallationID},
 		},
 	}
 	graph.MustAddE(
@@ -899,6 +944,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"AgentPresence",
 		"Lead",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   app.OrganizationTable,
+			Columns: []string{app.OrganizationColumn},
+			Bidi:    false,
+		},
+		"App",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   appinstallation.OrganizationTable,
+			Columns: []string{appinstallation.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AppInstallation",
+		"Organization",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1573,6 +1642,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"AuditEvent",
 	)
 	graph.MustAddE(
+		"apps",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"App",
+	)
+	graph.MustAddE(
+		"app_installations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"AppInstallation",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1873,6 +1966,11 @@ func (f *APIKeyFilter) WhereReplacedBy(p entql.ValueP) {
 	f.Where(p.Field(apikey.FieldReplacedBy))
 }
 
+// WhereInstallationID applies the entql [16]byte predicate on the installation_id field.
+func (f *APIKeyFilter) WhereInstallationID(p entql.ValueP) {
+	f.Where(p.Field(apikey.FieldInstallationID))
+}
+
 // WhereHasOrganization applies a predicate to check if query has an edge organization.
 func (f *APIKeyFilter) WhereHasOrganization() {
 	f.Where(entql.HasEdge("organization"))
@@ -2025,6 +2123,184 @@ func (f *AgentPresenceFilter) WhereHasCurrentLeadWith(preds ...predicate.Lead) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AppQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AppQuery builder.
+func (_q *AppQuery) Filter() *AppFilter {
+	return &AppFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AppMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AppMutation builder.
+func (m *AppMutation) Filter() *AppFilter {
+	return &AppFilter{config: m.config, predicateAdder: m}
+}
+
+// AppFilter provides a generic filtering capability at runtime for AppQuery.
+type AppFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AppFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AppFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(app.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AppFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(app.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AppFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(app.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *AppFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(app.FieldOrgID))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *AppFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(app.FieldName))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *AppFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(app.FieldDescription))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *AppFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(app.FieldScopes))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AppFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AppFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *AppInstallationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AppInstallationQuery builder.
+func (_q *AppInstallationQuery) Filter() *AppInstallationFilter {
+	return &AppInstallationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AppInstallationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AppInstallationMutation builder.
+func (m *AppInstallationMutation) Filter() *AppInstallationFilter {
+	return &AppInstallationFilter{config: m.config, predicateAdder: m}
+}
+
+// AppInstallationFilter provides a generic filtering capability at runtime for AppInstallationQuery.
+type AppInstallationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AppInstallationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *AppInstallationFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(appinstallation.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AppInstallationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(appinstallation.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *AppInstallationFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(appinstallation.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *AppInstallationFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(appinstallation.FieldOrgID))
+}
+
+// WhereAppID applies the entql [16]byte predicate on the app_id field.
+func (f *AppInstallationFilter) WhereAppID(p entql.ValueP) {
+	f.Where(p.Field(appinstallation.FieldAppID))
+}
+
+// WhereAppName applies the entql string predicate on the app_name field.
+func (f *AppInstallationFilter) WhereAppName(p entql.StringP) {
+	f.Where(p.Field(appinstallation.FieldAppName))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *AppInstallationFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(appinstallation.FieldScopes))
+}
+
+// WhereInstalledBy applies the entql string predicate on the installed_by field.
+func (f *AppInstallationFilter) WhereInstalledBy(p entql.StringP) {
+	f.Where(p.Field(appinstallation.FieldInstalledBy))
+}
+
+// WhereUninstalledAt applies the entql time.Time predicate on the uninstalled_at field.
+func (f *AppInstallationFilter) WhereUninstalledAt(p entql.TimeP) {
+	f.Where(p.Field(appinstallation.FieldUninstalledAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AppInstallationFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AppInstallationFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ApplicationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2053,7 +2329,7 @@ type ApplicationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ApplicationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2279,7 +2555,7 @@ type AuditEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2373,7 +2649,7 @@ type AutomationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2510,7 +2786,7 @@ type AutomationRunFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AutomationRunFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2644,7 +2920,7 @@ type CallDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2729,7 +3005,7 @@ type CallEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CallEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2876,7 +3152,7 @@ type CommissionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3008,7 +3284,7 @@ type CommissionPaymentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommissionPaymentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3116,7 +3392,7 @@ type ContactFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContactFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3219,7 +3495,7 @@ type DealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3314,7 +3590,7 @@ type DecisionDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DecisionDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3539,7 +3815,7 @@ type DialerCallFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DialerCallFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3604,7 +3880,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3799,7 +4075,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3864,7 +4140,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3954,7 +4230,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4076,7 +4352,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4190,7 +4466,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4492,7 +4768,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4552,7 +4828,7 @@ type LeadDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4637,7 +4913,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4789,7 +5065,7 @@ type LenderDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4919,7 +5195,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5198,6 +5474,34 @@ func (f *OrganizationFilter) WhereHasAuditEventsWith(preds ...predicate.AuditEve
 	})))
 }
 
+// WhereHasApps applies a predicate to check if query has an edge apps.
+func (f *OrganizationFilter) WhereHasApps() {
+	f.Where(entql.HasEdge("apps"))
+}
+
+// WhereHasAppsWith applies a predicate to check if query has an edge apps with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasAppsWith(preds ...predicate.App) {
+	f.Where(entql.HasEdgeWith("apps", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAppInstallations applies a predicate to check if query has an edge app_installations.
+func (f *OrganizationFilter) WhereHasAppInstallations() {
+	f.Where(entql.HasEdge("app_installations"))
+}
+
+// WhereHasAppInstallationsWith applies a predicate to check if query has an edge app_installations with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasAppInstallationsWith(preds ...predicate.AppInstallation) {
+	f.Where(entql.HasEdgeWith("app_installations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PaymentDayQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5227,7 +5531,7 @@ type PaymentDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PaymentDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5287,7 +5591,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5395,7 +5699,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5483,7 +5787,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5633,7 +5937,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5717,7 +6021,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5859,7 +6163,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5905,6 +6209,11 @@ func (f *WebhookEventFilter) WhereExcludeSubscriptionID(p entql.ValueP) {
 	f.Where(p.Field(webhookevent.FieldExcludeSubscriptionID))
 }
 
+// WhereOnlyInstallationID applies the entql [16]byte predicate on the only_installation_id field.
+func (f *WebhookEventFilter) WhereOnlyInstallationID(p entql.ValueP) {
+	f.Where(p.Field(webhookevent.FieldOnlyInstallationID))
+}
+
 // WhereHasDeliveries applies a predicate to check if query has an edge deliveries.
 func (f *WebhookEventFilter) WhereHasDeliveries() {
 	f.Where(entql.HasEdge("deliveries"))
@@ -5948,7 +6257,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6007,6 +6316,11 @@ func (f *WebhookSubscriptionFilter) WherePausedAt(p entql.TimeP) {
 // WhereConsecutiveFailures applies the entql int predicate on the consecutive_failures field.
 func (f *WebhookSubscriptionFilter) WhereConsecutiveFailures(p entql.IntP) {
 	f.Where(p.Field(webhooksubscription.FieldConsecutiveFailures))
+}
+
+// WhereInstallationID applies the entql [16]byte predicate on the installation_id field.
+func (f *WebhookSubscriptionFilter) WhereInstallationID(p entql.ValueP) {
+	f.Where(p.Field(webhooksubscription.FieldInstallationID))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.

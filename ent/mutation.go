@@ -14,6 +14,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -61,6 +63,8 @@ const (
 	// Node types.
 	TypeAPIKey              = "APIKey"
 	TypeAgentPresence       = "AgentPresence"
+	TypeApp                 = "App"
+	TypeAppInstallation     = "AppInstallation"
 	TypeApplication         = "Application"
 	TypeAuditEvent          = "AuditEvent"
 	TypeAutomation          = "Automation"
@@ -112,6 +116,7 @@ type APIKeyMutation struct {
 	expires_at          *time.Time
 	revoked_at          *time.Time
 	replaced_by         *uuid.UUID
+	installation_id     *uuid.UUID
 	clearedFields       map[string]struct{}
 	organization        *uuid.UUID
 	clearedorganization bool
@@ -723,6 +728,55 @@ func (m *APIKeyMutation) ResetReplacedBy() {
 	delete(m.clearedFields, apikey.FieldReplacedBy)
 }
 
+// SetInstallationID sets the "installation_id" field.
+func (m *APIKeyMutation) SetInstallationID(u uuid.UUID) {
+	m.installation_id = &u
+}
+
+// InstallationID returns the value of the "installation_id" field in the mutation.
+func (m *APIKeyMutation) InstallationID() (r uuid.UUID, exists bool) {
+	v := m.installation_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstallationID returns the old "installation_id" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldInstallationID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstallationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstallationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstallationID: %w", err)
+	}
+	return oldValue.InstallationID, nil
+}
+
+// ClearInstallationID clears the value of the "installation_id" field.
+func (m *APIKeyMutation) ClearInstallationID() {
+	m.installation_id = nil
+	m.clearedFields[apikey.FieldInstallationID] = struct{}{}
+}
+
+// InstallationIDCleared returns if the "installation_id" field was cleared in this mutation.
+func (m *APIKeyMutation) InstallationIDCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldInstallationID]
+	return ok
+}
+
+// ResetInstallationID resets all changes to the "installation_id" field.
+func (m *APIKeyMutation) ResetInstallationID() {
+	m.installation_id = nil
+	delete(m.clearedFields, apikey.FieldInstallationID)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *APIKeyMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -797,7 +851,7 @@ func (m *APIKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIKeyMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, apikey.FieldCreatedAt)
 	}
@@ -834,6 +888,9 @@ func (m *APIKeyMutation) Fields() []string {
 	if m.replaced_by != nil {
 		fields = append(fields, apikey.FieldReplacedBy)
 	}
+	if m.installation_id != nil {
+		fields = append(fields, apikey.FieldInstallationID)
+	}
 	return fields
 }
 
@@ -866,6 +923,8 @@ func (m *APIKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.RevokedAt()
 	case apikey.FieldReplacedBy:
 		return m.ReplacedBy()
+	case apikey.FieldInstallationID:
+		return m.InstallationID()
 	}
 	return nil, false
 }
@@ -899,6 +958,8 @@ func (m *APIKeyMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldRevokedAt(ctx)
 	case apikey.FieldReplacedBy:
 		return m.OldReplacedBy(ctx)
+	case apikey.FieldInstallationID:
+		return m.OldInstallationID(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -992,6 +1053,13 @@ func (m *APIKeyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetReplacedBy(v)
 		return nil
+	case apikey.FieldInstallationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstallationID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -1034,6 +1102,9 @@ func (m *APIKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(apikey.FieldReplacedBy) {
 		fields = append(fields, apikey.FieldReplacedBy)
 	}
+	if m.FieldCleared(apikey.FieldInstallationID) {
+		fields = append(fields, apikey.FieldInstallationID)
+	}
 	return fields
 }
 
@@ -1059,6 +1130,9 @@ func (m *APIKeyMutation) ClearField(name string) error {
 		return nil
 	case apikey.FieldReplacedBy:
 		m.ClearReplacedBy()
+		return nil
+	case apikey.FieldInstallationID:
+		m.ClearInstallationID()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey nullable field %s", name)
@@ -1103,6 +1177,9 @@ func (m *APIKeyMutation) ResetField(name string) error {
 		return nil
 	case apikey.FieldReplacedBy:
 		m.ResetReplacedBy()
+		return nil
+	case apikey.FieldInstallationID:
+		m.ResetInstallationID()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
@@ -2290,6 +2367,1528 @@ func (m *AgentPresenceMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AgentPresence edge %s", name)
+}
+
+// AppMutation represents an operation that mutates the App nodes in the graph.
+type AppMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	name                *string
+	description         *string
+	scopes              *[]string
+	appendscopes        []string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*App, error)
+	predicates          []predicate.App
+}
+
+var _ ent.Mutation = (*AppMutation)(nil)
+
+// appOption allows management of the mutation configuration using functional options.
+type appOption func(*AppMutation)
+
+// newAppMutation creates new mutation for the App entity.
+func newAppMutation(c config, op Op, opts ...appOption) *AppMutation {
+	m := &AppMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeApp,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAppID sets the ID field of the mutation.
+func withAppID(id uuid.UUID) appOption {
+	return func(m *AppMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *App
+		)
+		m.oldValue = func(ctx context.Context) (*App, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().App.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withApp sets the old App of the mutation.
+func withApp(node *App) appOption {
+	return func(m *AppMutation) {
+		m.oldValue = func(context.Context) (*App, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AppMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AppMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of App entities.
+func (m *AppMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AppMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AppMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().App.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AppMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AppMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the App entity.
+// If the App object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AppMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AppMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AppMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the App entity.
+// If the App object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AppMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *AppMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *AppMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the App entity.
+// If the App object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *AppMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetName sets the "name" field.
+func (m *AppMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *AppMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the App entity.
+// If the App object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *AppMutation) ResetName() {
+	m.name = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *AppMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *AppMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the App entity.
+// If the App object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *AppMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[app.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *AppMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[app.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *AppMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, app.FieldDescription)
+}
+
+// SetScopes sets the "scopes" field.
+func (m *AppMutation) SetScopes(s []string) {
+	m.scopes = &s
+	m.appendscopes = nil
+}
+
+// Scopes returns the value of the "scopes" field in the mutation.
+func (m *AppMutation) Scopes() (r []string, exists bool) {
+	v := m.scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScopes returns the old "scopes" field's value of the App entity.
+// If the App object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppMutation) OldScopes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScopes: %w", err)
+	}
+	return oldValue.Scopes, nil
+}
+
+// AppendScopes adds s to the "scopes" field.
+func (m *AppMutation) AppendScopes(s []string) {
+	m.appendscopes = append(m.appendscopes, s...)
+}
+
+// AppendedScopes returns the list of values that were appended to the "scopes" field in this mutation.
+func (m *AppMutation) AppendedScopes() ([]string, bool) {
+	if len(m.appendscopes) == 0 {
+		return nil, false
+	}
+	return m.appendscopes, true
+}
+
+// ResetScopes resets all changes to the "scopes" field.
+func (m *AppMutation) ResetScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *AppMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AppMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[app.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AppMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *AppMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AppMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AppMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the AppMutation builder.
+func (m *AppMutation) Where(ps ...predicate.App) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AppMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AppMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.App, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AppMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AppMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (App).
+func (m *AppMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AppMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, app.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, app.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, app.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, app.FieldName)
+	}
+	if m.description != nil {
+		fields = append(fields, app.FieldDescription)
+	}
+	if m.scopes != nil {
+		fields = append(fields, app.FieldScopes)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AppMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case app.FieldCreatedAt:
+		return m.CreatedAt()
+	case app.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case app.FieldOrgID:
+		return m.OrgID()
+	case app.FieldName:
+		return m.Name()
+	case app.FieldDescription:
+		return m.Description()
+	case app.FieldScopes:
+		return m.Scopes()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AppMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case app.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case app.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case app.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case app.FieldName:
+		return m.OldName(ctx)
+	case app.FieldDescription:
+		return m.OldDescription(ctx)
+	case app.FieldScopes:
+		return m.OldScopes(ctx)
+	}
+	return nil, fmt.Errorf("unknown App field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AppMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case app.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case app.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case app.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case app.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case app.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case app.FieldScopes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScopes(v)
+		return nil
+	}
+	return fmt.Errorf("unknown App field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AppMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AppMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AppMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown App numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AppMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(app.FieldDescription) {
+		fields = append(fields, app.FieldDescription)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AppMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AppMutation) ClearField(name string) error {
+	switch name {
+	case app.FieldDescription:
+		m.ClearDescription()
+		return nil
+	}
+	return fmt.Errorf("unknown App nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AppMutation) ResetField(name string) error {
+	switch name {
+	case app.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case app.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case app.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case app.FieldName:
+		m.ResetName()
+		return nil
+	case app.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case app.FieldScopes:
+		m.ResetScopes()
+		return nil
+	}
+	return fmt.Errorf("unknown App field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AppMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, app.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AppMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case app.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AppMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AppMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AppMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, app.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AppMutation) EdgeCleared(name string) bool {
+	switch name {
+	case app.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AppMutation) ClearEdge(name string) error {
+	switch name {
+	case app.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown App unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AppMutation) ResetEdge(name string) error {
+	switch name {
+	case app.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown App edge %s", name)
+}
+
+// AppInstallationMutation represents an operation that mutates the AppInstallation nodes in the graph.
+type AppInstallationMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	app_id              *uuid.UUID
+	app_name            *string
+	scopes              *[]string
+	appendscopes        []string
+	installed_by        *string
+	uninstalled_at      *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*AppInstallation, error)
+	predicates          []predicate.AppInstallation
+}
+
+var _ ent.Mutation = (*AppInstallationMutation)(nil)
+
+// appinstallationOption allows management of the mutation configuration using functional options.
+type appinstallationOption func(*AppInstallationMutation)
+
+// newAppInstallationMutation creates new mutation for the AppInstallation entity.
+func newAppInstallationMutation(c config, op Op, opts ...appinstallationOption) *AppInstallationMutation {
+	m := &AppInstallationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAppInstallation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAppInstallationID sets the ID field of the mutation.
+func withAppInstallationID(id uuid.UUID) appinstallationOption {
+	return func(m *AppInstallationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AppInstallation
+		)
+		m.oldValue = func(ctx context.Context) (*AppInstallation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AppInstallation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAppInstallation sets the old AppInstallation of the mutation.
+func withAppInstallation(node *AppInstallation) appinstallationOption {
+	return func(m *AppInstallationMutation) {
+		m.oldValue = func(context.Context) (*AppInstallation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AppInstallationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AppInstallationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AppInstallation entities.
+func (m *AppInstallationMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AppInstallationMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AppInstallationMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AppInstallation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AppInstallationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AppInstallationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AppInstallationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AppInstallationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AppInstallationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AppInstallationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *AppInstallationMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *AppInstallationMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *AppInstallationMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetAppID sets the "app_id" field.
+func (m *AppInstallationMutation) SetAppID(u uuid.UUID) {
+	m.app_id = &u
+}
+
+// AppID returns the value of the "app_id" field in the mutation.
+func (m *AppInstallationMutation) AppID() (r uuid.UUID, exists bool) {
+	v := m.app_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAppID returns the old "app_id" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldAppID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAppID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAppID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAppID: %w", err)
+	}
+	return oldValue.AppID, nil
+}
+
+// ResetAppID resets all changes to the "app_id" field.
+func (m *AppInstallationMutation) ResetAppID() {
+	m.app_id = nil
+}
+
+// SetAppName sets the "app_name" field.
+func (m *AppInstallationMutation) SetAppName(s string) {
+	m.app_name = &s
+}
+
+// AppName returns the value of the "app_name" field in the mutation.
+func (m *AppInstallationMutation) AppName() (r string, exists bool) {
+	v := m.app_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAppName returns the old "app_name" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldAppName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAppName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAppName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAppName: %w", err)
+	}
+	return oldValue.AppName, nil
+}
+
+// ResetAppName resets all changes to the "app_name" field.
+func (m *AppInstallationMutation) ResetAppName() {
+	m.app_name = nil
+}
+
+// SetScopes sets the "scopes" field.
+func (m *AppInstallationMutation) SetScopes(s []string) {
+	m.scopes = &s
+	m.appendscopes = nil
+}
+
+// Scopes returns the value of the "scopes" field in the mutation.
+func (m *AppInstallationMutation) Scopes() (r []string, exists bool) {
+	v := m.scopes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScopes returns the old "scopes" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldScopes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScopes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScopes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScopes: %w", err)
+	}
+	return oldValue.Scopes, nil
+}
+
+// AppendScopes adds s to the "scopes" field.
+func (m *AppInstallationMutation) AppendScopes(s []string) {
+	m.appendscopes = append(m.appendscopes, s...)
+}
+
+// AppendedScopes returns the list of values that were appended to the "scopes" field in this mutation.
+func (m *AppInstallationMutation) AppendedScopes() ([]string, bool) {
+	if len(m.appendscopes) == 0 {
+		return nil, false
+	}
+	return m.appendscopes, true
+}
+
+// ResetScopes resets all changes to the "scopes" field.
+func (m *AppInstallationMutation) ResetScopes() {
+	m.scopes = nil
+	m.appendscopes = nil
+}
+
+// SetInstalledBy sets the "installed_by" field.
+func (m *AppInstallationMutation) SetInstalledBy(s string) {
+	m.installed_by = &s
+}
+
+// InstalledBy returns the value of the "installed_by" field in the mutation.
+func (m *AppInstallationMutation) InstalledBy() (r string, exists bool) {
+	v := m.installed_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstalledBy returns the old "installed_by" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldInstalledBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstalledBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstalledBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstalledBy: %w", err)
+	}
+	return oldValue.InstalledBy, nil
+}
+
+// ResetInstalledBy resets all changes to the "installed_by" field.
+func (m *AppInstallationMutation) ResetInstalledBy() {
+	m.installed_by = nil
+}
+
+// SetUninstalledAt sets the "uninstalled_at" field.
+func (m *AppInstallationMutation) SetUninstalledAt(t time.Time) {
+	m.uninstalled_at = &t
+}
+
+// UninstalledAt returns the value of the "uninstalled_at" field in the mutation.
+func (m *AppInstallationMutation) UninstalledAt() (r time.Time, exists bool) {
+	v := m.uninstalled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUninstalledAt returns the old "uninstalled_at" field's value of the AppInstallation entity.
+// If the AppInstallation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AppInstallationMutation) OldUninstalledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUninstalledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUninstalledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUninstalledAt: %w", err)
+	}
+	return oldValue.UninstalledAt, nil
+}
+
+// ClearUninstalledAt clears the value of the "uninstalled_at" field.
+func (m *AppInstallationMutation) ClearUninstalledAt() {
+	m.uninstalled_at = nil
+	m.clearedFields[appinstallation.FieldUninstalledAt] = struct{}{}
+}
+
+// UninstalledAtCleared returns if the "uninstalled_at" field was cleared in this mutation.
+func (m *AppInstallationMutation) UninstalledAtCleared() bool {
+	_, ok := m.clearedFields[appinstallation.FieldUninstalledAt]
+	return ok
+}
+
+// ResetUninstalledAt resets all changes to the "uninstalled_at" field.
+func (m *AppInstallationMutation) ResetUninstalledAt() {
+	m.uninstalled_at = nil
+	delete(m.clearedFields, appinstallation.FieldUninstalledAt)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *AppInstallationMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AppInstallationMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[appinstallation.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AppInstallationMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *AppInstallationMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AppInstallationMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AppInstallationMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the AppInstallationMutation builder.
+func (m *AppInstallationMutation) Where(ps ...predicate.AppInstallation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AppInstallationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AppInstallationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AppInstallation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AppInstallationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AppInstallationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AppInstallation).
+func (m *AppInstallationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AppInstallationMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, appinstallation.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, appinstallation.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, appinstallation.FieldOrgID)
+	}
+	if m.app_id != nil {
+		fields = append(fields, appinstallation.FieldAppID)
+	}
+	if m.app_name != nil {
+		fields = append(fields, appinstallation.FieldAppName)
+	}
+	if m.scopes != nil {
+		fields = append(fields, appinstallation.FieldScopes)
+	}
+	if m.installed_by != nil {
+		fields = append(fields, appinstallation.FieldInstalledBy)
+	}
+	if m.uninstalled_at != nil {
+		fields = append(fields, appinstallation.FieldUninstalledAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AppInstallationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case appinstallation.FieldCreatedAt:
+		return m.CreatedAt()
+	case appinstallation.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case appinstallation.FieldOrgID:
+		return m.OrgID()
+	case appinstallation.FieldAppID:
+		return m.AppID()
+	case appinstallation.FieldAppName:
+		return m.AppName()
+	case appinstallation.FieldScopes:
+		return m.Scopes()
+	case appinstallation.FieldInstalledBy:
+		return m.InstalledBy()
+	case appinstallation.FieldUninstalledAt:
+		return m.UninstalledAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AppInstallationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case appinstallation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case appinstallation.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case appinstallation.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case appinstallation.FieldAppID:
+		return m.OldAppID(ctx)
+	case appinstallation.FieldAppName:
+		return m.OldAppName(ctx)
+	case appinstallation.FieldScopes:
+		return m.OldScopes(ctx)
+	case appinstallation.FieldInstalledBy:
+		return m.OldInstalledBy(ctx)
+	case appinstallation.FieldUninstalledAt:
+		return m.OldUninstalledAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AppInstallation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AppInstallationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case appinstallation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case appinstallation.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case appinstallation.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case appinstallation.FieldAppID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAppID(v)
+		return nil
+	case appinstallation.FieldAppName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAppName(v)
+		return nil
+	case appinstallation.FieldScopes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScopes(v)
+		return nil
+	case appinstallation.FieldInstalledBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstalledBy(v)
+		return nil
+	case appinstallation.FieldUninstalledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUninstalledAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AppInstallation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AppInstallationMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AppInstallationMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AppInstallationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AppInstallation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AppInstallationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(appinstallation.FieldUninstalledAt) {
+		fields = append(fields, appinstallation.FieldUninstalledAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AppInstallationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AppInstallationMutation) ClearField(name string) error {
+	switch name {
+	case appinstallation.FieldUninstalledAt:
+		m.ClearUninstalledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AppInstallation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AppInstallationMutation) ResetField(name string) error {
+	switch name {
+	case appinstallation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case appinstallation.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case appinstallation.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case appinstallation.FieldAppID:
+		m.ResetAppID()
+		return nil
+	case appinstallation.FieldAppName:
+		m.ResetAppName()
+		return nil
+	case appinstallation.FieldScopes:
+		m.ResetScopes()
+		return nil
+	case appinstallation.FieldInstalledBy:
+		m.ResetInstalledBy()
+		return nil
+	case appinstallation.FieldUninstalledAt:
+		m.ResetUninstalledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AppInstallation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AppInstallationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, appinstallation.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AppInstallationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case appinstallation.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AppInstallationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AppInstallationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AppInstallationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, appinstallation.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AppInstallationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case appinstallation.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AppInstallationMutation) ClearEdge(name string) error {
+	switch name {
+	case appinstallation.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown AppInstallation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AppInstallationMutation) ResetEdge(name string) error {
+	switch name {
+	case appinstallation.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown AppInstallation edge %s", name)
 }
 
 // ApplicationMutation represents an operation that mutates the Application nodes in the graph.
@@ -31438,6 +33037,12 @@ type OrganizationMutation struct {
 	audit_events                 map[uuid.UUID]struct{}
 	removedaudit_events          map[uuid.UUID]struct{}
 	clearedaudit_events          bool
+	apps                         map[uuid.UUID]struct{}
+	removedapps                  map[uuid.UUID]struct{}
+	clearedapps                  bool
+	app_installations            map[uuid.UUID]struct{}
+	removedapp_installations     map[uuid.UUID]struct{}
+	clearedapp_installations     bool
 	done                         bool
 	oldValue                     func(context.Context) (*Organization, error)
 	predicates                   []predicate.Organization
@@ -32694,6 +34299,114 @@ func (m *OrganizationMutation) ResetAuditEvents() {
 	m.removedaudit_events = nil
 }
 
+// AddAppIDs adds the "apps" edge to the App entity by ids.
+func (m *OrganizationMutation) AddAppIDs(ids ...uuid.UUID) {
+	if m.apps == nil {
+		m.apps = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.apps[ids[i]] = struct{}{}
+	}
+}
+
+// ClearApps clears the "apps" edge to the App entity.
+func (m *OrganizationMutation) ClearApps() {
+	m.clearedapps = true
+}
+
+// AppsCleared reports if the "apps" edge to the App entity was cleared.
+func (m *OrganizationMutation) AppsCleared() bool {
+	return m.clearedapps
+}
+
+// RemoveAppIDs removes the "apps" edge to the App entity by IDs.
+func (m *OrganizationMutation) RemoveAppIDs(ids ...uuid.UUID) {
+	if m.removedapps == nil {
+		m.removedapps = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.apps, ids[i])
+		m.removedapps[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedApps returns the removed IDs of the "apps" edge to the App entity.
+func (m *OrganizationMutation) RemovedAppsIDs() (ids []uuid.UUID) {
+	for id := range m.removedapps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AppsIDs returns the "apps" edge IDs in the mutation.
+func (m *OrganizationMutation) AppsIDs() (ids []uuid.UUID) {
+	for id := range m.apps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetApps resets all changes to the "apps" edge.
+func (m *OrganizationMutation) ResetApps() {
+	m.apps = nil
+	m.clearedapps = false
+	m.removedapps = nil
+}
+
+// AddAppInstallationIDs adds the "app_installations" edge to the AppInstallation entity by ids.
+func (m *OrganizationMutation) AddAppInstallationIDs(ids ...uuid.UUID) {
+	if m.app_installations == nil {
+		m.app_installations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.app_installations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAppInstallations clears the "app_installations" edge to the AppInstallation entity.
+func (m *OrganizationMutation) ClearAppInstallations() {
+	m.clearedapp_installations = true
+}
+
+// AppInstallationsCleared reports if the "app_installations" edge to the AppInstallation entity was cleared.
+func (m *OrganizationMutation) AppInstallationsCleared() bool {
+	return m.clearedapp_installations
+}
+
+// RemoveAppInstallationIDs removes the "app_installations" edge to the AppInstallation entity by IDs.
+func (m *OrganizationMutation) RemoveAppInstallationIDs(ids ...uuid.UUID) {
+	if m.removedapp_installations == nil {
+		m.removedapp_installations = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.app_installations, ids[i])
+		m.removedapp_installations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAppInstallations returns the removed IDs of the "app_installations" edge to the AppInstallation entity.
+func (m *OrganizationMutation) RemovedAppInstallationsIDs() (ids []uuid.UUID) {
+	for id := range m.removedapp_installations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AppInstallationsIDs returns the "app_installations" edge IDs in the mutation.
+func (m *OrganizationMutation) AppInstallationsIDs() (ids []uuid.UUID) {
+	for id := range m.app_installations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAppInstallations resets all changes to the "app_installations" edge.
+func (m *OrganizationMutation) ResetAppInstallations() {
+	m.app_installations = nil
+	m.clearedapp_installations = false
+	m.removedapp_installations = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -32921,7 +34634,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 17)
+	edges := make([]string, 0, 19)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -32972,6 +34685,12 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.audit_events != nil {
 		edges = append(edges, organization.EdgeAuditEvents)
+	}
+	if m.apps != nil {
+		edges = append(edges, organization.EdgeApps)
+	}
+	if m.app_installations != nil {
+		edges = append(edges, organization.EdgeAppInstallations)
 	}
 	return edges
 }
@@ -33082,13 +34801,25 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeApps:
+		ids := make([]ent.Value, 0, len(m.apps))
+		for id := range m.apps {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeAppInstallations:
+		ids := make([]ent.Value, 0, len(m.app_installations))
+		for id := range m.app_installations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 17)
+	edges := make([]string, 0, 19)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -33139,6 +34870,12 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedaudit_events != nil {
 		edges = append(edges, organization.EdgeAuditEvents)
+	}
+	if m.removedapps != nil {
+		edges = append(edges, organization.EdgeApps)
+	}
+	if m.removedapp_installations != nil {
+		edges = append(edges, organization.EdgeAppInstallations)
 	}
 	return edges
 }
@@ -33249,13 +34986,25 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeApps:
+		ids := make([]ent.Value, 0, len(m.removedapps))
+		for id := range m.removedapps {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeAppInstallations:
+		ids := make([]ent.Value, 0, len(m.removedapp_installations))
+		for id := range m.removedapp_installations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 17)
+	edges := make([]string, 0, 19)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -33307,6 +35056,12 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	if m.clearedaudit_events {
 		edges = append(edges, organization.EdgeAuditEvents)
 	}
+	if m.clearedapps {
+		edges = append(edges, organization.EdgeApps)
+	}
+	if m.clearedapp_installations {
+		edges = append(edges, organization.EdgeAppInstallations)
+	}
 	return edges
 }
 
@@ -33348,6 +35103,10 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.clearedcommission_payments
 	case organization.EdgeAuditEvents:
 		return m.clearedaudit_events
+	case organization.EdgeApps:
+		return m.clearedapps
+	case organization.EdgeAppInstallations:
+		return m.clearedapp_installations
 	}
 	return false
 }
@@ -33414,6 +35173,12 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeAuditEvents:
 		m.ResetAuditEvents()
+		return nil
+	case organization.EdgeApps:
+		m.ResetApps()
+		return nil
+	case organization.EdgeAppInstallations:
+		m.ResetAppInstallations()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)
@@ -38685,6 +40450,7 @@ type WebhookEventMutation struct {
 	depth                   *int
 	adddepth                *int
 	exclude_subscription_id *uuid.UUID
+	only_installation_id    *uuid.UUID
 	clearedFields           map[string]struct{}
 	deliveries              map[uuid.UUID]struct{}
 	removeddeliveries       map[uuid.UUID]struct{}
@@ -39083,6 +40849,55 @@ func (m *WebhookEventMutation) ResetExcludeSubscriptionID() {
 	delete(m.clearedFields, webhookevent.FieldExcludeSubscriptionID)
 }
 
+// SetOnlyInstallationID sets the "only_installation_id" field.
+func (m *WebhookEventMutation) SetOnlyInstallationID(u uuid.UUID) {
+	m.only_installation_id = &u
+}
+
+// OnlyInstallationID returns the value of the "only_installation_id" field in the mutation.
+func (m *WebhookEventMutation) OnlyInstallationID() (r uuid.UUID, exists bool) {
+	v := m.only_installation_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOnlyInstallationID returns the old "only_installation_id" field's value of the WebhookEvent entity.
+// If the WebhookEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEventMutation) OldOnlyInstallationID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOnlyInstallationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOnlyInstallationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOnlyInstallationID: %w", err)
+	}
+	return oldValue.OnlyInstallationID, nil
+}
+
+// ClearOnlyInstallationID clears the value of the "only_installation_id" field.
+func (m *WebhookEventMutation) ClearOnlyInstallationID() {
+	m.only_installation_id = nil
+	m.clearedFields[webhookevent.FieldOnlyInstallationID] = struct{}{}
+}
+
+// OnlyInstallationIDCleared returns if the "only_installation_id" field was cleared in this mutation.
+func (m *WebhookEventMutation) OnlyInstallationIDCleared() bool {
+	_, ok := m.clearedFields[webhookevent.FieldOnlyInstallationID]
+	return ok
+}
+
+// ResetOnlyInstallationID resets all changes to the "only_installation_id" field.
+func (m *WebhookEventMutation) ResetOnlyInstallationID() {
+	m.only_installation_id = nil
+	delete(m.clearedFields, webhookevent.FieldOnlyInstallationID)
+}
+
 // AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by ids.
 func (m *WebhookEventMutation) AddDeliveryIDs(ids ...uuid.UUID) {
 	if m.deliveries == nil {
@@ -39171,7 +40986,7 @@ func (m *WebhookEventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEventMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.org_id != nil {
 		fields = append(fields, webhookevent.FieldOrgID)
 	}
@@ -39192,6 +41007,9 @@ func (m *WebhookEventMutation) Fields() []string {
 	}
 	if m.exclude_subscription_id != nil {
 		fields = append(fields, webhookevent.FieldExcludeSubscriptionID)
+	}
+	if m.only_installation_id != nil {
+		fields = append(fields, webhookevent.FieldOnlyInstallationID)
 	}
 	return fields
 }
@@ -39215,6 +41033,8 @@ func (m *WebhookEventMutation) Field(name string) (ent.Value, bool) {
 		return m.Depth()
 	case webhookevent.FieldExcludeSubscriptionID:
 		return m.ExcludeSubscriptionID()
+	case webhookevent.FieldOnlyInstallationID:
+		return m.OnlyInstallationID()
 	}
 	return nil, false
 }
@@ -39238,6 +41058,8 @@ func (m *WebhookEventMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldDepth(ctx)
 	case webhookevent.FieldExcludeSubscriptionID:
 		return m.OldExcludeSubscriptionID(ctx)
+	case webhookevent.FieldOnlyInstallationID:
+		return m.OldOnlyInstallationID(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookEvent field %s", name)
 }
@@ -39296,6 +41118,13 @@ func (m *WebhookEventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetExcludeSubscriptionID(v)
 		return nil
+	case webhookevent.FieldOnlyInstallationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOnlyInstallationID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookEvent field %s", name)
 }
@@ -39344,6 +41173,9 @@ func (m *WebhookEventMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookevent.FieldExcludeSubscriptionID) {
 		fields = append(fields, webhookevent.FieldExcludeSubscriptionID)
 	}
+	if m.FieldCleared(webhookevent.FieldOnlyInstallationID) {
+		fields = append(fields, webhookevent.FieldOnlyInstallationID)
+	}
 	return fields
 }
 
@@ -39360,6 +41192,9 @@ func (m *WebhookEventMutation) ClearField(name string) error {
 	switch name {
 	case webhookevent.FieldExcludeSubscriptionID:
 		m.ClearExcludeSubscriptionID()
+		return nil
+	case webhookevent.FieldOnlyInstallationID:
+		m.ClearOnlyInstallationID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookEvent nullable field %s", name)
@@ -39389,6 +41224,9 @@ func (m *WebhookEventMutation) ResetField(name string) error {
 		return nil
 	case webhookevent.FieldExcludeSubscriptionID:
 		m.ResetExcludeSubscriptionID()
+		return nil
+	case webhookevent.FieldOnlyInstallationID:
+		m.ResetOnlyInstallationID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookEvent field %s", name)
@@ -39495,6 +41333,7 @@ type WebhookSubscriptionMutation struct {
 	paused_at               *time.Time
 	consecutive_failures    *int
 	addconsecutive_failures *int
+	installation_id         *uuid.UUID
 	clearedFields           map[string]struct{}
 	organization            *uuid.UUID
 	clearedorganization     bool
@@ -40031,6 +41870,55 @@ func (m *WebhookSubscriptionMutation) ResetConsecutiveFailures() {
 	m.addconsecutive_failures = nil
 }
 
+// SetInstallationID sets the "installation_id" field.
+func (m *WebhookSubscriptionMutation) SetInstallationID(u uuid.UUID) {
+	m.installation_id = &u
+}
+
+// InstallationID returns the value of the "installation_id" field in the mutation.
+func (m *WebhookSubscriptionMutation) InstallationID() (r uuid.UUID, exists bool) {
+	v := m.installation_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstallationID returns the old "installation_id" field's value of the WebhookSubscription entity.
+// If the WebhookSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookSubscriptionMutation) OldInstallationID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstallationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstallationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstallationID: %w", err)
+	}
+	return oldValue.InstallationID, nil
+}
+
+// ClearInstallationID clears the value of the "installation_id" field.
+func (m *WebhookSubscriptionMutation) ClearInstallationID() {
+	m.installation_id = nil
+	m.clearedFields[webhooksubscription.FieldInstallationID] = struct{}{}
+}
+
+// InstallationIDCleared returns if the "installation_id" field was cleared in this mutation.
+func (m *WebhookSubscriptionMutation) InstallationIDCleared() bool {
+	_, ok := m.clearedFields[webhooksubscription.FieldInstallationID]
+	return ok
+}
+
+// ResetInstallationID resets all changes to the "installation_id" field.
+func (m *WebhookSubscriptionMutation) ResetInstallationID() {
+	m.installation_id = nil
+	delete(m.clearedFields, webhooksubscription.FieldInstallationID)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *WebhookSubscriptionMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -40159,7 +42047,7 @@ func (m *WebhookSubscriptionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookSubscriptionMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, webhooksubscription.FieldCreatedAt)
 	}
@@ -40190,6 +42078,9 @@ func (m *WebhookSubscriptionMutation) Fields() []string {
 	if m.consecutive_failures != nil {
 		fields = append(fields, webhooksubscription.FieldConsecutiveFailures)
 	}
+	if m.installation_id != nil {
+		fields = append(fields, webhooksubscription.FieldInstallationID)
+	}
 	return fields
 }
 
@@ -40218,6 +42109,8 @@ func (m *WebhookSubscriptionMutation) Field(name string) (ent.Value, bool) {
 		return m.PausedAt()
 	case webhooksubscription.FieldConsecutiveFailures:
 		return m.ConsecutiveFailures()
+	case webhooksubscription.FieldInstallationID:
+		return m.InstallationID()
 	}
 	return nil, false
 }
@@ -40247,6 +42140,8 @@ func (m *WebhookSubscriptionMutation) OldField(ctx context.Context, name string)
 		return m.OldPausedAt(ctx)
 	case webhooksubscription.FieldConsecutiveFailures:
 		return m.OldConsecutiveFailures(ctx)
+	case webhooksubscription.FieldInstallationID:
+		return m.OldInstallationID(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookSubscription field %s", name)
 }
@@ -40326,6 +42221,13 @@ func (m *WebhookSubscriptionMutation) SetField(name string, value ent.Value) err
 		}
 		m.SetConsecutiveFailures(v)
 		return nil
+	case webhooksubscription.FieldInstallationID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstallationID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookSubscription field %s", name)
 }
@@ -40377,6 +42279,9 @@ func (m *WebhookSubscriptionMutation) ClearedFields() []string {
 	if m.FieldCleared(webhooksubscription.FieldPausedAt) {
 		fields = append(fields, webhooksubscription.FieldPausedAt)
 	}
+	if m.FieldCleared(webhooksubscription.FieldInstallationID) {
+		fields = append(fields, webhooksubscription.FieldInstallationID)
+	}
 	return fields
 }
 
@@ -40396,6 +42301,9 @@ func (m *WebhookSubscriptionMutation) ClearField(name string) error {
 		return nil
 	case webhooksubscription.FieldPausedAt:
 		m.ClearPausedAt()
+		return nil
+	case webhooksubscription.FieldInstallationID:
+		m.ClearInstallationID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookSubscription nullable field %s", name)
@@ -40434,6 +42342,9 @@ func (m *WebhookSubscriptionMutation) ResetField(name string) error {
 		return nil
 	case webhooksubscription.FieldConsecutiveFailures:
 		m.ResetConsecutiveFailures()
+		return nil
+	case webhooksubscription.FieldInstallationID:
+		m.ResetInstallationID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookSubscription field %s", name)

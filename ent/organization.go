@@ -73,9 +73,13 @@ type OrganizationEdges struct {
 	CommissionPayments []*CommissionPayment `json:"commission_payments,omitempty"`
 	// AuditEvents holds the value of the audit_events edge.
 	AuditEvents []*AuditEvent `json:"audit_events,omitempty"`
+	// Apps holds the value of the apps edge.
+	Apps []*App `json:"apps,omitempty"`
+	// AppInstallations holds the value of the app_installations edge.
+	AppInstallations []*AppInstallation `json:"app_installations,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [17]bool
+	loadedTypes [19]bool
 	// totalCount holds the count of the edges above.
 	totalCount [15]map[string]int
 
@@ -96,6 +100,8 @@ type OrganizationEdges struct {
 	namedCommissions          map[string][]*Commission
 	namedCommissionPayments   map[string][]*CommissionPayment
 	namedAuditEvents          map[string][]*AuditEvent
+	namedApps                 map[string][]*App
+	namedAppInstallations     map[string][]*AppInstallation
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -249,6 +255,24 @@ func (e OrganizationEdges) AuditEventsOrErr() ([]*AuditEvent, error) {
 		return e.AuditEvents, nil
 	}
 	return nil, &NotLoadedError{edge: "audit_events"}
+}
+
+// AppsOrErr returns the Apps value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) AppsOrErr() ([]*App, error) {
+	if e.loadedTypes[17] {
+		return e.Apps, nil
+	}
+	return nil, &NotLoadedError{edge: "apps"}
+}
+
+// AppInstallationsOrErr returns the AppInstallations value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) AppInstallationsOrErr() ([]*AppInstallation, error) {
+	if e.loadedTypes[18] {
+		return e.AppInstallations, nil
+	}
+	return nil, &NotLoadedError{edge: "app_installations"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -416,6 +440,16 @@ func (_m *Organization) QueryCommissionPayments() *CommissionPaymentQuery {
 // QueryAuditEvents queries the "audit_events" edge of the Organization entity.
 func (_m *Organization) QueryAuditEvents() *AuditEventQuery {
 	return NewOrganizationClient(_m.config).QueryAuditEvents(_m)
+}
+
+// QueryApps queries the "apps" edge of the Organization entity.
+func (_m *Organization) QueryApps() *AppQuery {
+	return NewOrganizationClient(_m.config).QueryApps(_m)
+}
+
+// QueryAppInstallations queries the "app_installations" edge of the Organization entity.
+func (_m *Organization) QueryAppInstallations() *AppInstallationQuery {
+	return NewOrganizationClient(_m.config).QueryAppInstallations(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -868,6 +902,54 @@ func (_m *Organization) appendNamedAuditEvents(name string, edges ...*AuditEvent
 		_m.Edges.namedAuditEvents[name] = []*AuditEvent{}
 	} else {
 		_m.Edges.namedAuditEvents[name] = append(_m.Edges.namedAuditEvents[name], edges...)
+	}
+}
+
+// NamedApps returns the Apps named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedApps(name string) ([]*App, error) {
+	if _m.Edges.namedApps == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedApps[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedApps(name string, edges ...*App) {
+	if _m.Edges.namedApps == nil {
+		_m.Edges.namedApps = make(map[string][]*App)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedApps[name] = []*App{}
+	} else {
+		_m.Edges.namedApps[name] = append(_m.Edges.namedApps[name], edges...)
+	}
+}
+
+// NamedAppInstallations returns the AppInstallations named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedAppInstallations(name string) ([]*AppInstallation, error) {
+	if _m.Edges.namedAppInstallations == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedAppInstallations[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedAppInstallations(name string, edges ...*AppInstallation) {
+	if _m.Edges.namedAppInstallations == nil {
+		_m.Edges.namedAppInstallations = make(map[string][]*AppInstallation)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedAppInstallations[name] = []*AppInstallation{}
+	} else {
+		_m.Edges.namedAppInstallations[name] = append(_m.Edges.namedAppInstallations[name], edges...)
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -376,6 +378,36 @@ func (_c *OrganizationCreate) AddAuditEvents(v ...*AuditEvent) *OrganizationCrea
 		ids[i] = v[i].ID
 	}
 	return _c.AddAuditEventIDs(ids...)
+}
+
+// AddAppIDs adds the "apps" edge to the App entity by IDs.
+func (_c *OrganizationCreate) AddAppIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddAppIDs(ids...)
+	return _c
+}
+
+// AddApps adds the "apps" edges to the App entity.
+func (_c *OrganizationCreate) AddApps(v ...*App) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAppIDs(ids...)
+}
+
+// AddAppInstallationIDs adds the "app_installations" edge to the AppInstallation entity by IDs.
+func (_c *OrganizationCreate) AddAppInstallationIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddAppInstallationIDs(ids...)
+	return _c
+}
+
+// AddAppInstallations adds the "app_installations" edges to the AppInstallation entity.
+func (_c *OrganizationCreate) AddAppInstallations(v ...*AppInstallation) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAppInstallationIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -800,6 +832,38 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AppsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AppInstallationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

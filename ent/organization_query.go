@@ -17,6 +17,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -60,6 +62,8 @@ type OrganizationQuery struct {
 	withCommissions               *CommissionQuery
 	withCommissionPayments        *CommissionPaymentQuery
 	withAuditEvents               *AuditEventQuery
+	withApps                      *AppQuery
+	withAppInstallations          *AppInstallationQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -79,6 +83,8 @@ type OrganizationQuery struct {
 	withNamedCommissions          map[string]*CommissionQuery
 	withNamedCommissionPayments   map[string]*CommissionPaymentQuery
 	withNamedAuditEvents          map[string]*AuditEventQuery
+	withNamedApps                 map[string]*AppQuery
+	withNamedAppInstallations     map[string]*AppInstallationQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -489,6 +495,50 @@ func (_q *OrganizationQuery) QueryAuditEvents() *AuditEventQuery {
 	return query
 }
 
+// QueryApps chains the current query on the "apps" edge.
+func (_q *OrganizationQuery) QueryApps() *AppQuery {
+	query := (&AppClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(app.Table, app.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AppsTable, organization.AppsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAppInstallations chains the current query on the "app_installations" edge.
+func (_q *OrganizationQuery) QueryAppInstallations() *AppInstallationQuery {
+	query := (&AppInstallationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(appinstallation.Table, appinstallation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.AppInstallationsTable, organization.AppInstallationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -698,6 +748,8 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withCommissions:          _q.withCommissions.Clone(),
 		withCommissionPayments:   _q.withCommissionPayments.Clone(),
 		withAuditEvents:          _q.withAuditEvents.Clone(),
+		withApps:                 _q.withApps.Clone(),
+		withAppInstallations:     _q.withAppInstallations.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -892,6 +944,28 @@ func (_q *OrganizationQuery) WithAuditEvents(opts ...func(*AuditEventQuery)) *Or
 	return _q
 }
 
+// WithApps tells the query-builder to eager-load the nodes that are connected to
+// the "apps" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithApps(opts ...func(*AppQuery)) *OrganizationQuery {
+	query := (&AppClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withApps = query
+	return _q
+}
+
+// WithAppInstallations tells the query-builder to eager-load the nodes that are connected to
+// the "app_installations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithAppInstallations(opts ...func(*AppInstallationQuery)) *OrganizationQuery {
+	query := (&AppInstallationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAppInstallations = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -976,7 +1050,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [17]bool{
+		loadedTypes = [19]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -994,6 +1068,8 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withCommissions != nil,
 			_q.withCommissionPayments != nil,
 			_q.withAuditEvents != nil,
+			_q.withApps != nil,
+			_q.withAppInstallations != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1142,6 +1218,22 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withApps; query != nil {
+		if err := _q.loadApps(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Apps = []*App{} },
+			func(n *Organization, e *App) { n.Edges.Apps = append(n.Edges.Apps, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withAppInstallations; query != nil {
+		if err := _q.loadAppInstallations(ctx, query, nodes,
+			func(n *Organization) { n.Edges.AppInstallations = []*AppInstallation{} },
+			func(n *Organization, e *AppInstallation) {
+				n.Edges.AppInstallations = append(n.Edges.AppInstallations, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -1258,6 +1350,20 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadAuditEvents(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAuditEvents(name) },
 			func(n *Organization, e *AuditEvent) { n.appendNamedAuditEvents(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedApps {
+		if err := _q.loadApps(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedApps(name) },
+			func(n *Organization, e *App) { n.appendNamedApps(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedAppInstallations {
+		if err := _q.loadAppInstallations(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedAppInstallations(name) },
+			func(n *Organization, e *AppInstallation) { n.appendNamedAppInstallations(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1779,6 +1885,66 @@ func (_q *OrganizationQuery) loadAuditEvents(ctx context.Context, query *AuditEv
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadApps(ctx context.Context, query *AppQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *App)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(app.FieldOrgID)
+	}
+	query.Where(predicate.App(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.AppsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadAppInstallations(ctx context.Context, query *AppInstallationQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *AppInstallation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(appinstallation.FieldOrgID)
+	}
+	query.Where(predicate.AppInstallation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.AppInstallationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -2134,6 +2300,34 @@ func (_q *OrganizationQuery) WithNamedAuditEvents(name string, opts ...func(*Aud
 		_q.withNamedAuditEvents = make(map[string]*AuditEventQuery)
 	}
 	_q.withNamedAuditEvents[name] = query
+	return _q
+}
+
+// WithNamedApps tells the query-builder to eager-load the nodes that are connected to the "apps"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedApps(name string, opts ...func(*AppQuery)) *OrganizationQuery {
+	query := (&AppClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedApps == nil {
+		_q.withNamedApps = make(map[string]*AppQuery)
+	}
+	_q.withNamedApps[name] = query
+	return _q
+}
+
+// WithNamedAppInstallations tells the query-builder to eager-load the nodes that are connected to the "app_installations"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedAppInstallations(name string, opts ...func(*AppInstallationQuery)) *OrganizationQuery {
+	query := (&AppInstallationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedAppInstallations == nil {
+		_q.withNamedAppInstallations = make(map[string]*AppInstallationQuery)
+	}
+	_q.withNamedAppInstallations[name] = query
 	return _q
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -368,6 +370,36 @@ func (_u *OrganizationUpdate) AddAuditEvents(v ...*AuditEvent) *OrganizationUpda
 		ids[i] = v[i].ID
 	}
 	return _u.AddAuditEventIDs(ids...)
+}
+
+// AddAppIDs adds the "apps" edge to the App entity by IDs.
+func (_u *OrganizationUpdate) AddAppIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddAppIDs(ids...)
+	return _u
+}
+
+// AddApps adds the "apps" edges to the App entity.
+func (_u *OrganizationUpdate) AddApps(v ...*App) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAppIDs(ids...)
+}
+
+// AddAppInstallationIDs adds the "app_installations" edge to the AppInstallation entity by IDs.
+func (_u *OrganizationUpdate) AddAppInstallationIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddAppInstallationIDs(ids...)
+	return _u
+}
+
+// AddAppInstallations adds the "app_installations" edges to the AppInstallation entity.
+func (_u *OrganizationUpdate) AddAppInstallations(v ...*AppInstallation) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAppInstallationIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -730,6 +762,48 @@ func (_u *OrganizationUpdate) RemoveAuditEvents(v ...*AuditEvent) *OrganizationU
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAuditEventIDs(ids...)
+}
+
+// ClearApps clears all "apps" edges to the App entity.
+func (_u *OrganizationUpdate) ClearApps() *OrganizationUpdate {
+	_u.mutation.ClearApps()
+	return _u
+}
+
+// RemoveAppIDs removes the "apps" edge to App entities by IDs.
+func (_u *OrganizationUpdate) RemoveAppIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveAppIDs(ids...)
+	return _u
+}
+
+// RemoveApps removes "apps" edges to App entities.
+func (_u *OrganizationUpdate) RemoveApps(v ...*App) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAppIDs(ids...)
+}
+
+// ClearAppInstallations clears all "app_installations" edges to the AppInstallation entity.
+func (_u *OrganizationUpdate) ClearAppInstallations() *OrganizationUpdate {
+	_u.mutation.ClearAppInstallations()
+	return _u
+}
+
+// RemoveAppInstallationIDs removes the "app_installations" edge to AppInstallation entities by IDs.
+func (_u *OrganizationUpdate) RemoveAppInstallationIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveAppInstallationIDs(ids...)
+	return _u
+}
+
+// RemoveAppInstallations removes "app_installations" edges to AppInstallation entities.
+func (_u *OrganizationUpdate) RemoveAppInstallations(v ...*AppInstallation) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAppInstallationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1595,6 +1669,96 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.AppsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAppsIDs(); len(nodes) > 0 && !_u.mutation.AppsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AppsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AppInstallationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAppInstallationsIDs(); len(nodes) > 0 && !_u.mutation.AppInstallationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AppInstallationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1938,6 +2102,36 @@ func (_u *OrganizationUpdateOne) AddAuditEvents(v ...*AuditEvent) *OrganizationU
 		ids[i] = v[i].ID
 	}
 	return _u.AddAuditEventIDs(ids...)
+}
+
+// AddAppIDs adds the "apps" edge to the App entity by IDs.
+func (_u *OrganizationUpdateOne) AddAppIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddAppIDs(ids...)
+	return _u
+}
+
+// AddApps adds the "apps" edges to the App entity.
+func (_u *OrganizationUpdateOne) AddApps(v ...*App) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAppIDs(ids...)
+}
+
+// AddAppInstallationIDs adds the "app_installations" edge to the AppInstallation entity by IDs.
+func (_u *OrganizationUpdateOne) AddAppInstallationIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddAppInstallationIDs(ids...)
+	return _u
+}
+
+// AddAppInstallations adds the "app_installations" edges to the AppInstallation entity.
+func (_u *OrganizationUpdateOne) AddAppInstallations(v ...*AppInstallation) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAppInstallationIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -2300,6 +2494,48 @@ func (_u *OrganizationUpdateOne) RemoveAuditEvents(v ...*AuditEvent) *Organizati
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAuditEventIDs(ids...)
+}
+
+// ClearApps clears all "apps" edges to the App entity.
+func (_u *OrganizationUpdateOne) ClearApps() *OrganizationUpdateOne {
+	_u.mutation.ClearApps()
+	return _u
+}
+
+// RemoveAppIDs removes the "apps" edge to App entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveAppIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveAppIDs(ids...)
+	return _u
+}
+
+// RemoveApps removes "apps" edges to App entities.
+func (_u *OrganizationUpdateOne) RemoveApps(v ...*App) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAppIDs(ids...)
+}
+
+// ClearAppInstallations clears all "app_installations" edges to the AppInstallation entity.
+func (_u *OrganizationUpdateOne) ClearAppInstallations() *OrganizationUpdateOne {
+	_u.mutation.ClearAppInstallations()
+	return _u
+}
+
+// RemoveAppInstallationIDs removes the "app_installations" edge to AppInstallation entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveAppInstallationIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveAppInstallationIDs(ids...)
+	return _u
+}
+
+// RemoveAppInstallations removes "app_installations" edges to AppInstallation entities.
+func (_u *OrganizationUpdateOne) RemoveAppInstallations(v ...*AppInstallation) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAppInstallationIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -3188,6 +3424,96 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(auditevent.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AppsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAppsIDs(); len(nodes) > 0 && !_u.mutation.AppsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AppsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppsTable,
+			Columns: []string{organization.AppsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(app.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AppInstallationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAppInstallationsIDs(); len(nodes) > 0 && !_u.mutation.AppInstallationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AppInstallationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.AppInstallationsTable,
+			Columns: []string{organization.AppInstallationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,10 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// AgentPresence is the client for interacting with the AgentPresence builders.
 	AgentPresence *AgentPresenceClient
+	// App is the client for interacting with the App builders.
+	App *AppClient
+	// AppInstallation is the client for interacting with the AppInstallation builders.
+	AppInstallation *AppInstallationClient
 	// Application is the client for interacting with the Application builders.
 	Application *ApplicationClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -213,6 +217,8 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.AgentPresence = NewAgentPresenceClient(tx.config)
+	tx.App = NewAppClient(tx.config)
+	tx.AppInstallation = NewAppInstallationClient(tx.config)
 	tx.Application = NewApplicationClient(tx.config)
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Automation = NewAutomationClient(tx.config)

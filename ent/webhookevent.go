@@ -34,6 +34,8 @@ type WebhookEvent struct {
 	Depth int `json:"depth,omitempty"`
 	// ExcludeSubscriptionID holds the value of the "exclude_subscription_id" field.
 	ExcludeSubscriptionID *uuid.UUID `json:"exclude_subscription_id,omitempty"`
+	// OnlyInstallationID holds the value of the "only_installation_id" field.
+	OnlyInstallationID *uuid.UUID `json:"only_installation_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WebhookEventQuery when eager-loading is set.
 	Edges        WebhookEventEdges `json:"edges"`
@@ -65,7 +67,7 @@ func (*WebhookEvent) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookevent.FieldExcludeSubscriptionID:
+		case webhookevent.FieldExcludeSubscriptionID, webhookevent.FieldOnlyInstallationID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case webhookevent.FieldData:
 			values[i] = new([]byte)
@@ -145,6 +147,13 @@ func (_m *WebhookEvent) assignValues(columns []string, values []any) error {
 				_m.ExcludeSubscriptionID = new(uuid.UUID)
 				*_m.ExcludeSubscriptionID = *value.S.(*uuid.UUID)
 			}
+		case webhookevent.FieldOnlyInstallationID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field only_installation_id", values[i])
+			} else if value.Valid {
+				_m.OnlyInstallationID = new(uuid.UUID)
+				*_m.OnlyInstallationID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -206,6 +215,11 @@ func (_m *WebhookEvent) String() string {
 	builder.WriteString(", ")
 	if v := _m.ExcludeSubscriptionID; v != nil {
 		builder.WriteString("exclude_subscription_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.OnlyInstallationID; v != nil {
+		builder.WriteString("only_installation_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

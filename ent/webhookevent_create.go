@@ -91,6 +91,20 @@ func (_c *WebhookEventCreate) SetNillableExcludeSubscriptionID(v *uuid.UUID) *We
 	return _c
 }
 
+// SetOnlyInstallationID sets the "only_installation_id" field.
+func (_c *WebhookEventCreate) SetOnlyInstallationID(v uuid.UUID) *WebhookEventCreate {
+	_c.mutation.SetOnlyInstallationID(v)
+	return _c
+}
+
+// SetNillableOnlyInstallationID sets the "only_installation_id" field if the given value is not nil.
+func (_c *WebhookEventCreate) SetNillableOnlyInstallationID(v *uuid.UUID) *WebhookEventCreate {
+	if v != nil {
+		_c.SetOnlyInstallationID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookEventCreate) SetID(v uuid.UUID) *WebhookEventCreate {
 	_c.mutation.SetID(v)
@@ -259,6 +273,10 @@ func (_c *WebhookEventCreate) createSpec() (*WebhookEvent, *sqlgraph.CreateSpec)
 		_spec.SetField(webhookevent.FieldExcludeSubscriptionID, field.TypeUUID, value)
 		_node.ExcludeSubscriptionID = &value
 	}
+	if value, ok := _c.mutation.OnlyInstallationID(); ok {
+		_spec.SetField(webhookevent.FieldOnlyInstallationID, field.TypeUUID, value)
+		_node.OnlyInstallationID = &value
+	}
 	if nodes := _c.mutation.DeliveriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -373,6 +391,9 @@ func (u *WebhookEventUpsertOne) UpdateNewValues() *WebhookEventUpsertOne {
 		}
 		if _, exists := u.create.mutation.ExcludeSubscriptionID(); exists {
 			s.SetIgnore(webhookevent.FieldExcludeSubscriptionID)
+		}
+		if _, exists := u.create.mutation.OnlyInstallationID(); exists {
+			s.SetIgnore(webhookevent.FieldOnlyInstallationID)
 		}
 	}))
 	return u
@@ -619,6 +640,9 @@ func (u *WebhookEventUpsertBulk) UpdateNewValues() *WebhookEventUpsertBulk {
 			}
 			if _, exists := b.mutation.ExcludeSubscriptionID(); exists {
 				s.SetIgnore(webhookevent.FieldExcludeSubscriptionID)
+			}
+			if _, exists := b.mutation.OnlyInstallationID(); exists {
+				s.SetIgnore(webhookevent.FieldOnlyInstallationID)
 			}
 		}
 	}))

@@ -133,6 +133,9 @@ func (_u *WebhookEventUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if _u.mutation.ExcludeSubscriptionIDCleared() {
 		_spec.ClearField(webhookevent.FieldExcludeSubscriptionID, field.TypeUUID)
 	}
+	if _u.mutation.OnlyInstallationIDCleared() {
+		_spec.ClearField(webhookevent.FieldOnlyInstallationID, field.TypeUUID)
+	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -332,6 +335,9 @@ func (_u *WebhookEventUpdateOne) sqlSave(ctx context.Context) (_node *WebhookEve
 	}
 	if _u.mutation.ExcludeSubscriptionIDCleared() {
 		_spec.ClearField(webhookevent.FieldExcludeSubscriptionID, field.TypeUUID)
+	}
+	if _u.mutation.OnlyInstallationIDCleared() {
+		_spec.ClearField(webhookevent.FieldOnlyInstallationID, field.TypeUUID)
 	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -41,6 +41,8 @@ type WebhookSubscription struct {
 	PausedAt *time.Time `json:"paused_at,omitempty"`
 	// Failed delivery attempts in a row; a success or a resume sets it back to 0.
 	ConsecutiveFailures int `json:"consecutive_failures,omitempty"`
+	// InstallationID holds the value of the "installation_id" field.
+	InstallationID *uuid.UUID `json:"installation_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WebhookSubscriptionQuery when eager-loading is set.
 	Edges        WebhookSubscriptionEdges `json:"edges"`
@@ -85,6 +87,8 @@ func (*WebhookSubscription) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case webhooksubscription.FieldInstallationID:
+			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case webhooksubscription.FieldEvents:
 			values[i] = new([]byte)
 		case webhooksubscription.FieldIsActive:
@@ -182,6 +186,13 @@ func (_m *WebhookSubscription) assignValues(columns []string, values []any) erro
 			} else if value.Valid {
 				_m.ConsecutiveFailures = int(value.Int64)
 			}
+		case webhooksubscription.FieldInstallationID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field installation_id", values[i])
+			} else if value.Valid {
+				_m.InstallationID = new(uuid.UUID)
+				*_m.InstallationID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -260,6 +271,11 @@ func (_m *WebhookSubscription) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("consecutive_failures=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ConsecutiveFailures))
+	builder.WriteString(", ")
+	if v := _m.InstallationID; v != nil {
+		builder.WriteString("installation_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

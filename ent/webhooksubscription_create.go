@@ -134,6 +134,20 @@ func (_c *WebhookSubscriptionCreate) SetNillableConsecutiveFailures(v *int) *Web
 	return _c
 }
 
+// SetInstallationID sets the "installation_id" field.
+func (_c *WebhookSubscriptionCreate) SetInstallationID(v uuid.UUID) *WebhookSubscriptionCreate {
+	_c.mutation.SetInstallationID(v)
+	return _c
+}
+
+// SetNillableInstallationID sets the "installation_id" field if the given value is not nil.
+func (_c *WebhookSubscriptionCreate) SetNillableInstallationID(v *uuid.UUID) *WebhookSubscriptionCreate {
+	if v != nil {
+		_c.SetInstallationID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookSubscriptionCreate) SetID(v uuid.UUID) *WebhookSubscriptionCreate {
 	_c.mutation.SetID(v)
@@ -348,6 +362,10 @@ func (_c *WebhookSubscriptionCreate) createSpec() (*WebhookSubscription, *sqlgra
 	if value, ok := _c.mutation.ConsecutiveFailures(); ok {
 		_spec.SetField(webhooksubscription.FieldConsecutiveFailures, field.TypeInt, value)
 		_node.ConsecutiveFailures = value
+	}
+	if value, ok := _c.mutation.InstallationID(); ok {
+		_spec.SetField(webhooksubscription.FieldInstallationID, field.TypeUUID, value)
+		_node.InstallationID = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -570,6 +588,9 @@ func (u *WebhookSubscriptionUpsertOne) UpdateNewValues() *WebhookSubscriptionUps
 		}
 		if _, exists := u.create.mutation.OrgID(); exists {
 			s.SetIgnore(webhooksubscription.FieldOrgID)
+		}
+		if _, exists := u.create.mutation.InstallationID(); exists {
+			s.SetIgnore(webhooksubscription.FieldInstallationID)
 		}
 	}))
 	return u
@@ -923,6 +944,9 @@ func (u *WebhookSubscriptionUpsertBulk) UpdateNewValues() *WebhookSubscriptionUp
 			}
 			if _, exists := b.mutation.OrgID(); exists {
 				s.SetIgnore(webhooksubscription.FieldOrgID)
+			}
+			if _, exists := b.mutation.InstallationID(); exists {
+				s.SetIgnore(webhooksubscription.FieldInstallationID)
 			}
 		}
 	}))

@@ -305,6 +305,9 @@ func (_u *WebhookSubscriptionUpdate) sqlSave(ctx context.Context) (_node int, er
 	if value, ok := _u.mutation.AddedConsecutiveFailures(); ok {
 		_spec.AddField(webhooksubscription.FieldConsecutiveFailures, field.TypeInt, value)
 	}
+	if _u.mutation.InstallationIDCleared() {
+		_spec.ClearField(webhooksubscription.FieldInstallationID, field.TypeUUID)
+	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -674,6 +677,9 @@ func (_u *WebhookSubscriptionUpdateOne) sqlSave(ctx context.Context) (_node *Web
 	}
 	if value, ok := _u.mutation.AddedConsecutiveFailures(); ok {
 		_spec.AddField(webhooksubscription.FieldConsecutiveFailures, field.TypeInt, value)
+	}
+	if _u.mutation.InstallationIDCleared() {
+		_spec.ClearField(webhooksubscription.FieldInstallationID, field.TypeUUID)
 	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -162,6 +162,41 @@ type ComplexityRoot struct {
 		Total   func(childComplexity int) int
 	}
 
+	App struct {
+		CreatedAt   func(childComplexity int) int
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Scopes      func(childComplexity int) int
+	}
+
+	AppInstallation struct {
+		AppID         func(childComplexity int) int
+		AppName       func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		ID            func(childComplexity int) int
+		InstalledBy   func(childComplexity int) int
+		Scopes        func(childComplexity int) int
+		UninstalledAt func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+	}
+
+	AppInstallationPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	AppPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	Application struct {
 		ApprovedAmount   func(childComplexity int) int
 		Conditions       func(childComplexity int) int
@@ -624,6 +659,11 @@ type ComplexityRoot struct {
 		TimestampSigned func(childComplexity int) int
 	}
 
+	InstalledApp struct {
+		Installation func(childComplexity int) int
+		Token        func(childComplexity int) int
+	}
+
 	Lead struct {
 		Applications       func(childComplexity int) int
 		BusinessName       func(childComplexity int) int
@@ -755,6 +795,7 @@ type ComplexityRoot struct {
 		DeleteInboundEndpoint       func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription   func(childComplexity int, id uuid.UUID) int
 		FundDeal                    func(childComplexity int, input FundDealInput) int
+		InstallApp                  func(childComplexity int, appID uuid.UUID, scopes []string) int
 		MarkApplicationUnderwriting func(childComplexity int, id uuid.UUID) int
 		MarkDoNotCall               func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
 		MoveLeadToStage             func(childComplexity int, id uuid.UUID, stageID uuid.UUID) int
@@ -762,12 +803,14 @@ type ComplexityRoot struct {
 		RecordCommissionClawback    func(childComplexity int, input CommissionPaymentInput) int
 		RecordCommissionPayment     func(childComplexity int, input CommissionPaymentInput) int
 		RecordDisposition           func(childComplexity int, input dialer.DispositionInput) int
+		RegisterApp                 func(childComplexity int, input RegisterAppInput) int
 		ReplayWebhookDeliveries     func(childComplexity int, subscriptionID uuid.UUID, since *time.Time, until *time.Time) int
 		ReplayWebhookDelivery       func(childComplexity int, subscriptionID uuid.UUID, deliveryID uuid.UUID) int
 		RetryAutomationRun          func(childComplexity int, automationID uuid.UUID, runID uuid.UUID) int
 		RevokeAPIKey                func(childComplexity int, id uuid.UUID) int
 		RotateAPIKey                func(childComplexity int, id uuid.UUID, graceSeconds *int) int
 		SubmitApplication           func(childComplexity int, input SubmitApplicationInput) int
+		UninstallApp                func(childComplexity int, installationID uuid.UUID) int
 		UpdateAutomation            func(childComplexity int, id uuid.UUID, input AutomationPatch) int
 		UpdateContact               func(childComplexity int, id uuid.UUID, input ent.UpdateContactInput) int
 		UpdateInboundEndpoint       func(childComplexity int, id uuid.UUID, input InboundEndpointPatch) int
@@ -846,8 +889,10 @@ type ComplexityRoot struct {
 		AgentsBoard          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, teamID *uuid.UUID) int
 		AgentsBoardPage      func(childComplexity int, teamID *uuid.UUID, page *int, limit *int) int
 		Analytics            func(childComplexity int, from *string, to *string, timezone *string, interval *analytics.Interval, advisorID *uuid.UUID, teamID *uuid.UUID) int
+		AppInstallations     func(childComplexity int, includeUninstalled *bool, page *int, limit *int) int
 		Applications         func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ApplicationOrder, where *ent.ApplicationWhereInput) int
 		ApplicationsPage     func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, status *application.Status, page *int, limit *int) int
+		Apps                 func(childComplexity int, page *int, limit *int) int
 		AuditEvents          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AuditEventOrder, where *ent.AuditEventWhereInput) int
 		AutomationRuns       func(childComplexity int, automationID uuid.UUID, status *string, page *int, limit *int) int
 		Automations          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.AutomationOrder, where *ent.AutomationWhereInput) int
@@ -1046,6 +1091,9 @@ type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input CreateAPIKeyInput) (*CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id uuid.UUID) (*ent.APIKey, error)
 	RotateAPIKey(ctx context.Context, id uuid.UUID, graceSeconds *int) (*CreatedAPIKey, error)
+	RegisterApp(ctx context.Context, input RegisterAppInput) (*ent.App, error)
+	InstallApp(ctx context.Context, appID uuid.UUID, scopes []string) (*InstalledApp, error)
+	UninstallApp(ctx context.Context, installationID uuid.UUID) (*ent.AppInstallation, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1081,6 +1129,8 @@ type QueryResolver interface {
 	FundedDealsPage(ctx context.Context, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) (*FundedDealPage, error)
 	CommissionsPage(ctx context.Context, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) (*CommissionPage, error)
 	APIKeys(ctx context.Context, includeRevoked *bool, page *int, limit *int) (*ApiKeyPage, error)
+	Apps(ctx context.Context, page *int, limit *int) (*AppPage, error)
+	AppInstallations(ctx context.Context, includeUninstalled *bool, page *int, limit *int) (*AppInstallationPage, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
@@ -1516,6 +1566,148 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApiKeyPage.Total(childComplexity), true
+
+	case "App.createdAt":
+		if e.ComplexityRoot.App.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.CreatedAt(childComplexity), true
+	case "App.description":
+		if e.ComplexityRoot.App.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.Description(childComplexity), true
+	case "App.id":
+		if e.ComplexityRoot.App.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.ID(childComplexity), true
+	case "App.name":
+		if e.ComplexityRoot.App.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.Name(childComplexity), true
+	case "App.scopes":
+		if e.ComplexityRoot.App.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.App.Scopes(childComplexity), true
+
+	case "AppInstallation.appId":
+		if e.ComplexityRoot.AppInstallation.AppID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.AppID(childComplexity), true
+	case "AppInstallation.appName":
+		if e.ComplexityRoot.AppInstallation.AppName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.AppName(childComplexity), true
+	case "AppInstallation.installedAt", "AppInstallation.createdAt":
+		if e.ComplexityRoot.AppInstallation.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.CreatedAt(childComplexity), true
+	case "AppInstallation.id":
+		if e.ComplexityRoot.AppInstallation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.ID(childComplexity), true
+	case "AppInstallation.installedBy":
+		if e.ComplexityRoot.AppInstallation.InstalledBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.InstalledBy(childComplexity), true
+	case "AppInstallation.scopes":
+		if e.ComplexityRoot.AppInstallation.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.Scopes(childComplexity), true
+	case "AppInstallation.uninstalledAt":
+		if e.ComplexityRoot.AppInstallation.UninstalledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.UninstalledAt(childComplexity), true
+	case "AppInstallation.updatedAt":
+		if e.ComplexityRoot.AppInstallation.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallation.UpdatedAt(childComplexity), true
+
+	case "AppInstallationPage.hasMore":
+		if e.ComplexityRoot.AppInstallationPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallationPage.HasMore(childComplexity), true
+	case "AppInstallationPage.limit":
+		if e.ComplexityRoot.AppInstallationPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallationPage.Limit(childComplexity), true
+	case "AppInstallationPage.nodes":
+		if e.ComplexityRoot.AppInstallationPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallationPage.Nodes(childComplexity), true
+	case "AppInstallationPage.page":
+		if e.ComplexityRoot.AppInstallationPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallationPage.Page(childComplexity), true
+	case "AppInstallationPage.total":
+		if e.ComplexityRoot.AppInstallationPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppInstallationPage.Total(childComplexity), true
+
+	case "AppPage.hasMore":
+		if e.ComplexityRoot.AppPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPage.HasMore(childComplexity), true
+	case "AppPage.limit":
+		if e.ComplexityRoot.AppPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPage.Limit(childComplexity), true
+	case "AppPage.nodes":
+		if e.ComplexityRoot.AppPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPage.Nodes(childComplexity), true
+	case "AppPage.page":
+		if e.ComplexityRoot.AppPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPage.Page(childComplexity), true
+	case "AppPage.total":
+		if e.ComplexityRoot.AppPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPage.Total(childComplexity), true
 
 	case "Application.approvedAmount":
 		if e.ComplexityRoot.Application.ApprovedAmount == nil {
@@ -3364,6 +3556,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InboundRequestRecord.TimestampSigned(childComplexity), true
 
+	case "InstalledApp.installation":
+		if e.ComplexityRoot.InstalledApp.Installation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstalledApp.Installation(childComplexity), true
+	case "InstalledApp.token":
+		if e.ComplexityRoot.InstalledApp.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstalledApp.Token(childComplexity), true
+
 	case "Lead.applications":
 		if e.ComplexityRoot.Lead.Applications == nil {
 			break
@@ -4069,6 +4274,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.FundDeal(childComplexity, args["input"].(FundDealInput)), true
+	case "Mutation.installApp":
+		if e.ComplexityRoot.Mutation.InstallApp == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_installApp_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InstallApp(childComplexity, args["appId"].(uuid.UUID), args["scopes"].([]string)), true
 	case "Mutation.markApplicationUnderwriting":
 		if e.ComplexityRoot.Mutation.MarkApplicationUnderwriting == nil {
 			break
@@ -4146,6 +4362,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RecordDisposition(childComplexity, args["input"].(dialer.DispositionInput)), true
+	case "Mutation.registerApp":
+		if e.ComplexityRoot.Mutation.RegisterApp == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_registerApp_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegisterApp(childComplexity, args["input"].(RegisterAppInput)), true
 	case "Mutation.replayWebhookDeliveries":
 		if e.ComplexityRoot.Mutation.ReplayWebhookDeliveries == nil {
 			break
@@ -4212,6 +4439,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubmitApplication(childComplexity, args["input"].(SubmitApplicationInput)), true
+	case "Mutation.uninstallApp":
+		if e.ComplexityRoot.Mutation.UninstallApp == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uninstallApp_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UninstallApp(childComplexity, args["installationId"].(uuid.UUID)), true
 	case "Mutation.updateAutomation":
 		if e.ComplexityRoot.Mutation.UpdateAutomation == nil {
 			break
@@ -4612,6 +4850,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Analytics(childComplexity, args["from"].(*string), args["to"].(*string), args["timezone"].(*string), args["interval"].(*analytics.Interval), args["advisorId"].(*uuid.UUID), args["teamId"].(*uuid.UUID)), true
+	case "Query.appInstallations":
+		if e.ComplexityRoot.Query.AppInstallations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_appInstallations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AppInstallations(childComplexity, args["includeUninstalled"].(*bool), args["page"].(*int), args["limit"].(*int)), true
 	case "Query.applications":
 		if e.ComplexityRoot.Query.Applications == nil {
 			break
@@ -4634,6 +4883,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ApplicationsPage(childComplexity, args["leadId"].(*uuid.UUID), args["lenderId"].(*uuid.UUID), args["status"].(*application.Status), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.apps":
+		if e.ComplexityRoot.Query.Apps == nil {
+			break
+		}
+
+		args, err := ec.field_Query_apps_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Apps(childComplexity, args["page"].(*int), args["limit"].(*int)), true
 	case "Query.auditEvents":
 		if e.ComplexityRoot.Query.AuditEvents == nil {
 			break
@@ -5341,6 +5601,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputPipelineStageOrder,
 		ec.unmarshalInputPipelineStageWhereInput,
 		ec.unmarshalInputPresenceInput,
+		ec.unmarshalInputRegisterAppInput,
 		ec.unmarshalInputSubmitApplicationInput,
 		ec.unmarshalInputTeamOrder,
 		ec.unmarshalInputTeamWhereInput,
@@ -5447,7 +5708,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "apps.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5469,6 +5730,7 @@ var sources = []*ast.Source{
 	{Name: "analytics.graphql", Input: sourceData("analytics.graphql"), BuiltIn: false},
 	{Name: "lending.graphql", Input: sourceData("lending.graphql"), BuiltIn: false},
 	{Name: "access.graphql", Input: sourceData("access.graphql"), BuiltIn: false},
+	{Name: "apps.graphql", Input: sourceData("apps.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5632,6 +5894,78 @@ func (ec *executionContext) childFields_ApiKeyPage(ctx context.Context, field gr
 		return ec.fieldContext_ApiKeyPage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApiKeyPage", field.Name)
+}
+
+func (ec *executionContext) childFields_App(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_App_id(ctx, field)
+	case "name":
+		return ec.fieldContext_App_name(ctx, field)
+	case "description":
+		return ec.fieldContext_App_description(ctx, field)
+	case "scopes":
+		return ec.fieldContext_App_scopes(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_App_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type App", field.Name)
+}
+
+func (ec *executionContext) childFields_AppInstallation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AppInstallation_id(ctx, field)
+	case "appId":
+		return ec.fieldContext_AppInstallation_appId(ctx, field)
+	case "appName":
+		return ec.fieldContext_AppInstallation_appName(ctx, field)
+	case "scopes":
+		return ec.fieldContext_AppInstallation_scopes(ctx, field)
+	case "installedBy":
+		return ec.fieldContext_AppInstallation_installedBy(ctx, field)
+	case "installedAt":
+		return ec.fieldContext_AppInstallation_installedAt(ctx, field)
+	case "uninstalledAt":
+		return ec.fieldContext_AppInstallation_uninstalledAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AppInstallation_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AppInstallation_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppInstallation", field.Name)
+}
+
+func (ec *executionContext) childFields_AppInstallationPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AppInstallationPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_AppInstallationPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_AppInstallationPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_AppInstallationPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AppInstallationPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppInstallationPage", field.Name)
+}
+
+func (ec *executionContext) childFields_AppPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AppPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_AppPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_AppPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_AppPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AppPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppPage", field.Name)
 }
 
 func (ec *executionContext) childFields_Application(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6556,6 +6890,16 @@ func (ec *executionContext) childFields_InboundRequestRecord(ctx context.Context
 		return ec.fieldContext_InboundRequestRecord_errorCode(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InboundRequestRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_InstalledApp(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "installation":
+		return ec.fieldContext_InstalledApp_installation(ctx, field)
+	case "token":
+		return ec.fieldContext_InstalledApp_token(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstalledApp", field.Name)
 }
 
 func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7636,6 +7980,28 @@ func (ec *executionContext) field_Mutation_fundDeal_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_installApp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "appId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["appId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "scopes",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["scopes"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_markApplicationUnderwriting_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7750,6 +8116,20 @@ func (ec *executionContext) field_Mutation_recordDisposition_args(ctx context.Co
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (dialer.DispositionInput, error) {
 			return ec.unmarshalNDispositionInput2githubᚗcomᚋlendingpipeᚋsvcᚋdialerᚐDispositionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_registerApp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RegisterAppInput, error) {
+			return ec.unmarshalNRegisterAppInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐRegisterAppInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7879,6 +8259,20 @@ func (ec *executionContext) field_Mutation_submitApplication_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uninstallApp_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "installationId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["installationId"] = arg0
 	return args, nil
 }
 
@@ -8358,6 +8752,36 @@ func (ec *executionContext) field_Query_apiKeys_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_appInstallations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeUninstalled",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeUninstalled"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_applicationsPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8455,6 +8879,28 @@ func (ec *executionContext) field_Query_applications_args(ctx context.Context, r
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_apps_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
 	return args, nil
 }
 
@@ -11487,6 +11933,576 @@ func (ec *executionContext) _ApiKeyPage_hasMore(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_ApiKeyPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ApiKeyPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _App_id(ctx context.Context, field graphql.CollectedField, obj *ent.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_App_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _App_name(ctx context.Context, field graphql.CollectedField, obj *ent.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_App_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _App_description(ctx context.Context, field graphql.CollectedField, obj *ent.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_App_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _App_scopes(ctx context.Context, field graphql.CollectedField, obj *ent.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scopes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_App_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _App_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.App) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_App_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_App_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("App", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_id(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_appId(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_appId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AppID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_appId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_appName(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_appName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AppName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_appName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_scopes(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_scopes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scopes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_installedBy(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_installedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstalledBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_installedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_installedAt(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_installedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_installedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_uninstalledAt(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_uninstalledAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UninstalledAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_uninstalledAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallation_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.AppInstallation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallation_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallation_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallation", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallationPage_nodes(ctx context.Context, field graphql.CollectedField, obj *AppInstallationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallationPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.AppInstallation) graphql.Marshaler {
+			return ec.marshalNAppInstallation2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallationPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppInstallationPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppInstallation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppInstallationPage_total(ctx context.Context, field graphql.CollectedField, obj *AppInstallationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallationPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallationPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallationPage_page(ctx context.Context, field graphql.CollectedField, obj *AppInstallationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallationPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallationPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallationPage_limit(ctx context.Context, field graphql.CollectedField, obj *AppInstallationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallationPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallationPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallationPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppInstallationPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *AppInstallationPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppInstallationPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppInstallationPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppInstallationPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AppPage_nodes(ctx context.Context, field graphql.CollectedField, obj *AppPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPage_total(ctx context.Context, field graphql.CollectedField, obj *AppPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppPage_page(ctx context.Context, field graphql.CollectedField, obj *AppPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppPage_limit(ctx context.Context, field graphql.CollectedField, obj *AppPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AppPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *AppPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Application_id(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
@@ -18884,6 +19900,61 @@ func (ec *executionContext) fieldContext_InboundRequestRecord_errorCode(_ contex
 	return graphql.NewScalarFieldContext("InboundRequestRecord", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _InstalledApp_installation(ctx context.Context, field graphql.CollectedField, obj *InstalledApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstalledApp_installation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Installation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AppInstallation) graphql.Marshaler {
+			return ec.marshalNAppInstallation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstalledApp_installation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstalledApp",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppInstallation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstalledApp_token(ctx context.Context, field graphql.CollectedField, obj *InstalledApp) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstalledApp_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstalledApp_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstalledApp", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Lead_id(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22818,6 +23889,138 @@ func (ec *executionContext) fieldContext_Mutation_rotateApiKey(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_registerApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_registerApp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegisterApp(ctx, fc.Args["input"].(RegisterAppInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.App) graphql.Marshaler {
+			return ec.marshalNApp2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_registerApp(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_App(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_registerApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_installApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_installApp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InstallApp(ctx, fc.Args["appId"].(uuid.UUID), fc.Args["scopes"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InstalledApp) graphql.Marshaler {
+			return ec.marshalNInstalledApp2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInstalledApp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_installApp(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstalledApp(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_installApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uninstallApp(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uninstallApp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UninstallApp(ctx, fc.Args["installationId"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.AppInstallation) graphql.Marshaler {
+			return ec.marshalNAppInstallation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uninstallApp(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppInstallation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uninstallApp_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Organization_id(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25141,6 +26344,94 @@ func (ec *executionContext) fieldContext_Query_apiKeys(ctx context.Context, fiel
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_apiKeys_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_apps(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_apps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Apps(ctx, fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AppPage) graphql.Marshaler {
+			return ec.marshalNAppPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAppPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_apps(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_apps_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_appInstallations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_appInstallations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AppInstallations(ctx, fc.Args["includeUninstalled"].(*bool), fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AppInstallationPage) graphql.Marshaler {
+			return ec.marshalNAppInstallationPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAppInstallationPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_appInstallations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppInstallationPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_appInstallations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -40172,6 +41463,50 @@ func (ec *executionContext) unmarshalInputPresenceInput(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRegisterAppInput(ctx context.Context, obj any) (RegisterAppInput, error) {
+	var it RegisterAppInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "scopes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "scopes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scopes"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scopes = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSubmitApplicationInput(ctx context.Context, obj any) (SubmitApplicationInput, error) {
 	var it SubmitApplicationInput
 	if obj == nil {
@@ -43333,6 +44668,256 @@ func (ec *executionContext) _ApiKeyPage(ctx context.Context, sel ast.SelectionSe
 			}
 		case "hasMore":
 			out.Values[i] = ec._ApiKeyPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var appImplementors = []string{"App"}
+
+func (ec *executionContext) _App(ctx context.Context, sel ast.SelectionSet, obj *ent.App) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("App")
+		case "id":
+			out.Values[i] = ec._App_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._App_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._App_description(ctx, field, obj)
+		case "scopes":
+			out.Values[i] = ec._App_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._App_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var appInstallationImplementors = []string{"AppInstallation"}
+
+func (ec *executionContext) _AppInstallation(ctx context.Context, sel ast.SelectionSet, obj *ent.AppInstallation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appInstallationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppInstallation")
+		case "id":
+			out.Values[i] = ec._AppInstallation_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "appId":
+			out.Values[i] = ec._AppInstallation_appId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "appName":
+			out.Values[i] = ec._AppInstallation_appName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scopes":
+			out.Values[i] = ec._AppInstallation_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "installedBy":
+			out.Values[i] = ec._AppInstallation_installedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "installedAt":
+			out.Values[i] = ec._AppInstallation_installedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uninstalledAt":
+			out.Values[i] = ec._AppInstallation_uninstalledAt(ctx, field, obj)
+		case "createdAt":
+			out.Values[i] = ec._AppInstallation_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AppInstallation_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var appInstallationPageImplementors = []string{"AppInstallationPage"}
+
+func (ec *executionContext) _AppInstallationPage(ctx context.Context, sel ast.SelectionSet, obj *AppInstallationPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appInstallationPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppInstallationPage")
+		case "nodes":
+			out.Values[i] = ec._AppInstallationPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._AppInstallationPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._AppInstallationPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._AppInstallationPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AppInstallationPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var appPageImplementors = []string{"AppPage"}
+
+func (ec *executionContext) _AppPage(ctx context.Context, sel ast.SelectionSet, obj *AppPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppPage")
+		case "nodes":
+			out.Values[i] = ec._AppPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._AppPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._AppPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._AppPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AppPage_hasMore(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -47032,6 +48617,50 @@ func (ec *executionContext) _InboundRequestRecord(ctx context.Context, sel ast.S
 	return out
 }
 
+var installedAppImplementors = []string{"InstalledApp"}
+
+func (ec *executionContext) _InstalledApp(ctx context.Context, sel ast.SelectionSet, obj *InstalledApp) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, installedAppImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstalledApp")
+		case "installation":
+			out.Values[i] = ec._InstalledApp_installation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "token":
+			out.Values[i] = ec._InstalledApp_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var leadImplementors = []string{"Lead", "Node"}
 
 func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj *ent.Lead) graphql.Marshaler {
@@ -48236,6 +49865,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rotateApiKey":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "registerApp":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_registerApp(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "installApp":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_installApp(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uninstallApp":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uninstallApp(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -49459,6 +51109,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_apiKeys(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "apps":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_apps(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "appInstallations":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_appInstallations(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -50842,6 +52536,94 @@ func (ec *executionContext) marshalNApiKeyPage2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._ApiKeyPage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNApp2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐApp(ctx context.Context, sel ast.SelectionSet, v ent.App) graphql.Marshaler {
+	return ec._App(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNApp2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.App) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApp2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApp(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNApp2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐApp(ctx context.Context, sel ast.SelectionSet, v *ent.App) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._App(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAppInstallation2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallation(ctx context.Context, sel ast.SelectionSet, v ent.AppInstallation) graphql.Marshaler {
+	return ec._AppInstallation(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAppInstallation2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallationᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.AppInstallation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAppInstallation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAppInstallation2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐAppInstallation(ctx context.Context, sel ast.SelectionSet, v *ent.AppInstallation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AppInstallation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAppInstallationPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAppInstallationPage(ctx context.Context, sel ast.SelectionSet, v AppInstallationPage) graphql.Marshaler {
+	return ec._AppInstallationPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAppInstallationPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAppInstallationPage(ctx context.Context, sel ast.SelectionSet, v *AppInstallationPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AppInstallationPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAppPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAppPage(ctx context.Context, sel ast.SelectionSet, v AppPage) graphql.Marshaler {
+	return ec._AppPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAppPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐAppPage(ctx context.Context, sel ast.SelectionSet, v *AppPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AppPage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNApplication2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐApplication(ctx context.Context, sel ast.SelectionSet, v ent.Application) graphql.Marshaler {
 	return ec._Application(ctx, sel, &v)
 }
@@ -52081,6 +53863,20 @@ func (ec *executionContext) marshalNInboundRequestRecord2ᚖgithubᚗcomᚋlendi
 	return ec._InboundRequestRecord(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNInstalledApp2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInstalledApp(ctx context.Context, sel ast.SelectionSet, v InstalledApp) graphql.Marshaler {
+	return ec._InstalledApp(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNInstalledApp2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐInstalledApp(ctx context.Context, sel ast.SelectionSet, v *InstalledApp) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InstalledApp(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -52570,6 +54366,11 @@ func (ec *executionContext) unmarshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋi
 
 func (ec *executionContext) marshalNRatio2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋmoneyᚐRatio(ctx context.Context, sel ast.SelectionSet, v money.Ratio) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNRegisterAppInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐRegisterAppInput(ctx context.Context, v any) (RegisterAppInput, error) {
+	res, err := ec.unmarshalInputRegisterAppInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCount(ctx context.Context, sel ast.SelectionSet, v analytics.SourceCount) graphql.Marshaler {

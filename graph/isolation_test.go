@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
@@ -104,11 +106,19 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 			commissions { totals { expected } byAdvisor { id name } byLender { id name } } dialer { agents { userId name } } } }`, nil},
 		"Query.organization": {`{ organization { id name timezone } }`, nil},
 		// Access: API keys and the audit log.
-		"Query.apiKeys":               {`{ apiKeys(includeRevoked: true) { total nodes { id } } }`, nil},
-		"Query.auditEvents":           {`{ auditEvents ` + conn + ` }`, nil},
-		"Mutation.createApiKey":       {`mutation { createApiKey(input: {name: "x", scopes: ["leads:read"]}) { secret } }`, nil},
-		"Mutation.revokeApiKey":       {`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, map[string]any{"id": a["apiKey"]}},
-		"Mutation.rotateApiKey":       {`mutation($id: ID!) { rotateApiKey(id: $id) { secret } }`, map[string]any{"id": a["apiKey"]}},
+		"Query.apiKeys":         {`{ apiKeys(includeRevoked: true) { total nodes { id } } }`, nil},
+		"Query.auditEvents":     {`{ auditEvents ` + conn + ` }`, nil},
+		"Mutation.createApiKey": {`mutation { createApiKey(input: {name: "x", scopes: ["leads:read"]}) { secret } }`, nil},
+		"Mutation.revokeApiKey": {`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, map[string]any{"id": a["apiKey"]}},
+		"Mutation.rotateApiKey": {`mutation($id: ID!) { rotateApiKey(id: $id) { secret } }`, map[string]any{"id": a["apiKey"]}},
+		// Apps: any organization may install an app by its id (covered by
+		// TestAppInstallationsStayInTheirOrganization), so installApp is
+		// aimed at no app of org A's.
+		"Query.apps":                  {`{ apps ` + page + ` }`, nil},
+		"Query.appInstallations":      {`{ appInstallations(includeUninstalled: true) { total nodes { id appId } } }`, nil},
+		"Mutation.registerApp":        {`mutation { registerApp(input: {name: "x", scopes: ["leads:read"]}) { id } }`, nil},
+		"Mutation.installApp":         {`mutation { installApp(appId: "` + uuid.NewString() + `", scopes: ["leads:read"]) { token } }`, nil},
+		"Mutation.uninstallApp":       {`mutation($id: ID!) { uninstallApp(installationId: $id) { id } }`, map[string]any{"id": a["installation"]}},
 		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
@@ -196,6 +206,16 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 		t.Fatalf("API key: %s", code)
 	}
 	a["apiKey"] = data["createApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"].(string)
+	data, code = gql(t, e, e.Key, `mutation { registerApp(input: {name: "Fixture App", scopes: ["leads:read"]}) { id } }`, nil)
+	if code != "" {
+		t.Fatalf("app: %s", code)
+	}
+	a["app"] = data["registerApp"].(map[string]any)["id"].(string)
+	data, code = gql(t, e, e.Key, `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { installation { id } } }`, map[string]any{"a": a["app"]})
+	if code != "" {
+		t.Fatalf("app installation: %s", code)
+	}
+	a["installation"] = data["installApp"].(map[string]any)["installation"].(map[string]any)["id"].(string)
 	recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(recv.Close)
 	a["subscription"] = e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": recv.URL, "events": []string{"*"}}).Data()["id"].(string)

@@ -165,6 +165,14 @@ type InboundEndpointPatch struct {
 	IsActive *bool `json:"isActive,omitempty"`
 }
 
+// An app just installed, with its token: the only time the token is shown.
+type InstalledApp struct {
+	// The installation.
+	Installation *ent.AppInstallation `json:"installation"`
+	// The app token, svc_at_...: send it as Authorization: Bearer. Store it now; it cannot be shown again.
+	Token string `json:"token"`
+}
+
 // A new automation.
 type NewAutomation struct {
 	// The automation's name: 1 to 100 characters.
@@ -197,6 +205,16 @@ type NewWebhookSubscription struct {
 	Events []string `json:"events"`
 	// The signing secret, 16 to 256 characters; generated (whsec_ + 32 random bytes, base64) when omitted. It cannot be changed later.
 	Secret *string `json:"secret,omitempty"`
+}
+
+// An app to register.
+type RegisterAppInput struct {
+	// The app's name: 1 to 100 characters.
+	Name string `json:"name"`
+	// What the app does: at most 500 characters.
+	Description *string `json:"description,omitempty"`
+	// The scopes the app asks for, at least one: leads:read, leads:write, dialer:write, webhooks:manage, lending:read, lending:write, analytics:read, admin.
+	Scopes []string `json:"scopes"`
 }
 
 // An application to submit: a lead sent to a lender.

@@ -99,6 +99,8 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 		"GET /v1/inbound-endpoints/{id}/requests": {path: "/v1/inbound-endpoints/" + endpoint + "/requests?limit=100",
 			query: `query($id: ID!) { inboundRequests(endpointId: $id, limit: 100) { nodes { id %s } } }`,
 			vars:  map[string]any{"id": endpoint}, at: "inboundRequests.nodes"},
+		"GET /v1/apps/installations": {path: "/v1/apps/installations?includeUninstalled=true&limit=100",
+			query: page("appInstallations", "includeUninstalled: true, limit: 100"), at: "appInstallations.nodes"},
 		"GET /v1/automations": {path: "/v1/automations?limit=10", query: `{ automations(first: 10) { edges { node { id %s } } } }`, at: "automations.edges.node",
 			renames: automation, sub: automationParts},
 		"GET /v1/automations/{id}": {path: "/v1/automations/" + a.automation,

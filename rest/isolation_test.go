@@ -95,6 +95,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"DELETE /v1/inbound-endpoints/{id}":            {path: "/v1/inbound-endpoints/" + a.endpoint, scope: viewer.ScopeAdmin},
 		"GET /v1/inbound-endpoints/{id}/requests":      {path: "/v1/inbound-endpoints/" + a.endpoint + "/requests", scope: viewer.ScopeAdmin},
 		"GET /v1/automations":                          {path: "/v1/automations", scope: viewer.ScopeAdmin},
+		"GET /v1/apps/installations":                   {path: "/v1/apps/installations?includeUninstalled=true", scope: viewer.ScopeAdmin},
 		"POST /v1/automations":                         {path: "/v1/automations", scope: viewer.ScopeAdmin, body: a.automationBody},
 		"GET /v1/automations/{id}":                     {path: "/v1/automations/" + a.automation, scope: viewer.ScopeAdmin},
 		"PATCH /v1/automations/{id}":                   {path: "/v1/automations/" + a.automation, body: map[string]any{"isActive": false}, scope: viewer.ScopeAdmin},
@@ -163,13 +164,14 @@ func routeTable(t *testing.T) []string {
 type orgFixtures struct {
 	lead, stage, team, advisor, agent, subscription, delivery, endpoint, endpointKey, automation, run string
 	lender, application, deal, commission                                                             string
+	installation                                                                                      string
 	automationBody                                                                                    map[string]any
 	keys                                                                                              map[string]string
 }
 
 func (f *orgFixtures) ids() []string {
 	return []string{f.lead, f.advisor, f.agent, strings.TrimPrefix(f.subscription, "whsub_"), strings.TrimPrefix(f.delivery, "msg_"),
-		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission}
+		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission, f.installation}
 }
 
 // hidden lists the ids of org A that a call made with another
@@ -240,6 +242,10 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	deal := field(gql(t, e, e.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id commission { id } } }`,
 		map[string]any{"id": f.application}), "fundDeal")
 	f.deal, f.commission = deal["id"].(string), field(deal, "commission")["id"].(string)
+	// An app of org A's installed in org A.
+	app := field(gql(t, e, e.Key, `mutation { registerApp(input: {name: "A's app", scopes: ["leads:read"]}) { id } }`, nil), "registerApp")
+	f.installation = field(field(gql(t, e, e.Key, `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { installation { id } } }`,
+		map[string]any{"a": app["id"]}), "installApp"), "installation")["id"].(string)
 	for _, ev := range []map[string]any{
 		{"externalCallId": "a-call", "userId": f.agent, "leadId": f.lead, "eventType": "call_answered", "occurredAt": apitime.Format(time.Now())},
 		{"externalCallId": "a-call", "userId": f.agent, "leadId": f.lead, "eventType": "disposition", "disposition": "interested", "occurredAt": apitime.Format(time.Now())},

@@ -128,7 +128,7 @@ func twinsOf(a *orgFixtures) map[string]twin {
 	for op, field := range map[string]string{
 		"GET /v1/applications": "applicationsPage", "GET /v1/commissions": "commissionsPage", "GET /v1/dialer/agents": "agentsBoardPage",
 		"GET /v1/funded-deals": "fundedDealsPage", "GET /v1/lenders": "lendersPage", "GET /v1/stages": "stagesPage",
-		"GET /v1/teams": "teamsPage", "GET /v1/users": "usersPage",
+		"GET /v1/teams": "teamsPage", "GET /v1/users": "usersPage", "GET /v1/apps/installations": "appInstallations",
 	} {
 		page[op] = twin{path: strings.TrimPrefix(op, "GET "), field: field}
 	}

@@ -112,6 +112,7 @@ func tags() []m {
 		{"name": "webhooks", "description": "Outbound webhook subscriptions, deliveries and the event catalog."},
 		{"name": "inbound", "description": "Inbound webhook endpoints and the HMAC-verified receiver."},
 		{"name": "automations", "description": "Automations triggered by inbound webhooks or events, and their runs."},
+		{"name": "apps", "description": "The apps installed by the organization; GraphQL registers, installs and uninstalls them."},
 		{"name": "meta", "description": "Health, status and this document."},
 	}
 }

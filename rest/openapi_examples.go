@@ -57,14 +57,22 @@ func exampleSingle(res m) m {
 // The lending examples are one story: the demo organization's lead
 // submitted to Summit Capital, approved, funded and half paid.
 const (
-	exampleLenderID      = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6d01"
-	exampleApplicationID = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6e01"
-	exampleDealID        = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6f01"
-	exampleCommissionID  = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7001"
-	exampleLeadID        = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7101"
-	exampleAdvisorID     = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6c02"
-	exampleKeyID         = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7201"
+	exampleLenderID       = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6d01"
+	exampleApplicationID  = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6e01"
+	exampleDealID         = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6f01"
+	exampleCommissionID   = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7001"
+	exampleLeadID         = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7101"
+	exampleAdvisorID      = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b6c02"
+	exampleKeyID          = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7201"
+	exampleAppID          = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7301"
+	exampleInstallationID = "01a2015c-7d3e-7b41-9c1a-3f5e8d2b7302"
 )
+
+func installationExample() m {
+	return exampleResource(exampleInstallationID, "app_installation", m{"appId": exampleAppID, "appName": "Dialer Sync",
+		"scopes": []string{"leads:read", "webhooks:manage"}, "installedBy": exampleKeyID, "installedAt": apitime.Example,
+		"uninstalledAt": nil})
+}
 
 func lenderExample() m {
 	return exampleResource(exampleLenderID, "lender", m{"name": "Summit Capital", "isActive": true,

@@ -181,7 +181,20 @@ func operations() []operation {
 	ops = append(ops, dialerOperations()...)
 	ops = append(ops, webhookOperations()...)
 	ops = append(ops, inboundOperations()...)
+	ops = append(ops, appOperations()...)
 	return append(ops, automationOperations()...)
+}
+
+// appOperations are the apps' one REST read (PRODUCT 3); registering,
+// installing and uninstalling are GraphQL mutations.
+func appOperations() []operation {
+	return []operation{
+		{method: "GET", path: "/v1/apps/installations", id: "listAppInstallations", tag: "apps", summary: "List app installations",
+			desc: "The apps installed by the organization, newest first; uninstalled ones only with includeUninstalled=true. " +
+				"A malformed filter is 422 naming it.",
+			scope: viewer.ScopeAdmin, params: paged(docQuery("includeUninstalled", "true to list uninstalled apps too.", boolS())),
+			status: 200, result: listRef("AppInstallation"), resultDesc: "A page of installations.", example: examplePage(installationExample())},
+	}
 }
 
 func metaOperations() []operation {

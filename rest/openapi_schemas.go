@@ -228,6 +228,7 @@ func resources() []resource {
 		{name: "Application", typ: "application", id: uuidS(), view: applicationAttributes{}, single: true, paged: true},
 		{name: "FundedDeal", typ: "funded_deal", id: uuidS(), view: fundedDealAttributes{}, single: true, paged: true},
 		{name: "Commission", typ: "commission", id: uuidS(), view: commissionAttributes{}, single: true, paged: true},
+		{name: "AppInstallation", typ: "app_installation", id: uuidS(), view: installationAttributes{}, paged: true},
 		{name: "Status", typ: "status", id: enumS("status"), view: statusAttributes{}, single: true},
 	}
 }

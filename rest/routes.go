@@ -54,6 +54,7 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 	autos := automationHandlers{resolver: resolver, client: client}
 	directory := directoryHandlers{resolver: resolver}
 	lending := lendingHandlers{resolver: resolver}
+	apps := appHandlers{resolver: resolver}
 	reportsH := analyticsHandlers{resolver: resolver}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	return func(r chi.Router) {
@@ -118,6 +119,9 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 				r.Delete("/{id}", errorHandler(inbound.delete).ServeHTTP)
 				r.Get("/{id}/requests", errorHandler(inbound.requests).ServeHTTP)
 			})
+			// Apps: the organization's installations; GraphQL registers,
+			// installs and uninstalls.
+			r.Get("/v1/apps/installations", errorHandler(apps.installations).ServeHTTP)
 			r.Route("/v1/automations", func(r chi.Router) {
 				r.Get("/", errorHandler(autos.list).ServeHTTP)
 				r.Post("/", errorHandler(autos.create).ServeHTTP)

@@ -197,5 +197,6 @@ func (w *Worker) countFailures(ctx context.Context, c *ent.Client, subID uuid.UU
 	w.log.Warn("webhook subscription paused", "subscription", subID, "reason", reason)
 	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
 		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": apitime.Format(now)}
-	return outbox.EmitExcept(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID)
+	// An app's endpoint is another endpoint of the same installation.
+	return outbox.EmitWithin(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID, sub.InstallationID)
 }

@@ -47,6 +47,8 @@ type Worker struct {
 	http    *http.Client
 	now     func() time.Time
 	log     *slog.Logger
+	// swept is when Run last deleted uninstalled apps' subscriptions.
+	swept time.Time
 }
 
 // NewWorker returns a worker over client.
@@ -110,6 +112,7 @@ type result struct {
 // step fans out new events and claims as many due deliveries as there are
 // free slots; it reports whether more work is waiting.
 func (w *Worker) step(ctx context.Context, p *pipeline) bool {
+	w.sweep(ctx)
 	n, err := w.dispatch(ctx)
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("fanning out webhook events", "err", err)
@@ -219,13 +222,21 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 	if err != nil {
 		return err
 	}
+	var all []*ent.WebhookSubscription
+	for _, ss := range subs {
+		all = append(all, ss...)
+	}
+	gone, err := uninstalledAt(ctx, tx, all)
+	if err != nil {
+		return fmt.Errorf("reading uninstalled apps: %w", err)
+	}
 	now := w.now().UTC()
 	var creates []*ent.WebhookDeliveryCreate
 	ids := make([]uuid.UUID, len(events))
 	for i, ev := range events {
 		ids[i] = ev.ID
 		for _, s := range subs[ev.OrgID] {
-			if event.Wants(s.Events, ev.EventType) && (ev.ExcludeSubscriptionID == nil || *ev.ExcludeSubscriptionID != s.ID) {
+			if event.Wants(s.Events, ev.EventType) && receives(ev, s, gone) {
 				creates = append(creates, tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).
 					SetSubscriptionID(s.ID).SetNextAttemptAt(now))
 			}
@@ -240,6 +251,22 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 		return err
 	}
 	return tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx)
+}
+
+// receives reports whether s is among the subscriptions ev is for: not
+// the one it excludes, of the installation it is limited to, if any, and,
+// for an uninstalled app's subscription (gone: when each was uninstalled),
+// an event up to the uninstallation.
+func receives(ev *ent.WebhookEvent, s *ent.WebhookSubscription, gone map[uuid.UUID]time.Time) bool {
+	if ev.ExcludeSubscriptionID != nil && *ev.ExcludeSubscriptionID == s.ID {
+		return false
+	}
+	if s.InstallationID != nil {
+		if at, ok := gone[*s.InstallationID]; ok && ev.OccurredAt.After(at) {
+			return false
+		}
+	}
+	return ev.OnlyInstallationID == nil || s.InstallationID != nil && *s.InstallationID == *ev.OnlyInstallationID
 }
 
 func activeSubscriptions(ctx context.Context, c *ent.Client, events []*ent.WebhookEvent) (map[uuid.UUID][]*ent.WebhookSubscription, error) {

@@ -43,6 +43,8 @@ const (
 	FieldRevokedAt = "revoked_at"
 	// FieldReplacedBy holds the string denoting the replaced_by field in the database.
 	FieldReplacedBy = "replaced_by"
+	// FieldInstallationID holds the string denoting the installation_id field in the database.
+	FieldInstallationID = "installation_id"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// Table holds the table name of the apikey in the database.
@@ -71,6 +73,7 @@ var Columns = []string{
 	FieldExpiresAt,
 	FieldRevokedAt,
 	FieldReplacedBy,
+	FieldInstallationID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -190,6 +193,11 @@ func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByReplacedBy orders the results by the replaced_by field.
 func ByReplacedBy(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReplacedBy, opts...).ToFunc()
+}
+
+// ByInstallationID orders the results by the installation_id field.
+func ByInstallationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInstallationID, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

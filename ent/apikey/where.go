@@ -106,6 +106,11 @@ func ReplacedBy(v uuid.UUID) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldReplacedBy, v))
 }
 
+// InstallationID applies equality check predicate on the "installation_id" field. It's identical to InstallationIDEQ.
+func InstallationID(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldInstallationID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -619,6 +624,56 @@ func ReplacedByIsNil() predicate.APIKey {
 // ReplacedByNotNil applies the NotNil predicate on the "replaced_by" field.
 func ReplacedByNotNil() predicate.APIKey {
 	return predicate.APIKey(sql.FieldNotNull(FieldReplacedBy))
+}
+
+// InstallationIDEQ applies the EQ predicate on the "installation_id" field.
+func InstallationIDEQ(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldInstallationID, v))
+}
+
+// InstallationIDNEQ applies the NEQ predicate on the "installation_id" field.
+func InstallationIDNEQ(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldInstallationID, v))
+}
+
+// InstallationIDIn applies the In predicate on the "installation_id" field.
+func InstallationIDIn(vs ...uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldInstallationID, vs...))
+}
+
+// InstallationIDNotIn applies the NotIn predicate on the "installation_id" field.
+func InstallationIDNotIn(vs ...uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldInstallationID, vs...))
+}
+
+// InstallationIDGT applies the GT predicate on the "installation_id" field.
+func InstallationIDGT(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGT(FieldInstallationID, v))
+}
+
+// InstallationIDGTE applies the GTE predicate on the "installation_id" field.
+func InstallationIDGTE(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldGTE(FieldInstallationID, v))
+}
+
+// InstallationIDLT applies the LT predicate on the "installation_id" field.
+func InstallationIDLT(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLT(FieldInstallationID, v))
+}
+
+// InstallationIDLTE applies the LTE predicate on the "installation_id" field.
+func InstallationIDLTE(v uuid.UUID) predicate.APIKey {
+	return predicate.APIKey(sql.FieldLTE(FieldInstallationID, v))
+}
+
+// InstallationIDIsNil applies the IsNil predicate on the "installation_id" field.
+func InstallationIDIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldInstallationID))
+}
+
+// InstallationIDNotNil applies the NotNil predicate on the "installation_id" field.
+func InstallationIDNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldInstallationID))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

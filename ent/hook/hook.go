@@ -33,6 +33,30 @@ func (f AgentPresenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentPresenceMutation", m)
 }
 
+// The AppFunc type is an adapter to allow the use of ordinary
+// function as App mutator.
+type AppFunc func(context.Context, *ent.AppMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AppFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AppMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AppMutation", m)
+}
+
+// The AppInstallationFunc type is an adapter to allow the use of ordinary
+// function as AppInstallation mutator.
+type AppInstallationFunc func(context.Context, *ent.AppInstallationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AppInstallationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AppInstallationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AppInstallationMutation", m)
+}
+
 // The ApplicationFunc type is an adapter to allow the use of ordinary
 // function as Application mutator.
 type ApplicationFunc func(context.Context, *ent.ApplicationMutation) (ent.Value, error)

@@ -10,6 +10,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -152,6 +154,60 @@ func (f TraverseAgentPresence) Traverse(ctx context.Context, q ent.Query) error 
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AgentPresenceQuery", q)
+}
+
+// The AppFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AppFunc func(context.Context, *ent.AppQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AppFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AppQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AppQuery", q)
+}
+
+// The TraverseApp type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseApp func(context.Context, *ent.AppQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseApp) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseApp) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AppQuery", q)
+}
+
+// The AppInstallationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AppInstallationFunc func(context.Context, *ent.AppInstallationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AppInstallationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AppInstallationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AppInstallationQuery", q)
+}
+
+// The TraverseAppInstallation type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAppInstallation func(context.Context, *ent.AppInstallationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAppInstallation) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAppInstallation) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppInstallationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AppInstallationQuery", q)
 }
 
 // The ApplicationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -998,6 +1054,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
 	case *ent.AgentPresenceQuery:
 		return &query[*ent.AgentPresenceQuery, predicate.AgentPresence, agentpresence.OrderOption]{typ: ent.TypeAgentPresence, tq: q}, nil
+	case *ent.AppQuery:
+		return &query[*ent.AppQuery, predicate.App, app.OrderOption]{typ: ent.TypeApp, tq: q}, nil
+	case *ent.AppInstallationQuery:
+		return &query[*ent.AppInstallationQuery, predicate.AppInstallation, appinstallation.OrderOption]{typ: ent.TypeAppInstallation, tq: q}, nil
 	case *ent.ApplicationQuery:
 		return &query[*ent.ApplicationQuery, predicate.Application, application.OrderOption]{typ: ent.TypeApplication, tq: q}, nil
 	case *ent.AuditEventQuery:

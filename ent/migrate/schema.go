@@ -23,6 +23,7 @@ var (
 		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "replaced_by", Type: field.TypeUUID, Nullable: true},
+		{Name: "installation_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 	}
 	// APIKeysTable holds the schema information for the "api_keys" table.
@@ -33,7 +34,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "api_keys_organizations_api_keys",
-				Columns:    []*schema.Column{APIKeysColumns[12]},
+				Columns:    []*schema.Column{APIKeysColumns[13]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -42,7 +43,7 @@ var (
 			{
 				Name:    "apikey_org_id",
 				Unique:  false,
-				Columns: []*schema.Column{APIKeysColumns[12]},
+				Columns: []*schema.Column{APIKeysColumns[13]},
 			},
 		},
 	}
@@ -91,6 +92,78 @@ var (
 				Name:    "agentpresence_org_id",
 				Unique:  false,
 				Columns: []*schema.Column{AgentPresencesColumns[10]},
+			},
+		},
+	}
+	// AppsColumns holds the columns for the "apps" table.
+	AppsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// AppsTable holds the schema information for the "apps" table.
+	AppsTable = &schema.Table{
+		Name:       "apps",
+		Columns:    AppsColumns,
+		PrimaryKey: []*schema.Column{AppsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "apps_organizations_apps",
+				Columns:    []*schema.Column{AppsColumns[6]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "app_org_id",
+				Unique:  false,
+				Columns: []*schema.Column{AppsColumns[6]},
+			},
+		},
+	}
+	// AppInstallationsColumns holds the columns for the "app_installations" table.
+	AppInstallationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "app_id", Type: field.TypeUUID},
+		{Name: "app_name", Type: field.TypeString},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "installed_by", Type: field.TypeString},
+		{Name: "uninstalled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// AppInstallationsTable holds the schema information for the "app_installations" table.
+	AppInstallationsTable = &schema.Table{
+		Name:       "app_installations",
+		Columns:    AppInstallationsColumns,
+		PrimaryKey: []*schema.Column{AppInstallationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "app_installations_organizations_app_installations",
+				Columns:    []*schema.Column{AppInstallationsColumns[8]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "appinstallation_org_id_app_id",
+				Unique:  true,
+				Columns: []*schema.Column{AppInstallationsColumns[8], AppInstallationsColumns[3]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "uninstalled_at IS NULL",
+				},
+			},
+			{
+				Name:    "appinstallation_org_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AppInstallationsColumns[8], AppInstallationsColumns[1]},
 			},
 		},
 	}
@@ -1333,6 +1406,7 @@ var (
 		{Name: "dispatched", Type: field.TypeBool, Default: false},
 		{Name: "depth", Type: field.TypeInt, Default: 0},
 		{Name: "exclude_subscription_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "only_installation_id", Type: field.TypeUUID, Nullable: true},
 	}
 	// WebhookEventsTable holds the schema information for the "webhook_events" table.
 	WebhookEventsTable = &schema.Table{
@@ -1364,6 +1438,7 @@ var (
 		{Name: "paused_reason", Type: field.TypeString, Nullable: true},
 		{Name: "paused_at", Type: field.TypeTime, Nullable: true},
 		{Name: "consecutive_failures", Type: field.TypeInt, Default: 0},
+		{Name: "installation_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 	}
 	// WebhookSubscriptionsTable holds the schema information for the "webhook_subscriptions" table.
@@ -1374,7 +1449,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_subscriptions_organizations_webhook_subscriptions",
-				Columns:    []*schema.Column{WebhookSubscriptionsColumns[10]},
+				Columns:    []*schema.Column{WebhookSubscriptionsColumns[11]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1383,7 +1458,7 @@ var (
 			{
 				Name:    "webhooksubscription_org_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookSubscriptionsColumns[10]},
+				Columns: []*schema.Column{WebhookSubscriptionsColumns[11]},
 			},
 		},
 	}
@@ -1391,6 +1466,8 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		AgentPresencesTable,
+		AppsTable,
+		AppInstallationsTable,
 		ApplicationsTable,
 		AuditEventsTable,
 		AutomationsTable,
@@ -1430,6 +1507,8 @@ func init() {
 	AgentPresencesTable.ForeignKeys[0].RefTable = LeadsTable
 	AgentPresencesTable.ForeignKeys[1].RefTable = OrganizationsTable
 	AgentPresencesTable.ForeignKeys[2].RefTable = UsersTable
+	AppsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	AppInstallationsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	ApplicationsTable.ForeignKeys[0].RefTable = LeadsTable
 	ApplicationsTable.ForeignKeys[1].RefTable = LendersTable
 	ApplicationsTable.ForeignKeys[2].RefTable = OrganizationsTable

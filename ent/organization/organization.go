@@ -62,6 +62,10 @@ const (
 	EdgeCommissionPayments = "commission_payments"
 	// EdgeAuditEvents holds the string denoting the audit_events edge name in mutations.
 	EdgeAuditEvents = "audit_events"
+	// EdgeApps holds the string denoting the apps edge name in mutations.
+	EdgeApps = "apps"
+	// EdgeAppInstallations holds the string denoting the app_installations edge name in mutations.
+	EdgeAppInstallations = "app_installations"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -183,6 +187,20 @@ const (
 	AuditEventsInverseTable = "audit_events"
 	// AuditEventsColumn is the table column denoting the audit_events relation/edge.
 	AuditEventsColumn = "org_id"
+	// AppsTable is the table that holds the apps relation/edge.
+	AppsTable = "apps"
+	// AppsInverseTable is the table name for the App entity.
+	// It exists in this package in order to avoid circular dependency with the "app" package.
+	AppsInverseTable = "apps"
+	// AppsColumn is the table column denoting the apps relation/edge.
+	AppsColumn = "org_id"
+	// AppInstallationsTable is the table that holds the app_installations relation/edge.
+	AppInstallationsTable = "app_installations"
+	// AppInstallationsInverseTable is the table name for the AppInstallation entity.
+	// It exists in this package in order to avoid circular dependency with the "appinstallation" package.
+	AppInstallationsInverseTable = "app_installations"
+	// AppInstallationsColumn is the table column denoting the app_installations relation/edge.
+	AppInstallationsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -507,6 +525,34 @@ func ByAuditEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAuditEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAppsCount orders the results by apps count.
+func ByAppsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAppsStep(), opts...)
+	}
+}
+
+// ByApps orders the results by apps terms.
+func ByApps(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAppsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByAppInstallationsCount orders the results by app_installations count.
+func ByAppInstallationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAppInstallationsStep(), opts...)
+	}
+}
+
+// ByAppInstallations orders the results by app_installations terms.
+func ByAppInstallations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAppInstallationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -624,5 +670,19 @@ func newAuditEventsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AuditEventsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, AuditEventsTable, AuditEventsColumn),
+	)
+}
+func newAppsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AppsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AppsTable, AppsColumn),
+	)
+}
+func newAppInstallationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AppInstallationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AppInstallationsTable, AppInstallationsColumn),
 	)
 }

@@ -827,6 +827,52 @@ func HasAuditEventsWith(preds ...predicate.AuditEvent) predicate.Organization {
 	})
 }
 
+// HasApps applies the HasEdge predicate on the "apps" edge.
+func HasApps() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, AppsTable, AppsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAppsWith applies the HasEdge predicate on the "apps" edge with a given conditions (other predicates).
+func HasAppsWith(preds ...predicate.App) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newAppsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasAppInstallations applies the HasEdge predicate on the "app_installations" edge.
+func HasAppInstallations() predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, AppInstallationsTable, AppInstallationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAppInstallationsWith applies the HasEdge predicate on the "app_installations" edge with a given conditions (other predicates).
+func HasAppInstallationsWith(preds ...predicate.AppInstallation) predicate.Organization {
+	return predicate.Organization(func(s *sql.Selector) {
+		step := newAppInstallationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Organization) predicate.Organization {
 	return predicate.Organization(sql.AndPredicates(predicates...))

@@ -12,6 +12,12 @@ type APIKey func(*sql.Selector)
 // AgentPresence is the predicate function for agentpresence builders.
 type AgentPresence func(*sql.Selector)
 
+// App is the predicate function for app builders.
+type App func(*sql.Selector)
+
+// AppInstallation is the predicate function for appinstallation builders.
+type AppInstallation func(*sql.Selector)
+
 // Application is the predicate function for application builders.
 type Application func(*sql.Selector)
 

@@ -159,6 +159,54 @@ func (f AgentPresenceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AgentPresenceMutation", m)
 }
 
+// The AppQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AppQueryRuleFunc func(context.Context, *ent.AppQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AppQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AppQuery", q)
+}
+
+// The AppMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AppMutationRuleFunc func(context.Context, *ent.AppMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AppMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AppMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AppMutation", m)
+}
+
+// The AppInstallationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AppInstallationQueryRuleFunc func(context.Context, *ent.AppInstallationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AppInstallationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AppInstallationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AppInstallationQuery", q)
+}
+
+// The AppInstallationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AppInstallationMutationRuleFunc func(context.Context, *ent.AppInstallationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AppInstallationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AppInstallationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AppInstallationMutation", m)
+}
+
 // The ApplicationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ApplicationQueryRuleFunc func(context.Context, *ent.ApplicationQuery) error
@@ -942,6 +990,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AgentPresenceQuery:
 		return q.Filter(), nil
+	case *ent.AppQuery:
+		return q.Filter(), nil
+	case *ent.AppInstallationQuery:
+		return q.Filter(), nil
 	case *ent.ApplicationQuery:
 		return q.Filter(), nil
 	case *ent.AuditEventQuery:
@@ -1014,6 +1066,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.APIKeyMutation:
 		return m.Filter(), nil
 	case *ent.AgentPresenceMutation:
+		return m.Filter(), nil
+	case *ent.AppMutation:
+		return m.Filter(), nil
+	case *ent.AppInstallationMutation:
 		return m.Filter(), nil
 	case *ent.ApplicationMutation:
 		return m.Filter(), nil

@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/app"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -152,6 +154,100 @@ func init() {
 	agentpresenceDescID := agentpresenceMixinFields0[0].Descriptor()
 	// agentpresence.DefaultID holds the default value on creation for the id field.
 	agentpresence.DefaultID = agentpresenceDescID.Default.(func() uuid.UUID)
+	appMixin := schema.App{}.Mixin()
+	app.Policy = privacy.NewPolicies(schema.App{})
+	app.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := app.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	appMixinHooks1 := appMixin[1].Hooks()
+	appMixinHooks2 := appMixin[2].Hooks()
+	appHooks := schema.App{}.Hooks()
+
+	app.Hooks[1] = appMixinHooks1[0]
+
+	app.Hooks[2] = appMixinHooks2[0]
+
+	app.Hooks[3] = appHooks[0]
+	appMixinFields0 := appMixin[0].Fields()
+	_ = appMixinFields0
+	appMixinFields1 := appMixin[1].Fields()
+	_ = appMixinFields1
+	appFields := schema.App{}.Fields()
+	_ = appFields
+	// appDescCreatedAt is the schema descriptor for created_at field.
+	appDescCreatedAt := appMixinFields1[0].Descriptor()
+	// app.DefaultCreatedAt holds the default value on creation for the created_at field.
+	app.DefaultCreatedAt = appDescCreatedAt.Default.(func() time.Time)
+	// appDescUpdatedAt is the schema descriptor for updated_at field.
+	appDescUpdatedAt := appMixinFields1[1].Descriptor()
+	// app.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	app.DefaultUpdatedAt = appDescUpdatedAt.Default.(func() time.Time)
+	// app.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	app.UpdateDefaultUpdatedAt = appDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// appDescName is the schema descriptor for name field.
+	appDescName := appFields[0].Descriptor()
+	// app.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	app.NameValidator = appDescName.Validators[0].(func(string) error)
+	// appDescDescription is the schema descriptor for description field.
+	appDescDescription := appFields[1].Descriptor()
+	// app.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	app.DescriptionValidator = appDescDescription.Validators[0].(func(string) error)
+	// appDescScopes is the schema descriptor for scopes field.
+	appDescScopes := appFields[2].Descriptor()
+	// app.ScopesValidator is a validator for the "scopes" field. It is called by the builders before save.
+	app.ScopesValidator = appDescScopes.Validators[0].(func([]string) error)
+	// appDescID is the schema descriptor for id field.
+	appDescID := appMixinFields0[0].Descriptor()
+	// app.DefaultID holds the default value on creation for the id field.
+	app.DefaultID = appDescID.Default.(func() uuid.UUID)
+	appinstallationMixin := schema.AppInstallation{}.Mixin()
+	appinstallation.Policy = privacy.NewPolicies(schema.AppInstallation{})
+	appinstallation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := appinstallation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	appinstallationMixinHooks1 := appinstallationMixin[1].Hooks()
+	appinstallationMixinHooks2 := appinstallationMixin[2].Hooks()
+	appinstallationHooks := schema.AppInstallation{}.Hooks()
+
+	appinstallation.Hooks[1] = appinstallationMixinHooks1[0]
+
+	appinstallation.Hooks[2] = appinstallationMixinHooks2[0]
+
+	appinstallation.Hooks[3] = appinstallationHooks[0]
+	appinstallationMixinFields0 := appinstallationMixin[0].Fields()
+	_ = appinstallationMixinFields0
+	appinstallationMixinFields1 := appinstallationMixin[1].Fields()
+	_ = appinstallationMixinFields1
+	appinstallationFields := schema.AppInstallation{}.Fields()
+	_ = appinstallationFields
+	// appinstallationDescCreatedAt is the schema descriptor for created_at field.
+	appinstallationDescCreatedAt := appinstallationMixinFields1[0].Descriptor()
+	// appinstallation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	appinstallation.DefaultCreatedAt = appinstallationDescCreatedAt.Default.(func() time.Time)
+	// appinstallationDescUpdatedAt is the schema descriptor for updated_at field.
+	appinstallationDescUpdatedAt := appinstallationMixinFields1[1].Descriptor()
+	// appinstallation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	appinstallation.DefaultUpdatedAt = appinstallationDescUpdatedAt.Default.(func() time.Time)
+	// appinstallation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	appinstallation.UpdateDefaultUpdatedAt = appinstallationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// appinstallationDescScopes is the schema descriptor for scopes field.
+	appinstallationDescScopes := appinstallationFields[2].Descriptor()
+	// appinstallation.ScopesValidator is a validator for the "scopes" field. It is called by the builders before save.
+	appinstallation.ScopesValidator = appinstallationDescScopes.Validators[0].(func([]string) error)
+	// appinstallationDescID is the schema descriptor for id field.
+	appinstallationDescID := appinstallationMixinFields0[0].Descriptor()
+	// appinstallation.DefaultID holds the default value on creation for the id field.
+	appinstallation.DefaultID = appinstallationDescID.Default.(func() uuid.UUID)
 	applicationMixin := schema.Application{}.Mixin()
 	application.Policy = privacy.NewPolicies(schema.Application{})
 	application.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1524,6 +1620,8 @@ func init() {
 	webhooksubscription.Hooks[2] = webhooksubscriptionMixinHooks2[0]
 
 	webhooksubscription.Hooks[3] = webhooksubscriptionHooks[0]
+
+	webhooksubscription.Hooks[4] = webhooksubscriptionHooks[1]
 	webhooksubscriptionMixinFields0 := webhooksubscriptionMixin[0].Fields()
 	_ = webhooksubscriptionMixinFields0
 	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()

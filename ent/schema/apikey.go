@@ -41,6 +41,9 @@ func (APIKey) Fields() []ent.Field {
 		// The key that replaced this one when it was rotated; this one
 		// then works until its expires_at, the rotation's grace period.
 		field.UUID("replaced_by", uuid.UUID{}).Optional().Nillable(),
+		// The app installation an app token (kind at) belongs to; its
+		// uninstallation revokes the token.
+		field.UUID("installation_id", uuid.UUID{}).Optional().Nillable().Immutable(),
 	}
 }
 

@@ -32,7 +32,7 @@ type AuditEvent struct{ ent.Schema }
 func (AuditEvent) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		schema.Comment("An administrative action: an API key created, rotated or revoked; a webhook subscription, " +
-			"inbound endpoint or automation created, changed or deleted."),
+			"inbound endpoint or automation created, changed or deleted; an app registered, installed or uninstalled."),
 		entgql.QueryField().Description("The organization's audit log, newest first by default (admin scope)."),
 		entgql.RelayConnection(),
 		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
@@ -52,9 +52,11 @@ func (AuditEvent) Fields() []ent.Field {
 			Comment("Who acted: the API key's id, automation:<id>, or system (the command line, the service)."),
 		field.String("action").Immutable().
 			Comment("What was done: <target>.<verb>, such as api_key.created, api_key.rotated, api_key.revoked, " +
-				"webhook_subscription.updated or automation.deleted."),
+				"webhook_subscription.updated, automation.deleted, app.registered, app_installation.installed or " +
+				"app_installation.uninstalled."),
 		field.String("target_type").Immutable().
-			Comment("The kind of record acted on: api_key, webhook_subscription, inbound_endpoint or automation."),
+			Comment("The kind of record acted on: api_key, webhook_subscription, inbound_endpoint, automation, app or " +
+				"app_installation."),
 		field.UUID("target_id", uuid.UUID{}).Immutable().
 			Comment("The id of the record acted on."),
 		field.String("request_id").Optional().Nillable().Immutable().
@@ -100,6 +102,12 @@ type auditedMutation interface {
 // outcome on its subscription, a key's lastUsedAt), not an administrative
 // action, and is not recorded.
 func audited(targetType string, verb func(fields []string) string) ent.Hook {
+	return auditedAs(targetType, "created", verb)
+}
+
+// auditedAs is audited naming a create createVerb (an app is registered,
+// an installation installed) rather than created.
+func auditedAs(targetType, createVerb string, verb func(fields []string) string) ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			am, ok := m.(auditedMutation)
@@ -128,16 +136,16 @@ func audited(targetType string, verb func(fields []string) string) ent.Hook {
 				}
 				ids = []uuid.UUID{id}
 			}
-			return v, writeAudit(ctx, am, org, targetType+"."+auditVerb(m, verb), ids)
+			return v, writeAudit(ctx, am, org, targetType+"."+auditVerb(m, createVerb, verb), ids)
 		})
 	}
 }
 
 // auditVerb names what m does.
-func auditVerb(m ent.Mutation, verb func([]string) string) string {
+func auditVerb(m ent.Mutation, createVerb string, verb func([]string) string) string {
 	switch {
 	case m.Op().Is(ent.OpCreate):
-		return "created"
+		return createVerb
 	case m.Op().Is(ent.OpDelete | ent.OpDeleteOne):
 		return "deleted"
 	case verb != nil:

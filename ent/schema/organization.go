@@ -77,6 +77,8 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("commissions", Commission.Type),
 		edge.To("commission_payments", CommissionPayment.Type),
 		edge.To("audit_events", AuditEvent.Type).Annotations(entgql.Skip()),
+		edge.To("apps", App.Type).Annotations(entgql.Skip()),
+		edge.To("app_installations", AppInstallation.Type).Annotations(entgql.Skip()),
 	}
 }
 

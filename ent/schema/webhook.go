@@ -52,6 +52,10 @@ func (WebhookSubscription) Fields() []ent.Field {
 			Comment("When deliveries were paused; null while active."),
 		field.Int("consecutive_failures").Default(0).
 			Comment("Failed delivery attempts in a row; a success or a resume sets it back to 0."),
+		// The app installation whose token created the subscription: its
+		// app.webhook_paused goes to the installation's other endpoints
+		// only, and it is deleted once the app is uninstalled.
+		field.UUID("installation_id", uuidType).Optional().Nillable().Immutable().Annotations(entgql.Skip()),
 	}
 }
 
@@ -66,7 +70,7 @@ func (WebhookSubscription) Edges() []ent.Edge {
 // Subscriptions created, changed and deleted by a caller are in the audit
 // log; the delivery worker's bookkeeping on them is not.
 func (WebhookSubscription) Hooks() []ent.Hook {
-	return []ent.Hook{audited("webhook_subscription", nil)}
+	return []ent.Hook{stampInstallation, audited("webhook_subscription", nil)}
 }
 
 func (WebhookSubscription) Policy() ent.Policy {
@@ -99,6 +103,9 @@ func (WebhookEvent) Fields() []ent.Field {
 		field.Int("depth").Default(0).Immutable(),
 		// For app.webhook_paused: the subscription that must not receive it.
 		field.UUID("exclude_subscription_id", uuidType).Optional().Nillable().Immutable(),
+		// For app.webhook_paused of an app's subscription: only the
+		// subscriptions of this installation receive it.
+		field.UUID("only_installation_id", uuidType).Optional().Nillable().Immutable(),
 	}
 }
 

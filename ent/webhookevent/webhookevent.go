@@ -28,6 +28,8 @@ const (
 	FieldDepth = "depth"
 	// FieldExcludeSubscriptionID holds the string denoting the exclude_subscription_id field in the database.
 	FieldExcludeSubscriptionID = "exclude_subscription_id"
+	// FieldOnlyInstallationID holds the string denoting the only_installation_id field in the database.
+	FieldOnlyInstallationID = "only_installation_id"
 	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
 	EdgeDeliveries = "deliveries"
 	// Table holds the table name of the webhookevent in the database.
@@ -51,6 +53,7 @@ var Columns = []string{
 	FieldDispatched,
 	FieldDepth,
 	FieldExcludeSubscriptionID,
+	FieldOnlyInstallationID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -115,6 +118,11 @@ func ByDepth(opts ...sql.OrderTermOption) OrderOption {
 // ByExcludeSubscriptionID orders the results by the exclude_subscription_id field.
 func ByExcludeSubscriptionID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldExcludeSubscriptionID, opts...).ToFunc()
+}
+
+// ByOnlyInstallationID orders the results by the only_installation_id field.
+func ByOnlyInstallationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOnlyInstallationID, opts...).ToFunc()
 }
 
 // ByDeliveriesCount orders the results by deliveries count.

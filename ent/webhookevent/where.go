@@ -86,6 +86,11 @@ func ExcludeSubscriptionID(v uuid.UUID) predicate.WebhookEvent {
 	return predicate.WebhookEvent(sql.FieldEQ(FieldExcludeSubscriptionID, v))
 }
 
+// OnlyInstallationID applies equality check predicate on the "only_installation_id" field. It's identical to OnlyInstallationIDEQ.
+func OnlyInstallationID(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldEQ(FieldOnlyInstallationID, v))
+}
+
 // OrgIDEQ applies the EQ predicate on the "org_id" field.
 func OrgIDEQ(v uuid.UUID) predicate.WebhookEvent {
 	return predicate.WebhookEvent(sql.FieldEQ(FieldOrgID, v))
@@ -329,6 +334,56 @@ func ExcludeSubscriptionIDIsNil() predicate.WebhookEvent {
 // ExcludeSubscriptionIDNotNil applies the NotNil predicate on the "exclude_subscription_id" field.
 func ExcludeSubscriptionIDNotNil() predicate.WebhookEvent {
 	return predicate.WebhookEvent(sql.FieldNotNull(FieldExcludeSubscriptionID))
+}
+
+// OnlyInstallationIDEQ applies the EQ predicate on the "only_installation_id" field.
+func OnlyInstallationIDEQ(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldEQ(FieldOnlyInstallationID, v))
+}
+
+// OnlyInstallationIDNEQ applies the NEQ predicate on the "only_installation_id" field.
+func OnlyInstallationIDNEQ(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldNEQ(FieldOnlyInstallationID, v))
+}
+
+// OnlyInstallationIDIn applies the In predicate on the "only_installation_id" field.
+func OnlyInstallationIDIn(vs ...uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldIn(FieldOnlyInstallationID, vs...))
+}
+
+// OnlyInstallationIDNotIn applies the NotIn predicate on the "only_installation_id" field.
+func OnlyInstallationIDNotIn(vs ...uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldNotIn(FieldOnlyInstallationID, vs...))
+}
+
+// OnlyInstallationIDGT applies the GT predicate on the "only_installation_id" field.
+func OnlyInstallationIDGT(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldGT(FieldOnlyInstallationID, v))
+}
+
+// OnlyInstallationIDGTE applies the GTE predicate on the "only_installation_id" field.
+func OnlyInstallationIDGTE(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldGTE(FieldOnlyInstallationID, v))
+}
+
+// OnlyInstallationIDLT applies the LT predicate on the "only_installation_id" field.
+func OnlyInstallationIDLT(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldLT(FieldOnlyInstallationID, v))
+}
+
+// OnlyInstallationIDLTE applies the LTE predicate on the "only_installation_id" field.
+func OnlyInstallationIDLTE(v uuid.UUID) predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldLTE(FieldOnlyInstallationID, v))
+}
+
+// OnlyInstallationIDIsNil applies the IsNil predicate on the "only_installation_id" field.
+func OnlyInstallationIDIsNil() predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldIsNull(FieldOnlyInstallationID))
+}
+
+// OnlyInstallationIDNotNil applies the NotNil predicate on the "only_installation_id" field.
+func OnlyInstallationIDNotNil() predicate.WebhookEvent {
+	return predicate.WebhookEvent(sql.FieldNotNull(FieldOnlyInstallationID))
 }
 
 // HasDeliveries applies the HasEdge predicate on the "deliveries" edge.

@@ -36,6 +36,8 @@ const (
 	FieldPausedAt = "paused_at"
 	// FieldConsecutiveFailures holds the string denoting the consecutive_failures field in the database.
 	FieldConsecutiveFailures = "consecutive_failures"
+	// FieldInstallationID holds the string denoting the installation_id field in the database.
+	FieldInstallationID = "installation_id"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
@@ -71,6 +73,7 @@ var Columns = []string{
 	FieldPausedReason,
 	FieldPausedAt,
 	FieldConsecutiveFailures,
+	FieldInstallationID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -89,7 +92,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [4]ent.Hook
+	Hooks  [5]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -158,6 +161,11 @@ func ByPausedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByConsecutiveFailures orders the results by the consecutive_failures field.
 func ByConsecutiveFailures(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldConsecutiveFailures, opts...).ToFunc()
+}
+
+// ByInstallationID orders the results by the installation_id field.
+func ByInstallationID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInstallationID, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -101,6 +101,11 @@ func ConsecutiveFailures(v int) predicate.WebhookSubscription {
 	return predicate.WebhookSubscription(sql.FieldEQ(FieldConsecutiveFailures, v))
 }
 
+// InstallationID applies equality check predicate on the "installation_id" field. It's identical to InstallationIDEQ.
+func InstallationID(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldEQ(FieldInstallationID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.WebhookSubscription {
 	return predicate.WebhookSubscription(sql.FieldEQ(FieldCreatedAt, v))
@@ -504,6 +509,56 @@ func ConsecutiveFailuresLT(v int) predicate.WebhookSubscription {
 // ConsecutiveFailuresLTE applies the LTE predicate on the "consecutive_failures" field.
 func ConsecutiveFailuresLTE(v int) predicate.WebhookSubscription {
 	return predicate.WebhookSubscription(sql.FieldLTE(FieldConsecutiveFailures, v))
+}
+
+// InstallationIDEQ applies the EQ predicate on the "installation_id" field.
+func InstallationIDEQ(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldEQ(FieldInstallationID, v))
+}
+
+// InstallationIDNEQ applies the NEQ predicate on the "installation_id" field.
+func InstallationIDNEQ(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldNEQ(FieldInstallationID, v))
+}
+
+// InstallationIDIn applies the In predicate on the "installation_id" field.
+func InstallationIDIn(vs ...uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldIn(FieldInstallationID, vs...))
+}
+
+// InstallationIDNotIn applies the NotIn predicate on the "installation_id" field.
+func InstallationIDNotIn(vs ...uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldNotIn(FieldInstallationID, vs...))
+}
+
+// InstallationIDGT applies the GT predicate on the "installation_id" field.
+func InstallationIDGT(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldGT(FieldInstallationID, v))
+}
+
+// InstallationIDGTE applies the GTE predicate on the "installation_id" field.
+func InstallationIDGTE(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldGTE(FieldInstallationID, v))
+}
+
+// InstallationIDLT applies the LT predicate on the "installation_id" field.
+func InstallationIDLT(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldLT(FieldInstallationID, v))
+}
+
+// InstallationIDLTE applies the LTE predicate on the "installation_id" field.
+func InstallationIDLTE(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldLTE(FieldInstallationID, v))
+}
+
+// InstallationIDIsNil applies the IsNil predicate on the "installation_id" field.
+func InstallationIDIsNil() predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldIsNull(FieldInstallationID))
+}
+
+// InstallationIDNotNil applies the NotNil predicate on the "installation_id" field.
+func InstallationIDNotNil() predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldNotNull(FieldInstallationID))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

@@ -29,6 +29,7 @@ const (
 	MaxDisposition     = 100 // a disposition code
 	MaxCampaign        = 255 // a dialer campaign's name
 	MaxName            = 100 // an automation's or inbound endpoint's name
+	MaxAppDescription  = 500 // an app's description
 )
 
 // JSON bounds a free-form JSON object: members per object, nesting depth

@@ -24,6 +24,8 @@ const (
 	DealCommissionPaid   = "deal.commission_paid"
 	ContactCreated       = "contact.created"
 	ContactUpdated       = "contact.updated"
+	AppInstalled         = "app.installed"
+	AppUninstalled       = "app.uninstalled"
 	AppWebhookPaused     = "app.webhook_paused"
 	All                  = "*" // a subscription to every event
 )
@@ -107,9 +109,13 @@ var Catalog = []Type{
 	{ContactUpdated, "A contact was changed.", true, contactPayload},
 	{"document.uploaded", "A document was uploaded to a record.", false,
 		schemaOf("documentId", "uuid", "orgId", "uuid", "recordType", "string", "recordId", "uuid", "fileName", "string")},
-	{"app.installed", "The app was installed by an organization.", false, schemaOf("orgId", "uuid", "installedAt", "time")},
-	{"app.uninstalled", "The app was removed by an organization.", false, schemaOf("orgId", "uuid", "uninstalledAt", "time")},
-	{AppWebhookPaused, "A subscription was paused automatically after consecutive delivery failures; sent to the organization's other active endpoints.", true,
+	{AppInstalled, "An app was installed by the organization (installApp); scopes are the ones granted.", true,
+		schemaOf("appId", "uuid", "orgId", "uuid", "installationId", "uuid", "appName", "string", "scopes", "strings", "installedBy", "string")},
+	{AppUninstalled, "An app was removed by the organization (uninstallApp): its tokens are revoked, and its subscriptions deleted " +
+		"once this event and their other pending deliveries are sent or dead-lettered.", true,
+		schemaOf("appId", "uuid", "orgId", "uuid", "installationId", "uuid", "appName", "string", "uninstalledBy", "string")},
+	{AppWebhookPaused, "A subscription was paused automatically after consecutive delivery failures; sent to the organization's other " +
+		"active endpoints, or, for a subscription an app created, to the same app installation's other active endpoints.", true,
 		schemaOf("subscriptionId", "string", "orgId", "uuid", "url", "string", "reason", "string", "consecutiveFailures", "int", "pausedAt", "time")},
 }
 

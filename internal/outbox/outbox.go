@@ -49,10 +49,17 @@ func Emit(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string,
 // EmitExcept is Emit for an event that the subscription exclude must not
 // receive (a subscription is not told that it was itself paused).
 func EmitExcept(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude *uuid.UUID) error {
+	return EmitWithin(ctx, c, orgID, eventType, data, exclude, nil)
+}
+
+// EmitWithin is EmitExcept for an event that only the subscriptions of
+// the app installation only receive, when only is set: an app's endpoint
+// paused is told to the app's other endpoints, not to the organization's.
+func EmitWithin(ctx context.Context, c *ent.Client, orgID uuid.UUID, eventType string, data map[string]any, exclude, only *uuid.UUID) error {
 	if viewer.IsBulkLoad(ctx) {
 		return nil
 	}
-	ev := event(ctx, c, orgID, eventType, data).SetNillableExcludeSubscriptionID(exclude)
+	ev := event(ctx, c, orgID, eventType, data).SetNillableExcludeSubscriptionID(exclude).SetNillableOnlyInstallationID(only)
 	return write(ctx, c, eventType, data, ev)
 }
 

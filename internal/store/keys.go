@@ -86,6 +86,9 @@ type KeySpec struct {
 	Scopes     []string
 	// ExpiresAt, when set, is when the key stops working.
 	ExpiresAt *time.Time
+	// InstallationID, when set, is the app installation an app token
+	// belongs to.
+	InstallationID *uuid.UUID
 }
 
 // CreateKey creates the key s describes for orgID and returns the key,
@@ -97,6 +100,7 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (
 	key := "svc_" + s.Kind + "_" + randomToken(32)
 	rec, err := c.APIKey.Create().
 		SetOrgID(orgID).SetKind(apikey.Kind(s.Kind)).SetName(s.Name).SetScopes(s.Scopes).SetNillableExpiresAt(s.ExpiresAt).
+		SetNillableInstallationID(s.InstallationID).
 		SetDisplayPrefix(key[:len("svc_")+len(s.Kind)+5]).SetHash(Hash(key)).
 		Save(rule.SystemContext(ctx))
 	if err != nil {
@@ -112,7 +116,11 @@ func viewerOf(rec *ent.APIKey, now time.Time) (viewer.Viewer, error) {
 	if rec.RevokedAt != nil || rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
 		return viewer.Viewer{}, ErrBadKey
 	}
-	return viewer.Viewer{OrgID: rec.OrgID, KeyID: rec.ID, Scopes: rec.Scopes}, nil
+	v := viewer.Viewer{OrgID: rec.OrgID, KeyID: rec.ID, Scopes: rec.Scopes}
+	if rec.InstallationID != nil {
+		v.InstallationID = *rec.InstallationID
+	}
+	return v, nil
 }
 
 // KeyCache remembers keys found in the database for KeyCacheTTL, so a

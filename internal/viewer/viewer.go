@@ -34,6 +34,9 @@ type Viewer struct {
 	OrgID  uuid.UUID
 	KeyID  uuid.UUID
 	Scopes []string
+	// InstallationID is set when the key is an app token: the app
+	// installation it belongs to.
+	InstallationID uuid.UUID
 	// AutomationID is set when an automation run acts for the organization.
 	AutomationID uuid.UUID
 	// Depth counts the automation runs that led to this change: 0 for a

@@ -143,6 +143,7 @@ var smokeCalls = map[string]func(s *smoke, t *testing.T){
 	"webhooks":     (*smoke).webhooks,
 	"inbound":      (*smoke).inbound,
 	"automations":  (*smoke).automations,
+	"apps":         (*smoke).apps,
 }
 
 // A client generated from the whole document calls operations of every
@@ -558,4 +559,18 @@ func authedClient(t *testing.T, e *resttest.Env) *openapiclient.ClientWithRespon
 		t.Fatal(err)
 	}
 	return c
+}
+
+// apps installs an app through GraphQL (the only surface that does) and
+// lists it through the client.
+func (s *smoke) apps(t *testing.T) {
+	r := s.e.Post("/graphql", s.e.Key, map[string]any{"query": `mutation { registerApp(input: {name: "Smoke App", scopes: ["leads:read"]}) { id } }`})
+	app := r.Body["data"].(map[string]any)["registerApp"].(map[string]any)["id"]
+	s.e.Post("/graphql", s.e.Key, map[string]any{"query": `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { token } }`,
+		"variables": map[string]any{"a": app}})
+	list, err := s.c.ListAppInstallationsWithResponse(s.ctx, nil)
+	must(t, "list installations", err, list.StatusCode(), list.Body, http.StatusOK)
+	if list.JSON200.Meta.Total != 1 || list.JSON200.Data[0].Attributes.AppName != "Smoke App" {
+		t.Errorf("installations = %s", list.Body)
+	}
 }
