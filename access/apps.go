@@ -152,9 +152,19 @@ func UninstallApp(ctx context.Context, c *ent.Client, installationID uuid.UUID) 
 		// Read after the event took its time: the installation's
 		// subscriptions receive the events up to uninstalled_at, so
 		// app.uninstalled among them.
+		// Conditional: of two uninstalls racing, the one that finds the
+		// installation uninstalled is refused, and its event rolls back.
 		now := apitime.Now(ctx)
-		if inst, err = c.AppInstallation.UpdateOne(inst).SetUninstalledAt(now).Save(ctx); err != nil {
+		n, err := c.AppInstallation.Update().Where(appinstallation.ID(inst.ID), appinstallation.UninstalledAtIsNil()).
+			SetUninstalledAt(now).Save(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("uninstalling the app: %w", err)
+		}
+		if n == 0 {
+			return nil, apperr.New(apperr.Conflict, "the installation %s was uninstalled meanwhile", inst.ID)
+		}
+		if inst, err = c.AppInstallation.Get(ctx, inst.ID); err != nil {
+			return nil, fmt.Errorf("reading the installation: %w", err)
 		}
 		if err := c.APIKey.Update().Where(apikey.InstallationID(inst.ID), apikey.RevokedAtIsNil()).
 			SetRevokedAt(now).Exec(ctx); err != nil {

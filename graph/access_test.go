@@ -278,3 +278,23 @@ func TestAuditRecordsSubscriptionChanges(t *testing.T) {
 		t.Errorf("audit actions, newest first: %v; want %s", got, want)
 	}
 }
+
+// A key that reaches its expiry while a websocket session of it is open
+// closes the session (4401) at the next re-check, by the server's clock.
+func TestAPIKeyExpiringClosesItsWebsocket(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.GraphQL.WSRecheckInterval = 50 * time.Millisecond })
+	start := time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
+	e.Clock.Set(start)
+	created := gqlAs(t, e, e.Key, createKey, map[string]any{"in": map[string]any{"name": "Short-lived",
+		"scopes": []string{"leads:read"}, "expiresAt": start.Add(time.Hour).Format(time.RFC3339)}})
+	secret := created["createApiKey"].(map[string]any)["secret"].(string)
+	ws := dialWS(t, e, "graphql-transport-ws", nil)
+	ws.mustInit(secret)
+	ws.start("1", presenceSubscription)
+	time.Sleep(150 * time.Millisecond) // re-checks pass while the key is valid
+	ws.mustBeOpen()
+	e.Clock.Set(start.Add(time.Hour))
+	if code, reason, _ := ws.closed(5 * time.Second); code != graph.CloseUnauthorized {
+		t.Errorf("the expired key's websocket: close %d (%q), want %d", code, reason, graph.CloseUnauthorized)
+	}
+}
