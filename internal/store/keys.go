@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -130,9 +131,7 @@ func viewerOf(rec *ent.APIKey, now time.Time) (viewer.Viewer, error) {
 // is checked on every request. Unknown keys are not cached, so a guessing
 // client cannot fill the cache.
 type KeyCache struct {
-	entries sync.Map // hash → cachedKey
-	// touched is when this process last wrote a key's lastUsedAt, by id.
-	touched sync.Map // uuid.UUID → time.Time
+	entries sync.Map // hash → *cachedKey
 }
 
 // LastUsedEvery is how often a key's lastUsedAt is written at most: a
@@ -148,6 +147,9 @@ type cachedKey struct {
 	// version is refs.KeysVersion when the record was read: a key changed
 	// by this process since (revoked, rotated) is read again at once.
 	version int64
+	// touched is when, in Unix nanoseconds, a request through this entry
+	// last claimed the key's lastUsedAt write.
+	touched atomic.Int64
 }
 
 // Authenticate resolves a bearer key to its viewer, through the cache.
@@ -163,10 +165,11 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 		return viewer.Viewer{}, ErrBadKey
 	}
 	hash := Hash(key)
-	if e, ok := kc.entries.Load(hash); ok {
-		ck := e.(cachedKey)
+	old, cached := kc.entries.Load(hash)
+	if cached {
+		ck := old.(*cachedKey)
 		if time.Since(ck.fetched) < min(maxAge, KeyCacheTTL) && ck.version == refs.KeysVersion() {
-			return kc.used(c, ck.rec, now)
+			return used(c, ck, now)
 		}
 	}
 	version := refs.KeysVersion()
@@ -178,15 +181,22 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 	case err != nil:
 		return viewer.Viewer{}, fmt.Errorf("looking up API key: %w", err)
 	}
-	kc.entries.Store(hash, cachedKey{rec: rec, fetched: time.Now(), version: version})
-	return kc.used(c, rec, now)
+	// Of requests reading the key together, one entry is kept and used by
+	// all, so they claim its lastUsedAt write once.
+	fresh := &cachedKey{rec: rec, fetched: time.Now(), version: version}
+	entry, _ := kc.entries.LoadOrStore(hash, fresh)
+	if cached && entry == old && kc.entries.CompareAndSwap(hash, old, fresh) {
+		entry = fresh
+	}
+	return used(c, entry.(*cachedKey), now)
 }
 
-// used is the viewer of rec, a key just presented, recording its use: at
-// most once a LastUsedEvery per key and process, in the background, and
-// conditional on the stored time, so replicas together write about once
-// a minute per key.
-func (kc *KeyCache) used(c *ent.Client, rec *ent.APIKey, now time.Time) (viewer.Viewer, error) {
+// used is the viewer of the cached key ck, just presented, recording its
+// use: at most once a LastUsedEvery per key and process, in the
+// background, and conditional on the stored time, so replicas together
+// write about once a minute per key. A request costs an atomic read.
+func used(c *ent.Client, ck *cachedKey, now time.Time) (viewer.Viewer, error) {
+	rec := ck.rec
 	v, err := viewerOf(rec, now)
 	if err != nil {
 		return v, err
@@ -194,12 +204,10 @@ func (kc *KeyCache) used(c *ent.Client, rec *ent.APIKey, now time.Time) (viewer.
 	if rec.LastUsedAt != nil && now.Sub(*rec.LastUsedAt) < LastUsedEvery {
 		return v, nil
 	}
-	// One request of those arriving together claims the write. The map
-	// holds one entry per key this process has seen.
-	if last, loaded := kc.touched.LoadOrStore(rec.ID, now); loaded {
-		if now.Sub(last.(time.Time)) < LastUsedEvery || !kc.touched.CompareAndSwap(rec.ID, last, now) {
-			return v, nil
-		}
+	// One request of those arriving together claims the write.
+	last := ck.touched.Load()
+	if last != 0 && now.Sub(time.Unix(0, last)) < LastUsedEvery || !ck.touched.CompareAndSwap(last, now.UnixNano()) {
+		return v, nil
 	}
 	go touchKey(c, rec.ID, now)
 	return v, nil
