@@ -85,7 +85,7 @@ func CreateKey(ctx context.Context, c *ent.Client, in NewKey) (string, *ent.APIK
 }
 
 // RevokeKey stops the key working: at once on this server, within
-// store.KeyCacheTTL on every other (and their websocket sessions of it
+// store.KeyCacheTTL on every other (and their websockets of it
 // close). Revoking a revoked key changes nothing.
 func RevokeKey(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.APIKey, error) {
 	org, err := admin(ctx)

@@ -279,8 +279,8 @@ func TestAuditRecordsSubscriptionChanges(t *testing.T) {
 	}
 }
 
-// A key that reaches its expiry while a websocket session of it is open
-// closes the session (4401) at the next re-check, by the server's clock.
+// A key that reaches its expiry while a websocket of it is open closes
+// the socket (4401) at the next re-check, by the server's clock.
 func TestAPIKeyExpiringClosesItsWebsocket(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.GraphQL.WSRecheckInterval = 50 * time.Millisecond })
 	start := time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
