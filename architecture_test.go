@@ -32,14 +32,14 @@ var layers = []struct {
 	{"the /v1 adapter and its clients", []string{"rest", "rest/loadtest", "rest/openapiclient"}},
 	{"GraphQL, the operations; the automation runner, a client of them as REST is",
 		[]string{"graph/...", "webhooks/autorun"}},
-	{"the product domains: the lending flows; delivery, signing, inbound; the dialer's rules",
-		[]string{"lending", "access", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
+	{"the product domains: the lending flows; documents and lead imports; delivery, signing, inbound; the dialer's rules",
+		[]string{"lending", "access", "documents", "leadimport", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
 		[]string{"ent/...", "internal/store/...", "internal/rollup", "internal/outbox", "internal/rule", "internal/commit", "internal/refs",
 			"internal/reqbody", "internal/board", "internal/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
 		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/bounds", "internal/counted",
-			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/lendingrules", "internal/money",
+			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
 			"internal/period", "internal/text", "internal/txstate", "internal/viewer"}},
 }
 

@@ -32,9 +32,11 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -92,12 +94,16 @@ type Client struct {
 	DecisionDay *DecisionDayClient
 	// DialerCall is the client for interacting with the DialerCall builders.
 	DialerCall *DialerCallClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
 	FundedDealDay *FundedDealDayClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// ImportJob is the client for interacting with the ImportJob builders.
+	ImportJob *ImportJobClient
 	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
 	InboundEndpoint *InboundEndpointClient
 	// InboundRequest is the client for interacting with the InboundRequest builders.
@@ -157,9 +163,11 @@ func (c *Client) init() {
 	c.DealDay = NewDealDayClient(c.config)
 	c.DecisionDay = NewDecisionDayClient(c.config)
 	c.DialerCall = NewDialerCallClient(c.config)
+	c.Document = NewDocumentClient(c.config)
 	c.FundedDeal = NewFundedDealClient(c.config)
 	c.FundedDealDay = NewFundedDealDayClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
+	c.ImportJob = NewImportJobClient(c.config)
 	c.InboundEndpoint = NewInboundEndpointClient(c.config)
 	c.InboundRequest = NewInboundRequestClient(c.config)
 	c.Lead = NewLeadClient(c.config)
@@ -284,9 +292,11 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DealDay:             NewDealDayClient(cfg),
 		DecisionDay:         NewDecisionDayClient(cfg),
 		DialerCall:          NewDialerCallClient(cfg),
+		Document:            NewDocumentClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
+		ImportJob:           NewImportJobClient(cfg),
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
@@ -338,9 +348,11 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DealDay:             NewDealDayClient(cfg),
 		DecisionDay:         NewDecisionDayClient(cfg),
 		DialerCall:          NewDialerCallClient(cfg),
+		Document:            NewDocumentClient(cfg),
 		FundedDeal:          NewFundedDealClient(cfg),
 		FundedDealDay:       NewFundedDealDayClient(cfg),
 		IdempotencyRecord:   NewIdempotencyRecordClient(cfg),
+		ImportJob:           NewImportJobClient(cfg),
 		InboundEndpoint:     NewInboundEndpointClient(cfg),
 		InboundRequest:      NewInboundRequestClient(cfg),
 		Lead:                NewLeadClient(cfg),
@@ -389,10 +401,11 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AgentPresence, c.App, c.AppInstallation, c.Application,
 		c.AuditEvent, c.Automation, c.AutomationRun, c.CallDay, c.CallEvent,
 		c.Commission, c.CommissionPayment, c.Contact, c.DealDay, c.DecisionDay,
-		c.DialerCall, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
-		c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender,
-		c.LenderDay, c.Organization, c.PaymentDay, c.PipelineStage, c.Team, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.DialerCall, c.Document, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
+		c.ImportJob, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
+		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
+		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Use(hooks...)
 	}
@@ -405,10 +418,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AgentPresence, c.App, c.AppInstallation, c.Application,
 		c.AuditEvent, c.Automation, c.AutomationRun, c.CallDay, c.CallEvent,
 		c.Commission, c.CommissionPayment, c.Contact, c.DealDay, c.DecisionDay,
-		c.DialerCall, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
-		c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount, c.LeadDay, c.Lender,
-		c.LenderDay, c.Organization, c.PaymentDay, c.PipelineStage, c.Team, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEvent, c.WebhookSubscription,
+		c.DialerCall, c.Document, c.FundedDeal, c.FundedDealDay, c.IdempotencyRecord,
+		c.ImportJob, c.InboundEndpoint, c.InboundRequest, c.Lead, c.LeadCount,
+		c.LeadDay, c.Lender, c.LenderDay, c.Organization, c.PaymentDay,
+		c.PipelineStage, c.Team, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEvent, c.WebhookSubscription,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -449,12 +463,16 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DecisionDay.mutate(ctx, m)
 	case *DialerCallMutation:
 		return c.DialerCall.mutate(ctx, m)
+	case *DocumentMutation:
+		return c.Document.mutate(ctx, m)
 	case *FundedDealMutation:
 		return c.FundedDeal.mutate(ctx, m)
 	case *FundedDealDayMutation:
 		return c.FundedDealDay.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
+	case *ImportJobMutation:
+		return c.ImportJob.mutate(ctx, m)
 	case *InboundEndpointMutation:
 		return c.InboundEndpoint.mutate(ctx, m)
 	case *InboundRequestMutation:
@@ -3036,6 +3054,156 @@ func (c *DialerCallClient) mutate(ctx context.Context, m *DialerCallMutation) (V
 	}
 }
 
+// DocumentClient is a client for the Document schema.
+type DocumentClient struct {
+	config
+}
+
+// NewDocumentClient returns a client for the Document from the given config.
+func NewDocumentClient(c config) *DocumentClient {
+	return &DocumentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `document.Hooks(f(g(h())))`.
+func (c *DocumentClient) Use(hooks ...Hook) {
+	c.hooks.Document = append(c.hooks.Document, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `document.Intercept(f(g(h())))`.
+func (c *DocumentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Document = append(c.inters.Document, interceptors...)
+}
+
+// Create returns a builder for creating a Document entity.
+func (c *DocumentClient) Create() *DocumentCreate {
+	mutation := newDocumentMutation(c.config, OpCreate)
+	return &DocumentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Document entities.
+func (c *DocumentClient) CreateBulk(builders ...*DocumentCreate) *DocumentCreateBulk {
+	return &DocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DocumentClient) MapCreateBulk(slice any, setFunc func(*DocumentCreate, int)) *DocumentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DocumentCreateBulk{err: fmt.Errorf("calling to DocumentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DocumentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Document.
+func (c *DocumentClient) Update() *DocumentUpdate {
+	mutation := newDocumentMutation(c.config, OpUpdate)
+	return &DocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DocumentClient) UpdateOne(_m *Document) *DocumentUpdateOne {
+	mutation := newDocumentMutation(c.config, OpUpdateOne, withDocument(_m))
+	return &DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DocumentClient) UpdateOneID(id uuid.UUID) *DocumentUpdateOne {
+	mutation := newDocumentMutation(c.config, OpUpdateOne, withDocumentID(id))
+	return &DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Document.
+func (c *DocumentClient) Delete() *DocumentDelete {
+	mutation := newDocumentMutation(c.config, OpDelete)
+	return &DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DocumentClient) DeleteOne(_m *Document) *DocumentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DocumentClient) DeleteOneID(id uuid.UUID) *DocumentDeleteOne {
+	builder := c.Delete().Where(document.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DocumentDeleteOne{builder}
+}
+
+// Query returns a query builder for Document.
+func (c *DocumentClient) Query() *DocumentQuery {
+	return &DocumentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDocument},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Document entity by its id.
+func (c *DocumentClient) Get(ctx context.Context, id uuid.UUID) (*Document, error) {
+	return c.Query().Where(document.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DocumentClient) GetX(ctx context.Context, id uuid.UUID) *Document {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a Document.
+func (c *DocumentClient) QueryOrganization(_m *Document) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(document.Table, document.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, document.OrganizationTable, document.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DocumentClient) Hooks() []Hook {
+	hooks := c.hooks.Document
+	return append(hooks[:len(hooks):len(hooks)], document.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DocumentClient) Interceptors() []Interceptor {
+	return c.inters.Document
+}
+
+func (c *DocumentClient) mutate(ctx context.Context, m *DocumentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DocumentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Document mutation op: %q", m.Op())
+	}
+}
+
 // FundedDealClient is a client for the FundedDeal schema.
 type FundedDealClient struct {
 	config
@@ -3516,6 +3684,156 @@ func (c *IdempotencyRecordClient) mutate(ctx context.Context, m *IdempotencyReco
 		return (&IdempotencyRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyRecord mutation op: %q", m.Op())
+	}
+}
+
+// ImportJobClient is a client for the ImportJob schema.
+type ImportJobClient struct {
+	config
+}
+
+// NewImportJobClient returns a client for the ImportJob from the given config.
+func NewImportJobClient(c config) *ImportJobClient {
+	return &ImportJobClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `importjob.Hooks(f(g(h())))`.
+func (c *ImportJobClient) Use(hooks ...Hook) {
+	c.hooks.ImportJob = append(c.hooks.ImportJob, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `importjob.Intercept(f(g(h())))`.
+func (c *ImportJobClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ImportJob = append(c.inters.ImportJob, interceptors...)
+}
+
+// Create returns a builder for creating a ImportJob entity.
+func (c *ImportJobClient) Create() *ImportJobCreate {
+	mutation := newImportJobMutation(c.config, OpCreate)
+	return &ImportJobCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ImportJob entities.
+func (c *ImportJobClient) CreateBulk(builders ...*ImportJobCreate) *ImportJobCreateBulk {
+	return &ImportJobCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ImportJobClient) MapCreateBulk(slice any, setFunc func(*ImportJobCreate, int)) *ImportJobCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ImportJobCreateBulk{err: fmt.Errorf("calling to ImportJobClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ImportJobCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ImportJobCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ImportJob.
+func (c *ImportJobClient) Update() *ImportJobUpdate {
+	mutation := newImportJobMutation(c.config, OpUpdate)
+	return &ImportJobUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ImportJobClient) UpdateOne(_m *ImportJob) *ImportJobUpdateOne {
+	mutation := newImportJobMutation(c.config, OpUpdateOne, withImportJob(_m))
+	return &ImportJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ImportJobClient) UpdateOneID(id uuid.UUID) *ImportJobUpdateOne {
+	mutation := newImportJobMutation(c.config, OpUpdateOne, withImportJobID(id))
+	return &ImportJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ImportJob.
+func (c *ImportJobClient) Delete() *ImportJobDelete {
+	mutation := newImportJobMutation(c.config, OpDelete)
+	return &ImportJobDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ImportJobClient) DeleteOne(_m *ImportJob) *ImportJobDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ImportJobClient) DeleteOneID(id uuid.UUID) *ImportJobDeleteOne {
+	builder := c.Delete().Where(importjob.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ImportJobDeleteOne{builder}
+}
+
+// Query returns a query builder for ImportJob.
+func (c *ImportJobClient) Query() *ImportJobQuery {
+	return &ImportJobQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeImportJob},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ImportJob entity by its id.
+func (c *ImportJobClient) Get(ctx context.Context, id uuid.UUID) (*ImportJob, error) {
+	return c.Query().Where(importjob.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ImportJobClient) GetX(ctx context.Context, id uuid.UUID) *ImportJob {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a ImportJob.
+func (c *ImportJobClient) QueryOrganization(_m *ImportJob) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(importjob.Table, importjob.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, importjob.OrganizationTable, importjob.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ImportJobClient) Hooks() []Hook {
+	hooks := c.hooks.ImportJob
+	return append(hooks[:len(hooks):len(hooks)], importjob.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ImportJobClient) Interceptors() []Interceptor {
+	return c.inters.ImportJob
+}
+
+func (c *ImportJobClient) mutate(ctx context.Context, m *ImportJobMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ImportJobCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ImportJobUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ImportJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ImportJobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ImportJob mutation op: %q", m.Op())
 	}
 }
 
@@ -5110,6 +5428,38 @@ func (c *OrganizationClient) QueryAppInstallations(_m *Organization) *AppInstall
 	return query
 }
 
+// QueryDocuments queries the documents edge of a Organization.
+func (c *OrganizationClient) QueryDocuments(_m *Organization) *DocumentQuery {
+	query := (&DocumentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(document.Table, document.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.DocumentsTable, organization.DocumentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryImportJobs queries the import_jobs edge of a Organization.
+func (c *OrganizationClient) QueryImportJobs(_m *Organization) *ImportJobQuery {
+	query := (&ImportJobClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, id),
+			sqlgraph.To(importjob.Table, importjob.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.ImportJobsTable, organization.ImportJobsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *OrganizationClient) Hooks() []Hook {
 	hooks := c.hooks.Organization
@@ -6469,18 +6819,19 @@ type (
 	hooks struct {
 		APIKey, AgentPresence, App, AppInstallation, Application, AuditEvent,
 		Automation, AutomationRun, CallDay, CallEvent, Commission, CommissionPayment,
-		Contact, DealDay, DecisionDay, DialerCall, FundedDeal, FundedDealDay,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
-		Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team, User,
-		WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription []ent.Hook
+		Contact, DealDay, DecisionDay, DialerCall, Document, FundedDeal, FundedDealDay,
+		IdempotencyRecord, ImportJob, InboundEndpoint, InboundRequest, Lead, LeadCount,
+		LeadDay, Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team,
+		User, WebhookAttempt, WebhookDelivery, WebhookEvent,
+		WebhookSubscription []ent.Hook
 	}
 	inters struct {
 		APIKey, AgentPresence, App, AppInstallation, Application, AuditEvent,
 		Automation, AutomationRun, CallDay, CallEvent, Commission, CommissionPayment,
-		Contact, DealDay, DecisionDay, DialerCall, FundedDeal, FundedDealDay,
-		IdempotencyRecord, InboundEndpoint, InboundRequest, Lead, LeadCount, LeadDay,
-		Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team, User,
-		WebhookAttempt, WebhookDelivery, WebhookEvent,
+		Contact, DealDay, DecisionDay, DialerCall, Document, FundedDeal, FundedDealDay,
+		IdempotencyRecord, ImportJob, InboundEndpoint, InboundRequest, Lead, LeadCount,
+		LeadDay, Lender, LenderDay, Organization, PaymentDay, PipelineStage, Team,
+		User, WebhookAttempt, WebhookDelivery, WebhookEvent,
 		WebhookSubscription []ent.Interceptor
 	}
 )

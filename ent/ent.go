@@ -28,9 +28,11 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -123,9 +125,11 @@ func checkColumn(t, c string) error {
 			dealday.Table:             dealday.ValidColumn,
 			decisionday.Table:         decisionday.ValidColumn,
 			dialercall.Table:          dialercall.ValidColumn,
+			document.Table:            document.ValidColumn,
 			fundeddeal.Table:          fundeddeal.ValidColumn,
 			fundeddealday.Table:       fundeddealday.ValidColumn,
 			idempotencyrecord.Table:   idempotencyrecord.ValidColumn,
+			importjob.Table:           importjob.ValidColumn,
 			inboundendpoint.Table:     inboundendpoint.ValidColumn,
 			inboundrequest.Table:      inboundrequest.ValidColumn,
 			lead.Table:                lead.ValidColumn,

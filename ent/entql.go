@@ -19,9 +19,11 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -48,7 +50,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 35)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 37)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -458,6 +460,31 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   document.Table,
+			Columns: document.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: document.FieldID,
+			},
+		},
+		Type: "Document",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			document.FieldCreatedAt:   {Type: field.TypeTime, Column: document.FieldCreatedAt},
+			document.FieldUpdatedAt:   {Type: field.TypeTime, Column: document.FieldUpdatedAt},
+			document.FieldOrgID:       {Type: field.TypeUUID, Column: document.FieldOrgID},
+			document.FieldRecordType:  {Type: field.TypeEnum, Column: document.FieldRecordType},
+			document.FieldRecordID:    {Type: field.TypeUUID, Column: document.FieldRecordID},
+			document.FieldFilename:    {Type: field.TypeString, Column: document.FieldFilename},
+			document.FieldContentType: {Type: field.TypeString, Column: document.FieldContentType},
+			document.FieldSize:        {Type: field.TypeInt64, Column: document.FieldSize},
+			document.FieldSha256:      {Type: field.TypeString, Column: document.FieldSha256},
+			document.FieldCategory:    {Type: field.TypeEnum, Column: document.FieldCategory},
+			document.FieldUploadedBy:  {Type: field.TypeString, Column: document.FieldUploadedBy},
+			document.FieldStorageKey:  {Type: field.TypeString, Column: document.FieldStorageKey},
+		},
+	}
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddeal.Table,
 			Columns: fundeddeal.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -486,7 +513,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddeal.FieldFundedAt:           {Type: field.TypeTime, Column: fundeddeal.FieldFundedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   fundeddealday.Table,
 			Columns: fundeddealday.Columns,
@@ -504,7 +531,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			fundeddealday.FieldN:        {Type: field.TypeInt, Column: fundeddealday.FieldN},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencyrecord.Table,
 			Columns: idempotencyrecord.Columns,
@@ -527,7 +554,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencyrecord.FieldExpiresAt:      {Type: field.TypeTime, Column: idempotencyrecord.FieldExpiresAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   importjob.Table,
+			Columns: importjob.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeUUID,
+				Column: importjob.FieldID,
+			},
+		},
+		Type: "ImportJob",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			importjob.FieldCreatedAt:    {Type: field.TypeTime, Column: importjob.FieldCreatedAt},
+			importjob.FieldUpdatedAt:    {Type: field.TypeTime, Column: importjob.FieldUpdatedAt},
+			importjob.FieldOrgID:        {Type: field.TypeUUID, Column: importjob.FieldOrgID},
+			importjob.FieldStatus:       {Type: field.TypeEnum, Column: importjob.FieldStatus},
+			importjob.FieldFilename:     {Type: field.TypeString, Column: importjob.FieldFilename},
+			importjob.FieldStorageKey:   {Type: field.TypeString, Column: importjob.FieldStorageKey},
+			importjob.FieldMapping:      {Type: field.TypeJSON, Column: importjob.FieldMapping},
+			importjob.FieldDedupe:       {Type: field.TypeEnum, Column: importjob.FieldDedupe},
+			importjob.FieldRowsTotal:    {Type: field.TypeInt, Column: importjob.FieldRowsTotal},
+			importjob.FieldRowsImported: {Type: field.TypeInt, Column: importjob.FieldRowsImported},
+			importjob.FieldRowsSkipped:  {Type: field.TypeInt, Column: importjob.FieldRowsSkipped},
+			importjob.FieldRowsFailed:   {Type: field.TypeInt, Column: importjob.FieldRowsFailed},
+			importjob.FieldRecordsDone:  {Type: field.TypeInt, Column: importjob.FieldRecordsDone},
+			importjob.FieldErrors:       {Type: field.TypeJSON, Column: importjob.FieldErrors},
+			importjob.FieldFailure:      {Type: field.TypeString, Column: importjob.FieldFailure},
+			importjob.FieldCreatedBy:    {Type: field.TypeString, Column: importjob.FieldCreatedBy},
+			importjob.FieldCreatedByKey: {Type: field.TypeUUID, Column: importjob.FieldCreatedByKey},
+			importjob.FieldClaimedUntil: {Type: field.TypeTime, Column: importjob.FieldClaimedUntil},
+			importjob.FieldClaimToken:   {Type: field.TypeUUID, Column: importjob.FieldClaimToken},
+			importjob.FieldAttempts:     {Type: field.TypeInt, Column: importjob.FieldAttempts},
+			importjob.FieldStartedAt:    {Type: field.TypeTime, Column: importjob.FieldStartedAt},
+			importjob.FieldFinishedAt:   {Type: field.TypeTime, Column: importjob.FieldFinishedAt},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundendpoint.Table,
 			Columns: inboundendpoint.Columns,
@@ -548,7 +610,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundendpoint.FieldIsActive:    {Type: field.TypeBool, Column: inboundendpoint.FieldIsActive},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   inboundrequest.Table,
 			Columns: inboundrequest.Columns,
@@ -573,7 +635,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			inboundrequest.FieldErrorCode:       {Type: field.TypeString, Column: inboundrequest.FieldErrorCode},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lead.Table,
 			Columns: lead.Columns,
@@ -616,7 +678,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lead.FieldCreatedBy:          {Type: field.TypeString, Column: lead.FieldCreatedBy},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadcount.Table,
 			Columns: leadcount.Columns,
@@ -633,7 +695,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadcount.FieldN:       {Type: field.TypeInt, Column: leadcount.FieldN},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   leadday.Table,
 			Columns: leadday.Columns,
@@ -655,7 +717,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			leadday.FieldFundedAmount: {Type: field.TypeInt64, Column: leadday.FieldFundedAmount},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lender.Table,
 			Columns: lender.Columns,
@@ -682,7 +744,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lender.FieldContactEmail:        {Type: field.TypeString, Column: lender.FieldContactEmail},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lenderday.Table,
 			Columns: lenderday.Columns,
@@ -713,7 +775,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lenderday.FieldDeclinedOther:             {Type: field.TypeInt, Column: lenderday.FieldDeclinedOther},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -732,7 +794,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   paymentday.Table,
 			Columns: paymentday.Columns,
@@ -749,7 +811,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			paymentday.FieldClawedBack: {Type: field.TypeInt64, Column: paymentday.FieldClawedBack},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pipelinestage.Table,
 			Columns: pipelinestage.Columns,
@@ -770,7 +832,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pipelinestage.FieldPosition:     {Type: field.TypeInt, Column: pipelinestage.FieldPosition},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   team.Table,
 			Columns: team.Columns,
@@ -787,7 +849,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			team.FieldName:      {Type: field.TypeString, Column: team.FieldName},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -808,7 +870,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTeamID:    {Type: field.TypeUUID, Column: user.FieldTeamID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -827,7 +889,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldResponseExcerpt: {Type: field.TypeString, Column: webhookattempt.FieldResponseExcerpt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -852,7 +914,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldDeadAt:         {Type: field.TypeTime, Column: webhookdelivery.FieldDeadAt},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookevent.Table,
 			Columns: webhookevent.Columns,
@@ -873,7 +935,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookevent.FieldOnlyInstallationID:    {Type: field.TypeUUID, Column: webhookevent.FieldOnlyInstallationID},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhooksubscription.Table,
 			Columns: webhooksubscription.Columns,
@@ -1202,6 +1264,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: true,
+			Table:   document.OrganizationTable,
+			Columns: []string{document.OrganizationColumn},
+			Bidi:    false,
+		},
+		"Document",
+		"Organization",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
 			Table:   fundeddeal.OrganizationTable,
 			Columns: []string{fundeddeal.OrganizationColumn},
 			Bidi:    false,
@@ -1256,6 +1330,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"FundedDeal",
 		"Commission",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   importjob.OrganizationTable,
+			Columns: []string{importjob.OrganizationColumn},
+			Bidi:    false,
+		},
+		"ImportJob",
+		"Organization",
 	)
 	graph.MustAddE(
 		"organization",
@@ -1664,6 +1750,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Organization",
 		"AppInstallation",
+	)
+	graph.MustAddE(
+		"documents",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"Document",
+	)
+	graph.MustAddE(
+		"import_jobs",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+		},
+		"Organization",
+		"ImportJob",
 	)
 	graph.MustAddE(
 		"organization",
@@ -3852,6 +3962,120 @@ func (f *DialerCallFilter) WhereMultiDay(p entql.BoolP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *DocumentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DocumentQuery builder.
+func (_q *DocumentQuery) Filter() *DocumentFilter {
+	return &DocumentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DocumentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DocumentMutation builder.
+func (m *DocumentMutation) Filter() *DocumentFilter {
+	return &DocumentFilter{config: m.config, predicateAdder: m}
+}
+
+// DocumentFilter provides a generic filtering capability at runtime for DocumentQuery.
+type DocumentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DocumentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *DocumentFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(document.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *DocumentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(document.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *DocumentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(document.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *DocumentFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(document.FieldOrgID))
+}
+
+// WhereRecordType applies the entql string predicate on the record_type field.
+func (f *DocumentFilter) WhereRecordType(p entql.StringP) {
+	f.Where(p.Field(document.FieldRecordType))
+}
+
+// WhereRecordID applies the entql [16]byte predicate on the record_id field.
+func (f *DocumentFilter) WhereRecordID(p entql.ValueP) {
+	f.Where(p.Field(document.FieldRecordID))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *DocumentFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(document.FieldFilename))
+}
+
+// WhereContentType applies the entql string predicate on the content_type field.
+func (f *DocumentFilter) WhereContentType(p entql.StringP) {
+	f.Where(p.Field(document.FieldContentType))
+}
+
+// WhereSize applies the entql int64 predicate on the size field.
+func (f *DocumentFilter) WhereSize(p entql.Int64P) {
+	f.Where(p.Field(document.FieldSize))
+}
+
+// WhereSha256 applies the entql string predicate on the sha256 field.
+func (f *DocumentFilter) WhereSha256(p entql.StringP) {
+	f.Where(p.Field(document.FieldSha256))
+}
+
+// WhereCategory applies the entql string predicate on the category field.
+func (f *DocumentFilter) WhereCategory(p entql.StringP) {
+	f.Where(p.Field(document.FieldCategory))
+}
+
+// WhereUploadedBy applies the entql string predicate on the uploaded_by field.
+func (f *DocumentFilter) WhereUploadedBy(p entql.StringP) {
+	f.Where(p.Field(document.FieldUploadedBy))
+}
+
+// WhereStorageKey applies the entql string predicate on the storage_key field.
+func (f *DocumentFilter) WhereStorageKey(p entql.StringP) {
+	f.Where(p.Field(document.FieldStorageKey))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *DocumentFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *DocumentFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *FundedDealQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3880,7 +4104,7 @@ type FundedDealFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4075,7 +4299,7 @@ type FundedDealDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FundedDealDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4140,7 +4364,7 @@ type IdempotencyRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4202,6 +4426,170 @@ func (f *IdempotencyRecordFilter) WhereExpiresAt(p entql.TimeP) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ImportJobQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ImportJobQuery builder.
+func (_q *ImportJobQuery) Filter() *ImportJobFilter {
+	return &ImportJobFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ImportJobMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ImportJobMutation builder.
+func (m *ImportJobMutation) Filter() *ImportJobFilter {
+	return &ImportJobFilter{config: m.config, predicateAdder: m}
+}
+
+// ImportJobFilter provides a generic filtering capability at runtime for ImportJobQuery.
+type ImportJobFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ImportJobFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql [16]byte predicate on the id field.
+func (f *ImportJobFilter) WhereID(p entql.ValueP) {
+	f.Where(p.Field(importjob.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ImportJobFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(importjob.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ImportJobFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(importjob.FieldUpdatedAt))
+}
+
+// WhereOrgID applies the entql [16]byte predicate on the org_id field.
+func (f *ImportJobFilter) WhereOrgID(p entql.ValueP) {
+	f.Where(p.Field(importjob.FieldOrgID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ImportJobFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(importjob.FieldStatus))
+}
+
+// WhereFilename applies the entql string predicate on the filename field.
+func (f *ImportJobFilter) WhereFilename(p entql.StringP) {
+	f.Where(p.Field(importjob.FieldFilename))
+}
+
+// WhereStorageKey applies the entql string predicate on the storage_key field.
+func (f *ImportJobFilter) WhereStorageKey(p entql.StringP) {
+	f.Where(p.Field(importjob.FieldStorageKey))
+}
+
+// WhereMapping applies the entql json.RawMessage predicate on the mapping field.
+func (f *ImportJobFilter) WhereMapping(p entql.BytesP) {
+	f.Where(p.Field(importjob.FieldMapping))
+}
+
+// WhereDedupe applies the entql string predicate on the dedupe field.
+func (f *ImportJobFilter) WhereDedupe(p entql.StringP) {
+	f.Where(p.Field(importjob.FieldDedupe))
+}
+
+// WhereRowsTotal applies the entql int predicate on the rows_total field.
+func (f *ImportJobFilter) WhereRowsTotal(p entql.IntP) {
+	f.Where(p.Field(importjob.FieldRowsTotal))
+}
+
+// WhereRowsImported applies the entql int predicate on the rows_imported field.
+func (f *ImportJobFilter) WhereRowsImported(p entql.IntP) {
+	f.Where(p.Field(importjob.FieldRowsImported))
+}
+
+// WhereRowsSkipped applies the entql int predicate on the rows_skipped field.
+func (f *ImportJobFilter) WhereRowsSkipped(p entql.IntP) {
+	f.Where(p.Field(importjob.FieldRowsSkipped))
+}
+
+// WhereRowsFailed applies the entql int predicate on the rows_failed field.
+func (f *ImportJobFilter) WhereRowsFailed(p entql.IntP) {
+	f.Where(p.Field(importjob.FieldRowsFailed))
+}
+
+// WhereRecordsDone applies the entql int predicate on the records_done field.
+func (f *ImportJobFilter) WhereRecordsDone(p entql.IntP) {
+	f.Where(p.Field(importjob.FieldRecordsDone))
+}
+
+// WhereErrors applies the entql json.RawMessage predicate on the errors field.
+func (f *ImportJobFilter) WhereErrors(p entql.BytesP) {
+	f.Where(p.Field(importjob.FieldErrors))
+}
+
+// WhereFailure applies the entql string predicate on the failure field.
+func (f *ImportJobFilter) WhereFailure(p entql.StringP) {
+	f.Where(p.Field(importjob.FieldFailure))
+}
+
+// WhereCreatedBy applies the entql string predicate on the created_by field.
+func (f *ImportJobFilter) WhereCreatedBy(p entql.StringP) {
+	f.Where(p.Field(importjob.FieldCreatedBy))
+}
+
+// WhereCreatedByKey applies the entql [16]byte predicate on the created_by_key field.
+func (f *ImportJobFilter) WhereCreatedByKey(p entql.ValueP) {
+	f.Where(p.Field(importjob.FieldCreatedByKey))
+}
+
+// WhereClaimedUntil applies the entql time.Time predicate on the claimed_until field.
+func (f *ImportJobFilter) WhereClaimedUntil(p entql.TimeP) {
+	f.Where(p.Field(importjob.FieldClaimedUntil))
+}
+
+// WhereClaimToken applies the entql [16]byte predicate on the claim_token field.
+func (f *ImportJobFilter) WhereClaimToken(p entql.ValueP) {
+	f.Where(p.Field(importjob.FieldClaimToken))
+}
+
+// WhereAttempts applies the entql int predicate on the attempts field.
+func (f *ImportJobFilter) WhereAttempts(p entql.IntP) {
+	f.Where(p.Field(importjob.FieldAttempts))
+}
+
+// WhereStartedAt applies the entql time.Time predicate on the started_at field.
+func (f *ImportJobFilter) WhereStartedAt(p entql.TimeP) {
+	f.Where(p.Field(importjob.FieldStartedAt))
+}
+
+// WhereFinishedAt applies the entql time.Time predicate on the finished_at field.
+func (f *ImportJobFilter) WhereFinishedAt(p entql.TimeP) {
+	f.Where(p.Field(importjob.FieldFinishedAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *ImportJobFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *ImportJobFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *InboundEndpointQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4230,7 +4618,7 @@ type InboundEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4352,7 +4740,7 @@ type InboundRequestFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InboundRequestFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4466,7 +4854,7 @@ type LeadFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4768,7 +5156,7 @@ type LeadCountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadCountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4828,7 +5216,7 @@ type LeadDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LeadDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4913,7 +5301,7 @@ type LenderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5065,7 +5453,7 @@ type LenderDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LenderDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5195,7 +5583,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5502,6 +5890,34 @@ func (f *OrganizationFilter) WhereHasAppInstallationsWith(preds ...predicate.App
 	})))
 }
 
+// WhereHasDocuments applies a predicate to check if query has an edge documents.
+func (f *OrganizationFilter) WhereHasDocuments() {
+	f.Where(entql.HasEdge("documents"))
+}
+
+// WhereHasDocumentsWith applies a predicate to check if query has an edge documents with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasDocumentsWith(preds ...predicate.Document) {
+	f.Where(entql.HasEdgeWith("documents", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasImportJobs applies a predicate to check if query has an edge import_jobs.
+func (f *OrganizationFilter) WhereHasImportJobs() {
+	f.Where(entql.HasEdge("import_jobs"))
+}
+
+// WhereHasImportJobsWith applies a predicate to check if query has an edge import_jobs with a given conditions (other predicates).
+func (f *OrganizationFilter) WhereHasImportJobsWith(preds ...predicate.ImportJob) {
+	f.Where(entql.HasEdgeWith("import_jobs", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *PaymentDayQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5531,7 +5947,7 @@ type PaymentDayFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PaymentDayFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5591,7 +6007,7 @@ type PipelineStageFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PipelineStageFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5699,7 +6115,7 @@ type TeamFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TeamFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5787,7 +6203,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5937,7 +6353,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6021,7 +6437,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6163,7 +6579,7 @@ type WebhookEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6257,7 +6673,7 @@ type WebhookSubscriptionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookSubscriptionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

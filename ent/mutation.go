@@ -28,9 +28,11 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -49,6 +51,7 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/leadcsv"
 	"github.com/lendingpipe/svc/internal/money"
 )
 
@@ -77,9 +80,11 @@ const (
 	TypeDealDay             = "DealDay"
 	TypeDecisionDay         = "DecisionDay"
 	TypeDialerCall          = "DialerCall"
+	TypeDocument            = "Document"
 	TypeFundedDeal          = "FundedDeal"
 	TypeFundedDealDay       = "FundedDealDay"
 	TypeIdempotencyRecord   = "IdempotencyRecord"
+	TypeImportJob           = "ImportJob"
 	TypeInboundEndpoint     = "InboundEndpoint"
 	TypeInboundRequest      = "InboundRequest"
 	TypeLead                = "Lead"
@@ -19919,6 +19924,1035 @@ func (m *DialerCallMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown DialerCall edge %s", name)
 }
 
+// DocumentMutation represents an operation that mutates the Document nodes in the graph.
+type DocumentMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	record_type         *document.RecordType
+	record_id           *uuid.UUID
+	filename            *string
+	content_type        *string
+	size                *int64
+	addsize             *int64
+	sha256              *string
+	category            *document.Category
+	uploaded_by         *string
+	storage_key         *string
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*Document, error)
+	predicates          []predicate.Document
+}
+
+var _ ent.Mutation = (*DocumentMutation)(nil)
+
+// documentOption allows management of the mutation configuration using functional options.
+type documentOption func(*DocumentMutation)
+
+// newDocumentMutation creates new mutation for the Document entity.
+func newDocumentMutation(c config, op Op, opts ...documentOption) *DocumentMutation {
+	m := &DocumentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDocument,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDocumentID sets the ID field of the mutation.
+func withDocumentID(id uuid.UUID) documentOption {
+	return func(m *DocumentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Document
+		)
+		m.oldValue = func(ctx context.Context) (*Document, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Document.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDocument sets the old Document of the mutation.
+func withDocument(node *Document) documentOption {
+	return func(m *DocumentMutation) {
+		m.oldValue = func(context.Context) (*Document, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DocumentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DocumentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Document entities.
+func (m *DocumentMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DocumentMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DocumentMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Document.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DocumentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DocumentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DocumentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *DocumentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *DocumentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *DocumentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *DocumentMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *DocumentMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *DocumentMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetRecordType sets the "record_type" field.
+func (m *DocumentMutation) SetRecordType(dt document.RecordType) {
+	m.record_type = &dt
+}
+
+// RecordType returns the value of the "record_type" field in the mutation.
+func (m *DocumentMutation) RecordType() (r document.RecordType, exists bool) {
+	v := m.record_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordType returns the old "record_type" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldRecordType(ctx context.Context) (v document.RecordType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordType: %w", err)
+	}
+	return oldValue.RecordType, nil
+}
+
+// ResetRecordType resets all changes to the "record_type" field.
+func (m *DocumentMutation) ResetRecordType() {
+	m.record_type = nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *DocumentMutation) SetRecordID(u uuid.UUID) {
+	m.record_id = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *DocumentMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordID returns the old "record_id" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldRecordID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordID: %w", err)
+	}
+	return oldValue.RecordID, nil
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *DocumentMutation) ResetRecordID() {
+	m.record_id = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *DocumentMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *DocumentMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *DocumentMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetContentType sets the "content_type" field.
+func (m *DocumentMutation) SetContentType(s string) {
+	m.content_type = &s
+}
+
+// ContentType returns the value of the "content_type" field in the mutation.
+func (m *DocumentMutation) ContentType() (r string, exists bool) {
+	v := m.content_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContentType returns the old "content_type" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldContentType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContentType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContentType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContentType: %w", err)
+	}
+	return oldValue.ContentType, nil
+}
+
+// ResetContentType resets all changes to the "content_type" field.
+func (m *DocumentMutation) ResetContentType() {
+	m.content_type = nil
+}
+
+// SetSize sets the "size" field.
+func (m *DocumentMutation) SetSize(i int64) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *DocumentMutation) Size() (r int64, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldSize(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *DocumentMutation) AddSize(i int64) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *DocumentMutation) AddedSize() (r int64, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *DocumentMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *DocumentMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *DocumentMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *DocumentMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetCategory sets the "category" field.
+func (m *DocumentMutation) SetCategory(d document.Category) {
+	m.category = &d
+}
+
+// Category returns the value of the "category" field in the mutation.
+func (m *DocumentMutation) Category() (r document.Category, exists bool) {
+	v := m.category
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCategory returns the old "category" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldCategory(ctx context.Context) (v document.Category, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCategory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCategory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCategory: %w", err)
+	}
+	return oldValue.Category, nil
+}
+
+// ResetCategory resets all changes to the "category" field.
+func (m *DocumentMutation) ResetCategory() {
+	m.category = nil
+}
+
+// SetUploadedBy sets the "uploaded_by" field.
+func (m *DocumentMutation) SetUploadedBy(s string) {
+	m.uploaded_by = &s
+}
+
+// UploadedBy returns the value of the "uploaded_by" field in the mutation.
+func (m *DocumentMutation) UploadedBy() (r string, exists bool) {
+	v := m.uploaded_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUploadedBy returns the old "uploaded_by" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldUploadedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUploadedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUploadedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUploadedBy: %w", err)
+	}
+	return oldValue.UploadedBy, nil
+}
+
+// ResetUploadedBy resets all changes to the "uploaded_by" field.
+func (m *DocumentMutation) ResetUploadedBy() {
+	m.uploaded_by = nil
+}
+
+// SetStorageKey sets the "storage_key" field.
+func (m *DocumentMutation) SetStorageKey(s string) {
+	m.storage_key = &s
+}
+
+// StorageKey returns the value of the "storage_key" field in the mutation.
+func (m *DocumentMutation) StorageKey() (r string, exists bool) {
+	v := m.storage_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStorageKey returns the old "storage_key" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldStorageKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStorageKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStorageKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStorageKey: %w", err)
+	}
+	return oldValue.StorageKey, nil
+}
+
+// ResetStorageKey resets all changes to the "storage_key" field.
+func (m *DocumentMutation) ResetStorageKey() {
+	m.storage_key = nil
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *DocumentMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *DocumentMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[document.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *DocumentMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *DocumentMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *DocumentMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *DocumentMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the DocumentMutation builder.
+func (m *DocumentMutation) Where(ps ...predicate.Document) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DocumentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DocumentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Document, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DocumentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DocumentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Document).
+func (m *DocumentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DocumentMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, document.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, document.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, document.FieldOrgID)
+	}
+	if m.record_type != nil {
+		fields = append(fields, document.FieldRecordType)
+	}
+	if m.record_id != nil {
+		fields = append(fields, document.FieldRecordID)
+	}
+	if m.filename != nil {
+		fields = append(fields, document.FieldFilename)
+	}
+	if m.content_type != nil {
+		fields = append(fields, document.FieldContentType)
+	}
+	if m.size != nil {
+		fields = append(fields, document.FieldSize)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, document.FieldSha256)
+	}
+	if m.category != nil {
+		fields = append(fields, document.FieldCategory)
+	}
+	if m.uploaded_by != nil {
+		fields = append(fields, document.FieldUploadedBy)
+	}
+	if m.storage_key != nil {
+		fields = append(fields, document.FieldStorageKey)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case document.FieldCreatedAt:
+		return m.CreatedAt()
+	case document.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case document.FieldOrgID:
+		return m.OrgID()
+	case document.FieldRecordType:
+		return m.RecordType()
+	case document.FieldRecordID:
+		return m.RecordID()
+	case document.FieldFilename:
+		return m.Filename()
+	case document.FieldContentType:
+		return m.ContentType()
+	case document.FieldSize:
+		return m.Size()
+	case document.FieldSha256:
+		return m.Sha256()
+	case document.FieldCategory:
+		return m.Category()
+	case document.FieldUploadedBy:
+		return m.UploadedBy()
+	case document.FieldStorageKey:
+		return m.StorageKey()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case document.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case document.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case document.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case document.FieldRecordType:
+		return m.OldRecordType(ctx)
+	case document.FieldRecordID:
+		return m.OldRecordID(ctx)
+	case document.FieldFilename:
+		return m.OldFilename(ctx)
+	case document.FieldContentType:
+		return m.OldContentType(ctx)
+	case document.FieldSize:
+		return m.OldSize(ctx)
+	case document.FieldSha256:
+		return m.OldSha256(ctx)
+	case document.FieldCategory:
+		return m.OldCategory(ctx)
+	case document.FieldUploadedBy:
+		return m.OldUploadedBy(ctx)
+	case document.FieldStorageKey:
+		return m.OldStorageKey(ctx)
+	}
+	return nil, fmt.Errorf("unknown Document field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case document.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case document.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case document.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case document.FieldRecordType:
+		v, ok := value.(document.RecordType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordType(v)
+		return nil
+	case document.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case document.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case document.FieldContentType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContentType(v)
+		return nil
+	case document.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case document.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case document.FieldCategory:
+		v, ok := value.(document.Category)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCategory(v)
+		return nil
+	case document.FieldUploadedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUploadedBy(v)
+		return nil
+	case document.FieldStorageKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStorageKey(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Document field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DocumentMutation) AddedFields() []string {
+	var fields []string
+	if m.addsize != nil {
+		fields = append(fields, document.FieldSize)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DocumentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case document.FieldSize:
+		return m.AddedSize()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case document.FieldSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Document numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DocumentMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DocumentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DocumentMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Document nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DocumentMutation) ResetField(name string) error {
+	switch name {
+	case document.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case document.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case document.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case document.FieldRecordType:
+		m.ResetRecordType()
+		return nil
+	case document.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case document.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case document.FieldContentType:
+		m.ResetContentType()
+		return nil
+	case document.FieldSize:
+		m.ResetSize()
+		return nil
+	case document.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case document.FieldCategory:
+		m.ResetCategory()
+		return nil
+	case document.FieldUploadedBy:
+		m.ResetUploadedBy()
+		return nil
+	case document.FieldStorageKey:
+		m.ResetStorageKey()
+		return nil
+	}
+	return fmt.Errorf("unknown Document field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DocumentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, document.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DocumentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case document.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DocumentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DocumentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DocumentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, document.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DocumentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case document.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DocumentMutation) ClearEdge(name string) error {
+	switch name {
+	case document.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Document unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DocumentMutation) ResetEdge(name string) error {
+	switch name {
+	case document.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown Document edge %s", name)
+}
+
 // FundedDealMutation represents an operation that mutates the FundedDeal nodes in the graph.
 type FundedDealMutation struct {
 	config
@@ -23172,6 +24206,1951 @@ func (m *IdempotencyRecordMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *IdempotencyRecordMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotencyRecord edge %s", name)
+}
+
+// ImportJobMutation represents an operation that mutates the ImportJob nodes in the graph.
+type ImportJobMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *uuid.UUID
+	created_at          *time.Time
+	updated_at          *time.Time
+	status              *importjob.Status
+	filename            *string
+	storage_key         *string
+	mapping             *map[string]string
+	dedupe              *importjob.Dedupe
+	rows_total          *int
+	addrows_total       *int
+	rows_imported       *int
+	addrows_imported    *int
+	rows_skipped        *int
+	addrows_skipped     *int
+	rows_failed         *int
+	addrows_failed      *int
+	records_done        *int
+	addrecords_done     *int
+	errors              *[]leadcsv.RowError
+	appenderrors        []leadcsv.RowError
+	failure             *string
+	created_by          *string
+	created_by_key      *uuid.UUID
+	claimed_until       *time.Time
+	claim_token         *uuid.UUID
+	attempts            *int
+	addattempts         *int
+	started_at          *time.Time
+	finished_at         *time.Time
+	clearedFields       map[string]struct{}
+	organization        *uuid.UUID
+	clearedorganization bool
+	done                bool
+	oldValue            func(context.Context) (*ImportJob, error)
+	predicates          []predicate.ImportJob
+}
+
+var _ ent.Mutation = (*ImportJobMutation)(nil)
+
+// importjobOption allows management of the mutation configuration using functional options.
+type importjobOption func(*ImportJobMutation)
+
+// newImportJobMutation creates new mutation for the ImportJob entity.
+func newImportJobMutation(c config, op Op, opts ...importjobOption) *ImportJobMutation {
+	m := &ImportJobMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeImportJob,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withImportJobID sets the ID field of the mutation.
+func withImportJobID(id uuid.UUID) importjobOption {
+	return func(m *ImportJobMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ImportJob
+		)
+		m.oldValue = func(ctx context.Context) (*ImportJob, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ImportJob.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withImportJob sets the old ImportJob of the mutation.
+func withImportJob(node *ImportJob) importjobOption {
+	return func(m *ImportJobMutation) {
+		m.oldValue = func(context.Context) (*ImportJob, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ImportJobMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ImportJobMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ImportJob entities.
+func (m *ImportJobMutation) SetID(id uuid.UUID) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ImportJobMutation) ID() (id uuid.UUID, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ImportJobMutation) IDs(ctx context.Context) ([]uuid.UUID, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []uuid.UUID{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ImportJob.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ImportJobMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ImportJobMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ImportJobMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ImportJobMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ImportJobMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ImportJobMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *ImportJobMutation) SetOrgID(u uuid.UUID) {
+	m.organization = &u
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *ImportJobMutation) OrgID() (r uuid.UUID, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldOrgID(ctx context.Context) (v uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *ImportJobMutation) ResetOrgID() {
+	m.organization = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ImportJobMutation) SetStatus(i importjob.Status) {
+	m.status = &i
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ImportJobMutation) Status() (r importjob.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldStatus(ctx context.Context) (v importjob.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ImportJobMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetFilename sets the "filename" field.
+func (m *ImportJobMutation) SetFilename(s string) {
+	m.filename = &s
+}
+
+// Filename returns the value of the "filename" field in the mutation.
+func (m *ImportJobMutation) Filename() (r string, exists bool) {
+	v := m.filename
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilename returns the old "filename" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldFilename(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilename is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilename requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilename: %w", err)
+	}
+	return oldValue.Filename, nil
+}
+
+// ResetFilename resets all changes to the "filename" field.
+func (m *ImportJobMutation) ResetFilename() {
+	m.filename = nil
+}
+
+// SetStorageKey sets the "storage_key" field.
+func (m *ImportJobMutation) SetStorageKey(s string) {
+	m.storage_key = &s
+}
+
+// StorageKey returns the value of the "storage_key" field in the mutation.
+func (m *ImportJobMutation) StorageKey() (r string, exists bool) {
+	v := m.storage_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStorageKey returns the old "storage_key" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldStorageKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStorageKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStorageKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStorageKey: %w", err)
+	}
+	return oldValue.StorageKey, nil
+}
+
+// ClearStorageKey clears the value of the "storage_key" field.
+func (m *ImportJobMutation) ClearStorageKey() {
+	m.storage_key = nil
+	m.clearedFields[importjob.FieldStorageKey] = struct{}{}
+}
+
+// StorageKeyCleared returns if the "storage_key" field was cleared in this mutation.
+func (m *ImportJobMutation) StorageKeyCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldStorageKey]
+	return ok
+}
+
+// ResetStorageKey resets all changes to the "storage_key" field.
+func (m *ImportJobMutation) ResetStorageKey() {
+	m.storage_key = nil
+	delete(m.clearedFields, importjob.FieldStorageKey)
+}
+
+// SetMapping sets the "mapping" field.
+func (m *ImportJobMutation) SetMapping(value map[string]string) {
+	m.mapping = &value
+}
+
+// Mapping returns the value of the "mapping" field in the mutation.
+func (m *ImportJobMutation) Mapping() (r map[string]string, exists bool) {
+	v := m.mapping
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMapping returns the old "mapping" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldMapping(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMapping is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMapping requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMapping: %w", err)
+	}
+	return oldValue.Mapping, nil
+}
+
+// ClearMapping clears the value of the "mapping" field.
+func (m *ImportJobMutation) ClearMapping() {
+	m.mapping = nil
+	m.clearedFields[importjob.FieldMapping] = struct{}{}
+}
+
+// MappingCleared returns if the "mapping" field was cleared in this mutation.
+func (m *ImportJobMutation) MappingCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldMapping]
+	return ok
+}
+
+// ResetMapping resets all changes to the "mapping" field.
+func (m *ImportJobMutation) ResetMapping() {
+	m.mapping = nil
+	delete(m.clearedFields, importjob.FieldMapping)
+}
+
+// SetDedupe sets the "dedupe" field.
+func (m *ImportJobMutation) SetDedupe(i importjob.Dedupe) {
+	m.dedupe = &i
+}
+
+// Dedupe returns the value of the "dedupe" field in the mutation.
+func (m *ImportJobMutation) Dedupe() (r importjob.Dedupe, exists bool) {
+	v := m.dedupe
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDedupe returns the old "dedupe" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldDedupe(ctx context.Context) (v importjob.Dedupe, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDedupe is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDedupe requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDedupe: %w", err)
+	}
+	return oldValue.Dedupe, nil
+}
+
+// ResetDedupe resets all changes to the "dedupe" field.
+func (m *ImportJobMutation) ResetDedupe() {
+	m.dedupe = nil
+}
+
+// SetRowsTotal sets the "rows_total" field.
+func (m *ImportJobMutation) SetRowsTotal(i int) {
+	m.rows_total = &i
+	m.addrows_total = nil
+}
+
+// RowsTotal returns the value of the "rows_total" field in the mutation.
+func (m *ImportJobMutation) RowsTotal() (r int, exists bool) {
+	v := m.rows_total
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRowsTotal returns the old "rows_total" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldRowsTotal(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRowsTotal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRowsTotal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRowsTotal: %w", err)
+	}
+	return oldValue.RowsTotal, nil
+}
+
+// AddRowsTotal adds i to the "rows_total" field.
+func (m *ImportJobMutation) AddRowsTotal(i int) {
+	if m.addrows_total != nil {
+		*m.addrows_total += i
+	} else {
+		m.addrows_total = &i
+	}
+}
+
+// AddedRowsTotal returns the value that was added to the "rows_total" field in this mutation.
+func (m *ImportJobMutation) AddedRowsTotal() (r int, exists bool) {
+	v := m.addrows_total
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearRowsTotal clears the value of the "rows_total" field.
+func (m *ImportJobMutation) ClearRowsTotal() {
+	m.rows_total = nil
+	m.addrows_total = nil
+	m.clearedFields[importjob.FieldRowsTotal] = struct{}{}
+}
+
+// RowsTotalCleared returns if the "rows_total" field was cleared in this mutation.
+func (m *ImportJobMutation) RowsTotalCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldRowsTotal]
+	return ok
+}
+
+// ResetRowsTotal resets all changes to the "rows_total" field.
+func (m *ImportJobMutation) ResetRowsTotal() {
+	m.rows_total = nil
+	m.addrows_total = nil
+	delete(m.clearedFields, importjob.FieldRowsTotal)
+}
+
+// SetRowsImported sets the "rows_imported" field.
+func (m *ImportJobMutation) SetRowsImported(i int) {
+	m.rows_imported = &i
+	m.addrows_imported = nil
+}
+
+// RowsImported returns the value of the "rows_imported" field in the mutation.
+func (m *ImportJobMutation) RowsImported() (r int, exists bool) {
+	v := m.rows_imported
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRowsImported returns the old "rows_imported" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldRowsImported(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRowsImported is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRowsImported requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRowsImported: %w", err)
+	}
+	return oldValue.RowsImported, nil
+}
+
+// AddRowsImported adds i to the "rows_imported" field.
+func (m *ImportJobMutation) AddRowsImported(i int) {
+	if m.addrows_imported != nil {
+		*m.addrows_imported += i
+	} else {
+		m.addrows_imported = &i
+	}
+}
+
+// AddedRowsImported returns the value that was added to the "rows_imported" field in this mutation.
+func (m *ImportJobMutation) AddedRowsImported() (r int, exists bool) {
+	v := m.addrows_imported
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRowsImported resets all changes to the "rows_imported" field.
+func (m *ImportJobMutation) ResetRowsImported() {
+	m.rows_imported = nil
+	m.addrows_imported = nil
+}
+
+// SetRowsSkipped sets the "rows_skipped" field.
+func (m *ImportJobMutation) SetRowsSkipped(i int) {
+	m.rows_skipped = &i
+	m.addrows_skipped = nil
+}
+
+// RowsSkipped returns the value of the "rows_skipped" field in the mutation.
+func (m *ImportJobMutation) RowsSkipped() (r int, exists bool) {
+	v := m.rows_skipped
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRowsSkipped returns the old "rows_skipped" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldRowsSkipped(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRowsSkipped is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRowsSkipped requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRowsSkipped: %w", err)
+	}
+	return oldValue.RowsSkipped, nil
+}
+
+// AddRowsSkipped adds i to the "rows_skipped" field.
+func (m *ImportJobMutation) AddRowsSkipped(i int) {
+	if m.addrows_skipped != nil {
+		*m.addrows_skipped += i
+	} else {
+		m.addrows_skipped = &i
+	}
+}
+
+// AddedRowsSkipped returns the value that was added to the "rows_skipped" field in this mutation.
+func (m *ImportJobMutation) AddedRowsSkipped() (r int, exists bool) {
+	v := m.addrows_skipped
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRowsSkipped resets all changes to the "rows_skipped" field.
+func (m *ImportJobMutation) ResetRowsSkipped() {
+	m.rows_skipped = nil
+	m.addrows_skipped = nil
+}
+
+// SetRowsFailed sets the "rows_failed" field.
+func (m *ImportJobMutation) SetRowsFailed(i int) {
+	m.rows_failed = &i
+	m.addrows_failed = nil
+}
+
+// RowsFailed returns the value of the "rows_failed" field in the mutation.
+func (m *ImportJobMutation) RowsFailed() (r int, exists bool) {
+	v := m.rows_failed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRowsFailed returns the old "rows_failed" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldRowsFailed(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRowsFailed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRowsFailed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRowsFailed: %w", err)
+	}
+	return oldValue.RowsFailed, nil
+}
+
+// AddRowsFailed adds i to the "rows_failed" field.
+func (m *ImportJobMutation) AddRowsFailed(i int) {
+	if m.addrows_failed != nil {
+		*m.addrows_failed += i
+	} else {
+		m.addrows_failed = &i
+	}
+}
+
+// AddedRowsFailed returns the value that was added to the "rows_failed" field in this mutation.
+func (m *ImportJobMutation) AddedRowsFailed() (r int, exists bool) {
+	v := m.addrows_failed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRowsFailed resets all changes to the "rows_failed" field.
+func (m *ImportJobMutation) ResetRowsFailed() {
+	m.rows_failed = nil
+	m.addrows_failed = nil
+}
+
+// SetRecordsDone sets the "records_done" field.
+func (m *ImportJobMutation) SetRecordsDone(i int) {
+	m.records_done = &i
+	m.addrecords_done = nil
+}
+
+// RecordsDone returns the value of the "records_done" field in the mutation.
+func (m *ImportJobMutation) RecordsDone() (r int, exists bool) {
+	v := m.records_done
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordsDone returns the old "records_done" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldRecordsDone(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordsDone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordsDone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordsDone: %w", err)
+	}
+	return oldValue.RecordsDone, nil
+}
+
+// AddRecordsDone adds i to the "records_done" field.
+func (m *ImportJobMutation) AddRecordsDone(i int) {
+	if m.addrecords_done != nil {
+		*m.addrecords_done += i
+	} else {
+		m.addrecords_done = &i
+	}
+}
+
+// AddedRecordsDone returns the value that was added to the "records_done" field in this mutation.
+func (m *ImportJobMutation) AddedRecordsDone() (r int, exists bool) {
+	v := m.addrecords_done
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRecordsDone resets all changes to the "records_done" field.
+func (m *ImportJobMutation) ResetRecordsDone() {
+	m.records_done = nil
+	m.addrecords_done = nil
+}
+
+// SetErrors sets the "errors" field.
+func (m *ImportJobMutation) SetErrors(le []leadcsv.RowError) {
+	m.errors = &le
+	m.appenderrors = nil
+}
+
+// Errors returns the value of the "errors" field in the mutation.
+func (m *ImportJobMutation) Errors() (r []leadcsv.RowError, exists bool) {
+	v := m.errors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrors returns the old "errors" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldErrors(ctx context.Context) (v []leadcsv.RowError, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrors is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrors requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrors: %w", err)
+	}
+	return oldValue.Errors, nil
+}
+
+// AppendErrors adds le to the "errors" field.
+func (m *ImportJobMutation) AppendErrors(le []leadcsv.RowError) {
+	m.appenderrors = append(m.appenderrors, le...)
+}
+
+// AppendedErrors returns the list of values that were appended to the "errors" field in this mutation.
+func (m *ImportJobMutation) AppendedErrors() ([]leadcsv.RowError, bool) {
+	if len(m.appenderrors) == 0 {
+		return nil, false
+	}
+	return m.appenderrors, true
+}
+
+// ClearErrors clears the value of the "errors" field.
+func (m *ImportJobMutation) ClearErrors() {
+	m.errors = nil
+	m.appenderrors = nil
+	m.clearedFields[importjob.FieldErrors] = struct{}{}
+}
+
+// ErrorsCleared returns if the "errors" field was cleared in this mutation.
+func (m *ImportJobMutation) ErrorsCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldErrors]
+	return ok
+}
+
+// ResetErrors resets all changes to the "errors" field.
+func (m *ImportJobMutation) ResetErrors() {
+	m.errors = nil
+	m.appenderrors = nil
+	delete(m.clearedFields, importjob.FieldErrors)
+}
+
+// SetFailure sets the "failure" field.
+func (m *ImportJobMutation) SetFailure(s string) {
+	m.failure = &s
+}
+
+// Failure returns the value of the "failure" field in the mutation.
+func (m *ImportJobMutation) Failure() (r string, exists bool) {
+	v := m.failure
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailure returns the old "failure" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldFailure(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailure is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailure requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailure: %w", err)
+	}
+	return oldValue.Failure, nil
+}
+
+// ClearFailure clears the value of the "failure" field.
+func (m *ImportJobMutation) ClearFailure() {
+	m.failure = nil
+	m.clearedFields[importjob.FieldFailure] = struct{}{}
+}
+
+// FailureCleared returns if the "failure" field was cleared in this mutation.
+func (m *ImportJobMutation) FailureCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldFailure]
+	return ok
+}
+
+// ResetFailure resets all changes to the "failure" field.
+func (m *ImportJobMutation) ResetFailure() {
+	m.failure = nil
+	delete(m.clearedFields, importjob.FieldFailure)
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *ImportJobMutation) SetCreatedBy(s string) {
+	m.created_by = &s
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *ImportJobMutation) CreatedBy() (r string, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldCreatedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *ImportJobMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByKey sets the "created_by_key" field.
+func (m *ImportJobMutation) SetCreatedByKey(u uuid.UUID) {
+	m.created_by_key = &u
+}
+
+// CreatedByKey returns the value of the "created_by_key" field in the mutation.
+func (m *ImportJobMutation) CreatedByKey() (r uuid.UUID, exists bool) {
+	v := m.created_by_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByKey returns the old "created_by_key" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldCreatedByKey(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByKey: %w", err)
+	}
+	return oldValue.CreatedByKey, nil
+}
+
+// ClearCreatedByKey clears the value of the "created_by_key" field.
+func (m *ImportJobMutation) ClearCreatedByKey() {
+	m.created_by_key = nil
+	m.clearedFields[importjob.FieldCreatedByKey] = struct{}{}
+}
+
+// CreatedByKeyCleared returns if the "created_by_key" field was cleared in this mutation.
+func (m *ImportJobMutation) CreatedByKeyCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldCreatedByKey]
+	return ok
+}
+
+// ResetCreatedByKey resets all changes to the "created_by_key" field.
+func (m *ImportJobMutation) ResetCreatedByKey() {
+	m.created_by_key = nil
+	delete(m.clearedFields, importjob.FieldCreatedByKey)
+}
+
+// SetClaimedUntil sets the "claimed_until" field.
+func (m *ImportJobMutation) SetClaimedUntil(t time.Time) {
+	m.claimed_until = &t
+}
+
+// ClaimedUntil returns the value of the "claimed_until" field in the mutation.
+func (m *ImportJobMutation) ClaimedUntil() (r time.Time, exists bool) {
+	v := m.claimed_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClaimedUntil returns the old "claimed_until" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldClaimedUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClaimedUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClaimedUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClaimedUntil: %w", err)
+	}
+	return oldValue.ClaimedUntil, nil
+}
+
+// ClearClaimedUntil clears the value of the "claimed_until" field.
+func (m *ImportJobMutation) ClearClaimedUntil() {
+	m.claimed_until = nil
+	m.clearedFields[importjob.FieldClaimedUntil] = struct{}{}
+}
+
+// ClaimedUntilCleared returns if the "claimed_until" field was cleared in this mutation.
+func (m *ImportJobMutation) ClaimedUntilCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldClaimedUntil]
+	return ok
+}
+
+// ResetClaimedUntil resets all changes to the "claimed_until" field.
+func (m *ImportJobMutation) ResetClaimedUntil() {
+	m.claimed_until = nil
+	delete(m.clearedFields, importjob.FieldClaimedUntil)
+}
+
+// SetClaimToken sets the "claim_token" field.
+func (m *ImportJobMutation) SetClaimToken(u uuid.UUID) {
+	m.claim_token = &u
+}
+
+// ClaimToken returns the value of the "claim_token" field in the mutation.
+func (m *ImportJobMutation) ClaimToken() (r uuid.UUID, exists bool) {
+	v := m.claim_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClaimToken returns the old "claim_token" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldClaimToken(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClaimToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClaimToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClaimToken: %w", err)
+	}
+	return oldValue.ClaimToken, nil
+}
+
+// ClearClaimToken clears the value of the "claim_token" field.
+func (m *ImportJobMutation) ClearClaimToken() {
+	m.claim_token = nil
+	m.clearedFields[importjob.FieldClaimToken] = struct{}{}
+}
+
+// ClaimTokenCleared returns if the "claim_token" field was cleared in this mutation.
+func (m *ImportJobMutation) ClaimTokenCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldClaimToken]
+	return ok
+}
+
+// ResetClaimToken resets all changes to the "claim_token" field.
+func (m *ImportJobMutation) ResetClaimToken() {
+	m.claim_token = nil
+	delete(m.clearedFields, importjob.FieldClaimToken)
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *ImportJobMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *ImportJobMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *ImportJobMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *ImportJobMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *ImportJobMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetStartedAt sets the "started_at" field.
+func (m *ImportJobMutation) SetStartedAt(t time.Time) {
+	m.started_at = &t
+}
+
+// StartedAt returns the value of the "started_at" field in the mutation.
+func (m *ImportJobMutation) StartedAt() (r time.Time, exists bool) {
+	v := m.started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartedAt returns the old "started_at" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldStartedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartedAt: %w", err)
+	}
+	return oldValue.StartedAt, nil
+}
+
+// ClearStartedAt clears the value of the "started_at" field.
+func (m *ImportJobMutation) ClearStartedAt() {
+	m.started_at = nil
+	m.clearedFields[importjob.FieldStartedAt] = struct{}{}
+}
+
+// StartedAtCleared returns if the "started_at" field was cleared in this mutation.
+func (m *ImportJobMutation) StartedAtCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldStartedAt]
+	return ok
+}
+
+// ResetStartedAt resets all changes to the "started_at" field.
+func (m *ImportJobMutation) ResetStartedAt() {
+	m.started_at = nil
+	delete(m.clearedFields, importjob.FieldStartedAt)
+}
+
+// SetFinishedAt sets the "finished_at" field.
+func (m *ImportJobMutation) SetFinishedAt(t time.Time) {
+	m.finished_at = &t
+}
+
+// FinishedAt returns the value of the "finished_at" field in the mutation.
+func (m *ImportJobMutation) FinishedAt() (r time.Time, exists bool) {
+	v := m.finished_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishedAt returns the old "finished_at" field's value of the ImportJob entity.
+// If the ImportJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ImportJobMutation) OldFinishedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
+	}
+	return oldValue.FinishedAt, nil
+}
+
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (m *ImportJobMutation) ClearFinishedAt() {
+	m.finished_at = nil
+	m.clearedFields[importjob.FieldFinishedAt] = struct{}{}
+}
+
+// FinishedAtCleared returns if the "finished_at" field was cleared in this mutation.
+func (m *ImportJobMutation) FinishedAtCleared() bool {
+	_, ok := m.clearedFields[importjob.FieldFinishedAt]
+	return ok
+}
+
+// ResetFinishedAt resets all changes to the "finished_at" field.
+func (m *ImportJobMutation) ResetFinishedAt() {
+	m.finished_at = nil
+	delete(m.clearedFields, importjob.FieldFinishedAt)
+}
+
+// SetOrganizationID sets the "organization" edge to the Organization entity by id.
+func (m *ImportJobMutation) SetOrganizationID(id uuid.UUID) {
+	m.organization = &id
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *ImportJobMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[importjob.FieldOrgID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *ImportJobMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationID returns the "organization" edge ID in the mutation.
+func (m *ImportJobMutation) OrganizationID() (id uuid.UUID, exists bool) {
+	if m.organization != nil {
+		return *m.organization, true
+	}
+	return
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *ImportJobMutation) OrganizationIDs() (ids []uuid.UUID) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *ImportJobMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// Where appends a list predicates to the ImportJobMutation builder.
+func (m *ImportJobMutation) Where(ps ...predicate.ImportJob) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ImportJobMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ImportJobMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ImportJob, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ImportJobMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ImportJobMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ImportJob).
+func (m *ImportJobMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ImportJobMutation) Fields() []string {
+	fields := make([]string, 0, 22)
+	if m.created_at != nil {
+		fields = append(fields, importjob.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, importjob.FieldUpdatedAt)
+	}
+	if m.organization != nil {
+		fields = append(fields, importjob.FieldOrgID)
+	}
+	if m.status != nil {
+		fields = append(fields, importjob.FieldStatus)
+	}
+	if m.filename != nil {
+		fields = append(fields, importjob.FieldFilename)
+	}
+	if m.storage_key != nil {
+		fields = append(fields, importjob.FieldStorageKey)
+	}
+	if m.mapping != nil {
+		fields = append(fields, importjob.FieldMapping)
+	}
+	if m.dedupe != nil {
+		fields = append(fields, importjob.FieldDedupe)
+	}
+	if m.rows_total != nil {
+		fields = append(fields, importjob.FieldRowsTotal)
+	}
+	if m.rows_imported != nil {
+		fields = append(fields, importjob.FieldRowsImported)
+	}
+	if m.rows_skipped != nil {
+		fields = append(fields, importjob.FieldRowsSkipped)
+	}
+	if m.rows_failed != nil {
+		fields = append(fields, importjob.FieldRowsFailed)
+	}
+	if m.records_done != nil {
+		fields = append(fields, importjob.FieldRecordsDone)
+	}
+	if m.errors != nil {
+		fields = append(fields, importjob.FieldErrors)
+	}
+	if m.failure != nil {
+		fields = append(fields, importjob.FieldFailure)
+	}
+	if m.created_by != nil {
+		fields = append(fields, importjob.FieldCreatedBy)
+	}
+	if m.created_by_key != nil {
+		fields = append(fields, importjob.FieldCreatedByKey)
+	}
+	if m.claimed_until != nil {
+		fields = append(fields, importjob.FieldClaimedUntil)
+	}
+	if m.claim_token != nil {
+		fields = append(fields, importjob.FieldClaimToken)
+	}
+	if m.attempts != nil {
+		fields = append(fields, importjob.FieldAttempts)
+	}
+	if m.started_at != nil {
+		fields = append(fields, importjob.FieldStartedAt)
+	}
+	if m.finished_at != nil {
+		fields = append(fields, importjob.FieldFinishedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ImportJobMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case importjob.FieldCreatedAt:
+		return m.CreatedAt()
+	case importjob.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case importjob.FieldOrgID:
+		return m.OrgID()
+	case importjob.FieldStatus:
+		return m.Status()
+	case importjob.FieldFilename:
+		return m.Filename()
+	case importjob.FieldStorageKey:
+		return m.StorageKey()
+	case importjob.FieldMapping:
+		return m.Mapping()
+	case importjob.FieldDedupe:
+		return m.Dedupe()
+	case importjob.FieldRowsTotal:
+		return m.RowsTotal()
+	case importjob.FieldRowsImported:
+		return m.RowsImported()
+	case importjob.FieldRowsSkipped:
+		return m.RowsSkipped()
+	case importjob.FieldRowsFailed:
+		return m.RowsFailed()
+	case importjob.FieldRecordsDone:
+		return m.RecordsDone()
+	case importjob.FieldErrors:
+		return m.Errors()
+	case importjob.FieldFailure:
+		return m.Failure()
+	case importjob.FieldCreatedBy:
+		return m.CreatedBy()
+	case importjob.FieldCreatedByKey:
+		return m.CreatedByKey()
+	case importjob.FieldClaimedUntil:
+		return m.ClaimedUntil()
+	case importjob.FieldClaimToken:
+		return m.ClaimToken()
+	case importjob.FieldAttempts:
+		return m.Attempts()
+	case importjob.FieldStartedAt:
+		return m.StartedAt()
+	case importjob.FieldFinishedAt:
+		return m.FinishedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ImportJobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case importjob.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case importjob.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case importjob.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case importjob.FieldStatus:
+		return m.OldStatus(ctx)
+	case importjob.FieldFilename:
+		return m.OldFilename(ctx)
+	case importjob.FieldStorageKey:
+		return m.OldStorageKey(ctx)
+	case importjob.FieldMapping:
+		return m.OldMapping(ctx)
+	case importjob.FieldDedupe:
+		return m.OldDedupe(ctx)
+	case importjob.FieldRowsTotal:
+		return m.OldRowsTotal(ctx)
+	case importjob.FieldRowsImported:
+		return m.OldRowsImported(ctx)
+	case importjob.FieldRowsSkipped:
+		return m.OldRowsSkipped(ctx)
+	case importjob.FieldRowsFailed:
+		return m.OldRowsFailed(ctx)
+	case importjob.FieldRecordsDone:
+		return m.OldRecordsDone(ctx)
+	case importjob.FieldErrors:
+		return m.OldErrors(ctx)
+	case importjob.FieldFailure:
+		return m.OldFailure(ctx)
+	case importjob.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case importjob.FieldCreatedByKey:
+		return m.OldCreatedByKey(ctx)
+	case importjob.FieldClaimedUntil:
+		return m.OldClaimedUntil(ctx)
+	case importjob.FieldClaimToken:
+		return m.OldClaimToken(ctx)
+	case importjob.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case importjob.FieldStartedAt:
+		return m.OldStartedAt(ctx)
+	case importjob.FieldFinishedAt:
+		return m.OldFinishedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ImportJob field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ImportJobMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case importjob.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case importjob.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case importjob.FieldOrgID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case importjob.FieldStatus:
+		v, ok := value.(importjob.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case importjob.FieldFilename:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilename(v)
+		return nil
+	case importjob.FieldStorageKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStorageKey(v)
+		return nil
+	case importjob.FieldMapping:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMapping(v)
+		return nil
+	case importjob.FieldDedupe:
+		v, ok := value.(importjob.Dedupe)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDedupe(v)
+		return nil
+	case importjob.FieldRowsTotal:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRowsTotal(v)
+		return nil
+	case importjob.FieldRowsImported:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRowsImported(v)
+		return nil
+	case importjob.FieldRowsSkipped:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRowsSkipped(v)
+		return nil
+	case importjob.FieldRowsFailed:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRowsFailed(v)
+		return nil
+	case importjob.FieldRecordsDone:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordsDone(v)
+		return nil
+	case importjob.FieldErrors:
+		v, ok := value.([]leadcsv.RowError)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrors(v)
+		return nil
+	case importjob.FieldFailure:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailure(v)
+		return nil
+	case importjob.FieldCreatedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case importjob.FieldCreatedByKey:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByKey(v)
+		return nil
+	case importjob.FieldClaimedUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClaimedUntil(v)
+		return nil
+	case importjob.FieldClaimToken:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClaimToken(v)
+		return nil
+	case importjob.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case importjob.FieldStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartedAt(v)
+		return nil
+	case importjob.FieldFinishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ImportJob field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ImportJobMutation) AddedFields() []string {
+	var fields []string
+	if m.addrows_total != nil {
+		fields = append(fields, importjob.FieldRowsTotal)
+	}
+	if m.addrows_imported != nil {
+		fields = append(fields, importjob.FieldRowsImported)
+	}
+	if m.addrows_skipped != nil {
+		fields = append(fields, importjob.FieldRowsSkipped)
+	}
+	if m.addrows_failed != nil {
+		fields = append(fields, importjob.FieldRowsFailed)
+	}
+	if m.addrecords_done != nil {
+		fields = append(fields, importjob.FieldRecordsDone)
+	}
+	if m.addattempts != nil {
+		fields = append(fields, importjob.FieldAttempts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ImportJobMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case importjob.FieldRowsTotal:
+		return m.AddedRowsTotal()
+	case importjob.FieldRowsImported:
+		return m.AddedRowsImported()
+	case importjob.FieldRowsSkipped:
+		return m.AddedRowsSkipped()
+	case importjob.FieldRowsFailed:
+		return m.AddedRowsFailed()
+	case importjob.FieldRecordsDone:
+		return m.AddedRecordsDone()
+	case importjob.FieldAttempts:
+		return m.AddedAttempts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ImportJobMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case importjob.FieldRowsTotal:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRowsTotal(v)
+		return nil
+	case importjob.FieldRowsImported:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRowsImported(v)
+		return nil
+	case importjob.FieldRowsSkipped:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRowsSkipped(v)
+		return nil
+	case importjob.FieldRowsFailed:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRowsFailed(v)
+		return nil
+	case importjob.FieldRecordsDone:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRecordsDone(v)
+		return nil
+	case importjob.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ImportJob numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ImportJobMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(importjob.FieldStorageKey) {
+		fields = append(fields, importjob.FieldStorageKey)
+	}
+	if m.FieldCleared(importjob.FieldMapping) {
+		fields = append(fields, importjob.FieldMapping)
+	}
+	if m.FieldCleared(importjob.FieldRowsTotal) {
+		fields = append(fields, importjob.FieldRowsTotal)
+	}
+	if m.FieldCleared(importjob.FieldErrors) {
+		fields = append(fields, importjob.FieldErrors)
+	}
+	if m.FieldCleared(importjob.FieldFailure) {
+		fields = append(fields, importjob.FieldFailure)
+	}
+	if m.FieldCleared(importjob.FieldCreatedByKey) {
+		fields = append(fields, importjob.FieldCreatedByKey)
+	}
+	if m.FieldCleared(importjob.FieldClaimedUntil) {
+		fields = append(fields, importjob.FieldClaimedUntil)
+	}
+	if m.FieldCleared(importjob.FieldClaimToken) {
+		fields = append(fields, importjob.FieldClaimToken)
+	}
+	if m.FieldCleared(importjob.FieldStartedAt) {
+		fields = append(fields, importjob.FieldStartedAt)
+	}
+	if m.FieldCleared(importjob.FieldFinishedAt) {
+		fields = append(fields, importjob.FieldFinishedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ImportJobMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ImportJobMutation) ClearField(name string) error {
+	switch name {
+	case importjob.FieldStorageKey:
+		m.ClearStorageKey()
+		return nil
+	case importjob.FieldMapping:
+		m.ClearMapping()
+		return nil
+	case importjob.FieldRowsTotal:
+		m.ClearRowsTotal()
+		return nil
+	case importjob.FieldErrors:
+		m.ClearErrors()
+		return nil
+	case importjob.FieldFailure:
+		m.ClearFailure()
+		return nil
+	case importjob.FieldCreatedByKey:
+		m.ClearCreatedByKey()
+		return nil
+	case importjob.FieldClaimedUntil:
+		m.ClearClaimedUntil()
+		return nil
+	case importjob.FieldClaimToken:
+		m.ClearClaimToken()
+		return nil
+	case importjob.FieldStartedAt:
+		m.ClearStartedAt()
+		return nil
+	case importjob.FieldFinishedAt:
+		m.ClearFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ImportJob nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ImportJobMutation) ResetField(name string) error {
+	switch name {
+	case importjob.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case importjob.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case importjob.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case importjob.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case importjob.FieldFilename:
+		m.ResetFilename()
+		return nil
+	case importjob.FieldStorageKey:
+		m.ResetStorageKey()
+		return nil
+	case importjob.FieldMapping:
+		m.ResetMapping()
+		return nil
+	case importjob.FieldDedupe:
+		m.ResetDedupe()
+		return nil
+	case importjob.FieldRowsTotal:
+		m.ResetRowsTotal()
+		return nil
+	case importjob.FieldRowsImported:
+		m.ResetRowsImported()
+		return nil
+	case importjob.FieldRowsSkipped:
+		m.ResetRowsSkipped()
+		return nil
+	case importjob.FieldRowsFailed:
+		m.ResetRowsFailed()
+		return nil
+	case importjob.FieldRecordsDone:
+		m.ResetRecordsDone()
+		return nil
+	case importjob.FieldErrors:
+		m.ResetErrors()
+		return nil
+	case importjob.FieldFailure:
+		m.ResetFailure()
+		return nil
+	case importjob.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case importjob.FieldCreatedByKey:
+		m.ResetCreatedByKey()
+		return nil
+	case importjob.FieldClaimedUntil:
+		m.ResetClaimedUntil()
+		return nil
+	case importjob.FieldClaimToken:
+		m.ResetClaimToken()
+		return nil
+	case importjob.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case importjob.FieldStartedAt:
+		m.ResetStartedAt()
+		return nil
+	case importjob.FieldFinishedAt:
+		m.ResetFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ImportJob field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ImportJobMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.organization != nil {
+		edges = append(edges, importjob.EdgeOrganization)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ImportJobMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case importjob.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ImportJobMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ImportJobMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ImportJobMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedorganization {
+		edges = append(edges, importjob.EdgeOrganization)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ImportJobMutation) EdgeCleared(name string) bool {
+	switch name {
+	case importjob.EdgeOrganization:
+		return m.clearedorganization
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ImportJobMutation) ClearEdge(name string) error {
+	switch name {
+	case importjob.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown ImportJob unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ImportJobMutation) ResetEdge(name string) error {
+	switch name {
+	case importjob.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	}
+	return fmt.Errorf("unknown ImportJob edge %s", name)
 }
 
 // InboundEndpointMutation represents an operation that mutates the InboundEndpoint nodes in the graph.
@@ -33043,6 +36022,12 @@ type OrganizationMutation struct {
 	app_installations            map[uuid.UUID]struct{}
 	removedapp_installations     map[uuid.UUID]struct{}
 	clearedapp_installations     bool
+	documents                    map[uuid.UUID]struct{}
+	removeddocuments             map[uuid.UUID]struct{}
+	cleareddocuments             bool
+	import_jobs                  map[uuid.UUID]struct{}
+	removedimport_jobs           map[uuid.UUID]struct{}
+	clearedimport_jobs           bool
 	done                         bool
 	oldValue                     func(context.Context) (*Organization, error)
 	predicates                   []predicate.Organization
@@ -34407,6 +37392,114 @@ func (m *OrganizationMutation) ResetAppInstallations() {
 	m.removedapp_installations = nil
 }
 
+// AddDocumentIDs adds the "documents" edge to the Document entity by ids.
+func (m *OrganizationMutation) AddDocumentIDs(ids ...uuid.UUID) {
+	if m.documents == nil {
+		m.documents = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.documents[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDocuments clears the "documents" edge to the Document entity.
+func (m *OrganizationMutation) ClearDocuments() {
+	m.cleareddocuments = true
+}
+
+// DocumentsCleared reports if the "documents" edge to the Document entity was cleared.
+func (m *OrganizationMutation) DocumentsCleared() bool {
+	return m.cleareddocuments
+}
+
+// RemoveDocumentIDs removes the "documents" edge to the Document entity by IDs.
+func (m *OrganizationMutation) RemoveDocumentIDs(ids ...uuid.UUID) {
+	if m.removeddocuments == nil {
+		m.removeddocuments = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.documents, ids[i])
+		m.removeddocuments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDocuments returns the removed IDs of the "documents" edge to the Document entity.
+func (m *OrganizationMutation) RemovedDocumentsIDs() (ids []uuid.UUID) {
+	for id := range m.removeddocuments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DocumentsIDs returns the "documents" edge IDs in the mutation.
+func (m *OrganizationMutation) DocumentsIDs() (ids []uuid.UUID) {
+	for id := range m.documents {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDocuments resets all changes to the "documents" edge.
+func (m *OrganizationMutation) ResetDocuments() {
+	m.documents = nil
+	m.cleareddocuments = false
+	m.removeddocuments = nil
+}
+
+// AddImportJobIDs adds the "import_jobs" edge to the ImportJob entity by ids.
+func (m *OrganizationMutation) AddImportJobIDs(ids ...uuid.UUID) {
+	if m.import_jobs == nil {
+		m.import_jobs = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		m.import_jobs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearImportJobs clears the "import_jobs" edge to the ImportJob entity.
+func (m *OrganizationMutation) ClearImportJobs() {
+	m.clearedimport_jobs = true
+}
+
+// ImportJobsCleared reports if the "import_jobs" edge to the ImportJob entity was cleared.
+func (m *OrganizationMutation) ImportJobsCleared() bool {
+	return m.clearedimport_jobs
+}
+
+// RemoveImportJobIDs removes the "import_jobs" edge to the ImportJob entity by IDs.
+func (m *OrganizationMutation) RemoveImportJobIDs(ids ...uuid.UUID) {
+	if m.removedimport_jobs == nil {
+		m.removedimport_jobs = make(map[uuid.UUID]struct{})
+	}
+	for i := range ids {
+		delete(m.import_jobs, ids[i])
+		m.removedimport_jobs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedImportJobs returns the removed IDs of the "import_jobs" edge to the ImportJob entity.
+func (m *OrganizationMutation) RemovedImportJobsIDs() (ids []uuid.UUID) {
+	for id := range m.removedimport_jobs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ImportJobsIDs returns the "import_jobs" edge IDs in the mutation.
+func (m *OrganizationMutation) ImportJobsIDs() (ids []uuid.UUID) {
+	for id := range m.import_jobs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetImportJobs resets all changes to the "import_jobs" edge.
+func (m *OrganizationMutation) ResetImportJobs() {
+	m.import_jobs = nil
+	m.clearedimport_jobs = false
+	m.removedimport_jobs = nil
+}
+
 // Where appends a list predicates to the OrganizationMutation builder.
 func (m *OrganizationMutation) Where(ps ...predicate.Organization) {
 	m.predicates = append(m.predicates, ps...)
@@ -34634,7 +37727,7 @@ func (m *OrganizationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *OrganizationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 19)
+	edges := make([]string, 0, 21)
 	if m.api_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -34691,6 +37784,12 @@ func (m *OrganizationMutation) AddedEdges() []string {
 	}
 	if m.app_installations != nil {
 		edges = append(edges, organization.EdgeAppInstallations)
+	}
+	if m.documents != nil {
+		edges = append(edges, organization.EdgeDocuments)
+	}
+	if m.import_jobs != nil {
+		edges = append(edges, organization.EdgeImportJobs)
 	}
 	return edges
 }
@@ -34813,13 +37912,25 @@ func (m *OrganizationMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeDocuments:
+		ids := make([]ent.Value, 0, len(m.documents))
+		for id := range m.documents {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeImportJobs:
+		ids := make([]ent.Value, 0, len(m.import_jobs))
+		for id := range m.import_jobs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *OrganizationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 19)
+	edges := make([]string, 0, 21)
 	if m.removedapi_keys != nil {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -34876,6 +37987,12 @@ func (m *OrganizationMutation) RemovedEdges() []string {
 	}
 	if m.removedapp_installations != nil {
 		edges = append(edges, organization.EdgeAppInstallations)
+	}
+	if m.removeddocuments != nil {
+		edges = append(edges, organization.EdgeDocuments)
+	}
+	if m.removedimport_jobs != nil {
+		edges = append(edges, organization.EdgeImportJobs)
 	}
 	return edges
 }
@@ -34998,13 +38115,25 @@ func (m *OrganizationMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case organization.EdgeDocuments:
+		ids := make([]ent.Value, 0, len(m.removeddocuments))
+		for id := range m.removeddocuments {
+			ids = append(ids, id)
+		}
+		return ids
+	case organization.EdgeImportJobs:
+		ids := make([]ent.Value, 0, len(m.removedimport_jobs))
+		for id := range m.removedimport_jobs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *OrganizationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 19)
+	edges := make([]string, 0, 21)
 	if m.clearedapi_keys {
 		edges = append(edges, organization.EdgeAPIKeys)
 	}
@@ -35062,6 +38191,12 @@ func (m *OrganizationMutation) ClearedEdges() []string {
 	if m.clearedapp_installations {
 		edges = append(edges, organization.EdgeAppInstallations)
 	}
+	if m.cleareddocuments {
+		edges = append(edges, organization.EdgeDocuments)
+	}
+	if m.clearedimport_jobs {
+		edges = append(edges, organization.EdgeImportJobs)
+	}
 	return edges
 }
 
@@ -35107,6 +38242,10 @@ func (m *OrganizationMutation) EdgeCleared(name string) bool {
 		return m.clearedapps
 	case organization.EdgeAppInstallations:
 		return m.clearedapp_installations
+	case organization.EdgeDocuments:
+		return m.cleareddocuments
+	case organization.EdgeImportJobs:
+		return m.clearedimport_jobs
 	}
 	return false
 }
@@ -35179,6 +38318,12 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 		return nil
 	case organization.EdgeAppInstallations:
 		m.ResetAppInstallations()
+		return nil
+	case organization.EdgeDocuments:
+		m.ResetDocuments()
+		return nil
+	case organization.EdgeImportJobs:
+		m.ResetImportJobs()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization edge %s", name)

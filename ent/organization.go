@@ -77,9 +77,13 @@ type OrganizationEdges struct {
 	Apps []*App `json:"apps,omitempty"`
 	// AppInstallations holds the value of the app_installations edge.
 	AppInstallations []*AppInstallation `json:"app_installations,omitempty"`
+	// Documents holds the value of the documents edge.
+	Documents []*Document `json:"documents,omitempty"`
+	// ImportJobs holds the value of the import_jobs edge.
+	ImportJobs []*ImportJob `json:"import_jobs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [19]bool
+	loadedTypes [21]bool
 	// totalCount holds the count of the edges above.
 	totalCount [15]map[string]int
 
@@ -102,6 +106,8 @@ type OrganizationEdges struct {
 	namedAuditEvents          map[string][]*AuditEvent
 	namedApps                 map[string][]*App
 	namedAppInstallations     map[string][]*AppInstallation
+	namedDocuments            map[string][]*Document
+	namedImportJobs           map[string][]*ImportJob
 }
 
 // APIKeysOrErr returns the APIKeys value or an error if the edge
@@ -273,6 +279,24 @@ func (e OrganizationEdges) AppInstallationsOrErr() ([]*AppInstallation, error) {
 		return e.AppInstallations, nil
 	}
 	return nil, &NotLoadedError{edge: "app_installations"}
+}
+
+// DocumentsOrErr returns the Documents value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) DocumentsOrErr() ([]*Document, error) {
+	if e.loadedTypes[19] {
+		return e.Documents, nil
+	}
+	return nil, &NotLoadedError{edge: "documents"}
+}
+
+// ImportJobsOrErr returns the ImportJobs value or an error if the edge
+// was not loaded in eager-loading.
+func (e OrganizationEdges) ImportJobsOrErr() ([]*ImportJob, error) {
+	if e.loadedTypes[20] {
+		return e.ImportJobs, nil
+	}
+	return nil, &NotLoadedError{edge: "import_jobs"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -450,6 +474,16 @@ func (_m *Organization) QueryApps() *AppQuery {
 // QueryAppInstallations queries the "app_installations" edge of the Organization entity.
 func (_m *Organization) QueryAppInstallations() *AppInstallationQuery {
 	return NewOrganizationClient(_m.config).QueryAppInstallations(_m)
+}
+
+// QueryDocuments queries the "documents" edge of the Organization entity.
+func (_m *Organization) QueryDocuments() *DocumentQuery {
+	return NewOrganizationClient(_m.config).QueryDocuments(_m)
+}
+
+// QueryImportJobs queries the "import_jobs" edge of the Organization entity.
+func (_m *Organization) QueryImportJobs() *ImportJobQuery {
+	return NewOrganizationClient(_m.config).QueryImportJobs(_m)
 }
 
 // Update returns a builder for updating this Organization.
@@ -950,6 +984,54 @@ func (_m *Organization) appendNamedAppInstallations(name string, edges ...*AppIn
 		_m.Edges.namedAppInstallations[name] = []*AppInstallation{}
 	} else {
 		_m.Edges.namedAppInstallations[name] = append(_m.Edges.namedAppInstallations[name], edges...)
+	}
+}
+
+// NamedDocuments returns the Documents named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedDocuments(name string) ([]*Document, error) {
+	if _m.Edges.namedDocuments == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedDocuments[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedDocuments(name string, edges ...*Document) {
+	if _m.Edges.namedDocuments == nil {
+		_m.Edges.namedDocuments = make(map[string][]*Document)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedDocuments[name] = []*Document{}
+	} else {
+		_m.Edges.namedDocuments[name] = append(_m.Edges.namedDocuments[name], edges...)
+	}
+}
+
+// NamedImportJobs returns the ImportJobs named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Organization) NamedImportJobs(name string) ([]*ImportJob, error) {
+	if _m.Edges.namedImportJobs == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedImportJobs[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Organization) appendNamedImportJobs(name string, edges ...*ImportJob) {
+	if _m.Edges.namedImportJobs == nil {
+		_m.Edges.namedImportJobs = make(map[string][]*ImportJob)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedImportJobs[name] = []*ImportJob{}
+	} else {
+		_m.Edges.namedImportJobs[name] = append(_m.Edges.namedImportJobs[name], edges...)
 	}
 }
 

@@ -24,7 +24,9 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
@@ -408,6 +410,36 @@ func (_c *OrganizationCreate) AddAppInstallations(v ...*AppInstallation) *Organi
 		ids[i] = v[i].ID
 	}
 	return _c.AddAppInstallationIDs(ids...)
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by IDs.
+func (_c *OrganizationCreate) AddDocumentIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddDocumentIDs(ids...)
+	return _c
+}
+
+// AddDocuments adds the "documents" edges to the Document entity.
+func (_c *OrganizationCreate) AddDocuments(v ...*Document) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDocumentIDs(ids...)
+}
+
+// AddImportJobIDs adds the "import_jobs" edge to the ImportJob entity by IDs.
+func (_c *OrganizationCreate) AddImportJobIDs(ids ...uuid.UUID) *OrganizationCreate {
+	_c.mutation.AddImportJobIDs(ids...)
+	return _c
+}
+
+// AddImportJobs adds the "import_jobs" edges to the ImportJob entity.
+func (_c *OrganizationCreate) AddImportJobs(v ...*ImportJob) *OrganizationCreate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddImportJobIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -864,6 +896,38 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DocumentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ImportJobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

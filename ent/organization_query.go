@@ -26,7 +26,9 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
@@ -64,6 +66,8 @@ type OrganizationQuery struct {
 	withAuditEvents               *AuditEventQuery
 	withApps                      *AppQuery
 	withAppInstallations          *AppInstallationQuery
+	withDocuments                 *DocumentQuery
+	withImportJobs                *ImportJobQuery
 	loadTotal                     []func(context.Context, []*Organization) error
 	modifiers                     []func(*sql.Selector)
 	withNamedAPIKeys              map[string]*APIKeyQuery
@@ -85,6 +89,8 @@ type OrganizationQuery struct {
 	withNamedAuditEvents          map[string]*AuditEventQuery
 	withNamedApps                 map[string]*AppQuery
 	withNamedAppInstallations     map[string]*AppInstallationQuery
+	withNamedDocuments            map[string]*DocumentQuery
+	withNamedImportJobs           map[string]*ImportJobQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -539,6 +545,50 @@ func (_q *OrganizationQuery) QueryAppInstallations() *AppInstallationQuery {
 	return query
 }
 
+// QueryDocuments chains the current query on the "documents" edge.
+func (_q *OrganizationQuery) QueryDocuments() *DocumentQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(document.Table, document.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.DocumentsTable, organization.DocumentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryImportJobs chains the current query on the "import_jobs" edge.
+func (_q *OrganizationQuery) QueryImportJobs() *ImportJobQuery {
+	query := (&ImportJobClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(organization.Table, organization.FieldID, selector),
+			sqlgraph.To(importjob.Table, importjob.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, organization.ImportJobsTable, organization.ImportJobsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Organization entity from the query.
 // Returns a *NotFoundError when no Organization was found.
 func (_q *OrganizationQuery) First(ctx context.Context) (*Organization, error) {
@@ -750,6 +800,8 @@ func (_q *OrganizationQuery) Clone() *OrganizationQuery {
 		withAuditEvents:          _q.withAuditEvents.Clone(),
 		withApps:                 _q.withApps.Clone(),
 		withAppInstallations:     _q.withAppInstallations.Clone(),
+		withDocuments:            _q.withDocuments.Clone(),
+		withImportJobs:           _q.withImportJobs.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -966,6 +1018,28 @@ func (_q *OrganizationQuery) WithAppInstallations(opts ...func(*AppInstallationQ
 	return _q
 }
 
+// WithDocuments tells the query-builder to eager-load the nodes that are connected to
+// the "documents" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithDocuments(opts ...func(*DocumentQuery)) *OrganizationQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDocuments = query
+	return _q
+}
+
+// WithImportJobs tells the query-builder to eager-load the nodes that are connected to
+// the "import_jobs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithImportJobs(opts ...func(*ImportJobQuery)) *OrganizationQuery {
+	query := (&ImportJobClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withImportJobs = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1050,7 +1124,7 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Organization{}
 		_spec       = _q.querySpec()
-		loadedTypes = [19]bool{
+		loadedTypes = [21]bool{
 			_q.withAPIKeys != nil,
 			_q.withUsers != nil,
 			_q.withTeams != nil,
@@ -1070,6 +1144,8 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			_q.withAuditEvents != nil,
 			_q.withApps != nil,
 			_q.withAppInstallations != nil,
+			_q.withDocuments != nil,
+			_q.withImportJobs != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1234,6 +1310,20 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 			return nil, err
 		}
 	}
+	if query := _q.withDocuments; query != nil {
+		if err := _q.loadDocuments(ctx, query, nodes,
+			func(n *Organization) { n.Edges.Documents = []*Document{} },
+			func(n *Organization, e *Document) { n.Edges.Documents = append(n.Edges.Documents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withImportJobs; query != nil {
+		if err := _q.loadImportJobs(ctx, query, nodes,
+			func(n *Organization) { n.Edges.ImportJobs = []*ImportJob{} },
+			func(n *Organization, e *ImportJob) { n.Edges.ImportJobs = append(n.Edges.ImportJobs, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAPIKeys {
 		if err := _q.loadAPIKeys(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAPIKeys(name) },
@@ -1364,6 +1454,20 @@ func (_q *OrganizationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadAppInstallations(ctx, query, nodes,
 			func(n *Organization) { n.appendNamedAppInstallations(name) },
 			func(n *Organization, e *AppInstallation) { n.appendNamedAppInstallations(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedDocuments {
+		if err := _q.loadDocuments(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedDocuments(name) },
+			func(n *Organization, e *Document) { n.appendNamedDocuments(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedImportJobs {
+		if err := _q.loadImportJobs(ctx, query, nodes,
+			func(n *Organization) { n.appendNamedImportJobs(name) },
+			func(n *Organization, e *ImportJob) { n.appendNamedImportJobs(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1945,6 +2049,66 @@ func (_q *OrganizationQuery) loadAppInstallations(ctx context.Context, query *Ap
 	}
 	return nil
 }
+func (_q *OrganizationQuery) loadDocuments(ctx context.Context, query *DocumentQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *Document)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(document.FieldOrgID)
+	}
+	query.Where(predicate.Document(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.DocumentsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *OrganizationQuery) loadImportJobs(ctx context.Context, query *ImportJobQuery, nodes []*Organization, init func(*Organization), assign func(*Organization, *ImportJob)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Organization)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(importjob.FieldOrgID)
+	}
+	query.Where(predicate.ImportJob(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(organization.ImportJobsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.OrgID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "org_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *OrganizationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -2328,6 +2492,34 @@ func (_q *OrganizationQuery) WithNamedAppInstallations(name string, opts ...func
 		_q.withNamedAppInstallations = make(map[string]*AppInstallationQuery)
 	}
 	_q.withNamedAppInstallations[name] = query
+	return _q
+}
+
+// WithNamedDocuments tells the query-builder to eager-load the nodes that are connected to the "documents"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedDocuments(name string, opts ...func(*DocumentQuery)) *OrganizationQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedDocuments == nil {
+		_q.withNamedDocuments = make(map[string]*DocumentQuery)
+	}
+	_q.withNamedDocuments[name] = query
+	return _q
+}
+
+// WithNamedImportJobs tells the query-builder to eager-load the nodes that are connected to the "import_jobs"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrganizationQuery) WithNamedImportJobs(name string, opts ...func(*ImportJobQuery)) *OrganizationQuery {
+	query := (&ImportJobClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedImportJobs == nil {
+		_q.withNamedImportJobs = make(map[string]*ImportJobQuery)
+	}
+	_q.withNamedImportJobs[name] = query
 	return _q
 }
 

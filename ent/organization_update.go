@@ -23,7 +23,9 @@ import (
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/contact"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
@@ -400,6 +402,36 @@ func (_u *OrganizationUpdate) AddAppInstallations(v ...*AppInstallation) *Organi
 		ids[i] = v[i].ID
 	}
 	return _u.AddAppInstallationIDs(ids...)
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by IDs.
+func (_u *OrganizationUpdate) AddDocumentIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddDocumentIDs(ids...)
+	return _u
+}
+
+// AddDocuments adds the "documents" edges to the Document entity.
+func (_u *OrganizationUpdate) AddDocuments(v ...*Document) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDocumentIDs(ids...)
+}
+
+// AddImportJobIDs adds the "import_jobs" edge to the ImportJob entity by IDs.
+func (_u *OrganizationUpdate) AddImportJobIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.AddImportJobIDs(ids...)
+	return _u
+}
+
+// AddImportJobs adds the "import_jobs" edges to the ImportJob entity.
+func (_u *OrganizationUpdate) AddImportJobs(v ...*ImportJob) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddImportJobIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -804,6 +836,48 @@ func (_u *OrganizationUpdate) RemoveAppInstallations(v ...*AppInstallation) *Org
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAppInstallationIDs(ids...)
+}
+
+// ClearDocuments clears all "documents" edges to the Document entity.
+func (_u *OrganizationUpdate) ClearDocuments() *OrganizationUpdate {
+	_u.mutation.ClearDocuments()
+	return _u
+}
+
+// RemoveDocumentIDs removes the "documents" edge to Document entities by IDs.
+func (_u *OrganizationUpdate) RemoveDocumentIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveDocumentIDs(ids...)
+	return _u
+}
+
+// RemoveDocuments removes "documents" edges to Document entities.
+func (_u *OrganizationUpdate) RemoveDocuments(v ...*Document) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDocumentIDs(ids...)
+}
+
+// ClearImportJobs clears all "import_jobs" edges to the ImportJob entity.
+func (_u *OrganizationUpdate) ClearImportJobs() *OrganizationUpdate {
+	_u.mutation.ClearImportJobs()
+	return _u
+}
+
+// RemoveImportJobIDs removes the "import_jobs" edge to ImportJob entities by IDs.
+func (_u *OrganizationUpdate) RemoveImportJobIDs(ids ...uuid.UUID) *OrganizationUpdate {
+	_u.mutation.RemoveImportJobIDs(ids...)
+	return _u
+}
+
+// RemoveImportJobs removes "import_jobs" edges to ImportJob entities.
+func (_u *OrganizationUpdate) RemoveImportJobs(v ...*ImportJob) *OrganizationUpdate {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveImportJobIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1759,6 +1833,96 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDocumentsIDs(); len(nodes) > 0 && !_u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DocumentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ImportJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedImportJobsIDs(); len(nodes) > 0 && !_u.mutation.ImportJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ImportJobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -2132,6 +2296,36 @@ func (_u *OrganizationUpdateOne) AddAppInstallations(v ...*AppInstallation) *Org
 		ids[i] = v[i].ID
 	}
 	return _u.AddAppInstallationIDs(ids...)
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by IDs.
+func (_u *OrganizationUpdateOne) AddDocumentIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddDocumentIDs(ids...)
+	return _u
+}
+
+// AddDocuments adds the "documents" edges to the Document entity.
+func (_u *OrganizationUpdateOne) AddDocuments(v ...*Document) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDocumentIDs(ids...)
+}
+
+// AddImportJobIDs adds the "import_jobs" edge to the ImportJob entity by IDs.
+func (_u *OrganizationUpdateOne) AddImportJobIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.AddImportJobIDs(ids...)
+	return _u
+}
+
+// AddImportJobs adds the "import_jobs" edges to the ImportJob entity.
+func (_u *OrganizationUpdateOne) AddImportJobs(v ...*ImportJob) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddImportJobIDs(ids...)
 }
 
 // Mutation returns the OrganizationMutation object of the builder.
@@ -2536,6 +2730,48 @@ func (_u *OrganizationUpdateOne) RemoveAppInstallations(v ...*AppInstallation) *
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveAppInstallationIDs(ids...)
+}
+
+// ClearDocuments clears all "documents" edges to the Document entity.
+func (_u *OrganizationUpdateOne) ClearDocuments() *OrganizationUpdateOne {
+	_u.mutation.ClearDocuments()
+	return _u
+}
+
+// RemoveDocumentIDs removes the "documents" edge to Document entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveDocumentIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveDocumentIDs(ids...)
+	return _u
+}
+
+// RemoveDocuments removes "documents" edges to Document entities.
+func (_u *OrganizationUpdateOne) RemoveDocuments(v ...*Document) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDocumentIDs(ids...)
+}
+
+// ClearImportJobs clears all "import_jobs" edges to the ImportJob entity.
+func (_u *OrganizationUpdateOne) ClearImportJobs() *OrganizationUpdateOne {
+	_u.mutation.ClearImportJobs()
+	return _u
+}
+
+// RemoveImportJobIDs removes the "import_jobs" edge to ImportJob entities by IDs.
+func (_u *OrganizationUpdateOne) RemoveImportJobIDs(ids ...uuid.UUID) *OrganizationUpdateOne {
+	_u.mutation.RemoveImportJobIDs(ids...)
+	return _u
+}
+
+// RemoveImportJobs removes "import_jobs" edges to ImportJob entities.
+func (_u *OrganizationUpdateOne) RemoveImportJobs(v ...*ImportJob) *OrganizationUpdateOne {
+	ids := make([]uuid.UUID, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveImportJobIDs(ids...)
 }
 
 // Where appends a list predicates to the OrganizationUpdate builder.
@@ -3514,6 +3750,96 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(appinstallation.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDocumentsIDs(); len(nodes) > 0 && !_u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DocumentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.DocumentsTable,
+			Columns: []string{organization.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ImportJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedImportJobsIDs(); len(nodes) > 0 && !_u.mutation.ImportJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ImportJobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   organization.ImportJobsTable,
+			Columns: []string{organization.ImportJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(importjob.FieldID, field.TypeUUID),
 			},
 		}
 		for _, k := range nodes {

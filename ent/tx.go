@@ -46,12 +46,16 @@ type Tx struct {
 	DecisionDay *DecisionDayClient
 	// DialerCall is the client for interacting with the DialerCall builders.
 	DialerCall *DialerCallClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// FundedDeal is the client for interacting with the FundedDeal builders.
 	FundedDeal *FundedDealClient
 	// FundedDealDay is the client for interacting with the FundedDealDay builders.
 	FundedDealDay *FundedDealDayClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// ImportJob is the client for interacting with the ImportJob builders.
+	ImportJob *ImportJobClient
 	// InboundEndpoint is the client for interacting with the InboundEndpoint builders.
 	InboundEndpoint *InboundEndpointClient
 	// InboundRequest is the client for interacting with the InboundRequest builders.
@@ -231,9 +235,11 @@ func (tx *Tx) init() {
 	tx.DealDay = NewDealDayClient(tx.config)
 	tx.DecisionDay = NewDecisionDayClient(tx.config)
 	tx.DialerCall = NewDialerCallClient(tx.config)
+	tx.Document = NewDocumentClient(tx.config)
 	tx.FundedDeal = NewFundedDealClient(tx.config)
 	tx.FundedDealDay = NewFundedDealDayClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
+	tx.ImportJob = NewImportJobClient(tx.config)
 	tx.InboundEndpoint = NewInboundEndpointClient(tx.config)
 	tx.InboundRequest = NewInboundRequestClient(tx.config)
 	tx.Lead = NewLeadClient(tx.config)

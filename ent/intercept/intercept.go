@@ -24,9 +24,11 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -534,6 +536,33 @@ func (f TraverseDialerCall) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.DialerCallQuery", q)
 }
 
+// The DocumentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DocumentFunc func(context.Context, *ent.DocumentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DocumentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DocumentQuery", q)
+}
+
+// The TraverseDocument type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDocument func(context.Context, *ent.DocumentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDocument) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDocument) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DocumentQuery", q)
+}
+
 // The FundedDealFunc type is an adapter to allow the use of ordinary function as a Querier.
 type FundedDealFunc func(context.Context, *ent.FundedDealQuery) (ent.Value, error)
 
@@ -613,6 +642,33 @@ func (f TraverseIdempotencyRecord) Traverse(ctx context.Context, q ent.Query) er
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotencyRecordQuery", q)
+}
+
+// The ImportJobFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ImportJobFunc func(context.Context, *ent.ImportJobQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ImportJobFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ImportJobQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ImportJobQuery", q)
+}
+
+// The TraverseImportJob type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseImportJob func(context.Context, *ent.ImportJobQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseImportJob) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseImportJob) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ImportJobQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ImportJobQuery", q)
 }
 
 // The InboundEndpointFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1082,12 +1138,16 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.DecisionDayQuery, predicate.DecisionDay, decisionday.OrderOption]{typ: ent.TypeDecisionDay, tq: q}, nil
 	case *ent.DialerCallQuery:
 		return &query[*ent.DialerCallQuery, predicate.DialerCall, dialercall.OrderOption]{typ: ent.TypeDialerCall, tq: q}, nil
+	case *ent.DocumentQuery:
+		return &query[*ent.DocumentQuery, predicate.Document, document.OrderOption]{typ: ent.TypeDocument, tq: q}, nil
 	case *ent.FundedDealQuery:
 		return &query[*ent.FundedDealQuery, predicate.FundedDeal, fundeddeal.OrderOption]{typ: ent.TypeFundedDeal, tq: q}, nil
 	case *ent.FundedDealDayQuery:
 		return &query[*ent.FundedDealDayQuery, predicate.FundedDealDay, fundeddealday.OrderOption]{typ: ent.TypeFundedDealDay, tq: q}, nil
 	case *ent.IdempotencyRecordQuery:
 		return &query[*ent.IdempotencyRecordQuery, predicate.IdempotencyRecord, idempotencyrecord.OrderOption]{typ: ent.TypeIdempotencyRecord, tq: q}, nil
+	case *ent.ImportJobQuery:
+		return &query[*ent.ImportJobQuery, predicate.ImportJob, importjob.OrderOption]{typ: ent.TypeImportJob, tq: q}, nil
 	case *ent.InboundEndpointQuery:
 		return &query[*ent.InboundEndpointQuery, predicate.InboundEndpoint, inboundendpoint.OrderOption]{typ: ent.TypeInboundEndpoint, tq: q}, nil
 	case *ent.InboundRequestQuery:

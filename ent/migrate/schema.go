@@ -746,6 +746,53 @@ var (
 			},
 		},
 	}
+	// DocumentsColumns holds the columns for the "documents" table.
+	DocumentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "record_type", Type: field.TypeEnum, Enums: []string{"lead", "application", "funded_deal"}},
+		{Name: "record_id", Type: field.TypeUUID},
+		{Name: "filename", Type: field.TypeString},
+		{Name: "content_type", Type: field.TypeString},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "sha256", Type: field.TypeString},
+		{Name: "category", Type: field.TypeEnum, Enums: []string{"bank_statement", "application_form", "identification", "voided_check", "contract", "other"}, Default: "other"},
+		{Name: "uploaded_by", Type: field.TypeString},
+		{Name: "storage_key", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// DocumentsTable holds the schema information for the "documents" table.
+	DocumentsTable = &schema.Table{
+		Name:       "documents",
+		Columns:    DocumentsColumns,
+		PrimaryKey: []*schema.Column{DocumentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "documents_organizations_documents",
+				Columns:    []*schema.Column{DocumentsColumns[12]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "document_org_id_record_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[12], DocumentsColumns[4], DocumentsColumns[1]},
+			},
+			{
+				Name:    "document_org_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[12], DocumentsColumns[1]},
+			},
+			{
+				Name:    "document_storage_key",
+				Unique:  true,
+				Columns: []*schema.Column{DocumentsColumns[11]},
+			},
+		},
+	}
 	// FundedDealsColumns holds the columns for the "funded_deals" table.
 	FundedDealsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -877,6 +924,58 @@ var (
 				Name:    "idempotencyrecord_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{IdempotencyRecordsColumns[10]},
+			},
+		},
+	}
+	// ImportJobsColumns holds the columns for the "import_jobs" table.
+	ImportJobsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "running", "done", "failed"}, Default: "queued"},
+		{Name: "filename", Type: field.TypeString},
+		{Name: "storage_key", Type: field.TypeString, Nullable: true},
+		{Name: "mapping", Type: field.TypeJSON, Nullable: true},
+		{Name: "dedupe", Type: field.TypeEnum, Enums: []string{"NONE", "EMAIL", "PHONE"}, Default: "NONE"},
+		{Name: "rows_total", Type: field.TypeInt, Nullable: true},
+		{Name: "rows_imported", Type: field.TypeInt, Default: 0},
+		{Name: "rows_skipped", Type: field.TypeInt, Default: 0},
+		{Name: "rows_failed", Type: field.TypeInt, Default: 0},
+		{Name: "records_done", Type: field.TypeInt, Default: 0},
+		{Name: "errors", Type: field.TypeJSON, Nullable: true},
+		{Name: "failure", Type: field.TypeString, Nullable: true},
+		{Name: "created_by", Type: field.TypeString},
+		{Name: "created_by_key", Type: field.TypeUUID, Nullable: true},
+		{Name: "claimed_until", Type: field.TypeTime, Nullable: true},
+		{Name: "claim_token", Type: field.TypeUUID, Nullable: true},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "started_at", Type: field.TypeTime, Nullable: true},
+		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
+		{Name: "org_id", Type: field.TypeUUID},
+	}
+	// ImportJobsTable holds the schema information for the "import_jobs" table.
+	ImportJobsTable = &schema.Table{
+		Name:       "import_jobs",
+		Columns:    ImportJobsColumns,
+		PrimaryKey: []*schema.Column{ImportJobsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "import_jobs_organizations_import_jobs",
+				Columns:    []*schema.Column{ImportJobsColumns[22]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "importjob_org_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ImportJobsColumns[22], ImportJobsColumns[1]},
+			},
+			{
+				Name:    "importjob_status_claimed_until",
+				Unique:  false,
+				Columns: []*schema.Column{ImportJobsColumns[3], ImportJobsColumns[17]},
 			},
 		},
 	}
@@ -1480,9 +1579,11 @@ var (
 		DealDaysTable,
 		DecisionDaysTable,
 		DialerCallsTable,
+		DocumentsTable,
 		FundedDealsTable,
 		FundedDealDaysTable,
 		IdempotencyRecordsTable,
+		ImportJobsTable,
 		InboundEndpointsTable,
 		InboundRequestsTable,
 		LeadsTable,
@@ -1524,10 +1625,12 @@ func init() {
 	CommissionPaymentsTable.ForeignKeys[0].RefTable = CommissionsTable
 	CommissionPaymentsTable.ForeignKeys[1].RefTable = OrganizationsTable
 	ContactsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	DocumentsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	FundedDealsTable.ForeignKeys[0].RefTable = ApplicationsTable
 	FundedDealsTable.ForeignKeys[1].RefTable = LeadsTable
 	FundedDealsTable.ForeignKeys[2].RefTable = LendersTable
 	FundedDealsTable.ForeignKeys[3].RefTable = OrganizationsTable
+	ImportJobsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	InboundEndpointsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	InboundRequestsTable.ForeignKeys[0].RefTable = InboundEndpointsTable
 	LeadsTable.ForeignKeys[0].RefTable = ContactsTable

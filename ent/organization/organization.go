@@ -66,6 +66,10 @@ const (
 	EdgeApps = "apps"
 	// EdgeAppInstallations holds the string denoting the app_installations edge name in mutations.
 	EdgeAppInstallations = "app_installations"
+	// EdgeDocuments holds the string denoting the documents edge name in mutations.
+	EdgeDocuments = "documents"
+	// EdgeImportJobs holds the string denoting the import_jobs edge name in mutations.
+	EdgeImportJobs = "import_jobs"
 	// Table holds the table name of the organization in the database.
 	Table = "organizations"
 	// APIKeysTable is the table that holds the api_keys relation/edge.
@@ -201,6 +205,20 @@ const (
 	AppInstallationsInverseTable = "app_installations"
 	// AppInstallationsColumn is the table column denoting the app_installations relation/edge.
 	AppInstallationsColumn = "org_id"
+	// DocumentsTable is the table that holds the documents relation/edge.
+	DocumentsTable = "documents"
+	// DocumentsInverseTable is the table name for the Document entity.
+	// It exists in this package in order to avoid circular dependency with the "document" package.
+	DocumentsInverseTable = "documents"
+	// DocumentsColumn is the table column denoting the documents relation/edge.
+	DocumentsColumn = "org_id"
+	// ImportJobsTable is the table that holds the import_jobs relation/edge.
+	ImportJobsTable = "import_jobs"
+	// ImportJobsInverseTable is the table name for the ImportJob entity.
+	// It exists in this package in order to avoid circular dependency with the "importjob" package.
+	ImportJobsInverseTable = "import_jobs"
+	// ImportJobsColumn is the table column denoting the import_jobs relation/edge.
+	ImportJobsColumn = "org_id"
 )
 
 // Columns holds all SQL columns for organization fields.
@@ -553,6 +571,34 @@ func ByAppInstallations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption 
 		sqlgraph.OrderByNeighborTerms(s, newAppInstallationsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByDocumentsCount orders the results by documents count.
+func ByDocumentsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDocumentsStep(), opts...)
+	}
+}
+
+// ByDocuments orders the results by documents terms.
+func ByDocuments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDocumentsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByImportJobsCount orders the results by import_jobs count.
+func ByImportJobsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newImportJobsStep(), opts...)
+	}
+}
+
+// ByImportJobs orders the results by import_jobs terms.
+func ByImportJobs(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newImportJobsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAPIKeysStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -684,5 +730,19 @@ func newAppInstallationsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AppInstallationsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, AppInstallationsTable, AppInstallationsColumn),
+	)
+}
+func newDocumentsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DocumentsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DocumentsTable, DocumentsColumn),
+	)
+}
+func newImportJobsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ImportJobsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ImportJobsTable, ImportJobsColumn),
 	)
 }

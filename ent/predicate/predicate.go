@@ -54,6 +54,9 @@ type DecisionDay func(*sql.Selector)
 // DialerCall is the predicate function for dialercall builders.
 type DialerCall func(*sql.Selector)
 
+// Document is the predicate function for document builders.
+type Document func(*sql.Selector)
+
 // FundedDeal is the predicate function for fundeddeal builders.
 type FundedDeal func(*sql.Selector)
 
@@ -62,6 +65,9 @@ type FundedDealDay func(*sql.Selector)
 
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
+
+// ImportJob is the predicate function for importjob builders.
+type ImportJob func(*sql.Selector)
 
 // InboundEndpoint is the predicate function for inboundendpoint builders.
 type InboundEndpoint func(*sql.Selector)

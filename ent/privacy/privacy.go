@@ -495,6 +495,30 @@ func (f DialerCallMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DialerCallMutation", m)
 }
 
+// The DocumentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DocumentQueryRuleFunc func(context.Context, *ent.DocumentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DocumentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DocumentQuery", q)
+}
+
+// The DocumentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DocumentMutationRuleFunc func(context.Context, *ent.DocumentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DocumentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DocumentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DocumentMutation", m)
+}
+
 // The FundedDealQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type FundedDealQueryRuleFunc func(context.Context, *ent.FundedDealQuery) error
@@ -565,6 +589,30 @@ func (f IdempotencyRecordMutationRuleFunc) EvalMutation(ctx context.Context, m e
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyRecordMutation", m)
+}
+
+// The ImportJobQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ImportJobQueryRuleFunc func(context.Context, *ent.ImportJobQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ImportJobQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ImportJobQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ImportJobQuery", q)
+}
+
+// The ImportJobMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ImportJobMutationRuleFunc func(context.Context, *ent.ImportJobMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ImportJobMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ImportJobMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ImportJobMutation", m)
 }
 
 // The InboundEndpointQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1018,11 +1066,15 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.DialerCallQuery:
 		return q.Filter(), nil
+	case *ent.DocumentQuery:
+		return q.Filter(), nil
 	case *ent.FundedDealQuery:
 		return q.Filter(), nil
 	case *ent.FundedDealDayQuery:
 		return q.Filter(), nil
 	case *ent.IdempotencyRecordQuery:
+		return q.Filter(), nil
+	case *ent.ImportJobQuery:
 		return q.Filter(), nil
 	case *ent.InboundEndpointQuery:
 		return q.Filter(), nil
@@ -1095,11 +1147,15 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.DialerCallMutation:
 		return m.Filter(), nil
+	case *ent.DocumentMutation:
+		return m.Filter(), nil
 	case *ent.FundedDealMutation:
 		return m.Filter(), nil
 	case *ent.FundedDealDayMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyRecordMutation:
+		return m.Filter(), nil
+	case *ent.ImportJobMutation:
 		return m.Filter(), nil
 	case *ent.InboundEndpointMutation:
 		return m.Filter(), nil

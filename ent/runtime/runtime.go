@@ -23,9 +23,11 @@ import (
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/idempotencyrecord"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -856,6 +858,65 @@ func init() {
 	dialercallDescMultiDay := dialercallFields[4].Descriptor()
 	// dialercall.DefaultMultiDay holds the default value on creation for the multi_day field.
 	dialercall.DefaultMultiDay = dialercallDescMultiDay.Default.(bool)
+	documentMixin := schema.Document{}.Mixin()
+	document.Policy = privacy.NewPolicies(schema.Document{})
+	document.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := document.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	documentMixinHooks1 := documentMixin[1].Hooks()
+	documentMixinHooks2 := documentMixin[2].Hooks()
+	documentHooks := schema.Document{}.Hooks()
+
+	document.Hooks[1] = documentMixinHooks1[0]
+
+	document.Hooks[2] = documentMixinHooks2[0]
+
+	document.Hooks[3] = documentHooks[0]
+	documentMixinFields0 := documentMixin[0].Fields()
+	_ = documentMixinFields0
+	documentMixinFields1 := documentMixin[1].Fields()
+	_ = documentMixinFields1
+	documentFields := schema.Document{}.Fields()
+	_ = documentFields
+	// documentDescCreatedAt is the schema descriptor for created_at field.
+	documentDescCreatedAt := documentMixinFields1[0].Descriptor()
+	// document.DefaultCreatedAt holds the default value on creation for the created_at field.
+	document.DefaultCreatedAt = documentDescCreatedAt.Default.(func() time.Time)
+	// documentDescUpdatedAt is the schema descriptor for updated_at field.
+	documentDescUpdatedAt := documentMixinFields1[1].Descriptor()
+	// document.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	document.DefaultUpdatedAt = documentDescUpdatedAt.Default.(func() time.Time)
+	// document.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	document.UpdateDefaultUpdatedAt = documentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// documentDescFilename is the schema descriptor for filename field.
+	documentDescFilename := documentFields[2].Descriptor()
+	// document.FilenameValidator is a validator for the "filename" field. It is called by the builders before save.
+	document.FilenameValidator = documentDescFilename.Validators[0].(func(string) error)
+	// documentDescContentType is the schema descriptor for content_type field.
+	documentDescContentType := documentFields[3].Descriptor()
+	// document.ContentTypeValidator is a validator for the "content_type" field. It is called by the builders before save.
+	document.ContentTypeValidator = documentDescContentType.Validators[0].(func(string) error)
+	// documentDescSize is the schema descriptor for size field.
+	documentDescSize := documentFields[4].Descriptor()
+	// document.SizeValidator is a validator for the "size" field. It is called by the builders before save.
+	document.SizeValidator = documentDescSize.Validators[0].(func(int64) error)
+	// documentDescSha256 is the schema descriptor for sha256 field.
+	documentDescSha256 := documentFields[5].Descriptor()
+	// document.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	document.Sha256Validator = documentDescSha256.Validators[0].(func(string) error)
+	// documentDescStorageKey is the schema descriptor for storage_key field.
+	documentDescStorageKey := documentFields[8].Descriptor()
+	// document.StorageKeyValidator is a validator for the "storage_key" field. It is called by the builders before save.
+	document.StorageKeyValidator = documentDescStorageKey.Validators[0].(func(string) error)
+	// documentDescID is the schema descriptor for id field.
+	documentDescID := documentMixinFields0[0].Descriptor()
+	// document.DefaultID holds the default value on creation for the id field.
+	document.DefaultID = documentDescID.Default.(func() uuid.UUID)
 	fundeddealMixin := schema.FundedDeal{}.Mixin()
 	fundeddeal.Policy = privacy.NewPolicies(schema.FundedDeal{})
 	fundeddeal.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -931,6 +992,62 @@ func init() {
 	idempotencyrecordDescID := idempotencyrecordMixinFields0[0].Descriptor()
 	// idempotencyrecord.DefaultID holds the default value on creation for the id field.
 	idempotencyrecord.DefaultID = idempotencyrecordDescID.Default.(func() uuid.UUID)
+	importjobMixin := schema.ImportJob{}.Mixin()
+	importjob.Policy = privacy.NewPolicies(schema.ImportJob{})
+	importjob.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := importjob.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	importjobMixinHooks1 := importjobMixin[1].Hooks()
+	importjobMixinHooks2 := importjobMixin[2].Hooks()
+
+	importjob.Hooks[1] = importjobMixinHooks1[0]
+
+	importjob.Hooks[2] = importjobMixinHooks2[0]
+	importjobMixinFields0 := importjobMixin[0].Fields()
+	_ = importjobMixinFields0
+	importjobMixinFields1 := importjobMixin[1].Fields()
+	_ = importjobMixinFields1
+	importjobFields := schema.ImportJob{}.Fields()
+	_ = importjobFields
+	// importjobDescCreatedAt is the schema descriptor for created_at field.
+	importjobDescCreatedAt := importjobMixinFields1[0].Descriptor()
+	// importjob.DefaultCreatedAt holds the default value on creation for the created_at field.
+	importjob.DefaultCreatedAt = importjobDescCreatedAt.Default.(func() time.Time)
+	// importjobDescUpdatedAt is the schema descriptor for updated_at field.
+	importjobDescUpdatedAt := importjobMixinFields1[1].Descriptor()
+	// importjob.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	importjob.DefaultUpdatedAt = importjobDescUpdatedAt.Default.(func() time.Time)
+	// importjob.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	importjob.UpdateDefaultUpdatedAt = importjobDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// importjobDescRowsImported is the schema descriptor for rows_imported field.
+	importjobDescRowsImported := importjobFields[6].Descriptor()
+	// importjob.DefaultRowsImported holds the default value on creation for the rows_imported field.
+	importjob.DefaultRowsImported = importjobDescRowsImported.Default.(int)
+	// importjobDescRowsSkipped is the schema descriptor for rows_skipped field.
+	importjobDescRowsSkipped := importjobFields[7].Descriptor()
+	// importjob.DefaultRowsSkipped holds the default value on creation for the rows_skipped field.
+	importjob.DefaultRowsSkipped = importjobDescRowsSkipped.Default.(int)
+	// importjobDescRowsFailed is the schema descriptor for rows_failed field.
+	importjobDescRowsFailed := importjobFields[8].Descriptor()
+	// importjob.DefaultRowsFailed holds the default value on creation for the rows_failed field.
+	importjob.DefaultRowsFailed = importjobDescRowsFailed.Default.(int)
+	// importjobDescRecordsDone is the schema descriptor for records_done field.
+	importjobDescRecordsDone := importjobFields[9].Descriptor()
+	// importjob.DefaultRecordsDone holds the default value on creation for the records_done field.
+	importjob.DefaultRecordsDone = importjobDescRecordsDone.Default.(int)
+	// importjobDescAttempts is the schema descriptor for attempts field.
+	importjobDescAttempts := importjobFields[16].Descriptor()
+	// importjob.DefaultAttempts holds the default value on creation for the attempts field.
+	importjob.DefaultAttempts = importjobDescAttempts.Default.(int)
+	// importjobDescID is the schema descriptor for id field.
+	importjobDescID := importjobMixinFields0[0].Descriptor()
+	// importjob.DefaultID holds the default value on creation for the id field.
+	importjob.DefaultID = importjobDescID.Default.(func() uuid.UUID)
 	inboundendpointMixin := schema.InboundEndpoint{}.Mixin()
 	inboundendpoint.Policy = privacy.NewPolicies(schema.InboundEndpoint{})
 	inboundendpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -79,6 +79,8 @@ func (Organization) Edges() []ent.Edge {
 		edge.To("audit_events", AuditEvent.Type).Annotations(entgql.Skip()),
 		edge.To("apps", App.Type).Annotations(entgql.Skip()),
 		edge.To("app_installations", AppInstallation.Type).Annotations(entgql.Skip()),
+		edge.To("documents", Document.Type).Annotations(entgql.Skip()),
+		edge.To("import_jobs", ImportJob.Type).Annotations(entgql.Skip()),
 	}
 }
 

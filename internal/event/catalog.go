@@ -24,6 +24,7 @@ const (
 	DealCommissionPaid   = "deal.commission_paid"
 	ContactCreated       = "contact.created"
 	ContactUpdated       = "contact.updated"
+	DocumentUploaded     = "document.uploaded"
 	AppInstalled         = "app.installed"
 	AppUninstalled       = "app.uninstalled"
 	AppWebhookPaused     = "app.webhook_paused"
@@ -107,8 +108,9 @@ var Catalog = []Type{
 			"paidAt", "time", "paidAmount", "amount", "expectedAmount", "amount", "status", "string")},
 	{ContactCreated, "A contact was created.", true, contactPayload},
 	{ContactUpdated, "A contact was changed.", true, contactPayload},
-	{"document.uploaded", "A document was uploaded to a record.", false,
-		schemaOf("documentId", "uuid", "orgId", "uuid", "recordType", "string", "recordId", "uuid", "fileName", "string")},
+	{DocumentUploaded, "A document was uploaded to a record (uploadDocument). fileName repeats filename, as this catalog first named it.", true,
+		schemaOf("documentId", "uuid", "orgId", "uuid", "recordType", "string", "recordId", "uuid", "filename", "string", "fileName", "string",
+			"contentType", "string", "size", "int", "sha256", "string", "category", "string", "uploadedBy", "string")},
 	{AppInstalled, "An app was installed by the organization (installApp); scopes are the ones granted.", true,
 		schemaOf("appId", "uuid", "orgId", "uuid", "installationId", "uuid", "appName", "string", "scopes", "strings", "installedBy", "string")},
 	{AppUninstalled, "An app was removed by the organization (uninstallApp): its tokens are revoked, and its subscriptions deleted " +

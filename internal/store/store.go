@@ -27,16 +27,19 @@ import (
 	"github.com/lendingpipe/svc/ent/migrate"
 	_ "github.com/lendingpipe/svc/ent/runtime" // schema hooks and privacy policies
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/filestore"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/text"
 )
 
 // DB is an open database: the ent client for the models, and the raw handle
-// for the few portable statements ent does not express (full-text search).
+// for the few portable statements ent does not express (full-text search);
+// and the file store that keeps the bytes its documents and imports name.
 type DB struct {
 	Client  *ent.Client
 	SQL     *sql.DB // reads (on SQLite, the read pool)
 	Dialect string
+	Files   *filestore.Store
 	write   *sql.DB      // on SQLite, the one writer connection; else SQL
 	group   *groupCommit // on SQLite, how transactions share commits
 	// stopCheckpoints ends SQLite's checkpointer.
@@ -53,6 +56,9 @@ const readConnLifetime = 30 * time.Minute
 // Options tune the connection pool.
 type Options struct {
 	MaxOpenConns int // 0: DefaultMaxConns
+	// FilesURL is the file store's (filestore.Open); empty: the
+	// directory beside the database (filestore.DefaultURL).
+	FilesURL string
 }
 
 // DefaultMaxConns sizes the pool (SQLite's read pool; PostgreSQL's whole
@@ -93,6 +99,13 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	s.Client = ent.NewClient(ent.Driver(driver))
 	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
 	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if opts.FilesURL == "" {
+		opts.FilesURL = filestore.DefaultURL(databaseURL)
+	}
+	if s.Files, err = filestore.Open(ctx, opts.FilesURL); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -185,6 +198,9 @@ func (s *DB) Close() error {
 	if s.stopCheckpoints != nil {
 		s.stopCheckpoints()
 		s.stopCheckpoints = nil
+	}
+	if s.Files != nil {
+		_ = s.Files.Close() // nothing of a closed bucket is kept to flush
 	}
 	return s.Client.Close()
 }

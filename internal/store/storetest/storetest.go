@@ -26,7 +26,7 @@ const EnvURL = "SVC_TEST_DATABASE_URL"
 // Open returns a migrated, empty database private to tb.
 func Open(tb testing.TB) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), URL(tb), store.Options{})
+	db, err := store.Open(context.Background(), URL(tb), store.Options{FilesURL: filepath.Join(tb.TempDir(), "files")})
 	if err != nil {
 		tb.Fatalf("opening test database: %v", err)
 	}
