@@ -36,7 +36,7 @@ func withDB(ctx context.Context, cfg config, existing bool, fn func(*store.DB) e
 			return fmt.Errorf("no database at %s (SVC_DATABASE_URL): svc serve or svc orgs create makes one", path)
 		}
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{})
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{FilesURL: cfg.StorageURL})
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,8 @@ type config struct {
 	MaxBodyBytes int64
 	MaxConns     int
 	LogLevel     slog.Level
+	// StorageURL is the file store's: a directory, file:// or s3://.
+	StorageURL string
 	// AuditRetention is how long the audit log keeps an action.
 	AuditRetention time.Duration
 	Webhooks       webhooks.Config
@@ -87,6 +89,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err := loadWebsocketConfig(&c.GraphQL, getenv); err != nil {
 		return c, err
 	}
+	if err := loadUploadConfig(&c.GraphQL.Uploads, getenv); err != nil {
+		return c, err
+	}
+	c.StorageURL = getenv("SVC_STORAGE_URL")
 	if v := getenv("SVC_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
@@ -150,6 +156,30 @@ func loadGraphQLConfig(getenv func(string) string) (graph.HandlerConfig, error) 
 		g.Timeout = d
 	}
 	return g, nil
+}
+
+// maxUploadSetting bounds the upload limits: the GraphQL Int a
+// document's size is answered in, and far more than a lead list needs.
+const maxUploadSetting = 1 << 30
+
+// loadUploadConfig reads SVC_DOCUMENT_MAX_BYTES and SVC_IMPORT_MAX_BYTES.
+func loadUploadConfig(u *graph.UploadLimits, getenv func(string) string) error {
+	for _, s := range []struct {
+		name string
+		dst  *int64
+	}{
+		{"SVC_DOCUMENT_MAX_BYTES", &u.Document},
+		{"SVC_IMPORT_MAX_BYTES", &u.Import},
+	} {
+		if v := getenv(s.name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 || n > maxUploadSetting {
+				return fmt.Errorf("%s must be an integer from 1 to %d, got %q", s.name, maxUploadSetting, v)
+			}
+			*s.dst = n
+		}
+	}
+	return nil
 }
 
 // loadWebsocketConfig reads the SVC_WS_* settings of GraphQL websocket

@@ -64,7 +64,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if _, err := rest.OpenAPIDocument(); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns})
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns, FilesURL: cfg.StorageURL})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ type HandlerConfig struct {
 	// message, connection_init included; the HTTP root (rest/root) sets
 	// it to the HTTP body limit when unset.
 	WSMaxMessageBytes int64
+	// Uploads bound the files of multipart requests.
+	Uploads UploadLimits
 	// WSKeys is the HTTP surface's rules for a socket's API key (re-check,
 	// shared rate budget). The HTTP root (rest/root) sets it from
 	// rest.Edge; it is no setting.
@@ -75,6 +77,7 @@ func (c HandlerConfig) WithDefaults() HandlerConfig {
 	c.WSRecheckInterval = orDefault(c.WSRecheckInterval, DefaultWSRecheckInterval)
 	c.WSMaxSubscriptions = orDefault(c.WSMaxSubscriptions, DefaultWSMaxSubscriptions)
 	c.WSMaxMessageBytes = orDefault(c.WSMaxMessageBytes, DefaultWSMaxMessageBytes)
+	c.Uploads = c.Uploads.withDefaults()
 	return c
 }
 

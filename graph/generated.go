@@ -25,7 +25,9 @@ import (
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
+	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
@@ -34,6 +36,7 @@ import (
 	"github.com/lendingpipe/svc/graph/scalar"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/leadcsv"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/webhooks"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -55,7 +58,9 @@ type ResolverRoot interface {
 	AutomationAction() AutomationActionResolver
 	AutomationRunRecord() AutomationRunRecordResolver
 	DoNotCallResult() DoNotCallResultResolver
+	Document() DocumentResolver
 	FundedDeal() FundedDealResolver
+	ImportJob() ImportJobResolver
 	InboundEndpoint() InboundEndpointResolver
 	Lead() LeadResolver
 	Mutation() MutationResolver
@@ -204,6 +209,7 @@ type ComplexityRoot struct {
 		DecidedAt        func(childComplexity int) int
 		DeclineCategory  func(childComplexity int) int
 		DeclineReason    func(childComplexity int) int
+		Documents        func(childComplexity int, page *int, limit *int) int
 		ExternalRef      func(childComplexity int) int
 		FundedDeal       func(childComplexity int) int
 		FundedDealID     func(childComplexity int) int
@@ -532,6 +538,28 @@ type ComplexityRoot struct {
 		Reason    func(childComplexity int) int
 	}
 
+	Document struct {
+		Category    func(childComplexity int) int
+		ContentPath func(childComplexity int) int
+		ContentType func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Filename    func(childComplexity int) int
+		ID          func(childComplexity int) int
+		RecordID    func(childComplexity int) int
+		RecordType  func(childComplexity int) int
+		Sha256      func(childComplexity int) int
+		Size        func(childComplexity int) int
+		UploadedBy  func(childComplexity int) int
+	}
+
+	DocumentPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	FundedDeal struct {
 		AdvisorID          func(childComplexity int) int
 		Application        func(childComplexity int) int
@@ -539,6 +567,7 @@ type ComplexityRoot struct {
 		Commission         func(childComplexity int) int
 		CommissionID       func(childComplexity int) int
 		CreatedAt          func(childComplexity int) int
+		Documents          func(childComplexity int, page *int, limit *int) int
 		ExpectedCommission func(childComplexity int) int
 		FundedAmount       func(childComplexity int) int
 		FundedAt           func(childComplexity int) int
@@ -617,6 +646,40 @@ type ComplexityRoot struct {
 		Overall  func(childComplexity int) int
 	}
 
+	ImportJob struct {
+		CreatedAt    func(childComplexity int) int
+		CreatedBy    func(childComplexity int) int
+		Dedupe       func(childComplexity int) int
+		Errors       func(childComplexity int) int
+		Failure      func(childComplexity int) int
+		Filename     func(childComplexity int) int
+		FinishedAt   func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Mapping      func(childComplexity int) int
+		RowsFailed   func(childComplexity int) int
+		RowsImported func(childComplexity int) int
+		RowsSkipped  func(childComplexity int) int
+		RowsTotal    func(childComplexity int) int
+		StartedAt    func(childComplexity int) int
+		Status       func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+	}
+
+	ImportJobPage struct {
+		HasMore func(childComplexity int) int
+		Limit   func(childComplexity int) int
+		Nodes   func(childComplexity int) int
+		Page    func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	ImportRowError struct {
+		Code    func(childComplexity int) int
+		Field   func(childComplexity int) int
+		Message func(childComplexity int) int
+		Row     func(childComplexity int) int
+	}
+
 	InboundEndpoint struct {
 		CreatedAt   func(childComplexity int) int
 		EndpointKey func(childComplexity int) int
@@ -680,6 +743,7 @@ type ComplexityRoot struct {
 		CustomFields       func(childComplexity int) int
 		DncAt              func(childComplexity int) int
 		DncReason          func(childComplexity int) int
+		Documents          func(childComplexity int, page *int, limit *int) int
 		Email              func(childComplexity int) int
 		ExternalIds        func(childComplexity int) int
 		FundedDeals        func(childComplexity int) int
@@ -795,6 +859,7 @@ type ComplexityRoot struct {
 		DeleteInboundEndpoint       func(childComplexity int, id uuid.UUID) int
 		DeleteWebhookSubscription   func(childComplexity int, id uuid.UUID) int
 		FundDeal                    func(childComplexity int, input FundDealInput) int
+		ImportLeads                 func(childComplexity int, file graphql.Upload, mapping any, dedupe *importjob.Dedupe) int
 		InstallApp                  func(childComplexity int, appID uuid.UUID, scopes []string) int
 		MarkApplicationUnderwriting func(childComplexity int, id uuid.UUID) int
 		MarkDoNotCall               func(childComplexity int, leadID *uuid.UUID, phone *string, reason *string) int
@@ -822,6 +887,7 @@ type ComplexityRoot struct {
 		UpdateTeam                  func(childComplexity int, id uuid.UUID, input ent.UpdateTeamInput) int
 		UpdateUser                  func(childComplexity int, id uuid.UUID, input ent.UpdateUserInput) int
 		UpdateWebhookSubscription   func(childComplexity int, id uuid.UUID, input WebhookSubscriptionPatch) int
+		UploadDocument              func(childComplexity int, recordID uuid.UUID, file graphql.Upload, category *document.Category) int
 		WithdrawApplication         func(childComplexity int, id uuid.UUID, reason *string) int
 	}
 
@@ -900,8 +966,11 @@ type ComplexityRoot struct {
 		Commissions          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.CommissionOrder, where *ent.CommissionWhereInput) int
 		CommissionsPage      func(childComplexity int, dealID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, status *commission.Status, page *int, limit *int) int
 		Contacts             func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.ContactOrder, where *ent.ContactWhereInput) int
+		Document             func(childComplexity int, id uuid.UUID) int
 		FundedDeals          func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.FundedDealOrder, where *ent.FundedDealWhereInput) int
 		FundedDealsPage      func(childComplexity int, leadID *uuid.UUID, lenderID *uuid.UUID, advisorID *uuid.UUID, fundedFrom *time.Time, fundedTo *time.Time, page *int, limit *int) int
+		ImportJob            func(childComplexity int, id uuid.UUID) int
+		ImportJobs           func(childComplexity int, page *int, limit *int) int
 		InboundEndpoints     func(childComplexity int, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.InboundEndpointOrder, where *ent.InboundEndpointWhereInput) int
 		InboundRequests      func(childComplexity int, endpointID uuid.UUID, page *int, limit *int) int
 		Lead                 func(childComplexity int, id uuid.UUID) int
@@ -931,6 +1000,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		AgentPresenceChanged func(childComplexity int) int
+		ImportJobProgress    func(childComplexity int, id uuid.UUID) int
 	}
 
 	Team struct {
@@ -1026,6 +1096,7 @@ type AnalyticsResolver interface {
 }
 type ApplicationResolver interface {
 	FundedDeal(ctx context.Context, obj *ent.Application) (*ent.FundedDeal, error)
+	Documents(ctx context.Context, obj *ent.Application, page *int, limit *int) (*DocumentPage, error)
 }
 type AutomationActionResolver interface {
 	MatchBy(ctx context.Context, obj *autodef.Action) (*string, error)
@@ -1039,14 +1110,22 @@ type AutomationRunRecordResolver interface {
 type DoNotCallResultResolver interface {
 	Leads(ctx context.Context, obj *DoNotCallResult, first *int) ([]*ent.Lead, error)
 }
+type DocumentResolver interface {
+	ContentPath(ctx context.Context, obj *ent.Document) (string, error)
+}
 type FundedDealResolver interface {
 	Commission(ctx context.Context, obj *ent.FundedDeal) (*ent.Commission, error)
+	Documents(ctx context.Context, obj *ent.FundedDeal, page *int, limit *int) (*DocumentPage, error)
+}
+type ImportJobResolver interface {
+	Mapping(ctx context.Context, obj *ent.ImportJob) (any, error)
 }
 type InboundEndpointResolver interface {
 	Mapping(ctx context.Context, obj *ent.InboundEndpoint) (map[string]any, error)
 }
 type LeadResolver interface {
 	PrimaryAdvisorName(ctx context.Context, obj *ent.Lead) (*string, error)
+	Documents(ctx context.Context, obj *ent.Lead, page *int, limit *int) (*DocumentPage, error)
 }
 type MutationResolver interface {
 	CreateLead(ctx context.Context, input ent.CreateLeadInput) (*ent.Lead, error)
@@ -1094,6 +1173,8 @@ type MutationResolver interface {
 	RegisterApp(ctx context.Context, input RegisterAppInput) (*ent.App, error)
 	InstallApp(ctx context.Context, appID uuid.UUID, scopes []string) (*InstalledApp, error)
 	UninstallApp(ctx context.Context, installationID uuid.UUID) (*ent.AppInstallation, error)
+	UploadDocument(ctx context.Context, recordID uuid.UUID, file graphql.Upload, category *document.Category) (*ent.Document, error)
+	ImportLeads(ctx context.Context, file graphql.Upload, mapping any, dedupe *importjob.Dedupe) (*ent.ImportJob, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id uuid.UUID) (ent.Noder, error)
@@ -1131,9 +1212,13 @@ type QueryResolver interface {
 	APIKeys(ctx context.Context, includeRevoked *bool, page *int, limit *int) (*ApiKeyPage, error)
 	Apps(ctx context.Context, page *int, limit *int) (*AppPage, error)
 	AppInstallations(ctx context.Context, includeUninstalled *bool, page *int, limit *int) (*AppInstallationPage, error)
+	Document(ctx context.Context, id uuid.UUID) (*ent.Document, error)
+	ImportJob(ctx context.Context, id uuid.UUID) (*ent.ImportJob, error)
+	ImportJobs(ctx context.Context, page *int, limit *int) (*ImportJobPage, error)
 }
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
+	ImportJobProgress(ctx context.Context, id uuid.UUID) (<-chan *ent.ImportJob, error)
 }
 
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
@@ -1745,6 +1830,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Application.DeclineReason(childComplexity), true
+	case "Application.documents":
+		if e.ComplexityRoot.Application.Documents == nil {
+			break
+		}
+
+		args, err := ec.field_Application_documents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Application.Documents(childComplexity, args["page"].(*int), args["limit"].(*int)), true
 	case "Application.externalRef":
 		if e.ComplexityRoot.Application.ExternalRef == nil {
 			break
@@ -3049,6 +3145,104 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DoNotCallResult.Reason(childComplexity), true
 
+	case "Document.category":
+		if e.ComplexityRoot.Document.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.Category(childComplexity), true
+	case "Document.contentPath":
+		if e.ComplexityRoot.Document.ContentPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ContentPath(childComplexity), true
+	case "Document.contentType":
+		if e.ComplexityRoot.Document.ContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ContentType(childComplexity), true
+	case "Document.createdAt":
+		if e.ComplexityRoot.Document.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.CreatedAt(childComplexity), true
+	case "Document.filename":
+		if e.ComplexityRoot.Document.Filename == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.Filename(childComplexity), true
+	case "Document.id":
+		if e.ComplexityRoot.Document.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ID(childComplexity), true
+	case "Document.recordId":
+		if e.ComplexityRoot.Document.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.RecordID(childComplexity), true
+	case "Document.recordType":
+		if e.ComplexityRoot.Document.RecordType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.RecordType(childComplexity), true
+	case "Document.sha256":
+		if e.ComplexityRoot.Document.Sha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.Sha256(childComplexity), true
+	case "Document.size":
+		if e.ComplexityRoot.Document.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.Size(childComplexity), true
+	case "Document.uploadedBy":
+		if e.ComplexityRoot.Document.UploadedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.UploadedBy(childComplexity), true
+
+	case "DocumentPage.hasMore":
+		if e.ComplexityRoot.DocumentPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentPage.HasMore(childComplexity), true
+	case "DocumentPage.limit":
+		if e.ComplexityRoot.DocumentPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentPage.Limit(childComplexity), true
+	case "DocumentPage.nodes":
+		if e.ComplexityRoot.DocumentPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentPage.Nodes(childComplexity), true
+	case "DocumentPage.page":
+		if e.ComplexityRoot.DocumentPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentPage.Page(childComplexity), true
+	case "DocumentPage.total":
+		if e.ComplexityRoot.DocumentPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DocumentPage.Total(childComplexity), true
+
 	case "FundedDeal.advisorId":
 		if e.ComplexityRoot.FundedDeal.AdvisorID == nil {
 			break
@@ -3085,6 +3279,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FundedDeal.CreatedAt(childComplexity), true
+	case "FundedDeal.documents":
+		if e.ComplexityRoot.FundedDeal.Documents == nil {
+			break
+		}
+
+		args, err := ec.field_FundedDeal_documents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.FundedDeal.Documents(childComplexity, args["page"].(*int), args["limit"].(*int)), true
 	case "FundedDeal.expectedCommission":
 		if e.ComplexityRoot.FundedDeal.ExpectedCommission == nil {
 			break
@@ -3389,6 +3594,159 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FunnelConversion.Overall(childComplexity), true
 
+	case "ImportJob.createdAt":
+		if e.ComplexityRoot.ImportJob.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.CreatedAt(childComplexity), true
+	case "ImportJob.createdBy":
+		if e.ComplexityRoot.ImportJob.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.CreatedBy(childComplexity), true
+	case "ImportJob.dedupe":
+		if e.ComplexityRoot.ImportJob.Dedupe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.Dedupe(childComplexity), true
+	case "ImportJob.errors":
+		if e.ComplexityRoot.ImportJob.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.Errors(childComplexity), true
+	case "ImportJob.failure":
+		if e.ComplexityRoot.ImportJob.Failure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.Failure(childComplexity), true
+	case "ImportJob.filename":
+		if e.ComplexityRoot.ImportJob.Filename == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.Filename(childComplexity), true
+	case "ImportJob.finishedAt":
+		if e.ComplexityRoot.ImportJob.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.FinishedAt(childComplexity), true
+	case "ImportJob.id":
+		if e.ComplexityRoot.ImportJob.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.ID(childComplexity), true
+	case "ImportJob.mapping":
+		if e.ComplexityRoot.ImportJob.Mapping == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.Mapping(childComplexity), true
+	case "ImportJob.rowsFailed":
+		if e.ComplexityRoot.ImportJob.RowsFailed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.RowsFailed(childComplexity), true
+	case "ImportJob.rowsImported":
+		if e.ComplexityRoot.ImportJob.RowsImported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.RowsImported(childComplexity), true
+	case "ImportJob.rowsSkipped":
+		if e.ComplexityRoot.ImportJob.RowsSkipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.RowsSkipped(childComplexity), true
+	case "ImportJob.rowsTotal":
+		if e.ComplexityRoot.ImportJob.RowsTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.RowsTotal(childComplexity), true
+	case "ImportJob.startedAt":
+		if e.ComplexityRoot.ImportJob.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.StartedAt(childComplexity), true
+	case "ImportJob.status":
+		if e.ComplexityRoot.ImportJob.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.Status(childComplexity), true
+	case "ImportJob.updatedAt":
+		if e.ComplexityRoot.ImportJob.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJob.UpdatedAt(childComplexity), true
+
+	case "ImportJobPage.hasMore":
+		if e.ComplexityRoot.ImportJobPage.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJobPage.HasMore(childComplexity), true
+	case "ImportJobPage.limit":
+		if e.ComplexityRoot.ImportJobPage.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJobPage.Limit(childComplexity), true
+	case "ImportJobPage.nodes":
+		if e.ComplexityRoot.ImportJobPage.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJobPage.Nodes(childComplexity), true
+	case "ImportJobPage.page":
+		if e.ComplexityRoot.ImportJobPage.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJobPage.Page(childComplexity), true
+	case "ImportJobPage.total":
+		if e.ComplexityRoot.ImportJobPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportJobPage.Total(childComplexity), true
+
+	case "ImportRowError.code":
+		if e.ComplexityRoot.ImportRowError.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRowError.Code(childComplexity), true
+	case "ImportRowError.field":
+		if e.ComplexityRoot.ImportRowError.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRowError.Field(childComplexity), true
+	case "ImportRowError.message":
+		if e.ComplexityRoot.ImportRowError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRowError.Message(childComplexity), true
+	case "ImportRowError.row":
+		if e.ComplexityRoot.ImportRowError.Row == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRowError.Row(childComplexity), true
+
 	case "InboundEndpoint.createdAt":
 		if e.ComplexityRoot.InboundEndpoint.CreatedAt == nil {
 			break
@@ -3664,6 +4022,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Lead.DncReason(childComplexity), true
+	case "Lead.documents":
+		if e.ComplexityRoot.Lead.Documents == nil {
+			break
+		}
+
+		args, err := ec.field_Lead_documents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Lead.Documents(childComplexity, args["page"].(*int), args["limit"].(*int)), true
 	case "Lead.email":
 		if e.ComplexityRoot.Lead.Email == nil {
 			break
@@ -4274,6 +4643,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.FundDeal(childComplexity, args["input"].(FundDealInput)), true
+	case "Mutation.importLeads":
+		if e.ComplexityRoot.Mutation.ImportLeads == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importLeads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportLeads(childComplexity, args["file"].(graphql.Upload), args["mapping"].(any), args["dedupe"].(*importjob.Dedupe)), true
 	case "Mutation.installApp":
 		if e.ComplexityRoot.Mutation.InstallApp == nil {
 			break
@@ -4571,6 +4951,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhookSubscription(childComplexity, args["id"].(uuid.UUID), args["input"].(WebhookSubscriptionPatch)), true
+	case "Mutation.uploadDocument":
+		if e.ComplexityRoot.Mutation.UploadDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadDocument(childComplexity, args["recordId"].(uuid.UUID), args["file"].(graphql.Upload), args["category"].(*document.Category)), true
 	case "Mutation.withdrawApplication":
 		if e.ComplexityRoot.Mutation.WithdrawApplication == nil {
 			break
@@ -4971,6 +5362,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contacts(childComplexity, args["after"].(*entgql.Cursor[uuid.UUID]), args["first"].(*int), args["before"].(*entgql.Cursor[uuid.UUID]), args["last"].(*int), args["orderBy"].(*ent.ContactOrder), args["where"].(*ent.ContactWhereInput)), true
+	case "Query.document":
+		if e.ComplexityRoot.Query.Document == nil {
+			break
+		}
+
+		args, err := ec.field_Query_document_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Document(childComplexity, args["id"].(uuid.UUID)), true
 	case "Query.fundedDeals":
 		if e.ComplexityRoot.Query.FundedDeals == nil {
 			break
@@ -4993,6 +5395,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.FundedDealsPage(childComplexity, args["leadId"].(*uuid.UUID), args["lenderId"].(*uuid.UUID), args["advisorId"].(*uuid.UUID), args["fundedFrom"].(*time.Time), args["fundedTo"].(*time.Time), args["page"].(*int), args["limit"].(*int)), true
+	case "Query.importJob":
+		if e.ComplexityRoot.Query.ImportJob == nil {
+			break
+		}
+
+		args, err := ec.field_Query_importJob_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ImportJob(childComplexity, args["id"].(uuid.UUID)), true
+	case "Query.importJobs":
+		if e.ComplexityRoot.Query.ImportJobs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_importJobs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ImportJobs(childComplexity, args["page"].(*int), args["limit"].(*int)), true
 	case "Query.inboundEndpoints":
 		if e.ComplexityRoot.Query.InboundEndpoints == nil {
 			break
@@ -5219,6 +5643,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.AgentPresenceChanged(childComplexity), true
+	case "Subscription.importJobProgress":
+		if e.ComplexityRoot.Subscription.ImportJobProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_importJobProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ImportJobProgress(childComplexity, args["id"].(uuid.UUID)), true
 
 	case "Team.createdAt":
 		if e.ComplexityRoot.Team.CreatedAt == nil {
@@ -5708,7 +6143,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "apps.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "apps.graphql" "documents.graphql" "imports.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -5731,6 +6166,8 @@ var sources = []*ast.Source{
 	{Name: "lending.graphql", Input: sourceData("lending.graphql"), BuiltIn: false},
 	{Name: "access.graphql", Input: sourceData("access.graphql"), BuiltIn: false},
 	{Name: "apps.graphql", Input: sourceData("apps.graphql"), BuiltIn: false},
+	{Name: "documents.graphql", Input: sourceData("documents.graphql"), BuiltIn: false},
+	{Name: "imports.graphql", Input: sourceData("imports.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6026,6 +6463,8 @@ func (ec *executionContext) childFields_Application(ctx context.Context, field g
 		return ec.fieldContext_Application_lender(ctx, field)
 	case "fundedDeal":
 		return ec.fieldContext_Application_fundedDeal(ctx, field)
+	case "documents":
+		return ec.fieldContext_Application_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Application", field.Name)
 }
@@ -6638,6 +7077,50 @@ func (ec *executionContext) childFields_DoNotCallResult(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type DoNotCallResult", field.Name)
 }
 
+func (ec *executionContext) childFields_Document(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Document_id(ctx, field)
+	case "recordType":
+		return ec.fieldContext_Document_recordType(ctx, field)
+	case "recordId":
+		return ec.fieldContext_Document_recordId(ctx, field)
+	case "filename":
+		return ec.fieldContext_Document_filename(ctx, field)
+	case "contentType":
+		return ec.fieldContext_Document_contentType(ctx, field)
+	case "size":
+		return ec.fieldContext_Document_size(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Document_sha256(ctx, field)
+	case "category":
+		return ec.fieldContext_Document_category(ctx, field)
+	case "uploadedBy":
+		return ec.fieldContext_Document_uploadedBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Document_createdAt(ctx, field)
+	case "contentPath":
+		return ec.fieldContext_Document_contentPath(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Document", field.Name)
+}
+
+func (ec *executionContext) childFields_DocumentPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_DocumentPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_DocumentPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_DocumentPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_DocumentPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_DocumentPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DocumentPage", field.Name)
+}
+
 func (ec *executionContext) childFields_FundedDeal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6682,6 +7165,8 @@ func (ec *executionContext) childFields_FundedDeal(ctx context.Context, field gr
 		return ec.fieldContext_FundedDeal_lender(ctx, field)
 	case "commission":
 		return ec.fieldContext_FundedDeal_commission(ctx, field)
+	case "documents":
+		return ec.fieldContext_FundedDeal_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FundedDeal", field.Name)
 }
@@ -6806,6 +7291,74 @@ func (ec *executionContext) childFields_FunnelConversion(ctx context.Context, fi
 		return ec.fieldContext_FunnelConversion_overall(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FunnelConversion", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportJob(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ImportJob_id(ctx, field)
+	case "status":
+		return ec.fieldContext_ImportJob_status(ctx, field)
+	case "filename":
+		return ec.fieldContext_ImportJob_filename(ctx, field)
+	case "mapping":
+		return ec.fieldContext_ImportJob_mapping(ctx, field)
+	case "dedupe":
+		return ec.fieldContext_ImportJob_dedupe(ctx, field)
+	case "rowsTotal":
+		return ec.fieldContext_ImportJob_rowsTotal(ctx, field)
+	case "rowsImported":
+		return ec.fieldContext_ImportJob_rowsImported(ctx, field)
+	case "rowsSkipped":
+		return ec.fieldContext_ImportJob_rowsSkipped(ctx, field)
+	case "rowsFailed":
+		return ec.fieldContext_ImportJob_rowsFailed(ctx, field)
+	case "errors":
+		return ec.fieldContext_ImportJob_errors(ctx, field)
+	case "failure":
+		return ec.fieldContext_ImportJob_failure(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_ImportJob_createdBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ImportJob_createdAt(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_ImportJob_startedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_ImportJob_finishedAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ImportJob_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportJob", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportJobPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_ImportJobPage_nodes(ctx, field)
+	case "total":
+		return ec.fieldContext_ImportJobPage_total(ctx, field)
+	case "page":
+		return ec.fieldContext_ImportJobPage_page(ctx, field)
+	case "limit":
+		return ec.fieldContext_ImportJobPage_limit(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_ImportJobPage_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportJobPage", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportRowError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "row":
+		return ec.fieldContext_ImportRowError_row(ctx, field)
+	case "field":
+		return ec.fieldContext_ImportRowError_field(ctx, field)
+	case "code":
+		return ec.fieldContext_ImportRowError_code(ctx, field)
+	case "message":
+		return ec.fieldContext_ImportRowError_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportRowError", field.Name)
 }
 
 func (ec *executionContext) childFields_InboundEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6978,6 +7531,8 @@ func (ec *executionContext) childFields_Lead(ctx context.Context, field graphql.
 		return ec.fieldContext_Lead_fundedDeals(ctx, field)
 	case "primaryAdvisorName":
 		return ec.fieldContext_Lead_primaryAdvisorName(ctx, field)
+	case "documents":
+		return ec.fieldContext_Lead_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Lead", field.Name)
 }
@@ -7542,6 +8097,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Application_documents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Contact_leads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7610,6 +8187,28 @@ func (ec *executionContext) field_DoNotCallResult_leads_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_FundedDeal_documents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Lead_callEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7661,6 +8260,28 @@ func (ec *executionContext) field_Lead_callEvents_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Lead_documents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
 	return args, nil
 }
 
@@ -7977,6 +8598,36 @@ func (ec *executionContext) field_Mutation_fundDeal_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importLeads_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (graphql.Upload, error) {
+			return ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "mapping",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalOJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mapping"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dedupe",
+		func(ctx context.Context, v any) (*importjob.Dedupe, error) {
+			return ec.unmarshalOImportDedupe2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐDedupe(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dedupe"] = arg2
 	return args, nil
 }
 
@@ -8499,6 +9150,36 @@ func (ec *executionContext) field_Mutation_updateWebhookSubscription_args(ctx co
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uploadDocument_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "recordId",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["recordId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (graphql.Upload, error) {
+			return ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "category",
+		func(ctx context.Context, v any) (*document.Category, error) {
+			return ec.unmarshalODocumentCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐCategory(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["category"] = arg2
 	return args, nil
 }
 
@@ -9266,6 +9947,20 @@ func (ec *executionContext) field_Query_contacts_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_document_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_fundedDealsPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9379,6 +10074,42 @@ func (ec *executionContext) field_Query_fundedDeals_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_importJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_importJobs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "page",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["page"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
 	return args, nil
 }
 
@@ -10025,6 +10756,20 @@ func (ec *executionContext) field_Query_webhookSubscriptions_args(ctx context.Co
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_importJobProgress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (uuid.UUID, error) {
+			return ec.unmarshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -13172,6 +13917,50 @@ func (ec *executionContext) fieldContext_Application_fundedDeal(_ context.Contex
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FundedDeal(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Application_documents(ctx context.Context, field graphql.CollectedField, obj *ent.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_documents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Application().Documents(ctx, obj, fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DocumentPage) graphql.Marshaler {
+			return ec.marshalNDocumentPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDocumentPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_documents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Application",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Application_documents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -17861,6 +18650,383 @@ func (ec *executionContext) fieldContext_DoNotCallResult_leadCount(_ context.Con
 	return graphql.NewScalarFieldContext("DoNotCallResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Document_id(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Document_recordType(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_recordType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v document.RecordType) graphql.Marshaler {
+			return ec.marshalNDocumentRecordType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐRecordType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_recordType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type DocumentRecordType does not have child fields"))
+}
+
+func (ec *executionContext) _Document_recordId(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_recordId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_recordId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Document_filename(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_filename(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filename, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_filename(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Document_contentType(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_contentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_contentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Document_size(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Document_sha256(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_sha256(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sha256, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_sha256(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Document_category(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_category(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Category, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v document.Category) graphql.Marshaler {
+			return ec.marshalNDocumentCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐCategory(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type DocumentCategory does not have child fields"))
+}
+
+func (ec *executionContext) _Document_uploadedBy(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_uploadedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_uploadedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Document_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Document_contentPath(ctx context.Context, field graphql.CollectedField, obj *ent.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_contentPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Document().ContentPath(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_contentPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DocumentPage_nodes(ctx context.Context, field graphql.CollectedField, obj *DocumentPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocumentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DocumentPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DocumentPage_total(ctx context.Context, field graphql.CollectedField, obj *DocumentPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DocumentPage_page(ctx context.Context, field graphql.CollectedField, obj *DocumentPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DocumentPage_limit(ctx context.Context, field graphql.CollectedField, obj *DocumentPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _DocumentPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *DocumentPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DocumentPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DocumentPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DocumentPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _FundedDeal_id(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18376,6 +19542,50 @@ func (ec *executionContext) fieldContext_FundedDeal_commission(_ context.Context
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Commission(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FundedDeal_documents(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FundedDeal_documents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.FundedDeal().Documents(ctx, obj, fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DocumentPage) graphql.Marshaler {
+			return ec.marshalNDocumentPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDocumentPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FundedDeal_documents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FundedDeal",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_FundedDeal_documents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -19241,6 +20451,599 @@ func (ec *executionContext) _FunnelConversion_overall(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_FunnelConversion_overall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FunnelConversion", field, false, false, errors.New("field of type Ratio does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_id(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_status(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v importjob.Status) graphql.Marshaler {
+			return ec.marshalNImportJobStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type ImportJobStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_filename(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_filename(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filename, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_filename(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_mapping(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_mapping(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ImportJob().Mapping(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_mapping(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_dedupe(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_dedupe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dedupe, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v importjob.Dedupe) graphql.Marshaler {
+			return ec.marshalNImportDedupe2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐDedupe(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_dedupe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type ImportDedupe does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_rowsTotal(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_rowsTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RowsTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_rowsTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_rowsImported(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_rowsImported(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RowsImported, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_rowsImported(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_rowsSkipped(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_rowsSkipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RowsSkipped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_rowsSkipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_rowsFailed(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_rowsFailed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RowsFailed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_rowsFailed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_errors(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []leadcsv.RowError) graphql.Marshaler {
+			return ec.marshalNImportRowError2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋleadcsvᚐRowErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportJob",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportRowError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportJob_failure(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_failure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failure, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_failure(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_createdBy(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_startedAt(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_finishedAt(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJob_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.ImportJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJob_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJob_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJob", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJobPage_nodes(ctx context.Context, field graphql.CollectedField, obj *ImportJobPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJobPage_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.ImportJob) graphql.Marshaler {
+			return ec.marshalNImportJob2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJobᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJobPage_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportJobPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportJob(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportJobPage_total(ctx context.Context, field graphql.CollectedField, obj *ImportJobPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJobPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJobPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJobPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJobPage_page(ctx context.Context, field graphql.CollectedField, obj *ImportJobPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJobPage_page(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Page, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJobPage_page(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJobPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJobPage_limit(ctx context.Context, field graphql.CollectedField, obj *ImportJobPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJobPage_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJobPage_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJobPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportJobPage_hasMore(ctx context.Context, field graphql.CollectedField, obj *ImportJobPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportJobPage_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportJobPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportJobPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ImportRowError_row(ctx context.Context, field graphql.CollectedField, obj *leadcsv.RowError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportRowError_row(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Row, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportRowError_row(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportRowError", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ImportRowError_field(ctx context.Context, field graphql.CollectedField, obj *leadcsv.RowError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportRowError_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportRowError_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportRowError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportRowError_code(ctx context.Context, field graphql.CollectedField, obj *leadcsv.RowError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportRowError_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportRowError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportRowError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ImportRowError_message(ctx context.Context, field graphql.CollectedField, obj *leadcsv.RowError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportRowError_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportRowError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportRowError", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _InboundEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *ent.InboundEndpoint) (ret graphql.Marshaler) {
@@ -20870,6 +22673,50 @@ func (ec *executionContext) _Lead_primaryAdvisorName(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_Lead_primaryAdvisorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Lead", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Lead_documents(ctx context.Context, field graphql.CollectedField, obj *ent.Lead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Lead_documents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Lead().Documents(ctx, obj, fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DocumentPage) graphql.Marshaler {
+			return ec.marshalNDocumentPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDocumentPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Lead_documents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Lead",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DocumentPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Lead_documents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _LeadConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.LeadConnection) (ret graphql.Marshaler) {
@@ -24021,6 +25868,100 @@ func (ec *executionContext) fieldContext_Mutation_uninstallApp(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_uploadDocument(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadDocument(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadDocument(ctx, fc.Args["recordId"].(uuid.UUID), fc.Args["file"].(graphql.Upload), fc.Args["category"].(*document.Category))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+			return ec.marshalNDocument2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadDocument(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadDocument_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importLeads(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importLeads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportLeads(ctx, fc.Args["file"].(graphql.Upload),
+				func() any {
+					if fc.Args["mapping"] == nil {
+						return nil
+					}
+					return fc.Args["mapping"].(any)
+				}(), fc.Args["dedupe"].(*importjob.Dedupe))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ImportJob) graphql.Marshaler {
+			return ec.marshalNImportJob2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importLeads(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportJob(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importLeads_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Organization_id(ctx context.Context, field graphql.CollectedField, obj *ent.Organization) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26438,6 +28379,138 @@ func (ec *executionContext) fieldContext_Query_appInstallations(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_document(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_document(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Document(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+			return ec.marshalODocument2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_document(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Document(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_document_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_importJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_importJob(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ImportJob(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ImportJob) graphql.Marshaler {
+			return ec.marshalOImportJob2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_importJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportJob(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_importJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_importJobs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_importJobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ImportJobs(ctx, fc.Args["page"].(*int), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ImportJobPage) graphql.Marshaler {
+			return ec.marshalNImportJobPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐImportJobPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_importJobs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportJobPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_importJobs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26634,6 +28707,50 @@ func (ec *executionContext) fieldContext_Subscription_agentPresenceChanged(_ con
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AgentStatus(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_importJobProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_importJobProgress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ImportJobProgress(ctx, fc.Args["id"].(uuid.UUID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.ImportJob) graphql.Marshaler {
+			return ec.marshalNImportJob2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_importJobProgress(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportJob(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_importJobProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -45146,6 +47263,42 @@ func (ec *executionContext) _Application(ctx context.Context, sel ast.SelectionS
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "documents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Application_documents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47578,6 +49731,185 @@ func (ec *executionContext) _DoNotCallResult(ctx context.Context, sel ast.Select
 	return out
 }
 
+var documentImplementors = []string{"Document"}
+
+func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet, obj *ent.Document) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, documentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Document")
+		case "id":
+			out.Values[i] = ec._Document_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recordType":
+			out.Values[i] = ec._Document_recordType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recordId":
+			out.Values[i] = ec._Document_recordId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "filename":
+			out.Values[i] = ec._Document_filename(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contentType":
+			out.Values[i] = ec._Document_contentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "size":
+			out.Values[i] = ec._Document_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sha256":
+			out.Values[i] = ec._Document_sha256(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "category":
+			out.Values[i] = ec._Document_category(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "uploadedBy":
+			out.Values[i] = ec._Document_uploadedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Document_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contentPath":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Document_contentPath(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var documentPageImplementors = []string{"DocumentPage"}
+
+func (ec *executionContext) _DocumentPage(ctx context.Context, sel ast.SelectionSet, obj *DocumentPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, documentPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DocumentPage")
+		case "nodes":
+			out.Values[i] = ec._DocumentPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._DocumentPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._DocumentPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._DocumentPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._DocumentPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var fundedDealImplementors = []string{"FundedDeal", "Node"}
 
 func (ec *executionContext) _FundedDeal(ctx context.Context, sel ast.SelectionSet, obj *ent.FundedDeal) graphql.Marshaler {
@@ -47783,6 +50115,42 @@ func (ec *executionContext) _FundedDeal(ctx context.Context, sel ast.SelectionSe
 					}
 				}()
 				res = ec._FundedDeal_commission(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "documents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FundedDeal_documents(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -48276,6 +50644,246 @@ func (ec *executionContext) _FunnelConversion(ctx context.Context, sel ast.Selec
 			}
 		case "overall":
 			out.Values[i] = ec._FunnelConversion_overall(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var importJobImplementors = []string{"ImportJob"}
+
+func (ec *executionContext) _ImportJob(ctx context.Context, sel ast.SelectionSet, obj *ent.ImportJob) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importJobImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportJob")
+		case "id":
+			out.Values[i] = ec._ImportJob_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._ImportJob_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "filename":
+			out.Values[i] = ec._ImportJob_filename(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mapping":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ImportJob_mapping(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "dedupe":
+			out.Values[i] = ec._ImportJob_dedupe(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rowsTotal":
+			out.Values[i] = ec._ImportJob_rowsTotal(ctx, field, obj)
+		case "rowsImported":
+			out.Values[i] = ec._ImportJob_rowsImported(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rowsSkipped":
+			out.Values[i] = ec._ImportJob_rowsSkipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rowsFailed":
+			out.Values[i] = ec._ImportJob_rowsFailed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "errors":
+			out.Values[i] = ec._ImportJob_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failure":
+			out.Values[i] = ec._ImportJob_failure(ctx, field, obj)
+		case "createdBy":
+			out.Values[i] = ec._ImportJob_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._ImportJob_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._ImportJob_startedAt(ctx, field, obj)
+		case "finishedAt":
+			out.Values[i] = ec._ImportJob_finishedAt(ctx, field, obj)
+		case "updatedAt":
+			out.Values[i] = ec._ImportJob_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var importJobPageImplementors = []string{"ImportJobPage"}
+
+func (ec *executionContext) _ImportJobPage(ctx context.Context, sel ast.SelectionSet, obj *ImportJobPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importJobPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportJobPage")
+		case "nodes":
+			out.Values[i] = ec._ImportJobPage_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._ImportJobPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "page":
+			out.Values[i] = ec._ImportJobPage_page(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._ImportJobPage_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._ImportJobPage_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
+var importRowErrorImplementors = []string{"ImportRowError"}
+
+func (ec *executionContext) _ImportRowError(ctx context.Context, sel ast.SelectionSet, obj *leadcsv.RowError) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importRowErrorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportRowError")
+		case "row":
+			out.Values[i] = ec._ImportRowError_row(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "field":
+			out.Values[i] = ec._ImportRowError_field(ctx, field, obj)
+		case "code":
+			out.Values[i] = ec._ImportRowError_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ImportRowError_message(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -48973,6 +51581,42 @@ func (ec *executionContext) _Lead(ctx context.Context, sel ast.SelectionSet, obj
 					}
 				}()
 				res = ec._Lead_primaryAdvisorName(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "documents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Lead_documents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
 				return res
 			}
 
@@ -49886,6 +52530,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "uninstallApp":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_uninstallApp(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadDocument":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadDocument(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importLeads":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importLeads(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -51165,6 +53823,66 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "document":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_document(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "importJob":
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_importJob(ctx, field)
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "importJobs":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_importJobs(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -51265,6 +53983,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "agentPresenceChanged":
 		return ec._Subscription_agentPresenceChanged(ctx, fields[0])
+	case "importJobProgress":
+		return ec._Subscription_importJobProgress(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -53553,6 +56273,70 @@ func (ec *executionContext) marshalNDoNotCallResult2ᚖgithubᚗcomᚋlendingpip
 	return ec._DoNotCallResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDocument2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx context.Context, sel ast.SelectionSet, v ent.Document) graphql.Marshaler {
+	return ec._Document(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDocument2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocumentᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.Document) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDocument2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDocument2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx context.Context, sel ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Document(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDocumentCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐCategory(ctx context.Context, v any) (document.Category, error) {
+	var res document.Category
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDocumentCategory2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐCategory(ctx context.Context, sel ast.SelectionSet, v document.Category) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNDocumentPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDocumentPage(ctx context.Context, sel ast.SelectionSet, v DocumentPage) graphql.Marshaler {
+	return ec._DocumentPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDocumentPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐDocumentPage(ctx context.Context, sel ast.SelectionSet, v *DocumentPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DocumentPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDocumentRecordType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐRecordType(ctx context.Context, v any) (document.RecordType, error) {
+	var res document.RecordType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDocumentRecordType2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐRecordType(ctx context.Context, sel ast.SelectionSet, v document.RecordType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNFundDealInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundDealInput(ctx context.Context, v any) (FundDealInput, error) {
 	res, err := ec.unmarshalInputFundDealInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -53769,6 +56553,90 @@ func (ec *executionContext) marshalNID2ᚕgithubᚗcomᚋgoogleᚋuuidᚐUUIDᚄ
 	return ret
 }
 
+func (ec *executionContext) unmarshalNImportDedupe2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐDedupe(ctx context.Context, v any) (importjob.Dedupe, error) {
+	var res importjob.Dedupe
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportDedupe2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐDedupe(ctx context.Context, sel ast.SelectionSet, v importjob.Dedupe) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNImportJob2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx context.Context, sel ast.SelectionSet, v ent.ImportJob) graphql.Marshaler {
+	return ec._ImportJob(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImportJob2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJobᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ImportJob) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImportJob2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImportJob2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx context.Context, sel ast.SelectionSet, v *ent.ImportJob) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ImportJob(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNImportJobPage2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐImportJobPage(ctx context.Context, sel ast.SelectionSet, v ImportJobPage) graphql.Marshaler {
+	return ec._ImportJobPage(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImportJobPage2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐImportJobPage(ctx context.Context, sel ast.SelectionSet, v *ImportJobPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ImportJobPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNImportJobStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐStatus(ctx context.Context, v any) (importjob.Status, error) {
+	var res importjob.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportJobStatus2githubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐStatus(ctx context.Context, sel ast.SelectionSet, v importjob.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNImportRowError2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋleadcsvᚐRowError(ctx context.Context, sel ast.SelectionSet, v leadcsv.RowError) graphql.Marshaler {
+	return ec._ImportRowError(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImportRowError2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋleadcsvᚐRowErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []leadcsv.RowError) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImportRowError2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋleadcsvᚐRowError(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNInboundEndpoint2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v ent.InboundEndpoint) graphql.Marshaler {
 	return ec._InboundEndpoint(ctx, sel, &v)
 }
@@ -53885,6 +56753,22 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -54624,6 +57508,22 @@ func (ec *executionContext) unmarshalNUpdateTeamInput2githubᚗcomᚋlendingpipe
 func (ec *executionContext) unmarshalNUpdateUserInput2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUpdateUserInput(ctx context.Context, v any) (ent.UpdateUserInput, error) {
 	res, err := ec.unmarshalInputUpdateUserInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (graphql.Upload, error) {
+	res, err := graphql.UnmarshalUpload(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v graphql.Upload) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUpload(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNUser2githubᚗcomᚋlendingpipeᚋsvcᚋentᚐUser(ctx context.Context, sel ast.SelectionSet, v ent.User) graphql.Marshaler {
@@ -56054,6 +58954,29 @@ func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCu
 	return v
 }
 
+func (ec *executionContext) marshalODocument2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐDocument(ctx context.Context, sel ast.SelectionSet, v *ent.Document) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Document(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODocumentCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐCategory(ctx context.Context, v any) (*document.Category, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(document.Category)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODocumentCategory2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋdocumentᚐCategory(ctx context.Context, sel ast.SelectionSet, v *document.Category) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOFundedDeal2ᚕᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐFundedDealᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.FundedDeal) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -56304,6 +59227,29 @@ func (ec *executionContext) marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ct
 	_ = ctx
 	res := scalar.MarshalUUID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOImportDedupe2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐDedupe(ctx context.Context, v any) (*importjob.Dedupe, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(importjob.Dedupe)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOImportDedupe2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚋimportjobᚐDedupe(ctx context.Context, sel ast.SelectionSet, v *importjob.Dedupe) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOImportJob2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐImportJob(ctx context.Context, sel ast.SelectionSet, v *ent.ImportJob) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ImportJob(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOInboundEndpoint2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋentᚐInboundEndpoint(ctx context.Context, sel ast.SelectionSet, v *ent.InboundEndpoint) graphql.Marshaler {

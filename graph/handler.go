@@ -22,9 +22,11 @@ type Authenticator func(ctx context.Context, authorization string) (context.Cont
 // transaction (mutationTx, store.WithTx), which the ent hooks share.
 func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authenticator) http.Handler {
 	cfg = cfg.WithDefaults()
+	r.uploads = cfg.Uploads
 	srv := handler.New(costedSchema{ExecutableSchema: NewExecutableSchema(Config{Resolvers: r}), maxPage: cfg.MaxPageSize})
 	srv.AddTransport(websocketTransport(cfg, auth))
 	srv.AddTransport(getTransport{})
+	srv.AddTransport(multipartTransport{maxJSON: cfg.WSMaxMessageBytes})
 	srv.AddTransport(postTransport{})
 	srv.SetParserTokenLimit(cfg.MaxTokens)
 	srv.SetValidationRulesFn(validationRules)

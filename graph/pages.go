@@ -24,4 +24,6 @@ type (
 	ApiKeyPage          Page[*ent.APIKey]
 	AppPage             Page[*ent.App]
 	AppInstallationPage Page[*ent.AppInstallation]
+	DocumentPage        Page[*ent.Document]
+	ImportJobPage       Page[*ent.ImportJob]
 )

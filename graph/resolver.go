@@ -26,12 +26,16 @@ type Resolver struct {
 	presence *dialer.Broker
 	webhooks webhooks.Config
 	refs     *refCache
+	// uploads bound uploadDocument's and importLeads' files (NewHandler
+	// sets them from its configuration).
+	uploads UploadLimits
 }
 
 // NewResolver returns the root resolver over db; hooks holds the webhook
 // settings subscriptions are validated against.
 func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
-	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now), webhooks: hooks, refs: newRefCache()}
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now), webhooks: hooks, refs: newRefCache(),
+		uploads: UploadLimits{}.withDefaults()}
 }
 
 // client is the transaction's client when the request runs in one (every

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -10,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/store"
 )
 
@@ -59,7 +61,14 @@ var errOperationFailed = errors.New("the operation answered with errors")
 
 // InterceptResponse runs a mutation in its transaction.
 func (t mutationTx) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !isMutation(graphql.GetOperationContext(ctx).Operation) {
+	oc := graphql.GetOperationContext(ctx)
+	if !isMutation(oc.Operation) {
+		return next(ctx)
+	}
+	if ownTx, err := takesFiles(oc.Operation); ownTx || err != nil {
+		if err != nil {
+			return &graphql.Response{Errors: gqlerror.List{err}}
+		}
 		return next(ctx)
 	}
 	var resp *graphql.Response
@@ -80,6 +89,27 @@ func (t mutationTx) InterceptResponse(ctx context.Context, next graphql.Response
 		return graphql.ErrorResponse(ctx, "%s", err.Error())
 	}
 	return resp
+}
+
+// fileFields are the mutations that take files. Each writes its file to
+// the file store first and then commits its record in a transaction of
+// its own, so no transaction (and on SQLite, not the one writer) waits on
+// a file being stored. An operation holding one holds only that field.
+var fileFields = []string{"uploadDocument", "importLeads"}
+
+// takesFiles reports whether op is a mutation of fileFields, which runs
+// outside mutationTx; it refuses one that holds other fields beside it.
+func takesFiles(op *ast.OperationDefinition) (bool, *gqlerror.Error) {
+	files := false
+	for _, sel := range op.SelectionSet {
+		if f, ok := sel.(*ast.Field); ok && slices.Contains(fileFields, f.Name) {
+			files = true
+		}
+	}
+	if files && len(op.SelectionSet) != 1 {
+		return true, codedError(apperr.BadRequest, "an operation with uploadDocument or importLeads holds that one field only")
+	}
+	return files, nil
 }
 
 func isMutation(op *ast.OperationDefinition) bool {

@@ -35,7 +35,7 @@ func NewEdge(cfg Config, db *store.DB, logger *slog.Logger) *Edge {
 func (e *Edge) Middleware() chi.Middlewares {
 	return chi.Middlewares{withClock(e.cfg.Now), withRequestID(e.logger), withAccessLog, withRecovery, withAPIVersion,
 		withAuthentication(e.client, e.keys, e.cfg.Now), withRateLimit(e.limiter),
-		withPinnedVersion, withBodyLimit(e.cfg.MaxBodyBytes)}
+		withPinnedVersion, withBodyLimit(e.cfg.MaxBodyBytes, e.cfg.GraphQL.WithDefaults().Uploads.RequestLimit(e.cfg.MaxBodyBytes))}
 }
 
 // WebsocketKeys holds a GraphQL websocket session to the rules for its API

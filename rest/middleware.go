@@ -105,10 +105,15 @@ func withRecovery(next http.Handler) http.Handler {
 }
 
 // withBodyLimit caps request bodies; reading past the cap fails with
-// *http.MaxBytesError, answered 413.
-func withBodyLimit(limit int64) func(http.Handler) http.Handler {
+// *http.MaxBytesError, answered 413. A multipart form (a GraphQL multipart
+// request: only GraphQL reads one) may be as large as uploadLimit.
+func withBodyLimit(jsonLimit, uploadLimit int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			limit := jsonLimit
+			if graph.IsMultipart(r) {
+				limit = uploadLimit
+			}
 			if r.ContentLength > limit {
 				writeError(w, r, apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", limit))
 				return
@@ -123,9 +128,12 @@ func withBodyLimit(limit int64) func(http.Handler) http.Handler {
 // sees it, so one sent in chunks over the cap is answered 413 in the
 // envelope, as one declaring its length is, rather than failing half read
 // inside a handler (gqlgen's) that would not say so.
+//
+// A multipart form is streamed instead: its files are spooled to disk as
+// they arrive (graph's multipart transport), which answers its own 413.
 func WithWholeBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
+		if r.Body == nil || r.Body == http.NoBody || graph.IsMultipart(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -1,0 +1,232 @@
+package graph
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
+)
+
+// UploadLimits bound the files GraphQL multipart requests carry.
+type UploadLimits struct {
+	// Document is the largest document uploadDocument takes.
+	Document int64
+	// Import is the largest CSV file importLeads takes.
+	Import int64
+}
+
+// Defaults of UploadLimits.
+const (
+	DefaultMaxDocumentBytes = 25 << 20
+	DefaultMaxImportBytes   = 100 << 20
+)
+
+// RequestLimit is the largest multipart request body: the largest file
+// and room for the operation beside it (jsonLimit, the JSON body limit).
+func (l UploadLimits) RequestLimit(jsonLimit int64) int64 {
+	return max(l.Document, l.Import) + jsonLimit
+}
+
+func (l UploadLimits) withDefaults() UploadLimits {
+	if l.Document <= 0 {
+		l.Document = DefaultMaxDocumentBytes
+	}
+	if l.Import <= 0 {
+		l.Import = DefaultMaxImportBytes
+	}
+	return l
+}
+
+// IsMultipart reports whether r carries a multipart form: a GraphQL
+// multipart request when it is sent to GraphQL.
+func IsMultipart(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "multipart/form-data"
+}
+
+// multipartTransport serves the GraphQL multipart request specification:
+// an operations part (one GraphQL request object), a map part (file part
+// name to the variable paths it fills), then the files. Each file is
+// spooled to a temporary file as it arrives, so memory stays flat however
+// large it is, and removed once the response is written. The HTTP surface
+// has capped the body (UploadLimits.RequestLimit); each field checks its
+// own file's size.
+type multipartTransport struct {
+	// maxJSON bounds the operations and map parts.
+	maxJSON int64
+}
+
+var _ graphql.Transport = multipartTransport{}
+
+func (multipartTransport) Supports(r *http.Request) bool {
+	return r.Method == http.MethodPost && IsMultipart(r)
+}
+
+func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	start := graphql.Now()
+	params, files, err := t.read(r)
+	defer removeAll(files)
+	if err != nil {
+		status := http.StatusBadRequest
+		if err.Code == apperr.PayloadTooLarge {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeRequestError(w, status, err)
+		return
+	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+	exec = inputErrors{exec}
+	w.Header().Set("Content-Type", "application/json")
+	ctx := r.Context()
+	oc, opErr := exec.CreateOperationContext(ctx, params)
+	if opErr != nil {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		writeJSON(w, exec.DispatchError(graphql.WithOperationContext(ctx, oc), opErr))
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, oc)
+	writeJSON(w, responses(ctx))
+}
+
+func writeJSON(w io.Writer, resp *graphql.Response) {
+	_ = json.NewEncoder(w).Encode(resp) // the client is gone if this fails
+}
+
+// read parses the multipart body into the operation's parameters, its
+// variables holding a graphql.Upload at each mapped path.
+func (t multipartTransport) read(r *http.Request) (*graphql.RawParams, []*os.File, *apperr.Error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, nil, apperr.New(apperr.BadRequest, "the body is not a multipart form: %v", err)
+	}
+	var params graphql.RawParams
+	if err := t.readJSONPart(mr, "operations", &params); err != nil {
+		return nil, nil, err
+	}
+	var fileMap map[string][]string
+	if err := t.readJSONPart(mr, "map", &fileMap); err != nil {
+		return nil, nil, err
+	}
+	if params.Variables == nil {
+		params.Variables = map[string]any{}
+	}
+	var files []*os.File
+	for len(fileMap) > 0 {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return &params, files, apperr.New(apperr.BadRequest, "the map names file parts the form does not hold: %s",
+				strings.Join(sortedKeys(fileMap), ", "))
+		}
+		if err != nil {
+			return &params, files, partError(err)
+		}
+		paths, ok := fileMap[part.FormName()]
+		if !ok {
+			return &params, files, apperr.New(apperr.BadRequest, "the form part %s is not in the map", apperr.Quote(part.FormName()))
+		}
+		delete(fileMap, part.FormName())
+		f, upload, aerr := spool(part)
+		if f != nil {
+			files = append(files, f)
+		}
+		if aerr != nil {
+			return &params, files, aerr
+		}
+		for _, path := range paths {
+			upload.File = io.NewSectionReader(f, 0, upload.Size) // each path reads from the start
+			if gerr := params.AddUpload(upload, part.FormName(), path); gerr != nil {
+				return &params, files, apperr.New(apperr.BadRequest, "%s", gerr.Message)
+			}
+		}
+	}
+	return &params, files, nil
+}
+
+// readJSONPart reads the next part, which must be named name and hold
+// one JSON value no larger than the JSON body limit, into dst.
+func (t multipartTransport) readJSONPart(mr *multipart.Reader, name string, dst any) *apperr.Error {
+	part, err := mr.NextPart()
+	if err != nil {
+		return partError(err)
+	}
+	if part.FormName() != name {
+		return apperr.New(apperr.BadRequest, "the multipart form's parts must be operations, then map, then the files; got %s where %s belongs",
+			apperr.Quote(part.FormName()), name)
+	}
+	body, err := io.ReadAll(io.LimitReader(part, t.maxJSON+1))
+	if err != nil {
+		return partError(err)
+	}
+	if int64(len(body)) > t.maxJSON {
+		return apperr.New(apperr.PayloadTooLarge, "the %s part exceeds %d bytes", name, t.maxJSON)
+	}
+	if name == "operations" {
+		if e := checkRequest(body); e != nil {
+			return e
+		}
+	} else if path := bounds.DuplicateMember(body); path != "" {
+		e, _ := apperr.As(bounds.DuplicateError(name + "." + path))
+		return e
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return &apperr.Error{Code: apperr.BadRequest, Field: name, Message: fmt.Sprintf("%s must be a JSON object: %v", name, err)}
+	}
+	return nil
+}
+
+// spool copies a file part to a temporary file.
+func spool(part *multipart.Part) (*os.File, graphql.Upload, *apperr.Error) {
+	f, err := os.CreateTemp("", "svc-upload-*")
+	if err != nil {
+		return nil, graphql.Upload{}, apperr.New(apperr.Internal, "no room for the upload: %v", err)
+	}
+	n, err := io.Copy(f, part)
+	if err != nil {
+		return f, graphql.Upload{}, partError(err)
+	}
+	return f, graphql.Upload{
+		Filename:    part.FileName(),
+		Size:        n,
+		ContentType: part.Header.Get("Content-Type"),
+	}, nil
+}
+
+// partError says why a part could not be read: the body's cap, or a
+// malformed form.
+func partError(err error) *apperr.Error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apperr.New(apperr.PayloadTooLarge, "request body exceeds %d bytes", mbe.Limit)
+	}
+	return apperr.New(apperr.BadRequest, "the multipart form could not be read: %v", err)
+}
+
+func removeAll(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
