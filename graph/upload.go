@@ -97,7 +97,26 @@ func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	writeJSON(w, responses(ctx))
+	resp := responses(ctx)
+	if status := fileRefusal(resp); status != 0 {
+		w.WriteHeader(status)
+	}
+	writeJSON(w, resp)
+}
+
+// fileRefusal is the HTTP status of a response refusing its file: an
+// operation with files holds one field (takesFiles), so its file's size or
+// type failing is the request failing, as 413 or 415 say over HTTP.
+func fileRefusal(resp *graphql.Response) int {
+	for _, e := range resp.Errors {
+		switch e.Extensions["code"] {
+		case apperr.PayloadTooLarge:
+			return http.StatusRequestEntityTooLarge
+		case apperr.UnsupportedMediaType:
+			return http.StatusUnsupportedMediaType
+		}
+	}
+	return 0
 }
 
 func writeJSON(w io.Writer, resp *graphql.Response) {

@@ -97,6 +97,7 @@ var statusOf = map[string]int{
 	apperr.Conflict:             http.StatusConflict,
 	apperr.IdempotencyKeyInUse:  http.StatusConflict,
 	apperr.PayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	apperr.UnsupportedMediaType: http.StatusUnsupportedMediaType,
 	apperr.Validation:           http.StatusUnprocessableEntity,
 	apperr.IdempotencyKeyReused: http.StatusUnprocessableEntity,
 	apperr.RateLimited:          http.StatusTooManyRequests,

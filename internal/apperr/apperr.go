@@ -24,6 +24,7 @@ const (
 	IdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
 	IdempotencyKeyInUse  = "IDEMPOTENCY_KEY_IN_USE"
 	PayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	UnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	RateLimited          = "RATE_LIMITED"
 	Internal             = "INTERNAL_ERROR"
 	Unavailable          = "SERVICE_UNAVAILABLE"

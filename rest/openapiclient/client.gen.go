@@ -764,6 +764,7 @@ const (
 	ErrorCodeRATELIMITED          ErrorCode = "RATE_LIMITED"
 	ErrorCodeSERVICEUNAVAILABLE   ErrorCode = "SERVICE_UNAVAILABLE"
 	ErrorCodeUNAUTHORIZED         ErrorCode = "UNAUTHORIZED"
+	ErrorCodeUNSUPPORTEDMEDIATYPE ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
 	ErrorCodeVALIDATIONERROR      ErrorCode = "VALIDATION_ERROR"
 )
 
@@ -794,6 +795,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeUNAUTHORIZED:
 		return true
+	case ErrorCodeUNSUPPORTEDMEDIATYPE:
+		return true
 	case ErrorCodeVALIDATIONERROR:
 		return true
 	default:
@@ -816,6 +819,7 @@ const (
 	ErrorCodeOrNullRATELIMITED          ErrorCodeOrNull = "RATE_LIMITED"
 	ErrorCodeOrNullSERVICEUNAVAILABLE   ErrorCodeOrNull = "SERVICE_UNAVAILABLE"
 	ErrorCodeOrNullUNAUTHORIZED         ErrorCodeOrNull = "UNAUTHORIZED"
+	ErrorCodeOrNullUNSUPPORTEDMEDIATYPE ErrorCodeOrNull = "UNSUPPORTED_MEDIA_TYPE"
 	ErrorCodeOrNullVALIDATIONERROR      ErrorCodeOrNull = "VALIDATION_ERROR"
 )
 
@@ -847,6 +851,8 @@ func (e ErrorCodeOrNull) Valid() bool {
 	case ErrorCodeOrNullSERVICEUNAVAILABLE:
 		return true
 	case ErrorCodeOrNullUNAUTHORIZED:
+		return true
+	case ErrorCodeOrNullUNSUPPORTEDMEDIATYPE:
 		return true
 	case ErrorCodeOrNullVALIDATIONERROR:
 		return true
@@ -3111,14 +3117,20 @@ type DoNotCallResource struct {
 // DoNotCallResourceType defines model for DoNotCallResource.Type.
 type DoNotCallResourceType string
 
-// DocumentUploadedEvent A document was uploaded to a record.
+// DocumentUploadedEvent A document was uploaded to a record (uploadDocument). fileName repeats filename, as this catalog first named it.
 type DocumentUploadedEvent struct {
 	Data struct {
-		DocumentId openapi_types.UUID `json:"documentId"`
-		FileName   string             `json:"fileName"`
-		OrgId      openapi_types.UUID `json:"orgId"`
-		RecordId   openapi_types.UUID `json:"recordId"`
-		RecordType string             `json:"recordType"`
+		Category    string             `json:"category"`
+		ContentType string             `json:"contentType"`
+		DocumentId  openapi_types.UUID `json:"documentId"`
+		FileName    string             `json:"fileName"`
+		Filename    string             `json:"filename"`
+		OrgId       openapi_types.UUID `json:"orgId"`
+		RecordId    openapi_types.UUID `json:"recordId"`
+		RecordType  string             `json:"recordType"`
+		Sha256      string             `json:"sha256"`
+		Size        int                `json:"size"`
+		UploadedBy  string             `json:"uploadedBy"`
 	} `json:"data"`
 	Event DocumentUploadedEventEvent `json:"event"`
 	Id    string                     `json:"id"`
