@@ -24,6 +24,9 @@ type config struct {
 	LogLevel     slog.Level
 	// StorageURL is the file store's: a directory, file:// or s3://.
 	StorageURL string
+	// StorageSweep is how often files no record names are removed, and
+	// how old such a file must be.
+	StorageSweep time.Duration
 	// AuditRetention is how long the audit log keeps an action.
 	AuditRetention time.Duration
 	Webhooks       webhooks.Config
@@ -42,6 +45,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateWindow:     time.Minute,
 		MaxBodyBytes:   1 << 20,
 		AuditRetention: store.DefaultAuditRetention,
+		StorageSweep:   10 * time.Minute,
 		Webhooks:       webhooks.DefaultConfig(),
 	}
 	c.DefaultDatabase = getenv("SVC_DATABASE_URL") == ""
@@ -93,6 +97,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	c.StorageURL = getenv("SVC_STORAGE_URL")
+	if v := getenv("SVC_STORAGE_SWEEP"); v != "" {
+		if c.StorageSweep, err = time.ParseDuration(v); err != nil || c.StorageSweep < time.Second {
+			return c, fmt.Errorf("SVC_STORAGE_SWEEP must be a duration of at least 1s, such as 10m, got %q", v)
+		}
+	}
 	if v := getenv("SVC_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)

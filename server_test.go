@@ -281,3 +281,37 @@ func TestBodyLimitSetting(t *testing.T) {
 		}
 	}
 }
+
+// The file settings: upload limits within 1 byte to 1 GiB, a sweep of at
+// least a second, and the store's URL as given.
+func TestFileSettings(t *testing.T) {
+	one := func(name, v string) func(string) string {
+		return func(k string) string {
+			if k == name {
+				return v
+			}
+			return ""
+		}
+	}
+	c, err := loadConfig(one("", ""))
+	if err != nil || c.GraphQL.Uploads.Document != 25<<20 || c.GraphQL.Uploads.Import != 100<<20 || c.StorageSweep != 10*time.Minute || c.StorageURL != "" {
+		t.Fatalf("defaults: %+v %v, %v", c.GraphQL.Uploads, c.StorageSweep, err)
+	}
+	if c, err := loadConfig(one("SVC_DOCUMENT_MAX_BYTES", "1048576")); err != nil || c.GraphQL.Uploads.Document != 1<<20 {
+		t.Errorf("SVC_DOCUMENT_MAX_BYTES: %+v, %v", c.GraphQL.Uploads, err)
+	}
+	if c, err := loadConfig(one("SVC_STORAGE_URL", "s3://docs?region=eu-west-1")); err != nil || c.StorageURL != "s3://docs?region=eu-west-1" {
+		t.Errorf("SVC_STORAGE_URL: %q, %v", c.StorageURL, err)
+	}
+	for name, bad := range map[string][]string{
+		"SVC_DOCUMENT_MAX_BYTES": {"0", "-1", "25MiB", "1073741825"},
+		"SVC_IMPORT_MAX_BYTES":   {"0", "x"},
+		"SVC_STORAGE_SWEEP":      {"0s", "10ms", "soon"},
+	} {
+		for _, v := range bad {
+			if _, err := loadConfig(one(name, v)); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%q: %v, want an error naming it", name, v, err)
+			}
+		}
+	}
+}
