@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/filestore"
 )
 
 // uploadDocument attaches the spooled file to a record (documents.Upload),
@@ -52,3 +53,9 @@ func (r *Resolver) documentsOf(ctx context.Context, recordID uuid.UUID, pageArg,
 
 // DocumentContentPath is where a document's bytes are downloaded (REST).
 func DocumentContentPath(id uuid.UUID) string { return "/v1/documents/" + id.String() + "/content" }
+
+// DocumentContent opens a document of the caller's organization for its
+// download (GET /v1/documents/{id}/content); the caller closes the reader.
+func (r *Resolver) DocumentContent(ctx context.Context, id uuid.UUID) (*ent.Document, *filestore.Reader, error) {
+	return documents.Open(ctx, r.client(ctx), r.db.Files, id)
+}
