@@ -69,11 +69,12 @@ func downloadResponses(head bool) m {
 	notSatisfiable["X-Content-Type-Options"] = m{"description": "nosniff.", "schema": m{"type": "string", "enum": []string{"nosniff"}}}
 	out := m{
 		"200": withBody(m{"description": "The whole document.", "headers": downloadHeaders(false)}),
-		"206": withBody(m{"description": "The range asked for.", "headers": downloadHeaders(true)}),
+		"206": withBody(m{"description": "The range asked for; several ranges as multipart/byteranges.", "headers": downloadHeaders(true)}),
 		"304": m{"description": "If-None-Match names the document's ETag: the copy held is current.", "headers": downloadHeaders(false)},
 		"416": m{"description": "The range lies past the document's end.", "headers": notSatisfiable},
 	}
 	if !head {
+		out["206"].(m)["content"].(m)["multipart/byteranges"] = m{"schema": m{"type": "string", "format": "binary"}}
 		out["416"].(m)["content"] = m{"text/plain": m{"schema": str()}}
 	}
 	return out

@@ -40,6 +40,7 @@ var loadStrict = sync.OnceValues(func() (*Conformance, error) {
 			openapi3filter.RegisterBodyDecoder(t, openapi3filter.FileBodyDecoder)
 		}
 	}
+	openapi3filter.RegisterBodyDecoder("multipart/byteranges", openapi3filter.FileBodyDecoder)
 	doc, err := rest.LoadOpenAPI()
 	if err != nil {
 		return nil, err
