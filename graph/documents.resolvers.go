@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -17,32 +16,32 @@ import (
 
 // Documents is the resolver for the documents field.
 func (r *applicationResolver) Documents(ctx context.Context, obj *ent.Application, page *int, limit *int) (*DocumentPage, error) {
-	panic(fmt.Errorf("not implemented: Documents - documents"))
+	return r.documentsOf(ctx, obj.ID, page, limit)
 }
 
 // ContentPath is the resolver for the contentPath field.
 func (r *documentResolver) ContentPath(ctx context.Context, obj *ent.Document) (string, error) {
-	panic(fmt.Errorf("not implemented: ContentPath - contentPath"))
+	return DocumentContentPath(obj.ID), nil
 }
 
 // Documents is the resolver for the documents field.
 func (r *fundedDealResolver) Documents(ctx context.Context, obj *ent.FundedDeal, page *int, limit *int) (*DocumentPage, error) {
-	panic(fmt.Errorf("not implemented: Documents - documents"))
+	return r.documentsOf(ctx, obj.ID, page, limit)
 }
 
 // Documents is the resolver for the documents field.
 func (r *leadResolver) Documents(ctx context.Context, obj *ent.Lead, page *int, limit *int) (*DocumentPage, error) {
-	panic(fmt.Errorf("not implemented: Documents - documents"))
+	return r.documentsOf(ctx, obj.ID, page, limit)
 }
 
 // UploadDocument is the resolver for the uploadDocument field.
 func (r *mutationResolver) UploadDocument(ctx context.Context, recordID uuid.UUID, file graphql.Upload, category *document.Category) (*ent.Document, error) {
-	panic(fmt.Errorf("not implemented: UploadDocument - uploadDocument"))
+	return r.uploadDocument(ctx, recordID, file, category)
 }
 
 // Document is the resolver for the document field.
 func (r *queryResolver) Document(ctx context.Context, id uuid.UUID) (*ent.Document, error) {
-	panic(fmt.Errorf("not implemented: Document - document"))
+	return r.documentByID(ctx, id)
 }
 
 // Document returns DocumentResolver implementation.

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +19,12 @@ import (
 type gqlCase struct {
 	doc  string
 	vars map[string]any
+}
+
+// multipartCases are the fields that take files: their operation is sent
+// as a multipart request holding these.
+var multipartCases = map[string][]resttest.File{
+	"Mutation.uploadDocument": {{Var: "file", Name: "a.txt", Content: []byte("hello\n")}},
 }
 
 // TestGraphQLIsolationMatrix calls every Query and Mutation field of the
@@ -120,6 +127,9 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		"Mutation.installApp":         {`mutation { installApp(appId: "` + uuid.NewString() + `", scopes: ["leads:read"]) { token } }`, nil},
 		"Mutation.uninstallApp":       {`mutation($id: ID!) { uninstallApp(installationId: $id) { id } }`, map[string]any{"id": a["installation"]}},
 		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
+		"Query.document":              {`query($id: ID!) { document(id: $id) { id filename } }`, map[string]any{"id": a["document"]}},
+		"Mutation.uploadDocument": {`mutation($r: ID!, $file: Upload!) { uploadDocument(recordId: $r, file: $file) { id } }`,
+			map[string]any{"r": a["lead"]}},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
 	// pipeline's stages, teams and users, call events and the board; and
@@ -135,7 +145,7 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 			continue
 		}
 		t.Run(field, func(t *testing.T) {
-			raw := post(t, e, otherKey, c)
+			raw := post(t, e, otherKey, c, multipartCases[field]...)
 			for name, id := range a {
 				if strings.Contains(raw, id) && !sent(c, id) {
 					t.Fatalf("another organization's key saw org A's %s: %s", name, raw)
@@ -148,7 +158,7 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 			if anyKey[field] {
 				return
 			}
-			if raw := post(t, e, noScopes, c); !strings.Contains(raw, `"FORBIDDEN"`) && !strings.Contains(raw, `"NOT_FOUND"`) {
+			if raw := post(t, e, noScopes, c, multipartCases[field]...); !strings.Contains(raw, `"FORBIDDEN"`) && !strings.Contains(raw, `"NOT_FOUND"`) {
 				t.Fatalf("a key without scopes was not refused: %s", raw)
 			}
 			cells++
@@ -180,9 +190,15 @@ func sent(c gqlCase, id string) bool {
 	return false
 }
 
-func post(t *testing.T, e *resttest.Env, key string, c gqlCase) string {
+// post sends c, as a multipart request when it carries files.
+func post(t *testing.T, e *resttest.Env, key string, c gqlCase, files ...resttest.File) string {
 	t.Helper()
-	r := e.Post("/graphql", key, map[string]any{"query": c.doc, "variables": c.vars})
+	var r *resttest.Response
+	if len(files) > 0 {
+		r = e.Upload(key, c.doc, maps.Clone(c.vars), files...)
+	} else {
+		r = e.Post("/graphql", key, map[string]any{"query": c.doc, "variables": c.vars})
+	}
 	if r.Status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.Status, r.Raw)
 	}
@@ -224,6 +240,7 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}).Data()["id"].(string)
 	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead", "assignToAdvisorId": a["advisor"]}).Data()["id"].(string)
 	lendingFixtures(t, e, a)
+	a["document"] = uploaded(t, e, a["lead"], "secret.txt", []byte("org A's secret\n"))["id"].(string)
 	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call", "userId": a["agent"], "eventType": "call_started",
 		"occurredAt": "2026-11-22T08:00:00Z"})
 	// A call today, in the reports' default range.

@@ -105,8 +105,9 @@ func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 }
 
 // fileRefusal is the HTTP status of a response refusing its file: an
-// operation with files holds one field (takesFiles), so its file's size or
-// type failing is the request failing, as 413 or 415 say over HTTP.
+// operation with files holds one field (takesFiles), so its file's size,
+// type or emptiness failing is the request failing, as 413, 415 or 422 say
+// over HTTP.
 func fileRefusal(resp *graphql.Response) int {
 	for _, e := range resp.Errors {
 		switch e.Extensions["code"] {
@@ -114,6 +115,10 @@ func fileRefusal(resp *graphql.Response) int {
 			return http.StatusRequestEntityTooLarge
 		case apperr.UnsupportedMediaType:
 			return http.StatusUnsupportedMediaType
+		case apperr.Validation:
+			if e.Extensions["field"] == "file" {
+				return http.StatusUnprocessableEntity
+			}
 		}
 	}
 	return 0

@@ -57,16 +57,17 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 	automation := map[string]string{"trigger.event": "triggerEvent", "trigger.endpointId": "endpointId"}
 	automationParts := map[string]string{"conditions": "path op value", "actions": "type matchBy matchField tags stageId advisorId teamId reason"}
 	cases := map[string]counterpart{
-		"GET /status":                   {none: "service health, not a record"},
-		"GET /healthz":                  {none: "a liveness probe"},
-		"GET /readyz":                   {none: "a readiness probe"},
-		"GET /v1/openapi.json":          {none: "the REST document itself"},
-		"GET /v1/webhooks/catalog":      {none: "the event catalog, a document"},
-		"GET /v1/analytics/pipeline":    {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/funding":     {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/lenders":     {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/commissions": {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
-		"GET /v1/analytics/dialer":      {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /status":                    {none: "service health, not a record"},
+		"GET /healthz":                   {none: "a liveness probe"},
+		"GET /readyz":                    {none: "a readiness probe"},
+		"GET /v1/openapi.json":           {none: "the REST document itself"},
+		"GET /v1/webhooks/catalog":       {none: "the event catalog, a document"},
+		"GET /v1/documents/{id}/content": {none: "a document's bytes; TestDocumentDownload compares them with what was uploaded"},
+		"GET /v1/analytics/pipeline":     {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/funding":      {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/lenders":      {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/commissions":  {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
+		"GET /v1/analytics/dialer":       {none: "compared field by field by TestAnalyticsMatchesGraphQL"},
 
 		"GET /v1/leads": {path: "/v1/leads?limit=50", query: page("leadsPage", "limit: 50"), at: "leadsPage.nodes", sub: leadStage},
 		"GET /v1/leads/{id}": {path: "/v1/leads/" + a.lead, query: `query($id: ID!) { lead(id: $id) { id %s } }`, vars: map[string]any{"id": a.lead},

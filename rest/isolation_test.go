@@ -69,6 +69,9 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"GET /v1/commissions":       {path: "/v1/commissions", scope: viewer.ScopeLendingRead},
 		"GET /v1/commissions/{id}":  {path: "/v1/commissions/" + a.commission, scope: viewer.ScopeLendingRead},
 
+		"GET /v1/documents/{id}/content":  {path: "/v1/documents/" + a.document + "/content", scope: viewer.ScopeLendingRead},
+		"HEAD /v1/documents/{id}/content": {path: "/v1/documents/" + a.document + "/content", scope: viewer.ScopeLendingRead},
+
 		// The reports: another organization's key sees its own (empty)
 		// figures, also when it filters by org A's advisor or team.
 		"GET /v1/analytics/pipeline":    {path: "/v1/analytics/pipeline?advisorId=" + a.advisor, scope: viewer.ScopeAnalyticsRead},
@@ -163,7 +166,7 @@ func routeTable(t *testing.T) []string {
 // orgFixtures are org A's resources the matrix aims at.
 type orgFixtures struct {
 	lead, stage, team, advisor, agent, subscription, delivery, endpoint, endpointKey, automation, run string
-	lender, application, deal, commission                                                             string
+	lender, application, deal, commission, document                                                   string
 	installation                                                                                      string
 	automationBody                                                                                    map[string]any
 	keys                                                                                              map[string]string
@@ -171,7 +174,7 @@ type orgFixtures struct {
 
 func (f *orgFixtures) ids() []string {
 	return []string{f.lead, f.advisor, f.agent, strings.TrimPrefix(f.subscription, "whsub_"), strings.TrimPrefix(f.delivery, "msg_"),
-		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission, f.installation}
+		f.endpoint, f.endpointKey, f.automation, f.run, f.lender, f.application, f.deal, f.commission, f.installation, f.document}
 }
 
 // hidden lists the ids of org A that a call made with another
@@ -242,6 +245,9 @@ func fixturesOf(t *testing.T, e *resttest.Env) *orgFixtures {
 	deal := field(gql(t, e, e.Key, `mutation($id: ID!) { fundDeal(input: {applicationId: $id}) { id commission { id } } }`,
 		map[string]any{"id": f.application}), "fundDeal")
 	f.deal, f.commission = deal["id"].(string), field(deal, "commission")["id"].(string)
+	up := e.Upload(e.Key, `mutation($r: ID!, $file: Upload!) { uploadDocument(recordId: $r, file: $file) { id } }`,
+		map[string]any{"r": f.lead}, resttest.File{Var: "file", Name: "secret.txt", Content: []byte("org A's secret\n")})
+	f.document = field(up.Body["data"].(map[string]any), "uploadDocument")["id"].(string)
 	// An app of org A's installed in org A.
 	app := field(gql(t, e, e.Key, `mutation { registerApp(input: {name: "A's app", scopes: ["leads:read"]}) { id } }`, nil), "registerApp")
 	f.installation = field(field(gql(t, e, e.Key, `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { installation { id } } }`,

@@ -113,6 +113,7 @@ func tags() []m {
 		{"name": "inbound", "description": "Inbound webhook endpoints and the HMAC-verified receiver."},
 		{"name": "automations", "description": "Automations triggered by inbound webhooks or events, and their runs."},
 		{"name": "apps", "description": "The apps installed by the organization; GraphQL registers, installs and uninstalls them."},
+		{"name": "documents", "description": "The files attached to leads, applications and funded deals: downloads here; GraphQL uploads and lists them."},
 		{"name": "meta", "description": "Health, status and this document."},
 	}
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -39,6 +40,8 @@ type operation struct {
 	errs                                 []int // further error statuses
 	unavailableAsResult                  bool  // 503 answers with the result's shape
 	callbacks                            m
+	// download answers a file's bytes (downloadResponses), not JSON.
+	download bool
 }
 
 func (o operation) render() m {
@@ -72,6 +75,9 @@ func (o operation) render() m {
 		success["content"] = m{"application/json": media}
 	}
 	responses[fmt.Sprint(o.status)] = success
+	if o.download {
+		maps.Copy(responses, downloadResponses(o.method == http.MethodHead))
+	}
 	for _, code := range o.errorCodes() {
 		responses[fmt.Sprint(code)] = m{"$ref": "#/components/responses/" + errorStatuses[code].name}
 	}
@@ -182,6 +188,7 @@ func operations() []operation {
 	ops = append(ops, webhookOperations()...)
 	ops = append(ops, inboundOperations()...)
 	ops = append(ops, appOperations()...)
+	ops = append(ops, documentOperations()...)
 	return append(ops, automationOperations()...)
 }
 

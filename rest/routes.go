@@ -55,6 +55,7 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 	directory := directoryHandlers{resolver: resolver}
 	lending := lendingHandlers{resolver: resolver}
 	apps := appHandlers{resolver: resolver}
+	docs := documentHandlers{resolver: resolver}
 	reportsH := analyticsHandlers{resolver: resolver}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
 	return func(r chi.Router) {
@@ -93,6 +94,9 @@ func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Route
 			r.Get("/v1/funded-deals/{id}", errorHandler(lending.fundedDeal).ServeHTTP)
 			r.Get("/v1/commissions", errorHandler(lending.commissions).ServeHTTP)
 			r.Get("/v1/commissions/{id}", errorHandler(lending.commission).ServeHTTP)
+			// A document's bytes; GraphQL uploads and lists documents.
+			r.Get("/v1/documents/{id}/content", errorHandler(docs.content).ServeHTTP)
+			r.Head("/v1/documents/{id}/content", errorHandler(docs.content).ServeHTTP)
 			// The reports (PRODUCT 2), one route each: another name is 404.
 			for _, rep := range reports {
 				r.Get("/v1/analytics/"+rep.name, reportsH.serve(rep).ServeHTTP)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/lendingpipe/svc/internal/store"
@@ -144,6 +145,7 @@ var smokeCalls = map[string]func(s *smoke, t *testing.T){
 	"inbound":      (*smoke).inbound,
 	"automations":  (*smoke).automations,
 	"apps":         (*smoke).apps,
+	"documents":    (*smoke).documents,
 }
 
 // A client generated from the whole document calls operations of every
@@ -573,4 +575,25 @@ func (s *smoke) apps(t *testing.T) {
 	if list.JSON200.Meta.Total != 1 || list.JSON200.Data[0].Attributes.AppName != "Smoke App" {
 		t.Errorf("installations = %s", list.Body)
 	}
+}
+
+func (s *smoke) documents(t *testing.T) {
+	lead := s.e.Post("/v1/leads", s.e.Key, map[string]any{"businessName": "Smoke Documents"}).Data()["id"].(string)
+	content := []byte("%PDF-1.7 smoke")
+	r := s.e.Upload(s.e.Key, `mutation($r: ID!, $file: Upload!) { uploadDocument(recordId: $r, file: $file) { id } }`,
+		map[string]any{"r": lead}, resttest.File{Var: "file", Name: "smoke.pdf", Content: content})
+	id, err := uuid.Parse(r.Body["data"].(map[string]any)["uploadDocument"].(map[string]any)["id"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.c.GetDocumentContentWithResponse(s.ctx, id, nil)
+	must(t, "download", err, got.StatusCode(), got.Body, http.StatusOK)
+	if !bytes.Equal(got.Body, content) || got.HTTPResponse.Header.Get("Content-Type") != "application/pdf" {
+		t.Errorf("downloaded %q as %s", got.Body, got.HTTPResponse.Header.Get("Content-Type"))
+	}
+	rng := "bytes=0-4"
+	part, err := s.c.GetDocumentContentWithResponse(s.ctx, id, &openapiclient.GetDocumentContentParams{Range: &rng})
+	must(t, "range", err, part.StatusCode(), part.Body, http.StatusPartialContent)
+	head, err := s.c.HeadDocumentContentWithResponse(s.ctx, id, nil)
+	must(t, "head", err, head.StatusCode(), head.Body, http.StatusOK)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/lendingpipe/svc/documents"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
 )
@@ -32,6 +33,14 @@ type Conformance struct {
 }
 
 var loadStrict = sync.OnceValues(func() (*Conformance, error) {
+	// A download's bytes are checked as the binary string the document
+	// says they are, whatever their type.
+	for _, t := range documents.Types {
+		if !strings.HasPrefix(t, "text/") {
+			openapi3filter.RegisterBodyDecoder(t, openapi3filter.FileBodyDecoder)
+		}
+	}
+	openapi3filter.RegisterBodyDecoder("multipart/byteranges", openapi3filter.FileBodyDecoder)
 	doc, err := rest.LoadOpenAPI()
 	if err != nil {
 		return nil, err

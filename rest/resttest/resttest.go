@@ -49,13 +49,24 @@ type Option func(*rest.Config)
 // New starts a server over a fresh database.
 func New(tb testing.TB, opts ...Option) *Env {
 	tb.Helper()
+	return start(tb, storetest.Open(tb), opts)
+}
+
+// NewWithFiles is New with the file store filesURL names (an S3 bucket,
+// say) instead of a temporary directory.
+func NewWithFiles(tb testing.TB, filesURL string, opts ...Option) *Env {
+	tb.Helper()
+	return start(tb, storetest.OpenWithFiles(tb, filesURL), opts)
+}
+
+func start(tb testing.TB, db *store.DB, opts []Option) *Env {
+	tb.Helper()
 	clock := &Clock{}
 	hooks := webhookstest.Config()
 	cfg := rest.Config{RateLimit: 100000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Version: "test", Now: clock.Now, Webhooks: hooks}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	db := storetest.Open(tb)
 	// Warnings and errors (500s with their cause) go to the test's log.
 	var logOut io.Writer = testLog{tb}
 	if _, fuzz := tb.(*testing.F); fuzz {
@@ -169,6 +180,18 @@ type Request struct {
 // Do makes a call and decodes its JSON body.
 func (e *Env) Do(req Request) *Response {
 	e.T.Helper()
+	out := e.DoRaw(req)
+	if len(out.Raw) > 0 {
+		if err := json.Unmarshal(out.Raw, &out.Body); err != nil {
+			e.T.Fatalf("%s %s: response is not a JSON object: %v\n%s", req.Method, req.Path, err, out.Raw)
+		}
+	}
+	return out
+}
+
+// DoRaw makes a call and keeps its body as it came (a download's bytes).
+func (e *Env) DoRaw(req Request) *Response {
+	e.T.Helper()
 	var body io.Reader
 	switch b := req.Body.(type) {
 	case nil:
@@ -208,13 +231,7 @@ func (e *Env) Do(req Request) *Response {
 	if err != nil {
 		e.T.Fatalf("reading response: %v", err)
 	}
-	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out.Body); err != nil {
-			e.T.Fatalf("%s %s: response is not a JSON object: %v\n%s", req.Method, req.Path, err, raw)
-		}
-	}
-	return out
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 }
 
 // Get, Post and Patch are shorthands for Do.

@@ -23,10 +23,18 @@ import (
 // EnvURL names the PostgreSQL database the suite runs against, if any.
 const EnvURL = "SVC_TEST_DATABASE_URL"
 
-// Open returns a migrated, empty database private to tb.
+// Open returns a migrated, empty database private to tb, its file store
+// a directory private to tb.
 func Open(tb testing.TB) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), URL(tb), store.Options{FilesURL: filepath.Join(tb.TempDir(), "files")})
+	return OpenWithFiles(tb, filepath.Join(tb.TempDir(), "files"))
+}
+
+// OpenWithFiles is Open with the file store filesURL names (an S3 bucket,
+// say).
+func OpenWithFiles(tb testing.TB, filesURL string) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), URL(tb), store.Options{FilesURL: filesURL})
 	if err != nil {
 		tb.Fatalf("opening test database: %v", err)
 	}
