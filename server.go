@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/lendingpipe/svc/documents"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/lending"
 	"github.com/lendingpipe/svc/rest"
@@ -93,6 +94,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	go func() { errc <- srv.Serve(ln) }()
 	go maintainHourly(ctx, db, cfg.AuditRetention, logger)
 	go maintainRollups(ctx, db, logger)
+	go maintainFiles(ctx, db, cfg.StorageSweep, logger)
 	if addr := os.Getenv("SVC_PPROF_ADDR"); addr != "" {
 		// Profiling for operators, on its own (loopback) listener only.
 		go func() { logger.Warn("pprof stopped", "err", http.ListenAndServe(addr, pprofMux())) }()
@@ -242,6 +244,37 @@ func maintainRollups(ctx context.Context, db *store.DB, logger *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// fileSweeps remove the stored files no record names, each under its own
+// prefix of the file store.
+var fileSweeps = []struct {
+	what  string
+	sweep func(context.Context, *store.DB, time.Time) (int, error)
+}{
+	{"documents", documents.SweepFiles},
+}
+
+// maintainFiles removes, every interval, the files older than interval
+// that no record names: the bytes of an upload whose record did not
+// commit, and the files of finished imports.
+func maintainFiles(ctx context.Context, db *store.DB, interval time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, s := range fileSweeps {
+			if n, err := s.sweep(ctx, db, time.Now().Add(-interval)); err != nil {
+				logger.Warn("sweeping unnamed files", "of", s.what, "err", err)
+			} else if n > 0 {
+				logger.Info("removed unnamed files", "of", s.what, "count", n)
+			}
 		}
 	}
 }
