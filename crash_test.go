@@ -42,7 +42,9 @@ type process struct {
 func startServe(t *testing.T, exe string, env []string) *process {
 	t.Helper()
 	p := &process{cmd: exec.Command(exe, "serve"), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
-	p.cmd.Env = append(os.Environ(), env...)
+	// A directory of its own: with PostgreSQL the file store defaults to
+	// svc-files in the working directory.
+	p.cmd.Dir, p.cmd.Env = t.TempDir(), append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -58,7 +60,7 @@ func newOrgKey(t *testing.T, exe string, env []string) (key, connector string) {
 	t.Helper()
 	svc := func(args ...string) string {
 		cmd := exec.Command(exe, args...)
-		cmd.Env = append(os.Environ(), env...)
+		cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), env...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()

@@ -155,7 +155,7 @@ func call(t *testing.T, method, url, key, body string) int {
 func TestLoadRunner(t *testing.T) {
 	exe := buildBinary(t)
 	cmd := exec.Command(exe, "loadtest", "--leads", "300", "--agents", "4", "--duration", "300ms", "--warmup", "100ms", "--concurrency", "4")
-	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
+	cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("loadtest: %v\n%s", err, out)
@@ -202,7 +202,7 @@ func TestAbuseLoadRun(t *testing.T) {
 	exe := buildBinary(t)
 	cmd := exec.Command(exe, "loadtest", "--abuse", "--leads", "300", "--agents", "4", "--duration", "500ms",
 		"--warmup", "200ms", "--concurrency", "2", "--rate", "50")
-	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
+	cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), "SVC_DATABASE_URL="+storetest.URL(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("loadtest --abuse: %v\n%s", err, out)

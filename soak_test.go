@@ -95,7 +95,7 @@ func soak(t *testing.T, exe, url, receiver string, replicas int, d time.Duration
 	t.Helper()
 	cmd := exec.Command(exe, "loadtest", "--soak", "--json", "--receiver", receiver, "--replicas", strconv.Itoa(replicas),
 		"--leads", "5000", "--agents", "10", "--duration", d.String(), "--drain", "10s", "--settle", "5s")
-	cmd.Env = append(os.Environ(), "SVC_DATABASE_URL="+url)
+	cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), "SVC_DATABASE_URL="+url)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
