@@ -216,6 +216,10 @@ func (w *Worker) settleIn(ctx context.Context, tx *ent.Client, c *claim, recs []
 		return tally{}, err
 	}
 	t := b.tally
+	// Decoding fails rows before creating does: the job keeps the first
+	// errors in file order.
+	slices.SortStableFunc(t.errors, func(a, b leadcsv.RowError) int { return a.Row - b.Row })
+	t.errors = t.errors[:min(len(t.errors), max(b.room, 0))]
 	err := w.fenced(ctx, tx, c, func(u *ent.ImportJobUpdate) {
 		u.AddRowsImported(t.imported).AddRowsSkipped(t.skipped).AddRowsFailed(t.failed).AddRecordsDone(len(recs))
 		if len(t.errors) > 0 {
@@ -422,7 +426,6 @@ func (b *batch) failed(re leadcsv.RowError) {
 	b.tally.failed++
 	if b.room > 0 {
 		b.tally.errors = append(b.tally.errors, re)
-		b.room--
 	}
 }
 

@@ -1,0 +1,230 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/rest/resttest"
+)
+
+const importMutation = `mutation($file: Upload!, $mapping: JSON, $dedupe: ImportDedupe) {
+  importLeads(file: $file, mapping: $mapping, dedupe: $dedupe) { id status filename dedupe mapping createdBy }
+}`
+
+const jobFields = `id status rowsTotal rowsImported rowsSkipped rowsFailed failure finishedAt
+  errors { row field code message }`
+
+// multipartImport is a GraphQL multipart request (operations, map, then
+// the file part) running importLeads over content.
+func multipartImport(t *testing.T, filename string, content []byte, vars map[string]any) (body []byte, contentType string) {
+	t.Helper()
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	vars["file"] = nil
+	ops, err := json.Marshal(map[string]any{"query": importMutation, "variables": vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	must(t, w.WriteField("operations", string(ops)))
+	must(t, w.WriteField("map", `{"0": ["variables.file"]}`))
+	part, err := w.CreateFormFile("0", filename)
+	must(t, err)
+	_, err = part.Write(content)
+	must(t, err)
+	must(t, w.Close())
+	return buf.Bytes(), w.FormDataContentType()
+}
+
+// startImport sends importLeads and answers the response.
+func startImport(t *testing.T, e *resttest.Env, key string, content []byte, vars map[string]any) *resttest.Response {
+	t.Helper()
+	body, ct := multipartImport(t, "leads.csv", content, vars)
+	return e.Do(resttest.Request{Method: "POST", Path: "/graphql", Key: key, Body: body, Header: map[string]string{"Content-Type": ct}})
+}
+
+// mustStart starts an import and answers its job's id.
+func mustStart(t *testing.T, e *resttest.Env, key string, content []byte, vars map[string]any) string {
+	t.Helper()
+	r := startImport(t, e, key, content, vars)
+	job, _ := r.Data()["importLeads"].(map[string]any)
+	if r.Status != http.StatusOK || job == nil {
+		t.Fatalf("importLeads: status %d: %s", r.Status, r.Raw)
+	}
+	if job["status"] != "queued" {
+		t.Errorf("status = %v, want queued at once", job["status"])
+	}
+	return job["id"].(string)
+}
+
+// importError is the code and field of a response's first GraphQL error.
+func importError(r *resttest.Response) (code, field string) {
+	errs, _ := r.Body["errors"].([]any)
+	if len(errs) == 0 {
+		return "", ""
+	}
+	ext, _ := errs[0].(map[string]any)["extensions"].(map[string]any)
+	code, _ = ext["code"].(string)
+	field, _ = ext["field"].(string)
+	return code, field
+}
+
+// waitJob polls importJob until the job ends.
+func waitJob(t *testing.T, e *resttest.Env, key, id string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		data, code := gql(t, e, key, `query($id: ID!) { importJob(id: $id) { `+jobFields+` } }`, map[string]any{"id": id})
+		if code != "" {
+			t.Fatalf("importJob: %s", code)
+		}
+		job, _ := data["importJob"].(map[string]any)
+		if job == nil {
+			t.Fatalf("importJob(%s) is null", id)
+		}
+		if s := job["status"]; s == "done" || s == "failed" {
+			return job
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("import %s did not end within a minute", id)
+	return nil
+}
+
+func rowErrors(job map[string]any) []map[string]any {
+	list, _ := job["errors"].([]any)
+	out := make([]map[string]any, len(list))
+	for i, x := range list {
+		out[i], _ = x.(map[string]any)
+	}
+	return out
+}
+
+func num(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+func TestImportLeadsEndToEnd(t *testing.T) {
+	e := resttest.New(t)
+	file := "\ufeffCompany,First Name,E-mail,Phone Number,Loan Amount,Tags,Priority,Notes\r\n" +
+		"\"Acme, Inc.\",Ada,ada@acme.test,555-0100,\"$12,500.00\",\"a; b\",High,x\r\n" + // line 2
+		"Bolt LLC,Bo,not-an-email,555-0101,5000,,,\r\n" + // line 3: email invalid
+		"\"Multi\nLine Co\",Cy,cy@multi.test,,,,,\r\n" + // lines 4-5: a quoted line break
+		"Short,Row\r\n" + // line 6: ragged
+		"Bad\"Quote,Di,di@x.test,,,,,\r\n" + // line 7: broken quoting
+		"Dough Co,Dee,dee@dough.test,,12x,,,\r\n" + // line 8: amount invalid
+		"Last Co,Le,le@last.test,,,,urgent,\r\n" // line 9
+	id := mustStart(t, e, e.Key, []byte(file), nil)
+	job := waitJob(t, e, e.Key, id)
+	if job["status"] != "done" {
+		t.Fatalf("job = %v, want done", job)
+	}
+	if got := [4]int{num(job["rowsTotal"]), num(job["rowsImported"]), num(job["rowsSkipped"]), num(job["rowsFailed"])}; got != [4]int{7, 3, 0, 4} {
+		t.Errorf("total, imported, skipped, failed = %v, want [7 3 0 4]", got)
+	}
+	errs := rowErrors(job)
+	want := []struct {
+		row         int
+		field, code string
+	}{{3, "email", "VALIDATION_ERROR"}, {6, "", "BAD_REQUEST"}, {7, "", "BAD_REQUEST"}, {8, "requestedAmount", "VALIDATION_ERROR"}}
+	if len(errs) != len(want) {
+		t.Fatalf("errors = %v, want %d", errs, len(want))
+	}
+	for i, w := range want {
+		field, _ := errs[i]["field"].(string)
+		if num(errs[i]["row"]) != w.row || field != w.field || errs[i]["code"] != w.code {
+			t.Errorf("error %d = %v, want row %d field %q code %s", i, errs[i], w.row, w.field, w.code)
+		}
+	}
+
+	t.Run("RowErrorsAsPostLeads", func(t *testing.T) {
+		for i, body := range []map[string]any{
+			{"businessName": "Bolt LLC", "contactFirstName": "Bo", "email": "not-an-email", "phone": "555-0101", "requestedAmount": "5000"},
+			{"businessName": "Dough Co", "contactFirstName": "Dee", "email": "dee@dough.test", "requestedAmount": "12x"},
+		} {
+			r := e.Post("/v1/leads", e.Key, body)
+			code, field := r.Error()
+			imported := errs[[]int{0, 3}[i]]
+			if code != imported["code"] || field != imported["field"] {
+				t.Errorf("POST /v1/leads answers %s %s; the import recorded %v", code, field, imported)
+			}
+			msg, _ := r.Body["errors"].([]any)[0].(map[string]any)["message"].(string)
+			if !strings.Contains(msg, imported["message"].(string)) {
+				t.Errorf("POST /v1/leads says %q; the import recorded %q", msg, imported["message"])
+			}
+		}
+	})
+
+	t.Run("Leads", func(t *testing.T) {
+		ctx := rule.SystemContext(context.Background())
+		leads, err := e.DB.Client.Lead.Query().Where(lead.OrgID(e.Org.ID), lead.ImportJobIDNotNil()).
+			Order(lead.ByBusinessName()).All(ctx)
+		must(t, err)
+		if len(leads) != 3 {
+			t.Fatalf("%d imported leads, want 3", len(leads))
+		}
+		acme := leads[0]
+		if *acme.BusinessName != "Acme, Inc." || *acme.RequestedAmount != "12500.00" || acme.Priority != lead.PriorityHigh ||
+			strings.Join(acme.Tags, "|") != "a|b" || *acme.Email != "ada@acme.test" || *acme.Phone != "555-0100" {
+			t.Errorf("Acme = %+v", acme)
+		}
+		if *leads[2].BusinessName != "Multi\nLine Co" {
+			t.Errorf("the quoted line break was lost: %q", *leads[2].BusinessName)
+		}
+		for _, l := range leads {
+			if l.Source != lead.SourceCsvImport || l.ImportJobID == nil || l.ImportJobID.String() != id || l.CreatedBy == nil {
+				t.Errorf("lead %v: source %s importJobId %v createdBy %v", l.BusinessName, l.Source, l.ImportJobID, l.CreatedBy)
+			}
+		}
+		// createdBy is the importing key, as POST /v1/leads records it.
+		r := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Posted"})
+		if want := r.Attr("createdBy"); want != *acme.CreatedBy {
+			t.Errorf("createdBy = %v, POST /v1/leads says %v", *acme.CreatedBy, want)
+		}
+		var created []string
+		for _, l := range leads {
+			created = append(created, l.ID.String())
+		}
+		events, err := e.DB.Client.WebhookEvent.Query().Where(webhookevent.OrgID(e.Org.ID), webhookevent.EventType("lead.created")).All(ctx)
+		must(t, err)
+		seen := map[string]int{}
+		for _, ev := range events {
+			seen[fmt.Sprint(ev.Data["leadId"])]++
+		}
+		for _, id := range created {
+			if seen[id] != 1 {
+				t.Errorf("lead %s has %d lead.created events, want 1 (events %v)", id, seen[id], seen)
+			}
+		}
+	})
+
+	t.Run("FileRemoved", func(t *testing.T) {
+		j, err := e.DB.Client.ImportJob.Get(rule.SystemContext(context.Background()), uuidOf(t, id))
+		must(t, err)
+		if j.StorageKey != nil || j.ClaimToken != nil {
+			t.Errorf("a done job still names its file (%v) or a claim (%v)", j.StorageKey, j.ClaimToken)
+		}
+	})
+}
+
+func uuidOf(t *testing.T, s string) uuid.UUID {
+	t.Helper()
+	id, err := uuid.Parse(s)
+	must(t, err)
+	return id
+}
