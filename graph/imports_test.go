@@ -16,6 +16,8 @@ import (
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
@@ -227,4 +229,183 @@ func uuidOf(t *testing.T, s string) uuid.UUID {
 	id, err := uuid.Parse(s)
 	must(t, err)
 	return id
+}
+
+func TestImportDedupe(t *testing.T) {
+	e := resttest.New(t)
+	if r := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Old", "email": "Dup@Example.test", "phone": "555-0100"}); r.Status != http.StatusCreated {
+		t.Fatalf("creating the existing lead: %d %s", r.Status, r.Raw)
+	}
+	file := "Business Name,Email,Phone\n" +
+		"A,dup@example.test,555-0199\n" + // email of the existing lead
+		"B,new@example.test,555-0100\n" + // phone of the existing lead
+		"C,NEW@example.test,555-0101\n" + // email of row B
+		"D,,555-0101\n" + // phone of row C
+		"E,,\n" // neither
+	for _, tc := range []struct {
+		dedupe                     string
+		imported, skipped, invalid int
+	}{
+		{"NONE", 5, 0, 0},
+		{"EMAIL", 3, 2, 0}, // A, C skipped
+		{"PHONE", 3, 2, 0}, // B, D skipped
+	} {
+		t.Run(tc.dedupe, func(t *testing.T) {
+			org, key := e.NewOrg("Dedupe "+tc.dedupe, viewer.AllScopes...)
+			if r := e.Post("/v1/leads", key, map[string]any{"businessName": "Old", "email": "Dup@Example.test", "phone": "555-0100"}); r.Status != http.StatusCreated {
+				t.Fatalf("creating the existing lead: %d %s", r.Status, r.Raw)
+			}
+			id := mustStart(t, e, key, []byte(file), map[string]any{"dedupe": tc.dedupe})
+			job := waitJob(t, e, key, id)
+			if got := [3]int{num(job["rowsImported"]), num(job["rowsSkipped"]), num(job["rowsFailed"])}; got != [3]int{tc.imported, tc.skipped, tc.invalid} {
+				t.Errorf("imported, skipped, failed = %v, want %v", got, [3]int{tc.imported, tc.skipped, tc.invalid})
+			}
+			n, err := e.DB.Client.Lead.Query().Where(lead.OrgID(org.ID)).Count(rule.SystemContext(context.Background()))
+			must(t, err)
+			if n != tc.imported+1 {
+				t.Errorf("%d leads, want %d", n, tc.imported+1)
+			}
+		})
+	}
+}
+
+func TestImportRefusals(t *testing.T) {
+	e := resttest.New(t, func(c *rest.Config) { c.GraphQL.Uploads.Import = 1000 })
+	for _, tc := range []struct {
+		name        string
+		file        string
+		vars        map[string]any
+		status      int
+		code, field string
+	}{
+		{"NotUTF8", "Company\nCaf\xe9 Ltd\n", nil, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", ""},
+		{"Empty", "", nil, http.StatusOK, "VALIDATION_ERROR", "file"},
+		{"OnlyABOM", "\ufeff", nil, http.StatusOK, "VALIDATION_ERROR", "file"},
+		{"TooLarge", "Company\n" + strings.Repeat("Acme\n", 300), nil, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", ""},
+		{"NoLeadColumns", "Foo,Bar\n1,2\n", nil, http.StatusOK, "VALIDATION_ERROR", "file"},
+		{"MappingNotAnObject", "Company\nAcme\n", map[string]any{"mapping": []any{"x"}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},
+		{"MappingUnknownField", "Company\nAcme\n", map[string]any{"mapping": map[string]any{"nickname": "Company"}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},
+		{"MappingHeaderMissing", "Company\nAcme\n", map[string]any{"mapping": map[string]any{"businessName": "Firm"}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},
+		{"MappingNotStrings", "Company\nAcme\n", map[string]any{"mapping": map[string]any{"businessName": 3}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},
+		{"DedupeUnknown", "Company\nAcme\n", map[string]any{"dedupe": "NAME"}, http.StatusUnprocessableEntity, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startImport(t, e, e.Key, []byte(tc.file), tc.vars)
+			code, field := importError(r)
+			if r.Status != tc.status || tc.code != "" && (code != tc.code || field != tc.field) {
+				t.Fatalf("status %d, %s %q; want %d, %s %q: %s", r.Status, code, field, tc.status, tc.code, tc.field, r.Raw)
+			}
+			if code == "" {
+				t.Fatalf("no error: %s", r.Raw)
+			}
+			if tc.name == "NotUTF8" && !strings.Contains(string(r.Raw), "CSV UTF-8") {
+				t.Errorf("the message does not say to save the file as CSV UTF-8: %s", r.Raw)
+			}
+		})
+	}
+	n, err := e.DB.Client.ImportJob.Query().Count(rule.SystemContext(context.Background()))
+	must(t, err)
+	if n != 0 {
+		t.Errorf("%d jobs were queued by refused imports", n)
+	}
+}
+
+func TestImportMapping(t *testing.T) {
+	e := resttest.New(t)
+	// The mapping wins over the aliases: "Company" is an alias of
+	// businessName, but the mapping reads it from "Trading As".
+	file := "Company,Trading As,Mail\nLegal Ltd,Shop Front,a@b.test\n"
+	mapping := map[string]any{"businessName": " trading  as ", "email": "MAIL"}
+	r := startImport(t, e, e.Key, []byte(file), map[string]any{"mapping": mapping})
+	job, _ := r.Data()["importLeads"].(map[string]any)
+	if job == nil {
+		t.Fatalf("importLeads: %s", r.Raw)
+	}
+	if got, _ := json.Marshal(job["mapping"]); string(got) != `{"businessName":" trading  as ","email":"MAIL"}` {
+		t.Errorf("mapping = %s", got)
+	}
+	waitJob(t, e, e.Key, job["id"].(string))
+	l, err := e.DB.Client.Lead.Query().Where(lead.OrgID(e.Org.ID)).Only(rule.SystemContext(context.Background()))
+	must(t, err)
+	if *l.BusinessName != "Shop Front" || *l.Email != "a@b.test" {
+		t.Errorf("lead = %v %v, want Shop Front a@b.test", *l.BusinessName, *l.Email)
+	}
+}
+
+// leadsCSV is a file of n leads with unique emails.
+func leadsCSV(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("Company,First Name,Email,Amount\n")
+	for i := range n {
+		fmt.Fprintf(&b, "Co %d,Name%d,lead%d@example.test,%d.50\n", i, i, i, 1000+i)
+	}
+	return b.Bytes()
+}
+
+func TestImportProgress(t *testing.T) {
+	e := resttest.New(t)
+	id := mustStart(t, e, e.Key, leadsCSV(3000), nil)
+	ws := dialWS(t, e, "graphql-transport-ws", nil)
+	ws.mustInit(e.Key)
+	ws.start("p", `subscription { importJobProgress(id: "`+id+`") { status rowsTotal rowsImported } }`)
+	var seen []map[string]any
+	for {
+		m, err := ws.read(60 * time.Second)
+		must(t, err)
+		if m.Type == "complete" {
+			break
+		}
+		if m.Type != "next" {
+			t.Fatalf("got %+v", m)
+		}
+		data, _ := m.Payload["data"].(map[string]any)
+		seen = append(seen, data["importJobProgress"].(map[string]any))
+	}
+	if len(seen) == 0 {
+		t.Fatal("no progress was sent")
+	}
+	last := seen[len(seen)-1]
+	if last["status"] != "done" || num(last["rowsImported"]) != 3000 || num(last["rowsTotal"]) != 3000 {
+		t.Errorf("last progress = %v, want done with 3000 of 3000", last)
+	}
+	for i := 1; i < len(seen); i++ {
+		if num(seen[i]["rowsImported"]) < num(seen[i-1]["rowsImported"]) {
+			t.Errorf("progress went back: %v after %v", seen[i], seen[i-1])
+		}
+	}
+	data, code := gql(t, e, e.Key, `{ importJobs(limit: 5) { total nodes { id status rowsImported } } }`, nil)
+	page, _ := data["importJobs"].(map[string]any)
+	if code != "" || num(page["total"]) != 1 || page["nodes"].([]any)[0].(map[string]any)["id"] != id {
+		t.Errorf("importJobs = %v (%s)", page, code)
+	}
+}
+
+func TestImportScopesAndTenants(t *testing.T) {
+	e := resttest.New(t)
+	file := []byte("Company\nAcme\n")
+	readOnly := e.NewKey(e.Org.ID, viewer.ScopeLeadsRead)
+	if code, _ := importError(startImport(t, e, readOnly, file, nil)); code != "FORBIDDEN" {
+		t.Errorf("importLeads with leads:read only = %q, want FORBIDDEN", code)
+	}
+	writer := e.NewKey(e.Org.ID, viewer.ScopeLeadsWrite)
+	id := mustStart(t, e, writer, file, nil)
+	waitJob(t, e, readOnly, id) // leads:read reads jobs
+	other := e.NewKey(e.Org.ID, viewer.ScopeDialerWrite)
+	if _, code := gql(t, e, other, `query($id: ID!) { importJob(id: $id) { id } }`, map[string]any{"id": id}); code != "FORBIDDEN" {
+		t.Errorf("importJob without leads:read = %q, want FORBIDDEN", code)
+	}
+
+	_, stranger := e.NewOrg("Other Brokers", viewer.AllScopes...)
+	data, code := gql(t, e, stranger, `query($id: ID!) { importJob(id: $id) { id } importJobs { total } }`, map[string]any{"id": id})
+	if code != "" || data["importJob"] != nil || num(data["importJobs"].(map[string]any)["total"]) != 0 {
+		t.Errorf("another organization reads %v (%s), want null and no jobs", data, code)
+	}
+	ws := dialWS(t, e, "graphql-transport-ws", nil)
+	ws.mustInit(stranger)
+	ws.start("p", `subscription { importJobProgress(id: "`+id+`") { status } }`)
+	m, err := ws.read(10 * time.Second)
+	must(t, err)
+	if m.Type != "error" && wsErrorCode(m) == "" || wsErrorCode(m) != "NOT_FOUND" {
+		t.Errorf("another organization's subscription got %+v, want NOT_FOUND", m)
+	}
 }
