@@ -115,7 +115,7 @@ func (w *Worker) count(ctx context.Context, c *claim, f io.ReadSeeker) error {
 // it over, which rolls back the transaction's work.
 func (w *Worker) fenced(ctx context.Context, tx *ent.Client, c *claim, set func(*ent.ImportJobUpdate)) error {
 	u := tx.ImportJob.Update().Where(importjob.ID(c.job.ID), importjob.ClaimToken(c.token)).
-		SetClaimedUntil(w.now().UTC().Add(lease))
+		SetClaimedUntil(w.now().UTC().Add(w.Lease))
 	set(u)
 	n, err := u.Save(rule.SystemContext(ctx))
 	if err != nil {

@@ -24,12 +24,12 @@ const (
 	// small enough that SQLite's writer is not held long and progress
 	// shows often (see BenchmarkImport100k).
 	DefaultBatch = 500
-	// lease is how long a claim holds without a batch committing: a
-	// crashed worker's job is taken over this long after its last batch.
-	lease = 15 * time.Second
-	// maxAttempts is how many claims a job gets: a job whose worker keeps
-	// dying on it fails rather than being retried for ever.
-	maxAttempts = 5
+	// DefaultLease is how long a claim holds without a batch committing:
+	// a crashed worker's job is taken over this long after its last batch.
+	DefaultLease = 15 * time.Second
+	// DefaultMaxAttempts is how many claims a job gets: a job whose worker
+	// keeps dying on it fails rather than being retried for ever.
+	DefaultMaxAttempts = 5
 	// poll is how often an idle worker looks for jobs queued on other
 	// replicas.
 	poll = time.Second
@@ -57,11 +57,16 @@ type Worker struct {
 	present func(error) *apperr.Error
 	// Batch is how many records a transaction settles.
 	Batch int
+	// Lease is how long a claim holds past its last commit.
+	Lease time.Duration
+	// MaxAttempts is how many claims a job gets before it fails.
+	MaxAttempts int
 }
 
 // NewWorker returns a worker over db.
 func NewWorker(db *store.DB, now func() time.Time, log *slog.Logger, present func(error) *apperr.Error) *Worker {
-	return &Worker{db: db, now: now, log: log, present: present, Batch: DefaultBatch}
+	return &Worker{db: db, now: now, log: log, present: present, Batch: DefaultBatch,
+		Lease: DefaultLease, MaxAttempts: DefaultMaxAttempts}
 }
 
 // Run imports jobs until ctx ends. A batch in flight when it ends rolls
@@ -136,13 +141,13 @@ func (w *Worker) claimOne(ctx context.Context, tx *ent.Client) (*claim, bool, er
 	if j == nil || err != nil {
 		return nil, false, err
 	}
-	if j.Attempts >= maxAttempts {
+	if j.Attempts >= w.MaxAttempts {
 		msg := fmt.Sprintf("the import stopped after %d attempts; the rows imported so far are kept", j.Attempts)
 		return nil, true, endJob(sys, tx, j.ID, j.ClaimToken, importjob.StatusFailed, &msg, now)
 	}
 	token := uuid.New()
 	u := tx.ImportJob.Update().Where(importjob.ID(j.ID), sameToken(j.ClaimToken)).
-		SetStatus(importjob.StatusRunning).SetClaimToken(token).SetClaimedUntil(now.Add(lease)).AddAttempts(1)
+		SetStatus(importjob.StatusRunning).SetClaimToken(token).SetClaimedUntil(now.Add(w.Lease)).AddAttempts(1)
 	if j.StartedAt == nil {
 		u.SetStartedAt(now)
 	}
