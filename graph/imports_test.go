@@ -215,6 +215,25 @@ func TestImportLeadsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("CountsAsRebuilt", func(t *testing.T) {
+		// The batch adds its leads to the stage counts and lead days at its
+		// end: they equal what a rebuild computes from the leads.
+		kept := rollupRows(t, e.DB.Client, e.Org.ID)
+		if len(kept) == 0 {
+			t.Fatal("the import left no counts")
+		}
+		must(t, e.DB.RebuildRollups(context.Background(), e.Org.ID))
+		if d := rowsDiff(rollupRows(t, e.DB.Client, e.Org.ID), kept); d != "" {
+			t.Errorf("rebuilt counts differ from the kept ones:\n%s", d)
+		}
+		data, code := gql(t, e, e.Key, `{ leads { totalCount } }`, nil)
+		n, err := e.DB.Client.Lead.Query().Where(lead.OrgID(e.Org.ID)).Count(rule.SystemContext(context.Background()))
+		must(t, err)
+		if code != "" || num(data["leads"].(map[string]any)["totalCount"]) != n {
+			t.Errorf("leads.totalCount = %v (%s), want %d", data, code, n)
+		}
+	})
+
 	t.Run("FileRemoved", func(t *testing.T) {
 		j, err := e.DB.Client.ImportJob.Get(rule.SystemContext(context.Background()), uuidOf(t, id))
 		must(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/internal/leadcsv"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/reqbody"
+	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -212,8 +213,20 @@ var errCareful = errors.New("a row failed in the database: the batch runs again 
 // settleIn imports recs through tx and records the job's progress.
 func (w *Worker) settleIn(ctx context.Context, tx *ent.Client, c *claim, recs []leadcsv.Record, careful bool) (tally, error) {
 	b := &batch{w: w, tx: tx, job: c.job, careful: careful, room: leadcsv.MaxErrors - len(c.job.Errors)}
-	if err := b.run(ctx, recs); err != nil {
-		return tally{}, err
+	if careful {
+		if err := b.run(ctx, recs); err != nil {
+			return tally{}, err
+		}
+	} else {
+		// The batch's leads are added to the counts in one statement, not
+		// two a lead; in careful mode each row's counts roll back with it.
+		bctx, counts := rollup.WithCreateBatch(ctx)
+		if err := b.run(bctx, recs); err != nil {
+			return tally{}, err
+		}
+		if err := counts.Flush(ctx, tx); err != nil {
+			return tally{}, err
+		}
 	}
 	t := b.tally
 	// Decoding fails rows before creating does: the job keeps the first
@@ -428,4 +441,3 @@ func (b *batch) failed(re leadcsv.RowError) {
 		b.tally.errors = append(b.tally.errors, re)
 	}
 }
-
