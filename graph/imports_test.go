@@ -28,15 +28,15 @@ const importMutation = `mutation($file: Upload!, $mapping: JSON, $dedupe: Import
 const jobFields = `id status rowsTotal rowsImported rowsSkipped rowsFailed failure finishedAt
   errors { row field code message }`
 
-// multipartImport is a GraphQL multipart request (operations, map, then
-// the file part) running importLeads over content.
-func multipartImport(t *testing.T, filename string, content []byte, vars map[string]any) (body []byte, contentType string) {
+// multipartBody is a GraphQL multipart request (operations, map, then
+// the file part) running query with content as its variable file.
+func multipartBody(t *testing.T, query, filename string, content []byte, vars map[string]any) (body []byte, contentType string) {
 	t.Helper()
-	if vars == nil {
-		vars = map[string]any{}
+	all := map[string]any{"file": nil}
+	for k, v := range vars {
+		all[k] = v
 	}
-	vars["file"] = nil
-	ops, err := json.Marshal(map[string]any{"query": importMutation, "variables": vars})
+	ops, err := json.Marshal(map[string]any{"query": query, "variables": all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func multipartImport(t *testing.T, filename string, content []byte, vars map[str
 // startImport sends importLeads and answers the response.
 func startImport(t *testing.T, e *resttest.Env, key string, content []byte, vars map[string]any) *resttest.Response {
 	t.Helper()
-	body, ct := multipartImport(t, "leads.csv", content, vars)
+	body, ct := multipartBody(t, importMutation, "leads.csv", content, vars)
 	return e.Do(resttest.Request{Method: "POST", Path: "/graphql", Key: key, Body: body, Header: map[string]string{"Content-Type": ct}})
 }
 

@@ -20,6 +20,11 @@ type gqlCase struct {
 	vars map[string]any
 }
 
+// uploads holds the file of each operation that takes one (by its
+// document): it is sent as the variable file of a GraphQL multipart
+// request.
+var uploads = map[string][]byte{importMutation: []byte("Company\nAnother Shop Lead\n")}
+
 // TestGraphQLIsolationMatrix calls every Query and Mutation field of the
 // schema (a field without an entry fails): with another organization's
 // key the answer holds none of org A's ids, and a field aimed at one of
@@ -114,11 +119,16 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		// Apps: any organization may install an app by its id (covered by
 		// TestAppInstallationsStayInTheirOrganization), so installApp is
 		// aimed at no app of org A's.
-		"Query.apps":                  {`{ apps ` + page + ` }`, nil},
-		"Query.appInstallations":      {`{ appInstallations(includeUninstalled: true) { total nodes { id appId } } }`, nil},
-		"Mutation.registerApp":        {`mutation { registerApp(input: {name: "x", scopes: ["leads:read"]}) { id } }`, nil},
-		"Mutation.installApp":         {`mutation { installApp(appId: "` + uuid.NewString() + `", scopes: ["leads:read"]) { token } }`, nil},
-		"Mutation.uninstallApp":       {`mutation($id: ID!) { uninstallApp(installationId: $id) { id } }`, map[string]any{"id": a["installation"]}},
+		"Query.apps":             {`{ apps ` + page + ` }`, nil},
+		"Query.appInstallations": {`{ appInstallations(includeUninstalled: true) { total nodes { id appId } } }`, nil},
+		"Mutation.registerApp":   {`mutation { registerApp(input: {name: "x", scopes: ["leads:read"]}) { id } }`, nil},
+		"Mutation.installApp":    {`mutation { installApp(appId: "` + uuid.NewString() + `", scopes: ["leads:read"]) { token } }`, nil},
+		"Mutation.uninstallApp":  {`mutation($id: ID!) { uninstallApp(installationId: $id) { id } }`, map[string]any{"id": a["installation"]}},
+		// Imports: importLeads creates the caller's own job, so it is aimed
+		// at none of org A's.
+		"Query.importJob":             {`query($id: ID!) { importJob(id: $id) { id filename } }`, map[string]any{"id": a["importJob"]}},
+		"Query.importJobs":            {`{ importJobs(limit: 100) { total nodes { id filename } } }`, nil},
+		"Mutation.importLeads":        {importMutation, nil},
 		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
 	}
 	// Readable by any key of the organization (docs/api.md, Dialer): the
@@ -182,7 +192,13 @@ func sent(c gqlCase, id string) bool {
 
 func post(t *testing.T, e *resttest.Env, key string, c gqlCase) string {
 	t.Helper()
-	r := e.Post("/graphql", key, map[string]any{"query": c.doc, "variables": c.vars})
+	var r *resttest.Response
+	if file, ok := uploads[c.doc]; ok {
+		body, ct := multipartBody(t, c.doc, "leads.csv", file, c.vars)
+		r = e.Do(resttest.Request{Method: "POST", Path: "/graphql", Key: key, Body: body, Header: map[string]string{"Content-Type": ct}})
+	} else {
+		r = e.Post("/graphql", key, map[string]any{"query": c.doc, "variables": c.vars})
+	}
 	if r.Status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.Status, r.Raw)
 	}
@@ -224,6 +240,8 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 		"actions": []map[string]any{{"type": "add_tags", "tags": []string{"auto"}}}}).Data()["id"].(string)
 	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead", "assignToAdvisorId": a["advisor"]}).Data()["id"].(string)
 	lendingFixtures(t, e, a)
+	a["importJob"] = mustStart(t, e, e.Key, []byte("Company\nSecret Import Co\n"), nil)
+	waitJob(t, e, e.Key, a["importJob"])
 	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call", "userId": a["agent"], "eventType": "call_started",
 		"occurredAt": "2026-11-22T08:00:00Z"})
 	// A call today, in the reports' default range.
