@@ -191,7 +191,7 @@ func (w *Worker) settle(ctx context.Context, c *claim, recs []leadcsv.Record) er
 			return err
 		})
 	}
-	err := run(false)
+	err := run(w.careful)
 	if errors.Is(err, errCareful) {
 		err = run(true)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent/importjob"
+	"github.com/lendingpipe/svc/leadimport"
 )
 
 // BenchmarkImport100k imports a file of 100,000 leads end to end: the file
@@ -29,5 +30,35 @@ func BenchmarkImport100k(b *testing.B) {
 		b.StopTimer()
 		e.imported(b, j.ID, rows)
 		b.StartTimer()
+	}
+}
+
+// BenchmarkBatchModes compares a batch run whole with one run a savepoint
+// a row, which a batch falls back to when the database refuses a row.
+func BenchmarkBatchModes(b *testing.B) {
+	const rows = 20_000
+	file := leadsCSV(rows)
+	for _, careful := range []bool{false, true} {
+		name := "whole"
+		if careful {
+			name = "savepoint-a-row"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				e := newEnv(b)
+				w := e.worker()
+				if careful {
+					leadimport.AlwaysCareful(w)
+				}
+				e.start(b, file, importjob.DedupeNONE)
+				b.StartTimer()
+				start := time.Now()
+				if _, err := w.RunOnce(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(time.Since(start).Microseconds())/rows, "µs/row")
+			}
+		})
 	}
 }

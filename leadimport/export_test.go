@@ -49,3 +49,6 @@ func ClaimAndSettleOne(t *testing.T, w *Worker, clock func() time.Time) func() e
 
 // SetClock makes w read the time from clock.
 func SetClock(w *Worker, clock func() time.Time) { w.now = clock }
+
+// AlwaysCareful makes w run every batch with a savepoint a row.
+func AlwaysCareful(w *Worker) { w.careful = true }

@@ -109,8 +109,9 @@ func (e *env) imported(tb testing.TB, id uuid.UUID, n int) {
 		tb.Errorf("%d lead.created events, want %d", events, n)
 	}
 	j := e.job(tb, id)
-	if j.Status != importjob.StatusDone || j.RowsImported != n || j.RecordsDone != n || j.RowsTotal == nil || *j.RowsTotal != n {
-		tb.Errorf("job: %s, imported %d, records %d, total %v; want done with %d", j.Status, j.RowsImported, j.RecordsDone, j.RowsTotal, n)
+	if j.Status != importjob.StatusDone || j.RowsImported != n || j.RowsTotal == nil || j.RecordsDone != *j.RowsTotal {
+		tb.Errorf("job: %s, imported %d, records %d of %v; want done with %d imported, every record settled",
+			j.Status, j.RowsImported, j.RecordsDone, j.RowsTotal, n)
 	}
 }
 
@@ -231,9 +232,11 @@ func TestSweepFiles(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("swept %d, %v; want 2", n, err)
 	}
-	if _, err := e.db.Files.Open(ctx, *queued.StorageKey); err != nil {
-		t.Errorf("the queued job's file was swept: %v", err)
+	f, err := e.db.Files.Open(ctx, *queued.StorageKey)
+	if err != nil {
+		t.Fatalf("the queued job's file was swept: %v", err)
 	}
+	f.Close()
 }
 
 func TestStartRefusesWithoutWriteScope(t *testing.T) {
@@ -243,5 +246,38 @@ func TestStartRefusesWithoutWriteScope(t *testing.T) {
 	_, err := leadimport.Start(ctx, e.db, leadimport.Upload{Filename: "x.csv", File: bytes.NewReader(file), Size: int64(len(file))})
 	if err == nil {
 		t.Fatal("Start with leads:read only queued a job")
+	}
+}
+
+// TestCarefulBatchesSettleAlike: a batch run again with a savepoint a row
+// (after the database refused one of its rows) imports, skips and fails
+// the same rows as a batch run whole.
+func TestCarefulBatchesSettleAlike(t *testing.T) {
+	file := []byte("Company,Email,Amount\n" +
+		"A,a@x.test,100\n" +
+		"B,not-an-email,100\n" +
+		"C,A@X.test,100\n" + // a duplicate of A
+		"D,d@x.test,12x\n" +
+		"E,e@x.test,\n")
+	var got [2]string
+	for i, careful := range []bool{false, true} {
+		e := newEnv(t)
+		j := e.start(t, file, importjob.DedupeEMAIL)
+		w := e.worker()
+		if careful {
+			leadimport.AlwaysCareful(w)
+		}
+		if _, err := w.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		done := e.job(t, j.ID)
+		got[i] = fmt.Sprintf("%s %d %d %d %v", done.Status, done.RowsImported, done.RowsSkipped, done.RowsFailed, done.Errors)
+		e.imported(t, j.ID, 2)
+	}
+	if got[0] != got[1] {
+		t.Errorf("whole: %s\ncareful: %s", got[0], got[1])
+	}
+	if want := "done 2 1 2"; !strings.HasPrefix(got[0], want) {
+		t.Errorf("got %s, want %s...", got[0], want)
 	}
 }
