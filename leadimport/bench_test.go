@@ -2,6 +2,7 @@ package leadimport_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -51,6 +52,30 @@ func BenchmarkBatchModes(b *testing.B) {
 				if careful {
 					leadimport.AlwaysCareful(w)
 				}
+				e.start(b, file, importjob.DedupeNONE)
+				b.StartTimer()
+				start := time.Now()
+				if _, err := w.RunOnce(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(time.Since(start).Microseconds())/rows, "µs/row")
+			}
+		})
+	}
+}
+
+// BenchmarkBatchSizes measures the records a transaction settles against
+// the time a row takes (DefaultBatch is chosen from it).
+func BenchmarkBatchSizes(b *testing.B) {
+	const rows = 20_000
+	file := leadsCSV(rows)
+	for _, size := range []int{100, 250, 500, 1000, 2000} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				e := newEnv(b)
+				w := e.worker()
+				w.Batch = size
 				e.start(b, file, importjob.DedupeNONE)
 				b.StartTimer()
 				start := time.Now()
