@@ -10,6 +10,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/importjob"
+	"github.com/lendingpipe/svc/internal/leadcsv"
 	"github.com/lendingpipe/svc/leadimport"
 )
 
@@ -52,6 +53,15 @@ func importMapping(j *ent.ImportJob) any {
 		out[k] = v
 	}
 	return out
+}
+
+// rowErrorField is the field a row error names, nil for a row that could
+// not be read.
+func rowErrorField(e *leadcsv.RowError) *string {
+	if e.Field == "" {
+		return nil
+	}
+	return &e.Field
 }
 
 // progressPoll is how often a progress subscription reads its job: the

@@ -12,11 +12,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/importjob"
+	"github.com/lendingpipe/svc/internal/leadcsv"
 )
 
 // Mapping is the resolver for the mapping field.
 func (r *importJobResolver) Mapping(ctx context.Context, obj *ent.ImportJob) (any, error) {
 	return importMapping(obj), nil
+}
+
+// Field is the resolver for the field field.
+func (r *importRowErrorResolver) Field(ctx context.Context, obj *leadcsv.RowError) (*string, error) {
+	return rowErrorField(obj), nil
 }
 
 // ImportLeads is the resolver for the importLeads field.
@@ -42,4 +48,8 @@ func (r *subscriptionResolver) ImportJobProgress(ctx context.Context, id uuid.UU
 // ImportJob returns ImportJobResolver implementation.
 func (r *Resolver) ImportJob() ImportJobResolver { return &importJobResolver{r} }
 
+// ImportRowError returns ImportRowErrorResolver implementation.
+func (r *Resolver) ImportRowError() ImportRowErrorResolver { return &importRowErrorResolver{r} }
+
 type importJobResolver struct{ *Resolver }
+type importRowErrorResolver struct{ *Resolver }

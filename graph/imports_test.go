@@ -149,6 +149,9 @@ func TestImportLeadsEndToEnd(t *testing.T) {
 	}
 	for i, w := range want {
 		field, _ := errs[i]["field"].(string)
+		if w.field == "" && errs[i]["field"] != nil {
+			t.Errorf("error %d names field %v, want null for a row that could not be read", i, errs[i]["field"])
+		}
 		if num(errs[i]["row"]) != w.row || field != w.field || errs[i]["code"] != w.code {
 			t.Errorf("error %d = %v, want row %d field %q code %s", i, errs[i], w.row, w.field, w.code)
 		}
