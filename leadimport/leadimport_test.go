@@ -281,3 +281,28 @@ func TestCarefulBatchesSettleAlike(t *testing.T) {
 		t.Errorf("got %s, want %s...", got[0], want)
 	}
 }
+
+// TestShutdownReleasesTheJob: a worker stopped mid-import ends its lease,
+// so another resumes the job at once instead of after the lease.
+func TestShutdownReleasesTheJob(t *testing.T) {
+	e := newEnv(t)
+	j := e.start(t, leadsCSV(5000), importjob.DedupeNONE)
+	a := e.worker()
+	a.Batch = 50
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = a.RunOnce(ctx) }()
+	for e.job(t, j.ID).RecordsDone == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	<-done
+	mid := e.job(t, j.ID)
+	if mid.Status != importjob.StatusRunning || mid.RecordsDone >= 5000 {
+		t.Fatalf("the job is %s with %d records done: it was not stopped mid-import", mid.Status, mid.RecordsDone)
+	}
+	if _, err := e.worker().RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.imported(t, j.ID, 5000)
+}

@@ -126,7 +126,23 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 	if errors.Is(err, errLostClaim) {
 		return true, nil // another worker carries on from what committed
 	}
+	if ctx.Err() != nil {
+		w.release(ctx, c)
+	}
 	return true, err
+}
+
+// release lets go of a job this worker stops importing as its server
+// shuts down: the lease ends now, so the next worker (a restarted server,
+// another replica) resumes it at once rather than when the lease lapses.
+func (w *Worker) release(ctx context.Context, c *claim) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	err := w.db.Client.ImportJob.Update().Where(importjob.ID(c.job.ID), importjob.ClaimToken(c.token)).
+		SetClaimedUntil(w.now().UTC()).Exec(rule.SystemContext(ctx))
+	if err != nil {
+		w.log.Warn("releasing an import job at shutdown", "job", c.job.ID, "err", err)
+	}
 }
 
 // errLostClaim stops a worker whose job another worker has taken over.
