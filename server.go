@@ -19,6 +19,7 @@ import (
 
 	"github.com/lendingpipe/svc/documents"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/leadimport"
 	"github.com/lendingpipe/svc/lending"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/root"
@@ -255,6 +256,7 @@ var fileSweeps = []struct {
 	sweep func(context.Context, *store.DB, time.Time) (int, error)
 }{
 	{"documents", documents.SweepFiles},
+	{"lead imports", leadimport.SweepFiles},
 }
 
 // maintainFiles removes, every interval, the files older than interval

@@ -61,6 +61,7 @@ type ResolverRoot interface {
 	Document() DocumentResolver
 	FundedDeal() FundedDealResolver
 	ImportJob() ImportJobResolver
+	ImportRowError() ImportRowErrorResolver
 	InboundEndpoint() InboundEndpointResolver
 	Lead() LeadResolver
 	Mutation() MutationResolver
@@ -1119,6 +1120,9 @@ type FundedDealResolver interface {
 }
 type ImportJobResolver interface {
 	Mapping(ctx context.Context, obj *ent.ImportJob) (any, error)
+}
+type ImportRowErrorResolver interface {
+	Field(ctx context.Context, obj *leadcsv.RowError) (*string, error)
 }
 type InboundEndpointResolver interface {
 	Mapping(ctx context.Context, obj *ent.InboundEndpoint) (map[string]any, error)
@@ -20986,18 +20990,18 @@ func (ec *executionContext) _ImportRowError_field(ctx context.Context, field gra
 			return ec.fieldContext_ImportRowError_field(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Field, nil
+			return ec.Resolvers.ImportRowError().Field(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_ImportRowError_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ImportRowError", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ImportRowError", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ImportRowError_code(ctx context.Context, field graphql.CollectedField, obj *leadcsv.RowError) (ret graphql.Marshaler) {
@@ -50873,19 +50877,50 @@ func (ec *executionContext) _ImportRowError(ctx context.Context, sel ast.Selecti
 		case "row":
 			out.Values[i] = ec._ImportRowError_row(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "field":
-			out.Values[i] = ec._ImportRowError_field(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ImportRowError_field(ctx, field, obj)
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "code":
 			out.Values[i] = ec._ImportRowError_code(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "message":
 			out.Values[i] = ec._ImportRowError_message(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -7,40 +7,49 @@ package graph
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/importjob"
+	"github.com/lendingpipe/svc/internal/leadcsv"
 )
 
 // Mapping is the resolver for the mapping field.
 func (r *importJobResolver) Mapping(ctx context.Context, obj *ent.ImportJob) (any, error) {
-	panic(fmt.Errorf("not implemented: Mapping - mapping"))
+	return importMapping(obj), nil
+}
+
+// Field is the resolver for the field field.
+func (r *importRowErrorResolver) Field(ctx context.Context, obj *leadcsv.RowError) (*string, error) {
+	return rowErrorField(obj), nil
 }
 
 // ImportLeads is the resolver for the importLeads field.
 func (r *mutationResolver) ImportLeads(ctx context.Context, file graphql.Upload, mapping any, dedupe *importjob.Dedupe) (*ent.ImportJob, error) {
-	panic(fmt.Errorf("not implemented: ImportLeads - importLeads"))
+	return r.importLeads(ctx, file, mapping, dedupe)
 }
 
 // ImportJob is the resolver for the importJob field.
 func (r *queryResolver) ImportJob(ctx context.Context, id uuid.UUID) (*ent.ImportJob, error) {
-	panic(fmt.Errorf("not implemented: ImportJob - importJob"))
+	return r.importJob(ctx, id)
 }
 
 // ImportJobs is the resolver for the importJobs field.
 func (r *queryResolver) ImportJobs(ctx context.Context, page *int, limit *int) (*ImportJobPage, error) {
-	panic(fmt.Errorf("not implemented: ImportJobs - importJobs"))
+	return r.importJobs(ctx, page, limit)
 }
 
 // ImportJobProgress is the resolver for the importJobProgress field.
 func (r *subscriptionResolver) ImportJobProgress(ctx context.Context, id uuid.UUID) (<-chan *ent.ImportJob, error) {
-	panic(fmt.Errorf("not implemented: ImportJobProgress - importJobProgress"))
+	return r.importJobProgress(ctx, id)
 }
 
 // ImportJob returns ImportJobResolver implementation.
 func (r *Resolver) ImportJob() ImportJobResolver { return &importJobResolver{r} }
 
+// ImportRowError returns ImportRowErrorResolver implementation.
+func (r *Resolver) ImportRowError() ImportRowErrorResolver { return &importRowErrorResolver{r} }
+
 type importJobResolver struct{ *Resolver }
+type importRowErrorResolver struct{ *Resolver }

@@ -25,6 +25,7 @@ type gqlCase struct {
 // as a multipart request holding these.
 var multipartCases = map[string][]resttest.File{
 	"Mutation.uploadDocument": {{Var: "file", Name: "a.txt", Content: []byte("hello\n")}},
+	"Mutation.importLeads":    {{Var: "file", Name: "leads.csv", Content: []byte("Company\nAnother Shop Lead\n")}},
 }
 
 // TestGraphQLIsolationMatrix calls every Query and Mutation field of the
@@ -121,11 +122,16 @@ func TestGraphQLIsolationMatrix(t *testing.T) {
 		// Apps: any organization may install an app by its id (covered by
 		// TestAppInstallationsStayInTheirOrganization), so installApp is
 		// aimed at no app of org A's.
-		"Query.apps":                  {`{ apps ` + page + ` }`, nil},
-		"Query.appInstallations":      {`{ appInstallations(includeUninstalled: true) { total nodes { id appId } } }`, nil},
-		"Mutation.registerApp":        {`mutation { registerApp(input: {name: "x", scopes: ["leads:read"]}) { id } }`, nil},
-		"Mutation.installApp":         {`mutation { installApp(appId: "` + uuid.NewString() + `", scopes: ["leads:read"]) { token } }`, nil},
-		"Mutation.uninstallApp":       {`mutation($id: ID!) { uninstallApp(installationId: $id) { id } }`, map[string]any{"id": a["installation"]}},
+		"Query.apps":             {`{ apps ` + page + ` }`, nil},
+		"Query.appInstallations": {`{ appInstallations(includeUninstalled: true) { total nodes { id appId } } }`, nil},
+		"Mutation.registerApp":   {`mutation { registerApp(input: {name: "x", scopes: ["leads:read"]}) { id } }`, nil},
+		"Mutation.installApp":    {`mutation { installApp(appId: "` + uuid.NewString() + `", scopes: ["leads:read"]) { token } }`, nil},
+		"Mutation.uninstallApp":  {`mutation($id: ID!) { uninstallApp(installationId: $id) { id } }`, map[string]any{"id": a["installation"]}},
+		// Imports: importLeads creates the caller's own job, so it is aimed
+		// at none of org A's.
+		"Query.importJob":             {`query($id: ID!) { importJob(id: $id) { id filename } }`, map[string]any{"id": a["importJob"]}},
+		"Query.importJobs":            {`{ importJobs(limit: 100) { total nodes { id filename } } }`, nil},
+		"Mutation.importLeads":        {importMutation, nil},
 		"Mutation.updateOrganization": {`mutation { updateOrganization(input: {timezone: "Europe/Paris"}) { id name timezone } }`, nil},
 		"Query.document":              {`query($id: ID!) { document(id: $id) { id filename } }`, map[string]any{"id": a["document"]}},
 		"Mutation.uploadDocument": {`mutation($r: ID!, $file: Upload!) { uploadDocument(recordId: $r, file: $file) { id } }`,
@@ -241,6 +247,8 @@ func graphFixtures(t *testing.T, e *resttest.Env) map[string]string {
 	a["lead"] = e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Secret Lead", "assignToAdvisorId": a["advisor"]}).Data()["id"].(string)
 	lendingFixtures(t, e, a)
 	a["document"] = uploaded(t, e, a["lead"], "secret.txt", []byte("org A's secret\n"))["id"].(string)
+	a["importJob"] = mustStart(t, e, e.Key, []byte("Company\nSecret Import Co\n"), nil)
+	waitJob(t, e, e.Key, a["importJob"])
 	e.Post("/v1/dialer/events", e.Key, map[string]any{"externalCallId": "a-call", "userId": a["agent"], "eventType": "call_started",
 		"occurredAt": "2026-11-22T08:00:00Z"})
 	// A call today, in the reports' default range.

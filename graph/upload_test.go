@@ -23,7 +23,7 @@ type formPart struct {
 }
 
 // multipartBody encodes parts in order, as a GraphQL multipart request does.
-func multipartBody(t *testing.T, parts ...formPart) (io.Reader, string) {
+func formBody(t *testing.T, parts ...formPart) (io.Reader, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -99,7 +99,7 @@ func TestMultipartRequestRuns(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	e := resttest.New(t)
-	body, ct := multipartBody(t,
+	body, ct := formBody(t,
 		formPart{name: "operations", body: []byte(typenameWithFile)},
 		formPart{name: "map", body: []byte(`{"0": ["variables.f"]}`)},
 		formPart{name: "0", filename: "a.txt", body: []byte("hello")})
@@ -131,7 +131,7 @@ func TestMultipartRequestRefusesMalformedForms(t *testing.T) {
 		"duplicate map key":      {ops, {name: "map", body: []byte(`{"0": ["variables.f"], "0": ["variables.f"]}`)}, file},
 	} {
 		t.Run(name, func(t *testing.T) {
-			body, ct := multipartBody(t, parts...)
+			body, ct := formBody(t, parts...)
 			status, out := sendForm(t, e, body, ct, false)
 			if status != http.StatusBadRequest || firstCode(out) != "BAD_REQUEST" {
 				t.Fatalf("%d %v", status, out)
@@ -150,7 +150,7 @@ func TestMultipartRequestOverTheLimit(t *testing.T) {
 	})
 	big := bytes.Repeat([]byte("a"), 64<<10)
 	for _, chunked := range []bool{false, true} {
-		body, ct := multipartBody(t,
+		body, ct := formBody(t,
 			formPart{name: "operations", body: []byte(typenameWithFile)},
 			formPart{name: "map", body: []byte(`{"0": ["variables.f"]}`)},
 			formPart{name: "0", filename: "big.txt", body: big})
@@ -160,7 +160,7 @@ func TestMultipartRequestOverTheLimit(t *testing.T) {
 		}
 	}
 	// The JSON limit still holds for the operations part.
-	body, ct := multipartBody(t,
+	body, ct := formBody(t,
 		formPart{name: "operations", body: []byte(`{"query": "{ __typename }", "variables": {"pad": "` + strings.Repeat("x", 5000) + `"}}`)},
 		formPart{name: "map", body: []byte(`{}`)})
 	if status, out := sendForm(t, e, body, ct, false); status != http.StatusRequestEntityTooLarge {
@@ -174,7 +174,7 @@ func TestFileFieldsStandAlone(t *testing.T) {
 	e := resttest.New(t)
 	ops := `{"query": "mutation($f: Upload!, $r: ID!) { uploadDocument(recordId: $r, file: $f) { id } ` +
 		`createTeam(input: {name: \"Extra\"}) { id } }", "variables": {"f": null, "r": "0193b6a4-2f1c-7d2e-9a41-5c3f8e2b7a10"}}`
-	body, ct := multipartBody(t,
+	body, ct := formBody(t,
 		formPart{name: "operations", body: []byte(ops)},
 		formPart{name: "map", body: []byte(`{"0": ["variables.f"]}`)},
 		formPart{name: "0", filename: "a.pdf", body: []byte("%PDF-1.4\n")})

@@ -79,14 +79,17 @@ func leadCreateDefaults(next ent.Mutator) ent.Mutator {
 	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
 		orgID, _ := m.OrgID()
 		if _, ok := m.StageID(); !ok {
-			first, err := m.Client().PipelineStage.Query().
-				Where(pipelinestage.OrgID(orgID)).
-				Order(pipelinestage.ByPosition()).
-				First(rule.SystemContext(ctx))
+			// A batch of creates (an import's) reads it once.
+			first, err := rollup.FirstStage(ctx, orgID, func() (uuid.UUID, error) {
+				return m.Client().PipelineStage.Query().
+					Where(pipelinestage.OrgID(orgID)).
+					Order(pipelinestage.ByPosition()).
+					FirstID(rule.SystemContext(ctx))
+			})
 			if err != nil {
 				return nil, fmt.Errorf("finding the first pipeline stage: %w", err)
 			}
-			m.SetStageID(first.ID)
+			m.SetStageID(first)
 		}
 		if v, ok := viewer.FromContext(ctx); ok && v.Actor() != "" {
 			m.SetCreatedBy(v.Actor())

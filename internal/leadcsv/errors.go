@@ -9,3 +9,11 @@ type RowError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
+
+// CodeBadRequest is the code of a row that is not CSV, as a body that is
+// not JSON is BAD_REQUEST on POST /v1/leads.
+const CodeBadRequest = "BAD_REQUEST"
+
+// MaxErrors is how many row errors a job keeps: the first ones, in file
+// order.
+const MaxErrors = 1000

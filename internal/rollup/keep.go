@@ -191,9 +191,15 @@ func addLeadDay(ctx context.Context, c *gen.Client, z zoneRead, l *gen.Lead, s l
 	if z.loc == nil {
 		return nil // not built: the rebuild counts l
 	}
-	return leadDays.exec(ctx, c, z.dialect, []any{l.OrgID, period.LocalDay(l.CreatedAt, z.loc), string(l.Source), rollupSlot(ctx),
+	if addDayLater(ctx, z, l, s) {
+		return nil
+	}
+	return leadDays.exec(ctx, c, z.dialect, []any{l.OrgID, dayOf(l, z), string(l.Source), rollupSlot(ctx),
 		s.leads, s.applied, s.approved, s.funded, int64(s.amount)})
 }
+
+// dayOf is the day l was created, in the rollups' zone.
+func dayOf(l *gen.Lead, z zoneRead) int { return period.LocalDay(l.CreatedAt, z.loc) }
 
 // addLeadStep reads the zone and adds step to l's day.
 func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) error {
@@ -208,6 +214,14 @@ func addLeadStep(ctx context.Context, c *gen.Client, l *gen.Lead, s leadStep) er
 // transaction adds to: a transaction adds all its leads to one slot, as
 // two bulk creations touching slots in different orders would deadlock.
 func AddStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
+	if addStageLater(ctx, org, stage, n) {
+		return nil
+	}
+	return writeStage(ctx, c, org, stage, n)
+}
+
+// writeStage adds n leads to a stage's count now.
+func writeStage(ctx context.Context, c *gen.Client, org, stage uuid.UUID, n int) error {
 	err := c.LeadCount.Create().SetOrgID(org).SetStageID(stage).SetSlot(stageSlot(ctx)).SetN(n).
 		OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(n).
 		Exec(rule.SystemContext(ctx))

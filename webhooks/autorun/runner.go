@@ -30,6 +30,7 @@ import (
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/leadimport"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -54,11 +55,13 @@ func New(db *store.DB, cfg webhooks.Config, now func() time.Time, log *slog.Logg
 }
 
 // Background runs what a server does besides answering requests — the
-// webhook delivery worker and the automation runner — until ctx ends.
+// webhook delivery worker, the automation runner and the lead import
+// worker — until ctx ends.
 func Background(ctx context.Context, db *store.DB, cfg webhooks.Config, now func() time.Time, log *slog.Logger) {
 	var wg sync.WaitGroup
 	wg.Go(func() { webhooks.NewWorker(db.Client, db.Dialect, cfg, now, log).Run(ctx) })
 	wg.Go(func() { New(db, cfg, now, log).Run(ctx) })
+	wg.Go(func() { leadimport.NewWorker(db, now, log, graph.AppError).Run(ctx) })
 	wg.Wait()
 }
 
