@@ -65,8 +65,6 @@ type Worker struct {
 	// careful runs every batch with a savepoint a row, as a batch whose
 	// row the database refused is run (tests and benchmarks compare).
 	careful bool
-	// swept is when the worker last removed the files no job names.
-	swept time.Time
 }
 
 // NewWorker returns a worker over db.
@@ -80,7 +78,6 @@ func NewWorker(db *store.DB, now func() time.Time, log *slog.Logger, present fun
 func (w *Worker) Run(ctx context.Context) {
 	ctx = apitime.WithClock(ctx, w.now)
 	for ctx.Err() == nil {
-		w.sweep(ctx)
 		worked, err := w.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			w.log.Error("importing leads", "err", err)
@@ -93,24 +90,6 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-ready:
 		case <-time.After(poll):
 		}
-	}
-}
-
-// sweepEvery is how often a worker removes the import files no job names:
-// those of uploads whose job was never committed. Files of ended jobs are
-// removed as they end.
-const sweepEvery = time.Hour
-
-func (w *Worker) sweep(ctx context.Context) {
-	now := w.now()
-	if now.Sub(w.swept) < sweepEvery {
-		return
-	}
-	w.swept = now
-	// An upload being stored has no job yet: files younger than the
-	// period are kept.
-	if _, err := SweepFiles(ctx, w.db, now.Add(-sweepEvery)); err != nil && ctx.Err() == nil {
-		w.log.Warn("removing import files no job names", "err", err)
 	}
 }
 
