@@ -96,6 +96,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	go maintainHourly(ctx, db, cfg.AuditRetention, logger)
 	go maintainRollups(ctx, db, logger)
 	go maintainFiles(ctx, db, cfg.StorageSweep, logger)
+	if _, sqlite := store.SQLiteFile(cfg.DatabaseURL); cfg.StorageURL == "" && !sqlite {
+		logger.Warn("files are kept in svc-files in the working directory: replicas sharing this database need SVC_STORAGE_URL (s3:// or a shared directory)")
+	}
 	if addr := os.Getenv("SVC_PPROF_ADDR"); addr != "" {
 		// Profiling for operators, on its own (loopback) listener only.
 		go func() { logger.Warn("pprof stopped", "err", http.ListenAndServe(addr, pprofMux())) }()
@@ -259,10 +262,16 @@ var fileSweeps = []struct {
 	{"lead imports", leadimport.SweepFiles},
 }
 
+// sweepGrace is the least age of a file the sweep may remove: longer than
+// any upload takes from its bytes being stored to its record committing
+// (an S3 object may be dated from the start of its upload).
+const sweepGrace = 10 * time.Minute
+
 // maintainFiles removes, every interval, the files older than interval
-// that no record names: the bytes of an upload whose record did not
-// commit, and the files of finished imports.
+// (and than sweepGrace) that no record names: the bytes of an upload whose
+// record did not commit, and the files of finished imports.
 func maintainFiles(ctx context.Context, db *store.DB, interval time.Duration, logger *slog.Logger) {
+	grace := max(interval, sweepGrace)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -272,7 +281,7 @@ func maintainFiles(ctx context.Context, db *store.DB, interval time.Duration, lo
 		case <-t.C:
 		}
 		for _, s := range fileSweeps {
-			if n, err := s.sweep(ctx, db, time.Now().Add(-interval)); err != nil {
+			if n, err := s.sweep(ctx, db, time.Now().Add(-grace)); err != nil {
 				logger.Warn("sweeping unnamed files", "of", s.what, "err", err)
 			} else if n > 0 {
 				logger.Info("removed unnamed files", "of", s.what, "count", n)

@@ -87,8 +87,9 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 			Save(ctx)
 	})
 	if err != nil {
-		// Best effort: what is left is removed by SweepFiles.
-		_ = files.Delete(context.WithoutCancel(ctx), stored.key)
+		// The bytes are left to SweepFiles: were the commit's answer lost
+		// after it succeeded, deleting them here would leave a document
+		// naming bytes that are gone.
 		return nil, fmt.Errorf("recording the document: %w", err)
 	}
 	return d, nil

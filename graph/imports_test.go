@@ -276,10 +276,10 @@ func TestImportRefusals(t *testing.T) {
 		code, field string
 	}{
 		{"NotUTF8", "Company\nCaf\xe9 Ltd\n", nil, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", ""},
-		{"Empty", "", nil, http.StatusOK, "VALIDATION_ERROR", "file"},
-		{"OnlyABOM", "\ufeff", nil, http.StatusOK, "VALIDATION_ERROR", "file"},
+		{"Empty", "", nil, http.StatusUnprocessableEntity, "VALIDATION_ERROR", "file"},
+		{"OnlyABOM", "\ufeff", nil, http.StatusUnprocessableEntity, "VALIDATION_ERROR", "file"},
 		{"TooLarge", "Company\n" + strings.Repeat("Acme\n", 300), nil, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", ""},
-		{"NoLeadColumns", "Foo,Bar\n1,2\n", nil, http.StatusOK, "VALIDATION_ERROR", "file"},
+		{"NoLeadColumns", "Foo,Bar\n1,2\n", nil, http.StatusUnprocessableEntity, "VALIDATION_ERROR", "file"},
 		{"MappingNotAnObject", "Company\nAcme\n", map[string]any{"mapping": []any{"x"}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},
 		{"MappingUnknownField", "Company\nAcme\n", map[string]any{"mapping": map[string]any{"nickname": "Company"}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},
 		{"MappingHeaderMissing", "Company\nAcme\n", map[string]any{"mapping": map[string]any{"businessName": "Firm"}}, http.StatusOK, "VALIDATION_ERROR", "mapping"},

@@ -99,17 +99,37 @@ var fileFields = []string{"uploadDocument", "importLeads"}
 
 // takesFiles reports whether op is a mutation of fileFields, which runs
 // outside mutationTx; it refuses one that holds other fields beside it.
+// Fragments are looked into, so a file field cannot ride in one beside
+// others.
 func takesFiles(op *ast.OperationDefinition) (bool, *gqlerror.Error) {
-	files := false
-	for _, sel := range op.SelectionSet {
-		if f, ok := sel.(*ast.Field); ok && slices.Contains(fileFields, f.Name) {
-			files = true
-		}
-	}
-	if files && len(op.SelectionSet) != 1 {
+	var fields []string
+	collectFields(op.SelectionSet, &fields, 0)
+	files := slices.ContainsFunc(fields, func(f string) bool { return slices.Contains(fileFields, f) })
+	if files && len(fields) != 1 {
 		return true, codedError(apperr.BadRequest, "an operation with uploadDocument or importLeads holds that one field only")
 	}
 	return files, nil
+}
+
+// collectFields appends the names of the root fields of set, those of its
+// fragments included. The validated document has no fragment cycles; depth
+// bounds the walk all the same.
+func collectFields(set ast.SelectionSet, out *[]string, depth int) {
+	if depth > 10 {
+		return
+	}
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			*out = append(*out, s.Name)
+		case *ast.InlineFragment:
+			collectFields(s.SelectionSet, out, depth+1)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				collectFields(s.Definition.SelectionSet, out, depth+1)
+			}
+		}
+	}
 }
 
 func isMutation(op *ast.OperationDefinition) bool {

@@ -187,3 +187,51 @@ func TestFileFieldsStandAlone(t *testing.T) {
 		t.Fatal("the field beside the upload ran")
 	}
 }
+
+// A file field in a fragment beside another field is refused as one
+// written beside it is.
+func TestFileFieldsStandAloneInFragments(t *testing.T) {
+	e := resttest.New(t)
+	for name, doc := range map[string]string{
+		"spread": `mutation($f: Upload!, $r: ID!) { ...Up createTeam(input: {name: \"Extra\"}) { id } } ` +
+			`fragment Up on Mutation { uploadDocument(recordId: $r, file: $f) { id } }`,
+		"inline": `mutation($f: Upload!, $r: ID!) { ... on Mutation { uploadDocument(recordId: $r, file: $f) { id } } createTeam(input: {name: \"Extra\"}) { id } }`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ops := `{"query": "` + doc + `", "variables": {"f": null, "r": "0193b6a4-2f1c-7d2e-9a41-5c3f8e2b7a10"}}`
+			body, ct := formBody(t,
+				formPart{name: "operations", body: []byte(ops)},
+				formPart{name: "map", body: []byte(`{"0": ["variables.f"]}`)},
+				formPart{name: "0", filename: "a.pdf", body: []byte("%PDF-1.4\n")})
+			status, out := sendForm(t, e, body, ct, false)
+			if firstCode(out) != "BAD_REQUEST" {
+				t.Fatalf("%d %v", status, out)
+			}
+		})
+	}
+	r := e.Post("/graphql", e.Key, map[string]any{"query": `{ teamsPage(limit: 100) { nodes { name } } }`})
+	if strings.Contains(string(r.Raw), "Extra") {
+		t.Fatal("the field beside the upload ran")
+	}
+}
+
+// Only GraphQL takes large forms: a multipart body to any other route is
+// held to the JSON body limit, before authentication is even looked at.
+func TestLargeFormsOnlyToGraphQL(t *testing.T) {
+	e := resttest.New(t)
+	big := bytes.Repeat([]byte("a"), 2<<20)
+	for _, path := range []string{"/v1/webhooks/inbound/anything", "/v1/leads"} {
+		body, ct := formBody(t, formPart{name: "0", filename: "big.bin", body: big})
+		req, _ := http.NewRequest(http.MethodPost, e.Server.URL+path, body)
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", "Bearer "+e.Key)
+		resp, err := e.Server.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("%s: %d, want 413", path, resp.StatusCode)
+		}
+	}
+}

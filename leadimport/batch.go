@@ -56,10 +56,20 @@ func (w *Worker) importJob(ctx context.Context, c *claim) error {
 		if err := rd.Skip(); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return fmt.Errorf("reading the import file: %w", err)
+			return w.unreadable(ctx, c, err)
 		}
 	}
 	return w.importRest(ctx, c, rd)
+}
+
+// unreadable fails the job for a file that stops being a lead list (a
+// record over leadcsv.MaxRecordBytes); other read errors are the store's,
+// and the job is tried again.
+func (w *Worker) unreadable(ctx context.Context, c *claim, err error) error {
+	if errors.Is(err, leadcsv.ErrRecordTooLarge) {
+		return w.fail(ctx, c, fmt.Sprintf("the file has a row longer than %d bytes, and was not read past it", leadcsv.MaxRecordBytes))
+	}
+	return fmt.Errorf("reading the import file: %w", err)
 }
 
 // importRest imports the records rd has left, one batch a transaction.
@@ -67,7 +77,7 @@ func (w *Worker) importRest(ctx context.Context, c *claim, rd *leadcsv.Reader) e
 	for {
 		recs, err := readBatch(rd, w.Batch)
 		if err != nil {
-			return fmt.Errorf("reading the import file: %w", err)
+			return w.unreadable(ctx, c, err)
 		}
 		if len(recs) == 0 {
 			return w.finish(ctx, c)
@@ -103,6 +113,9 @@ func (w *Worker) count(ctx context.Context, c *claim, f io.ReadSeeker) error {
 		}
 		if _, herr := openCSV(f, c.job.Mapping); herr != nil {
 			return w.failFor(ctx, c, herr)
+		}
+		if errors.Is(err, leadcsv.ErrRecordTooLarge) {
+			return w.unreadable(ctx, c, err)
 		}
 		return fmt.Errorf("counting the import file's rows: %w", err)
 	}

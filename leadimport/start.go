@@ -59,15 +59,24 @@ func Start(ctx context.Context, db *store.DB, up Upload) (*ent.ImportJob, error)
 	if err := checkSize(up); err != nil {
 		return nil, err
 	}
-	id := uuid.New()
+	// The header is checked before the file is stored, so a refused file
+	// leaves nothing behind.
+	if _, err := openCSV(up.File, mapping); err != nil {
+		return nil, err
+	}
+	if _, err := up.File.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("rewinding the upload: %w", err)
+	}
+	id := uuid.Must(uuid.NewV7())
 	key := keyPrefix + id.String()
 	if err := storeFile(ctx, db, key, up.File); err != nil {
 		return nil, err
 	}
+	// A failed insert leaves the file to the sweep: were the commit's
+	// answer lost after it succeeded, deleting the file here would leave
+	// a job naming bytes that are gone.
 	j, err := queue(ctx, db, id, key, up, mapping)
 	if err != nil {
-		// Nothing names the file: remove it now rather than at the sweep.
-		_ = db.Files.Delete(context.WithoutCancel(ctx), key)
 		return nil, err
 	}
 	wake()
@@ -124,15 +133,8 @@ func storeFile(ctx context.Context, db *store.DB, key string, f io.ReadSeeker) e
 	return nil
 }
 
-// queue checks the file's header against the mapping, then inserts the
-// queued job.
+// queue inserts the queued job.
 func queue(ctx context.Context, db *store.DB, id uuid.UUID, key string, up Upload, mapping map[string]string) (*ent.ImportJob, error) {
-	if _, err := up.File.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("rewinding the upload: %w", err)
-	}
-	if _, err := openCSV(up.File, mapping); err != nil {
-		return nil, err
-	}
 	v, _ := viewer.FromContext(ctx)
 	return store.WithTxValue(ctx, db.Client, func(ctx context.Context, tx *ent.Client) (*ent.ImportJob, error) {
 		c := tx.ImportJob.Create().SetID(id).SetFilename(up.Filename).SetStorageKey(key).

@@ -104,14 +104,19 @@ func withRecovery(next http.Handler) http.Handler {
 	})
 }
 
+// GraphQLPath is where the HTTP root serves GraphQL: the one path whose
+// multipart requests (file uploads) may be as large as the upload limit.
+const GraphQLPath = "/graphql"
+
 // withBodyLimit caps request bodies; reading past the cap fails with
-// *http.MaxBytesError, answered 413. A multipart form (a GraphQL multipart
-// request: only GraphQL reads one) may be as large as uploadLimit.
+// *http.MaxBytesError, answered 413. A GraphQL multipart request may be as
+// large as uploadLimit; every other body, a form to another route
+// included, is held to jsonLimit.
 func withBodyLimit(jsonLimit, uploadLimit int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			limit := jsonLimit
-			if graph.IsMultipart(r) {
+			if r.URL.Path == GraphQLPath && graph.IsMultipart(r) {
 				limit = uploadLimit
 			}
 			if r.ContentLength > limit {

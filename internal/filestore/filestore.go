@@ -71,7 +71,11 @@ func openDir(dir string) (*Store, error) {
 		return nil, fmt.Errorf("creating the file store's directory: %w", err)
 	}
 	// No attribute side files: the records keep each file's type and size.
-	b, err := fileblob.OpenBucket(abs, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	// A file is written aside in its own directory, not in $TMPDIR, so the
+	// rename that completes it never crosses file systems (a store on a
+	// mounted volume), and one a crash left half written is under the
+	// store's prefixes, where the sweep finds it.
+	b, err := fileblob.OpenBucket(abs, &fileblob.Options{Metadata: fileblob.MetadataDontWrite, NoTempDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening the file store %s: %w", abs, err)
 	}

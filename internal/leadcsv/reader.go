@@ -15,6 +15,20 @@ import (
 // blank lines.
 var ErrNoHeader = errors.New("the file has no header line")
 
+// Bounds on a file's shape, so that one crafted file cannot make a reader
+// hold more than a few MiB: no lead row comes near them.
+const (
+	// MaxColumns is the most columns a header may have.
+	MaxColumns = 1000
+	// MaxRecordBytes is the largest record (a line, or the lines of a
+	// record with quoted line breaks), as large as a POST /v1/leads body.
+	MaxRecordBytes = 1 << 20
+)
+
+// ErrRecordTooLarge is a record over MaxRecordBytes: the file is not a
+// lead list, and is not read further.
+var ErrRecordTooLarge = fmt.Errorf("a row is longer than %d bytes", MaxRecordBytes)
+
 // MappingError is a mapping that does not fit the file or the lead: it
 // names a field a lead does not have, or a header the file does not have.
 type MappingError struct{ Reason string }
@@ -131,9 +145,34 @@ type Record struct {
 // Reader streams a file's records.
 type Reader struct {
 	csv    *csv.Reader
+	in     *boundedReader
 	header []string
 	cols   Columns
 }
+
+// boundedReader fails once more than MaxRecordBytes (and the readers'
+// buffers) have been read since the last record ended: encoding/csv holds
+// a record whole, however long.
+type boundedReader struct {
+	r    io.Reader
+	read int64 // bytes read so far
+	mark int64 // bytes read when the last record ended
+}
+
+// slack covers what the buffers over this reader have read ahead.
+const slack = 128 << 10
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.read-b.mark > MaxRecordBytes+slack {
+		return 0, ErrRecordTooLarge
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
+}
+
+// ended marks a record's end.
+func (b *boundedReader) ended() { b.mark = b.read }
 
 // bom is the UTF-8 byte-order mark spreadsheets write first.
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -141,7 +180,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // NewReader reads the header of r and matches it to lead fields through
 // mapping (see Match). ErrNoHeader when the file has none.
 func NewReader(r io.Reader, mapping map[string]string) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	in := &boundedReader{r: r}
+	br := bufio.NewReaderSize(in, 64<<10)
 	if head, err := br.Peek(len(bom)); err == nil && bytes.Equal(head, bom) {
 		_, _ = br.Discard(len(bom))
 	}
@@ -151,18 +191,25 @@ func NewReader(r io.Reader, mapping map[string]string) (*Reader, error) {
 	// cells are strings of their own: the slice can be reused.
 	c.ReuseRecord = true
 	header, err := c.Read()
+	in.ended()
 	if errors.Is(err, io.EOF) {
 		return nil, ErrNoHeader
 	}
+	if errors.Is(err, ErrRecordTooLarge) {
+		return nil, fmt.Errorf("the header line is longer than %d bytes", MaxRecordBytes)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the header line is not CSV: %w", err)
+	}
+	if len(header) > MaxColumns {
+		return nil, fmt.Errorf("the header has %d columns; a lead list may have at most %d", len(header), MaxColumns)
 	}
 	header = slices.Clone(header)
 	cols, err := Match(header, mapping)
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{csv: c, header: header, cols: cols}, nil
+	return &Reader{csv: c, in: in, header: header, cols: cols}, nil
 }
 
 // Header is the file's header line.
@@ -175,6 +222,7 @@ func (r *Reader) Columns() Columns { return r.cols }
 // underlying reader's.
 func (r *Reader) Next() (Record, error) {
 	rec, err := r.csv.Read()
+	r.in.ended()
 	if err != nil {
 		return r.unreadable(err)
 	}
@@ -183,7 +231,7 @@ func (r *Reader) Next() (Record, error) {
 		return Record{Line: line, Err: &RowError{Row: line, Code: CodeBadRequest,
 			Message: fmt.Sprintf("the row has %d cells; the header has %d", len(rec), len(r.header))}}, nil
 	}
-	cells := make(map[string]string, len(r.cols.fields))
+	cells := make(map[string]string, r.cols.Len())
 	for i, f := range r.cols.fields {
 		if f == "" {
 			continue
@@ -199,6 +247,7 @@ func (r *Reader) Next() (Record, error) {
 // passes the records it has settled. io.EOF after the last.
 func (r *Reader) Skip() error {
 	_, err := r.csv.Read()
+	r.in.ended()
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return nil // a record too, one that failed

@@ -167,3 +167,45 @@ func TestUTF8Reader(t *testing.T) {
 		})
 	}
 }
+
+// A file is held to its bounds: a header of more than MaxColumns columns
+// is refused, and a record over MaxRecordBytes (a line, or a quoted field
+// running over many lines) stops the reading with ErrRecordTooLarge
+// rather than being held whole, however large the file.
+func TestBounds(t *testing.T) {
+	wide := strings.Repeat("x,", MaxColumns) + "email\n"
+	if _, err := NewReader(strings.NewReader(wide), nil); err == nil || !strings.Contains(err.Error(), "columns") {
+		t.Fatalf("a header of %d columns: %v", MaxColumns+1, err)
+	}
+	if _, err := NewReader(strings.NewReader("email,"+strings.Repeat("y", 2*MaxRecordBytes)+"\n"), nil); err == nil {
+		t.Fatal("a header longer than MaxRecordBytes was read")
+	}
+	for name, long := range map[string]string{
+		"line":         strings.Repeat("z", 3*MaxRecordBytes),
+		"quoted lines": `"` + strings.Repeat("z\n", 2*MaxRecordBytes) + `"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			file := "email\na@example.com\n" + long + "\nb@example.com\n"
+			rd, err := NewReader(strings.NewReader(file), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err := rd.Next(); err != nil || r.Cells["email"] != "a@example.com" {
+				t.Fatalf("first record: %+v, %v", r, err)
+			}
+			if _, err := rd.Next(); !errors.Is(err, ErrRecordTooLarge) {
+				t.Fatalf("the long record: %v, want ErrRecordTooLarge", err)
+			}
+			if _, err := Count(strings.NewReader(file)); !errors.Is(err, ErrRecordTooLarge) {
+				t.Fatalf("Count: %v, want ErrRecordTooLarge", err)
+			}
+		})
+	}
+	// Records near the bound, one after another, are read: the bound is
+	// per record, not per file.
+	row := strings.Repeat("w", MaxRecordBytes/2)
+	file := "email\n" + strings.Repeat(row+"\n", 8)
+	if n, err := Count(strings.NewReader(file)); err != nil || n != 8 {
+		t.Fatalf("eight records of half the bound: %d, %v", n, err)
+	}
+}

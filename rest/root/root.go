@@ -21,7 +21,7 @@ import (
 )
 
 const (
-	graphQLPath    = "/graphql"
+	graphQLPath    = rest.GraphQLPath
 	playgroundPath = "/playground"
 	metricsPath    = "/metrics"
 )
