@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -121,8 +122,24 @@ func (b *CreateBatch) Flush(ctx context.Context, c *gen.Client) error {
 			return err
 		}
 	}
-	rows := make([][]any, 0, len(b.days))
-	for k, s := range b.days {
+	days := make([]dayCount, 0, len(b.days))
+	for k := range b.days {
+		days = append(days, k)
+	}
+	// In a fixed order too: two imports' upserts then lock their day rows
+	// in the same order.
+	slices.SortFunc(days, func(a, b dayCount) int {
+		if c := slices.Compare(a.org[:], b.org[:]); c != 0 {
+			return c
+		}
+		if a.day != b.day {
+			return a.day - b.day
+		}
+		return strings.Compare(a.source, b.source)
+	})
+	rows := make([][]any, 0, len(days))
+	for _, k := range days {
+		s := b.days[k]
 		rows = append(rows, []any{k.org, k.day, k.source, rollupSlot(ctx), s.leads, s.applied, s.approved, s.funded, int64(s.amount)})
 	}
 	if len(rows) > 0 {
