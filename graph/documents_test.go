@@ -41,17 +41,7 @@ func uploaded(t *testing.T, e *resttest.Env, record, name string, content []byte
 func uploadError(t *testing.T, e *resttest.Env, key, record string, f resttest.File) (status int, code, field string) {
 	t.Helper()
 	r := e.Upload(key, uploadDoc, map[string]any{"r": record}, f)
-	errs, _ := r.Body["errors"].([]any)
-	if len(errs) == 0 {
-		return r.Status, "", ""
-	}
-	first := errs[0].(map[string]any)
-	if ext, ok := first["extensions"].(map[string]any); ok { // GraphQL's errors
-		code, _ = ext["code"].(string)
-		field, _ = ext["field"].(string)
-	} else { // the HTTP surface's envelope
-		code, _ = first["code"].(string)
-	}
+	code, field = r.Error()
 	return r.Status, code, field
 }
 

@@ -48,18 +48,6 @@ func mustStart(t *testing.T, e *resttest.Env, key string, content []byte, vars m
 	return job["id"].(string)
 }
 
-// importError is the code and field of a response's first GraphQL error.
-func importError(r *resttest.Response) (code, field string) {
-	errs, _ := r.Body["errors"].([]any)
-	if len(errs) == 0 {
-		return "", ""
-	}
-	ext, _ := errs[0].(map[string]any)["extensions"].(map[string]any)
-	code, _ = ext["code"].(string)
-	field, _ = ext["field"].(string)
-	return code, field
-}
-
 // waitJob polls importJob until the job ends.
 func waitJob(t *testing.T, e *resttest.Env, key, id string) map[string]any {
 	t.Helper()
@@ -288,7 +276,7 @@ func TestImportRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startImport(t, e, e.Key, []byte(tc.file), tc.vars)
-			code, field := importError(r)
+			code, field := r.Error()
 			if r.Status != tc.status || tc.code != "" && (code != tc.code || field != tc.field) {
 				t.Fatalf("status %d, %s %q; want %d, %s %q: %s", r.Status, code, field, tc.status, tc.code, tc.field, r.Raw)
 			}
@@ -381,7 +369,7 @@ func TestImportScopesAndTenants(t *testing.T) {
 	e := resttest.New(t)
 	file := []byte("Company\nAcme\n")
 	readOnly := e.NewKey(e.Org.ID, viewer.ScopeLeadsRead)
-	if code, _ := importError(startImport(t, e, readOnly, file, nil)); code != "FORBIDDEN" {
+	if code, _ := startImport(t, e, readOnly, file, nil).Error(); code != "FORBIDDEN" {
 		t.Errorf("importLeads with leads:read only = %q, want FORBIDDEN", code)
 	}
 	writer := e.NewKey(e.Org.ID, viewer.ScopeLeadsWrite)

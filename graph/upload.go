@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -151,7 +152,7 @@ func (t multipartTransport) read(r *http.Request) (*graphql.RawParams, []*os.Fil
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			return &params, files, apperr.New(apperr.BadRequest, "the map names file parts the form does not hold: %s",
-				strings.Join(sortedKeys(fileMap), ", "))
+				strings.Join(slices.Sorted(maps.Keys(fileMap)), ", "))
 		}
 		if err != nil {
 			return &params, files, partError(err)
@@ -244,13 +245,4 @@ func removeAll(files []*os.File) {
 		_ = f.Close()
 		_ = os.Remove(f.Name())
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -72,19 +72,10 @@ func sendForm(t *testing.T, e *resttest.Env, body io.Reader, contentType string,
 	return resp.StatusCode, out
 }
 
-// firstCode is the first error's code, in GraphQL's shape
-// (extensions.code) or the REST envelope's (code).
+// firstCode is the first error's code, in GraphQL's shape or the REST
+// envelope's.
 func firstCode(body map[string]any) string {
-	errs, _ := body["errors"].([]any)
-	if len(errs) == 0 {
-		return ""
-	}
-	first, _ := errs[0].(map[string]any)
-	if ext, ok := first["extensions"].(map[string]any); ok {
-		code, _ := ext["code"].(string)
-		return code
-	}
-	code, _ := first["code"].(string)
+	code, _ := (&resttest.Response{Body: body}).Error()
 	return code
 }
 

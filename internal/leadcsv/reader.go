@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -55,7 +56,7 @@ func (c Columns) Len() int {
 // CheckMapping refuses a mapping naming a field that is not a lead field
 // a file can fill, or giving a field an empty header.
 func CheckMapping(mapping map[string]string) error {
-	for _, name := range sortedKeys(mapping) {
+	for _, name := range slices.Sorted(maps.Keys(mapping)) {
 		if _, ok := fieldByName(name); !ok {
 			return &MappingError{Reason: fmt.Sprintf("%q is not a lead field an import reads; the fields are %s", name, fieldNames())}
 		}
@@ -79,7 +80,7 @@ func Match(header []string, mapping map[string]string) (Columns, error) {
 		norm[i] = normHeader(h)
 	}
 	cols := Columns{fields: make([]string, len(header))}
-	for _, name := range sortedKeys(mapping) {
+	for _, name := range slices.Sorted(maps.Keys(mapping)) {
 		i := slices.Index(norm, normHeader(mapping[name]))
 		if i < 0 {
 			return Columns{}, &MappingError{Reason: fmt.Sprintf("the file has no header %q (mapped to %s)", mapping[name], name)}
@@ -119,15 +120,6 @@ func fieldNames() string {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Record is one record of the file after the header: its line number (the

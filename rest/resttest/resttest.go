@@ -275,13 +275,20 @@ func (r *Response) Meta() map[string]any {
 	return m
 }
 
-// Error returns the code and detail.field of the first error.
+// Error returns the code and field of the first error: code and
+// detail.field in the REST envelope, extensions.code and extensions.field
+// in a GraphQL answer.
 func (r *Response) Error() (code, field string) {
 	errs, _ := r.Body["errors"].([]any)
 	if len(errs) == 0 {
 		return "", ""
 	}
 	e, _ := errs[0].(map[string]any)
+	if ext, ok := e["extensions"].(map[string]any); ok {
+		code, _ = ext["code"].(string)
+		field, _ = ext["field"].(string)
+		return code, field
+	}
 	code, _ = e["code"].(string)
 	detail, _ := e["detail"].(map[string]any)
 	field, _ = detail["field"].(string)
