@@ -92,6 +92,12 @@ read the records meanwhile, exactly but slower.`},
 		summary: "seed a load organization and measure this binary's server on it"},
 	{name: "baseline", setup: setupBaseline,
 		summary: "serve the load runs' reference handler on SVC_ADDR"},
+	{name: "doctor", synopsis: "[--replicas N] [--timeout 5s]", setup: setupDoctor,
+		summary: "check this deployment's settings and connections; exits 1 when a check fails",
+		about: `Reads the settings as svc serve does, then checks the database (reachable, its
+version, whether the schema is current, whether it takes writes, and on PostgreSQL
+whether --replicas processes fit in its connections), Redis when SVC_REDIS_URL is set,
+and the file store (writes, reads back and removes a probe file). It never migrates.`},
 	{name: "openapi", setup: setupOpenAPI,
 		summary: "print the OpenAPI document"},
 }

@@ -98,7 +98,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	}
 	s.Client = ent.NewClient(ent.Driver(driver))
 	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateLocked(ctx, drv, dsn); err != nil {
 		s.Close()
 		return nil, err
 	}
