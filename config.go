@@ -29,6 +29,10 @@ type config struct {
 	StorageSweep time.Duration
 	// AuditRetention is how long the audit log keeps an action.
 	AuditRetention time.Duration
+	// DrainDelay is how long a stopping server keeps serving while /readyz
+	// answers 503, so the load balancer stops sending before the listener
+	// closes; ShutdownTimeout bounds the wait for requests in flight.
+	DrainDelay, ShutdownTimeout time.Duration
 	Webhooks       webhooks.Config
 	GraphQL        graph.HandlerConfig
 
@@ -46,6 +50,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MaxBodyBytes:   1 << 20,
 		AuditRetention: store.DefaultAuditRetention,
 		StorageSweep:   10 * time.Minute,
+		ShutdownTimeout: 30 * time.Second,
 		Webhooks:       webhooks.DefaultConfig(),
 	}
 	c.DefaultDatabase = getenv("SVC_DATABASE_URL") == ""
@@ -84,6 +89,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("SVC_DB_MAX_CONNS must be a positive integer, got %q", v)
 		}
 	}
+	if err := loadShutdownConfig(&c, getenv); err != nil {
+		return c, err
+	}
 	if err := loadWebhookConfig(&c.Webhooks, getenv); err != nil {
 		return c, err
 	}
@@ -108,6 +116,22 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 	return c, nil
+}
+
+// loadShutdownConfig reads SVC_DRAIN_DELAY and SVC_SHUTDOWN_TIMEOUT.
+func loadShutdownConfig(c *config, getenv func(string) string) error {
+	var err error
+	if v := getenv("SVC_DRAIN_DELAY"); v != "" {
+		if c.DrainDelay, err = time.ParseDuration(v); err != nil || c.DrainDelay < 0 {
+			return fmt.Errorf("SVC_DRAIN_DELAY must be a duration such as 10s (0 to stop at once), got %q", v)
+		}
+	}
+	if v := getenv("SVC_SHUTDOWN_TIMEOUT"); v != "" {
+		if c.ShutdownTimeout, err = time.ParseDuration(v); err != nil || c.ShutdownTimeout <= 0 {
+			return fmt.Errorf("SVC_SHUTDOWN_TIMEOUT must be a positive duration such as 30s, got %q", v)
+		}
+	}
+	return nil
 }
 
 // loadWebhookConfig reads the SVC_WEBHOOK_* settings over the SPEC defaults.

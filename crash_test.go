@@ -350,3 +350,41 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 	}
 }
+
+// A stopping server with SVC_DRAIN_DELAY answers /readyz 503 at once, so
+// the load balancer stops sending it requests, but goes on serving what it
+// is still sent until the delay ends; then it exits.
+func TestDrainBeforeShutdown(t *testing.T) {
+	exe := buildBinary(t)
+	addr := freeAddr(t)
+	base := "http://" + addr
+	env := []string{"SVC_ADDR=" + addr, "SVC_DATABASE_URL=" + storetest.URL(t), "SVC_LOG_LEVEL=ERROR", "SVC_DRAIN_DELAY=3s"}
+	p := startServe(t, exe, env)
+	waitUp(t, base+"/readyz")
+	key, _ := newOrgKey(t, exe, env)
+
+	stopped := time.Now()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	var ready struct {
+		Errors []struct{ Message string }
+	}
+	for code := http.StatusOK; code == http.StatusOK; {
+		if time.Since(stopped) > 2*time.Second {
+			t.Fatal("/readyz still answered 200 two seconds after SIGTERM")
+		}
+		time.Sleep(20 * time.Millisecond)
+		code = getJSON(t, "GET", base+"/readyz", "", "", &ready)
+	}
+	if len(ready.Errors) != 1 || !strings.Contains(ready.Errors[0].Message, "shutting down") {
+		t.Errorf("/readyz while draining: %+v", ready)
+	}
+	if id, code := createLead(base, key, 1); code != http.StatusCreated || id == "" {
+		t.Errorf("a request while draining answered %d", code)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("the server did not exit cleanly: %v\n%s", err, p.stderr)
+	}
+	if took := time.Since(stopped); took < 3*time.Second {
+		t.Errorf("the server exited %s after SIGTERM, before its drain delay", took)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -63,6 +64,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	}
 	defer ln.Close() // Serve closes it too; this covers the returns before it
 	withDemo = withDemo || createsDefaultDatabase(cfg)
+	var draining atomic.Bool
 	if _, err := rest.OpenAPIDocument(); err != nil {
 		return err
 	}
@@ -81,7 +83,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		Addr: cfg.Addr,
 		Handler: root.Handler(rest.Config{
 			RateLimit: cfg.RateLimit, RateWindow: cfg.RateWindow, RedisURL: cfg.RedisURL, IdempotencyLease: cfg.IdemLease, MaxBodyBytes: cfg.MaxBodyBytes, Version: version,
-			Webhooks: cfg.Webhooks, GraphQL: cfg.GraphQL,
+			Webhooks: cfg.Webhooks, GraphQL: cfg.GraphQL, Draining: draining.Load,
 		}, db, logger),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -115,8 +117,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	case <-ctx.Done():
 	}
+	drain(&draining, cfg.DrainDelay, errc, logger)
 	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
@@ -125,6 +128,23 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	return nil
+}
+
+// drain marks the server as draining, so /readyz answers 503 and the load
+// balancer stops sending it requests, and keeps serving for delay (the
+// balancer's probe interval and threshold) before the listener closes. It
+// returns early if the server stops by itself.
+func drain(draining *atomic.Bool, delay time.Duration, errc chan error, logger *slog.Logger) {
+	draining.Store(true)
+	if delay <= 0 {
+		return
+	}
+	logger.Info("draining: /readyz answers 503", "for", delay)
+	select {
+	case <-time.After(delay):
+	case err := <-errc:
+		errc <- err // for the caller, which reads it after Shutdown
+	}
 }
 
 // listen binds addr, naming it and the cause when it cannot.

@@ -28,12 +28,15 @@ type Health struct {
 	started  time.Time
 	now      func() time.Time
 	writable *writeCheck
+	draining func() bool
 }
 
-// NewHealth returns the probes over db; version is the build's, now the
-// server's clock (uptime counts from this call).
-func NewHealth(db *store.DB, version string, now func() time.Time, logger *slog.Logger) *Health {
-	return &Health{db: db, version: version, started: now(), now: now, writable: &writeCheck{db: db, log: logger}}
+// NewHealth returns the probes over db; cfg gives the build's version, the
+// server's clock (uptime counts from this call) and whether it is draining.
+func NewHealth(db *store.DB, cfg Config, logger *slog.Logger) *Health {
+	cfg = cfg.WithDefaults()
+	return &Health{db: db, version: cfg.Version, started: cfg.Now(), now: cfg.Now,
+		writable: &writeCheck{db: db, log: logger}, draining: cfg.Draining}
 }
 
 // Status serves /status.
@@ -109,8 +112,13 @@ func (h *Health) Live(w http.ResponseWriter, r *http.Request) {
 
 // ready answers 200 while the database answers and takes writes: a replica
 // whose writes fail (a full disk, a read-only or recovering database, a
-// SQLite file at its size limit) is taken out of the load balancer.
+// SQLite file at its size limit) is taken out of the load balancer, and so
+// is one that is shutting down (it still serves what it is sent meanwhile).
 func (h *Health) ready(w http.ResponseWriter, r *http.Request) error {
+	if h.draining != nil && h.draining() {
+		return &apperr.Error{Code: apperr.Unavailable, Message: "the server is shutting down",
+			Detail: map[string]any{"check": "drain"}}
+	}
 	if err := h.ping(r.Context()); err != nil {
 		return apperr.New(apperr.Unavailable, "the database is unreachable")
 	}

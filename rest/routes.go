@@ -27,6 +27,9 @@ type Config struct {
 	Version          string // build version reported by /status
 	GraphQL          graph.HandlerConfig
 	Now              func() time.Time
+	// Draining reports that the server is stopping: /readyz answers 503
+	// so the load balancer sends no new requests. Nil: never.
+	Draining func() bool
 }
 
 // WithDefaults fills in the clock (time.Now) and the idempotency lease

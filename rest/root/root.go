@@ -35,7 +35,7 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 	// One resolver for both surfaces: they share its presence broker and caches.
 	resolver := graph.NewResolver(db, cfg.Now, cfg.Webhooks)
 	edge := rest.NewEdge(cfg, db, logger)
-	health := rest.NewHealth(db, cfg.Version, cfg.Now, logger)
+	health := rest.NewHealth(db, cfg, logger)
 
 	r := chi.NewRouter()
 	r.Use(edge.Middleware()...)
