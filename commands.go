@@ -335,7 +335,7 @@ func setupLoadTest(fs *flag.FlagSet) action {
 	abusive := fs.Bool("abuse", false, "measure ordinary requests alone and beside clients sending abusive GraphQL queries (--concurrency of them; --rate is the ordinary requests' rate, default 100)")
 	abuseRate := fs.Int("abuse-rate", 0, "with --abuse: abusive requests per second, all clients together; 0 sends them as fast as the clients go")
 	soak := fs.Bool("soak", false, "run the mixed soak load instead (30% create lead, 10% dialer event, 40% get lead, 20% list) for --duration against --replicas servers, delivering lead.created to a local --receiver, and report deliveries, duplicates, memory and how fast the queues empty")
-	replicas := fs.Int("replicas", 1, "with --soak: servers sharing the database (more than one needs PostgreSQL)")
+	replicas := fs.Int("replicas", 1, "servers sharing the database, sent requests in turn (more than one needs PostgreSQL)")
 	receiver := fs.String("receiver", loadtest.ReceiverFast, "with --soak: fast (answers 200 at once), hung (accepts connections and never answers) or refusing (resets every connection); a hung or refusing receiver's subscription is never paused")
 	asJSON := fs.Bool("json", false, "with --soak: print the report as JSON")
 	drain := fs.Duration("drain", time.Minute, "with --soak: how long the webhook queues have to empty after the load")
@@ -355,9 +355,9 @@ func setupLoadTest(fs *flag.FlagSet) action {
 		}
 		run := loadtest.Config{Exe: exe, DatabaseURL: e.cfg.DatabaseURL, Leads: *leads, Agents: *agents,
 			Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate,
-			LendingVia: *lendingVia, Out: e.stdout}
+			LendingVia: *lendingVia, Replicas: *replicas, Out: e.stdout}
 		if *soak {
-			_, err = loadtest.Soak(ctx, loadtest.SoakConfig{Config: run, Replicas: *replicas, Receiver: *receiver, Drain: *drain, Settle: *settle, JSON: *asJSON})
+			_, err = loadtest.Soak(ctx, loadtest.SoakConfig{Config: run, Receiver: *receiver, Drain: *drain, Settle: *settle, JSON: *asJSON})
 			return err
 		}
 		if *abusive {

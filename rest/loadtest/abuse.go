@@ -78,11 +78,13 @@ func RunAbuse(ctx context.Context, cfg Config) (*AbuseReport, error) {
 	if cfg.Rate <= 0 {
 		cfg.Rate = 100
 	}
-	fx, server, err := prepareAndServe(ctx, cfg)
+	cfg.Replicas = 1 // the abusive clients and the ordinary ones share one server
+	fx, servers, err := prepareAndServe(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer server.stop()
+	defer stopAll(servers)
+	server := servers[0]
 
 	rep := &AbuseReport{Leads: fx.leadCount}
 	ordinary := ordinaryScenarios(fx, server.url)

@@ -35,9 +35,12 @@ type Config struct {
 	Duration    time.Duration // per scenario
 	Warmup      time.Duration // per scenario, before Duration, not measured
 	Concurrency int           // connections and workers
-	Rate        int           // requests per second per scenario; 0: as fast as the workers go
-	Scenarios   []string      // names to run; empty: all
-	AbuseRate   int           // abusive requests per second of an abuse run; 0: as fast as they go
+	// Replicas is how many `svc serve` processes share the database
+	// (PostgreSQL for more than one); requests go to them in turn.
+	Replicas  int
+	Rate      int      // requests per second per scenario; 0: as fast as the workers go
+	Scenarios []string // names to run; empty: all
+	AbuseRate int      // abusive requests per second of an abuse run; 0: as fast as they go
 	// LendingVia says how the lending list scenarios ask: ViaREST (the
 	// default: the REST lists they are named by) or ViaGraphQL (the
 	// GraphQL fields behind them).
@@ -76,11 +79,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 8
 	}
-	fx, server, err := prepareAndServe(ctx, cfg)
+	fx, servers, err := prepareAndServe(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer server.stop()
+	defer stopAll(servers)
+	server := servers[0]
 	baseline, err := startChild(ctx, cfg, "baseline")
 	if err != nil {
 		return nil, err
@@ -89,7 +93,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep := &Report{StartupTime: server.startup, Leads: fx.leadCount}
 	var base *Result
-	all := scenarios(fx, server.url, baseline.url, cfg.LendingVia)
+	urls := make([]string, len(servers))
+	for i, s := range servers {
+		urls[i] = s.url
+	}
+	all := scenarios(fx, urls, baseline.url, cfg.LendingVia)
 	for _, name := range cfg.Scenarios {
 		if !slices.ContainsFunc(all, func(sc scenario) bool { return sc.name == name }) {
 			return nil, fmt.Errorf("no scenario %q (the lending ones need a lending book: svc seed --lending)", name)
@@ -109,7 +117,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		rep.Results = append(rep.Results, res)
 	}
-	rep.PeakRSSKiB = peakRSS(server.cmd.Process.Pid)
+	for _, s := range servers {
+		rep.PeakRSSKiB = max(rep.PeakRSSKiB, peakRSS(s.cmd.Process.Pid))
+	}
 	printReport(cfg, rep)
 	return rep, nil
 }
@@ -165,15 +175,29 @@ func attack(cfg Config, sc scenario) Result {
 	return r
 }
 
-// prepareAndServe prepares the load organization and starts `svc serve`
-// over it.
-func prepareAndServe(ctx context.Context, cfg Config) (*fixtures, *child, error) {
+// prepareAndServe prepares the load organization and starts cfg.Replicas
+// `svc serve` processes over it (at least one).
+func prepareAndServe(ctx context.Context, cfg Config) (*fixtures, []*child, error) {
 	fx, err := prepare(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	server, err := startChild(ctx, cfg, "serve")
-	return fx, server, err
+	var servers []*child
+	for range max(cfg.Replicas, 1) {
+		server, err := startChild(ctx, cfg, "serve")
+		if err != nil {
+			stopAll(servers)
+			return nil, nil, err
+		}
+		servers = append(servers, server)
+	}
+	return fx, servers, nil
+}
+
+func stopAll(children []*child) {
+	for _, c := range children {
+		c.stop()
+	}
 }
 
 // child is a started svc process.
@@ -258,7 +282,11 @@ func printReport(cfg Config, rep *Report) {
 	if cfg.Rate > 0 {
 		mode = fmt.Sprintf("%d connections at %d req/s", cfg.Concurrency, cfg.Rate)
 	}
-	fmt.Fprintf(w, "%d leads; %s; %s per scenario after a %s warm-up\n\n", rep.Leads, mode, cfg.Duration, cfg.Warmup)
+	servers := ""
+	if cfg.Replicas > 1 {
+		servers = fmt.Sprintf("%d servers in turn; ", cfg.Replicas)
+	}
+	fmt.Fprintf(w, "%d leads; %s%s; %s per scenario after a %s warm-up\n\n", rep.Leads, servers, mode, cfg.Duration, cfg.Warmup)
 	fmt.Fprintln(w, "| scenario | requests | req/s | p50 | p90 | p99 | errors | vs baseline (req/s, p99) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Results {
@@ -272,7 +300,7 @@ func printReport(cfg Config, rep *Report) {
 			fmt.Fprintf(w, "|   first error: %s |\n", r.FirstErrorText)
 		}
 	}
-	fmt.Fprintf(w, "\nserver startup %s; server peak RSS %.1f MiB\n", rep.StartupTime.Round(time.Millisecond), float64(rep.PeakRSSKiB)/1024)
+	fmt.Fprintf(w, "\nserver startup %s; peak RSS of the largest server %.1f MiB\n", rep.StartupTime.Round(time.Millisecond), float64(rep.PeakRSSKiB)/1024)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

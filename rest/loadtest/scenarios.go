@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -131,14 +132,20 @@ var (
 	broadWords = []string{"acme", "harbor", "cedar", "maple", "zenith"}
 )
 
-func scenarios(fx *fixtures, server, baseline, lendingVia string) []scenario {
-	var seq atomic.Int64
+// scenarios are the runs against servers (requests go to each in turn;
+// the scenarios name the first) and the baseline.
+func scenarios(fx *fixtures, servers []string, baseline, lendingVia string) []scenario {
+	var seq, turn atomic.Int64
+	server := servers[0]
 	header := http.Header{"Authorization": {"Bearer " + fx.key}, "Content-Type": {"application/json"}}
 	lead := func() uuid.UUID { return fx.leads[rand.IntN(len(fx.leads))] }
 	agent := func() uuid.UUID { return fx.agents[rand.IntN(len(fx.agents))] }
 	target := func(method string, url func() string, body func() string) vegeta.Targeter {
 		return func(t *vegeta.Target) error {
 			t.Method, t.URL, t.Header = method, url(), header
+			if path, ok := strings.CutPrefix(t.URL, server); ok && len(servers) > 1 {
+				t.URL = servers[turn.Add(1)%int64(len(servers))] + path
+			}
 			t.Body = nil
 			if body != nil {
 				t.Body = []byte(body())

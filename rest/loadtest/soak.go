@@ -36,7 +36,6 @@ const (
 // length of the mixed load, Concurrency its connections.
 type SoakConfig struct {
 	Config
-	Replicas int           // `svc serve` processes sharing the database (PostgreSQL for more than one)
 	Receiver string        // ReceiverFast, ReceiverHung or ReceiverRefusing
 	Drain    time.Duration // how long the queues have to empty once the load stops
 	Settle   time.Duration // how long memory and deliveries are watched after that
