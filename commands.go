@@ -338,6 +338,7 @@ func setupLoadTest(fs *flag.FlagSet) action {
 	replicas := fs.Int("replicas", 1, "servers sharing the database, sent requests in turn (more than one needs PostgreSQL)")
 	receiver := fs.String("receiver", loadtest.ReceiverFast, "with --soak: fast (answers 200 at once), hung (accepts connections and never answers) or refusing (resets every connection); a hung or refusing receiver's subscription is never paused")
 	asJSON := fs.Bool("json", false, "with --soak: print the report as JSON")
+	creates := fs.Int("creates", 30, "with --soak: the percentage of requests that create leads (100: writes and deliveries alone)")
 	drain := fs.Duration("drain", time.Minute, "with --soak: how long the webhook queues have to empty after the load")
 	settle := fs.Duration("settle", 10*time.Second, "with --soak: how long memory is watched after that")
 	lendingVia := fs.String("lending-via", loadtest.ViaREST, "how the lending list scenarios ask: rest (the REST lists they are named by) or graphql (the applicationsPage and fundedDealsPage fields the REST lists translate onto)")
@@ -353,11 +354,14 @@ func setupLoadTest(fs *flag.FlagSet) action {
 		if *lendingVia != loadtest.ViaGraphQL && *lendingVia != loadtest.ViaREST {
 			return usagef("loadtest", "--lending-via must be graphql or rest")
 		}
+		if *creates < 1 || *creates > 100 {
+			return usagef("loadtest", "--creates must be a percentage from 1 to 100")
+		}
 		run := loadtest.Config{Exe: exe, DatabaseURL: e.cfg.DatabaseURL, Leads: *leads, Agents: *agents,
 			Duration: *duration, Warmup: *warmup, Concurrency: *concurrency, Rate: *rate, Scenarios: names, AbuseRate: *abuseRate,
 			LendingVia: *lendingVia, Replicas: *replicas, Out: e.stdout}
 		if *soak {
-			_, err = loadtest.Soak(ctx, loadtest.SoakConfig{Config: run, Receiver: *receiver, Drain: *drain, Settle: *settle, JSON: *asJSON})
+			_, err = loadtest.Soak(ctx, loadtest.SoakConfig{Config: run, Receiver: *receiver, Drain: *drain, Settle: *settle, JSON: *asJSON, Creates: *creates})
 			return err
 		}
 		if *abusive {

@@ -157,6 +157,11 @@ func loadWebhookConfig(w *webhooks.Config, getenv func(string) string) error {
 			return fmt.Errorf("SVC_WEBHOOK_POLL must be a positive duration, got %q", v)
 		}
 	}
+	if v := getenv("SVC_WEBHOOK_CONCURRENCY"); v != "" {
+		if w.Concurrency, err = strconv.Atoi(v); err != nil || w.Concurrency < 1 {
+			return fmt.Errorf("SVC_WEBHOOK_CONCURRENCY must be a positive integer, got %q", v)
+		}
+	}
 	w.AllowPrivate = getenv(webhooks.SettingAllowPrivate) == "true"
 	w.AllowHTTP = getenv(webhooks.SettingAllowHTTP) == "true"
 	return nil

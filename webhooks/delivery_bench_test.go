@@ -11,6 +11,7 @@ import (
 
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 
@@ -18,8 +19,14 @@ import (
 // measures how fast the worker fans out, signs and delivers their
 // lead.created events to a local receiver.
 func BenchmarkWebhookThroughput(b *testing.B) {
+	for _, senders := range []int{32, webhooks.DefaultConfig().Concurrency} {
+		b.Run(fmt.Sprintf("senders=%d", senders), func(b *testing.B) { benchmarkThroughput(b, senders) })
+	}
+}
+
+func benchmarkThroughput(b *testing.B, senders int) {
 	const n = 10000
-	e := newEnv(b)
+	e := newEnv(b, func(c *webhooks.Config) { c.Concurrency = senders })
 	rc := webhookstest.NewReceiver(b, webhookstest.OK)
 	e.subscribe(b, rc.URL, "lead.created")
 	b.ResetTimer()

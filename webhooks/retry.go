@@ -22,7 +22,12 @@ type Config struct {
 	// Poll is how often the worker looks for work it was not woken for
 	// (events committed by another replica, retries falling due).
 	Poll time.Duration
-	// Concurrency is how many deliveries are in flight at once.
+	// Concurrency is how many deliveries are in flight at once. A
+	// delivery holds its place from its claim until its outcome is
+	// committed (see pipeline), so a worker delivers at most Concurrency
+	// per claim-send-record cycle: 32 places over PostgreSQL's cycle of
+	// 60-120 ms under a write load delivered 250 a second while 420 leads
+	// a second were created, and fell behind; 128 kept up.
 	Concurrency int
 	// AllowPrivate lets deliveries reach loopback and private addresses;
 	// AllowHTTP lets subscriptions use plain http. For development and tests.
@@ -45,7 +50,7 @@ func DefaultConfig() Config {
 		PauseAfter:    50,
 		MaxRetryAfter: time.Hour,
 		Poll:          time.Second,
-		Concurrency:   32,
+		Concurrency:   128,
 	}
 }
 

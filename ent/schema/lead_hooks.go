@@ -90,6 +90,9 @@ func leadCreateDefaults(next ent.Mutator) ent.Mutator {
 				return nil, fmt.Errorf("finding the first pipeline stage: %w", err)
 			}
 			m.SetStageID(first)
+			// Read from the organization's stages: checkLeadRefs need not
+			// read it again (a round trip of every create's).
+			txstate.LoadOrStore(ctx, refKey{pipelinestage.Table, first, orgID}, true)
 		}
 		if v, ok := viewer.FromContext(ctx); ok && v.Actor() != "" {
 			m.SetCreatedBy(v.Actor())

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent"
@@ -149,27 +150,57 @@ func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead
 
 // How many rows a hot count is spread over, each transaction adding to
 // one slot of them: concurrent writers on PostgreSQL rarely wait on the
-// same row, and the sum is always exact.
+// same row, and the sum is always exact. A writer holds its slot's row
+// until its commit has flushed, so a row serves one writer per flush:
+// with fewer slots than the transactions that write at once (the pool,
+// eight connections on two cores), writers queue on the rows, and on
+// PostgreSQL creates waited there more than anywhere else.
 const (
 	// Slots spread a rollup's hot day (LeadDay, LenderDay, CallDay).
-	Slots = 4
+	Slots = 16
 	// LeadCountSlots spread an organization's count of a stage's leads.
-	LeadCountSlots = 8
+	LeadCountSlots = 16
 	// DealCountSlots spread a lender's count of a day's deals.
 	DealCountSlots = 4
 )
 
-// slotSeed hashes a transaction to its slot.
+// slotSeed hashes a transaction to its slot when it keeps no state.
 var slotSeed = maphash.MakeSeed()
+
+// slotTurns numbers this process's transactions that add to a hot count,
+// from a random start so that replicas begin apart.
+var slotTurns atomic.Uint64
+
+func init() { slotTurns.Store(rand.Uint64()) }
+
+// slotTurn is a transaction's number among slotTurns, kept in its state.
+type slotTurn struct {
+	tx   *gen.Tx
+	turn uint64
+}
+
+type slotKey struct{}
 
 // txSlot is the slot, of n, a transaction adds to a hot count in: one per
 // transaction, so two transactions never take a count's rows in opposite
-// orders; outside one, any.
+// orders; outside one, any. Transactions take turns (round robin) rather
+// than a slot by chance: the transactions writing at once started one
+// after another, so they land on different slots until more of them
+// than n are open, where chance puts two of eight on one of sixteen
+// slots more often than not.
 func txSlot(ctx context.Context, n int) int {
-	if tx := gen.TxFromContext(ctx); tx != nil {
+	tx := gen.TxFromContext(ctx)
+	if tx == nil {
+		return rand.IntN(n)
+	}
+	t, ok := txstate.Load[slotTurn](ctx, slotKey{})
+	if !ok {
+		t, _, ok = txstate.LoadOrStore(ctx, slotKey{}, slotTurn{tx: tx, turn: slotTurns.Add(1)})
+	}
+	if !ok || t.tx != tx {
 		return int(maphash.Comparable(slotSeed, tx) % uint64(n))
 	}
-	return rand.IntN(n)
+	return int(t.turn % uint64(n))
 }
 
 // rollupSlot is the slot a transaction adds to in the rollups.

@@ -41,6 +41,10 @@ type SoakConfig struct {
 	Settle   time.Duration // how long memory and deliveries are watched after that
 	Sample   time.Duration // how often each replica's RSS is read
 	JSON     bool          // print the report as JSON rather than a table
+	// Creates is the share of the load, in percent, that creates leads
+	// (0: the mix's 30); the rest keeps the mix's proportions. At 100 the
+	// run measures the write and delivery path alone.
+	Creates int
 }
 
 // SoakReport is a soak run's figures.
@@ -53,6 +57,13 @@ type SoakReport struct {
 	LeadsCreated int     // POST /v1/leads answered 201
 	Deliveries   int     // requests the receiver got
 	DistinctIDs  int     // distinct X-Webhook-Id values among them
+	// DeliveryRate is distinct deliveries per second from the first
+	// receipt to the last.
+	DeliveryRate float64
+	// ReceiptP50 and ReceiptP99 are the time from each event's
+	// occurredAt (set in its transaction, just before the commit) to its
+	// first receipt: commit-to-receipt latency, a little over.
+	ReceiptP50, ReceiptP99 time.Duration
 	// P99First and P99Last are the request p99 over the first and the last
 	// third of the load.
 	P99First, P99Last time.Duration
@@ -135,6 +146,7 @@ func Soak(ctx context.Context, cfg SoakConfig) (*SoakReport, error) {
 	rep.RSSAfter = rss.current()
 	rep.RSSMax, rep.WALMax = rss.stop()
 	rep.Deliveries, rep.DistinctIDs = recv.counts()
+	rep.DeliveryRate, rep.ReceiptP50, rep.ReceiptP99 = recv.receipts()
 	printSoak(cfg, rep)
 	return rep, nil
 }
@@ -149,15 +161,16 @@ func runMixedLoad(ctx context.Context, cfg SoakConfig, fx *fixtures, servers []*
 		n := seq.Add(1)
 		lead := fx.leads[rand.IntN(len(fx.leads))]
 		t.Header, t.Body = header, nil
+		creates := cmp.Or(cfg.Creates, 30)
 		switch p := rand.IntN(100); {
-		case p < 30:
+		case p < creates:
 			t.Method, t.URL = http.MethodPost, base+"/v1/leads"
 			t.Body = fmt.Appendf(nil, `{"businessName":"Soak %d Freight LLC","contactFirstName":"Ana","email":"ana%d@soak.example","requestedAmount":"50000","source":"api"}`, n, n)
-		case p < 40:
+		case p < creates+(100-creates)/7:
 			t.Method, t.URL = http.MethodPost, base+"/v1/dialer/events"
 			t.Body = fmt.Appendf(nil, `{"externalCallId":"soak-%d","userId":"%s","leadId":"%s","eventType":"call_started","direction":"outbound","occurredAt":"%s"}`,
 				n, fx.agents[rand.IntN(len(fx.agents))], lead, time.Now().UTC().Format(time.RFC3339))
-		case p < 80:
+		case p < creates+(100-creates)*5/7:
 			t.Method, t.URL = http.MethodGet, base+"/v1/leads/"+lead.String()
 		default:
 			t.Method, t.URL = http.MethodGet, base+"/v1/leads?page=1&limit=20"
@@ -299,7 +312,8 @@ func queueDepth(ctx context.Context, base string) (int, error) {
 }
 
 // receiver is the soak run's webhook endpoint: it counts requests and
-// distinct X-Webhook-Id values.
+// distinct X-Webhook-Id values, and notes when each id first arrived and
+// how long after its event's timestamp.
 type receiver struct {
 	srv   *http.Server
 	ln    net.Listener
@@ -307,6 +321,10 @@ type receiver struct {
 	mu    sync.Mutex
 	total int
 	ids   map[string]struct{}
+	// first and last are the first and the latest receipt of a new id;
+	// lags each new id's receipt time less its event's timestamp.
+	first, last time.Time
+	lags        []time.Duration
 }
 
 func startReceiver(kind string) (*receiver, error) {
@@ -325,11 +343,13 @@ func startReceiver(kind string) (*receiver, error) {
 		return rc, nil
 	}
 	rc.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		var env struct {
+			Timestamp time.Time `json:"timestamp"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&env)
 		_, _ = io.Copy(io.Discard, r.Body)
-		rc.mu.Lock()
-		rc.total++
-		rc.ids[r.Header.Get("X-Webhook-Id")] = struct{}{}
-		rc.mu.Unlock()
+		rc.note(r.Header.Get("X-Webhook-Id"), at, env.Timestamp)
 		if kind == ReceiverHung {
 			<-r.Context().Done() // until the sender gives up or the receiver closes
 		}
@@ -351,6 +371,39 @@ func resetEvery(ln net.Listener) {
 		}
 		_ = conn.Close()
 	}
+}
+
+// note counts a request for id received at at, of an event of time ts.
+func (rc *receiver) note(id string, at, ts time.Time) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.total++
+	if _, seen := rc.ids[id]; seen {
+		return
+	}
+	rc.ids[id] = struct{}{}
+	if rc.first.IsZero() {
+		rc.first = at
+	}
+	rc.last = at
+	if !ts.IsZero() {
+		rc.lags = append(rc.lags, at.Sub(ts))
+	}
+}
+
+// receipts is the rate of new ids from the first receipt to the last and
+// the median and 99th percentile of their commit-to-receipt lags.
+func (rc *receiver) receipts() (rate float64, p50, p99 time.Duration) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if span := rc.last.Sub(rc.first).Seconds(); span > 0 {
+		rate = float64(len(rc.ids)) / span
+	}
+	if len(rc.lags) == 0 {
+		return rate, 0, 0
+	}
+	lags := slices.Sorted(slices.Values(rc.lags))
+	return rate, lags[len(lags)/2], lags[(len(lags)*99+99)/100-1]
 }
 
 func (rc *receiver) counts() (total, distinct int) {
@@ -478,6 +531,8 @@ func printSoak(cfg SoakConfig, r *SoakReport) {
 	fmt.Fprintf(w, "| deliveries received | %d |\n", r.Deliveries)
 	fmt.Fprintf(w, "| distinct webhook ids | %d |\n", r.DistinctIDs)
 	fmt.Fprintf(w, "| duplicates | %.3f %% |\n", 100*r.Duplicates())
+	fmt.Fprintf(w, "| deliveries per second, first receipt to last | %.0f |\n", r.DeliveryRate)
+	fmt.Fprintf(w, "| commit to receipt, p50 / p99 | %s / %s |\n", ms(r.ReceiptP50), ms(r.ReceiptP99))
 	fmt.Fprintf(w, "| server RSS, start → end of load (largest replica) | %.0f → %.0f MiB |\n", r.RSSStart, r.RSSEnd)
 	fmt.Fprintf(w, "| server RSS, most at any sample | %.0f MiB |\n", r.RSSMax)
 	fmt.Fprintf(w, "| server RSS %s after the load | %.0f MiB |\n", cfg.Settle, r.RSSAfter)

@@ -57,7 +57,13 @@ func NewReceiverWithHeader(tb testing.TB, respond func(n int) int, header http.H
 			w.Header()[k] = v
 		}
 		w.WriteHeader(status)
-		rc.arrived <- struct{}{}
+		// A signal, not a count: Wait reads the deliveries themselves, so
+		// a full channel already wakes it, and a receiver that blocked here
+		// while no one waits would time its senders out.
+		select {
+		case rc.arrived <- struct{}{}:
+		default:
+		}
 	}))
 	tb.Cleanup(rc.Close)
 	return rc
