@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/google/uuid"
+)
+
+// PostgreSQL's search index: the leads' words (svc_search_words, the same
+// words SQLite indexes) in a stored generated column, search_words, and a
+// GIN index over them prefixed by the organization (svc_search_key), so an
+// organization's words are keys of their own and the index alone decides
+// which leads match: a count of the matches is a bitmap of the matching
+// rows, and PostgreSQL reads none of them from an all-visible heap page.
+// The newest matches are then either all matches read and sorted (few of
+// them) or the organization's leads walked newest first, testing each
+// lead's stored words, until RankWindow match (many of them).
+
+// maxPGWord is the longest word (in bytes) PostgreSQL indexes: a GIN key
+// has a size limit. A search for a longer word finds nothing.
+const maxPGWord = 1000
+
+// pgWalkAbove is the number of matches above which the newest are found
+// by walking the organization's leads newest first: a walk reads about
+// RankWindow * leads / matches rows, reading every match reads matches
+// rows from anywhere in the table.
+const pgWalkAbove = 8000
+
+// pgFunction is a SQL function of the search, created or replaced when its
+// body differs from the database's.
+type pgFunction struct{ name, signature, returns, body string }
+
+func (f pgFunction) create() string {
+	return `CREATE OR REPLACE FUNCTION ` + f.name + `(` + f.signature + `) RETURNS ` + f.returns +
+		` LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $body$` + f.body + `$body$`
+}
+
+// pgSearchFunctions are the search's functions, each using the ones before.
+var pgSearchFunctions = sync.OnceValue(func() []pgFunction {
+	return []pgFunction{
+		{"svc_search_words", "value text", "text[]", pgWordsBody()},
+		// A document's words, each once; NULL columns have none.
+		{"svc_search_document", "business text, first text, last text, email text", "tsvector",
+			`SELECT array_to_tsvector(coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= ` + strconv.Itoa(maxPGWord) + `), '{}')) ` +
+				`FROM unnest(coalesce(svc_search_words(business), '{}') || coalesce(svc_search_words(first), '{}') || ` +
+				`coalesce(svc_search_words(last), '{}') || coalesce(svc_search_words(email), '{}')) AS w`},
+		// The index's keys: the words prefixed by the organization's code (orgCode).
+		{"svc_search_key", "org uuid, doc tsvector", "tsvector",
+			`SELECT array_to_tsvector(array(SELECT 'o' || replace(org::text, '-', '') || w FROM unnest(tsvector_to_array(doc)) AS w))`},
+	}
+})
+
+// pgSearchKey is the indexed expression.
+const pgSearchKey = `svc_search_key(org_id, search_words)`
+
+// migratePGSearch creates PostgreSQL's search column, its functions and its
+// index. A changed function recomputes the column (a rewrite of the leads
+// table, as adding it to an older database is); so does an older
+// database's search_doc column, which the column replaces.
+func (s *DB) migratePGSearch(ctx context.Context) error {
+	changed := false
+	for _, f := range pgSearchFunctions() {
+		var body string
+		err := s.write.QueryRowContext(ctx, `SELECT coalesce((SELECT prosrc FROM pg_proc `+
+			`WHERE proname = $1 AND pronamespace = current_schema()::regnamespace LIMIT 1), '')`, f.name).Scan(&body)
+		if err != nil {
+			return fmt.Errorf("reading the search function %s: %w", f.name, err)
+		}
+		if body == f.body {
+			continue
+		}
+		if _, err := s.write.ExecContext(ctx, f.create()); err != nil {
+			return fmt.Errorf("creating the search function %s: %w", f.name, err)
+		}
+		changed = true
+	}
+	var hasColumn, hasIndex bool
+	err := s.write.QueryRowContext(ctx, `SELECT `+
+		`EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_words'), `+
+		`EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'leads_search_words')`).Scan(&hasColumn, &hasIndex)
+	if err != nil {
+		return fmt.Errorf("reading the search index's layout: %w", err)
+	}
+	var stmts []string
+	if changed && hasColumn {
+		stmts = append(stmts, `ALTER TABLE leads DROP COLUMN IF EXISTS search_words`)
+		hasColumn, hasIndex = false, false
+	}
+	if !hasColumn {
+		stmts = append(stmts, `ALTER TABLE leads DROP COLUMN IF EXISTS search_doc, ADD COLUMN IF NOT EXISTS search_words tsvector `+
+			`GENERATED ALWAYS AS (svc_search_document(business_name, contact_first_name, contact_last_name, email)) STORED`,
+			// Counting reads no heap page the visibility map marks all-visible:
+			// vacuum an insert-mostly table sooner than after a fifth of it.
+			`ALTER TABLE leads SET (autovacuum_vacuum_insert_scale_factor = 0.02)`)
+	}
+	if !hasIndex {
+		stmts = append(stmts, `CREATE INDEX IF NOT EXISTS leads_search_words ON leads USING gin (`+pgSearchKey+`)`,
+			// Once: the new column's statistics, and all-visible pages to count on.
+			`VACUUM (ANALYZE) leads`)
+	}
+	for _, stmt := range stmts {
+		if _, err := s.write.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating the search index: %w", err)
+		}
+	}
+	return nil
+}
+
+// pgTSQuery is the text search query for words: every word but the last
+// whole, the last a prefix, each prefixed by prefix.
+func pgTSQuery(prefix string, words []string) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(prefix+w) + "'"
+	}
+	parts[len(parts)-1] += ":*"
+	return strings.Join(parts, " & ")
+}
+
+// pgSearch counts the matches, then builds the statements that read the
+// newest of them the way that suits their number (see pgWalkAbove); ok is
+// false when nothing matches.
+func (s *DB) pgSearch(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
+	words := indexWords(terms)
+	if len(words) == 0 {
+		return search{}, false, nil
+	}
+	for _, w := range words {
+		if len(w) > maxPGWord {
+			return search{}, false, nil
+		}
+	}
+	key := pgTSQuery(orgCode(orgID.String()), words)
+	var total int
+	err := s.SQL.QueryRowContext(ctx, `SELECT count(*) FROM leads WHERE `+pgSearchKey+` @@ $1::tsquery`, key).Scan(&total)
+	if err != nil {
+		return search{}, false, fmt.Errorf("counting search matches: %w", err)
+	}
+	if total == 0 {
+		return search{}, false, nil
+	}
+	newest := ` ORDER BY created_at DESC, id DESC`
+	if total > pgWalkAbove {
+		match := ` FROM leads WHERE org_id = $1 AND search_words @@ $2::tsquery`
+		return search{
+			args:       []any{orgID, pgTSQuery("", words)},
+			total:      total,
+			candidates: `SELECT id, ` + leadColumns + match + newest + ` LIMIT ` + strconv.Itoa(RankWindow),
+			newer:      `SELECT id` + match + newest + ` LIMIT $3 OFFSET $4`,
+		}, true, nil
+	}
+	// MATERIALIZED: every match through the index, then the sort; the
+	// planner must not walk the leads for a few scattered matches.
+	all := func(cols string) string {
+		return `WITH m AS MATERIALIZED (SELECT id, ` + cols + `created_at FROM leads WHERE ` + pgSearchKey +
+			` @@ $1::tsquery) SELECT id` + strings.TrimSuffix(", "+cols, ", ") + ` FROM m` + newest
+	}
+	return search{
+		args:       []any{key},
+		total:      total,
+		candidates: all(leadColumns+", ") + ` LIMIT ` + strconv.Itoa(RankWindow),
+		newer:      all("") + ` LIMIT $2 OFFSET $3`,
+	}, true, nil
+}
+
+// pgWordsBody is svc_search_words(value): value's index words exactly as
+
+// eachIndexWord gives them, in SQL so that a trigger can index a row in the
+// statement that writes it. Every step is spelled with Go's own Unicode
+// tables rather than the database's locale: lower-casing is a translate()
+// of every rune unicode.ToLower changes, and letters, digits and combining
+// marks are character classes listing their ranges. Words split on the
+// lower-cased text, each is folded (NFD, marks removed, NFC) and split
+// where digits meet other characters, as on SQLite.
+func pgWordsBody() string {
+	upper, lower := caseMap()
+	word := "[" + runeClass(func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) + "]+"
+	marks := "[" + runeClass(func(r rune) bool { return unicode.Is(unicode.Mn, r) }) + "]+"
+	digits := runeClass(unicode.IsDigit)
+	// translate() walks its list per character, so ASCII text (all of it,
+	// mostly) is lower-cased by lower() in the C collation, which maps
+	// exactly A-Z.
+	lowered := `CASE WHEN octet_length(value) = char_length(value) THEN lower(value COLLATE "C") ` +
+		`ELSE translate(value, ` + sqlString(upper) + `, ` + sqlString(lower) + `) END`
+	return `SELECT coalesce(array_agg(part[1]), '{}') FROM ` +
+		`regexp_matches(` + lowered + `, ` + sqlString(word) + `, 'g') AS word, ` +
+		`LATERAL (SELECT CASE WHEN octet_length(word[1]) = char_length(word[1]) THEN word[1] ` +
+		`ELSE normalize(regexp_replace(normalize(word[1], NFD), ` + sqlString(marks) + `, '', 'g'), NFC) END AS folded) AS f, ` +
+		`regexp_matches(f.folded, ` + sqlString("["+digits+"]+|[^"+digits+"]+") + `, 'g') AS part`
+}
+
+// caseMap lists every rune unicode.ToLower changes and what it becomes,
+// as translate()'s two arguments.
+func caseMap() (from, to string) {
+	var f, t strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xd800 && r <= 0xdfff {
+			continue // surrogates are not text
+		}
+		if l := unicode.ToLower(r); l != r {
+			f.WriteRune(r)
+			t.WriteRune(l)
+		}
+	}
+	return f.String(), t.String()
+}
+
+// runeClass is the inside of a regular expression bracket matching exactly
+// the runes in, as ranges of code points. None of them is a character
+// special inside brackets (letters, digits and marks only).
+func runeClass(in func(rune) bool) string {
+	var b strings.Builder
+	write := func(lo, hi rune) {
+		b.WriteRune(lo)
+		if hi > lo {
+			if hi > lo+1 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(hi)
+		}
+	}
+	start := rune(-1)
+	for r := rune(0); r <= unicode.MaxRune+1; r++ {
+		ok := r <= unicode.MaxRune && in(r) && (r < 0xd800 || r > 0xdfff)
+		switch {
+		case ok && start < 0:
+			start = r
+		case !ok && start >= 0:
+			write(start, r-1)
+			start = -1
+		}
+	}
+	return b.String()
+}
+
+// sqlString quotes s as a standard SQL string literal.
+func sqlString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
