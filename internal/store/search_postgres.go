@@ -29,7 +29,7 @@ const maxPGWord = 1000
 // by walking the organization's leads newest first: a walk reads about
 // RankWindow * leads / matches rows, reading every match reads matches
 // rows from anywhere in the table.
-const pgWalkAbove = 8000
+var pgWalkAbove = 8000
 
 // pgFunction is a SQL function of the search, created or replaced when its
 // body differs from the database's.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -144,24 +145,6 @@ func TestSearchRankWindow(t *testing.T) {
 		}
 		ids = append(ids, f.lead(business, "Ann", fmt.Sprintf("a%d@zephyr.example", i)))
 	}
-	var all []uuid.UUID
-	for offset := 0; offset < n+20; offset += 40 {
-		page, total := f.search("zephyr", 40, offset)
-		if total != n {
-			t.Fatalf("total = %d, want %d", total, n)
-		}
-		all = append(all, page...)
-	}
-	if len(all) != n {
-		t.Fatalf("paged through %d results, want %d", len(all), n)
-	}
-	seen := map[uuid.UUID]bool{}
-	for _, id := range all {
-		if seen[id] {
-			t.Fatalf("%s appears twice", id)
-		}
-		seen[id] = true
-	}
 	// The window: the newest RankWindow matches, business-name hits first,
 	// each group newest first.
 	var names, emails []uuid.UUID
@@ -176,8 +159,21 @@ func TestSearchRankWindow(t *testing.T) {
 	for i := n - store.RankWindow - 1; i >= 0; i-- {
 		want = append(want, ids[i]) // then the older ones, newest first
 	}
-	if !slices.Equal(all, want) {
-		t.Fatalf("order differs from the ranked window then newest first")
+	// PostgreSQL reads few matches through the index and many by walking
+	// the leads newest first (SetPGWalkAbove): both give the same pages.
+	for _, walkAbove := range []int{1 << 30, 0} {
+		store.SetPGWalkAbove(t, walkAbove)
+		var all []uuid.UUID
+		for offset := 0; offset < n+20; offset += 40 {
+			page, total := f.search("zephyr", 40, offset)
+			if total != n {
+				t.Fatalf("total = %d, want %d", total, n)
+			}
+			all = append(all, page...)
+		}
+		if !slices.Equal(all, want) {
+			t.Fatalf("walking above %d matches: order differs from the ranked window then newest first", walkAbove)
+		}
 	}
 }
 
@@ -221,5 +217,58 @@ func TestSearchIndexMigrates(t *testing.T) {
 	}
 	if ids, _ := f.search("rowan", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) {
 		t.Fatalf("the restored update trigger missed a rename: %v", ids)
+	}
+}
+
+// A PostgreSQL database of an older layout (the 'simple' search_doc column
+// and its index) or with a search function that differs from the current
+// one has its search column recomputed and indexed when opened.
+func TestSearchIndexMigratesPostgres(t *testing.T) {
+	if os.Getenv(storetest.EnvURL) == "" {
+		t.Skip("PostgreSQL only")
+	}
+	ctx := context.Background()
+	url := storetest.URL(t)
+	open := func() *store.DB {
+		db, err := store.Open(ctx, url, store.Options{FilesURL: filepath.Join(t.TempDir(), "files")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	db := open()
+	f := newSearchFixture(t, db)
+	id := f.lead("Quillon Bäckerei", "Ida", "ida@quillon.example")
+	older := [][]string{
+		{ // the layout before search_words
+			`ALTER TABLE leads DROP COLUMN search_words`,
+			`ALTER TABLE leads ADD COLUMN search_doc tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(business_name, ''))) STORED`,
+			`CREATE INDEX leads_search_doc ON leads USING GIN (search_doc)`,
+		},
+		{ // a function of another version
+			`CREATE OR REPLACE FUNCTION svc_search_words(value text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$SELECT '{}'::text[]$$`,
+			`ALTER TABLE leads DROP COLUMN search_words`,
+			`ALTER TABLE leads ADD COLUMN search_words tsvector GENERATED ALWAYS AS (svc_search_document(business_name, contact_first_name, contact_last_name, email)) STORED`,
+		},
+	}
+	for i, stmts := range older {
+		for _, stmt := range stmts {
+			if _, err := db.SQL.ExecContext(ctx, stmt); err != nil {
+				t.Fatalf("layout %d: %s: %v", i, stmt, err)
+			}
+		}
+		db.Close()
+		db = open()
+		f.db = db
+		if ids, total := f.search("ida backer", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) || total != 1 {
+			t.Fatalf("layout %d, after reopening: %v (total %d)", i, ids, total)
+		}
+		var left int
+		err := db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns `+
+			`WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_doc'`).Scan(&left)
+		if err != nil || left != 0 {
+			t.Fatalf("layout %d: search_doc left: %d, %v", i, left, err)
+		}
 	}
 }
