@@ -35,23 +35,25 @@ var pgWalkAbove = 8000
 // body differs from the database's.
 type pgFunction struct{ name, signature, returns, body string }
 
+// create is the function's definition. PL/pgSQL rather than SQL: a
+// session keeps a PL/pgSQL function's plans, while a SQL function called
+// per row of a one-row INSERT is parsed and planned again each time.
 func (f pgFunction) create() string {
 	return `CREATE OR REPLACE FUNCTION ` + f.name + `(` + f.signature + `) RETURNS ` + f.returns +
-		` LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $body$` + f.body + `$body$`
+		` LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $body$` + f.body + `$body$`
 }
 
 // pgSearchFunctions are the search's functions, each using the ones before.
 var pgSearchFunctions = sync.OnceValue(func() []pgFunction {
 	return []pgFunction{
 		{"svc_search_words", "value text", "text[]", pgWordsBody()},
-		// A document's words, each once; NULL columns have none.
+		// A document's words, each once.
 		{"svc_search_document", "business text, first text, last text, email text", "tsvector",
-			`SELECT array_to_tsvector(coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= ` + strconv.Itoa(maxPGWord) + `), '{}')) ` +
-				`FROM unnest(coalesce(svc_search_words(business), '{}') || coalesce(svc_search_words(first), '{}') || ` +
-				`coalesce(svc_search_words(last), '{}') || coalesce(svc_search_words(email), '{}')) AS w`},
+			`BEGIN RETURN (SELECT array_to_tsvector(coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= ` + strconv.Itoa(maxPGWord) + `), '{}')) ` +
+				`FROM unnest(svc_search_words(business) || svc_search_words(first) || svc_search_words(last) || svc_search_words(email)) AS w); END`},
 		// The index's keys: the words prefixed by the organization's code (orgCode).
 		{"svc_search_key", "org uuid, doc tsvector", "tsvector",
-			`SELECT array_to_tsvector(array(SELECT 'o' || replace(org::text, '-', '') || w FROM unnest(tsvector_to_array(doc)) AS w))`},
+			`BEGIN RETURN array_to_tsvector(array(SELECT 'o' || replace(org::text, '-', '') || w FROM unnest(tsvector_to_array(doc)) AS w)); END`},
 	}
 })
 
@@ -182,16 +184,17 @@ func pgWordsBody() string {
 	word := "[" + runeClass(func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) + "]+"
 	marks := "[" + runeClass(func(r rune) bool { return unicode.Is(unicode.Mn, r) }) + "]+"
 	digits := runeClass(unicode.IsDigit)
-	// translate() walks its list per character, so ASCII text (all of it,
-	// mostly) is lower-cased by lower() in the C collation, which maps
-	// exactly A-Z.
-	lowered := `CASE WHEN octet_length(value) = char_length(value) THEN lower(value COLLATE "C") ` +
-		`ELSE translate(value, ` + sqlString(upper) + `, ` + sqlString(lower) + `) END`
-	return `SELECT coalesce(array_agg(part[1]), '{}') FROM ` +
-		`regexp_matches(` + lowered + `, ` + sqlString(word) + `, 'g') AS word, ` +
+	// ASCII text (most of it) takes a short way with the same result:
+	// regular expressions of Unicode-wide classes cost ten times more per
+	// call, and translate() walks its list per character.
+	return `BEGIN IF value IS NULL THEN RETURN '{}'; END IF; ` +
+		`IF octet_length(value) = char_length(value) THEN RETURN (SELECT coalesce(array_agg(part[1]), '{}') ` +
+		`FROM regexp_matches(lower(value COLLATE "C"), '[a-z]+|[0-9]+', 'g') AS part); END IF; ` +
+		`RETURN (SELECT coalesce(array_agg(part[1]), '{}') FROM ` +
+		`regexp_matches(translate(value, ` + sqlString(upper) + `, ` + sqlString(lower) + `), ` + sqlString(word) + `, 'g') AS word, ` +
 		`LATERAL (SELECT CASE WHEN octet_length(word[1]) = char_length(word[1]) THEN word[1] ` +
 		`ELSE normalize(regexp_replace(normalize(word[1], NFD), ` + sqlString(marks) + `, '', 'g'), NFC) END AS folded) AS f, ` +
-		`regexp_matches(f.folded, ` + sqlString("["+digits+"]+|[^"+digits+"]+") + `, 'g') AS part`
+		`regexp_matches(f.folded, ` + sqlString("["+digits+"]+|[^"+digits+"]+") + `, 'g') AS part); END`
 }
 
 // caseMap lists every rune unicode.ToLower changes and what it becomes,
