@@ -42,7 +42,7 @@ const maxExpansions = 16
 // LIMIT and OFFSET.
 type search struct {
 	args       []any  // the match arguments
-	total      int    // the number of matches, when counted first (PostgreSQL); 0 otherwise
+	counted    bool   // the candidates' last column is the number of all matches (PostgreSQL)
 	candidates string // the newest RankWindow matches: id, the searched columns and position, newest first
 	older      string // the number of matches older than a position
 	newer      string // a page of ids past the window, newest first
@@ -67,8 +67,14 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 	}
 	total := len(cands)
 	switch {
-	case q.total > 0:
-		total = q.total
+	case q.counted:
+		if total > 0 {
+			n, ok := cands[0].position[0].(int64)
+			if !ok {
+				return nil, 0, fmt.Errorf("counting search matches: a count of %T", cands[0].position[0])
+			}
+			total = int(n)
+		}
 	case total == RankWindow: // there may be more
 		// Counting only past the window walks each match once in all.
 		var older int
@@ -94,12 +100,13 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 	return ids, total, nil
 }
 
-// searchFor builds the dialect's statements (PostgreSQL counts the matches
-// first, see pgSearch); ok is false when nothing can match.
+// searchFor builds the dialect's statements; ok is false when nothing can
+// match.
 func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
 	window := strconv.Itoa(RankWindow)
 	if s.Dialect == dialect.Postgres {
-		return s.pgSearch(ctx, orgID, terms)
+		q, ok := pgSearch(orgID, terms)
+		return q, ok, nil
 	}
 	match, ok, err := s.sqliteMatch(ctx, orgID, terms)
 	if err != nil || !ok {

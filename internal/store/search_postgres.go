@@ -16,20 +16,12 @@ import (
 // GIN index over them prefixed by the organization (svc_search_key), so an
 // organization's words are keys of their own and the index alone decides
 // which leads match: a count of the matches is a bitmap of the matching
-// rows, and PostgreSQL reads none of them from an all-visible heap page.
-// The newest matches are then either all matches read and sorted (few of
-// them) or the organization's leads walked newest first, testing each
-// lead's stored words, until RankWindow match (many of them).
+// rows (PostgreSQL still visits each matching row's page to check that
+// the row is visible).
 
 // maxPGWord is the longest word (in bytes) PostgreSQL indexes: a GIN key
 // has a size limit. A search for a longer word finds nothing.
 const maxPGWord = 1000
-
-// pgWalkAbove is the number of matches above which the newest are found
-// by walking the organization's leads newest first: a walk reads about
-// RankWindow * leads / matches rows, reading every match reads matches
-// rows from anywhere in the table.
-var pgWalkAbove = 8000
 
 // pgFunction is a SQL function of the search, created or replaced when its
 // body differs from the database's.
@@ -124,50 +116,30 @@ func pgTSQuery(prefix string, words []string) string {
 	return strings.Join(parts, " & ")
 }
 
-// pgSearch counts the matches, then builds the statements that read the
-// newest of them the way that suits their number (see pgWalkAbove); ok is
-// false when nothing matches.
-func (s *DB) pgSearch(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
+// pgSearch builds PostgreSQL's statements: one pass over the matches
+// through the index gives both the newest RankWindow (their columns read
+// by id after) and the number of all matches, as the candidates' last
+// column.
+func pgSearch(orgID uuid.UUID, terms []string) (search, bool) {
 	words := indexWords(terms)
 	if len(words) == 0 {
-		return search{}, false, nil
+		return search{}, false
 	}
 	for _, w := range words {
 		if len(w) > maxPGWord {
-			return search{}, false, nil
+			return search{}, false
 		}
 	}
-	key := pgTSQuery(orgCode(orgID.String()), words)
-	var total int
-	err := s.SQL.QueryRowContext(ctx, `SELECT count(*) FROM leads WHERE `+pgSearchKey+` @@ $1::tsquery`, key).Scan(&total)
-	if err != nil {
-		return search{}, false, fmt.Errorf("counting search matches: %w", err)
-	}
-	if total == 0 {
-		return search{}, false, nil
-	}
+	match := ` FROM leads WHERE ` + pgSearchKey + ` @@ $1::tsquery`
 	newest := ` ORDER BY created_at DESC, id DESC`
-	if total > pgWalkAbove {
-		match := ` FROM leads WHERE org_id = $1 AND search_words @@ $2::tsquery`
-		return search{
-			args:       []any{orgID, pgTSQuery("", words)},
-			total:      total,
-			candidates: `SELECT id, ` + leadColumns + match + newest + ` LIMIT ` + strconv.Itoa(RankWindow),
-			newer:      `SELECT id` + match + newest + ` LIMIT $3 OFFSET $4`,
-		}, true, nil
-	}
-	// MATERIALIZED: every match through the index, then the sort; the
-	// planner must not walk the leads for a few scattered matches.
-	all := func(cols string) string {
-		return `WITH m AS MATERIALIZED (SELECT id, ` + cols + `created_at FROM leads WHERE ` + pgSearchKey +
-			` @@ $1::tsquery) SELECT id` + strings.TrimSuffix(", "+cols, ", ") + ` FROM m` + newest
-	}
 	return search{
-		args:       []any{key},
-		total:      total,
-		candidates: all(leadColumns+", ") + ` LIMIT ` + strconv.Itoa(RankWindow),
-		newer:      all("") + ` LIMIT $2 OFFSET $3`,
-	}, true, nil
+		args:    []any{pgTSQuery(orgCode(orgID.String()), words)},
+		counted: true,
+		candidates: `SELECT l.id, l.` + strings.ReplaceAll(leadColumns, ", ", ", l.") + `, w.total ` +
+			`FROM (SELECT id, created_at, count(*) OVER () AS total` + match + newest + ` LIMIT ` + strconv.Itoa(RankWindow) + `) AS w ` +
+			`JOIN leads l ON l.id = w.id ORDER BY w.created_at DESC, w.id DESC`,
+		newer: `SELECT id` + match + newest + ` LIMIT $2 OFFSET $3`,
+	}, true
 }
 
 // pgWordsBody is svc_search_words(value): value's index words exactly as
