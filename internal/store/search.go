@@ -17,21 +17,6 @@ import (
 // name, contact name and email).
 const leadColumns = "business_name, contact_first_name, contact_last_name, email"
 
-// pgDocument is the searched document on PostgreSQL, kept in a stored
-// generated column (search_doc) so the index recheck does not recompute it
-// per row. The email's @ and dots become spaces so that "acme" finds
-// jane@acme.com. (The weights date from ranking by ts_rank; ranking is now
-// rank's, on both databases, and changing the column would rewrite it.)
-const pgDocument = `(setweight(to_tsvector('simple', coalesce(business_name, '')), 'A') || ` +
-	`setweight(to_tsvector('simple', coalesce(contact_first_name, '') || ' ' || coalesce(contact_last_name, '')), 'B') || ` +
-	`setweight(to_tsvector('simple', translate(coalesce(email, ''), '@.', '  ')), 'C'))`
-
-// pgSearchDDL adds PostgreSQL's searched document and its index.
-var pgSearchDDL = []string{
-	`ALTER TABLE leads ADD COLUMN IF NOT EXISTS search_doc tsvector GENERATED ALWAYS AS ` + pgDocument + ` STORED`,
-	`CREATE INDEX IF NOT EXISTS leads_search_doc ON leads USING GIN (search_doc)`,
-}
-
 // SearchTerms splits a search string into the words it matches on: runs of
 // letters and digits, lower-cased. Everything else separates words, so no
 // input can reach the full-text query syntax.
@@ -57,6 +42,7 @@ const maxExpansions = 16
 // LIMIT and OFFSET.
 type search struct {
 	args       []any  // the match arguments
+	counted    bool   // the candidates' last column is the number of all matches (PostgreSQL)
 	candidates string // the newest RankWindow matches: id, the searched columns and position, newest first
 	older      string // the number of matches older than a position
 	newer      string // a page of ids past the window, newest first
@@ -80,7 +66,16 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 		return nil, 0, err
 	}
 	total := len(cands)
-	if total == RankWindow { // there may be more
+	switch {
+	case q.counted:
+		if total > 0 {
+			n, ok := cands[0].position[0].(int64)
+			if !ok {
+				return nil, 0, fmt.Errorf("counting search matches: a count of %T", cands[0].position[0])
+			}
+			total = int(n)
+		}
+	case total == RankWindow: // there may be more
 		// Counting only past the window walks each match once in all.
 		var older int
 		args := append(q.args[:len(q.args):len(q.args)], cands[total-1].position...)
@@ -106,21 +101,12 @@ func (s *DB) SearchLeads(ctx context.Context, orgID uuid.UUID, terms []string, l
 }
 
 // searchFor builds the dialect's statements; ok is false when nothing can
-// match (the last word prefixes no term of the organization).
+// match.
 func (s *DB) searchFor(ctx context.Context, orgID uuid.UUID, terms []string) (search, bool, error) {
 	window := strconv.Itoa(RankWindow)
 	if s.Dialect == dialect.Postgres {
-		tsq := make([]string, len(terms))
-		copy(tsq, terms)
-		tsq[len(tsq)-1] += ":*"
-		match := `FROM leads WHERE org_id = $1 AND search_doc @@ to_tsquery('simple', $2)`
-		newest := ` ORDER BY created_at DESC, id DESC`
-		return search{
-			args:       []any{orgID, strings.Join(tsq, " & ")},
-			candidates: `SELECT id, ` + leadColumns + `, created_at, id ` + match + newest + ` LIMIT ` + window,
-			older:      `SELECT count(*) ` + match + ` AND (created_at, id) < ($3, $4)`,
-			newer:      `SELECT id ` + match + newest + ` LIMIT $3 OFFSET $4`,
-		}, true, nil
+		q, ok := pgSearch(orgID, terms)
+		return q, ok, nil
 	}
 	match, ok, err := s.sqliteMatch(ctx, orgID, terms)
 	if err != nil || !ok {

@@ -125,7 +125,7 @@ func (s *DB) migrateSearch(ctx context.Context) (rebuild bool, err error) {
 // Reindex rebuilds the SQLite search index from the leads table.
 func (s *DB) Reindex(ctx context.Context) error {
 	if s.Dialect != dialect.SQLite {
-		return nil // PostgreSQL's search_doc is a generated column; it cannot drift.
+		return nil // PostgreSQL's search_words is a generated column; it cannot drift.
 	}
 	return WithTx(ctx, s.Client, func(ctx context.Context, tx *ent.Client) error {
 		for _, stmt := range []string{

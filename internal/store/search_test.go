@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -54,8 +55,7 @@ func (f *searchFixture) search(q string, limit, offset int) ([]uuid.UUID, int) {
 }
 
 // Words before the last match whole words, the last as a prefix; letters
-// and digits split; diacritics fold on SQLite (PostgreSQL's 'simple'
-// configuration keeps them).
+// and digits split; diacritics fold; the same on both databases.
 func TestSearchWords(t *testing.T) {
 	db := storetest.Open(t)
 	f := newSearchFixture(t, db)
@@ -72,12 +72,54 @@ func TestSearchWords(t *testing.T) {
 		{"jane garcia", []uuid.UUID{trucking}},
 		{"norte jos", []uuid.UUID{jose}},
 		{"zzz", nil},
+		{"jose", []uuid.UUID{jose}},
 	}
-	if db.Dialect != "postgres" {
-		cases = append(cases, struct {
-			q    string
-			want []uuid.UUID
-		}{"jose", []uuid.UUID{jose}})
+	for _, c := range cases {
+		ids, total := f.search(c.q, 10, 0)
+		if !slices.Equal(ids, c.want) || total != len(c.want) {
+			t.Errorf("search %q = %v (total %d), want %v", c.q, ids, total, c.want)
+		}
+	}
+}
+
+// Both databases split and fold words the same way (the words SQLite's
+// index holds), so a search finds the same leads, in the same order, with
+// the same total on either: digits split from letters, diacritics folded
+// both in the leads and in the search, an email split at its @ and dots,
+// the organization's leads only.
+func TestSearchSemanticsAgree(t *testing.T) {
+	db := storetest.Open(t)
+	other := newSearchFixture(t, db)
+	other.lead("Núñez 7B Holdings", "Zoë", "zoe.nunez2024@kraków.example")
+	f := newSearchFixture(t, db)
+	nunez := f.lead("Núñez 7B Holdings", "Zoë", "zoe.nunez2024@kraków.example")
+	r2 := f.lead("R2D2 Repairs", "Ana", "ana@r2d2.example")
+	straße := f.lead("Große Straße Bäckerei", "Jürgen", "J.Muller@strasse.example")
+	cases := []struct {
+		q    string
+		want []uuid.UUID
+	}{
+		{"nunez", []uuid.UUID{nunez}},
+		{"NÚÑEZ holdings", []uuid.UUID{nunez}},
+		{"zoe", []uuid.UUID{nunez}},
+		{"zoë nunez", []uuid.UUID{nunez}},
+		{"nunez2024", []uuid.UUID{nunez}}, // nunez, 2024
+		{"2024", []uuid.UUID{nunez}},
+		{"7", []uuid.UUID{nunez}},
+		{"7b", []uuid.UUID{nunez}},
+		{"krakow", []uuid.UUID{nunez}},
+		{"r2d2", []uuid.UUID{r2}},
+		{"r 2 d", []uuid.UUID{r2}},
+		{"ana@r2d2.example", []uuid.UUID{r2}},
+		{"d2", []uuid.UUID{r2}},
+		{"straße", []uuid.UUID{straße}},
+		{"strasse", []uuid.UUID{straße}}, // the email's word; ß does not fold
+		{"backerei", []uuid.UUID{straße}},
+		{"jurgen muller", []uuid.UUID{straße}},
+		{"example", []uuid.UUID{straße, r2, nunez}}, // every email: ties newest first
+		{"holding", []uuid.UUID{nunez}},             // the last word a prefix
+		{"holding nunez", nil},                      // the others whole words
+		{"2", []uuid.UUID{r2, nunez}},               // a business name's 2 above an email's 2024
 	}
 	for _, c := range cases {
 		ids, total := f.search(c.q, 10, 0)
@@ -103,24 +145,6 @@ func TestSearchRankWindow(t *testing.T) {
 		}
 		ids = append(ids, f.lead(business, "Ann", fmt.Sprintf("a%d@zephyr.example", i)))
 	}
-	var all []uuid.UUID
-	for offset := 0; offset < n+20; offset += 40 {
-		page, total := f.search("zephyr", 40, offset)
-		if total != n {
-			t.Fatalf("total = %d, want %d", total, n)
-		}
-		all = append(all, page...)
-	}
-	if len(all) != n {
-		t.Fatalf("paged through %d results, want %d", len(all), n)
-	}
-	seen := map[uuid.UUID]bool{}
-	for _, id := range all {
-		if seen[id] {
-			t.Fatalf("%s appears twice", id)
-		}
-		seen[id] = true
-	}
 	// The window: the newest RankWindow matches, business-name hits first,
 	// each group newest first.
 	var names, emails []uuid.UUID
@@ -134,6 +158,14 @@ func TestSearchRankWindow(t *testing.T) {
 	want := append(names, emails...)
 	for i := n - store.RankWindow - 1; i >= 0; i-- {
 		want = append(want, ids[i]) // then the older ones, newest first
+	}
+	var all []uuid.UUID
+	for offset := 0; offset < n+20; offset += 40 {
+		page, total := f.search("zephyr", 40, offset)
+		if total != n {
+			t.Fatalf("total = %d, want %d", total, n)
+		}
+		all = append(all, page...)
 	}
 	if !slices.Equal(all, want) {
 		t.Fatalf("order differs from the ranked window then newest first")
@@ -180,5 +212,58 @@ func TestSearchIndexMigrates(t *testing.T) {
 	}
 	if ids, _ := f.search("rowan", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) {
 		t.Fatalf("the restored update trigger missed a rename: %v", ids)
+	}
+}
+
+// A PostgreSQL database of an older layout (the 'simple' search_doc column
+// and its index) or with a search function that differs from the current
+// one has its search column recomputed and indexed when opened.
+func TestSearchIndexMigratesPostgres(t *testing.T) {
+	if os.Getenv(storetest.EnvURL) == "" {
+		t.Skip("PostgreSQL only")
+	}
+	ctx := context.Background()
+	url := storetest.URL(t)
+	open := func() *store.DB {
+		db, err := store.Open(ctx, url, store.Options{FilesURL: filepath.Join(t.TempDir(), "files")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	db := open()
+	f := newSearchFixture(t, db)
+	id := f.lead("Quillon Bäckerei", "Ida", "ida@quillon.example")
+	older := [][]string{
+		{ // the layout before search_words
+			`ALTER TABLE leads DROP COLUMN search_words`,
+			`ALTER TABLE leads ADD COLUMN search_doc tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(business_name, ''))) STORED`,
+			`CREATE INDEX leads_search_doc ON leads USING GIN (search_doc)`,
+		},
+		{ // a function of another version
+			`CREATE OR REPLACE FUNCTION svc_search_words(value text) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$SELECT '{}'::text[]$$`,
+			`ALTER TABLE leads DROP COLUMN search_words`,
+			`ALTER TABLE leads ADD COLUMN search_words tsvector GENERATED ALWAYS AS (svc_search_document(business_name, contact_first_name, contact_last_name, email)) STORED`,
+		},
+	}
+	for i, stmts := range older {
+		for _, stmt := range stmts {
+			if _, err := db.SQL.ExecContext(ctx, stmt); err != nil {
+				t.Fatalf("layout %d: %s: %v", i, stmt, err)
+			}
+		}
+		db.Close()
+		db = open()
+		f.db = db
+		if ids, total := f.search("ida backer", 10, 0); !slices.Equal(ids, []uuid.UUID{id}) || total != 1 {
+			t.Fatalf("layout %d, after reopening: %v (total %d)", i, ids, total)
+		}
+		var left int
+		err := db.SQL.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns `+
+			`WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_doc'`).Scan(&left)
+		if err != nil || left != 0 {
+			t.Fatalf("layout %d: search_doc left: %d, %v", i, left, err)
+		}
 	}
 }

@@ -251,7 +251,9 @@ func (s *DB) migrate(ctx context.Context) error {
 	}
 	ddl := slices.Concat([]string{heartbeatDDL, demoClaimDDL}, superseded, []string{callSumsDDL(s.Dialect)}, moneySumsDDL(s.Dialect))
 	if s.Dialect == dialect.Postgres {
-		ddl = append(pgSearchDDL, ddl...)
+		if err := s.migratePGSearch(ctx); err != nil {
+			return err
+		}
 	}
 	for _, stmt := range ddl {
 		if _, err := s.write.ExecContext(ctx, stmt); err != nil {
