@@ -9,6 +9,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -27,6 +28,9 @@ type Config struct {
 	Version          string // build version reported by /status
 	GraphQL          graph.HandlerConfig
 	Now              func() time.Time
+	// Metrics is the server's registry (the HTTP root makes it); the
+	// edge records each request's latency in it. No setting.
+	Metrics *telemetry.Metrics
 }
 
 // WithDefaults fills in the clock (time.Now) and the idempotency lease
