@@ -137,15 +137,23 @@ func Inject(ctx context.Context, h http.Header) {
 }
 
 // StartSQL starts a statement's span: the statement's text, never its
-// arguments. system is the database (semconv's db.system.name).
+// arguments. system is the database (semconv's db.system.name). Only a
+// statement inside a traced request or delivery gets one (a nil span
+// otherwise): the workers' polls would each make a trace of their own.
 func StartSQL(ctx context.Context, system attribute.KeyValue, query string) (context.Context, trace.Span) {
+	if !tracing.Load() || !trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx, nil
+	}
 	op, _, _ := strings.Cut(strings.TrimSpace(query), " ")
 	return Tracer().Start(ctx, strings.ToUpper(op), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(system, semconv.DBQueryText(query), semconv.DBOperationName(strings.ToUpper(op))))
 }
 
-// End records err on span, if any, and ends it.
+// End records err on span, if any, and ends it; nothing when span is nil.
 func End(span trace.Span, err error) {
+	if span == nil {
+		return
+	}
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
