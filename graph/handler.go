@@ -41,8 +41,9 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	srv.AroundFields(stopAtDeadline)
 	srv.AroundResponses(capErrors)
-	srv.AroundOperations(codeEveryError(logger))      // around the transaction's
-	srv.Use(operationTelemetry{metrics: cfg.Metrics}) // around the transaction, so its commit is timed
+	srv.AroundOperations(codeEveryError(logger)) // around the transaction's
+	// Around the transaction too, so its commit is timed and traced.
+	srv.Use(operationTelemetry{metrics: cfg.Metrics})
 	if telemetry.Tracing() {
 		srv.Use(resolverSpans{})
 	}
