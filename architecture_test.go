@@ -38,7 +38,7 @@ var layers = []struct {
 		[]string{"ent/...", "internal/store/...", "internal/rollup", "internal/outbox", "internal/rule", "internal/commit", "internal/refs",
 			"internal/reqbody", "internal/board", "internal/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
-		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/bounds", "internal/counted",
+		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
 			"internal/period", "internal/text", "internal/txstate", "internal/viewer"}},
 }

@@ -219,14 +219,19 @@ func (d *doctor) checkWebhooks() {
 	}
 }
 
-// checkTracing reports whether traces are exported: the standard OTLP
-// variables turn it on.
+// checkTracing reports whether traces are exported (the standard OTEL_*
+// variables, as svc serve reads them).
 func (d *doctor) checkTracing() {
+	if !d.cfg.Tracing.Enabled {
+		d.add("ok", "tracing", "off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces)")
+		return
+	}
+	endpoint := "http://localhost:4318"
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
-		if endpoint := d.getenv(v); endpoint != "" && d.getenv("OTEL_SDK_DISABLED") != "true" {
-			d.add("ok", "tracing", "traces are exported to %s (%s)", endpoint, v)
-			return
+		if e := d.getenv(v); e != "" {
+			endpoint = e
+			break
 		}
 	}
-	d.add("ok", "tracing", "off (set OTEL_EXPORTER_OTLP_ENDPOINT to export traces)")
+	d.add("ok", "tracing", "traces are exported over OTLP/HTTP to %s", endpoint)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -35,6 +36,8 @@ type config struct {
 	DrainDelay, ShutdownTimeout time.Duration
 	Webhooks       webhooks.Config
 	GraphQL        graph.HandlerConfig
+	// Tracing is whether traces go to an OTLP endpoint (OTEL_*).
+	Tracing telemetry.TracingConfig
 
 	// DefaultDatabase is set when SVC_DATABASE_URL is unset: only then may
 	// serve, creating the file, add the demo organization by itself.
@@ -114,6 +117,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("SVC_LOG_LEVEL: %w", err)
 		}
+	}
+	if c.Tracing, err = telemetry.TracingFromEnv(getenv); err != nil {
+		return c, err
 	}
 	return c, nil
 }

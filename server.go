@@ -20,6 +20,7 @@ import (
 
 	"github.com/lendingpipe/svc/documents"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/leadimport"
 	"github.com/lendingpipe/svc/lending"
 	"github.com/lendingpipe/svc/rest"
@@ -65,6 +66,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	defer ln.Close() // Serve closes it too; this covers the returns before it
 	withDemo = withDemo || createsDefaultDatabase(cfg)
 	var draining atomic.Bool
+	stopTracing, err := telemetry.StartTracing(ctx, cfg.Tracing, version)
+	if err != nil {
+		return err
+	}
+	defer flushTraces(stopTracing, logger)
 	if _, err := rest.OpenAPIDocument(); err != nil {
 		return err
 	}
@@ -144,6 +150,15 @@ func drain(draining *atomic.Bool, delay time.Duration, errc chan error, logger *
 	case <-time.After(delay):
 	case err := <-errc:
 		errc <- err // for the caller, which reads it after Shutdown
+	}
+}
+
+// flushTraces sends the spans still buffered before the process exits.
+func flushTraces(stop func(context.Context) error, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := stop(ctx); err != nil {
+		logger.Warn("flushing traces", "err", err)
 	}
 }
 

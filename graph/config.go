@@ -1,6 +1,10 @@
 package graph
 
-import "time"
+import (
+	"time"
+
+	"github.com/lendingpipe/svc/internal/telemetry"
+)
 
 // HandlerConfig bounds what one GraphQL operation and one websocket session
 // may cost. It is read once at start-up (config.go, SVC_GRAPHQL_* and
@@ -33,6 +37,9 @@ type HandlerConfig struct {
 	// shared rate budget). The HTTP root (rest/root) sets it from
 	// rest.Edge; it is no setting.
 	WSKeys WebsocketKeys
+	// Metrics is the server's registry, where each operation's latency is
+	// recorded; the HTTP root sets it. No setting.
+	Metrics *telemetry.Metrics
 }
 
 // Defaults of HandlerConfig.

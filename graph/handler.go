@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/telemetry"
 )
 
 // Authenticator resolves an Authorization header value to a context that
@@ -41,6 +42,11 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	srv.AroundFields(stopAtDeadline)
 	srv.AroundResponses(capErrors)
 	srv.AroundOperations(codeEveryError(logger)) // around the transaction's
+	// Around the transaction too, so its commit is timed and traced.
+	srv.Use(operationTelemetry{metrics: cfg.Metrics})
+	if telemetry.Tracing() {
+		srv.Use(resolverSpans{})
+	}
 	srv.Use(mutationTx{client: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 )
 
 const (
@@ -101,6 +102,7 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 	if c == nil || err != nil {
 		return false, err
 	}
+	telemetry.Claimed(telemetry.WorkerImport, 1)
 	err = w.importJob(ctx, c)
 	if errors.Is(err, errLostClaim) {
 		return true, nil // another worker carries on from what committed

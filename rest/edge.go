@@ -31,9 +31,10 @@ func NewEdge(cfg Config, db *store.DB, logger *slog.Logger) *Edge {
 
 // Middleware is the chain, outermost first: every response, errors and 404s
 // included, carries the request id, the API version and the rate-limit
-// headers.
+// headers, and is logged, timed (Config.Metrics) and, when tracing is on,
+// traced.
 func (e *Edge) Middleware() chi.Middlewares {
-	return chi.Middlewares{withClock(e.cfg.Now), withRequestID(e.logger), withAccessLog, withRecovery, withAPIVersion,
+	return chi.Middlewares{withClock(e.cfg.Now), withRequestID(e.logger), withAccessLog(e.cfg.Metrics), withRecovery, withAPIVersion,
 		withAuthentication(e.client, e.keys, e.cfg.Now), withRateLimit(e.limiter),
 		withPinnedVersion, withBodyLimit(e.cfg.MaxBodyBytes, e.cfg.GraphQL.WithDefaults().Uploads.RequestLimit(e.cfg.MaxBodyBytes))}
 }

@@ -10,14 +10,18 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
+	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
-	"github.com/lendingpipe/svc/webhooks"
+	"github.com/lendingpipe/svc/internal/telemetry"
 )
 
 // Health answers the probes: /status for operators, /healthz and /readyz
@@ -188,19 +192,111 @@ func (h *Health) ping(ctx context.Context) error {
 	return h.db.Ping(ctx)
 }
 
-// Metrics serves the delivery counters for Prometheus and, on SQLite, the
-// group commit's: transactions per commit is their ratio.
-func Metrics(db *store.DB) http.Handler {
-	return errorHandler(func(w http.ResponseWriter, r *http.Request) error {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		var extra []webhooks.Metric
-		if db.Dialect == dialect.SQLite {
-			members, commits := db.GroupCommitStats()
-			extra = []webhooks.Metric{
-				{Name: "svc_sqlite_transactions_total", Kind: "counter", Help: "Transactions committed on the SQLite writer.", Value: members},
-				{Name: "svc_sqlite_commits_total", Kind: "counter", Help: "Shared (group) commits that carried them.", Value: commits},
-			}
+// Metrics registers the database's gauges and the SQLite writer's counters
+// in m and serves m for Prometheus.
+func Metrics(db *store.DB, m *telemetry.Metrics, logger *slog.Logger) http.Handler {
+	for name, pool := range db.Pools() {
+		m.Register(collectors.NewDBStatsCollector(pool, name))
+	}
+	m.Register(telemetry.NewGauges(queueGauges, queueGaugesTTL, logger, func(ctx context.Context) ([]float64, error) {
+		return readQueues(ctx, db.Client, time.Now())
+	}))
+	if db.Dialect == dialect.SQLite {
+		m.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "svc_sqlite_transactions_total",
+			Help: "Transactions committed on the SQLite writer."}, func() float64 { n, _ := db.GroupCommitStats(); return float64(n) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "svc_sqlite_commits_total",
+				Help: "Shared (group) commits that carried them."}, func() float64 { _, n := db.GroupCommitStats(); return float64(n) }))
+	}
+	return m.Handler()
+}
+
+// queueGaugesTTL is how long a reading of the queues serves scrapes.
+const queueGaugesTTL = time.Second
+
+// MaxQueueDepth caps the depth gauges: a depth is counted by reading at most
+// this many index entries, so a scrape costs the same whatever the backlog;
+// the gauge reads MaxQueueDepth for any backlog at least that deep.
+const MaxQueueDepth = 10000
+
+// queueGauges are readQueues' values, in its order.
+var queueGauges = []telemetry.Gauge{
+	{Name: "svc_outbox_lag_seconds", Help: "Age of the oldest event not yet fanned out to subscriptions; 0 when none waits."},
+	{Name: "svc_webhook_delivery_lag_seconds", Help: "How long the most overdue pending delivery has been due; 0 when none is due."},
+	{Name: "svc_automation_lag_seconds", Help: "How long the most overdue queued automation run has been due; 0 when none is due."},
+	{Name: "svc_webhook_outbox_depth", Help: "Events not yet fanned out to subscriptions, counted up to 10000."},
+	{Name: "svc_webhook_queue_depth", Help: "Deliveries waiting for an attempt, counted up to 10000."},
+	{Name: "svc_webhook_dead_letter_depth", Help: "Deliveries in the dead-letter queue, counted up to 10000."},
+}
+
+// readQueues reads the queues' lags and bounded depths, each from the
+// front of an index: ORDER BY ... LIMIT 1 for a lag, at most MaxQueueDepth
+// entries for a depth. Never a count over a whole table.
+func readQueues(ctx context.Context, c *ent.Client, now time.Time) ([]float64, error) {
+	sys := rule.SystemContext(ctx)
+	lag := func(at time.Time, err error) (float64, error) {
+		if err != nil || at.IsZero() || !now.After(at) {
+			return 0, err
 		}
-		return webhooks.WriteMetrics(r.Context(), w, db.Client, extra...)
-	})
+		return now.Sub(at).Seconds(), nil
+	}
+	out := make([]float64, 0, len(queueGauges))
+	for _, read := range []func() (float64, error){
+		func() (float64, error) {
+			ev, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Order(webhookevent.ByOccurredAt()).First(sys)
+			return lag(occurredAt(ev), ignoreNotFound(err))
+		},
+		func() (float64, error) {
+			d, err := c.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+				Order(webhookdelivery.ByNextAttemptAt()).First(sys)
+			return lag(nextAttempt(d), ignoreNotFound(err))
+		},
+		func() (float64, error) {
+			run, err := c.AutomationRun.Query().Where(automationrun.StatusEQ(automationrun.StatusQueued)).
+				Order(automationrun.ByNextAttemptAt()).First(sys)
+			if run == nil {
+				return lag(time.Time{}, ignoreNotFound(err))
+			}
+			return lag(run.NextAttemptAt, nil)
+		},
+		func() (float64, error) {
+			ids, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Limit(MaxQueueDepth).IDs(sys)
+			return float64(len(ids)), err
+		},
+		func() (float64, error) {
+			ids, err := c.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).Limit(MaxQueueDepth).IDs(sys)
+			return float64(len(ids)), err
+		},
+		func() (float64, error) {
+			ids, err := c.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusDead)).Limit(MaxQueueDepth).IDs(sys)
+			return float64(len(ids)), err
+		},
+	} {
+		v, err := read()
+		if err != nil {
+			return nil, fmt.Errorf("reading the queues: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func occurredAt(ev *ent.WebhookEvent) time.Time {
+	if ev == nil {
+		return time.Time{}
+	}
+	return ev.OccurredAt
+}
+
+func nextAttempt(d *ent.WebhookDelivery) time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	return d.NextAttemptAt
+}
+
+func ignoreNotFound(err error) error {
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	return err
 }

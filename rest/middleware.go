@@ -25,6 +25,7 @@ import (
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -410,12 +411,18 @@ func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // with any secret segment redacted: responses made before routing (413,
 // 429, a refused API version) and unrouted paths have no pattern.
 func logPath(r *http.Request) string {
-	if rc := chi.RouteContext(r.Context()); rc != nil {
-		if p := rc.RoutePattern(); p != "" {
-			return p
-		}
+	if p := routePattern(r); p != "" {
+		return p
 	}
 	return redactPath(r.URL.Path)
+}
+
+// routePattern is the pattern of the route that served r, "" when none did.
+func routePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		return rc.RoutePattern()
+	}
+	return ""
 }
 
 // secretPaths are the path prefixes whose next segment is a credential,
@@ -450,13 +457,27 @@ func redactPath(path string) string {
 
 // withAccessLog logs one line per request. It never logs headers or
 // bodies, so keys and secrets cannot reach the log.
-func withAccessLog(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		logger(r.Context()).LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", logPath(r)),
-			slog.Int("status", rec.status), slog.String("duration", strconv.FormatFloat(time.Since(start).Seconds()*1000, 'f', 2, 64)+"ms"))
-	})
+//
+// The same measure feeds the latency histogram (by route pattern, never the
+// raw path) and, when tracing is on, the request's span.
+func withAccessLog(metrics *telemetry.Metrics) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			rec := &statusRecorder{ResponseWriter: w}
+			r, span := telemetry.StartHTTP(r)
+			next.ServeHTTP(rec, r)
+			took := time.Since(start)
+			route := routePattern(r)
+			metrics.ObserveHTTP(r.Method, route, rec.status, took)
+			telemetry.EndHTTP(span, r.Method, route, rec.status)
+			path := route
+			if path == "" {
+				path = redactPath(r.URL.Path)
+			}
+			logger(r.Context()).LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", path),
+				slog.Int("status", rec.status), slog.String("duration", strconv.FormatFloat(took.Seconds()*1000, 'f', 2, 64)+"ms"))
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -30,6 +31,9 @@ type Config struct {
 	// Draining reports that the server is stopping: /readyz answers 503
 	// so the load balancer sends no new requests. Nil: never.
 	Draining func() bool
+	// Metrics is the server's registry (the HTTP root makes it); the
+	// edge records each request's latency in it. No setting.
+	Metrics *telemetry.Metrics
 }
 
 // WithDefaults fills in the clock (time.Now) and the idempotency lease

@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 )
 
 // recordAll stores a batch's outcomes in one transaction (one commit for
@@ -31,7 +32,7 @@ func (w *Worker) recordAll(ctx context.Context, batch []result) {
 	})
 	if err == nil {
 		for i, r := range batch {
-			metrics.count(r.outcome, dead[i])
+			telemetry.Delivered(r.outcome.ok(), dead[i])
 		}
 		return
 	}
@@ -44,7 +45,7 @@ func (w *Worker) recordAll(ctx context.Context, batch []result) {
 		})
 		switch {
 		case err == nil:
-			metrics.count(r.outcome, dead[i])
+			telemetry.Delivered(r.outcome.ok(), dead[i])
 		case !ent.IsNotFound(err) && !ent.IsConstraintError(err):
 			w.log.Error("recording a webhook attempt", "err", err, "delivery", r.work.delivery.ID)
 		}

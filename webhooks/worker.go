@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 )
 
 const (
@@ -117,6 +118,7 @@ func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("fanning out webhook events", "err", err)
 	}
+	telemetry.Claimed(telemetry.WorkerOutbox, n)
 	free := cap(p.slots) - len(p.slots)
 	if free == 0 {
 		return n == batchSize
@@ -125,6 +127,7 @@ func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("claiming webhook deliveries", "err", err)
 	}
+	telemetry.Claimed(telemetry.WorkerDelivery, len(work))
 	for _, c := range work {
 		p.slots <- struct{}{} // never blocks: this loop alone takes slots, and it took no more than were free
 		go func() {
@@ -365,7 +368,24 @@ type outcome struct {
 
 func (o outcome) ok() bool { return o.status != nil && *o.status >= 200 && *o.status < 300 }
 
+// post makes one attempt, in a span of its own when tracing is on.
 func (w *Worker) post(ctx context.Context, c claimed) outcome {
+	ctx, span := telemetry.StartDelivery(ctx, c.event.EventType, c.sub.ID.String(), c.delivery.ID.String())
+	o := w.attempt(ctx, c)
+	if span != nil {
+		status, errText := 0, ""
+		if o.status != nil {
+			status = *o.status
+		}
+		if o.errText != nil {
+			errText = *o.errText
+		}
+		telemetry.EndDelivery(span, status, errText)
+	}
+	return o
+}
+
+func (w *Worker) attempt(ctx context.Context, c claimed) outcome {
 	body, err := Body(c.event)
 	if err != nil {
 		msg := "encoding the event: " + err.Error()
@@ -382,6 +402,8 @@ func (w *Worker) post(ctx context.Context, c claimed) outcome {
 	req.Header.Set(HeaderID, DeliveryIDPrefix+c.delivery.ID.String())
 	req.Header.Set(HeaderTimestamp, fmt.Sprint(sentAt.Unix()))
 	req.Header.Set(HeaderSignature, Sign(c.sub.Secret, sentAt, body))
+	// traceparent, when tracing: outside the signed bytes (the body).
+	telemetry.Inject(ctx, req.Header)
 	start := time.Now()
 	resp, err := w.http.Do(req)
 	o := outcome{latency: time.Since(start)}

@@ -29,6 +29,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/filestore"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/internal/text"
 )
 
@@ -95,6 +96,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		write := entsql.OpenDB(dia, s.write)
 		s.group = newGroupCommit(write)
 		driver = splitDriver{read: entsql.OpenDB(dia, read), write: write, group: s.group}
+	}
+	if telemetry.Tracing() {
+		driver = newTracedDriver(driver)
 	}
 	s.Client = ent.NewClient(ent.Driver(driver))
 	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
@@ -182,6 +186,15 @@ func openPool(ctx context.Context, drv, dsn, dia string, maxConns int) (*sql.DB,
 		return nil, fmt.Errorf("connecting to %s database: %w", dia, err)
 	}
 	return db, nil
+}
+
+// Pools names the connection pools for their metrics: on SQLite the read
+// pool and the one writer connection, on PostgreSQL the one pool.
+func (s *DB) Pools() map[string]*sql.DB {
+	if s.write == s.SQL {
+		return map[string]*sql.DB{"main": s.SQL}
+	}
+	return map[string]*sql.DB{"read": s.SQL, "write": s.write}
 }
 
 // GroupCommitStats reports how many transactions have committed on SQLite

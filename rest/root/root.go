@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/graph/playground"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/rest"
 )
 
@@ -32,6 +33,9 @@ const (
 // headers, and unknown routes answer in the REST error envelope.
 func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 	cfg = cfg.WithDefaults()
+	if cfg.Metrics == nil {
+		cfg.Metrics = telemetry.NewMetrics() // this server's registry, served at /metrics
+	}
 	// One resolver for both surfaces: they share its presence broker and caches.
 	resolver := graph.NewResolver(db, cfg.Now, cfg.Webhooks)
 	edge := rest.NewEdge(cfg, db, logger)
@@ -46,7 +50,7 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 	r.Get("/status", health.Status)
 	r.Get("/healthz", health.Live)
 	r.Get("/readyz", health.Ready)
-	r.Get(metricsPath, rest.Metrics(db).ServeHTTP)
+	r.Get(metricsPath, rest.Metrics(db, cfg.Metrics, logger).ServeHTTP)
 	// The /v1 routes join this router's table rather than a sub-router
 	// mounted at /v1, so an unrouted /v1 path is logged as sent, not as /v1/*.
 	r.Group(rest.V1(cfg, resolver, db.Client))
@@ -101,6 +105,7 @@ func OutsideContract(method, path string) bool {
 func graphQLConfig(cfg rest.Config, edge *rest.Edge) graph.HandlerConfig {
 	gql := cfg.GraphQL
 	gql.WSKeys = edge.WebsocketKeys()
+	gql.Metrics = cfg.Metrics
 	if gql.WSMaxMessageBytes <= 0 {
 		gql.WSMaxMessageBytes = cfg.MaxBodyBytes
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/leadimport"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -106,6 +107,9 @@ func (r *Runner) runDue(ctx context.Context) (int, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		telemetry.Claimed(telemetry.WorkerAutomation, n)
+	}
 	return n, err
 }
 
