@@ -40,6 +40,9 @@ func NewPostgres(db *sql.DB, dsn string, logger *slog.Logger) *Postgres {
 		h.Write([]byte(u.Query().Get("search_path")))
 		prefix = fmt.Sprintf("svc_%08x_", h.Sum32())
 	}
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return &Postgres{db: db, dsn: dsn, prefix: prefix, logger: logger}
 }
 

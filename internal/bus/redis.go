@@ -36,6 +36,9 @@ func NewRedis(url, prefix string, logger *slog.Logger) (*Redis, error) {
 	if prefix == "" {
 		prefix = DefaultRedisPrefix
 	}
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return &Redis{client: redis.NewClient(opts), prefix: prefix, logger: logger}, nil
 }
 
