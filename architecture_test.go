@@ -36,7 +36,7 @@ var layers = []struct {
 		[]string{"lending", "access", "documents", "leadimport", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
 		[]string{"ent/...", "internal/store/...", "internal/rollup", "internal/outbox", "internal/rule", "internal/commit", "internal/refs",
-			"internal/reqbody", "internal/board", "internal/funnel"}},
+			"internal/reqbody", "internal/board", "internal/bus", "internal/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
 		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",

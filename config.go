@@ -14,11 +14,14 @@ import (
 
 // config is every setting, read once from the environment.
 type config struct {
-	Addr         string
-	DatabaseURL  string
-	RateLimit    int
-	RateWindow   time.Duration
-	RedisURL     string
+	Addr        string
+	DatabaseURL string
+	RateLimit   int
+	RateWindow  time.Duration
+	RedisURL    string
+	// Bus is SVC_BUS: which change bus carries live updates between
+	// replicas (store.BusAuto when empty).
+	Bus          string
 	IdemLease    time.Duration
 	MaxBodyBytes int64
 	MaxConns     int
@@ -62,6 +65,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	var err error
 	c.RedisURL = getenv("SVC_REDIS_URL")
+	c.Bus = or(getenv("SVC_BUS"), store.BusAuto)
+	if err := store.CheckBus(c.Bus, c.DatabaseURL, c.RedisURL); err != nil {
+		return c, fmt.Errorf("SVC_BUS: %w", err)
+	}
 	if v := getenv("SVC_IDEMPOTENCY_LEASE"); v != "" {
 		if c.IdemLease, err = time.ParseDuration(v); err != nil || c.IdemLease <= 0 {
 			return c, fmt.Errorf("SVC_IDEMPOTENCY_LEASE must be a positive duration such as 2m, got %q", v)

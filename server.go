@@ -74,7 +74,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 	if _, err := rest.OpenAPIDocument(); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns, FilesURL: cfg.StorageURL})
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.MaxConns, FilesURL: cfg.StorageURL,
+		Bus: cfg.Bus, RedisURL: cfg.RedisURL})
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "database", db.Dialect, "version", version)
+	logger.Info("serving", "addr", ln.Addr().String(), "database", db.Dialect, "bus", db.BusKind, "version", version)
 	printBanner(stdout, ln.Addr(), db.Dialect, demo)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -320,3 +320,28 @@ func TestFileSettings(t *testing.T) {
 		}
 	}
 }
+
+// SVC_BUS chooses the change bus: auto by default; postgres needs a
+// PostgreSQL database and redis SVC_REDIS_URL.
+func TestBusSetting(t *testing.T) {
+	env := func(vars map[string]string) func(string) string {
+		return func(k string) string { return vars[k] }
+	}
+	if c, err := loadConfig(env(nil)); err != nil || c.Bus != "auto" {
+		t.Errorf("default: %q, %v", c.Bus, err)
+	}
+	for _, ok := range []map[string]string{
+		{"SVC_BUS": "memory"},
+		{"SVC_BUS": "redis", "SVC_REDIS_URL": "redis://127.0.0.1:6379/0"},
+		{"SVC_BUS": "postgres", "SVC_DATABASE_URL": "postgres://db.example/svc"},
+	} {
+		if c, err := loadConfig(env(ok)); err != nil || c.Bus != ok["SVC_BUS"] {
+			t.Errorf("%v: %q, %v", ok, c.Bus, err)
+		}
+	}
+	for _, bad := range []string{"postgres", "redis", "kafka"} {
+		if _, err := loadConfig(env(map[string]string{"SVC_BUS": bad})); err == nil || !strings.Contains(err.Error(), "SVC_BUS") {
+			t.Errorf("SVC_BUS=%s on SQLite without Redis: %v, want an error naming it", bad, err)
+		}
+	}
+}

@@ -17,20 +17,24 @@ import (
 )
 
 // Broker fans board rows out to the GraphQL subscribers of the same
-// organization in this process. It hears of committed changes from the ent
-// hooks (package board) while an organization has subscribers, and reads
-// each changed row once for all of them. A slow subscriber misses updates
+// organization in this process. While it has subscribers it hears every
+// replica's committed changes on the client's change bus (package board),
+// and reads each changed row of a subscribed organization once for all of
+// them. A slow subscriber misses updates
 // rather than holding up the publisher (the next update carries the full
 // state).
 type Broker struct {
 	client *ent.Client
 	now    func() time.Time
 
-	mu      sync.Mutex
-	subs    map[uuid.UUID]map[chan *AgentStatus]struct{}
-	stops   map[uuid.UUID]func() // each subscribed organization's board.Listen
-	pending map[uuid.UUID]*rows  // changes not yet read, by organization
-	reading bool
+	mu   sync.Mutex
+	subs map[uuid.UUID]map[chan *AgentStatus]struct{}
+	// listening is set once the first subscription has joined the bus;
+	// the broker listens from then on (a change of an organization with no
+	// subscriber here costs a map lookup).
+	listening bool
+	pending   map[uuid.UUID]*rows // changes not yet read, by organization
+	reading   bool
 }
 
 // rows are the changed rows of one organization.
@@ -39,7 +43,7 @@ type rows struct{ agents, leads map[uuid.UUID]struct{} }
 // NewBroker returns an empty broker that reads rows from client.
 func NewBroker(client *ent.Client, now func() time.Time) *Broker {
 	return &Broker{client: client, now: now, subs: map[uuid.UUID]map[chan *AgentStatus]struct{}{},
-		stops: map[uuid.UUID]func(){}, pending: map[uuid.UUID]*rows{}}
+		pending: map[uuid.UUID]*rows{}}
 }
 
 // Subscribe returns a channel of orgID's changed board rows and a func that
@@ -47,9 +51,16 @@ func NewBroker(client *ent.Client, now func() time.Time) *Broker {
 func (b *Broker) Subscribe(orgID uuid.UUID) (<-chan *AgentStatus, func()) {
 	ch := make(chan *AgentStatus, 16)
 	b.mu.Lock()
+	if !b.listening {
+		// Listen waits for the bus to listen the first time: outside the
+		// lock, which changed takes.
+		b.listening = true
+		b.mu.Unlock()
+		board.Listen(b.client.Bus, b.changed)
+		b.mu.Lock()
+	}
 	if b.subs[orgID] == nil {
 		b.subs[orgID] = map[chan *AgentStatus]struct{}{}
-		b.stops[orgID] = board.Listen(orgID, b.changed)
 	}
 	b.subs[orgID][ch] = struct{}{}
 	b.mu.Unlock()
@@ -60,8 +71,6 @@ func (b *Broker) Subscribe(orgID uuid.UUID) (<-chan *AgentStatus, func()) {
 			delete(b.subs[orgID], ch)
 			if len(b.subs[orgID]) == 0 {
 				delete(b.subs, orgID)
-				b.stops[orgID]()
-				delete(b.stops, orgID)
 			}
 			b.mu.Unlock()
 			close(ch)
@@ -87,6 +96,9 @@ func (b *Broker) Publish(s *AgentStatus) {
 func (b *Broker) changed(c board.Change) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.subs[c.OrgID]) == 0 {
+		return // nobody here watches this organization's board
+	}
 	p := b.pending[c.OrgID]
 	if p == nil {
 		p = &rows{agents: map[uuid.UUID]struct{}{}, leads: map[uuid.UUID]struct{}{}}

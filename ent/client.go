@@ -53,6 +53,7 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
+	"github.com/lendingpipe/svc/internal/bus"
 
 	stdsql "database/sql"
 )
@@ -199,6 +200,7 @@ type (
 		hooks *hooks
 		// interceptors to execute on queries.
 		inters *inters
+		Bus    *bus.Bus
 	}
 	// Option function to configure the client.
 	Option func(*config)
@@ -239,6 +241,13 @@ func Log(fn func(...any)) Option {
 func Driver(driver dialect.Driver) Option {
 	return func(c *config) {
 		c.driver = driver
+	}
+}
+
+// Bus configures the Bus.
+func Bus(v *bus.Bus) Option {
+	return func(c *config) {
+		c.Bus = v
 	}
 }
 

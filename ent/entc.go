@@ -11,6 +11,8 @@ import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
+
+	"github.com/lendingpipe/svc/internal/bus"
 )
 
 func main() {
@@ -37,7 +39,10 @@ func main() {
 		// Runs before entgql's own hooks, so the GraphQL schema and the
 		// field collection it generates agree on every field's name.
 		Hooks: []gen.Hook{mapIDFields},
-	}, entc.Extensions(ex))
+	}, entc.Extensions(ex),
+		// The change bus of the process that opened the client: the hooks
+		// publish committed changes on it (internal/board, internal/outbox).
+		entc.Dependency(entc.DependencyName("Bus"), entc.DependencyType(&bus.Bus{})))
 	if err != nil {
 		log.Fatalf("running ent codegen: %v", err)
 	}

@@ -59,6 +59,7 @@ type ResolverRoot interface {
 	AutomationRunRecord() AutomationRunRecordResolver
 	DoNotCallResult() DoNotCallResultResolver
 	Document() DocumentResolver
+	Event() EventResolver
 	FundedDeal() FundedDealResolver
 	ImportJob() ImportJobResolver
 	ImportRowError() ImportRowErrorResolver
@@ -561,6 +562,13 @@ type ComplexityRoot struct {
 		Total   func(childComplexity int) int
 	}
 
+	Event struct {
+		Data      func(childComplexity int) int
+		Event     func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+	}
+
 	FundedDeal struct {
 		AdvisorID          func(childComplexity int) int
 		Application        func(childComplexity int) int
@@ -1001,6 +1009,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		AgentPresenceChanged func(childComplexity int) int
+		Events               func(childComplexity int, types []string) int
 		ImportJobProgress    func(childComplexity int, id uuid.UUID) int
 	}
 
@@ -1114,6 +1123,9 @@ type DoNotCallResultResolver interface {
 type DocumentResolver interface {
 	ContentPath(ctx context.Context, obj *ent.Document) (string, error)
 }
+type EventResolver interface {
+	Data(ctx context.Context, obj *webhooks.Envelope) (any, error)
+}
 type FundedDealResolver interface {
 	Commission(ctx context.Context, obj *ent.FundedDeal) (*ent.Commission, error)
 	Documents(ctx context.Context, obj *ent.FundedDeal, page *int, limit *int) (*DocumentPage, error)
@@ -1223,6 +1235,7 @@ type QueryResolver interface {
 type SubscriptionResolver interface {
 	AgentPresenceChanged(ctx context.Context) (<-chan *dialer.AgentStatus, error)
 	ImportJobProgress(ctx context.Context, id uuid.UUID) (<-chan *ent.ImportJob, error)
+	Events(ctx context.Context, types []string) (<-chan *webhooks.Envelope, error)
 }
 
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
@@ -3246,6 +3259,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DocumentPage.Total(childComplexity), true
+
+	case "Event.data":
+		if e.ComplexityRoot.Event.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Data(childComplexity), true
+	case "Event.event":
+		if e.ComplexityRoot.Event.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Event(childComplexity), true
+	case "Event.id":
+		if e.ComplexityRoot.Event.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ID(childComplexity), true
+	case "Event.timestamp":
+		if e.ComplexityRoot.Event.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Timestamp(childComplexity), true
 
 	case "FundedDeal.advisorId":
 		if e.ComplexityRoot.FundedDeal.AdvisorID == nil {
@@ -5647,6 +5685,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.AgentPresenceChanged(childComplexity), true
+	case "Subscription.events":
+		if e.ComplexityRoot.Subscription.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Events(childComplexity, args["types"].([]string)), true
 	case "Subscription.importJobProgress":
 		if e.ComplexityRoot.Subscription.ImportJobProgress == nil {
 			break
@@ -6147,7 +6196,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "apps.graphql" "documents.graphql" "imports.graphql"
+//go:embed "ent.graphql" "schema.graphql" "dialer.graphql" "webhooks.graphql" "inbound.graphql" "automations.graphql" "organization.graphql" "analytics.graphql" "lending.graphql" "access.graphql" "apps.graphql" "documents.graphql" "imports.graphql" "events.graphql"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -6172,6 +6221,7 @@ var sources = []*ast.Source{
 	{Name: "apps.graphql", Input: sourceData("apps.graphql"), BuiltIn: false},
 	{Name: "documents.graphql", Input: sourceData("documents.graphql"), BuiltIn: false},
 	{Name: "imports.graphql", Input: sourceData("imports.graphql"), BuiltIn: false},
+	{Name: "events.graphql", Input: sourceData("events.graphql"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -7123,6 +7173,20 @@ func (ec *executionContext) childFields_DocumentPage(ctx context.Context, field 
 		return ec.fieldContext_DocumentPage_hasMore(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DocumentPage", field.Name)
+}
+
+func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Event_id(ctx, field)
+	case "event":
+		return ec.fieldContext_Event_event(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_Event_timestamp(ctx, field)
+	case "data":
+		return ec.fieldContext_Event_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
 
 func (ec *executionContext) childFields_FundedDeal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10760,6 +10824,20 @@ func (ec *executionContext) field_Query_webhookSubscriptions_args(ctx context.Co
 		return nil, err
 	}
 	args["where"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg0
 	return args, nil
 }
 
@@ -19029,6 +19107,98 @@ func (ec *executionContext) _DocumentPage_hasMore(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_DocumentPage_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DocumentPage", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *webhooks.Envelope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Event_event(ctx context.Context, field graphql.CollectedField, obj *webhooks.Envelope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Event_timestamp(ctx context.Context, field graphql.CollectedField, obj *webhooks.Envelope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v apitime.Time) graphql.Marshaler {
+			return ec.marshalNTime2githubᚗcomᚋlendingpipeᚋsvcᚋinternalᚋapitimeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Event_data(ctx context.Context, field graphql.CollectedField, obj *webhooks.Envelope) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_data(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Data(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _FundedDeal_id(ctx context.Context, field graphql.CollectedField, obj *ent.FundedDeal) (ret graphql.Marshaler) {
@@ -28753,6 +28923,50 @@ func (ec *executionContext) fieldContext_Subscription_importJobProgress(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_importJobProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_events(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Events(ctx, fc.Args["types"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *webhooks.Envelope) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐEnvelope(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -49914,6 +50128,91 @@ func (ec *executionContext) _DocumentPage(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var eventImplementors = []string{"Event"}
+
+func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *webhooks.Envelope) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := make(map[string]*graphql.FieldSet)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Event")
+		case "id":
+			out.Values[i] = ec._Event_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "event":
+			out.Values[i] = ec._Event_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timestamp":
+			out.Values[i] = ec._Event_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "data":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Event_data(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
+	}
+
+	return out
+}
+
 var fundedDealImplementors = []string{"FundedDeal", "Node"}
 
 func (ec *executionContext) _FundedDeal(ctx context.Context, sel ast.SelectionSet, obj *ent.FundedDeal) graphql.Marshaler {
@@ -54020,6 +54319,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_agentPresenceChanged(ctx, fields[0])
 	case "importJobProgress":
 		return ec._Subscription_importJobProgress(ctx, fields[0])
+	case "events":
+		return ec._Subscription_events(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -56372,6 +56673,20 @@ func (ec *executionContext) marshalNDocumentRecordType2githubᚗcomᚋlendingpip
 	return v
 }
 
+func (ec *executionContext) marshalNEvent2githubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐEnvelope(ctx context.Context, sel ast.SelectionSet, v webhooks.Envelope) graphql.Marshaler {
+	return ec._Event(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋwebhooksᚐEnvelope(ctx context.Context, sel ast.SelectionSet, v *webhooks.Envelope) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Event(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFundDealInput2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚐFundDealInput(ctx context.Context, v any) (FundDealInput, error) {
 	res, err := ec.unmarshalInputFundDealInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -56804,6 +57119,28 @@ func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int
 func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNJSON2interface(ctx context.Context, v any) (any, error) {
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalAny(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

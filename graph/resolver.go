@@ -24,6 +24,7 @@ type Resolver struct {
 	db       *store.DB
 	now      func() time.Time
 	presence *dialer.Broker
+	events   *webhooks.Live
 	webhooks webhooks.Config
 	refs     *refCache
 	// uploads bound uploadDocument's and importLeads' files (NewHandler
@@ -34,7 +35,8 @@ type Resolver struct {
 // NewResolver returns the root resolver over db; hooks holds the webhook
 // settings subscriptions are validated against.
 func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Resolver {
-	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now), webhooks: hooks, refs: newRefCache(),
+	return &Resolver{db: db, now: now, presence: dialer.NewBroker(db.Client, now),
+		events: webhooks.NewLive(db.Client), webhooks: hooks, refs: newRefCache(),
 		uploads: UploadLimits{}.withDefaults()}
 }
 

@@ -22,7 +22,10 @@ import (
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
-const presenceSubscription = "subscription { agentPresenceChanged { userId status callsToday dispositionCount } }"
+const (
+	presenceSubscription = "subscription { agentPresenceChanged { userId status callsToday dispositionCount } }"
+	eventsSubscription   = "subscription { events { id event timestamp data } }"
+)
 
 // wsClient is a websocket client of one of the two protocols.
 type wsClient struct {
@@ -303,14 +306,14 @@ func TestWebsocketSubscriptionCap(t *testing.T) {
 	first.start("1", presenceSubscription)
 	second := dialWS(t, e, "graphql-ws", nil)
 	second.mustInit(e.Key)
-	second.start("1", presenceSubscription)
+	second.start("1", eventsSubscription) // every kind of subscription counts
 	time.Sleep(100 * time.Millisecond)
 
 	other := dialWS(t, e, "graphql-transport-ws", nil)
 	other.mustInit(e.NewKey(e.Org.ID, viewer.AllScopes...))
 	other.start("1", presenceSubscription)
 
-	second.start("2", presenceSubscription)
+	second.start("2", eventsSubscription)
 	code, reason, before := second.closed(5 * time.Second)
 	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "2 open subscriptions") {
 		t.Errorf("close %d %q, want %d naming the cap", code, reason, graph.CloseTooManyRequests)

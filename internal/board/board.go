@@ -1,76 +1,84 @@
-// Package board tells this process's live agents boards which rows changed,
-// once the change has committed. The hooks of every schema a board row is
-// built from (presence, call events, users, leads) report here, so every
-// surface that writes them (GraphQL, REST, the dialer connector,
+// Package board tells the live agents boards of every replica which rows
+// changed, once the change has committed. The hooks of every schema a board
+// row is built from (presence, call events, users, leads) report here, so
+// every surface that writes them (GraphQL, REST, the dialer connector,
 // automations) updates the board, and a rolled-back change never does.
+// Changes travel on the change bus of the writing client (internal/bus):
+// the ids of the rows, which each replica reads for its own subscribers.
 //
-// It imports only the generated ent client and internal/commit.
+// It imports only the generated ent client, internal/bus and
+// internal/commit.
 package board
 
 import (
 	"context"
-	"sync"
+	"encoding/json"
+	"log/slog"
 
 	"entgo.io/ent"
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/internal/bus"
 	"github.com/lendingpipe/svc/internal/commit"
 )
 
 // Change names the rows of one organization that changed: its agents', and
 // those of the agents whose current lead is one of Leads (its name shows).
 type Change struct {
-	OrgID  uuid.UUID
-	Agents []uuid.UUID
-	Leads  []uuid.UUID
+	OrgID  uuid.UUID   `json:"o"`
+	Agents []uuid.UUID `json:"a,omitempty"`
+	Leads  []uuid.UUID `json:"l,omitempty"`
 }
 
-var listeners = struct {
-	sync.Mutex
-	byOrg map[uuid.UUID]map[*func(Change)]struct{}
-}{byOrg: map[uuid.UUID]map[*func(Change)]struct{}{}}
-
-// Listen calls fn with orgID's committed changes until stop is called.
-// fn runs in the committing goroutine: it must not block.
-func Listen(orgID uuid.UUID, fn func(Change)) (stop func()) {
-	key := &fn
-	listeners.Lock()
-	defer listeners.Unlock()
-	if listeners.byOrg[orgID] == nil {
-		listeners.byOrg[orgID] = map[*func(Change)]struct{}{}
-	}
-	listeners.byOrg[orgID][key] = struct{}{}
-	return func() {
-		listeners.Lock()
-		defer listeners.Unlock()
-		delete(listeners.byOrg[orgID], key)
-		if len(listeners.byOrg[orgID]) == 0 {
-			delete(listeners.byOrg, orgID)
+// Listen calls fn with every replica's committed changes heard on b until
+// stop is called. fn must not block.
+func Listen(b *bus.Bus, fn func(Change)) (stop func()) {
+	return b.Subscribe(bus.Board, func(raw []byte) {
+		var c Change
+		if err := json.Unmarshal(raw, &c); err != nil {
+			slog.Warn("an unreadable agents board change", "err", err)
+			return
 		}
-	}
+		fn(c)
+	})
 }
 
-// Changed reports c once m's transaction commits (at once when m ran
-// outside one). An organization nobody listens to costs nothing.
+// Changed publishes c on the bus of m's client once m's transaction
+// commits (at once when m ran outside one).
 func Changed(ctx context.Context, m ent.Mutation, c Change) {
+	var b *bus.Bus
+	if cm, ok := m.(interface{ Client() *gen.Client }); ok {
+		b = cm.Client().Bus
+	}
+	if b == nil {
+		return
+	}
 	if txm, ok := m.(interface{ Tx() (*gen.Tx, error) }); ok {
 		// The mutation's own transaction, whether or not ctx names it.
 		if tx, err := txm.Tx(); err == nil {
 			ctx = gen.NewTxContext(ctx, tx)
 		}
 	}
-	commit.After(ctx, func() { notify(c) })
+	commit.After(ctx, func() { publish(b, c) })
 }
 
-func notify(c Change) {
-	listeners.Lock()
-	fns := make([]func(Change), 0, len(listeners.byOrg[c.OrgID]))
-	for fn := range listeners.byOrg[c.OrgID] {
-		fns = append(fns, *fn)
-	}
-	listeners.Unlock()
-	for _, fn := range fns {
-		fn(c)
+// maxIDs bounds the ids of one message, well inside a bus frame.
+const maxIDs = 100
+
+// publish sends c in messages of at most maxIDs ids.
+func publish(b *bus.Bus, c Change) {
+	for len(c.Agents)+len(c.Leads) > 0 {
+		part := Change{OrgID: c.OrgID}
+		n := min(len(c.Agents), maxIDs)
+		part.Agents, c.Agents = c.Agents[:n], c.Agents[n:]
+		n = min(len(c.Leads), maxIDs-len(part.Agents))
+		part.Leads, c.Leads = c.Leads[:n], c.Leads[n:]
+		raw, err := json.Marshal(part)
+		if err != nil {
+			slog.Warn("encoding an agents board change", "err", err)
+			return
+		}
+		b.Publish(bus.Board, raw)
 	}
 }

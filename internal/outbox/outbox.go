@@ -86,7 +86,10 @@ func write(ctx context.Context, c *ent.Client, what string, data map[string]any,
 	if err := create(ctx, c, events); err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", what, err)
 	}
-	commit.After(ctx, Wake)
+	commit.After(ctx, func() {
+		Wake()
+		announce(c.Bus, events)
+	})
 	return nil
 }
 
@@ -117,7 +120,10 @@ type pending struct {
 	c      *ent.Client
 	tx     *ent.Tx // the transaction the state was opened for
 	events []*ent.WebhookEventCreate
-	ended  bool // flushed or rolled back: later events are written at once
+	// written are the events inserted so far, announced once the
+	// transaction commits.
+	written []*ent.WebhookEventCreate
+	ended   bool // flushed or rolled back: later events are written at once
 }
 
 // pendingKey keeps a transaction's pending events in its state (txstate).
@@ -162,6 +168,7 @@ func queue(ctx context.Context, tx *ent.Tx, c *ent.Client, events []*ent.Webhook
 				return err
 			}
 			Wake()
+			announce(p.c.Bus, p.written)
 			return nil
 		})
 	})
@@ -195,6 +202,9 @@ func (p *pending) insert(events []*ent.WebhookEventCreate) error {
 		if err := create(p.ctx, p.c, batch); err != nil {
 			return fmt.Errorf("writing the transaction's events to the outbox: %w", err)
 		}
+		p.mu.Lock()
+		p.written = append(p.written, batch...)
+		p.mu.Unlock()
 	}
 	return nil
 }

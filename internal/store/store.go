@@ -48,6 +48,8 @@ type DB struct {
 	// readIdle is the read pool's idle-connection limit, restored after
 	// Optimize recycles it.
 	readIdle int
+	// BusKind is the change bus chosen (BusMemory, BusPostgres, BusRedis).
+	BusKind string
 }
 
 // readConnLifetime bounds how long a pooled connection lives, so every
@@ -60,6 +62,10 @@ type Options struct {
 	// FilesURL is the file store's (filestore.Open); empty: the
 	// directory beside the database (filestore.DefaultURL).
 	FilesURL string
+	// Bus chooses the change bus live subscriptions hear other replicas'
+	// changes on (BusAuto when empty); RedisURL and RedisPrefix are its
+	// Redis's (SVC_REDIS_URL) and its channels' prefix.
+	Bus, RedisURL, RedisPrefix string
 }
 
 // DefaultMaxConns sizes the pool (SQLite's read pool; PostgreSQL's whole
@@ -100,7 +106,12 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	if telemetry.Tracing() {
 		driver = newTracedDriver(driver)
 	}
-	s.Client = ent.NewClient(ent.Driver(driver))
+	b, err := s.openBus(opts, databaseURL)
+	if err != nil {
+		_ = driver.Close()
+		return nil, err
+	}
+	s.Client = ent.NewClient(ent.Driver(driver), ent.Bus(b))
 	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
 	if err := s.migrateLocked(ctx, drv, dsn); err != nil {
 		s.Close()
@@ -215,6 +226,7 @@ func (s *DB) Close() error {
 	if s.Files != nil {
 		_ = s.Files.Close() // nothing of a closed bucket is kept to flush
 	}
+	_ = s.Client.Bus.Close() // messages not yet sent are lost, as on a crash
 	return s.Client.Close()
 }
 
