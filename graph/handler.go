@@ -41,6 +41,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	srv.AroundFields(stopAtDeadline)
 	srv.AroundResponses(capErrors)
 	srv.AroundOperations(codeEveryError(logger)) // around the transaction's
+	srv.AroundOperations(withCappedCounts)
 	srv.Use(mutationTx{client: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)
