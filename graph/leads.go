@@ -73,10 +73,20 @@ func (r *Resolver) leadsConnection(ctx context.Context, after *entgql.Cursor[uui
 	capped := false
 	conn, err := r.client(ctx).Lead.Query().Paginate(r.countedFilter(ctx, where, &capped), after, first, before, last,
 		ent.WithLeadOrder(orderBy), ent.WithLeadFilter(where.Filter))
-	if err == nil && capped {
+	if err != nil {
+		return nil, err
+	}
+	if capped {
 		markCapped(ctx, conn)
 	}
-	return conn, err
+	// Paginate loads the edges the nodes ask for; the advisor's name is
+	// not one, so the page's advisors (and stages) come from the cache,
+	// not a query a lead.
+	nodes := make([]*ent.Lead, 0, len(conn.Edges))
+	for _, e := range conn.Edges {
+		nodes = append(nodes, e.Node)
+	}
+	return conn, r.attachRefs(ctx, nodes...)
 }
 
 // countedLeads marks ctx so that a Count of the viewer's organization's
@@ -257,9 +267,16 @@ func FullName(u *ent.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }
 
-// leadByID reads one lead with its stage and advisor.
+// leadByID reads one lead with its stage and advisor, and in GraphQL with
+// the edges the operation asks for (CollectFields): a lead page's
+// applications, deals and calls, with their lenders, are a query an edge
+// rather than a query a row.
 func (r *Resolver) leadByID(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
-	l, err := r.client(ctx).Lead.Query().Where(lead.ID(id)).Only(ctx)
+	q, err := r.client(ctx).Lead.Query().Where(lead.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ type Options struct {
 	// FilesURL is the file store's (filestore.Open); empty: the
 	// directory beside the database (filestore.DefaultURL).
 	FilesURL string
+	// WrapDriver, when set, wraps the ent driver: a test counts the
+	// statements a request runs with it (dialect.DebugWithContext).
+	WrapDriver func(dialect.Driver) dialect.Driver
 }
 
 // DefaultMaxConns sizes the pool (SQLite's read pool; PostgreSQL's whole
@@ -95,6 +98,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		write := entsql.OpenDB(dia, s.write)
 		s.group = newGroupCommit(write)
 		driver = splitDriver{read: entsql.OpenDB(dia, read), write: write, group: s.group}
+	}
+	if opts.WrapDriver != nil {
+		driver = opts.WrapDriver(driver)
 	}
 	s.Client = ent.NewClient(ent.Driver(driver))
 	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
