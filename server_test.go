@@ -166,7 +166,7 @@ func TestLoadRunner(t *testing.T) {
 		t.Fatalf("loadtest: %v\n%s", err, out)
 	}
 	for _, name := range []string{"baseline", "get lead", "list page 1", "search", "search broad word", "create lead", "patch lead", "dialer event", "presence",
-		"GET /v1/applications?leadId=", "GET /v1/funded-deals?lenderId=&fundedFrom=",
+		"board column (GraphQL)", "lead page (GraphQL)", "GET /v1/applications?leadId=", "GET /v1/funded-deals?lenderId=&fundedFrom=",
 		"analytics pipeline by month", "analytics lenders by day", "analytics dialer by month"} {
 		re := regexp.MustCompile(`\| ` + regexp.QuoteMeta(name) + ` \| (\d+) \| \d+ \|.*\| (\d+) \|`)
 		m := re.FindStringSubmatch(string(out))

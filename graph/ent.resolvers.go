@@ -118,6 +118,9 @@ func (r *Resolver) InboundEndpoint() InboundEndpointResolver { return &inboundEn
 // Lead returns LeadResolver implementation.
 func (r *Resolver) Lead() LeadResolver { return &leadResolver{r} }
 
+// LeadConnection returns LeadConnectionResolver implementation.
+func (r *Resolver) LeadConnection() LeadConnectionResolver { return &leadConnectionResolver{r} }
+
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
@@ -125,4 +128,5 @@ type applicationResolver struct{ *Resolver }
 type fundedDealResolver struct{ *Resolver }
 type inboundEndpointResolver struct{ *Resolver }
 type leadResolver struct{ *Resolver }
+type leadConnectionResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }

@@ -65,6 +65,7 @@ type ResolverRoot interface {
 	ImportRowError() ImportRowErrorResolver
 	InboundEndpoint() InboundEndpointResolver
 	Lead() LeadResolver
+	LeadConnection() LeadConnectionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
@@ -778,9 +779,10 @@ type ComplexityRoot struct {
 	}
 
 	LeadConnection struct {
-		Edges      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
+		Edges             func(childComplexity int) int
+		PageInfo          func(childComplexity int) int
+		TotalCount        func(childComplexity int) int
+		TotalCountIsExact func(childComplexity int) int
 	}
 
 	LeadEdge struct {
@@ -1142,6 +1144,9 @@ type InboundEndpointResolver interface {
 type LeadResolver interface {
 	PrimaryAdvisorName(ctx context.Context, obj *ent.Lead) (*string, error)
 	Documents(ctx context.Context, obj *ent.Lead, page *int, limit *int) (*DocumentPage, error)
+}
+type LeadConnectionResolver interface {
+	TotalCountIsExact(ctx context.Context, obj *ent.LeadConnection) (bool, error)
 }
 type MutationResolver interface {
 	CreateLead(ctx context.Context, input ent.CreateLeadInput) (*ent.Lead, error)
@@ -4226,6 +4231,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.LeadConnection.TotalCount(childComplexity), true
+	case "LeadConnection.totalCountIsExact":
+		if e.ComplexityRoot.LeadConnection.TotalCountIsExact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeadConnection.TotalCountIsExact(childComplexity), true
 
 	case "LeadEdge.cursor":
 		if e.ComplexityRoot.LeadEdge.Cursor == nil {
@@ -7613,6 +7624,8 @@ func (ec *executionContext) childFields_LeadConnection(ctx context.Context, fiel
 		return ec.fieldContext_LeadConnection_pageInfo(ctx, field)
 	case "totalCount":
 		return ec.fieldContext_LeadConnection_totalCount(ctx, field)
+	case "totalCountIsExact":
+		return ec.fieldContext_LeadConnection_totalCountIsExact(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LeadConnection", field.Name)
 }
@@ -22978,6 +22991,29 @@ func (ec *executionContext) _LeadConnection_totalCount(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_LeadConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LeadConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LeadConnection_totalCountIsExact(ctx context.Context, field graphql.CollectedField, obj *ent.LeadConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LeadConnection_totalCountIsExact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.LeadConnection().TotalCountIsExact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LeadConnection_totalCountIsExact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LeadConnection", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _LeadEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.LeadEdge) (ret graphql.Marshaler) {
@@ -52013,13 +52049,49 @@ func (ec *executionContext) _LeadConnection(ctx context.Context, sel ast.Selecti
 		case "pageInfo":
 			out.Values[i] = ec._LeadConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalCount":
 			out.Values[i] = ec._LeadConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCountIsExact":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._LeadConnection_totalCountIsExact(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
+				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

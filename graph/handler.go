@@ -47,6 +47,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	if telemetry.Tracing() {
 		srv.Use(resolverSpans{})
 	}
+	srv.AroundOperations(withCappedCounts)
 	srv.Use(mutationTx{client: r.db.Client})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := presentError(ctx, err)

@@ -56,21 +56,37 @@ func pageArgs(pageArg, limitArg *int) (page, limit int, err error) {
 // organization: SQLite sorted all its leads for every page.)
 var newestFirst = &ent.LeadOrder{Direction: entgql.OrderDirectionDesc, Field: ent.LeadOrderFieldCreatedAt}
 
-// leadsConnection is the GraphQL leads connection. Unfiltered, its
-// totalCount is the organization's maintained count (counted), as the REST
-// list's total is, rather than a COUNT of every lead.
+// leadsConnection is the GraphQL leads connection. Its totalCount is a
+// kept count when one covers the filter (the organization's, as the REST
+// list's total is, or its stages'), else a count bounded by MaxCounted
+// (countedFilter), rather than a COUNT of every matching lead.
 func (r *Resolver) leadsConnection(ctx context.Context, after *entgql.Cursor[uuid.UUID], first *int,
 	before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.LeadOrder, where *ent.LeadWhereInput) (*ent.LeadConnection, error) {
 	if orderBy == nil {
 		orderBy = newestFirst
 	}
-	if where == nil {
-		ctx = r.countedLeads(ctx)
-	} else if err := CheckRange(where.CreatedAtGTE, where.CreatedAtLT, "createdAtGTE", "createdAtLT"); err != nil {
+	if where != nil {
+		if err := CheckRange(where.CreatedAtGTE, where.CreatedAtLT, "createdAtGTE", "createdAtLT"); err != nil {
+			return nil, err
+		}
+	}
+	capped := false
+	conn, err := r.client(ctx).Lead.Query().Paginate(r.countedFilter(ctx, where, &capped), after, first, before, last,
+		ent.WithLeadOrder(orderBy), ent.WithLeadFilter(where.Filter))
+	if err != nil {
 		return nil, err
 	}
-	return r.client(ctx).Lead.Query().Paginate(ctx, after, first, before, last,
-		ent.WithLeadOrder(orderBy), ent.WithLeadFilter(where.Filter))
+	if capped {
+		markCapped(ctx, conn)
+	}
+	// Paginate loads the edges the nodes ask for; the advisor's name is
+	// not one, so the page's advisors (and stages) come from the cache,
+	// not a query a lead.
+	nodes := make([]*ent.Lead, 0, len(conn.Edges))
+	for _, e := range conn.Edges {
+		nodes = append(nodes, e.Node)
+	}
+	return conn, r.attachRefs(ctx, nodes...)
 }
 
 // countedLeads marks ctx so that a Count of the viewer's organization's
@@ -110,7 +126,7 @@ func (r *Resolver) leadsPage(ctx context.Context, pageArg, limitArg *int, search
 	case searching:
 		nodes, total, err = r.searchLeads(ctx, *search, s.limit, s.skip)
 	case filter != nil:
-		nodes, total, err = r.filteredLeads(ctx, filter, s.limit, s.skip)
+		nodes, total, err = r.filteredLeads(ctx, r.leadFilterCounted(ctx, where, tags), filter, s.limit, s.skip)
 	default:
 		nodes, total, err = r.newestLeads(ctx, s.limit, s.skip)
 	}
@@ -185,8 +201,8 @@ func tagFilter(tags []string) ([]string, error) {
 }
 
 // filteredLeads pages the leads filter matches, newest first, with their
-// exact count.
-func (r *Resolver) filteredLeads(ctx context.Context, filter predicate.Lead, limit, offset int) ([]*ent.Lead, int, error) {
+// exact count, counted with countCtx (leadFilterCounted).
+func (r *Resolver) filteredLeads(ctx, countCtx context.Context, filter predicate.Lead, limit, offset int) ([]*ent.Lead, int, error) {
 	nodes, err := r.client(ctx).Lead.Query().Where(filter).
 		Order(lead.ByCreatedAt(sql.OrderDesc()), lead.ByID(sql.OrderDesc())).
 		Limit(limit).Offset(offset).All(ctx)
@@ -196,7 +212,7 @@ func (r *Resolver) filteredLeads(ctx context.Context, filter predicate.Lead, lim
 	if err := r.attachRefs(ctx, nodes...); err != nil {
 		return nil, 0, err
 	}
-	total, err := r.client(ctx).Lead.Query().Where(filter).Count(ctx)
+	total, err := r.client(ctx).Lead.Query().Where(filter).Count(countCtx)
 	return nodes, total, err
 }
 
@@ -251,9 +267,16 @@ func FullName(u *ent.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }
 
-// leadByID reads one lead with its stage and advisor.
+// leadByID reads one lead with its stage and advisor, and in GraphQL with
+// the edges the operation asks for (CollectFields): a lead page's
+// applications, deals and calls, with their lenders, are a query an edge
+// rather than a query a row.
 func (r *Resolver) leadByID(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
-	l, err := r.client(ctx).Lead.Query().Where(lead.ID(id)).Only(ctx)
+	q, err := r.client(ctx).Lead.Query().Where(lead.ID(id)).CollectFields(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

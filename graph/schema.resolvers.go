@@ -18,6 +18,11 @@ func (r *leadResolver) PrimaryAdvisorName(ctx context.Context, obj *ent.Lead) (*
 	return advisorName(ctx, obj)
 }
 
+// TotalCountIsExact is the resolver for the totalCountIsExact field.
+func (r *leadConnectionResolver) TotalCountIsExact(ctx context.Context, obj *ent.LeadConnection) (bool, error) {
+	return countIsExact(ctx, obj), nil
+}
+
 // CreateLead is the resolver for the createLead field.
 func (r *mutationResolver) CreateLead(ctx context.Context, input ent.CreateLeadInput) (*ent.Lead, error) {
 	return r.client(ctx).Lead.Create().SetInput(input).Save(ctx)

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"entgo.io/ent"
@@ -40,7 +41,9 @@ func (Lead) Interceptors() []ent.Interceptor {
 
 // countFromTotal answers a lead Count from the maintained total when the
 // caller marked the context (counted.With) because the query is the whole
-// organization's: a COUNT would read every one of its leads. The privacy
+// organization's, or a filter a kept count covers: a COUNT would read every
+// one of the matching leads. A total that turns out not to be kept
+// (counted.ErrNotKept) falls back to the COUNT. The privacy
 // rules have run by then (Count prepares the query before its
 // interceptors), so a caller without leads:read still gets no total.
 var countFromTotal = ent.InterceptFunc(func(next ent.Querier) ent.Querier {
@@ -49,7 +52,11 @@ var countFromTotal = ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 		if !ok || ent.QueryFromContext(ctx).Op != ent.OpQueryCount {
 			return next.Query(ctx, q)
 		}
-		return total(ctx)
+		n, err := total(ctx)
+		if errors.Is(err, counted.ErrNotKept) {
+			return next.Query(ctx, q)
+		}
+		return n, err
 	})
 })
 

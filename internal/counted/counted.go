@@ -6,11 +6,19 @@
 // A leaf: it imports nothing of this service.
 package counted
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 type key struct{}
 
-// Total returns the maintained total.
+// ErrNotKept is what a Total returns when no maintained total covers the
+// query after all (an organization whose counts are still being rebuilt,
+// say): the interceptor then counts the rows.
+var ErrNotKept = errors.New("no maintained total covers the query")
+
+// Total returns the maintained total, or ErrNotKept.
 type Total func(context.Context) (int, error)
 
 // With marks ctx: a Count of the marked entity's query returns total.

@@ -66,6 +66,9 @@ type Options struct {
 	// changes on (BusAuto when empty); RedisURL and RedisPrefix are its
 	// Redis's (SVC_REDIS_URL) and its channels' prefix.
 	Bus, RedisURL, RedisPrefix string
+	// WrapDriver, when set, wraps the ent driver: a test counts the
+	// statements a request runs with it (dialect.DebugWithContext).
+	WrapDriver func(dialect.Driver) dialect.Driver
 }
 
 // DefaultMaxConns sizes the pool (SQLite's read pool; PostgreSQL's whole
@@ -105,6 +108,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	}
 	if telemetry.Tracing() {
 		driver = newTracedDriver(driver)
+	}
+	if opts.WrapDriver != nil {
+		driver = opts.WrapDriver(driver)
 	}
 	b, err := s.openBus(opts, databaseURL)
 	if err != nil {

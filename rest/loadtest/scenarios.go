@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
+	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -34,6 +35,8 @@ type fixtures struct {
 	// The lending book: leads with applications, and the lenders.
 	appliedLeads []uuid.UUID
 	lenders      []uuid.UUID
+	// The pipeline's stages, for the board's columns.
+	stages []uuid.UUID
 }
 
 // prepare finds or seeds the load organization and makes a key for the run.
@@ -83,6 +86,9 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 	if fx.lenders, err = db.Client.Lender.Query().Where(lender.OrgID(org.ID)).IDs(sys); err != nil {
 		return nil, err
 	}
+	if fx.stages, err = db.Client.PipelineStage.Query().Where(pipelinestage.OrgID(org.ID)).IDs(sys); err != nil {
+		return nil, err
+	}
 	if len(fx.leads) == 0 || len(fx.agents) == 0 {
 		return nil, fmt.Errorf("the load organization needs leads and agents (--leads, --agents)")
 	}
@@ -115,6 +121,40 @@ const (
 		total page limit hasMore nodes { id applicationId leadId lenderId lenderName advisorId fundedAmount interestRate rateType
 		termMonths paymentFrequency paybackAmount expectedCommission commissionId fundedAt createdAt updatedAt } } }`
 )
+
+// The dashboard's reads: a pipeline board's column (a stage's 25 newest
+// leads and its total) and a lead's page (the lead with its applications,
+// deals and latest calls).
+const (
+	boardColumnQuery = `query($stage: ID!) { leads(first: 25, where: {stageId: $stage}, orderBy: {field: CREATED_AT, direction: DESC}) {
+		totalCount edges { node { id businessName requestedAmount priority primaryAdvisorName } } } }`
+	leadPageQuery = `query($id: ID!) { lead(id: $id) {
+		id businessName contactFirstName contactLastName email phone requestedAmount priority tags primaryAdvisorName
+		stage { id stageLabel color }
+		applications { id status product requestedAmount lenderName submittedAt decidedAt approvedAmount }
+		fundedDeals { id lenderName fundedAmount expectedCommission fundedAt }
+		callEvents(first: 10, orderBy: {field: OCCURRED_AT, direction: DESC}) { totalCount edges { node { id eventType direction disposition occurredAt } } } } }`
+)
+
+// dashboardScenarios are the board column and the lead page, over GraphQL.
+func dashboardScenarios(fx *fixtures, server string, target func(string, func() string, func() string) vegeta.Targeter) []scenario {
+	if len(fx.stages) == 0 {
+		return nil
+	}
+	graphql := func() string { return server + "/graphql" }
+	pageLeads := fx.appliedLeads
+	if len(pageLeads) == 0 {
+		pageLeads = fx.leads
+	}
+	return []scenario{
+		{name: "board column", graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(boardColumnQuery, map[string]any{"stage": fx.stages[rand.IntN(len(fx.stages))]})
+		})},
+		{name: "lead page", graphql: true, targeter: target("POST", graphql, func() string {
+			return graphqlBody(leadPageQuery, map[string]any{"id": pageLeads[rand.IntN(len(pageLeads))]})
+		})},
+	}
+}
 
 // graphqlBody is a POST /graphql body.
 func graphqlBody(query string, vars map[string]any) string {
@@ -179,6 +219,7 @@ func scenarios(fx *fixtures, servers []string, baseline, lendingVia string) []sc
 			return fmt.Sprintf(`{"userId":"%s","status":"%s"}`, agent(), statuses[rand.IntN(len(statuses))])
 		})},
 	}
+	all = append(all, dashboardScenarios(fx, server, target)...)
 	all = append(all, lendingScenarios(fx, server, lendingVia, target)...)
 	return append(all, analyticsScenarios(server, target)...)
 }

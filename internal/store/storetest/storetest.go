@@ -34,7 +34,17 @@ func Open(tb testing.TB) *store.DB {
 // say).
 func OpenWithFiles(tb testing.TB, filesURL string) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), URL(tb), store.Options{FilesURL: filesURL})
+	return OpenWithOptions(tb, store.Options{FilesURL: filesURL})
+}
+
+// OpenWithOptions is Open with opts (a wrapped driver, say); without a
+// FilesURL, the file store is a directory private to tb.
+func OpenWithOptions(tb testing.TB, opts store.Options) *store.DB {
+	tb.Helper()
+	if opts.FilesURL == "" {
+		opts.FilesURL = filepath.Join(tb.TempDir(), "files")
+	}
+	db, err := store.Open(context.Background(), URL(tb), opts)
 	if err != nil {
 		tb.Fatalf("opening test database: %v", err)
 	}

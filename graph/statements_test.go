@@ -1,0 +1,147 @@
+package graph_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"entgo.io/ent/dialect"
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/rest/root"
+)
+
+// boardColumnQuery is a pipeline board's column: a stage's newest leads
+// with the stage's total.
+const boardColumnQuery = `query($stage: ID!, $first: Int!) {
+	leads(first: $first, where: {stageId: $stage}, orderBy: {field: CREATED_AT, direction: DESC}) {
+		totalCount edges { node { id businessName requestedAmount priority primaryAdvisorName stage { id stageLabel } } } } }`
+
+// leadPageQuery is a lead's page: the lead, its applications with their
+// lenders, its funded deals and its latest calls.
+const leadPageQuery = `query($id: ID!) { lead(id: $id) {
+	id businessName requestedAmount priority primaryAdvisorName stage { id stageLabel }
+	applications { id status requestedAmount lenderName lender { id name } }
+	fundedDeals { id fundedAmount fundedAt lender { id name } application { id status } }
+	callEvents(first: 20) { totalCount edges { node { id eventType occurredAt } } } } }`
+
+// statementServer is a server over a database whose ent driver counts its
+// statements; nothing else (no webhook or automation runner) uses it, so
+// the count between two points is what the requests between them ran.
+type statementServer struct {
+	db  *store.DB
+	srv *httptest.Server
+	key string
+	n   atomic.Int64
+}
+
+func newStatementServer(t *testing.T) *statementServer {
+	s := &statementServer{}
+	s.db = storetest.OpenWithOptions(t, store.Options{WrapDriver: func(d dialect.Driver) dialect.Driver {
+		return dialect.DebugWithContext(d, func(context.Context, ...any) { s.n.Add(1) })
+	}})
+	cfg := rest.Config{RateLimit: 100000, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Version: "test", Now: time.Now}
+	srv := httptest.NewServer(root.Handler(cfg, s.db, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+	s.srv = srv
+	return s
+}
+
+// statements runs query twice and returns how many statements the second
+// run ran: the first fills the caches (the key's, the stages' and
+// advisors'), which would otherwise count against whichever ran first.
+func (s *statementServer) statements(t *testing.T, query string, vars map[string]any) int {
+	t.Helper()
+	e := &resttest.Env{T: t, Server: s.srv}
+	n := 0
+	for range 2 {
+		s.n.Store(0)
+		r := e.Post("/graphql", s.key, map[string]any{"query": query, "variables": vars})
+		n = int(s.n.Load())
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.Status, r.Raw)
+		}
+		if code, _ := r.Error(); code != "" {
+			t.Fatalf("error %s: %s", code, r.Raw)
+		}
+	}
+	return n
+}
+
+// A board column and a lead page run as many statements with one related
+// row as with many: no query a row (N+1).
+func TestReadsRunNoQueryPerRow(t *testing.T) {
+	s := newStatementServer(t)
+	ctx := context.Background()
+	org, key := resttest.OrgWithKey(t, s.db, "Counted", viewer.AllScopes...)
+	s.key = key
+	quiet := viewer.WithBulkLoad(ctx)
+	if _, err := s.db.SeedLeadsWithLending(quiet, org.ID, 400, nil); err != nil {
+		t.Fatal(err)
+	}
+	agents, err := s.db.SeedAgents(quiet, org.ID, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leads, err := s.db.SomeLeadIDs(ctx, org.ID, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.SeedCallEvents(quiet, org.ID, agents, leads, 300, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.RebuildRollups(ctx, org.ID); err != nil {
+		t.Fatal(err)
+	}
+	few, many := leadsByRelatedRows(t, s.db, org.ID)
+
+	stage := s.db.Client.Lead.GetX(rule.SystemContext(ctx), few).StageID
+	board := func(first int) int {
+		return s.statements(t, boardColumnQuery, map[string]any{"stage": stage, "first": first})
+	}
+	if one, page := board(1), board(25); one != page {
+		t.Errorf("board column: %d statements for 1 lead, %d for 25", one, page)
+	}
+	page := func(id uuid.UUID) int { return s.statements(t, leadPageQuery, map[string]any{"id": id}) }
+	if one, more := page(few), page(many); one != more {
+		t.Errorf("lead page: %d statements with 1 application and call, %d with more", one, more)
+	}
+}
+
+// leadsByRelatedRows is a lead with one application and one call, and a
+// lead with several of each, both with a funded deal.
+func leadsByRelatedRows(t *testing.T, db *store.DB, org uuid.UUID) (few, many uuid.UUID) {
+	t.Helper()
+	sys := rule.SystemContext(context.Background())
+	ls, err := db.Client.Lead.Query().Where(lead.OrgID(org), lead.HasFundedDeals(), lead.HasCallEvents()).
+		WithApplications().WithCallEvents().All(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minN, maxN := 0, 0
+	for _, l := range ls {
+		n := min(len(l.Edges.Applications), len(l.Edges.CallEvents))
+		if n >= 1 && (minN == 0 || len(l.Edges.Applications)+len(l.Edges.CallEvents) < minN) {
+			few, minN = l.ID, len(l.Edges.Applications)+len(l.Edges.CallEvents)
+		}
+		if n > maxN {
+			many, maxN = l.ID, n
+		}
+	}
+	if maxN < 2 || few == uuid.Nil {
+		t.Fatalf("the seeded book has no lead with several applications and calls (%d)", maxN)
+	}
+	return few, many
+}
