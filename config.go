@@ -37,8 +37,8 @@ type config struct {
 	// answers 503, so the load balancer stops sending before the listener
 	// closes; ShutdownTimeout bounds the wait for requests in flight.
 	DrainDelay, ShutdownTimeout time.Duration
-	Webhooks       webhooks.Config
-	GraphQL        graph.HandlerConfig
+	Webhooks                    webhooks.Config
+	GraphQL                     graph.HandlerConfig
 	// Tracing is whether traces go to an OTLP endpoint (OTEL_*).
 	Tracing telemetry.TracingConfig
 
@@ -49,15 +49,15 @@ type config struct {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
-		Addr:           or(getenv("SVC_ADDR"), ":8080"),
-		DatabaseURL:    or(getenv("SVC_DATABASE_URL"), "svc.db"),
-		RateLimit:      600,
-		RateWindow:     time.Minute,
-		MaxBodyBytes:   1 << 20,
-		AuditRetention: store.DefaultAuditRetention,
-		StorageSweep:   10 * time.Minute,
+		Addr:            or(getenv("SVC_ADDR"), ":8080"),
+		DatabaseURL:     or(getenv("SVC_DATABASE_URL"), "svc.db"),
+		RateLimit:       600,
+		RateWindow:      time.Minute,
+		MaxBodyBytes:    1 << 20,
+		AuditRetention:  store.DefaultAuditRetention,
+		StorageSweep:    10 * time.Minute,
 		ShutdownTimeout: 30 * time.Second,
-		Webhooks:       webhooks.DefaultConfig(),
+		Webhooks:        webhooks.DefaultConfig(),
 	}
 	c.DefaultDatabase = getenv("SVC_DATABASE_URL") == ""
 	if err := store.CheckDatabaseURL(c.DatabaseURL); err != nil {
