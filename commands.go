@@ -36,7 +36,9 @@ func withDB(ctx context.Context, cfg config, existing bool, fn func(*store.DB) e
 			return fmt.Errorf("no database at %s (SVC_DATABASE_URL): svc serve or svc orgs create makes one", path)
 		}
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{FilesURL: cfg.StorageURL})
+	// The servers' bus, so what a command changes reaches their live
+	// subscribers.
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{FilesURL: cfg.StorageURL, Bus: cfg.Bus, RedisURL: cfg.RedisURL})
 	if err != nil {
 		return err
 	}
@@ -350,6 +352,9 @@ func setupLoadTest(fs *flag.FlagSet) action {
 		var names []string
 		if *only != "" {
 			names = strings.Split(*only, ",")
+		}
+		if _, sqlite := store.SQLiteFile(e.cfg.DatabaseURL); sqlite && *replicas > 1 {
+			return usagef("loadtest", "--replicas above 1 needs PostgreSQL (SVC_DATABASE_URL=postgres://...): a SQLite file serves one process")
 		}
 		if *lendingVia != loadtest.ViaGraphQL && *lendingVia != loadtest.ViaREST {
 			return usagef("loadtest", "--lending-via must be graphql or rest")

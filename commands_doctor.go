@@ -90,6 +90,10 @@ func (d *doctor) checkDatabase(ctx context.Context) {
 		return
 	}
 	name := map[string]string{"postgres": "PostgreSQL", "sqlite3": "SQLite"}[in.Dialect]
+	if in.Dialect == "postgres" && in.VersionNum < minPostgres {
+		d.add("fail", "database", "%s %s is older than 13, the oldest the service runs on", name, in.Version)
+		return
+	}
 	d.add("ok", "database", "%s %s answered in %s", name, in.Version, in.Latency.Round(time.Microsecond))
 	switch {
 	case !in.Migrated:
@@ -112,6 +116,10 @@ func (d *doctor) checkDatabase(ctx context.Context) {
 	}
 	d.checkConnections(in)
 }
+
+// minPostgres is the oldest PostgreSQL the service runs on (13: the search
+// functions' normalize() and insert-triggered autovacuum).
+const minPostgres = 130000
 
 func (d *doctor) checkSQLiteReplicas() {
 	if d.replicas > 1 {

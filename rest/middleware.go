@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/httprate"
 	httprateredis "github.com/go-chi/httprate-redis"
@@ -465,7 +467,10 @@ func withAccessLog(metrics *telemetry.Metrics) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rec := &statusRecorder{ResponseWriter: w}
-			r, span := telemetry.StartHTTP(r)
+			var span trace.Span
+			if telemetry.Tracing() { // redactPath allocates: not for every request
+				r, span = telemetry.StartHTTP(r, redactPath(r.URL.Path))
+			}
 			next.ServeHTTP(rec, r)
 			took := time.Since(start)
 			route := routePattern(r)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -363,6 +364,9 @@ type outcome struct {
 	status  *int
 	excerpt *string
 	errText *string
+	// cause is errText without the request's URL (a receiver's URL may
+	// carry a token in its query): what a trace may show.
+	cause   string
 	latency time.Duration
 }
 
@@ -378,7 +382,7 @@ func (w *Worker) post(ctx context.Context, c claimed) outcome {
 			status = *o.status
 		}
 		if o.errText != nil {
-			errText = *o.errText
+			errText = o.cause
 		}
 		telemetry.EndDelivery(span, status, errText)
 	}
@@ -409,7 +413,10 @@ func (w *Worker) attempt(ctx context.Context, c claimed) outcome {
 	o := outcome{latency: time.Since(start)}
 	if err != nil {
 		msg := err.Error()
-		o.errText = &msg
+		o.errText, o.cause = &msg, msg
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			o.cause = ue.Err.Error()
+		}
 		return o
 	}
 	defer resp.Body.Close()

@@ -78,9 +78,11 @@ type Bus struct {
 	subs      map[Topic]map[*func([]byte)]struct{}
 	listening bool
 	ready     chan struct{} // closed once the transport first listens
+	// sending says the sender runs; closed that Close has begun, after
+	// which no goroutine starts (done's Add must not race its Wait).
+	sending, closed bool
 
 	queue   chan message
-	sending sync.Once
 	ctx     context.Context
 	cancel  context.CancelFunc
 	done    sync.WaitGroup
@@ -127,7 +129,9 @@ func (b *Bus) Publish(topic Topic, payload json.RawMessage) {
 		b.dropped.note("a message over the frame size")
 		return
 	}
-	b.sending.Do(func() { b.done.Add(1); go b.send() })
+	if !b.startSender() {
+		return
+	}
 	select {
 	case b.queue <- message{topic: topic, payload: payload}:
 	default:
@@ -149,13 +153,13 @@ func (b *Bus) Subscribe(topic Topic, fn func([]byte)) (stop func()) {
 		b.subs[topic] = map[*func([]byte)]struct{}{}
 	}
 	b.subs[topic][key] = struct{}{}
-	start := b.t != nil && !b.listening
+	start := b.t != nil && !b.listening && !b.closed
 	b.listening = b.listening || start
-	b.mu.Unlock()
 	if start {
 		b.done.Add(1)
 		go b.listen()
 	}
+	b.mu.Unlock()
 	if start {
 		select {
 		case <-b.ready:
@@ -170,10 +174,38 @@ func (b *Bus) Subscribe(topic Topic, fn func([]byte)) (stop func()) {
 	}
 }
 
-// Close stops sending and listening and closes the transport.
+// startSender starts the sender with the first message, unless the bus
+// is closing; it reports whether messages may be queued.
+func (b *Bus) startSender() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	if !b.sending {
+		b.sending = true
+		b.done.Add(1)
+		go b.send()
+	}
+	return true
+}
+
+// closeFlush is how long Close waits for queued messages to be sent: a
+// command that writes and exits still tells the running servers.
+const closeFlush = time.Second
+
+// Close sends what is queued (for at most closeFlush), stops sending and
+// listening, and closes the transport.
 func (b *Bus) Close() error {
 	if b == nil {
 		return nil
+	}
+	b.mu.Lock()
+	b.closed = true
+	sending := b.sending
+	b.mu.Unlock()
+	for deadline := time.Now().Add(closeFlush); sending && len(b.queue) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 	}
 	b.cancel()
 	b.done.Wait()

@@ -26,6 +26,8 @@ type Inspection struct {
 	// known.
 	Exists  bool
 	Version string        // the server's (PostgreSQL) or the library's (SQLite)
+	// VersionNum is PostgreSQL's server_version_num (150004 for 15.4).
+	VersionNum int
 	Latency time.Duration // of one round trip
 	// PendingDDL are the statements the next start would run to migrate
 	// the schema (none when it is current); Migrated is false when the
@@ -91,10 +93,10 @@ func (in *Inspection) readServer(ctx context.Context, db *sql.DB) error {
 		}
 		return nil
 	}
-	err := db.QueryRowContext(ctx, `SELECT current_setting('server_version'),
+	err := db.QueryRowContext(ctx, `SELECT current_setting('server_version'), current_setting('server_version_num')::int,
 		current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int,
 		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')`).
-		Scan(&in.Version, &in.MaxConnections, &in.OpenConnections)
+		Scan(&in.Version, &in.VersionNum, &in.MaxConnections, &in.OpenConnections)
 	if err != nil {
 		return fmt.Errorf("reading the PostgreSQL server's settings: %w", err)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -55,30 +56,58 @@ const pgSearchKey = `svc_search_key(org_id, search_words)`
 // migratePGSearch creates PostgreSQL's search column, its functions and its
 // index. A changed function recomputes the column (a rewrite of the leads
 // table, as adding it to an older database is); so does an older
-// database's search_doc column, which the column replaces.
+// database's search_doc column, which the column replaces. The functions,
+// the column and the index change in one transaction, so a process that
+// stops half-way leaves the previous layout whole, and the next start finds
+// the functions still to change; the vacuum runs after it commits.
 func (s *DB) migratePGSearch(ctx context.Context) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrating the search index: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit, a no-op
+	vacuum, err := migratePGSearchTx(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrating the search index: %w", err)
+	}
+	if vacuum {
+		// Once: the new column's statistics, and all-visible pages to count on.
+		if _, err := s.write.ExecContext(ctx, `VACUUM (ANALYZE) leads`); err != nil {
+			return fmt.Errorf("vacuuming the leads after building the search index: %w", err)
+		}
+	}
+	return nil
+}
+
+// migratePGSearchTx makes the search functions, column and index current
+// in tx, and reports whether the index was built (and the table needs a
+// vacuum).
+func migratePGSearchTx(ctx context.Context, tx *sql.Tx) (built bool, err error) {
 	changed := false
 	for _, f := range pgSearchFunctions() {
 		var body string
-		err := s.write.QueryRowContext(ctx, `SELECT coalesce((SELECT prosrc FROM pg_proc `+
+		err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT prosrc FROM pg_proc `+
 			`WHERE proname = $1 AND pronamespace = current_schema()::regnamespace LIMIT 1), '')`, f.name).Scan(&body)
 		if err != nil {
-			return fmt.Errorf("reading the search function %s: %w", f.name, err)
+			return false, fmt.Errorf("reading the search function %s: %w", f.name, err)
 		}
 		if body == f.body {
 			continue
 		}
-		if _, err := s.write.ExecContext(ctx, f.create()); err != nil {
-			return fmt.Errorf("creating the search function %s: %w", f.name, err)
+		if _, err := tx.ExecContext(ctx, f.create()); err != nil {
+			return false, fmt.Errorf("creating the search function %s: %w", f.name, err)
 		}
 		changed = true
 	}
 	var hasColumn, hasIndex bool
-	err := s.write.QueryRowContext(ctx, `SELECT `+
+	err = tx.QueryRowContext(ctx, `SELECT `+
 		`EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_words'), `+
 		`EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'leads_search_words')`).Scan(&hasColumn, &hasIndex)
 	if err != nil {
-		return fmt.Errorf("reading the search index's layout: %w", err)
+		return false, fmt.Errorf("reading the search index's layout: %w", err)
 	}
 	var stmts []string
 	if changed && hasColumn {
@@ -93,16 +122,14 @@ func (s *DB) migratePGSearch(ctx context.Context) error {
 			`ALTER TABLE leads SET (autovacuum_vacuum_insert_scale_factor = 0.02)`)
 	}
 	if !hasIndex {
-		stmts = append(stmts, `CREATE INDEX IF NOT EXISTS leads_search_words ON leads USING gin (`+pgSearchKey+`)`,
-			// Once: the new column's statistics, and all-visible pages to count on.
-			`VACUUM (ANALYZE) leads`)
+		stmts = append(stmts, `CREATE INDEX IF NOT EXISTS leads_search_words ON leads USING gin (`+pgSearchKey+`)`)
 	}
 	for _, stmt := range stmts {
-		if _, err := s.write.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("creating the search index: %w", err)
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return false, fmt.Errorf("creating the search index: %w", err)
 		}
 	}
-	return nil
+	return !hasIndex, nil
 }
 
 // pgTSQuery is the text search query for words: every word but the last

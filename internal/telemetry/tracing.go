@@ -87,7 +87,9 @@ func StartTracing(ctx context.Context, cfg TracingConfig, version string) (shutd
 	// by default) and the service name from OTEL_SERVICE_NAME.
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	// W3C trace context only: baggage from the internet is not carried
+	// into spans or on to receivers.
+	otel.SetTextMapPropagator(propagation.TraceContext{})
 	tracing.Store(true)
 	return func(ctx context.Context) error {
 		tracing.Store(false)
@@ -100,14 +102,15 @@ func StartTracing(ctx context.Context, cfg TracingConfig, version string) (shutd
 
 // StartHTTP starts a request's server span, continuing the caller's trace
 // (traceparent), and returns the request with the span in its context; r
-// unchanged and a nil span when tracing is off.
-func StartHTTP(r *http.Request) (*http.Request, trace.Span) {
+// unchanged and a nil span when tracing is off. path is the request's path
+// as it may be shown: with any secret segment (a token in the path) hidden.
+func StartHTTP(r *http.Request, path string) (*http.Request, trace.Span) {
 	if !tracing.Load() {
 		return r, nil
 	}
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	ctx, span := Tracer().Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.URLPath(r.URL.Path)))
+		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.URLPath(path)))
 	return r.WithContext(ctx), span
 }
 

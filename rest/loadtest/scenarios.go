@@ -41,7 +41,7 @@ type fixtures struct {
 
 // prepare finds or seeds the load organization and makes a key for the run.
 func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{})
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.Options{Bus: store.BusMemory}) // fixtures only: no server hears them
 	if err != nil {
 		return nil, err
 	}
