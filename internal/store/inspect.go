@@ -25,10 +25,10 @@ type Inspection struct {
 	// Exists is false for a SQLite file not made yet; nothing else is then
 	// known.
 	Exists  bool
-	Version string        // the server's (PostgreSQL) or the library's (SQLite)
+	Version string // the server's (PostgreSQL) or the library's (SQLite)
 	// VersionNum is PostgreSQL's server_version_num (150004 for 15.4).
 	VersionNum int
-	Latency time.Duration // of one round trip
+	Latency    time.Duration // of one round trip
 	// PendingDDL are the statements the next start would run to migrate
 	// the schema (none when it is current); Migrated is false when the
 	// database holds none of the service's tables.
