@@ -1135,6 +1135,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{LeadsColumns[28], LeadsColumns[6]},
 			},
+			{
+				Name:    "lead_org_id_stage_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{LeadsColumns[28], LeadsColumns[29], LeadsColumns[1], LeadsColumns[0]},
+			},
 		},
 	}
 	// LeadCountsColumns holds the columns for the "lead_counts" table.

@@ -123,6 +123,10 @@ func (Lead) Indexes() []ent.Index {
 		// GET /v1/leads: newest first within an organization.
 		index.Fields("org_id", "created_at", "id"),
 		index.Fields("org_id", "email"),
+		// A pipeline board's column: a stage's newest leads. Without it a
+		// column walks the organization's newest leads past every other
+		// stage's (most of them, for a stage few leads reach).
+		index.Fields("org_id", "stage_id", "created_at", "id"),
 	}
 }
 
