@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -44,6 +45,21 @@ func TestDoctor(t *testing.T) {
 	wantFindings(t, got, 0, "ok    pool      3 replicas", "warn  redis     SVC_REDIS_URL is unset")
 	got = svcIn(t, exe, dir, append(env, "SVC_DB_MAX_CONNS=500"), "doctor", "--replicas", "3")
 	wantFindings(t, got, 1, "fail  pool      3 replicas × (SVC_DB_MAX_CONNS 500 + 2) = 1506")
+
+	// A search index the next start must build is a pending migration.
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP INDEX leads_search_words`); err != nil {
+		t.Fatal(err)
+	}
+	got = svcIn(t, exe, dir, env, "doctor")
+	wantFindings(t, got, 0, "warn  schema    1 statements to migrate")
+	if !strings.Contains(got.stdout, "the leads table is rewritten") {
+		t.Errorf("svc doctor did not name the search rebuild:\n%s", got.stdout)
+	}
 }
 
 func wantFindings(t *testing.T, got exited, code int, lines ...string) {

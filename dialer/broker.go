@@ -27,14 +27,15 @@ type Broker struct {
 	client *ent.Client
 	now    func() time.Time
 
-	mu   sync.Mutex
-	subs map[uuid.UUID]map[chan *AgentStatus]struct{}
-	// listening is set once the first subscription has joined the bus;
-	// the broker listens from then on (a change of an organization with no
-	// subscriber here costs a map lookup).
-	listening bool
-	pending   map[uuid.UUID]*rows // changes not yet read, by organization
-	reading   bool
+	// listen joins the bus with the first subscription; the broker listens
+	// from then on (a change of an organization with no subscriber here
+	// costs a map lookup).
+	listen sync.Once
+
+	mu      sync.Mutex
+	subs    map[uuid.UUID]map[chan *AgentStatus]struct{}
+	pending map[uuid.UUID]*rows // changes not yet read, by organization
+	reading bool
 }
 
 // rows are the changed rows of one organization.
@@ -50,15 +51,11 @@ func NewBroker(client *ent.Client, now func() time.Time) *Broker {
 // ends the subscription and closes the channel.
 func (b *Broker) Subscribe(orgID uuid.UUID) (<-chan *AgentStatus, func()) {
 	ch := make(chan *AgentStatus, 16)
+	// The first subscription waits for the bus to listen, and so does any
+	// other arriving meanwhile (Once.Do returns when the first call has):
+	// outside the lock, which changed takes.
+	b.listen.Do(func() { board.Listen(b.client.Bus, b.changed) })
 	b.mu.Lock()
-	if !b.listening {
-		// Listen waits for the bus to listen the first time: outside the
-		// lock, which changed takes.
-		b.listening = true
-		b.mu.Unlock()
-		board.Listen(b.client.Bus, b.changed)
-		b.mu.Lock()
-	}
 	if b.subs[orgID] == nil {
 		b.subs[orgID] = map[chan *AgentStatus]struct{}{}
 	}

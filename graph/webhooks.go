@@ -4,16 +4,19 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/commit"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -94,7 +97,25 @@ func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in Webh
 // deleteSubscription removes a subscription of the viewer's organization;
 // the database cascades to its deliveries and their attempts.
 func (r *Resolver) deleteSubscription(ctx context.Context, id uuid.UUID) error {
-	return r.client(ctx).WebhookSubscription.DeleteOneID(id).Exec(ctx)
+	c := r.client(ctx)
+	// Its deliveries first, then the subscription: the order the delivery
+	// worker takes their rows in (it records outcomes, then counts the
+	// subscription's failures). Deleting the subscription first would lock
+	// it and wait on deliveries the worker holds while the worker waits on
+	// it: a deadlock, under a burst of deliveries, at every retry.
+	// Deliveries are the system's rows; the subscription, read as the
+	// viewer, says they are the viewer's organization's to remove.
+	mine, err := c.WebhookSubscription.Query().Where(webhooksubscription.ID(id)).Exist(ctx)
+	if err != nil {
+		return err
+	}
+	if mine {
+		_, err := c.WebhookDelivery.Delete().Where(webhookdelivery.SubscriptionID(id)).Exec(rule.SystemContext(ctx))
+		if err != nil {
+			return fmt.Errorf("deleting the subscription's deliveries: %w", err)
+		}
+	}
+	return c.WebhookSubscription.DeleteOneID(id).Exec(ctx)
 }
 
 // ListWebhookSubscriptions is every subscription of the viewer's

@@ -51,11 +51,12 @@ func ReadScope(t string) string {
 type Live struct {
 	client *ent.Client
 
-	mu        sync.Mutex
-	subs      map[uuid.UUID]map[*LiveSub]struct{}
-	listening bool
-	pending   map[uuid.UUID]map[uuid.UUID]struct{} // announced ids not yet read, by organization
-	reading   bool
+	listen sync.Once // joins the bus with the first subscription
+
+	mu      sync.Mutex
+	subs    map[uuid.UUID]map[*LiveSub]struct{}
+	pending map[uuid.UUID]map[uuid.UUID]struct{} // announced ids not yet read, by organization
+	reading bool
 }
 
 // NewLive returns a hub that reads events through client.
@@ -87,15 +88,11 @@ func (l *Live) Subscribe(v viewer.Viewer, types []string) (*LiveSub, func()) {
 		}
 		return (len(types) == 0 || event.Wants(types, ev.EventType)) && v.Can(ReadScope(ev.EventType))
 	}}
+	// The first subscription waits for the bus to listen, and so does any
+	// other arriving meanwhile (Once.Do returns when the first call has):
+	// outside the lock, which announced takes.
+	l.listen.Do(func() { outbox.ListenCommitted(l.client.Bus, l.announced) })
 	l.mu.Lock()
-	if !l.listening {
-		// The first subscription waits for the bus to listen: outside the
-		// lock, which announced takes.
-		l.listening = true
-		l.mu.Unlock()
-		outbox.ListenCommitted(l.client.Bus, l.announced)
-		l.mu.Lock()
-	}
 	if l.subs[v.OrgID] == nil {
 		l.subs[v.OrgID] = map[*LiveSub]struct{}{}
 	}

@@ -76,6 +76,15 @@ func Inspect(ctx context.Context, databaseURL string) (*Inspection, error) {
 	if err := in.readSchema(ctx, db); err != nil {
 		return nil, err
 	}
+	if in.Migrated && in.Dialect == dialect.Postgres {
+		search, err := readPGSearchLayout(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if !search.current() {
+			in.PendingDDL = append(in.PendingDDL, "(the leads' search words: the leads table is rewritten and its search index built)")
+		}
+	}
 	if in.Migrated {
 		in.WriteErr = heartbeat(ctx, db)
 		in.Writable = in.WriteErr == nil

@@ -82,35 +82,60 @@ func (s *DB) migratePGSearch(ctx context.Context) error {
 	return nil
 }
 
+// rowQueryer is a *sql.DB or a *sql.Tx.
+type rowQueryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// pgSearchLayout is what the database holds of the search layout: the
+// functions whose bodies differ from this release's, and whether the
+// column and its index exist.
+type pgSearchLayout struct {
+	stale               []pgFunction
+	hasColumn, hasIndex bool
+}
+
+// current reports whether a start would change nothing of it.
+func (l pgSearchLayout) current() bool { return len(l.stale) == 0 && l.hasColumn && l.hasIndex }
+
+func readPGSearchLayout(ctx context.Context, q rowQueryer) (pgSearchLayout, error) {
+	var l pgSearchLayout
+	for _, f := range pgSearchFunctions() {
+		var body string
+		err := q.QueryRowContext(ctx, `SELECT coalesce((SELECT prosrc FROM pg_proc `+
+			`WHERE proname = $1 AND pronamespace = current_schema()::regnamespace LIMIT 1), '')`, f.name).Scan(&body)
+		if err != nil {
+			return l, fmt.Errorf("reading the search function %s: %w", f.name, err)
+		}
+		if body != f.body {
+			l.stale = append(l.stale, f)
+		}
+	}
+	err := q.QueryRowContext(ctx, `SELECT `+
+		`EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_words'), `+
+		`EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'leads_search_words')`).Scan(&l.hasColumn, &l.hasIndex)
+	if err != nil {
+		return l, fmt.Errorf("reading the search index's layout: %w", err)
+	}
+	return l, nil
+}
+
 // migratePGSearchTx makes the search functions, column and index current
 // in tx, and reports whether the index was built (and the table needs a
 // vacuum).
 func migratePGSearchTx(ctx context.Context, tx *sql.Tx) (built bool, err error) {
-	changed := false
-	for _, f := range pgSearchFunctions() {
-		var body string
-		err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT prosrc FROM pg_proc `+
-			`WHERE proname = $1 AND pronamespace = current_schema()::regnamespace LIMIT 1), '')`, f.name).Scan(&body)
-		if err != nil {
-			return false, fmt.Errorf("reading the search function %s: %w", f.name, err)
-		}
-		if body == f.body {
-			continue
-		}
+	l, err := readPGSearchLayout(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range l.stale {
 		if _, err := tx.ExecContext(ctx, f.create()); err != nil {
 			return false, fmt.Errorf("creating the search function %s: %w", f.name, err)
 		}
-		changed = true
 	}
-	var hasColumn, hasIndex bool
-	err = tx.QueryRowContext(ctx, `SELECT `+
-		`EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'leads' AND column_name = 'search_words'), `+
-		`EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'leads_search_words')`).Scan(&hasColumn, &hasIndex)
-	if err != nil {
-		return false, fmt.Errorf("reading the search index's layout: %w", err)
-	}
+	hasColumn, hasIndex := l.hasColumn, l.hasIndex
 	var stmts []string
-	if changed && hasColumn {
+	if len(l.stale) > 0 && hasColumn {
 		stmts = append(stmts, `ALTER TABLE leads DROP COLUMN IF EXISTS search_words`)
 		hasColumn, hasIndex = false, false
 	}
