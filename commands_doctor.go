@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
@@ -89,8 +91,8 @@ func (d *doctor) checkDatabase(ctx context.Context) {
 		d.checkSQLiteReplicas()
 		return
 	}
-	name := map[string]string{"postgres": "PostgreSQL", "sqlite3": "SQLite"}[in.Dialect]
-	if in.Dialect == "postgres" && in.VersionNum < minPostgres {
+	name := map[string]string{dialect.Postgres: "PostgreSQL", dialect.SQLite: "SQLite"}[in.Dialect]
+	if in.Dialect == dialect.Postgres && in.VersionNum < minPostgres {
 		d.add("fail", "database", "%s %s is older than 13, the oldest the service runs on", name, in.Version)
 		return
 	}
@@ -110,7 +112,7 @@ func (d *doctor) checkDatabase(ctx context.Context) {
 	case in.Migrated:
 		d.add("fail", "writes", "the database does not take writes: %v", in.WriteErr)
 	}
-	if in.Dialect == "sqlite3" {
+	if in.Dialect == dialect.SQLite {
 		d.checkSQLiteReplicas()
 		return
 	}

@@ -94,31 +94,34 @@ type cappedCounts struct {
 	conns map[*ent.LeadConnection]bool
 }
 
+// cappedFrom is ctx's record of capped counts; nil outside an operation.
+func cappedFrom(ctx context.Context) *cappedCounts {
+	c, _ := ctx.Value(cappedCountsKey{}).(*cappedCounts)
+	return c
+}
+
 type cappedCountsKey struct{}
 
 // withCappedCounts gives each operation its own record of capped counts.
 func withCappedCounts(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	return next(context.WithValue(ctx, cappedCountsKey{}, &cappedCounts{}))
+	return next(context.WithValue(ctx, cappedCountsKey{}, &cappedCounts{conns: map[*ent.LeadConnection]bool{}}))
 }
 
 // markCapped records that conn's totalCount is a lower bound.
 func markCapped(ctx context.Context, conn *ent.LeadConnection) {
-	c, ok := ctx.Value(cappedCountsKey{}).(*cappedCounts)
-	if !ok {
+	c := cappedFrom(ctx)
+	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.conns == nil {
-		c.conns = map[*ent.LeadConnection]bool{}
-	}
 	c.conns[conn] = true
 }
 
 // countIsExact is false when conn's totalCount was capped.
 func countIsExact(ctx context.Context, conn *ent.LeadConnection) bool {
-	c, ok := ctx.Value(cappedCountsKey{}).(*cappedCounts)
-	if !ok {
+	c := cappedFrom(ctx)
+	if c == nil {
 		return true
 	}
 	c.mu.Lock()
