@@ -12,6 +12,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lendingpipe/svc/internal/bus"
 )
@@ -125,9 +126,80 @@ func TestPostgresListenerReconnects(t *testing.T) {
 	defer sender.Close()
 	listener := bus.New(bus.NewPostgres(db, dsn, nil), nil)
 	defer listener.Close()
+	hearsAfterLoss(t, sender, listener, func() int64 {
+		res, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := res.RowsAffected()
+		return n
+	})
+}
+
+// A Redis listener whose connection is killed subscribes again and hears
+// the messages sent after.
+func TestRedisListenerReconnects(t *testing.T) {
+	url := os.Getenv("SVC_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("needs Redis (SVC_TEST_REDIS_URL)")
+	}
+	// Channels and a client name of its own, so that only this test's
+	// listener is killed and only its messages are heard.
+	name := fmt.Sprint("bus_", time.Now().UnixNano())
+	newBus := func(clientName string) *bus.Bus {
+		t.Helper()
+		u := url + "?client_name=" + clientName
+		if strings.Contains(url, "?") {
+			u = url + "&client_name=" + clientName
+		}
+		tr, err := bus.NewRedis(u, name+":", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bus.New(tr, nil)
+	}
+	sender := newBus(name + "_sender")
+	defer sender.Close()
+	listener := newBus(name + "_listener")
+	defer listener.Close()
+	admin, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(admin)
+	defer rdb.Close()
+	hearsAfterLoss(t, sender, listener, func() int64 {
+		list, err := rdb.ClientList(context.Background()).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var killed int64
+		for _, line := range strings.Split(list, "\n") {
+			var id string
+			for _, f := range strings.Fields(line) {
+				if v, ok := strings.CutPrefix(f, "id="); ok {
+					id = v
+				}
+				if f == "name="+name+"_listener" && id != "" {
+					n, err := rdb.Do(context.Background(), "CLIENT", "KILL", "ID", id).Int64()
+					if err != nil {
+						t.Fatal(err)
+					}
+					killed += n
+				}
+			}
+		}
+		return killed
+	})
+}
+
+// hearsAfterLoss checks that listener hears what sender publishes, then
+// that it hears it again after kill has ended its connection (kill says
+// how many connections it ended).
+func hearsAfterLoss(t *testing.T, sender, listener *bus.Bus, kill func() int64) {
+	t.Helper()
 	got := make(chan string, 100)
 	listener.Subscribe(bus.Events, func(p []byte) { got <- string(p) })
-
 	hears := func(what string) {
 		t.Helper()
 		deadline := time.Now().Add(15 * time.Second)
@@ -144,11 +216,7 @@ func TestPostgresListenerReconnects(t *testing.T) {
 		t.Fatalf("the listener did not hear %s", what)
 	}
 	hears("before")
-	res, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if kill() == 0 {
 		t.Fatal("found no listening connection to end")
 	}
 	hears("after")
