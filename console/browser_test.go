@@ -216,7 +216,7 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 // waitFor waits up to 10 seconds for a JavaScript expression to be truthy.
 func waitFor(t *testing.T, ctx context.Context, expr string) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(10*time.Second)))
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout") {
 			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
