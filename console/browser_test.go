@@ -238,3 +238,9 @@ document.addEventListener('securitypolicyviolation', (e) => window.cspViolations
 		t.Fatal(err)
 	}
 }
+
+// evalVoid is an action that evaluates a JavaScript expression for its
+// effect, awaiting it if it is a promise.
+func evalVoid(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](expr, chromedp.EvalAwaitPromise)
+}
