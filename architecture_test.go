@@ -37,8 +37,8 @@ var layers = []struct {
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
 		[]string{"ent/...", "internal/store/...", "internal/rollup", "internal/outbox", "internal/rule", "internal/commit", "internal/refs",
 			"internal/reqbody", "internal/board", "internal/bus", "internal/funnel"}},
-	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer",
-		[]string{"internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
+	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer; the web console's files",
+		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"internal/decision", "internal/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
 			"internal/period", "internal/text", "internal/txstate", "internal/viewer"}},
 }

@@ -185,7 +185,7 @@ func TestDemoFlag(t *testing.T) {
 	})
 	banner, _, _ := strings.Cut(out, "Created demo organization")
 	base := "http://" + env["SVC_ADDR"]
-	for _, want := range []string{base + "/v1", base + "/graphql", base + "/playground"} {
+	for _, want := range []string{base + "/v1", base + "/graphql", base + "/console", base + "/playground"} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("the banner does not show %s before the demo organization:\n%s", want, out)
 		}

@@ -61,7 +61,7 @@ type command struct {
 // commands is every command, in the order `svc help` lists them.
 var commands = []command{
 	{name: "serve", synopsis: "[--demo]", setup: setupServe,
-		summary: "run the HTTP server: REST /v1, GraphQL and its playground (the default command)",
+		summary: "run the HTTP server: REST /v1, GraphQL and its playground, the web console (the default command)",
 		about: `Listens on SVC_ADDR (:8080) with the database SVC_DATABASE_URL (svc.db) and prints
 the URLs to open. When it creates svc.db itself (SVC_DATABASE_URL unset and no svc.db
 yet), it adds the demo organization and prints its API key once; --demo adds it to

@@ -197,6 +197,7 @@ func printBanner(w io.Writer, addr net.Addr, dialect string, demo *store.Demo) {
 	fmt.Fprintf(w, "svc %s serving on %s (database: %s)\n", version, base, dialect)
 	fmt.Fprintf(w, "  REST API    %s/v1  (OpenAPI: %s/v1/openapi.json)\n", base, base)
 	fmt.Fprintf(w, "  GraphQL     %s/graphql\n", base)
+	fmt.Fprintf(w, "  Console     %s/console\n", base)
 	fmt.Fprintf(w, "  Playground  %s/playground\n", base)
 	if demo == nil {
 		return

@@ -10,16 +10,14 @@ package playground
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
-	"strings"
-	"time"
+
+	"github.com/lendingpipe/svc/internal/webpage"
 )
 
 // files holds the page and every file it loads. Only scripts and styles
@@ -29,12 +27,6 @@ import (
 var files embed.FS
 
 const (
-	// assetCache lets browsers keep a file for good: its served name
-	// carries its content's hash, so a changed file is a new name.
-	assetCache = "public, max-age=31536000, immutable"
-	// pageCache makes browsers ask again each time (the ETag makes that a
-	// 304): the page names the current files.
-	pageCache = "no-cache"
 	// Policy is the page's Content-Security-Policy: scripts, styles,
 	// requests and the subscription websocket ('self' covers ws: and wss:
 	// to this origin) only from this origin. Styles may also be inline
@@ -44,13 +36,11 @@ const (
 	Policy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
 		"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; " +
 		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	// KeyStorage is the name under which the console keeps the API key in
+	// the browser's sessionStorage (console/app/key.js names it too): the
+	// playground sends that key, so signing in on the console signs in here.
+	KeyStorage = "svc.console.apiKey"
 )
-
-// contentTypes are the types of the files served, by extension.
-var contentTypes = map[string]string{
-	".js":  "text/javascript; charset=utf-8",
-	".css": "text/css; charset=utf-8",
-}
 
 // Config says what the page shows and where it is served.
 type Config struct {
@@ -60,6 +50,9 @@ type Config struct {
 	Endpoint string
 	// Path is where the page is served; its files are under Path/assets/.
 	Path string
+	// SignIn is the path of the page where a reader signs in (the
+	// console); the playground points there when no key is stored.
+	SignIn string
 }
 
 // Routes returns every path the playground serves with its handler, for
@@ -78,8 +71,11 @@ func Routes(cfg Config) map[string]http.Handler {
 }
 
 func build(cfg Config) (map[string]http.Handler, error) {
-	if !onThisOrigin(cfg.Endpoint) || !onThisOrigin(cfg.Path) {
-		return nil, fmt.Errorf("the endpoint %q and the path %q must be paths on this origin", cfg.Endpoint, cfg.Path)
+	if cfg.SignIn == "" {
+		cfg.SignIn = "/console"
+	}
+	if !webpage.OnThisOrigin(cfg.Endpoint) || !webpage.OnThisOrigin(cfg.Path) || !webpage.OnThisOrigin(cfg.SignIn) {
+		return nil, fmt.Errorf("the endpoint %q, the path %q and the sign-in page %q must be paths on this origin", cfg.Endpoint, cfg.Path, cfg.SignIn)
 	}
 	assets, err := loadAssets(path.Join(cfg.Path, "assets"))
 	if err != nil {
@@ -91,54 +87,15 @@ func build(cfg Config) (map[string]http.Handler, error) {
 	}
 	routes := map[string]http.Handler{cfg.Path: page}
 	for _, a := range assets {
-		routes[a.path] = a
+		routes[a.Path] = a
 	}
 	return routes, nil
 }
 
-// onThisOrigin reports whether p is an absolute path, neither a URL nor
-// a scheme-relative "//host/..." reference.
-func onThisOrigin(p string) bool {
-	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//")
-}
-
-// file is one response the playground serves, fixed at start.
-type file struct {
-	path    string // as served
-	headers map[string]string
-	body    []byte
-	etag    string
-}
-
-func newFile(servedPath, contentType, cache string, body []byte) *file {
-	sum := sha256.Sum256(body)
-	return &file{
-		path: servedPath,
-		headers: map[string]string{
-			"Content-Type":           contentType,
-			"Cache-Control":          cache,
-			"X-Content-Type-Options": "nosniff",
-		},
-		body: body,
-		etag: `"` + hex.EncodeToString(sum[:16]) + `"`,
-	}
-}
-
-// ServeHTTP answers GET and HEAD; ServeContent handles conditional and
-// range requests against the ETag.
-func (f *file) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	for k, v := range f.headers {
-		h.Set(k, v)
-	}
-	h.Set("ETag", f.etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
-}
-
 // loadAssets reads the embedded scripts and styles, keyed by their file
 // name, each served under dir by its hashed name.
-func loadAssets(dir string) (map[string]*file, error) {
-	assets := map[string]*file{}
+func loadAssets(dir string) (map[string]*webpage.File, error) {
+	assets := map[string]*webpage.File{}
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || name == "page.html" {
 			return err
@@ -148,14 +105,14 @@ func loadAssets(dir string) (map[string]*file, error) {
 			return fmt.Errorf("reading %s: %w", name, err)
 		}
 		base := path.Base(name)
-		ctype, ok := contentTypes[path.Ext(base)]
+		ctype, ok := webpage.ContentType(base)
 		if !ok {
 			return fmt.Errorf("%s: no content type for its extension", name)
 		}
 		if _, dup := assets[base]; dup {
 			return fmt.Errorf("%s: two files of that name", base)
 		}
-		assets[base] = newFile(path.Join(dir, HashedName(base, body)), ctype, assetCache, body)
+		assets[base] = webpage.NewFile(path.Join(dir, HashedName(base, body)), ctype, webpage.Immutable, body, nil)
 		return nil
 	})
 	if err != nil {
@@ -166,22 +123,21 @@ func loadAssets(dir string) (map[string]*file, error) {
 
 // HashedName is the name a file is served by: name with the first 12 hex
 // digits of its content's SHA-256 before the extension
-// ("react-18.2.0.production.min.0123456789ab.js").
-func HashedName(name string, body []byte) string {
-	sum := sha256.Sum256(body)
-	ext := path.Ext(name)
-	return strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:6]) + ext
-}
+// ("react-18.2.0.production.min.0123456789ab.js"). Its served name carries
+// its content's hash, so a changed file is a new name and browsers may
+// keep each for good.
+func HashedName(name string, body []byte) string { return webpage.HashedName(name, body) }
 
 // renderPage fills in page.html once: its content depends on cfg only.
-func renderPage(cfg Config, assets map[string]*file) (*file, error) {
+func renderPage(cfg Config, assets map[string]*webpage.File) (*webpage.File, error) {
 	tmpl, err := template.New("page.html").Funcs(template.FuncMap{
+		"keyStorage": func() string { return KeyStorage },
 		"asset": func(name string) (string, error) {
 			a, ok := assets[name]
 			if !ok {
 				return "", fmt.Errorf("the page names %s, which is not embedded", name)
 			}
-			return a.path, nil
+			return a.Path, nil
 		},
 	}).ParseFS(files, "page.html")
 	if err != nil {
@@ -191,7 +147,8 @@ func renderPage(cfg Config, assets map[string]*file) (*file, error) {
 	if err := tmpl.Execute(&buf, cfg); err != nil {
 		return nil, fmt.Errorf("rendering the page: %w", err)
 	}
-	page := newFile(cfg.Path, "text/html; charset=utf-8", pageCache, buf.Bytes())
-	page.headers["Content-Security-Policy"] = Policy
-	return page, nil
+	// The page names the current files, so browsers ask for it again each
+	// time.
+	return webpage.NewFile(cfg.Path, "text/html; charset=utf-8", webpage.Revalidate, buf.Bytes(),
+		map[string]string{"Content-Security-Policy": Policy}), nil
 }

@@ -105,3 +105,26 @@ func TestTheEndpointMustBeOnThisOrigin(t *testing.T) {
 		}
 	}
 }
+
+// The page tells boot.js where the console keeps the key and where a
+// reader signs in, so the playground can send that key or point there.
+func TestThePageNamesTheSignIn(t *testing.T) {
+	routes := Routes(Config{Title: "T", Endpoint: "/graphql", Path: "/playground", SignIn: "/ui"})
+	rec := httptest.NewRecorder()
+	routes["/playground"].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/playground", nil))
+	html := rec.Body.String()
+	for _, want := range []string{`data-sign-in="/ui"`, `data-key-storage="` + KeyStorage + `"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s:\n%s", want, html)
+		}
+	}
+	boot, err := files.ReadFile("boot.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"sessionStorage", "dataset.keyStorage", "wsConnectionParams", "'Bearer ' + key"} {
+		if !strings.Contains(string(boot), want) {
+			t.Errorf("boot.js lacks %s", want)
+		}
+	}
+}

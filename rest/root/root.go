@@ -1,10 +1,10 @@
 // Package root is the HTTP root: one router that mounts /v1, /graphql,
-// /playground, health and metrics, and sends a browser at / to the
-// playground; the console will mount here too.
+// the web console at /console, the GraphQL playground at /playground,
+// health and metrics, and sends a browser at / to the console.
 //
 // It imports rest (the edge, the /v1 routes, the probes), graph (the
-// GraphQL handler) and internal/store; only package main and the test harness
-// import it.
+// GraphQL handler), console and internal/store; only package main and the
+// test harness import it.
 package root
 
 import (
@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/lendingpipe/svc/console"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/graph/playground"
 	"github.com/lendingpipe/svc/internal/store"
@@ -24,6 +25,7 @@ import (
 const (
 	graphQLPath    = rest.GraphQLPath
 	playgroundPath = "/playground"
+	consolePath    = "/console"
 	metricsPath    = "/metrics"
 )
 
@@ -62,32 +64,35 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 
 // browserPages routes what a browser reads, for GET and HEAD only (any
 // other method is answered 405 in the error envelope): the landing
-// redirect and the playground, its page and each of its files.
+// redirect, the console and the playground, each page and each of its
+// files.
 func browserPages(r chi.Router) {
 	r.Get("/", landing)
 	r.Head("/", landing)
-	pages := playground.Routes(playground.Config{Title: "Lending pipeline GraphQL", Endpoint: graphQLPath, Path: playgroundPath})
+	pages := playground.Routes(playground.Config{Title: "Lending pipeline GraphQL", Endpoint: graphQLPath, Path: playgroundPath, SignIn: consolePath})
+	for path, h := range console.Routes(console.Config{Title: "Lending pipeline", Path: consolePath, Endpoint: graphQLPath, Playground: playgroundPath}) {
+		pages[path] = h
+	}
 	for path, h := range pages {
 		r.Get(path, h.ServeHTTP)
 		r.Head(path, h.ServeHTTP)
 	}
 }
 
-// landing sends a browser that opens the server's address to the
-// playground. 302 Found, the usual answer for a landing page: the target
-// will change (the console will take the playground's place), and a
-// permanent 301 or 308 would stay in browsers' caches. Only GET and HEAD
-// reach it, for which 302 and 307 behave alike, and every client follows
-// a 302.
+// landing sends a browser that opens the server's address to the console.
+// 302 Found, the usual answer for a landing page: a permanent 301 or 308
+// would stay in browsers' caches should the landing page change. Only GET
+// and HEAD reach it, for which 302 and 307 behave alike, and every client
+// follows a 302.
 func landing(w http.ResponseWriter, r *http.Request) {
-	http.Redirect(w, r, playgroundPath, http.StatusFound)
+	http.Redirect(w, r, consolePath, http.StatusFound)
 }
 
 // OutsideContract reports whether the server answers method on path (a
 // request's path or a route's pattern) outside the REST contract, which
 // the OpenAPI document describes: GraphQL, Prometheus's metrics, and the
 // pages a browser reads with GET or HEAD (the landing redirect, the
-// playground and its files). Every other exchange is the document's: a
+// console, the playground, and their files). Every other exchange is the document's: a
 // documented operation or an error in its envelope.
 func OutsideContract(method, path string) bool {
 	switch {
@@ -96,7 +101,12 @@ func OutsideContract(method, path string) bool {
 	case method != http.MethodGet && method != http.MethodHead:
 		return false
 	}
-	return path == "/" || path == playgroundPath || strings.HasPrefix(path, playgroundPath+"/")
+	for _, page := range []string{consolePath, playgroundPath} {
+		if path == page || strings.HasPrefix(path, page+"/") {
+			return true
+		}
+	}
+	return path == "/"
 }
 
 // graphQLConfig holds GraphQL's websocket sessions to the edge's rules: the

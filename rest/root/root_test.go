@@ -129,34 +129,49 @@ func checkPolicy(t *testing.T, policy string) {
 	}
 }
 
-// `GET /` sends a browser to the playground; other methods there are
+// `GET /` sends a browser to the console; other methods there are
 // answered in the error envelope.
-func TestRootRedirectsToThePlayground(t *testing.T) {
+func TestRootRedirectsToTheConsole(t *testing.T) {
 	e := resttest.New(t)
 	for _, method := range []string{http.MethodGet, http.MethodHead} {
 		resp, _ := get(t, e, method, e.Server.URL+"/", nil)
-		wantHeaders(t, resp, http.StatusFound, map[string]string{"Location": "/playground"})
+		wantHeaders(t, resp, http.StatusFound, map[string]string{"Location": "/console"})
+		resp, _ = get(t, e, method, e.Server.URL+"/console/", nil)
+		wantHeaders(t, resp, http.StatusMovedPermanently, map[string]string{"Location": "/console"})
 	}
 	resp, err := e.Server.Client().Get(e.Server.URL + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/playground" {
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/console" {
 		t.Errorf("following / ends at %s with %d", resp.Request.URL, resp.StatusCode)
 	}
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {
-		for _, p := range []string{"/", "/playground"} {
+		for _, p := range []string{"/", "/playground", "/console", "/console/app/main.js"} {
 			r := e.Do(resttest.Request{Method: method, Path: p})
 			if code, _ := r.Error(); r.Status != http.StatusMethodNotAllowed || code != "METHOD_NOT_ALLOWED" {
 				t.Errorf("%s %s: %d %s, want 405 in the error envelope", method, p, r.Status, r.Raw)
 			}
 		}
 	}
-	for _, p := range []string{"/playground/", "/playground/assets/graphiql.min.js", "/playground/assets/README.md"} {
+	for _, p := range []string{"/playground/", "/playground/assets/graphiql.min.js", "/playground/assets/README.md",
+		"/console/vendor/README.md", "/console/app/nothing.js", "/console/index.html"} {
 		if r := e.Get(p, ""); r.Status != http.StatusNotFound {
 			t.Errorf("GET %s: %d %s, want 404", p, r.Status, r.Raw)
 		}
+	}
+}
+
+// The playground sends the key the console stores: both name the same
+// sessionStorage entry.
+func TestThePlaygroundReadsTheConsolesKey(t *testing.T) {
+	keyJS, err := os.ReadFile("../../console/app/key.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(keyJS), "STORAGE_KEY = '"+playground.KeyStorage+"'") {
+		t.Errorf("console/app/key.js does not store the key under %q, the name the playground reads", playground.KeyStorage)
 	}
 }
 

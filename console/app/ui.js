@@ -1,0 +1,227 @@
+// Small DOM helpers for every screen. Data only ever reaches the page as
+// text nodes or attribute values (h never sets innerHTML), so a lead named
+// "<img onerror=...>" shows as those characters.
+
+let ids = 0;
+
+/**
+ * Builds an element: h('a', {href: '#/board', class: 'x'}, 'Board').
+ * attrs: class, for (htmlFor), on<Event> functions (onclick, oninput),
+ * dataset ({...}), style (an object, set through CSSOM), boolean attributes
+ * (true sets, false/null/undefined leaves out), any other attribute as a
+ * string; value/checked/selected are set as properties. children: strings
+ * and numbers (as text), nodes, arrays of them; null/false/undefined skip.
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') {
+      el.addEventListener(k.slice(2).toLowerCase(), v);
+    } else if (k === 'class' || k === 'className') {
+      el.className = Array.isArray(v) ? v.filter(Boolean).join(' ') : String(v);
+    } else if (k === 'for') {
+      el.htmlFor = String(v);
+    } else if (k === 'dataset') {
+      Object.assign(el.dataset, v);
+    } else if (k === 'style' && typeof v === 'object') {
+      Object.assign(el.style, v);
+    } else if (k === 'value' || k === 'checked' || k === 'selected') {
+      el[k] = v;
+    } else if (k === 'innerHTML' || k === 'outerHTML' || k === 'style') {
+      throw new Error(`h: ${k} is not allowed (text only; style as an object)`);
+    } else {
+      el.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else if (c instanceof Node) el.appendChild(c);
+    else el.appendChild(document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces el's children with children (as h takes them). */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** The live region errors are announced in. */
+export function errorRegion() {
+  return document.getElementById('errors');
+}
+
+/**
+ * Writes err into the live region in words: its message, its code and the
+ * request id to quote when reporting it. Returns the element written.
+ */
+export function showError(err, context = '') {
+  const region = errorRegion();
+  const message = err?.message || String(err);
+  const line = h('p', { class: 'error' },
+    context ? `${context} ` : '',
+    message,
+    err?.code ? h('span', { class: 'code' }, ` (${err.code})`) : null,
+    err?.requestId ? h('span', { class: 'request-id' }, ` Request id: ${err.requestId}`) : null,
+    ' ',
+    h('button', { type: 'button', class: 'link', onclick: () => line.remove(), 'aria-label': 'Dismiss this message' }, 'Dismiss'),
+  );
+  if (region) {
+    region.replaceChildren(line);
+  }
+  return line;
+}
+
+/** Empties the live region. */
+export function clearError() {
+  errorRegion()?.replaceChildren();
+}
+
+/**
+ * A labelled control: a <label for> naming input (given an id if it has
+ * none), and an optional hint tied to it with aria-describedby.
+ */
+export function formField(label, input, { hint = '' } = {}) {
+  if (!input.id) input.id = `f${++ids}`;
+  const field = h('div', { class: 'field' }, h('label', { for: input.id }, label), input);
+  if (hint) {
+    const hintEl = h('p', { class: 'hint', id: `${input.id}-hint` }, hint);
+    input.setAttribute('aria-describedby', hintEl.id);
+    field.appendChild(hintEl);
+  }
+  return field;
+}
+
+/**
+ * Formats a decimal string ("1234567.5", "-20.125") with thousands
+ * separators and at least two decimals ("1,234,567.50"), optionally after
+ * a currency code ("USD 1,234,567.50"). It works on the digits, never on
+ * a float, so no amount is rounded; a string that is not a decimal is
+ * returned as it is. null or '' gives '—'.
+ */
+export function money(str, currency = '') {
+  if (str === null || str === undefined || str === '') return '—';
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(String(str).trim());
+  if (!m) return String(str);
+  const [, sign, whole, frac = ''] = m;
+  const grouped = whole.replace(/^0+(?=\d)/, '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const cents = frac.length >= 2 ? frac : frac.padEnd(2, '0');
+  const amount = `${sign}${grouped}.${cents}`;
+  return currency ? `${currency} ${amount}` : amount;
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+/**
+ * Formats an RFC 3339 time ("2026-11-27T18:22:13Z") as a local date and
+ * time, or a calendar date ("2026-11-27") as that date (no time-zone shift).
+ * null or '' gives '—'; anything unreadable is returned as it is.
+ */
+export function date(str) {
+  if (str === null || str === undefined || str === '') return '—';
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(str);
+  if (day) return dateFormat.format(new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
+  const t = new Date(str);
+  return Number.isNaN(t.getTime()) ? String(str) : dateTimeFormat.format(t);
+}
+
+/**
+ * A paged list or table bound to a loader, in either of the API's list
+ * styles:
+ *
+ *  - style 'connection' (Relay: leads, and other ent lists): load({first,
+ *    after}) resolves to {edges: [{node}], pageInfo: {hasNextPage,
+ *    endCursor}, totalCount?}; Previous walks back the cursors seen.
+ *  - style 'page' (offset pages: keys, apps, automations...): load({page,
+ *    limit}) resolves to {nodes, total, page, limit, hasMore}.
+ *
+ * columns: [{label, render(node) -> string|Node}] shows a table (caption as
+ * its caption); without columns, item(node) -> Node shows a list.
+ * Returns {element, reload(), refresh()}: reload goes back to the first
+ * page, refresh reloads the current one. Load errors go to showError.
+ */
+export function pager({ load, style = 'page', limit = 20, columns = null, item = null, caption = '', empty = 'Nothing here yet.' }) {
+  if (style !== 'page' && style !== 'connection') throw new Error(`pager: unknown style ${style}`);
+  const body = h('div', { class: 'pager-body', 'aria-live': 'polite', 'aria-busy': 'false' });
+  const status = h('span', { class: 'pager-status' });
+  const prev = h('button', { type: 'button', onclick: () => go(-1) }, 'Previous');
+  const next = h('button', { type: 'button', onclick: () => go(1) }, 'Next');
+  const element = h('section', { class: 'pager' }, body, h('div', { class: 'pager-nav' }, prev, status, next));
+
+  let page = 1;              // page style: the page number
+  const cursors = [null];    // connection style: cursors[i] is page i+1's "after"
+  let index = 0;             // connection style: the page shown, from 0
+  let seq = 0;
+
+  async function show() {
+    const mine = ++seq;
+    body.setAttribute('aria-busy', 'true');
+    prev.disabled = true;
+    next.disabled = true;
+    try {
+      const args = style === 'page' ? { page, limit } : { first: limit, after: cursors[index] };
+      const result = await load(args);
+      if (mine !== seq) return;
+      const nodes = style === 'page' ? (result?.nodes || []) : (result?.edges || []).map((e) => e.node);
+      render(nodes);
+      if (style === 'page') {
+        const total = result?.total ?? nodes.length;
+        const pages = Math.max(1, Math.ceil(total / limit));
+        status.textContent = total === 0 ? '' : `Page ${page} of ${pages} (${total} in all)`;
+        prev.disabled = page <= 1;
+        next.disabled = !result?.hasMore;
+      } else {
+        const info = result?.pageInfo || {};
+        cursors[index + 1] = info.endCursor ?? null;
+        const total = result?.totalCount;
+        status.textContent = nodes.length === 0 ? '' : `Page ${index + 1}${total !== undefined && total !== null ? ` (${total} in all)` : ''}`;
+        prev.disabled = index === 0;
+        next.disabled = !info.hasNextPage;
+      }
+    } catch (err) {
+      if (mine !== seq) return;
+      body.replaceChildren(h('p', { class: 'muted' }, 'This list could not be loaded.'));
+      showError(err);
+    } finally {
+      if (mine === seq) body.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  function render(nodes) {
+    if (nodes.length === 0) {
+      body.replaceChildren(h('p', { class: 'muted' }, empty));
+      return;
+    }
+    if (columns) {
+      body.replaceChildren(h('div', { class: 'table-wrap' }, h('table', {},
+        caption ? h('caption', {}, caption) : null,
+        h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c.label)))),
+        h('tbody', {}, nodes.map((n) => h('tr', {}, columns.map((c) => h('td', {}, c.render(n)))))),
+      )));
+    } else {
+      body.replaceChildren(h('ul', { class: 'list' }, nodes.map((n) => h('li', {}, item ? item(n) : String(n)))));
+    }
+  }
+
+  function go(step) {
+    if (style === 'page') page = Math.max(1, page + step);
+    else index = Math.max(0, index + step);
+    show();
+  }
+
+  show();
+  return {
+    element,
+    reload() { page = 1; index = 0; cursors.length = 1; return show(); },
+    refresh() { return show(); },
+  };
+}
