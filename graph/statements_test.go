@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
@@ -186,5 +187,63 @@ func TestCreateLeadStatements(t *testing.T) {
 	n, err := s.db.Client.LeadCount.Query().Where(leadcount.OrgID(org.ID)).Aggregate(ent.Sum(leadcount.FieldN)).Int(rule.SystemContext(ctx))
 	if err != nil || n != 3 {
 		t.Errorf("stage counts sum to %d (%v), want 3", n, err)
+	}
+}
+
+// A create counts its lead on the day of the zone the rollups are cut in,
+// even when the rollups were rebuilt in another zone since this process
+// last read it (the zone guessed on PostgreSQL is then not the zone): the
+// kept days are those a rebuild computes.
+func TestCreateLeadCountsItsDayAfterTheZoneChanges(t *testing.T) {
+	s := newStatementServer(t)
+	ctx := context.Background()
+	sys := rule.SystemContext(ctx)
+	org, key := resttest.OrgWithKey(t, s.db, "Zoned", viewer.AllScopes...)
+	e := &resttest.Env{T: t, Server: s.srv}
+	create := func(i int) {
+		t.Helper()
+		r := e.Post("/v1/leads", key, map[string]any{"businessName": fmt.Sprintf("Zoned %d LLC", i),
+			"contactFirstName": "Ana", "contactLastName": "Silva", "requestedAmount": "50000", "source": "api"})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("status %d: %s", r.Status, r.Raw)
+		}
+	}
+	days := func() map[int]int {
+		t.Helper()
+		var rows []struct {
+			Day   int `json:"day"`
+			Leads int `json:"sum"`
+		}
+		err := s.db.Client.LeadDay.Query().Where(leadday.OrgID(org.ID)).GroupBy(leadday.FieldDay).
+			Aggregate(ent.Sum(leadday.FieldLeads)).Scan(sys, &rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]int{}
+		for _, r := range rows {
+			if r.Leads != 0 {
+				out[r.Day] = r.Leads
+			}
+		}
+		return out
+	}
+	// Zones a day apart at any hour: a lead's day differs between them.
+	for i, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago", "Pacific/Kiritimati"} {
+		if err := s.db.Client.Organization.UpdateOneID(org.ID).SetTimezone(zone).Exec(sys); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.RebuildRollups(ctx, org.ID); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 3 {
+			create(10*i + j)
+		}
+		kept := days()
+		if err := s.db.RebuildRollups(ctx, org.ID); err != nil {
+			t.Fatal(err)
+		}
+		if rebuilt := days(); fmt.Sprint(kept) != fmt.Sprint(rebuilt) {
+			t.Fatalf("in %s: kept days %v, rebuilt %v", zone, kept, rebuilt)
+		}
 	}
 }
