@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,7 +14,10 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/ent/leadcount"
+	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
@@ -146,4 +150,100 @@ func leadsByRelatedRows(t *testing.T, db *store.DB, org uuid.UUID) (few, many uu
 		t.Fatalf("the seeded book has no lead with several applications and calls (%d)", maxN)
 	}
 	return few, many
+}
+
+// A create of a lead with its event runs a fixed number of statements,
+// each a round trip on PostgreSQL: begin, the first stage, the lead, its
+// counts (the organization's rollup zone, its day and its stage, one
+// statement on PostgreSQL), the outbox event and the commit. A hook that
+// adds a statement to every create makes this fail: the creates' rate on
+// PostgreSQL is set by these round trips and the commit.
+func TestCreateLeadStatements(t *testing.T) {
+	s := newStatementServer(t)
+	ctx := context.Background()
+	org, key := resttest.OrgWithKey(t, s.db, "Counted", viewer.AllScopes...)
+	s.key = key
+	// With the rollups built, a create adds to its day as well.
+	if err := s.db.RebuildRollups(ctx, org.ID); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{dialect.Postgres: 6, dialect.SQLite: 8}[s.db.Dialect]
+	e := &resttest.Env{T: t, Server: s.srv}
+	// The first create fills the caches (the key's, the zone's).
+	for i := range 3 {
+		s.n.Store(0)
+		// The create lead scenario's body: no stage, so the lead takes its
+		// organization's first one.
+		r := e.Post("/v1/leads", s.key, map[string]any{"businessName": fmt.Sprintf("Counted %d LLC", i),
+			"contactFirstName": "Ana", "contactLastName": "Silva", "email": fmt.Sprintf("ana%d@counted.example", i),
+			"requestedAmount": "50000", "source": "api", "tags": []string{"load"}})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("status %d: %s", r.Status, r.Raw)
+		}
+		if n := int(s.n.Load()); i > 0 && n != want {
+			t.Errorf("create %d on %s: %d statements, want %d", i, s.db.Dialect, n, want)
+		}
+	}
+	n, err := s.db.Client.LeadCount.Query().Where(leadcount.OrgID(org.ID)).Aggregate(ent.Sum(leadcount.FieldN)).Int(rule.SystemContext(ctx))
+	if err != nil || n != 3 {
+		t.Errorf("stage counts sum to %d (%v), want 3", n, err)
+	}
+}
+
+// A create counts its lead on the day of the zone the rollups are cut in,
+// even when the rollups were rebuilt in another zone since this process
+// last read it (the zone guessed on PostgreSQL is then not the zone): the
+// kept days are those a rebuild computes.
+func TestCreateLeadCountsItsDayAfterTheZoneChanges(t *testing.T) {
+	s := newStatementServer(t)
+	ctx := context.Background()
+	sys := rule.SystemContext(ctx)
+	org, key := resttest.OrgWithKey(t, s.db, "Zoned", viewer.AllScopes...)
+	e := &resttest.Env{T: t, Server: s.srv}
+	create := func(i int) {
+		t.Helper()
+		r := e.Post("/v1/leads", key, map[string]any{"businessName": fmt.Sprintf("Zoned %d LLC", i),
+			"contactFirstName": "Ana", "contactLastName": "Silva", "requestedAmount": "50000", "source": "api"})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("status %d: %s", r.Status, r.Raw)
+		}
+	}
+	days := func() map[int]int {
+		t.Helper()
+		var rows []struct {
+			Day   int `json:"day"`
+			Leads int `json:"sum"`
+		}
+		err := s.db.Client.LeadDay.Query().Where(leadday.OrgID(org.ID)).GroupBy(leadday.FieldDay).
+			Aggregate(ent.Sum(leadday.FieldLeads)).Scan(sys, &rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]int{}
+		for _, r := range rows {
+			if r.Leads != 0 {
+				out[r.Day] = r.Leads
+			}
+		}
+		return out
+	}
+	// Zones a day apart at any hour: a lead's day differs between them.
+	for i, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago", "Pacific/Kiritimati"} {
+		if err := s.db.Client.Organization.UpdateOneID(org.ID).SetTimezone(zone).Exec(sys); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.RebuildRollups(ctx, org.ID); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 3 {
+			create(10*i + j)
+		}
+		kept := days()
+		if err := s.db.RebuildRollups(ctx, org.ID); err != nil {
+			t.Fatal(err)
+		}
+		if rebuilt := days(); fmt.Sprint(kept) != fmt.Sprint(rebuilt) {
+			t.Fatalf("in %s: kept days %v, rebuilt %v", zone, kept, rebuilt)
+		}
+	}
 }

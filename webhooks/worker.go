@@ -115,12 +115,14 @@ type result struct {
 // free slots; it reports whether more work is waiting.
 func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 	w.sweep(ctx)
-	n, err := w.dispatch(ctx)
+	free := cap(p.slots) - len(p.slots)
+	n, handed, err := w.dispatch(ctx, min(free, batchSize))
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("fanning out webhook events", "err", err)
 	}
 	telemetry.Claimed(telemetry.WorkerOutbox, n)
-	free := cap(p.slots) - len(p.slots)
+	w.send(ctx, p, handed)
+	free -= len(handed)
 	if free == 0 {
 		return n == batchSize
 	}
@@ -128,6 +130,13 @@ func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("claiming webhook deliveries", "err", err)
 	}
+	w.send(ctx, p, work)
+	return n == batchSize || (len(work) == min(free, batchSize) && len(work) > 0)
+}
+
+// send posts claimed deliveries, each holding a slot until its outcome is
+// recorded.
+func (w *Worker) send(ctx context.Context, p *pipeline, work []claimed) {
 	telemetry.Claimed(telemetry.WorkerDelivery, len(work))
 	for _, c := range work {
 		p.slots <- struct{}{} // never blocks: this loop alone takes slots, and it took no more than were free
@@ -136,7 +145,6 @@ func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 			p.results <- result{c, w.post(ctx, c)}
 		}()
 	}
-	return n == batchSize || (len(work) == min(free, batchSize) && len(work) > 0)
 }
 
 // recorder commits outcomes in small batches (whatever arrived within a few
@@ -191,8 +199,12 @@ func (w *Worker) lockDeliveries(q *ent.WebhookDeliveryQuery) *ent.WebhookDeliver
 }
 
 // dispatch creates a delivery for each undispatched event and each active
-// subscription of its organization that wants it.
-func (w *Worker) dispatch(ctx context.Context) (int, error) {
+// subscription of its organization that wants it, and hands up to claim of
+// them to this worker, claimed as they are created: a fresh delivery is
+// due at once, and claiming it in the transaction that creates it saves
+// the claim's own transaction (its statements and its commit).
+func (w *Worker) dispatch(ctx context.Context, claim int) (int, []claimed, error) {
+	var handed []claimed
 	// The transaction is in ctx: the automation runs it queues wake the
 	// runner once it commits.
 	n, err := store.WithTxValue(ctx, w.client, func(ctx context.Context, tx *ent.Client) (int, error) {
@@ -204,15 +216,18 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 		if len(events) == 0 {
 			return 0, errNoWork
 		}
-		if err := w.fanOut(ctx, tx, events); err != nil {
+		if handed, err = w.fanOut(ctx, tx, events, claim); err != nil {
 			return 0, err
 		}
 		return len(events), nil
 	})
 	if errors.Is(err, errNoWork) {
-		return 0, nil
+		return 0, nil, nil
 	}
-	return n, err
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, handed, nil
 }
 
 // errNoWork rolls back a transaction that found nothing to do: it wrote
@@ -220,11 +235,13 @@ func (w *Worker) dispatch(ctx context.Context) (int, error) {
 var errNoWork = errors.New("no work")
 
 // fanOut creates events' deliveries and automation runs through tx, and
-// marks the events dispatched.
-func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.WebhookEvent) error {
+// marks the events dispatched. The first claim deliveries are created
+// claimed by this worker (their next attempt at the lease, as claim sets
+// it) and returned.
+func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.WebhookEvent, claim int) ([]claimed, error) {
 	subs, err := activeSubscriptions(ctx, tx, events)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var all []*ent.WebhookSubscription
 	for _, ss := range subs {
@@ -232,29 +249,50 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 	}
 	gone, err := uninstalledAt(ctx, tx, all)
 	if err != nil {
-		return fmt.Errorf("reading uninstalled apps: %w", err)
+		return nil, fmt.Errorf("reading uninstalled apps: %w", err)
 	}
 	now := w.now().UTC()
+	lease := w.lease(now)
 	var creates []*ent.WebhookDeliveryCreate
+	var handed []claimed
 	ids := make([]uuid.UUID, len(events))
 	for i, ev := range events {
 		ids[i] = ev.ID
 		for _, s := range subs[ev.OrgID] {
-			if event.Wants(s.Events, ev.EventType) && receives(ev, s, gone) {
-				creates = append(creates, tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).
-					SetSubscriptionID(s.ID).SetNextAttemptAt(now))
+			if !event.Wants(s.Events, ev.EventType) || !receives(ev, s, gone) {
+				continue
 			}
+			c := tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).SetSubscriptionID(s.ID).SetNextAttemptAt(now)
+			if len(handed) < claim {
+				c.SetNextAttemptAt(lease)
+				handed = append(handed, claimed{event: ev, sub: s, lease: lease})
+			}
+			creates = append(creates, c)
 		}
 	}
 	if len(creates) > 0 {
-		if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(ctx); err != nil {
-			return fmt.Errorf("creating deliveries: %w", err)
+		ds, err := tx.WebhookDelivery.CreateBulk(creates...).Save(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("creating deliveries: %w", err)
+		}
+		for i := range handed {
+			handed[i].delivery = ds[i]
 		}
 	}
 	if err := enqueueForEvents(ctx, tx, events, now); err != nil {
-		return err
+		return nil, err
 	}
-	return tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx)
+	if err := tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return handed, nil
+}
+
+// lease is when a claim made at now lapses: past the send timeout, so a
+// crashed worker's deliveries are sent again. As stored (milliseconds), so
+// the record can match it.
+func (w *Worker) lease(now time.Time) time.Time {
+	return apitime.Truncate(now.Add(w.cfg.Timeout + 30*time.Second))
 }
 
 // receives reports whether s is among the subscriptions ev is for: not
@@ -325,8 +363,7 @@ func (w *Worker) claim(ctx context.Context, limit int) ([]claimed, error) {
 		for i, d := range ds {
 			ids[i] = d.ID
 		}
-		// As stored (milliseconds), so the record can match it.
-		lease = apitime.Truncate(now.Add(w.cfg.Timeout + 30*time.Second))
+		lease = w.lease(now)
 		if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).SetNextAttemptAt(lease).Exec(ctx); err != nil {
 			return nil, err
 		}

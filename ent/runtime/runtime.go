@@ -1146,8 +1146,6 @@ func init() {
 	lead.Hooks[6] = leadHooks[3]
 
 	lead.Hooks[7] = leadHooks[4]
-
-	lead.Hooks[8] = leadHooks[5]
 	leadInters := schema.Lead{}.Interceptors()
 	lead.Interceptors[0] = leadInters[0]
 	leadMixinFields0 := leadMixin[0].Fields()

@@ -29,7 +29,6 @@ func (Lead) Hooks() []ent.Hook {
 		hook.On(leadCreateDefaults, ent.OpCreate),
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
-		hook.On(countLead, ent.OpCreate),
 		hook.On(rollup.Lead, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(publishBoardRows, ent.OpUpdateOne),
 	}
@@ -59,26 +58,6 @@ var countFromTotal = ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 		return n, err
 	})
 })
-
-// countLead adds a created lead to its organization's count (LeadCount) in
-// the creating transaction. A transaction adds all its leads to one slot:
-// two bulk creations touching slots in different orders would deadlock.
-func countLead(next ent.Mutator) ent.Mutator {
-	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
-		v, err := next.Mutate(ctx, m)
-		if err != nil {
-			return nil, err
-		}
-		l, ok := v.(*gen.Lead)
-		if !ok || viewer.IsBulkLoad(ctx) {
-			return v, nil
-		}
-		if err := rollup.AddStage(ctx, m.Client(), l.OrgID, l.StageID, 1); err != nil {
-			return nil, err
-		}
-		return l, nil
-	})
-}
 
 // leadCreateDefaults starts a lead in its organization's first stage when none
 // is given (SPEC 3.1) and records who created it.

@@ -141,11 +141,28 @@ func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead
 	if err != nil {
 		return zoneRead{}, fmt.Errorf("reading the rollups' zone: %w", err)
 	}
-	if len(rows) != 1 || rows[0].Zone == nil {
+	if len(rows) != 1 {
 		return z, nil
 	}
-	z.loc, err = period.Location(*rows[0].Zone)
-	return z, err
+	if err := z.read(rows[0].Zone); err != nil {
+		return zoneRead{}, err
+	}
+	zonesSeen.Store(org, zoneSeen{name: rows[0].Zone, dialect: z.dialect})
+	return z, nil
+}
+
+// read sets the zone from its stored name (nil: not built).
+func (z *zoneRead) read(name *string) error {
+	if name == nil {
+		z.loc = nil
+		return nil
+	}
+	loc, err := period.Location(*name)
+	if err != nil {
+		return fmt.Errorf("reading the rollups' zone: %w", err)
+	}
+	z.loc = loc
+	return nil
 }
 
 // How many rows a hot count is spread over, each transaction adding to
@@ -293,9 +310,9 @@ func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) erro
 // stageSlot is the LeadCount slot the transaction adds to.
 func stageSlot(ctx context.Context) int { return txSlot(ctx, LeadCountSlots) }
 
-// Lead counts a created lead on its day (countLead counts it in its
-// stage), and moves a lead whose stage changes from one stage's count to
-// the other's. The loader of
+// Lead counts a created lead on its day and in its stage, and moves a
+// lead whose stage changes from one stage's count to the other's. The
+// loader of
 // svc seed writes leads in bulk and rebuilds the rollups after.
 func Lead(next ent.Mutator) ent.Mutator {
 	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
@@ -325,7 +342,7 @@ func Lead(next ent.Mutator) ent.Mutator {
 		}
 		c := m.Client()
 		if m.Op().Is(ent.OpCreate) {
-			return l, addLeadStep(ctx, c, l, leadStep{leads: 1})
+			return l, countCreated(ctx, c, l)
 		}
 		if !moving {
 			return l, nil
