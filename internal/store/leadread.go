@@ -82,8 +82,10 @@ var leadReadColumns = []string{
 // scan of the row would (NULL leaves a field at its zero value or nil;
 // the JSON columns are decoded).
 func scanLead(row *sql.Row) (*ent.Lead, error) {
-	var (
-		l                                                       ent.Lead
+	// One allocation holds every column scanned (each destination handed
+	// to Scan escapes, and as separate variables each was one), and the
+	// lead's optional fields point into it.
+	v := new(struct {
 		createdAt, updatedAt, stageChangedAt                    sql.NullTime
 		lastContactedAt, dncAt, convertedAt                     sql.NullTime
 		business, first, last, email, phone, industry           sql.NullString
@@ -92,36 +94,38 @@ func scanLead(row *sql.Row) (*ent.Lead, error) {
 		score                                                   sql.NullInt64
 		tags, custom, external                                  []byte
 		advisor, contact, account, accountContact, importJob    uuid.NullUUID
-	)
-	err := row.Scan(&l.ID, &createdAt, &updatedAt, &l.OrgID,
-		&business, &first, &last, &email, &phone,
-		&industry, &monthly, &requested, &source, &priority,
-		&dnc, &tags, &custom, &external, &score,
-		&l.StageID, &advisor, &contact, &lastContactedAt,
-		&stageChangedAt, &dncReason, &dncAt, &convertedAt,
-		&account, &accountContact, &importJob, &author)
+		lead                                                    ent.Lead
+	})
+	l := &v.lead
+	err := row.Scan(&l.ID, &v.createdAt, &v.updatedAt, &l.OrgID,
+		&v.business, &v.first, &v.last, &v.email, &v.phone,
+		&v.industry, &v.monthly, &v.requested, &v.source, &v.priority,
+		&v.dnc, &v.tags, &v.custom, &v.external, &v.score,
+		&l.StageID, &v.advisor, &v.contact, &v.lastContactedAt,
+		&v.stageChangedAt, &v.dncReason, &v.dncAt, &v.convertedAt,
+		&v.account, &v.accountContact, &v.importJob, &v.author)
 	if err != nil {
 		return nil, err
 	}
-	l.CreatedAt, l.UpdatedAt, l.StageChangedAt = createdAt.Time, updatedAt.Time, stageChangedAt.Time
-	l.LastContactedAt, l.DncAt, l.ConvertedAt = timePtr(lastContactedAt), timePtr(dncAt), timePtr(convertedAt)
-	l.BusinessName, l.ContactFirstName, l.ContactLastName = stringPtr(business), stringPtr(first), stringPtr(last)
-	l.Email, l.Phone, l.Industry = stringPtr(email), stringPtr(phone), stringPtr(industry)
-	l.MonthlyRevenue, l.RequestedAmount = stringPtr(monthly), stringPtr(requested)
-	l.Source, l.Priority = lead.Source(source.String), lead.Priority(priority.String)
-	l.DncReason, l.CreatedBy = stringPtr(dncReason), stringPtr(author)
-	l.IsDoNotCall = dnc.Bool
-	if score.Valid {
-		n := int(score.Int64)
+	l.CreatedAt, l.UpdatedAt, l.StageChangedAt = v.createdAt.Time, v.updatedAt.Time, v.stageChangedAt.Time
+	l.LastContactedAt, l.DncAt, l.ConvertedAt = timePtr(&v.lastContactedAt), timePtr(&v.dncAt), timePtr(&v.convertedAt)
+	l.BusinessName, l.ContactFirstName, l.ContactLastName = stringPtr(&v.business), stringPtr(&v.first), stringPtr(&v.last)
+	l.Email, l.Phone, l.Industry = stringPtr(&v.email), stringPtr(&v.phone), stringPtr(&v.industry)
+	l.MonthlyRevenue, l.RequestedAmount = stringPtr(&v.monthly), stringPtr(&v.requested)
+	l.Source, l.Priority = lead.Source(v.source.String), lead.Priority(v.priority.String)
+	l.DncReason, l.CreatedBy = stringPtr(&v.dncReason), stringPtr(&v.author)
+	l.IsDoNotCall = v.dnc.Bool
+	if v.score.Valid {
+		n := int(v.score.Int64)
 		l.LeadScore = &n
 	}
-	l.PrimaryAdvisorID, l.ContactID = uuidPtr(advisor), uuidPtr(contact)
-	l.ConvertedAccountID, l.ConvertedContactID, l.ImportJobID = uuidPtr(account), uuidPtr(accountContact), uuidPtr(importJob)
+	l.PrimaryAdvisorID, l.ContactID = uuidPtr(&v.advisor), uuidPtr(&v.contact)
+	l.ConvertedAccountID, l.ConvertedContactID, l.ImportJobID = uuidPtr(&v.account), uuidPtr(&v.accountContact), uuidPtr(&v.importJob)
 	for _, j := range []struct {
 		name string
 		raw  []byte
 		dst  any
-	}{{lead.FieldTags, tags, &l.Tags}, {lead.FieldCustomFields, custom, &l.CustomFields}, {lead.FieldExternalIds, external, &l.ExternalIds}} {
+	}{{lead.FieldTags, v.tags, &l.Tags}, {lead.FieldCustomFields, v.custom, &l.CustomFields}, {lead.FieldExternalIds, v.external, &l.ExternalIds}} {
 		if len(j.raw) == 0 {
 			continue
 		}
@@ -129,24 +133,24 @@ func scanLead(row *sql.Row) (*ent.Lead, error) {
 			return nil, fmt.Errorf("decoding %s: %w", j.name, err)
 		}
 	}
-	return &l, nil
+	return l, nil
 }
 
-func stringPtr(s sql.NullString) *string {
+func stringPtr(s *sql.NullString) *string {
 	if !s.Valid {
 		return nil
 	}
 	return &s.String
 }
 
-func timePtr(t sql.NullTime) *time.Time {
+func timePtr(t *sql.NullTime) *time.Time {
 	if !t.Valid {
 		return nil
 	}
 	return &t.Time
 }
 
-func uuidPtr(u uuid.NullUUID) *uuid.UUID {
+func uuidPtr(u *uuid.NullUUID) *uuid.UUID {
 	if !u.Valid {
 		return nil
 	}
