@@ -267,6 +267,22 @@ func FullName(u *ent.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }
 
+// LeadWithRefs reads one lead with its stage and advisor, and nothing
+// else: the lead as the REST surface renders it. The row is read by
+// store.ReadLead, one prepared statement under the same privacy rules as
+// the lead query; inside a transaction (whose reads must see its writes)
+// it is read as lead(id) reads it.
+func (r *Resolver) LeadWithRefs(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
+	if ent.FromContext(ctx) != nil {
+		return r.leadByID(ctx, id)
+	}
+	l, err := r.db.ReadLead(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return l, r.attachRefs(ctx, l)
+}
+
 // leadByID reads one lead with its stage and advisor, and in GraphQL with
 // the edges the operation asks for (CollectFields): a lead page's
 // applications, deals and calls, with their lenders, are a query an edge

@@ -16,9 +16,11 @@ import (
 
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/rest/loadtest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/rest/root"
 )
@@ -27,6 +29,7 @@ import (
 const benchLeads = 100_000
 
 type benchEnv struct {
+	db      *store.DB
 	handler http.Handler
 	key     string
 	ids     []uuid.UUID
@@ -54,7 +57,7 @@ func setupBench(b *testing.B) *benchEnv {
 		}
 		cfg := rest.Config{RateLimit: 1 << 30, RateWindow: time.Minute, MaxBodyBytes: 1 << 20, Now: time.Now}
 		logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-		bench = &benchEnv{handler: root.Handler(cfg, db, logger), key: key, ids: ids}
+		bench = &benchEnv{db: db, handler: root.Handler(cfg, db, logger), key: key, ids: ids}
 	})
 	if bench == nil {
 		b.Skip("setup failed")
@@ -109,5 +112,32 @@ func BenchmarkLeads(b *testing.B) {
 	b.Run("Create", func(b *testing.B) {
 		body := `{"businessName":"Bench Freight LLC","contactFirstName":"Ana","email":"ana@bench.example","requestedAmount":"50000","tags":["bench"]}`
 		measure(b, func(int) { e.serve(b, "POST", "/v1/leads", body, http.StatusCreated) })
+	})
+}
+
+// BenchmarkGetLead sets GET /v1/leads/{id} beside the load runner's
+// baseline (one row read by key with database/sql, written as JSON) over
+// the same database, so the ratio of the two is the cost of the edge,
+// authentication, privacy, ent and the envelope, without the load
+// generator sharing the cores.
+func BenchmarkGetLead(b *testing.B) {
+	e := setupBench(b)
+	baseline := loadtest.Baseline(e.db)
+	b.Run("Baseline", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			req := httptest.NewRequest("GET", "/leads/"+e.ids[i%len(e.ids)].String(), nil)
+			rec := httptest.NewRecorder()
+			baseline.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+		}
+	})
+	b.Run("REST", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			e.serve(b, "GET", "/v1/leads/"+e.ids[i%len(e.ids)].String(), "", http.StatusOK)
+		}
 	})
 }

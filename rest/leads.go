@@ -105,7 +105,7 @@ func (h leadHandlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := h.resolver.Query().Lead(r.Context(), id)
+	l, err := h.resolver.LeadWithRefs(r.Context(), id)
 	if err != nil {
 		return err
 	}

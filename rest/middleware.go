@@ -175,9 +175,11 @@ type authResult struct {
 func withAuthentication(client *ent.Client, keys *store.KeyCache, now func() time.Time) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			res := authResult{err: apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header")}
+			var res authResult
 			if h := r.Header.Get("Authorization"); h != "" {
 				res = authenticate(r.Context(), client, keys, h, now(), store.KeyCacheTTL)
+			} else {
+				res.err = apperr.New(apperr.Unauthorized, "missing Authorization: Bearer <API key> header")
 			}
 			ctx := context.WithValue(r.Context(), authKey{}, res)
 			if res.err == nil {

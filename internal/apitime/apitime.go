@@ -105,7 +105,15 @@ func OfPtr(t *time.Time) *Time {
 	return &v
 }
 
-func (t Time) MarshalJSON() ([]byte, error) { return json.Marshal(Format(time.Time(t))) }
+// MarshalJSON writes Format's string, quoted: it holds nothing JSON
+// escapes, so it is appended as it is, without an encoder of its own (a
+// lead has up to six of these, and each was an encoder's run).
+func (t Time) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(Layout)+2)
+	b = append(b, '"')
+	b = time.Time(t).UTC().AppendFormat(b, Layout)
+	return append(b, '"'), nil
+}
 
 func (t *Time) UnmarshalJSON(b []byte) error {
 	var s string

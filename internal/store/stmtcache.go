@@ -93,6 +93,8 @@ type cachingConn struct {
 type cachedStmt struct {
 	stmt *sqlite3.SQLiteStmt
 	busy bool // its rows are still open
+	// columns are its result's column names, read once (releasingRows.Columns).
+	columns []string
 }
 
 // acquire returns the query's cached statement, preparing it on first use,
@@ -206,6 +208,21 @@ func (r *releasingRows) Close() error {
 		r.cs.busy = false
 	}
 	return err
+}
+
+// Columns are the result's column names. database/sql asks for them on
+// every query, and go-sqlite3 reads each from C into a new string every
+// time (a single-lead read's 31 were a tenth of it), so a cached
+// statement's are read once: a prepared statement's columns are fixed by
+// its text, which names them (ent never selects *).
+func (r *releasingRows) Columns() []string {
+	if r.cs == nil {
+		return r.Rows.Columns()
+	}
+	if r.cs.columns == nil {
+		r.cs.columns = r.Rows.Columns()
+	}
+	return r.cs.columns
 }
 
 // Column type information, which database/sql asks the rows for. It is

@@ -50,6 +50,8 @@ type DB struct {
 	readIdle int
 	// BusKind is the change bus chosen (BusMemory, BusPostgres, BusRedis).
 	BusKind string
+	// leadByID holds ReadLead's statements.
+	leadByID leadStatements
 }
 
 // readConnLifetime bounds how long a pooled connection lives, so every
@@ -95,7 +97,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: opts.MaxOpenConns}
+	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: opts.MaxOpenConns, leadByID: newLeadStatements(dia)}
 	var driver dialect.Driver = entsql.OpenDB(dia, read)
 	if dia == dialect.SQLite {
 		if s.write, err = openPool(ctx, drv, dsn+"&"+writerParam, dia, 1); err != nil {
