@@ -53,6 +53,9 @@ func TestPlaygroundLoadsNothingFromAnotherOrigin(t *testing.T) {
 	var loaded []string
 	for _, m := range loads.FindAllSubmatch(page, -1) {
 		ref := string(m[1])
+		if ref == "data:," {
+			continue // the empty icon: it names no file, so browsers ask for no /favicon.ico
+		}
 		if !strings.HasPrefix(ref, "/playground/assets/") {
 			t.Errorf("the page loads %s, not a file of the playground", ref)
 			continue
