@@ -231,5 +231,23 @@ func TestLeadDetail(t *testing.T) {
 		t.Errorf("the document row reads %q", row)
 	}
 	waitFor(t, ctx, `document.querySelector('.timeline')?.textContent.includes('Document uploaded: bank-statement.csv')`)
+	// The file's button downloads it through GET /v1/documents/{id}/content
+	// as a blob: the link the page clicks is caught here and read back.
+	run(t, ctx, evalVoid(`window.downloaded = null;
+		const blobs = new Map();
+		const createObjectURL = URL.createObjectURL;
+		URL.createObjectURL = (b) => { const u = createObjectURL(b); blobs.set(u, b); return u; };
+		document.addEventListener('click', (ev) => {
+			const a = ev.target.closest && ev.target.closest('a[download]');
+			if (!a) return;
+			ev.preventDefault();
+			blobs.get(a.href).text().then((text) => { window.downloaded = a.download + ':' + text; });
+		}, true)`),
+		chromedp.Click(chromedp.CSS(`.lead-documents tbody button`)))
+	waitFor(t, ctx, `window.downloaded !== null`)
+	if got := eval[string](t, ctx, `window.downloaded`); got != "bank-statement.csv:date,amount\n2026-10-01,1200.00\n2026-10-02,-80.25\n" {
+		t.Errorf("the download gave %q", got)
+	}
+	run(t, ctx, evalVoid(`window.scrollTo(0, 0)`))
 	shot(t, ctx, "lead")
 }
