@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
@@ -169,6 +170,24 @@ func TestDragLeadToStage(t *testing.T) {
 	}
 	if got := leadStage(t, env, id); got != stages[0].ID.String() {
 		t.Errorf("the select left the lead at %q", got)
+	}
+
+	// A move the server refuses puts the card back and says why: a key
+	// that may read leads but not change them.
+	readOnly := newBrowser(t)
+	signIn(t, readOnly, env, env.NewKey(env.Org.ID, viewer.ScopeLeadsRead))
+	waitBoard(t, readOnly)
+	run(t, readOnly, chromedp.SetValue(chromedp.CSS(card+` select.move`), stages[3].ID.String()))
+	waitFor(t, readOnly, `document.querySelector('#errors .error')?.textContent.includes('could not be moved')`)
+	waitFor(t, readOnly, `document.querySelector('`+card+`') !== null && !document.querySelector('`+card+`').hasAttribute('aria-busy')`)
+	if sel := eval[string](t, readOnly, `document.querySelector('`+card+` select.move').value`); sel != stages[0].ID.String() {
+		t.Errorf("after the refusal the card's select reads %s", sel)
+	}
+	if msg := eval[string](t, readOnly, `document.querySelector('#errors .error').textContent`); !strings.Contains(msg, "FORBIDDEN") || !strings.Contains(msg, "Request id:") {
+		t.Errorf("the refusal reads %q", msg)
+	}
+	if got := leadStage(t, env, id); got != stages[0].ID.String() {
+		t.Errorf("a refused move left the lead at %q", got)
 	}
 
 	// Filters apply to every column.
