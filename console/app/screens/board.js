@@ -1,12 +1,367 @@
-// The Pipeline board screen (route in main.js's SCREENS). Not built yet: it
-// shows its title until its screen is written here.
+// The pipeline board: a column per stage, each column its own paged list
+// of leads (newest first, "Load more" pages on), the same filters applied
+// to every column. A card moves to another stage by dragging it (SortableJS
+// in its fallback mode, which follows mouse and pointer events) or with its
+// "Move to stage" select; the board follows other people's changes over
+// the events subscription.
 
-import { h } from '../ui.js';
+import { gql, subscribe } from '../api.js';
+import { loadSortable } from '../libs.js';
+import { clearError, formField, h, money, showError } from '../ui.js';
 
-/** Fills main; may return a cleanup function, called on leaving. */
-export async function render(main, ctx, params) {
-  main.append(
-    h('h1', {}, ctx.title),
-    h('p', { class: 'muted' }, 'Not built yet.'),
+const PAGE = 25;
+
+const LEAD_FIELDS = `id businessName contactFirstName contactLastName requestedAmount priority source stageId primaryAdvisorName createdAt`;
+
+const COLUMN_QUERY = `query BoardColumn($first: Int!, $after: Cursor, $where: LeadWhereInput!) {
+  leads(first: $first, after: $after, where: $where, orderBy: {field: CREATED_AT, direction: DESC}) {
+    totalCount totalCountIsExact
+    edges { node { ${LEAD_FIELDS} } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+const MOVE = `mutation MoveLead($id: ID!, $stageId: ID!) { moveLeadToStage(id: $id, stageId: $stageId) { id stageId } }`;
+
+const CREATE = `mutation CreateLead($input: CreateLeadInput!) { createLead(input: $input) { id } }`;
+
+/** Every stage of the pipeline, in order (stagesPage, page by page). */
+export async function allStages() {
+  const stages = [];
+  for (let page = 1; page <= 100; page++) {
+    const data = await gql(`query Stages($page: Int!) { stagesPage(page: $page, limit: 100) { nodes { id stageLabel color } hasMore } }`, { page });
+    stages.push(...data.stagesPage.nodes);
+    if (!data.stagesPage.hasMore) break;
+  }
+  return stages;
+}
+
+/** The values of a schema enum (introspection), so the console offers exactly what the API accepts. */
+export async function enumValues(name) {
+  const data = await gql(`query Enum($name: String!) { __type(name: $name) { enumValues { name description } } }`, { name });
+  return data.__type?.enumValues || [];
+}
+
+/** "Ada Lovelace" from a lead's contact names, or ''. */
+export function contactName(lead) {
+  return [lead.contactFirstName, lead.contactLastName].filter(Boolean).join(' ');
+}
+
+/**
+ * A select of the organization's advisors, paged: it holds the first page
+ * (by last name) and a "More advisors…" entry that fetches the next one, so
+ * no list of users is ever read whole. first is the option for "none".
+ */
+export function advisorSelect(first, attrs = {}) {
+  const select = h('select', attrs, h('option', { value: '' }, first));
+  const more = h('option', { value: '__more' }, 'More advisors…');
+  let page = 0;
+  let previous = '';
+  async function loadPage() {
+    page++;
+    const data = await gql(`query Advisors($page: Int!) { usersPage(role: advisor, page: $page, limit: 50) { nodes { id firstName lastName } hasMore } }`, { page });
+    more.remove();
+    for (const u of data.usersPage.nodes) select.append(h('option', { value: u.id }, `${u.firstName} ${u.lastName}`));
+    if (data.usersPage.hasMore) select.append(more);
+  }
+  select.addEventListener('focus', () => { previous = select.value; });
+  select.addEventListener('change', async (ev) => {
+    if (select.value !== '__more') {
+      previous = select.value;
+      return;
+    }
+    ev.stopImmediatePropagation();
+    select.value = previous;
+    try {
+      await loadPage();
+    } catch (err) {
+      showError(err, 'The advisors could not be loaded.');
+    }
+  });
+  select.ready = loadPage().catch((err) => showError(err, 'The advisors could not be loaded.'));
+  return select;
+}
+
+function enumSelect(values, first, attrs = {}) {
+  return h('select', attrs,
+    first === null ? null : h('option', { value: '' }, first),
+    values.map((v) => h('option', { value: v.name, title: v.description || null }, v.name.replaceAll('_', ' '))));
+}
+
+/** Fills main; returns the cleanup that closes the live subscription. */
+export async function render(main, ctx) {
+  const [stages, sources, priorities, Sortable] = await Promise.all([
+    allStages(), enumValues('LeadSource'), enumValues('LeadPriority'), loadSortable(),
+  ]);
+
+  const search = h('input', { type: 'search', name: 'search', placeholder: 'Business, contact or email', autocomplete: 'off' });
+  const advisor = advisorSelect('Any advisor', { name: 'advisor' });
+  const source = enumSelect(sources, 'Any source', { name: 'source' });
+  const priority = enumSelect(priorities, 'Any priority', { name: 'priority' });
+  const filters = h('form', { class: 'board-filters', role: 'search', 'aria-label': 'Filter the board', onsubmit: (ev) => { ev.preventDefault(); reloadAll(); } },
+    formField('Search', search),
+    formField('Advisor', advisor),
+    formField('Source', source),
+    formField('Priority', priority),
   );
+  let searchTimer = 0;
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(reloadAll, 300);
+  });
+  for (const s of [advisor, source, priority]) s.addEventListener('change', () => { if (s.value !== '__more') reloadAll(); });
+
+  const newButton = h('button', { type: 'button', class: 'primary', 'aria-expanded': 'false' }, 'New lead');
+  const newForm = leadForm(sources, priorities, ctx);
+  newForm.hidden = true;
+  newButton.addEventListener('click', () => {
+    newForm.hidden = !newForm.hidden;
+    newButton.setAttribute('aria-expanded', String(!newForm.hidden));
+    if (!newForm.hidden) newForm.querySelector('input')?.focus();
+  });
+
+  /** The filter every column shares, with its stage added per column. */
+  function where(stageId) {
+    const w = { stageId };
+    if (advisor.value && advisor.value !== '__more') w.primaryAdvisorId = advisor.value;
+    if (source.value) w.source = source.value;
+    if (priority.value) w.priority = priority.value;
+    const q = search.value.trim();
+    if (q) {
+      w.or = [{ businessNameContainsFold: q }, { contactFirstNameContainsFold: q }, { contactLastNameContainsFold: q }, { emailContainsFold: q }];
+    }
+    return w;
+  }
+
+  const columns = new Map();
+  const sortables = [];
+  const stageOptions = stages.map((s) => ({ id: s.id, label: s.stageLabel }));
+
+  function card(lead) {
+    const move = h('select', { class: 'move', 'aria-label': `Move ${lead.businessName || 'lead'} to stage` },
+      stageOptions.map((s) => h('option', { value: s.id, selected: s.id === lead.stageId }, s.label)));
+    const moveId = `move-${lead.id}`;
+    move.id = moveId;
+    const el = h('li', { class: 'card', dataset: { id: lead.id, stage: lead.stageId } },
+      h('a', { href: `#/leads/${encodeURIComponent(lead.id)}`, class: 'card-title' }, lead.businessName || '(no business name)'),
+      h('p', { class: 'card-meta' },
+        contactName(lead) || 'No contact',
+        lead.requestedAmount ? ` · ${money(lead.requestedAmount)}` : '',
+      ),
+      h('p', { class: 'card-meta' },
+        h('span', { class: `badge priority-${lead.priority}` }, lead.priority),
+        ' ', lead.source.replaceAll('_', ' '),
+        lead.primaryAdvisorName ? ` · ${lead.primaryAdvisorName}` : ''),
+      h('div', { class: 'card-move' }, h('label', { for: moveId }, 'Move to stage'), move),
+    );
+    move.addEventListener('change', async () => {
+      const from = el.dataset.stage;
+      const to = move.value;
+      const target = columns.get(to);
+      if (target) target.list.prepend(el);
+      else el.remove();
+      await moveLead(el, from, to, () => {
+        const back = columns.get(from);
+        if (back) back.list.prepend(el);
+      });
+      move.focus();
+    });
+    return el;
+  }
+
+  /** Saves a move already shown; on failure undo() puts the card back. */
+  async function moveLead(el, from, to, undo) {
+    if (from === to) return;
+    const id = el.dataset.id;
+    setCount(from, -1);
+    setCount(to, +1);
+    el.dataset.stage = to;
+    el.setAttribute('aria-busy', 'true');
+    try {
+      clearError();
+      await gql(MOVE, { id, stageId: to });
+      el.querySelector('select.move').value = to;
+    } catch (err) {
+      undo();
+      el.dataset.stage = from;
+      el.querySelector('select.move').value = from;
+      setCount(from, +1);
+      setCount(to, -1);
+      showError(err, `${el.querySelector('.card-title').textContent} could not be moved.`);
+    } finally {
+      el.removeAttribute('aria-busy');
+    }
+  }
+
+  function setCount(stageId, delta) {
+    const col = columns.get(stageId);
+    if (!col || col.total === null) return;
+    col.total += delta;
+    showCount(col);
+  }
+
+  function showCount(col) {
+    col.count.textContent = col.exact ? `${col.total}` : `about ${col.total}+`;
+    col.count.setAttribute('aria-label', col.exact ? `${col.total} leads` : `more than ${col.total} leads`);
+  }
+
+  async function loadColumn(col, more) {
+    const mine = ++col.seq;
+    col.more.disabled = true;
+    col.list.setAttribute('aria-busy', 'true');
+    try {
+      const data = await gql(COLUMN_QUERY, { first: PAGE, after: more ? col.cursor : null, where: where(col.stage.id) });
+      if (mine !== col.seq) return;
+      const conn = data.leads;
+      if (!more) col.list.replaceChildren();
+      for (const e of conn.edges || []) {
+        if (e?.node && !col.list.querySelector(`[data-id="${CSS.escape(e.node.id)}"]`)) col.list.append(card(e.node));
+      }
+      col.cursor = conn.pageInfo.endCursor;
+      col.total = conn.totalCount;
+      col.exact = conn.totalCountIsExact;
+      showCount(col);
+      col.more.hidden = !conn.pageInfo.hasNextPage;
+    } catch (err) {
+      if (mine === col.seq) showError(err, `The ${col.stage.stageLabel} column could not be loaded.`);
+    } finally {
+      if (mine === col.seq) {
+        col.more.disabled = false;
+        col.list.setAttribute('aria-busy', 'false');
+      }
+    }
+  }
+
+  function reloadAll() {
+    for (const col of columns.values()) loadColumn(col, false);
+  }
+
+  const board = h('div', { class: 'board' });
+  for (const stage of stages) {
+    const headingId = `stage-${stage.id}`;
+    const list = h('ul', { class: 'board-list', dataset: { stage: stage.id }, 'aria-labelledby': headingId });
+    const count = h('span', { class: 'board-count' }, '…');
+    const more = h('button', { type: 'button', class: 'load-more', hidden: true }, 'Load more');
+    const col = { stage, list, count, more, cursor: null, total: null, exact: true, seq: 0 };
+    more.addEventListener('click', () => loadColumn(col, true));
+    more.setAttribute('aria-label', `Load more ${stage.stageLabel} leads`);
+    columns.set(stage.id, col);
+    board.append(h('section', { class: 'board-column', dataset: { stage: stage.id } },
+      h('h2', { id: headingId }, stage.stageLabel, ' ', count),
+      list, more));
+    sortables.push(Sortable.create(list, {
+      group: 'board',
+      draggable: '.card',
+      filter: 'select, option, label',
+      preventOnFilter: false,
+      forceFallback: true,
+      fallbackOnBody: true,
+      animation: 0,
+      onEnd: (evt) => {
+        if (evt.from === evt.to) return;
+        const el = evt.item;
+        const from = evt.from.dataset.stage;
+        const to = evt.to.dataset.stage;
+        const { oldIndex } = evt;
+        moveLead(el, from, to, () => {
+          evt.from.insertBefore(el, evt.from.children[oldIndex] || null);
+        });
+      },
+    }));
+  }
+
+  main.append(
+    h('div', { class: 'screen-head' }, h('h1', {}, ctx.title), newButton),
+    newForm,
+    filters,
+    h('p', { class: 'hint' }, 'Drag a card to another column, or use its "Move to stage" list.'),
+    board,
+  );
+  await advisor.ready;
+  reloadAll();
+
+  // Other people's changes: reload the columns an event touches (a move
+  // touches two), at most every half second.
+  const pending = new Set();
+  let timer = 0;
+  function touch(stageId) {
+    if (!stageId) return;
+    pending.add(stageId);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      for (const id of pending) {
+        const col = columns.get(id);
+        if (col && !document.querySelector('.sortable-fallback')) loadColumn(col, false);
+      }
+      pending.clear();
+    }, 500);
+  }
+  const unsubscribe = subscribe(`subscription BoardEvents { events(types: ["lead.created", "lead.status_changed", "lead.updated", "lead.assigned"]) { event data } }`, {}, {
+    next: ({ events: ev }) => {
+      const d = ev.data || {};
+      if (ev.event === 'lead.status_changed') {
+        // Our own move is already on screen.
+        const el = board.querySelector(`.card[data-id="${CSS.escape(String(d.leadId || ''))}"]`);
+        if (el && el.dataset.stage === d.newStageId) return;
+        touch(d.previousStageId);
+        touch(d.newStageId);
+      } else if (d.stageId) {
+        touch(d.stageId);
+      } else {
+        const el = board.querySelector(`.card[data-id="${CSS.escape(String(d.leadId || ''))}"]`);
+        if (el) touch(el.dataset.stage);
+      }
+    },
+    error: (err) => showError(err, 'Live updates stopped.'),
+  });
+
+  return () => {
+    clearTimeout(timer);
+    clearTimeout(searchTimer);
+    unsubscribe();
+    for (const s of sortables) s.destroy();
+  };
+}
+
+/** The "New lead" form: creates the lead and opens it. */
+function leadForm(sources, priorities, ctx) {
+  const field = (name, label, attrs = {}) => formField(label, h('input', { name, autocomplete: 'off', ...attrs }));
+  const source = enumSelect(sources, null, { name: 'source' });
+  source.value = 'manual';
+  const priority = enumSelect(priorities, null, { name: 'priority' });
+  priority.value = 'normal';
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create lead');
+  const form = h('form', { class: 'new-lead', 'aria-label': 'New lead' },
+    h('h2', {}, 'New lead'),
+    field('businessName', 'Business name', { required: true, maxlength: 255 }),
+    field('contactFirstName', 'Contact first name', { maxlength: 100 }),
+    field('contactLastName', 'Contact last name', { maxlength: 100 }),
+    field('email', 'Email', { type: 'email', maxlength: 254 }),
+    field('phone', 'Phone', { type: 'tel', maxlength: 20 }),
+    formField('Requested amount', h('input', { name: 'requestedAmount', inputmode: 'decimal', autocomplete: 'off' }), { hint: 'A decimal amount, such as 25000.00.' }),
+    formField('Source', source),
+    formField('Priority', priority),
+    submit,
+  );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const input = {};
+    for (const el of form.elements) {
+      if (!el.name) continue;
+      const v = el.value.trim();
+      // The amount goes as typed: the server validates decimals.
+      if (v !== '') input[el.name] = v;
+    }
+    submit.disabled = true;
+    try {
+      clearError();
+      const data = await gql(CREATE, { input });
+      ctx.navigate(`/leads/${data.createLead.id}`);
+    } catch (err) {
+      showError(err, 'The lead could not be created.');
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return form;
 }
