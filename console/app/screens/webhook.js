@@ -9,9 +9,10 @@ import { gql } from '../api.js';
 import { clearError, date, formField, h, pager, replace, showError } from '../ui.js';
 import { stateOf } from './webhooks.js';
 
+// Subscriptions are not Relay nodes: the list filtered by id finds one.
 const SUBSCRIPTION = `query WebhookSubscription($id: ID!) {
-  node(id: $id) {
-    ... on WebhookSubscription { id url events isActive pausedReason pausedAt consecutiveFailures createdAt }
+  webhookSubscriptions(first: 1, where: {id: $id}) {
+    edges { node { id url events isActive pausedReason pausedAt consecutiveFailures createdAt } }
   }
 }`;
 
@@ -78,9 +79,15 @@ function timeOf(input) {
 /** Fills main. */
 export async function render(main, ctx, params) {
   const subscriptionId = params.id;
-  const data = await gql(SUBSCRIPTION, { id: subscriptionId });
-  const sub = data.node;
-  if (!sub || !sub.url) {
+  let sub = null;
+  try {
+    sub = (await gql(SUBSCRIPTION, { id: subscriptionId })).webhookSubscriptions.edges[0]?.node ?? null;
+  } catch (err) {
+    // An id that is not a UUID is refused as invalid input: the same "no
+    // such subscription" to the reader.
+    if (err.code !== 'VALIDATION_ERROR' && err.code !== 'NOT_FOUND') throw err;
+  }
+  if (!sub) {
     main.append(h('h1', {}, ctx.title), h('p', {}, 'No webhook subscription has this id. ', h('a', { href: '#/webhooks' }, 'Back to the subscriptions')));
     return undefined;
   }
