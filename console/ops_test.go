@@ -210,10 +210,14 @@ func TestInboundAndAutomations(t *testing.T) {
 	if got := eval[string](t, ctx, failedRequest+`.textContent`); !strings.Contains(got, "email") {
 		t.Errorf("the failed request reads %q, want its error naming the missing field", got)
 	}
+	run(t, ctx, evalVoid(failedRequest+`.scrollIntoView({block: 'center'})`))
 	shot(t, ctx, "inbound")
 
 	run(t, ctx, evalVoid(`location.hash = '#/automations'`))
 	waitFor(t, ctx, `document.querySelector('main tbody button[aria-label="Runs of Partner leads"]') !== null`)
+	if got := eval[string](t, ctx, `document.querySelector('main tbody tr').textContent`); !strings.Contains(got, "Inbound endpoint Partner CRM") {
+		t.Errorf("the automation's row reads %q, want its endpoint by name", got)
+	}
 	run(t, ctx, evalVoid(`document.querySelector('main tbody button[aria-label="Runs of Partner leads"]').click()`))
 	failedRun := `[...document.querySelectorAll('main .detail tbody tr')].find(tr => tr.querySelector('.run-status')?.textContent === 'failed')`
 	waitFor(t, ctx, `document.querySelectorAll('main .detail tbody tr').length === 2 && `+failedRun+`?.querySelector('.error-code')?.textContent === '`+code+`'`)

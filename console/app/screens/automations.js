@@ -14,6 +14,10 @@ const LIST = `query Automations($first: Int, $after: Cursor) {
   }
 }`;
 
+const ENDPOINT_NAMES = `query EndpointNames($ids: [ID!]) {
+  inboundEndpoints(first: 100, where: {idIn: $ids}) { edges { node { id name } } }
+}`;
+
 const RUNS = `query AutomationRuns($automationId: ID!, $status: String, $page: Int, $limit: Int) {
   automationRuns(automationId: $automationId, status: $status, page: $page, limit: $limit) {
     nodes { id status attempts nextAttemptAt inboundRequestId eventId input leadId error errorCode createdAt finishedAt }
@@ -28,8 +32,13 @@ const RETRY = `mutation RetryAutomationRun($automationId: ID!, $runId: ID!) {
 const FILTERS = [['', 'Every run'], ['queued', 'Queued'], ['succeeded', 'Succeeded'], ['skipped', 'Skipped'], ['failed', 'Failed']];
 const STATUS_CLASS = { queued: 'status-break', succeeded: 'status-online', skipped: '', failed: 'status-offline' };
 
+// Endpoint names of the page shown, read with the page.
+const endpointNames = new Map();
+
 function trigger(a) {
   if (a.triggerEvent) return h('span', {}, 'Event ', h('code', {}, a.triggerEvent));
+  const name = endpointNames.get(a.endpointId);
+  if (name) return h('span', {}, 'Inbound endpoint ', h('a', { href: '#/inbound' }, name));
   return h('span', {}, 'Inbound endpoint ', h('code', { class: 'break-anywhere' }, a.endpointId || '—'));
 }
 
@@ -99,7 +108,15 @@ export async function render(main, ctx) {
       { label: 'State', render: (a) => (a.isActive ? 'Active' : 'Off') },
       { label: 'Runs', render: (a) => h('button', { type: 'button', 'aria-label': `Runs of ${a.name}`, onclick: () => showRuns(a) }, 'Runs') },
     ],
-    load: async (args) => (await gql(LIST, args)).automations,
+    load: async (args) => {
+      const page = (await gql(LIST, args)).automations;
+      const ids = [...new Set(page.edges.map((e) => e.node.endpointId).filter(Boolean))];
+      if (ids.length) {
+        const named = (await gql(ENDPOINT_NAMES, { ids })).inboundEndpoints.edges;
+        for (const e of named) endpointNames.set(e.node.id, e.node.name);
+      }
+      return page;
+    },
   });
 
   main.append(h('h1', {}, ctx.title), list.element, detail);

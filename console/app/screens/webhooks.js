@@ -33,7 +33,7 @@ export function eventList(text) {
 export function stateOf(sub) {
   if (sub.isActive) {
     return h('span', { class: 'badge status-online' }, 'Active',
-      sub.consecutiveFailures > 0 ? ` (${sub.consecutiveFailures} failed attempts in a row)` : '');
+      sub.consecutiveFailures > 0 ? ` (${sub.consecutiveFailures} failed ${sub.consecutiveFailures === 1 ? 'attempt' : 'attempts in a row'})` : '');
   }
   return h('span', {},
     h('span', { class: 'badge status-break' }, 'Paused'), ' ',
