@@ -136,7 +136,6 @@ func TestRotateKey(t *testing.T) {
 	rotatedAt := time.Now()
 	fresh := shownSecret(t, ctx, "svc_live_", old)
 	waitFor(t, ctx, `[...document.querySelectorAll('.pager tbody tr')].some((r) => r.textContent.includes('Rotated: works until'))`)
-	shot(t, ctx, "keys")
 
 	if got := restStatus(env, "/v1/leads", fresh); got != http.StatusOK {
 		t.Errorf("the new secret gets %d on GET /v1/leads", got)
@@ -157,6 +156,7 @@ func TestRotateKey(t *testing.T) {
 		t.Errorf("the old key works until %v, %v after the rotation; want a day", until, d)
 	}
 	dismissSecret(t, ctx, fresh, "#/keys", "API keys")
+	shot(t, ctx, "keys")
 }
 
 // Revoking a key in the console refuses it over REST at once; revoking the

@@ -221,10 +221,13 @@ export async function render(main, ctx) {
   const apply = h('button', { type: 'submit', class: 'primary' }, 'Show');
   const form = h('form', { class: 'period', novalidate: true, 'aria-label': 'Period' },
     formField('From', from),
-    formField('To', to, { hint: 'Both days included; at most 366 days.' }),
+    formField('To', to),
     formField('Interval', interval),
     apply,
+    h('p', { class: 'hint period-hint', id: 'period-hint' }, 'Both days are included; a period spans at most 366 days.'),
   );
+  from.setAttribute('aria-describedby', 'period-hint');
+  to.setAttribute('aria-describedby', 'period-hint');
   const about = h('p', { class: 'muted', 'aria-live': 'polite' });
   const board = h('div', { class: 'charts', 'aria-busy': 'false' });
   main.append(h('h1', {}, ctx.title), form, about, board);

@@ -195,9 +195,9 @@ export async function render(main, ctx) {
     h('h1', {}, ctx.title),
     h('p', { class: 'muted' }, 'Keys let programs and people call the API for this organization. A key\'s secret is shown once, when it is created or rotated.'),
     secretSlot,
-    form,
     h('h2', {}, 'Keys'),
     h('div', { class: 'inline-check' }, showRevoked, h('label', { for: showRevoked.id }, 'Show revoked keys')),
     list.element,
+    form,
   );
 }
