@@ -361,4 +361,11 @@ func TestAnalyticsCharts(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('figure.chart canvas').length`); n != 5 {
 		t.Errorf("%d canvases after redrawing", n)
 	}
+
+	// At a phone's width the screens fit: wide tables scroll in their own box.
+	run(t, ctx, chromedp.EmulateViewport(390, 800))
+	for _, s := range [][2]string{{"#/analytics", "Analytics"}, {"#/keys", "API keys"}, {"#/apps", "Apps"}} {
+		openScreen(t, ctx, s[0], s[1])
+		waitFor(t, ctx, `document.documentElement.scrollWidth <= 390`)
+	}
 }
