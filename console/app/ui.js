@@ -225,3 +225,91 @@ export function pager({ load, style = 'page', limit = 20, columns = null, item =
     refresh() { return show(); },
   };
 }
+
+// ---------------------------------------------------------------------------
+// Added for the API keys, apps and analytics screens: a modal confirmation,
+// a field showing a secret once, and what to do when the server stops
+// accepting the signed-in key.
+
+/**
+ * Opens a modal dialog titled title, with body (as h takes children) and
+ * the buttons confirm and Cancel. Resolves to true when confirmed, false
+ * when cancelled (Escape included). Focus returns to the control that had
+ * it. The dialog is removed once closed.
+ */
+export function confirmDialog({ title, body = [], confirm = 'OK', danger = false }) {
+  const opener = document.activeElement;
+  const heading = h('h2', { id: `f${++ids}` }, title);
+  const ok = h('button', { type: 'submit', class: danger ? 'danger' : 'primary' }, confirm);
+  const cancel = h('button', { type: 'button' }, 'Cancel');
+  const form = h('form', { novalidate: true }, heading, body, h('div', { class: 'actions' }, ok, cancel));
+  const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': heading.id }, form);
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    let answer = false;
+    // form-action 'none' forbids real submissions: the event is handled here.
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      answer = true;
+      dialog.close();
+    });
+    cancel.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if (opener && opener.isConnected && typeof opener.focus === 'function') opener.focus();
+      resolve(answer);
+    });
+    dialog.showModal();
+  });
+}
+
+/**
+ * A secret shown once (an API key's, an app token): a read-only field
+ * with a Copy button and the warning that it cannot be shown again.
+ * onDone runs when the reader dismisses it; the box then removes itself,
+ * and the secret with it, from the page.
+ */
+export function secretBox({ label, secret, warning, onDone = () => {} }) {
+  const input = h('input', { type: 'text', readonly: true, value: secret, spellcheck: 'false', autocomplete: 'off', class: 'secret-value' });
+  const status = h('span', { class: 'copy-status', role: 'status' });
+  const copy = h('button', {
+    type: 'button',
+    onclick: async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(secret);
+        status.textContent = 'Copied.';
+      } catch {
+        // Without clipboard permission the text stays selected to copy by hand.
+        status.textContent = 'Selected: press Ctrl+C (or ⌘C) to copy.';
+      }
+    },
+  }, 'Copy');
+  const done = h('button', { type: 'button', class: 'primary' }, 'I have stored it');
+  const box = h('section', { class: 'secret', 'aria-label': label },
+    h('p', { class: 'warning' }, warning),
+    formField(label, input),
+    h('div', { class: 'actions' }, copy, done, status),
+  );
+  done.addEventListener('click', () => {
+    input.value = '';
+    box.remove();
+    onDone();
+  });
+  return { element: box, focus: () => { input.focus(); input.select(); } };
+}
+
+/**
+ * Handles an error of a call: a key the server no longer accepts (revoked,
+ * or rotated and past its grace period) sends the reader to sign in, by
+ * reloading the console, whose start checks the stored key, forgets it and
+ * says why; any other error is shown with showError. Returns err.
+ */
+export function reportError(err, context = '') {
+  if (err?.code === 'UNAUTHORIZED') {
+    window.location.reload();
+    return err;
+  }
+  showError(err, context);
+  return err;
+}
