@@ -30,9 +30,6 @@ func createLender(t *testing.T, env *resttest.Env, name, rate string) string {
 	return d["createLender"].(map[string]any)["id"].(string)
 }
 
-// xp is an XPath selector for chromedp's DOM search.
-func xp(path string) chromedp.Search { return chromedp.Search(path) }
-
 // The lead's lending section, in the browser: the lead goes to two lenders
 // in one submission, one approves, a funding over the approved amount is
 // refused in the server's words, the right one funds, and a commission
@@ -64,31 +61,36 @@ func TestSubmitApproveFund(t *testing.T) {
 	)
 	waitFor(t, ctx, `document.querySelectorAll('`+sec+` .submit-lenders input[name="lender"]').length === 2`)
 	run(t, ctx,
-		chromedp.Click(xp(`//section[contains(@class,'lending')]//label[contains(., 'Northwind Capital')]/input`)),
-		chromedp.Click(xp(`//section[contains(@class,'lending')]//label[contains(., 'Bluefin Funding')]/input`)),
+		chromedp.Click(chromedp.CSS(sec+` .submit-lenders li:nth-child(1) input[name="lender"]`)),
+		chromedp.Click(chromedp.CSS(sec+` .submit-lenders li:nth-child(2) input[name="lender"]`)),
 		chromedp.Click(chromedp.CSS(sec+` .submit-lenders button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `document.querySelectorAll('`+sec+` .submit-results li.ok').length === 2`)
 	waitFor(t, ctx, `document.querySelectorAll('`+sec+` .pager')[1]?.querySelectorAll('tbody tr').length === 2`)
 
 	// Northwind approves with an offer.
-	row := func(lender string) string {
-		return `//section[contains(@class,'lending')]//tr[td[1][normalize-space()='` + lender + `']]`
+	ids := lendingGQL(t, env, `query($lead: ID!) { applicationsPage(leadId: $lead) { nodes { id lenderName } } }`, map[string]any{"lead": lead})
+	appIDs := map[string]string{}
+	for _, n := range ids["applicationsPage"].(map[string]any)["nodes"].([]any) {
+		a := n.(map[string]any)
+		appIDs[a["lenderName"].(string)] = a["id"].(string)
 	}
+	north := sec + ` [data-application="` + appIDs["Northwind Capital"] + `"]`
+	waitFor(t, ctx, `document.querySelector('`+north+` details.decide > summary') !== null`)
 	run(t, ctx,
-		chromedp.Click(xp(row("Northwind Capital")+`//details[contains(@class,'decide')]/summary`)),
-		chromedp.SendKeys(xp(row("Northwind Capital")+`//input[@name='approvedAmount']`), "45000.00"),
-		chromedp.SendKeys(xp(row("Northwind Capital")+`//input[@name='interestRate']`), "1.35"),
-		chromedp.SendKeys(xp(row("Northwind Capital")+`//input[@name='termMonths']`), "12"),
-		chromedp.Click(xp(row("Northwind Capital")+`//details[contains(@class,'decide')]//button[@type='submit']`)),
+		chromedp.Click(chromedp.CSS(north+` details.decide > summary`)),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="approvedAmount"]`), "45000.00"),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="interestRate"]`), "1.35"),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="termMonths"]`), "12"),
+		chromedp.Click(chromedp.CSS(north+` details.decide button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Approved: 45,000.00 at 1.35 factor, 12 months'))`)
 
 	// Funding more than approved is refused in the server's words.
 	run(t, ctx,
-		chromedp.Click(xp(row("Northwind Capital")+`//details[contains(@class,'fund')]/summary`)),
-		chromedp.SendKeys(xp(row("Northwind Capital")+`//input[@name='fundedAmount']`), "99999.00"),
-		chromedp.Click(xp(row("Northwind Capital")+`//details[contains(@class,'fund')]//button[@type='submit']`)),
+		chromedp.Click(chromedp.CSS(north+` details.fund > summary`)),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="fundedAmount"]`), "99999.00"),
+		chromedp.Click(chromedp.CSS(north+` details.fund button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `document.querySelector('#errors .error')?.textContent.includes('VALIDATION_ERROR')`)
 	refusal := eval[string](t, ctx, `document.querySelector('#errors .error').textContent`)
@@ -96,23 +98,23 @@ func TestSubmitApproveFund(t *testing.T) {
 		t.Errorf("the refused funding reads %q", refusal)
 	}
 	run(t, ctx,
-		chromedp.SetValue(xp(row("Northwind Capital")+`//input[@name='fundedAmount']`), ""),
-		chromedp.SendKeys(xp(row("Northwind Capital")+`//input[@name='fundedAmount']`), "45000.00"),
-		chromedp.Click(xp(row("Northwind Capital")+`//details[contains(@class,'fund')]//button[@type='submit']`)),
+		evalVoid(`document.querySelector('`+north+` input[name="fundedAmount"]').value = ''`),
+		chromedp.SendKeys(chromedp.CSS(north+` input[name="fundedAmount"]`), "45000.00"),
+		chromedp.Click(chromedp.CSS(north+` details.fund button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Funded: 45,000.00'))`)
 
 	// The deal's commission (5 % of 45,000.00) gets a first payment.
-	deal := `(//section[contains(@class,'lending')]/section[contains(@class,'pager')])[2]//tr[td[1][normalize-space()='Northwind Capital']]`
-	run(t, ctx, chromedp.WaitVisible(xp(deal)))
+	deal := sec + ` [data-deal]`
+	waitFor(t, ctx, `document.querySelector('`+deal+`') !== null`)
 	if owed := eval[string](t, ctx, `[...document.querySelectorAll('`+sec+` .pager')].at(-1).querySelector('tbody tr td:nth-child(3)').textContent`); owed != "2,250.00" {
 		t.Errorf("the commission owed reads %q, want 2,250.00", owed)
 	}
 	run(t, ctx,
-		chromedp.Click(xp(deal+`//details[contains(@class,'payment')]/summary`)),
-		chromedp.SendKeys(xp(deal+`//input[@name='amount']`), "1000.00"),
-		chromedp.SendKeys(xp(deal+`//input[@name='reference']`), "RMT-2211"),
-		chromedp.Click(xp(deal+`//details[contains(@class,'payment')]//button[@type='submit']`)),
+		chromedp.Click(chromedp.CSS(deal+` details.payment > summary`)),
+		chromedp.SendKeys(chromedp.CSS(deal+` input[name="amount"]`), "1000.00"),
+		chromedp.SendKeys(chromedp.CSS(deal+` input[name="reference"]`), "RMT-2211"),
+		chromedp.Click(chromedp.CSS(deal+` details.payment button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` .pager')].at(-1).querySelector('tbody tr')?.textContent.includes('Payment 1,000.00')`)
 
@@ -150,8 +152,7 @@ func TestSubmitApproveFund(t *testing.T) {
 	run(t, ctx, evalVoid(`location.hash = '#/applications'`))
 	waitFor(t, ctx, `document.querySelectorAll('main .pager tbody tr').length === 2 && document.querySelectorAll('main select[name="lender"] option').length === 3`)
 	shot(t, ctx, "applications")
-	run(t, ctx, chromedp.SetValue(chromedp.CSS(`main select[name="status"]`), "funded"),
-		evalVoid(`document.querySelector('main select[name="status"]').dispatchEvent(new Event('change'))`))
+	run(t, ctx, evalVoid(`(() => { const s = document.querySelector('main select[name="status"]'); s.value = 'funded'; s.dispatchEvent(new Event('change')); })()`))
 	waitFor(t, ctx, `document.querySelectorAll('main .pager tbody tr').length === 1 && document.querySelector('main .pager tbody tr').textContent.includes('Harbor Street Bakery')`)
 }
 
@@ -199,12 +200,11 @@ func TestLendersScreen(t *testing.T) {
 	waitFor(t, ctx, `document.querySelector('`+form+` h2')?.textContent === 'Edit Northwind Capital'`)
 	run(t, ctx,
 		chromedp.Click(chromedp.CSS(form+` input[name="isActive"]`)),
-		chromedp.SetValue(chromedp.CSS(form+` input[name="maxAmount"]`), ""),
+		evalVoid(`document.querySelector('`+form+` input[name="maxAmount"]').value = ''`),
 		chromedp.Click(chromedp.CSS(form+` button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `document.querySelectorAll('main .pager tbody tr').length === 1 && !document.querySelector('main .pager tbody').textContent.includes('Northwind')`)
-	run(t, ctx, chromedp.SetValue(chromedp.CSS(`main select[name="active"]`), "false"),
-		evalVoid(`document.querySelector('main select[name="active"]').dispatchEvent(new Event('change'))`))
+	run(t, ctx, evalVoid(`(() => { const s = document.querySelector('main select[name="active"]'); s.value = 'false'; s.dispatchEvent(new Event('change')); })()`))
 	waitFor(t, ctx, `document.querySelector('main .pager tbody tr')?.textContent.includes('Northwind Capital')`)
 
 	d := lendingGQL(t, env, `query { lendersPage(isActive: false) { total nodes { name isActive maxAmount minAmount commissionRate } } }`, nil)

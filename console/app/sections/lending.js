@@ -94,8 +94,8 @@ function timeVal(form, name) {
  */
 function actionForm(summary, context, fields, submitLabel, submit, { className = '' } = {}) {
   const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
-  const form = h('form', { class: ['action-form', className], novalidate: true }, fields, h('div', { class: 'actions' }, button));
-  const details = h('details', { class: 'action' }, h('summary', {}, summary), form);
+  const form = h('form', { class: 'action-form', novalidate: true }, fields, h('div', { class: 'actions' }, button));
+  const details = h('details', { class: ['action', className] }, h('summary', {}, summary), form);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     button.disabled = true;
@@ -207,7 +207,7 @@ export function applicationActions(app, refresh) {
   if (app.status === 'submitted' || app.status === 'underwriting') out.push(decideForm(app, refresh));
   if (app.status === 'approved') out.push(fundForm(app, refresh));
   if (app.fundedDeal) out.push(paymentForm(app.fundedDeal.id, refresh));
-  return out.length ? h('div', { class: 'action-list' }, out) : h('span', { class: 'muted' }, '—');
+  return out.length ? h('div', { class: 'action-list', dataset: { application: app.id } }, out) : h('span', { class: 'muted' }, '—');
 }
 
 /**
@@ -288,7 +288,7 @@ export function renderLending(container, lead, ctx) {
         ? h('ul', { class: 'payments' }, d.commission.payments.map((p) => h('li', {},
           `${p.kind === 'clawback' ? 'Clawback' : 'Payment'} ${money(p.amount)} on ${date(p.paidAt)}`, p.reference ? ` (${p.reference})` : '')))
         : h('span', { class: 'muted' }, 'None yet')) },
-      { label: 'Actions', render: (d) => paymentForm(d.id, refreshAll) },
+      { label: 'Actions', render: (d) => h('div', { class: 'action-list', dataset: { deal: d.id } }, paymentForm(d.id, refreshAll)) },
     ],
   });
 
