@@ -186,6 +186,8 @@ func TestLendersScreen(t *testing.T) {
 			t.Errorf("the new lender's row reads %q, want %q in it", first, want)
 		}
 	}
+	// Saving scrolled to the form; the picture shows the list.
+	run(t, ctx, evalVoid(`window.scrollTo(0, 0)`))
 	shot(t, ctx, "lenders")
 
 	// A second lender of the same name is refused in words.
