@@ -61,7 +61,7 @@ func TestSignIn(t *testing.T) {
 	if hash := eval[string](t, ctx, `location.hash`); hash != "" && hash != "#/board" {
 		t.Errorf("landed at %q, want the board", hash)
 	}
-	shot(t, ctx, "board")
+	shot(t, ctx, "signed-in")
 
 	// Every screen of the nav is reachable and shows its title.
 	links := eval[[]string](t, ctx, `[...document.querySelectorAll('#nav a')].map(a => a.getAttribute('href'))`)
