@@ -42,7 +42,11 @@ func (s *DB) ReadLead(ctx context.Context, id uuid.UUID) (*ent.Lead, error) {
 		v, _ := viewer.FromContext(ctx)
 		query, args = s.leadByID.inOrg, []any{id, v.OrgID}
 	}
-	l, err := scanLead(s.SQL.QueryRowContext(ctx, query, args...))
+	// Outside ent's driver, so its span is made here, as the traced driver
+	// makes ent's.
+	l, err := tracedValue(ctx, sqlSystem(s.Dialect), query, func(ctx context.Context) (*ent.Lead, error) {
+		return scanLead(s.SQL.QueryRowContext(ctx, query, args...))
+	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, apperr.New(apperr.NotFound, "lead not found")

@@ -21,11 +21,15 @@ type tracedDriver struct {
 }
 
 func newTracedDriver(d dialect.Driver) tracedDriver {
-	system := semconv.DBSystemNameSQLite
-	if d.Dialect() == dialect.Postgres {
-		system = semconv.DBSystemNamePostgreSQL
+	return tracedDriver{Driver: d, system: sqlSystem(d.Dialect())}
+}
+
+// sqlSystem names the database system of an ent dialect in spans.
+func sqlSystem(dia string) attribute.KeyValue {
+	if dia == dialect.Postgres {
+		return semconv.DBSystemNamePostgreSQL
 	}
-	return tracedDriver{Driver: d, system: system}
+	return semconv.DBSystemNameSQLite
 }
 
 func (d tracedDriver) Exec(ctx context.Context, query string, args, v any) error {
