@@ -112,11 +112,14 @@ type result struct {
 }
 
 // step fans out new events and claims as many due deliveries as there are
-// free slots; it reports whether more work is waiting.
+// free slots; it reports whether more work is waiting. Fresh deliveries
+// handed out at fan-out take at most half of the free slots, so that due
+// retries (and fresh deliveries left over) always get the other half under
+// a steady stream of events.
 func (w *Worker) step(ctx context.Context, p *pipeline) bool {
 	w.sweep(ctx)
 	free := cap(p.slots) - len(p.slots)
-	n, handed, err := w.dispatch(ctx, min(free, batchSize))
+	n, handed, err := w.dispatch(ctx, min(free/2, batchSize))
 	if err != nil && ctx.Err() == nil {
 		w.log.Error("fanning out webhook events", "err", err)
 	}

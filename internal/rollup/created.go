@@ -41,20 +41,21 @@ var zonesSeen sync.Map // uuid.UUID → zoneSeen
 
 // createdOnPostgres reads the organization's rollup zone sharing its row
 // (as readRollupZone does), adds the lead to the day computed in the zone
-// guessed ($5) only if that is the zone read, and adds it to its stage's
-// count: on PostgreSQL each statement of a create is a round trip, and
+// guessed ($5) and to its stage's count, only if that is the zone read:
+// on PostgreSQL each statement of a create is a round trip, and
 // these were three. The organization's row is locked first (the main
 // query reads z before the row counts of d; s, which nothing reads, runs
 // after it), then the day's row, then the stage's: the order of the
 // statements it replaces, and of a rebuild, which updates the
 // organization's row before it rewrites the counts. It returns the zone
-// read and how many day rows it added to (0 when the guess was wrong: the
-// caller then adds to the day of the zone read).
+// read and how many day rows it added to; when the zone read is not the
+// one guessed it added to neither count, and the caller adds to both.
 var createdOnPostgres = fmt.Sprintf(`WITH z AS (SELECT %[3]s FROM %[1]s WHERE %[2]s = $1 FOR SHARE),
 d AS (INSERT INTO %[4]s (%[5]s, %[6]s, %[7]s, %[8]s, %[9]s)
 	SELECT CAST($1 AS uuid), CAST($2 AS bigint), CAST($3 AS varchar), CAST($4 AS bigint), 1 FROM z WHERE z.%[3]s = $5
 	ON CONFLICT (%[5]s, %[6]s, %[7]s, %[8]s) DO UPDATE SET %[9]s = %[4]s.%[9]s + 1 RETURNING 1),
-s AS (INSERT INTO %[10]s (%[11]s, %[12]s, %[13]s, %[14]s) VALUES ($1, $6, $7, 1)
+s AS (INSERT INTO %[10]s (%[11]s, %[12]s, %[13]s, %[14]s)
+	SELECT CAST($1 AS uuid), CAST($6 AS uuid), CAST($7 AS bigint), 1 FROM z WHERE z.%[3]s IS NOT DISTINCT FROM $5
 	ON CONFLICT (%[11]s, %[12]s, %[13]s) DO UPDATE SET %[14]s = %[10]s.%[14]s + 1)
 SELECT z.%[3]s, (SELECT count(*) FROM d) FROM z`,
 	organization.Table, organization.FieldID, organization.FieldRollupZone,
@@ -84,7 +85,7 @@ func countCreatedAtOnce(ctx context.Context, c *gen.Client, l *gen.Lead) (bool, 
 		}
 		day = period.LocalDay(l.CreatedAt, loc)
 	}
-	stored, added, err := queryCreated(ctx, c, l, guess, day)
+	stored, _, err := queryCreated(ctx, c, l, guess, day)
 	if err != nil {
 		return true, fmt.Errorf("counting the created lead: %w", err)
 	}
@@ -94,11 +95,26 @@ func countCreatedAtOnce(ctx context.Context, c *gen.Client, l *gen.Lead) (bool, 
 	}
 	rememberZone(ctx, l.OrgID, z)
 	zonesSeen.Store(l.OrgID, zoneSeen{name: stored, dialect: dialect.Postgres})
-	if z.loc != nil && added == 0 {
-		// Another zone than the one guessed: the rollups were rebuilt in it.
-		return true, addLeadDay(ctx, c, z, l, leadStep{leads: 1})
+	if sameZone(stored, guess) {
+		return true, nil
 	}
-	return true, nil
+	// Another zone than the one guessed (the rollups were rebuilt in it):
+	// the statement added to neither count, so both are added here, the
+	// day before the stage, in the order every create locks them.
+	if z.loc != nil {
+		if err := addLeadDay(ctx, c, z, l, leadStep{leads: 1}); err != nil {
+			return true, err
+		}
+	}
+	return true, AddStage(ctx, c, l.OrgID, l.StageID, 1)
+}
+
+// sameZone reports whether two stored zone names (nil: not built) are the same.
+func sameZone(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // queryCreated runs createdOnPostgres.

@@ -93,6 +93,8 @@ export async function render(main, ctx) {
   const [stages, sources, priorities, Sortable] = await Promise.all([
     allStages(), enumValues('LeadSource'), enumValues('LeadPriority'), loadSortable(),
   ]);
+  // The reader may have moved on while these loaded: main is another screen's now.
+  if (!ctx.isCurrent()) return undefined;
 
   const search = h('input', { type: 'search', name: 'search', placeholder: 'Business, contact or email', autocomplete: 'off' });
   const advisor = advisorSelect('Any advisor', { name: 'advisor' });
@@ -278,6 +280,7 @@ export async function render(main, ctx) {
     board,
   );
   await advisor.ready;
+  if (!ctx.isCurrent()) return undefined;
   reloadAll();
 
   // Other people's changes: reload the columns an event touches (a move

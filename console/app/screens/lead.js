@@ -69,6 +69,7 @@ export async function render(main, ctx, params) {
   if (!ctx.isCurrent()) return undefined;
 
   const [priorities, categories] = await Promise.all([enumValues('LeadPriority'), enumValues('DocumentCategory')]);
+  if (!ctx.isCurrent()) return undefined;
 
   const titleEl = head.querySelector('h1');
   const attrs = h('section', { class: 'lead-attrs', 'aria-labelledby': 'lead-details' });
@@ -310,7 +311,9 @@ export async function render(main, ctx, params) {
     timelineBox,
   );
   try {
-    await renderLending(lendingBox, lead, ctx);
+    // Its stop function closes the section's subscription when the reader
+    // leaves the lead.
+    return await renderLending(lendingBox, lead, ctx);
   } catch (err) {
     showError(err, 'The lending records could not be shown.');
   }

@@ -10,6 +10,7 @@
 
 import { gql, subscribe } from '../api.js';
 import { date, formField, h, money, pager, replace, showError } from '../ui.js';
+import { getKey } from '../key.js';
 
 export const APPLICATION_FIELDS = `id status leadId lenderId lenderName requestedAmount product submittedAt decidedAt
   approvedAmount interestRate rateType termMonths paymentFrequency conditions declineReason declineCategory
@@ -153,8 +154,15 @@ export function decideForm(app, done) {
 
 // The organization's users to credit a deal to: the first page only, as
 // the list of advisors of one broker is short; the default is the lead's.
+// It is kept per key: another key, signed in later in the same tab, may
+// be another organization's.
 let advisorsPromise = null;
+let advisorsKey = null;
 function advisors() {
+  if (advisorsKey !== getKey()) {
+    advisorsKey = getKey();
+    advisorsPromise = null;
+  }
   advisorsPromise ??= gql('query { users(first: 100) { edges { node { id firstName lastName } } } }')
     .then((d) => d.users.edges.map((e) => e.node))
     .catch((err) => { advisorsPromise = null; throw err; });
