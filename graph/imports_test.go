@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/google/uuid"
 
@@ -393,4 +395,73 @@ func TestImportScopesAndTenants(t *testing.T) {
 	if m.Type != "error" && wsErrorCode(m) == "" || wsErrorCode(m) != "NOT_FOUND" {
 		t.Errorf("another organization's subscription got %+v, want NOT_FOUND", m)
 	}
+}
+
+// utf16Of is s in UTF-16 (little- or big-endian), after bom.
+func utf16Of(s string, bigEndian bool, bom string) []byte {
+	out := []byte(bom)
+	for _, u := range utf16.Encode([]rune(s)) {
+		if bigEndian {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}
+
+// utf32Of is s in UTF-32 (little- or big-endian), after bom.
+func utf32Of(s string, bigEndian bool, bom string) []byte {
+	out := []byte(bom)
+	for _, r := range s {
+		b := []byte{byte(r), byte(r >> 8), byte(r >> 16), byte(r >> 24)}
+		if bigEndian {
+			slices.Reverse(b)
+		}
+		out = append(out, b...)
+	}
+	return out
+}
+
+// A file in another encoding than UTF-8 is UNSUPPORTED_MEDIA_TYPE (415),
+// named and told to save the file as CSV UTF-8, before its header is
+// matched: a UTF-16 file's header would otherwise name no lead field.
+// A UTF-8 byte-order mark is not another encoding.
+func TestImportRefusesOtherEncodings(t *testing.T) {
+	e := resttest.New(t)
+	const list = "Company,Email\r\nAcme,a@acme.example\r\n"
+	for _, tc := range []struct {
+		name string
+		file []byte
+		says string
+	}{
+		{"ErrUTF16LE", utf16Of(list, false, "\xff\xfe"), "UTF-16"},
+		{"ErrUTF16BE", utf16Of(list, true, "\xfe\xff"), "UTF-16"},
+		{"ErrUTF32LE", utf32Of(list, false, "\xff\xfe\x00\x00"), "UTF-32"},
+		{"ErrUTF32BE", utf32Of(list, true, "\x00\x00\xfe\xff"), "UTF-32"},
+		{"ErrUTF16WithoutBOM", utf16Of(list, false, ""), "UTF-16"},
+		{"ErrLatin1Header", []byte("Soci\xe9t\xe9,Adresse\r\nAcme,1 rue\r\n"), "not UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startImport(t, e, e.Key, tc.file, nil)
+			code, _ := r.Error()
+			if r.Status != http.StatusUnsupportedMediaType || code != "UNSUPPORTED_MEDIA_TYPE" {
+				t.Fatalf("%d %s, want 415 UNSUPPORTED_MEDIA_TYPE: %s", r.Status, code, r.Raw)
+			}
+			if !strings.Contains(string(r.Raw), tc.says) || !strings.Contains(string(r.Raw), "CSV UTF-8") {
+				t.Fatalf("the message does not say %q and to save as CSV UTF-8: %s", tc.says, r.Raw)
+			}
+		})
+	}
+	n, err := e.DB.Client.ImportJob.Query().Count(rule.SystemContext(context.Background()))
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("%d jobs were queued by refused imports", n)
+	}
+	t.Run("UTF8BOM", func(t *testing.T) {
+		job := waitJob(t, e, e.Key, mustStart(t, e, e.Key, []byte("\ufeff"+list), nil))
+		if job["status"] != "done" || num(job["rowsImported"]) != 1 {
+			t.Fatalf("%v", job)
+		}
+	})
 }

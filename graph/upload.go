@@ -11,9 +11,11 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
@@ -97,6 +99,14 @@ func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 		writeJSON(w, exec.DispatchError(graphql.WithOperationContext(ctx, oc), opErr))
 		return
 	}
+	// An operation with a file field holds that field only (takesFiles);
+	// one that does not is a malformed upload like the others, so it is
+	// refused here with their 400 rather than answered 200 with errors.
+	if _, gerr := takesFiles(oc.Operation); gerr != nil && isMutation(oc.Operation) {
+		w.WriteHeader(http.StatusBadRequest)
+		writeJSON(w, &graphql.Response{Errors: gqlerror.List{gerr}})
+		return
+	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)
 	resp := responses(ctx)
 	if status := fileRefusal(resp); status != 0 {
@@ -130,7 +140,9 @@ func writeJSON(w io.Writer, resp *graphql.Response) {
 }
 
 // read parses the multipart body into the operation's parameters, its
-// variables holding a graphql.Upload at each mapped path.
+// variables holding a graphql.Upload at each mapped path. The map is
+// checked against the operation before any file is read, so a form that
+// could only be half bound is refused before its files are spooled.
 func (t multipartTransport) read(r *http.Request) (*graphql.RawParams, []*os.File, *apperr.Error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -147,19 +159,32 @@ func (t multipartTransport) read(r *http.Request) (*graphql.RawParams, []*os.Fil
 	if params.Variables == nil {
 		params.Variables = map[string]any{}
 	}
+	if err := checkMap(params.Variables, fileMap); err != nil {
+		return nil, nil, err
+	}
+	files, err2 := readFiles(mr, params.Variables, fileMap)
+	return &params, files, err2
+}
+
+// readFiles spools each file part the map names and binds it at its
+// paths; a part the map does not name, before or after them, is refused.
+func readFiles(mr *multipart.Reader, vars map[string]any, fileMap map[string][]string) ([]*os.File, *apperr.Error) {
 	var files []*os.File
-	for len(fileMap) > 0 {
+	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return &params, files, apperr.New(apperr.BadRequest, "the map names file parts the form does not hold: %s",
-				strings.Join(slices.Sorted(maps.Keys(fileMap)), ", "))
+			if len(fileMap) > 0 {
+				return files, apperr.New(apperr.BadRequest, "the map names file parts the form does not hold: %s",
+					strings.Join(slices.Sorted(maps.Keys(fileMap)), ", "))
+			}
+			return files, nil
 		}
 		if err != nil {
-			return &params, files, partError(err)
+			return files, partError(err)
 		}
 		paths, ok := fileMap[part.FormName()]
 		if !ok {
-			return &params, files, apperr.New(apperr.BadRequest, "the form part %s is not in the map", apperr.Quote(part.FormName()))
+			return files, apperr.New(apperr.BadRequest, "the form part %s is not in the map", apperr.Quote(part.FormName()))
 		}
 		delete(fileMap, part.FormName())
 		f, upload, aerr := spool(part)
@@ -167,22 +192,89 @@ func (t multipartTransport) read(r *http.Request) (*graphql.RawParams, []*os.Fil
 			files = append(files, f)
 		}
 		if aerr != nil {
-			return &params, files, aerr
+			return files, aerr
 		}
 		for _, path := range paths {
 			upload.File = io.NewSectionReader(f, 0, upload.Size) // each path reads from the start
-			if gerr := params.AddUpload(upload, part.FormName(), path); gerr != nil {
-				return &params, files, apperr.New(apperr.BadRequest, "%s", gerr.Message)
+			slot, aerr := variableSlot(vars, path)
+			if aerr != nil {
+				return files, aerr
+			}
+			slot(upload)
+		}
+	}
+}
+
+// checkMap checks the map against the operation's variables, as the
+// GraphQL multipart request specification has them: each file part fills
+// at least one path, each path names a variable (or an item or member of
+// one) that the operations part holds as null, and no path is filled by
+// two files, which would leave one of them silently unused.
+func checkMap(vars map[string]any, fileMap map[string][]string) *apperr.Error {
+	filledBy := map[string]string{}
+	for _, key := range slices.Sorted(maps.Keys(fileMap)) {
+		if len(fileMap[key]) == 0 {
+			return apperr.New(apperr.BadRequest, "the map's file part %s fills no variable; give it a path such as \"variables.file\"", apperr.Quote(key))
+		}
+		for _, path := range fileMap[key] {
+			switch other, ok := filledBy[path]; {
+			case ok && other == key:
+				return apperr.New(apperr.BadRequest, "the map lists %s twice for file part %s", apperr.Quote(path), apperr.Quote(key))
+			case ok:
+				return apperr.New(apperr.BadRequest, "%s is mapped to more than one file part (%s and %s); map each file to a path of its own",
+					apperr.Quote(path), apperr.Quote(other), apperr.Quote(key))
+			}
+			filledBy[path] = key
+			if _, err := variableSlot(vars, path); err != nil {
+				return err
 			}
 		}
 	}
-	return &params, files, nil
+	return nil
+}
+
+// variableSlot finds the null that path (variables.name, then member
+// names and list indexes, dot-separated) names in vars, answering a
+// function that puts a value there.
+func variableSlot(vars map[string]any, path string) (func(any), *apperr.Error) {
+	steps := strings.Split(path, ".")
+	if len(steps) < 2 || steps[0] != "variables" {
+		return nil, apperr.New(apperr.BadRequest, "the map's path %s does not start with \"variables.\"", apperr.Quote(path))
+	}
+	missing := apperr.New(apperr.BadRequest, "the map's path %s names no variable of the operations part", apperr.Quote(path))
+	var at any = vars
+	var set func(any)
+	for _, step := range steps[1:] {
+		switch v := at.(type) {
+		case map[string]any:
+			member, ok := v[step]
+			if !ok {
+				return nil, missing
+			}
+			at, set = member, func(x any) { v[step] = x }
+		case []any:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, missing
+			}
+			at, set = v[i], func(x any) { v[i] = x }
+		default:
+			return nil, missing
+		}
+	}
+	if at != nil {
+		return nil, apperr.New(apperr.BadRequest, "the variable at the map's path %s must be null in the operations part; the file fills it", apperr.Quote(path))
+	}
+	return set, nil
 }
 
 // readJSONPart reads the next part, which must be named name and hold
 // one JSON value no larger than the JSON body limit, into dst.
 func (t multipartTransport) readJSONPart(mr *multipart.Reader, name string, dst any) *apperr.Error {
 	part, err := mr.NextPart()
+	if errors.Is(err, io.EOF) {
+		return apperr.New(apperr.BadRequest, "the multipart request has no %s part; its parts must be operations, then map, then the files", name)
+	}
 	if err != nil {
 		return partError(err)
 	}

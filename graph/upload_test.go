@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -224,5 +225,78 @@ func TestLargeFormsOnlyToGraphQL(t *testing.T) {
 		if resp.StatusCode != http.StatusRequestEntityTooLarge {
 			t.Errorf("%s: %d, want 413", path, resp.StatusCode)
 		}
+	}
+}
+
+// Each way a multipart form can break the GraphQL multipart request
+// specification is 400 BAD_REQUEST in GraphQL's error shape, with a
+// message saying what is wrong: never a bare reader error, a silently
+// dropped file or a panic.
+func TestMultipartRequestRefusalsSayWhy(t *testing.T) {
+	e := resttest.New(t)
+	ops := formPart{name: "operations", body: []byte(typenameWithFile)}
+	withVars := func(vars string) formPart {
+		return formPart{name: "operations", body: []byte(`{"query": "mutation($f: Upload!) { uploadDocument(recordId: \"0193b6a4-2f1c-7d2e-9a41-5c3f8e2b7a10\", file: $f) { id } }", "variables": ` + vars + `}`)}
+	}
+	mapOf := func(m string) formPart { return formPart{name: "map", body: []byte(m)} }
+	file := func(name string) formPart {
+		return formPart{name: name, filename: name + ".txt", body: []byte("hello")}
+	}
+	for _, tc := range []struct {
+		name  string
+		parts []formPart
+		says  string
+	}{
+		{"ErrNoParts", nil, "no operations part"},
+		{"ErrNoMap", []formPart{ops}, "no map part"},
+		{"ErrMapFirst", []formPart{mapOf(`{"0": ["variables.f"]}`), ops, file("0")}, "operations, then map"},
+		{"ErrFileMissing", []formPart{ops, mapOf(`{"0": ["variables.f"]}`)}, `file parts the form does not hold: 0`},
+		{"ErrFileNotInMap", []formPart{ops, mapOf(`{"0": ["variables.f"]}`), file("0"), file("1")}, `"1" is not in the map`},
+		{"ErrTwoFilesOneVariable", []formPart{ops, mapOf(`{"0": ["variables.f"], "1": ["variables.f"]}`), file("0"), file("1")},
+			`"variables.f" is mapped to more than one file part ("0" and "1")`},
+		{"ErrOnePathTwice", []formPart{ops, mapOf(`{"0": ["variables.f", "variables.f"]}`), file("0")},
+			`"variables.f" twice`},
+		{"ErrNoPaths", []formPart{ops, mapOf(`{"0": []}`), file("0")}, `file part "0" fills no variable`},
+		{"ErrPathNotInVariables", []formPart{ops, mapOf(`{"0": ["variables.g"]}`), file("0")}, `variables.g`},
+		{"ErrPathOutsideVariables", []formPart{ops, mapOf(`{"0": ["query"]}`), file("0")}, `"query"`},
+		{"ErrPathThroughAString", []formPart{withVars(`{"f": null, "s": "x"}`), mapOf(`{"0": ["variables.s.x"]}`), file("0")}, `variables.s.x`},
+		{"ErrPathPastAList", []formPart{withVars(`{"f": null, "l": [null]}`), mapOf(`{"0": ["variables.l.3"]}`), file("0")}, `variables.l.3`},
+		{"ErrPathNotNull", []formPart{withVars(`{"f": "taken"}`), mapOf(`{"0": ["variables.f"]}`), file("0")}, `must be null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, ct := formBody(t, tc.parts...)
+			status, out := sendForm(t, e, body, ct, false)
+			errs, _ := out["errors"].([]any)
+			if status != http.StatusBadRequest || len(errs) != 1 {
+				t.Fatalf("%d %v, want 400 and one error", status, out)
+			}
+			first, _ := errs[0].(map[string]any)
+			ext, _ := first["extensions"].(map[string]any)
+			if ext["code"] != "BAD_REQUEST" || !strings.Contains(fmt.Sprint(first["message"]), tc.says) {
+				t.Fatalf("%v, want BAD_REQUEST saying %q", first, tc.says)
+			}
+		})
+	}
+}
+
+// Two file fields in one operation are refused before either runs, with
+// the 400 every other malformed upload gets.
+func TestTwoFileFieldsInOneOperation(t *testing.T) {
+	e := resttest.New(t)
+	ops := `{"query": "mutation($a: Upload!, $b: Upload!) { a: importLeads(file: $a) { id } b: importLeads(file: $b) { id } }", ` +
+		`"variables": {"a": null, "b": null}}`
+	csv := []byte("Company\nTwice Imported Co\n")
+	body, ct := formBody(t,
+		formPart{name: "operations", body: []byte(ops)},
+		formPart{name: "map", body: []byte(`{"0": ["variables.a"], "1": ["variables.b"]}`)},
+		formPart{name: "0", filename: "a.csv", body: csv},
+		formPart{name: "1", filename: "b.csv", body: csv})
+	status, out := sendForm(t, e, body, ct, false)
+	if status != http.StatusBadRequest || firstCode(out) != "BAD_REQUEST" || !strings.Contains(toJSON(t, out), "one field only") {
+		t.Fatalf("%d %v", status, out)
+	}
+	r := e.Post("/graphql", e.Key, map[string]any{"query": `{ importJobs { total } }`})
+	if !strings.Contains(string(r.Raw), `"total":0`) {
+		t.Fatalf("a job was queued: %s", r.Raw)
 	}
 }

@@ -59,9 +59,14 @@ func Start(ctx context.Context, db *store.DB, up Upload) (*ent.ImportJob, error)
 	if err := checkSize(up); err != nil {
 		return nil, err
 	}
-	// The header is checked before the file is stored, so a refused file
-	// leaves nothing behind.
-	if _, err := openCSV(up.File, mapping); err != nil {
+	// The encoding, then the header, are checked before the file is
+	// stored, so a refused file leaves nothing behind; a file in another
+	// encoding is refused as such, not for a header that reads as no
+	// lead field's name.
+	if err := checkEncoding(up.File); err != nil {
+		return nil, err
+	}
+	if _, err := openCSV(leadcsv.NewUTF8Reader(up.File), mapping); err != nil {
 		return nil, err
 	}
 	if _, err := up.File.Seek(0, io.SeekStart); err != nil {
@@ -124,13 +129,39 @@ func storeFile(ctx context.Context, db *store.DB, key string, f io.ReadSeeker) e
 	}
 	_, err := db.Files.Write(ctx, key, leadcsv.NewUTF8Reader(f))
 	if errors.Is(err, leadcsv.ErrNotUTF8) {
-		return apperr.New(apperr.UnsupportedMediaType,
-			"the file is not UTF-8 text; save it as \"CSV UTF-8\" and import it again")
+		return notUTF8("")
 	}
 	if err != nil {
 		return fmt.Errorf("storing the import file: %w", err)
 	}
 	return nil
+}
+
+// checkEncoding refuses a file whose first bytes show an encoding other
+// than UTF-8 (leadcsv.ForeignEncoding), and rewinds it.
+func checkEncoding(f io.ReadSeeker) error {
+	head := make([]byte, 4)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading the upload: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("rewinding the upload: %w", err)
+	}
+	if enc := leadcsv.ForeignEncoding(head[:n]); enc != "" {
+		return notUTF8(enc)
+	}
+	return nil
+}
+
+// notUTF8 is the refusal of a file that is not UTF-8, naming the encoding
+// it is in when that is known.
+func notUTF8(encoding string) error {
+	is := "not UTF-8 text"
+	if encoding != "" {
+		is = encoding + " text, not UTF-8"
+	}
+	return apperr.New(apperr.UnsupportedMediaType, "the file is %s; save it as \"CSV UTF-8\" and import it again", is)
 }
 
 // queue inserts the queued job.
@@ -163,6 +194,8 @@ func openCSV(r io.Reader, mapping map[string]string) (*leadcsv.Reader, error) {
 	rd, err := leadcsv.NewReader(r, mapping)
 	var me *leadcsv.MappingError
 	switch {
+	case errors.Is(err, leadcsv.ErrNotUTF8):
+		return nil, notUTF8("")
 	case errors.Is(err, leadcsv.ErrNoHeader):
 		return nil, apperr.Invalid("file", "has no header line; the first line must name the columns")
 	case errors.As(err, &me):

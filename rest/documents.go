@@ -17,7 +17,8 @@ type documentHandlers struct {
 
 // content streams the document with http.ServeContent, which answers
 // Range (206, 416), If-None-Match and If-Range against the ETag (the
-// content's SHA-256) and HEAD. The bytes are only ever downloaded
+// content's SHA-256) and HEAD; screenRange first holds Range to what a
+// download needs. The bytes are only ever downloaded
 // (attachment, nosniff), never shown by a browser as a page of ours.
 func (h documentHandlers) content(w http.ResponseWriter, r *http.Request) error {
 	id, err := lendingID(r, "document")
@@ -35,6 +36,7 @@ func (h documentHandlers) content(w http.ResponseWriter, r *http.Request) error 
 	hdr.Set("Content-Disposition", attachment(d.Filename))
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "private")
+	screenRange(r, d.Size)
 	http.ServeContent(w, r, "", d.CreatedAt, f)
 	return nil
 }
@@ -49,8 +51,12 @@ func servedType(contentType string) string {
 }
 
 // attachment is a Content-Disposition naming filename (RFC 6266): an
-// ASCII fallback in filename, for old clients, and the name itself,
-// percent-encoded UTF-8, in filename* (RFC 5987).
+// ASCII fallback in filename, for old clients, and, when the fallback had
+// to change the name, the name itself in filename* (RFC 8187). '%' is
+// replaced in the fallback because some clients percent-decode it, and the
+// exact name then goes in filename*. mime.FormatMediaType writes only
+// non-ASCII values as filename*, so an ASCII name holding '%' or '"'
+// would come out as a second filename: filename* is written here.
 func attachment(filename string) string {
 	fallback := strings.Map(func(r rune) rune {
 		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '%' {
@@ -62,6 +68,28 @@ func attachment(filename string) string {
 	if fallback == filename {
 		return v
 	}
-	// mime.FormatMediaType writes filename* itself for a non-ASCII value.
-	return v + "; " + strings.TrimPrefix(mime.FormatMediaType("attachment", map[string]string{"filename": filename}), "attachment; ")
+	return v + "; filename*=utf-8''" + extValue(filename)
+}
+
+// extValue percent-encodes s's UTF-8 bytes but RFC 8187's attr-chars
+// (letters, digits and !#$&+-.^_`|~), as an ext-value's value-chars.
+func extValue(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := range len(s) {
+		c := s[i]
+		if isAttrChar(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0x0f])
+	}
+	return b.String()
+}
+
+func isAttrChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("!#$&+-.^_`|~", c) >= 0
 }

@@ -5,7 +5,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -152,4 +156,97 @@ func TestDocumentDownloadRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stored filename comes back whole through Content-Disposition (RFC
+// 6266): one ASCII filename and, when that had to change the name, one
+// filename* in RFC 8187's encoding, whatever the name holds.
+func TestDocumentDownloadFilenames(t *testing.T) {
+	e := resttest.New(t)
+	lead := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Filename Co"}).Data()["id"].(string)
+	for _, name := range []string{
+		"plain name.txt",
+		"100% sure.txt",
+		"a%20b.txt",
+		`say "hi" to me.txt`,
+		"Überweisung Nov.txt",
+		"Ω 50% «déjà vu».txt",
+		"it's; x=y.txt",
+	} {
+		t.Run(name, func(t *testing.T) {
+			id := uploadTo(t, e, lead, name, []byte("hello\n"))
+			r := e.DoRaw(resttest.Request{Method: "GET", Path: "/v1/documents/" + id + "/content", Key: e.Key})
+			cd := r.Header.Get("Content-Disposition")
+			if strings.Count(cd, "filename=") != 1 || strings.Count(cd, "filename*=") > 1 {
+				t.Fatalf("%q: want one filename and at most one filename*", cd)
+			}
+			for _, c := range []byte(cd) {
+				if c < 0x20 || c > 0x7e {
+					t.Fatalf("%q: not ASCII", cd)
+				}
+			}
+			disp, params, err := mime.ParseMediaType(cd)
+			if err != nil || disp != "attachment" || params["filename"] != name {
+				t.Fatalf("%q: %s %q %v, want attachment naming %q", cd, disp, params["filename"], err, name)
+			}
+		})
+	}
+}
+
+// Range is served for what it is worth and no more (RFC 9110 14.2): a
+// zero-length suffix is unsatisfiable, more ranges than a download needs
+// or overlapping ones are ignored and the whole file is sent.
+func TestDocumentDownloadRangeLimits(t *testing.T) {
+	e := resttest.New(t)
+	lead := e.Post("/v1/leads", e.Key, map[string]any{"businessName": "Ranges Co"}).Data()["id"].(string)
+	content := bytes.Repeat([]byte("0123456789abcdef\n"), 4096) // 68 KiB of text
+	id := uploadTo(t, e, lead, "big.txt", content)
+	size := strconv.Itoa(len(content))
+	get := func(rng string) *resttest.Response {
+		return e.DoRaw(resttest.Request{Method: "GET", Path: "/v1/documents/" + id + "/content", Key: e.Key,
+			Header: map[string]string{"Range": rng}})
+	}
+	ranges := func(n int) string {
+		specs := make([]string, n)
+		for i := range specs {
+			specs[i] = fmt.Sprintf("%d-%d", 2*i, 2*i)
+		}
+		return "bytes=" + strings.Join(specs, ",")
+	}
+	t.Run("ErrEmptySuffix", func(t *testing.T) {
+		r := get("bytes=-0")
+		if r.Status != http.StatusRequestedRangeNotSatisfiable || r.Header.Get("Content-Range") != "bytes */"+size {
+			t.Fatalf("%d %q %q", r.Status, r.Header.Get("Content-Range"), r.Raw)
+		}
+	})
+	t.Run("EmptySuffixBesideARange", func(t *testing.T) {
+		r := get("bytes=0-3, -0")
+		if r.Status != http.StatusPartialContent || string(r.Raw) != "0123" || r.Header.Get("Content-Range") != "bytes 0-3/"+size {
+			t.Fatalf("%d %q %q", r.Status, r.Header.Get("Content-Range"), r.Raw)
+		}
+	})
+	t.Run("UpToTheCap", func(t *testing.T) {
+		r := get(ranges(10))
+		if r.Status != http.StatusPartialContent || !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/byteranges") {
+			t.Fatalf("%d %q", r.Status, r.Header.Get("Content-Type"))
+		}
+	})
+	for name, rng := range map[string]string{
+		"OverTheCap":       ranges(11),
+		"TwentyThousand":   ranges(20000),
+		"Overlapping":      "bytes=0-99,50-149",
+		"OverlappingOrder": "bytes=500-599,0-99,550-560",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := get(rng)
+			if r.Status != http.StatusOK || !bytes.Equal(r.Raw, content) || r.Header.Get("Content-Range") != "" {
+				t.Fatalf("%d, %d bytes, want the whole file (%d bytes)", r.Status, len(r.Raw), len(content))
+			}
+		})
+	}
+	t.Run("AdjacentAreNotOverlapping", func(t *testing.T) {
+		if r := get("bytes=0-9,10-19"); r.Status != http.StatusPartialContent {
+			t.Fatalf("%d", r.Status)
+		}
+	})
 }

@@ -9,7 +9,8 @@ import (
 // and HEAD (PRODUCT 5); GraphQL uploads and lists documents.
 func documentOperations() []operation {
 	desc := "The document's bytes, streamed as an attachment with the type read from its content when it was uploaded " +
-		"(text as UTF-8). Range requests are served (206, or 416 for a range past the end); the ETag is the SHA-256 " +
+		"(text as UTF-8). Range requests are served (206, or 416 for a range past the end or bytes=-0); more than ten " +
+		"ranges, or overlapping ones, are ignored and the whole document sent (200); the ETag is the SHA-256 " +
 		"of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. " +
 		"An unknown id, one that is not a UUID, or another organization's document is 404."
 	id := []m{pathParam("id", "The document's id.", uuidS())}
@@ -25,7 +26,7 @@ func documentOperations() []operation {
 
 func rangeParams() []m {
 	return []m{
-		headerParam("Range", "One byte range (bytes=0-1023, bytes=-500); several answer multipart/byteranges.", str()),
+		headerParam("Range", "One byte range (bytes=0-1023, bytes=-500); several, up to ten and not overlapping, answer multipart/byteranges.", str()),
 		headerParam("If-None-Match", "The ETag held: 304 when it is still the document's.", str()),
 		headerParam("If-Range", "The ETag held: the range when it is still the document's, else the whole document.", str()),
 	}
@@ -45,7 +46,7 @@ func downloadHeaders(partial bool) m {
 	h := headerRefs()
 	plain := func(desc string) m { return m{"description": desc, "schema": str()} }
 	h["ETag"] = plain(`The SHA-256 of the document's bytes, quoted: "<hex>".`)
-	h["Content-Disposition"] = plain(`attachment; filename="<ASCII fallback>"; filename*=utf-8''<percent-encoded name> (RFC 6266, RFC 5987).`)
+	h["Content-Disposition"] = plain(`attachment; filename="<ASCII fallback>"; filename*=utf-8''<percent-encoded name> (RFC 6266, RFC 8187); filename* is sent when the fallback differs from the name.`)
 	h["X-Content-Type-Options"] = m{"description": "nosniff: the type is the one the document was stored with.", "schema": m{"type": "string", "enum": []string{"nosniff"}}}
 	h["Cache-Control"] = plain("private: a shared cache keeps no copy.")
 	h["Last-Modified"] = plain("When the document was uploaded.")

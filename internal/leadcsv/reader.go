@@ -149,6 +149,9 @@ type boundedReader struct {
 	r    io.Reader
 	read int64 // bytes read so far
 	mark int64 // bytes read when the last record ended
+	// failed is the first error r answered but EOF: the buffers over
+	// this reader may turn it into an early end of the file.
+	failed error
 }
 
 // slack covers what the buffers over this reader have read ahead.
@@ -160,6 +163,9 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	b.read += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) && b.failed == nil {
+		b.failed = err
+	}
 	return n, err
 }
 
@@ -184,6 +190,9 @@ func NewReader(r io.Reader, mapping map[string]string) (*Reader, error) {
 	c.ReuseRecord = true
 	header, err := c.Read()
 	in.ended()
+	if in.failed != nil {
+		return nil, fmt.Errorf("reading the header line: %w", in.failed)
+	}
 	if errors.Is(err, io.EOF) {
 		return nil, ErrNoHeader
 	}

@@ -1,6 +1,7 @@
 package leadcsv
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"unicode/utf8"
@@ -60,4 +61,34 @@ func completeUpTo(b []byte) int {
 		}
 	}
 	return len(b)
+}
+
+// foreignMarks are the byte-order marks of the encodings other than UTF-8
+// that spreadsheets save text in ("Unicode text" is UTF-16LE), UTF-32's
+// first since UTF-32LE's begins with UTF-16LE's.
+var foreignMarks = []struct {
+	mark     string
+	encoding string
+}{
+	{"\xff\xfe\x00\x00", "UTF-32LE"},
+	{"\x00\x00\xfe\xff", "UTF-32BE"},
+	{"\xff\xfe", "UTF-16LE"},
+	{"\xfe\xff", "UTF-16BE"},
+}
+
+// ForeignEncoding names the encoding other than UTF-8 that a file's first
+// bytes (head, up to four) show, or is "" when they show none: a UTF-16
+// or UTF-32 byte-order mark, or a NUL among them, which is how UTF-16 and
+// UTF-32 without a mark write a header's first ASCII characters (no CSV
+// header of UTF-8 text starts with NUL).
+func ForeignEncoding(head []byte) string {
+	for _, m := range foreignMarks {
+		if bytes.HasPrefix(head, []byte(m.mark)) {
+			return m.encoding
+		}
+	}
+	if bytes.IndexByte(head[:min(len(head), 4)], 0) >= 0 {
+		return "UTF-16 or UTF-32"
+	}
+	return ""
 }

@@ -5019,7 +5019,7 @@ type GetDocumentContentParams struct {
 	// XRequestId A UUID to correlate the request; echoed in X-Request-Id and meta.requestId. Anything else is replaced by a fresh UUID.
 	XRequestId *RequestID `json:"X-Request-Id,omitempty"`
 
-	// Range One byte range (bytes=0-1023, bytes=-500); several answer multipart/byteranges.
+	// Range One byte range (bytes=0-1023, bytes=-500); several, up to ten and not overlapping, answer multipart/byteranges.
 	Range *string `json:"Range,omitempty"`
 
 	// IfNoneMatch The ETag held: 304 when it is still the document's.
@@ -5037,7 +5037,7 @@ type HeadDocumentContentParams struct {
 	// XRequestId A UUID to correlate the request; echoed in X-Request-Id and meta.requestId. Anything else is replaced by a fresh UUID.
 	XRequestId *RequestID `json:"X-Request-Id,omitempty"`
 
-	// Range One byte range (bytes=0-1023, bytes=-500); several answer multipart/byteranges.
+	// Range One byte range (bytes=0-1023, bytes=-500); several, up to ten and not overlapping, answer multipart/byteranges.
 	Range *string `json:"Range,omitempty"`
 
 	// IfNoneMatch The ETag held: 304 when it is still the document's.
@@ -9287,7 +9287,7 @@ type ClientInterface interface {
 
 	// GetDocumentContent Download a document
 	//
-	// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
+	// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end or bytes=-0); more than ten ranges, or overlapping ones, are ignored and the whole document sent (200); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
 	//
 	// Corresponds with GET /v1/documents/{id}/content (the `GetDocumentContent` operationId).
 	GetDocumentContent(ctx context.Context, id openapi_types.UUID, params *GetDocumentContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -10278,7 +10278,7 @@ func (c *Client) UpdatePresence(ctx context.Context, params *UpdatePresenceParam
 
 // GetDocumentContent Download a document
 //
-// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
+// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end or bytes=-0); more than ten ranges, or overlapping ones, are ignored and the whole document sent (200); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
 //
 // Corresponds with GET /v1/documents/{id}/content (the `GetDocumentContent` operationId).
 func (c *Client) GetDocumentContent(ctx context.Context, id openapi_types.UUID, params *GetDocumentContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -15998,7 +15998,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetDocumentContentWithResponse Download a document
 	//
-	// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
+	// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end or bytes=-0); more than ten ranges, or overlapping ones, are ignored and the whole document sent (200); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -27898,7 +27898,7 @@ func (c *ClientWithResponses) UpdatePresenceWithResponse(ctx context.Context, pa
 
 // GetDocumentContentWithResponse Download a document
 //
-// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
+// The document's bytes, streamed as an attachment with the type read from its content when it was uploaded (text as UTF-8). Range requests are served (206, or 416 for a range past the end or bytes=-0); more than ten ranges, or overlapping ones, are ignored and the whole document sent (200); the ETag is the SHA-256 of the bytes, so If-None-Match answers 304 and If-Range a whole or partial copy. An unknown id, one that is not a UUID, or another organization's document is 404. Needs the lending:read scope.
 //
 // Returns a wrapper object for the known response body format(s).
 //
