@@ -32,9 +32,10 @@ const (
 )
 
 // pageBounds refuses, before any resolver runs, an operation that asks any
-// field for more than maxPage items, so no connection can be forgotten; and
-// it gives every connection asked for with neither first nor last a first
-// of maxPage, so none answers everything.
+// field for more than maxPage items or gives a connection a cursor that is
+// not one, so no connection can be forgotten; and it gives every
+// connection asked for with neither first nor last a first of maxPage, so
+// none answers everything.
 func pageBounds(maxPage int) operationCheck {
 	return operationCheck{"PageBounds", func(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 		w := pageWalker{maxPage: maxPage, vars: oc.Variables, seen: map[string]bool{}}

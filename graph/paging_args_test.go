@@ -148,8 +148,18 @@ func TestPagingBoundViolationsShareOneStatus(t *testing.T) {
 		}
 	}
 	if len(statuses) > 1 {
-		t.Errorf("bound violations answer different HTTP statuses: %v", statuses)
+		for status, cases := range statuses {
+			t.Errorf("%d of %d bound violations answer %d, such as %v", len(cases), countAll(statuses), status, cases[:min(len(cases), 6)])
+		}
 	}
+}
+
+func countAll(m map[int][]string) int {
+	n := 0
+	for _, v := range m {
+		n += len(v)
+	}
+	return n
 }
 
 // pagingBodies are the requests giving p's argument value: written in the
