@@ -117,15 +117,16 @@ func describe(g *gen.Graph, s *ast.Schema) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}
-		if ant.Skip.Is(entgql.SkipType) {
-			continue
-		}
 		name := t.Name
 		if ant.Type != "" {
 			name = ant.Type
 		}
 		d := nodeDocs{s: s, t: t, gql: name}
-		for _, step := range []func() error{d.object, d.enums, d.connection, d.orderFields, d.where, d.inputs} {
+		steps := []func() error{d.object, d.enums, d.connection, d.orderFields, d.where, d.inputs}
+		if ant.Skip.Is(entgql.SkipType) {
+			steps = []func() error{d.enums} // a skipped type's enums may be other types' fields
+		}
+		for _, step := range steps {
 			if err := step(); err != nil {
 				return fmt.Errorf("%s: %w", t.Name, err)
 			}
@@ -168,15 +169,19 @@ func (d nodeDocs) object() error {
 // value by the field's ValueDocs annotation.
 func (d nodeDocs) enums() error {
 	obj := d.s.Types[d.gql]
-	if obj == nil {
-		return nil
-	}
 	for _, f := range d.t.Fields {
-		fd := obj.Fields.ForName(fieldName(f))
-		if !f.IsEnum() || fd == nil {
+		if !f.IsEnum() {
 			continue
 		}
-		enum := d.s.Types[fd.Type.Name()]
+		enumName := d.gql + f.StructField() // entgql's name, when the type itself is skipped
+		if obj != nil {
+			fd := obj.Fields.ForName(fieldName(f))
+			if fd == nil {
+				continue
+			}
+			enumName = fd.Type.Name()
+		}
+		enum := d.s.Types[enumName]
 		if enum == nil || enum.Kind != ast.Enum {
 			continue
 		}

@@ -8,22 +8,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-func (_m *AgentPresence) User(ctx context.Context) (*User, error) {
-	result, err := _m.Edges.UserOrErr()
-	if IsNotLoaded(err) {
-		result, err = _m.QueryUser().Only(ctx)
-	}
-	return result, err
-}
-
-func (_m *AgentPresence) CurrentLead(ctx context.Context) (*Lead, error) {
-	result, err := _m.Edges.CurrentLeadOrErr()
-	if IsNotLoaded(err) {
-		result, err = _m.QueryCurrentLead().Only(ctx)
-	}
-	return result, MaskNotFound(err)
-}
-
 func (_m *Application) Lead(ctx context.Context) (*Lead, error) {
 	result, err := _m.Edges.LeadOrErr()
 	if IsNotLoaded(err) {

@@ -10,7 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-multierror"
-	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/ent/automation"
@@ -32,11 +31,6 @@ import (
 type Noder interface {
 	IsNode()
 }
-
-var agentpresenceImplementors = []string{"AgentPresence", "Node"}
-
-// IsNode implements the Node interface check for GQLGen.
-func (*AgentPresence) IsNode() {}
 
 var applicationImplementors = []string{"Application", "Node"}
 
@@ -171,15 +165,6 @@ func (c *Client) Noder(ctx context.Context, id uuid.UUID, opts ...NodeOption) (_
 
 func (c *Client) noder(ctx context.Context, table string, id uuid.UUID) (Noder, error) {
 	switch table {
-	case agentpresence.Table:
-		query := c.AgentPresence.Query().
-			Where(agentpresence.ID(id))
-		if fc := graphql.GetFieldContext(ctx); fc != nil {
-			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, agentpresenceImplementors...); err != nil {
-				return nil, err
-			}
-		}
-		return query.Only(ctx)
 	case application.Table:
 		query := c.Application.Query().
 			Where(application.ID(id))
@@ -388,22 +373,6 @@ func (c *Client) noders(ctx context.Context, table string, ids []uuid.UUID) ([]N
 		idmap[id] = append(idmap[id], &noders[i])
 	}
 	switch table {
-	case agentpresence.Table:
-		query := c.AgentPresence.Query().
-			Where(agentpresence.IDIn(ids...))
-		query, err := query.CollectFields(ctx, agentpresenceImplementors...)
-		if err != nil {
-			return nil, err
-		}
-		nodes, err := query.All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, node := range nodes {
-			for _, noder := range idmap[node.ID] {
-				*noder = node
-			}
-		}
 	case application.Table:
 		query := c.Application.Query().
 			Where(application.IDIn(ids...))

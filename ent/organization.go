@@ -85,7 +85,7 @@ type OrganizationEdges struct {
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [21]bool
 	// totalCount holds the count of the edges above.
-	totalCount [15]map[string]int
+	totalCount [14]map[string]int
 
 	namedAPIKeys              map[string][]*APIKey
 	namedUsers                map[string][]*User

@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/apperr"
 )
 
@@ -23,10 +24,18 @@ const (
 	argIDs   = "ids"
 )
 
+// A connection's position: after and before take a Cursor.
+const (
+	argAfter   = "after"
+	argBefore  = "before"
+	cursorType = "Cursor"
+)
+
 // pageBounds refuses, before any resolver runs, an operation that asks any
-// field for more than maxPage items, so no connection can be forgotten; and
-// it gives every connection asked for with neither first nor last a first
-// of maxPage, so none answers everything.
+// field for more than maxPage items or gives a connection a cursor that is
+// not one, so no connection can be forgotten; and it gives every
+// connection asked for with neither first nor last a first of maxPage, so
+// none answers everything.
 func pageBounds(maxPage int) operationCheck {
 	return operationCheck{"PageBounds", func(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 		w := pageWalker{maxPage: maxPage, vars: oc.Variables, seen: map[string]bool{}}
@@ -79,11 +88,32 @@ func (w pageWalker) field(f *ast.Field) *gqlerror.Error {
 			return pageError(f, name, "must be between 0 and %d", w.maxPage)
 		}
 	}
+	if err := cursorArgs(f, args); err != nil {
+		return err
+	}
 	if ids, ok := args[argIDs].([]any); ok && f.Definition.Arguments.ForName(argIDs) != nil && len(ids) > w.maxPage {
 		return pageError(f, argIDs, "must list at most %d ids", w.maxPage)
 	}
 	if def := f.Definition.Arguments.ForName(argFirst); def != nil && args[argFirst] == nil && args[argLast] == nil {
 		setArgument(f, def, strconv.Itoa(w.maxPage))
+	}
+	return nil
+}
+
+// cursorArgs refuses an after or before that is not a cursor, before any
+// resolver runs: decoded later, a malformed one failed inside a resolver
+// (a cursor's decoder ends in io.EOF, which read as a dropped database
+// connection) or inside ent's eager loading of a nested connection.
+func cursorArgs(f *ast.Field, args map[string]any) *gqlerror.Error {
+	for _, name := range []string{argAfter, argBefore} {
+		def := f.Definition.Arguments.ForName(name)
+		if def == nil || def.Type.Name() != cursorType || args[name] == nil {
+			continue
+		}
+		var c ent.Cursor
+		if err := c.UnmarshalGQL(args[name]); err != nil {
+			return pageError(f, name, "is not a cursor of this list: pass a pageInfo or edge cursor as it was given")
+		}
 	}
 	return nil
 }

@@ -15,7 +15,8 @@ import (
 
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
-	return r.client(ctx).Noder(ctx, id, ent.WithNodeType(r.nodeType))
+	n, _, err := r.node(ctx, id)
+	return n, err
 }
 
 // Nodes is the resolver for the nodes field.

@@ -75,16 +75,7 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	}
 	e := AppError(err)
 	if existing != nil && isArgumentPath(ctx, existing.Path) && ctx.Err() == nil {
-		switch {
-		case e.Code == apperr.Internal:
-			// gqlgen failed to decode an argument (a cursor, say) before any
-			// resolver ran: the caller sent a value of the wrong form.
-			e = apperr.Invalid(inputPath(existing.Path[len(graphql.GetPath(ctx)):]), "is not a valid value")
-		case e.Code == apperr.Validation && e.Field == "":
-			// A scalar (an ID, a Time) refused its value: name the argument
-			// or input field it was given for, as REST names the parameter.
-			e = apperr.Invalid(inputPath(existing.Path[len(graphql.GetPath(ctx)):]), "%s", e.Message)
-		}
+		e = argumentError(e, inputPath(existing.Path[len(graphql.GetPath(ctx)):]))
 	}
 	if ctx.Err() != nil && (e.Code == apperr.Internal || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		// An unexplained failure of an operation past its deadline (or
@@ -100,6 +91,24 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr.Extensions["field"] = e.Field
 	}
 	return gqlErr
+}
+
+// argumentError is e, raised while gqlgen decoded the argument or input
+// field named field, before any resolver ran: whatever the decoder's
+// error looks like (a cursor's decoder ends in io.EOF, which reads as a
+// dropped connection), the caller sent a value of the wrong form, so it
+// is VALIDATION_ERROR naming the input, as REST names the parameter.
+func argumentError(e *apperr.Error, field string) *apperr.Error {
+	switch {
+	case e.Code == apperr.Validation && e.Field != "":
+		return e // the input's own rule already named it
+	case e.Code == apperr.Validation:
+		// A scalar (an ID, a Time) refused its value with its reason.
+		return apperr.Invalid(field, "%s", e.Message)
+	case e.Code == apperr.Internal, e.Code == apperr.Unavailable:
+		return apperr.Invalid(field, "is not a valid value")
+	}
+	return e // a refusal with its own code (FORBIDDEN, say) stays one
 }
 
 // isArgumentPath reports whether path points below the field being

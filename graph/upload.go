@@ -85,7 +85,7 @@ func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 		if err.Code == apperr.PayloadTooLarge {
 			status = http.StatusRequestEntityTooLarge
 		}
-		writeRequestError(w, status, err)
+		WriteRequestError(w, r, status, err)
 		return
 	}
 	params.Headers = r.Header
@@ -96,7 +96,8 @@ func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 	oc, opErr := exec.CreateOperationContext(ctx, params)
 	if opErr != nil {
 		w.WriteHeader(http.StatusUnprocessableEntity)
-		writeJSON(w, exec.DispatchError(graphql.WithOperationContext(ctx, oc), opErr))
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), opErr)
+		writeJSON(w, refusal{Errors: resp.Errors, Extensions: resp.Extensions})
 		return
 	}
 	// An operation with a file field holds that field only (takesFiles);
@@ -135,7 +136,7 @@ func fileRefusal(resp *graphql.Response) int {
 	return 0
 }
 
-func writeJSON(w io.Writer, resp *graphql.Response) {
+func writeJSON(w io.Writer, resp any) {
 	_ = json.NewEncoder(w).Encode(resp) // the client is gone if this fails
 }
 

@@ -113,6 +113,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	if status == http.StatusUnauthorized {
+		challenge(w, r)
+	}
 	if status >= 500 {
 		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", logPath(r))
 	}

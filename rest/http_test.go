@@ -94,7 +94,13 @@ func TestAuthentication(t *testing.T) {
 		})
 	}
 	t.Run("GraphQL", func(t *testing.T) {
-		mustError(t, e.Post("/graphql", "", map[string]any{"query": "{ leadsPage { total } }"}), http.StatusUnauthorized, "UNAUTHORIZED", "")
+		// GraphQL refuses in its own shape: errors[].extensions.code.
+		r := e.Post("/graphql", "", map[string]any{"query": "{ leadsPage { total } }"})
+		mustStatus(t, r, http.StatusUnauthorized)
+		errs, _ := r.Body["errors"].([]any)
+		if len(errs) != 1 || errs[0].(map[string]any)["extensions"].(map[string]any)["code"] != "UNAUTHORIZED" {
+			t.Fatalf("body %s, want one error coded UNAUTHORIZED", r.Raw)
+		}
 	})
 	t.Run("AppToken", func(t *testing.T) {
 		// svc_at_ keys (app tokens) authenticate like svc_live_ keys.

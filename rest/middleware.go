@@ -206,11 +206,16 @@ func authenticate(ctx context.Context, client *ent.Client, keys *store.KeyCache,
 	return authResult{viewer: v}
 }
 
-// RequireAuthOrWebsocket is requireAuth, except that a websocket upgrade
-// without an Authorization header may authenticate inside the protocol
-// (GraphQL's connection_init, Edge.GraphQLAuth).
+// RequireAuthOrWebsocket guards GraphQL: it refuses as requireAuth does,
+// but in GraphQL's response shape and media type (a GraphQL client reads
+// errors[].extensions.code, not the REST envelope), and lets a websocket
+// upgrade without an Authorization header authenticate inside the
+// protocol (GraphQL's connection_init, Edge.GraphQLAuth).
 func RequireAuthOrWebsocket(next http.Handler) http.Handler {
-	guarded := requireAuth(next)
+	guarded := guard(next, func(w http.ResponseWriter, r *http.Request, err error) {
+		challenge(w, r)
+		graph.WriteRequestError(w, r, http.StatusUnauthorized, graph.AppError(err))
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 			next.ServeHTTP(w, r)
@@ -257,7 +262,11 @@ func (k websocketKeys) Allow(ctx context.Context) error {
 }
 
 // requireAuth answers 401 unless withAuthentication found a valid key.
-func requireAuth(next http.Handler) http.Handler {
+func requireAuth(next http.Handler) http.Handler { return guard(next, writeError) }
+
+// guard calls next if withAuthentication found a valid key, and refuse
+// with why not otherwise.
+func guard(next http.Handler, refuse func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res, ok := r.Context().Value(authKey{}).(authResult)
 		if !ok || res.err != nil {
@@ -265,11 +274,23 @@ func requireAuth(next http.Handler) http.Handler {
 			if err == nil {
 				err = apperr.New(apperr.Unauthorized, "authentication required")
 			}
-			writeError(w, r, err)
+			refuse(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// challenge says how to authenticate, on every 401 (RFC 6750 section 3):
+// with a bearer token, and, when the request presented one that was
+// refused (unknown, revoked, expired), that it was invalid_token.
+func challenge(w http.ResponseWriter, r *http.Request) {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(token) != "" {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		return
+	}
+	w.Header().Set("WWW-Authenticate", "Bearer")
 }
 
 // rateLimiter limits each API key (or, before authentication succeeds,

@@ -168,6 +168,8 @@ func responseHeaders() m {
 		"X-RateLimit-Reset":     h("Unix time (seconds) at which the window resets.", intS, true),
 		"Idempotent-Replayed":   h("true when the response is a stored replay for an Idempotency-Key.", m{"type": "string", "enum": []string{"true"}}, false),
 		"Retry-After":           h("Seconds to wait before retrying.", intS, true),
+		"WWW-Authenticate": h(`How to authenticate (RFC 6750): Bearer, with error="invalid_token" when the request's bearer token was refused.`,
+			m{"type": "string", "pattern": `^Bearer( error="invalid_token")?$`}, true),
 	}
 }
 
@@ -198,8 +200,11 @@ func errorResponses() m {
 	out := m{}
 	for code, e := range errorStatuses {
 		var extra []string
-		if code == http.StatusTooManyRequests {
+		switch code {
+		case http.StatusTooManyRequests:
 			extra = append(extra, "Retry-After")
+		case http.StatusUnauthorized:
+			extra = append(extra, "WWW-Authenticate")
 		}
 		out[e.name] = m{"description": e.desc, "headers": headerRefs(extra...),
 			"content": m{"application/json": m{"schema": sRef("ErrorEnvelope")}}}

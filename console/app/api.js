@@ -96,8 +96,9 @@ async function post(body, headers, { key, signal } = {}) {
   }
   const errors = Array.isArray(payload?.errors) ? payload.errors : [];
   if (errors.length > 0 || !res.ok) {
-    // GraphQL errors carry extensions.code; the edge's own refusals (a
-    // missing or wrong key, the rate limit) come in the REST envelope.
+    // GraphQL errors carry extensions.code (a missing or wrong key's 401
+    // included); the edge's other refusals (the rate limit) come in the
+    // REST envelope.
     const first = errors[0] || payload?.error || {};
     throw new ApiError({
       message: first.message || first.detail || first.title || `The server answered ${res.status} ${res.statusText}.`,

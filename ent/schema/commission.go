@@ -77,6 +77,9 @@ type CommissionPayment struct{ ent.Schema }
 func (CommissionPayment) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		schema.Comment("One payment or clawback recorded against a commission."),
+		// Read as its commission's list (Commission.payments), never a
+		// connection: no ordering input.
+		entgql.Skip(entgql.SkipOrderField),
 	}
 }
 

@@ -20,7 +20,11 @@ func (AgentPresence) Annotations() []schema.Annotation {
 	return []schema.Annotation{
 		schema.Comment("An agent's stored dialer status, one record per agent, whose id is the agent's user id. " +
 			"The agents board shows it enriched, as AgentStatus."),
-		entgql.Skip(entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
+		// Not a GraphQL type: the agents board (AgentStatus) and the
+		// presence mutation answer for it. Its status enum stays, as
+		// AgentStatus.status.
+		entgql.Skip(entgql.SkipType, entgql.SkipOrderField, entgql.SkipWhereInput,
+			entgql.SkipMutationCreateInput, entgql.SkipMutationUpdateInput),
 	}
 }
 

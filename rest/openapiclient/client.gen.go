@@ -16689,6 +16689,7 @@ type GetCommissionsReportResponse400Headers struct {
 type GetCommissionsReportResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -16876,6 +16877,7 @@ type GetDialerReportResponse400Headers struct {
 type GetDialerReportResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17063,6 +17065,7 @@ type GetFundingReportResponse400Headers struct {
 type GetFundingReportResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17250,6 +17253,7 @@ type GetLendersReportResponse400Headers struct {
 type GetLendersReportResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17437,6 +17441,7 @@ type GetPipelineReportResponse400Headers struct {
 type GetPipelineReportResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17624,6 +17629,7 @@ type ListSubscriptionsResponse400Headers struct {
 type ListSubscriptionsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -17811,6 +17817,7 @@ type CreateSubscriptionResponse400Headers struct {
 type CreateSubscriptionResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -18017,6 +18024,7 @@ type DeleteSubscriptionResponse400Headers struct {
 type DeleteSubscriptionResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -18216,6 +18224,7 @@ type UpdateSubscriptionResponse400Headers struct {
 type UpdateSubscriptionResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -18441,6 +18450,7 @@ type ListDeliveriesResponse400Headers struct {
 type ListDeliveriesResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -18647,6 +18657,7 @@ type ReplayDeliveryResponse400Headers struct {
 type ReplayDeliveryResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -18872,6 +18883,7 @@ type ReplayDeliveriesResponse400Headers struct {
 type ReplayDeliveriesResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -19116,6 +19128,7 @@ type ListApplicationsResponse400Headers struct {
 type ListApplicationsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -19303,6 +19316,7 @@ type GetApplicationResponse400Headers struct {
 type GetApplicationResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -19509,6 +19523,7 @@ type ListAppInstallationsResponse400Headers struct {
 type ListAppInstallationsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -19696,6 +19711,7 @@ type ListAutomationsResponse400Headers struct {
 type ListAutomationsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -19883,6 +19899,7 @@ type CreateAutomationResponse400Headers struct {
 type CreateAutomationResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -20089,6 +20106,7 @@ type DeleteAutomationResponse400Headers struct {
 type DeleteAutomationResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -20288,6 +20306,7 @@ type GetAutomationResponse400Headers struct {
 type GetAutomationResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -20494,6 +20513,7 @@ type UpdateAutomationResponse400Headers struct {
 type UpdateAutomationResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -20719,6 +20739,7 @@ type ListAutomationRunsResponse400Headers struct {
 type ListAutomationRunsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -20925,6 +20946,7 @@ type RetryAutomationRunResponse400Headers struct {
 type RetryAutomationRunResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -21150,6 +21172,7 @@ type ListCommissionsResponse400Headers struct {
 type ListCommissionsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -21337,6 +21360,7 @@ type GetCommissionResponse400Headers struct {
 type GetCommissionResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -21543,6 +21567,7 @@ type ListAgentsResponse400Headers struct {
 type ListAgentsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -21917,6 +21942,7 @@ type RecordDispositionResponse400Headers struct {
 type RecordDispositionResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -22142,6 +22168,7 @@ type RecordCallEventResponse400Headers struct {
 type RecordCallEventResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -22367,6 +22394,7 @@ type UpdatePresenceResponse400Headers struct {
 type UpdatePresenceResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -22612,6 +22640,7 @@ type GetDocumentContentResponse400Headers struct {
 type GetDocumentContentResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -22868,6 +22897,7 @@ type HeadDocumentContentResponse400Headers struct {
 type HeadDocumentContentResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -23085,6 +23115,7 @@ type ListFundedDealsResponse400Headers struct {
 type ListFundedDealsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -23272,6 +23303,7 @@ type GetFundedDealResponse400Headers struct {
 type GetFundedDealResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -23478,6 +23510,7 @@ type ListInboundEndpointsResponse400Headers struct {
 type ListInboundEndpointsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -23665,6 +23698,7 @@ type CreateInboundEndpointResponse400Headers struct {
 type CreateInboundEndpointResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -23871,6 +23905,7 @@ type DeleteInboundEndpointResponse400Headers struct {
 type DeleteInboundEndpointResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -24089,6 +24124,7 @@ type UpdateInboundEndpointResponse400Headers struct {
 type UpdateInboundEndpointResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -24314,6 +24350,7 @@ type ListInboundRequestsResponse400Headers struct {
 type ListInboundRequestsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -24520,6 +24557,7 @@ type ListLeadsResponse400Headers struct {
 type ListLeadsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -24707,6 +24745,7 @@ type CreateLeadResponse400Headers struct {
 type CreateLeadResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -24932,6 +24971,7 @@ type GetLeadResponse400Headers struct {
 type GetLeadResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -25138,6 +25178,7 @@ type UpdateLeadResponse400Headers struct {
 type UpdateLeadResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -25382,6 +25423,7 @@ type AssignLeadResponse400Headers struct {
 type AssignLeadResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -25607,6 +25649,7 @@ type MoveLeadStageResponse400Headers struct {
 type MoveLeadStageResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -25832,6 +25875,7 @@ type ListLendersResponse400Headers struct {
 type ListLendersResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -26019,6 +26063,7 @@ type GetLenderResponse400Headers struct {
 type GetLenderResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -26374,6 +26419,7 @@ type ListStagesResponse400Headers struct {
 type ListStagesResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -26561,6 +26607,7 @@ type ListTeamsResponse400Headers struct {
 type ListTeamsResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -26748,6 +26795,7 @@ type ListUsersResponse400Headers struct {
 type ListUsersResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -27084,6 +27132,7 @@ type ReceiveInboundWebhookResponse400Headers struct {
 type ReceiveInboundWebhookResponse401Headers struct {
 	IdempotentReplayed  *string
 	SVCAPIVersion       string
+	WWWAuthenticate     string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -29396,6 +29445,13 @@ func ParseGetCommissionsReportResponse(rsp *http.Response) (*GetCommissionsRepor
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -29840,6 +29896,13 @@ func ParseGetDialerReportResponse(rsp *http.Response) (*GetDialerReportResponse,
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -30286,6 +30349,13 @@ func ParseGetFundingReportResponse(rsp *http.Response) (*GetFundingReportRespons
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -30730,6 +30800,13 @@ func ParseGetLendersReportResponse(rsp *http.Response) (*GetLendersReportRespons
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -31176,6 +31253,13 @@ func ParseGetPipelineReportResponse(rsp *http.Response) (*GetPipelineReportRespo
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -31620,6 +31704,13 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -32072,6 +32163,13 @@ func ParseCreateSubscriptionResponse(rsp *http.Response) (*CreateSubscriptionRes
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -32565,6 +32663,13 @@ func ParseDeleteSubscriptionResponse(rsp *http.Response) (*DeleteSubscriptionRes
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -33069,6 +33174,13 @@ func ParseUpdateSubscriptionResponse(rsp *http.Response) (*UpdateSubscriptionRes
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -33612,6 +33724,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -34115,6 +34234,13 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -34671,6 +34797,13 @@ func ParseReplayDeliveriesResponse(rsp *http.Response) (*ReplayDeliveriesRespons
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -35252,6 +35385,13 @@ func ParseListApplicationsResponse(rsp *http.Response) (*ListApplicationsRespons
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -35703,6 +35843,13 @@ func ParseGetApplicationResponse(rsp *http.Response) (*GetApplicationResponse, e
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -36194,6 +36341,13 @@ func ParseListAppInstallationsResponse(rsp *http.Response) (*ListAppInstallation
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -36638,6 +36792,13 @@ func ParseListAutomationsResponse(rsp *http.Response) (*ListAutomationsResponse,
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -37090,6 +37251,13 @@ func ParseCreateAutomationResponse(rsp *http.Response) (*CreateAutomationRespons
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -37583,6 +37751,13 @@ func ParseDeleteAutomationResponse(rsp *http.Response) (*DeleteAutomationRespons
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -38080,6 +38255,13 @@ func ParseGetAutomationResponse(rsp *http.Response) (*GetAutomationResponse, err
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -38584,6 +38766,13 @@ func ParseUpdateAutomationResponse(rsp *http.Response) (*UpdateAutomationRespons
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -39127,6 +39316,13 @@ func ParseListAutomationRunsResponse(rsp *http.Response) (*ListAutomationRunsRes
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -39630,6 +39826,13 @@ func ParseRetryAutomationRunResponse(rsp *http.Response) (*RetryAutomationRunRes
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -40166,6 +40369,13 @@ func ParseListCommissionsResponse(rsp *http.Response) (*ListCommissionsResponse,
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -40617,6 +40827,13 @@ func ParseGetCommissionResponse(rsp *http.Response) (*GetCommissionResponse, err
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -41107,6 +41324,13 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -42012,6 +42236,13 @@ func ParseRecordDispositionResponse(rsp *http.Response) (*RecordDispositionRespo
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -42561,6 +42792,13 @@ func ParseRecordCallEventResponse(rsp *http.Response) (*RecordCallEventResponse,
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -43102,6 +43340,13 @@ func ParseUpdatePresenceResponse(rsp *http.Response) (*UpdatePresenceResponse, e
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -43818,6 +44063,13 @@ func ParseGetDocumentContentResponse(rsp *http.Response) (*GetDocumentContentRes
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -44603,6 +44855,13 @@ func ParseHeadDocumentContentResponse(rsp *http.Response) (*HeadDocumentContentR
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -45152,6 +45411,13 @@ func ParseListFundedDealsResponse(rsp *http.Response) (*ListFundedDealsResponse,
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -45603,6 +45869,13 @@ func ParseGetFundedDealResponse(rsp *http.Response) (*GetFundedDealResponse, err
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -46094,6 +46367,13 @@ func ParseListInboundEndpointsResponse(rsp *http.Response) (*ListInboundEndpoint
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -46545,6 +46825,13 @@ func ParseCreateInboundEndpointResponse(rsp *http.Response) (*CreateInboundEndpo
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -47045,6 +47332,13 @@ func ParseDeleteInboundEndpointResponse(rsp *http.Response) (*DeleteInboundEndpo
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -47595,6 +47889,13 @@ func ParseUpdateInboundEndpointResponse(rsp *http.Response) (*UpdateInboundEndpo
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -48137,6 +48438,13 @@ func ParseListInboundRequestsResponse(rsp *http.Response) (*ListInboundRequestsR
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -48627,6 +48935,13 @@ func ParseListLeadsResponse(rsp *http.Response) (*ListLeadsResponse, error) {
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -49085,6 +49400,13 @@ func ParseCreateLeadResponse(rsp *http.Response) (*CreateLeadResponse, error) {
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -49628,6 +49950,13 @@ func ParseGetLeadResponse(rsp *http.Response) (*GetLeadResponse, error) {
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -50138,6 +50467,13 @@ func ParseUpdateLeadResponse(rsp *http.Response) (*UpdateLeadResponse, error) {
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -50733,6 +51069,13 @@ func ParseAssignLeadResponse(rsp *http.Response) (*AssignLeadResponse, error) {
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -51282,6 +51625,13 @@ func ParseMoveLeadStageResponse(rsp *http.Response) (*MoveLeadStageResponse, err
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -51817,6 +52167,13 @@ func ParseListLendersResponse(rsp *http.Response) (*ListLendersResponse, error) 
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -52268,6 +52625,13 @@ func ParseGetLenderResponse(rsp *http.Response) (*GetLenderResponse, error) {
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -53100,6 +53464,13 @@ func ParseListStagesResponse(rsp *http.Response) (*ListStagesResponse, error) {
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -53545,6 +53916,13 @@ func ParseListTeamsResponse(rsp *http.Response) (*ListTeamsResponse, error) {
 			}
 			headers.SVCAPIVersion = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -53989,6 +54367,13 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -54782,6 +55167,13 @@ func ParseReceiveInboundWebhookResponse(rsp *http.Response) (*ReceiveInboundWebh
 				return nil, err
 			}
 			headers.SVCAPIVersion = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
