@@ -105,7 +105,7 @@ func (t multipartTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 	// refused here with their 400 rather than answered 200 with errors.
 	if _, gerr := takesFiles(oc.Operation); gerr != nil && isMutation(oc.Operation) {
 		w.WriteHeader(http.StatusBadRequest)
-		writeJSON(w, &graphql.Response{Errors: gqlerror.List{gerr}})
+		writeJSON(w, refusal{Errors: gqlerror.List{gerr}})
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, oc)

@@ -295,6 +295,9 @@ func TestTwoFileFieldsInOneOperation(t *testing.T) {
 	if status != http.StatusBadRequest || firstCode(out) != "BAD_REQUEST" || !strings.Contains(toJSON(t, out), "one field only") {
 		t.Fatalf("%d %v", status, out)
 	}
+	if _, ok := out["data"]; ok {
+		t.Fatalf("a request refused before execution has a data entry: %v", out)
+	}
 	r := e.Post("/graphql", e.Key, map[string]any{"query": `{ importJobs { total } }`})
 	if !strings.Contains(string(r.Raw), `"total":0`) {
 		t.Fatalf("a job was queued: %s", r.Raw)
