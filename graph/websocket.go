@@ -239,7 +239,7 @@ func (e sessionExecutor) CreateOperationContext(ctx context.Context, params *gra
 
 func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.OperationContext) (graphql.ResponseHandler, context.Context) {
 	if err := e.s.admit(ctx, oc.Operation); err != nil {
-		return refusal(presentError(ctx, err)), ctx
+		return answerOnce(presentError(ctx, err)), ctx
 	}
 	return e.s.dispatch(ctx, e.GraphExecutor, oc)
 }
@@ -309,8 +309,8 @@ func (s *wsSession) admit(ctx context.Context, op *ast.OperationDefinition) erro
 	return nil
 }
 
-// refusal answers an operation once with err.
-func refusal(err *gqlerror.Error) graphql.ResponseHandler {
+// answerOnce answers an operation once with err.
+func answerOnce(err *gqlerror.Error) graphql.ResponseHandler {
 	answered := false
 	return func(context.Context) *graphql.Response {
 		if answered {
