@@ -3,8 +3,6 @@ package graph
 import (
 	"context"
 
-	"github.com/99designs/gqlgen/graphql/handler/transport"
-
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/webhooks"
@@ -34,7 +32,7 @@ func (r *Resolver) liveEvents(ctx context.Context, types []string) (<-chan *webh
 			case ev, ok := <-sub.C:
 				if !ok {
 					if sub.Overflowed() {
-						transport.AddSubscriptionError(ctx, presentError(ctx, apperr.New(apperr.RateLimited,
+						endSubscriptionWith(ctx, presentError(ctx, apperr.New(apperr.RateLimited,
 							"the subscriber fell %d events behind and was ended; subscribe again", webhooks.LiveBuffer)))
 					}
 					return

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,6 +17,9 @@ type wsMessage struct {
 	ID      string         `json:"id,omitempty"`
 	Type    string         `json:"type"`
 	Payload map[string]any `json:"payload,omitempty"`
+	// Raw is the whole message as read: an error message's payload is a
+	// list, which Payload cannot hold.
+	Raw json.RawMessage `json:"-"`
 }
 
 // subscribe opens a graphql-transport-ws subscription to presence changes,

@@ -25,12 +25,23 @@ import (
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
-// Close codes of the graphql-ws protocols. Clients do not reconnect after
-// them, so a refused key cannot turn into a reconnect storm.
+// Close codes a socket ends with, kept in this one place. The 44xx are
+// graphql-transport-ws's (graphql-ws PROTOCOL.md), with the meaning it gives
+// them; the reference client gives up on 4400, 4401, 4409 and 4429, and
+// retries 4403 and 4408 a few times with backoff.
 const (
-	CloseUnauthorized    = 4401 // missing, invalid, revoked, expired or deleted key
-	CloseForbidden       = 4403 // the key lacks the scope for an operation it sent
-	CloseTooManyRequests = 4429 // the key's rate budget or subscription cap is spent
+	CloseInvalidMessage = 4400 // a message of a type or shape the protocol does not define
+	// CloseUnauthorized: subscribe before connection_ack (the protocol's
+	// meaning), or the socket's key revoked, expired or deleted while open.
+	CloseUnauthorized = 4401
+	// CloseForbidden: connection_init refused (the key missing, invalid,
+	// revoked, expired or deleted), as the protocol recommends for a
+	// refused connection; or an operation refused for a scope the key
+	// lacks, which sending again cannot change.
+	CloseForbidden        = 4403
+	CloseInitTimeout      = 4408 // no connection_init within SVC_WS_INIT_TIMEOUT
+	CloseSubscriberExists = 4409 // subscribe with the id of an operation still running
+	CloseTooManyInits     = 4429 // a second connection_init
 )
 
 // WebsocketKeys is what the HTTP surface lends websocket sessions so that
@@ -45,10 +56,10 @@ type WebsocketKeys interface {
 	Allow(ctx context.Context) error
 }
 
-// websocketSessions serves subscriptions over graphql-ws and
-// graphql-transport-ws. A websocket whose upgrade carried no Authorization
-// header authenticates with the connection_init payload's "Authorization"
-// (browsers cannot set headers).
+// websocketSessions serves subscriptions over graphql-transport-ws
+// (transportws.go) and, for older clients, gqlgen's graphql-ws. A websocket
+// whose upgrade carried no Authorization header authenticates with the
+// connection_init payload's "Authorization" (browsers cannot set headers).
 type websocketSessions struct {
 	ws   transport.Websocket
 	cfg  HandlerConfig
@@ -79,9 +90,28 @@ func (t *websocketSessions) Do(w http.ResponseWriter, r *http.Request, exec grap
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	s := &wsSession{t: t, authorization: r.Header.Get("Authorization"), cancel: cancel}
+	w, r = hijackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx)
+	if wantsTransportWS(r) {
+		serveTransportWS(w, r, s, exec)
+		return
+	}
 	ws := t.ws
 	ws.InitFunc = s.init
-	ws.Do(hijackWriter{ResponseWriter: w, s: s}, r.WithContext(ctx), sessionExecutor{GraphExecutor: exec, s: s})
+	ws.Do(w, r, sessionExecutor{GraphExecutor: exec, s: s})
+}
+
+// wantsTransportWS reports whether the client's first protocol of the two
+// served is graphql-transport-ws, the one the upgrade then agrees on.
+func wantsTransportWS(r *http.Request) bool {
+	for _, p := range websocket.Subprotocols(r) {
+		switch p {
+		case transportWSProtocol:
+			return true
+		case "graphql-ws":
+			return false
+		}
+	}
+	return false
 }
 
 // wsSession is one socket's state.
@@ -93,10 +123,6 @@ type wsSession struct {
 	mu        sync.Mutex
 	closeCode int
 	reason    string
-
-	// refused holds the operations whose rate-budget refusal
-	// DispatchOperation answers (with the close that follows).
-	refused sync.Map // *graphql.OperationContext -> error
 }
 
 // init authenticates connection_init. The ack carries no payload: the
@@ -108,7 +134,7 @@ func (s *wsSession) init(ctx context.Context, p transport.InitPayload) (context.
 	}
 	ctx, err := s.t.auth(ctx, authorization)
 	if err != nil {
-		s.setClose(closeCodeFor(err), AppError(err).Message)
+		s.setClose(initCloseCode(err), AppError(err).Message)
 		return ctx, nil, err
 	}
 	if s.t.cfg.WSKeys != nil {
@@ -180,22 +206,20 @@ func truncateReason(s string) string {
 	return s
 }
 
-// closeCodeFor maps a refusal to the close code that tells the client not
-// to retry; anything else is the server's failure (1011), which it may.
-func closeCodeFor(err error) int {
+// initCloseCode is the close code of a refused connection_init: 4403 for
+// the key (PROTOCOL.md's code for a refused connection), 1011 for the
+// server's own failure, which the client may retry.
+func initCloseCode(err error) int {
 	switch AppError(err).Code {
-	case apperr.Unauthorized:
-		return CloseUnauthorized
-	case apperr.Forbidden:
+	case apperr.Unauthorized, apperr.Forbidden:
 		return CloseForbidden
-	case apperr.RateLimited:
-		return CloseTooManyRequests
 	}
 	return websocket.CloseInternalServerErr
 }
 
-// sessionExecutor admits each operation a socket sends as the HTTP surface
-// admits a request.
+// sessionExecutor admits each operation of a graphql-ws socket as the HTTP
+// surface admits a request (graphql-transport-ws sockets call
+// wsSession.operation directly).
 type sessionExecutor struct {
 	graphql.GraphExecutor
 	s *wsSession
@@ -203,38 +227,62 @@ type sessionExecutor struct {
 
 // CreateOperationContext counts the operation against the key's rate
 // budget before parsing, validation and the bounds run, so that operations
-// refused there cost the client as they cost the server. A refused one is
-// handed on unparsed for DispatchOperation to answer and close, since an
-// error returned here would be answered with no way to close after it.
+// refused there cost the client as they cost the server.
 func (e sessionExecutor) CreateOperationContext(ctx context.Context, params *graphql.RawParams) (*graphql.OperationContext, gqlerror.List) {
-	if keys := e.s.t.cfg.WSKeys; keys != nil {
-		if err := keys.Allow(ctx); err != nil {
-			oc := &graphql.OperationContext{RawQuery: params.Query, OperationName: params.OperationName,
-				Variables: params.Variables, Headers: params.Headers, RecoverFunc: graphql.DefaultRecover}
-			e.s.refused.Store(oc, err)
-			return oc, nil
-		}
+	if err := e.s.allow(ctx); err != nil {
+		oc := &graphql.OperationContext{RawQuery: params.Query, OperationName: params.OperationName,
+			Variables: params.Variables, Headers: params.Headers, RecoverFunc: graphql.DefaultRecover}
+		return oc, gqlerror.List{presentError(ctx, err)}
 	}
 	return inputErrors{e.GraphExecutor}.CreateOperationContext(ctx, params)
 }
 
 func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.OperationContext) (graphql.ResponseHandler, context.Context) {
-	if err, ok := e.s.refused.LoadAndDelete(oc); ok {
-		return e.s.refuse(err.(error), closeCodeFor(err.(error))), ctx
+	if err := e.s.admit(ctx, oc.Operation); err != nil {
+		return answerOnce(presentError(ctx, err)), ctx
 	}
-	if code, err := e.s.admit(ctx, oc.Operation); err != nil {
-		return e.s.refuse(err, code), ctx
+	return e.s.dispatch(ctx, e.GraphExecutor, oc)
+}
+
+// operation admits one graphql-transport-ws operation as the HTTP surface
+// admits a request (rate budget, parsing, validation, bounds, the rules of
+// admit) and starts it. refused is its answer when it was refused before
+// it ran.
+func (s *wsSession) operation(ctx context.Context, exec graphql.GraphExecutor, params *graphql.RawParams) (responses graphql.ResponseHandler, _ context.Context, refused gqlerror.List) {
+	if err := s.allow(ctx); err != nil {
+		return nil, ctx, gqlerror.List{presentError(ctx, err)}
 	}
+	oc, errs := inputErrors{exec}.CreateOperationContext(ctx, params)
+	if errs != nil {
+		return nil, ctx, exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs).Errors
+	}
+	ctx = graphql.WithOperationContext(ctx, oc)
+	if err := s.admit(ctx, oc.Operation); err != nil {
+		return nil, ctx, gqlerror.List{presentError(ctx, err)}
+	}
+	responses, ctx = s.dispatch(ctx, exec, oc)
+	return responses, ctx, nil
+}
+
+// allow counts one operation against the key's rate budget, refused
+// operations included, before it is parsed.
+func (s *wsSession) allow(ctx context.Context) error {
+	if keys := s.t.cfg.WSKeys; keys != nil {
+		return keys.Allow(ctx)
+	}
+	return nil
+}
+
+// dispatch runs an admitted operation: a query under the deadline of one
+// over HTTP, a subscription as long as its client wants it.
+func (s *wsSession) dispatch(ctx context.Context, exec graphql.GraphExecutor, oc *graphql.OperationContext) (graphql.ResponseHandler, context.Context) {
 	if oc.Operation.Operation != ast.Query {
-		responses, ctx := e.GraphExecutor.DispatchOperation(ctx, oc)
-		return e.s.closeIfForbidden(responses), ctx
+		responses, ctx := exec.DispatchOperation(ctx, oc)
+		return s.closeIfForbidden(responses), ctx
 	}
-	// A query over the socket has the deadline of one over HTTP; a
-	// subscription lives as long as its client wants it.
-	timeout := e.s.t.cfg.Timeout
-	ctx, cancel := withOperationDeadline(ctx, timeout)
-	responses, ctx := e.GraphExecutor.DispatchOperation(ctx, oc)
-	answer := e.s.closeIfForbidden(responses)
+	ctx, cancel := withOperationDeadline(ctx, s.t.cfg.Timeout)
+	responses, ctx := exec.DispatchOperation(ctx, oc)
+	answer := s.closeIfForbidden(responses)
 	return func(ctx context.Context) *graphql.Response {
 		defer cancel() // a query answers once
 		return answer(ctx)
@@ -242,39 +290,34 @@ func (e sessionExecutor) DispatchOperation(ctx context.Context, oc *graphql.Oper
 }
 
 // admit refuses mutations and holds a subscription within the key's cap
-// until ctx (the operation's) ends; CreateOperationContext has counted it
-// against the rate budget. code is the close code that follows the
-// refusal, 0 to keep the socket open.
-func (s *wsSession) admit(ctx context.Context, op *ast.OperationDefinition) (code int, err error) {
+// until ctx (the operation's) ends. A refusal ends the operation, not the
+// socket: the key's other operations go on.
+func (s *wsSession) admit(ctx context.Context, op *ast.OperationDefinition) error {
 	switch op.Operation {
 	case ast.Mutation:
 		// A mutation's transaction and events belong to one request and
 		// one response; a socket may answer many times.
-		return 0, apperr.New(apperr.BadRequest, "mutations are not accepted over the websocket; use POST /graphql")
+		return apperr.New(apperr.BadRequest, "mutations are not accepted over the websocket; use POST /graphql")
 	case ast.Subscription:
 		v, _ := viewer.FromContext(ctx)
 		release, ok := s.t.subs.acquire(v.KeyID)
 		if !ok {
-			return CloseTooManyRequests, apperr.New(apperr.RateLimited, "this API key already has %d open subscriptions, the most it may hold", s.t.subs.max)
+			return apperr.New(apperr.RateLimited, "this API key already has %d open subscriptions, the most it may hold; complete one first", s.t.subs.max)
 		}
 		context.AfterFunc(ctx, release)
 	}
-	return 0, nil
+	return nil
 }
 
-// refuse answers the operation with err and then, when code is set,
-// closes the socket, so the client reads why before the close.
-func (s *wsSession) refuse(err error, code int) graphql.ResponseHandler {
+// answerOnce answers an operation once with err.
+func answerOnce(err *gqlerror.Error) graphql.ResponseHandler {
 	answered := false
-	return func(ctx context.Context) *graphql.Response {
-		if !answered {
-			answered = true
-			return &graphql.Response{Errors: gqlerror.List{presentError(ctx, err)}}
+	return func(context.Context) *graphql.Response {
+		if answered {
+			return nil
 		}
-		if code != 0 {
-			s.close(code, AppError(err).Message)
-		}
-		return nil
+		answered = true
+		return &graphql.Response{Errors: gqlerror.List{err}}
 	}
 }
 

@@ -58,12 +58,23 @@ func (c *wsClient) send(m wsMessage) {
 func (c *wsClient) read(timeout time.Duration) (wsMessage, error) {
 	_ = c.conn.SetReadDeadline(time.Now().Add(timeout))
 	for {
-		var m wsMessage
-		err := c.conn.ReadJSON(&m)
-		if err == nil && m.Type == "ka" {
+		_, data, err := c.conn.ReadMessage()
+		if err != nil {
+			return wsMessage{}, err
+		}
+		var m struct {
+			wsMessage
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			return wsMessage{}, fmt.Errorf("reading %s: %w", data, err)
+		}
+		m.Raw = data
+		_ = json.Unmarshal(m.Payload, &m.wsMessage.Payload) // a list stays in Raw only
+		if m.Type == "ka" {
 			continue // graphql-ws keep-alive
 		}
-		return m, err
+		return m.wsMessage, nil
 	}
 }
 
@@ -126,9 +137,15 @@ func (c *wsClient) closed(timeout time.Duration) (code int, reason string, befor
 	return 0, "", nil
 }
 
-// wsErrorCode is extensions.code of the first error of an answer.
+// wsErrorCode is extensions.code of the first error of an answer: of a
+// result's errors, or of an error message's list.
 func wsErrorCode(m wsMessage) string {
 	errs, _ := m.Payload["errors"].([]any)
+	if m.Type == "error" {
+		var whole struct{ Payload []any }
+		_ = json.Unmarshal(m.Raw, &whole)
+		errs = whole.Payload
+	}
 	if len(errs) == 0 {
 		return ""
 	}
@@ -156,9 +173,10 @@ func TestWebsocketAckCarriesNoKey(t *testing.T) {
 	}
 }
 
-// TestWebsocketRefusedKeyCloses4401: a refused key closes the socket with
-// 4401, which clients do not retry; on the upgrade it is an HTTP 401.
-func TestWebsocketRefusedKeyCloses4401(t *testing.T) {
+// TestWebsocketRefusedKeyCloses4403: a key refused at connection_init
+// closes the socket with 4403, PROTOCOL.md's code for a refused
+// connection; on the upgrade it is an HTTP 401.
+func TestWebsocketRefusedKeyCloses4403(t *testing.T) {
 	e := resttest.New(t)
 	ctx := rule.SystemContext(context.Background())
 	revoked := e.NewKey(e.Org.ID, viewer.AllScopes...)
@@ -182,8 +200,8 @@ func TestWebsocketRefusedKeyCloses4401(t *testing.T) {
 					c.send(wsMessage{Type: "connection_init", Payload: map[string]any{"Authorization": "Bearer " + key}})
 				}
 				code, reason, before := c.closed(5 * time.Second)
-				if code != graph.CloseUnauthorized {
-					t.Errorf("close code %d (%q), want %d", code, reason, graph.CloseUnauthorized)
+				if code != graph.CloseForbidden {
+					t.Errorf("close code %d (%q), want %d", code, reason, graph.CloseForbidden)
 				}
 				for _, m := range before {
 					if m.Type == "connection_ack" {
@@ -284,13 +302,10 @@ func TestWebsocketOperationsShareRateLimit(t *testing.T) {
 		}
 	}
 	c.start("3", "query { agentsBoard { totalCount } }")
-	code, reason, before := c.closed(5 * time.Second)
-	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "rate limit") {
-		t.Errorf("close %d %q, want %d naming the rate limit", code, reason, graph.CloseTooManyRequests)
+	if m, err := c.read(5 * time.Second); err != nil || m.Type != "error" || !strings.Contains(string(m.Raw), "RATE_LIMITED") {
+		t.Errorf("operation 3 answered %s %s, %v; want an error message RATE_LIMITED", m.Type, m.Raw, err)
 	}
-	if len(before) == 0 || wsErrorCode(before[0]) != "RATE_LIMITED" {
-		t.Errorf("operation 3 answered %+v, want a RATE_LIMITED error", before)
-	}
+	c.mustBeOpen() // PROTOCOL.md keeps 4429 for a second connection_init
 	if r := e.Get("/v1/dialer/agents", e.Key); r.Status != http.StatusTooManyRequests {
 		t.Errorf("GET after the socket spent the budget: %d, want 429", r.Status)
 	}
@@ -313,22 +328,21 @@ func TestWebsocketSubscriptionCap(t *testing.T) {
 	other.mustInit(e.NewKey(e.Org.ID, viewer.AllScopes...))
 	other.start("1", presenceSubscription)
 
-	second.start("2", eventsSubscription)
-	code, reason, before := second.closed(5 * time.Second)
-	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "2 open subscriptions") {
-		t.Errorf("close %d %q, want %d naming the cap", code, reason, graph.CloseTooManyRequests)
+	third := dialWS(t, e, "graphql-transport-ws", nil)
+	third.mustInit(e.Key)
+	third.start("1", eventsSubscription)
+	if m, err := third.read(5 * time.Second); err != nil || m.Type != "error" || m.ID != "1" ||
+		!strings.Contains(string(m.Raw), "RATE_LIMITED") || !strings.Contains(string(m.Raw), "2 open subscriptions") {
+		t.Errorf("the third subscription answered %s %s, %v; want an error message RATE_LIMITED naming the cap", m.Type, m.Raw, err)
 	}
-	if len(before) == 0 || wsErrorCode(before[0]) != "RATE_LIMITED" {
-		t.Errorf("the third subscription answered %+v, want a RATE_LIMITED error", before)
-	}
+	third.mustBeOpen() // the refusal ends the operation, not the socket
 	other.mustBeOpen()
-	// The closed socket's subscription is released (just after the close
-	// frame): the key may open one again.
+	// A completed subscription frees its place: the key may open one again.
+	first.send(wsMessage{ID: "1", Type: "complete"})
+	first.mustBeOpen()
 	time.Sleep(50 * time.Millisecond)
-	again := dialWS(t, e, "graphql-transport-ws", nil)
-	again.mustInit(e.Key)
-	again.start("1", presenceSubscription)
-	again.mustBeOpen()
+	third.start("2", presenceSubscription)
+	third.mustBeOpen()
 }
 
 // TestWebsocketInitTimeout: a socket that never sends connection_init is
@@ -338,8 +352,8 @@ func TestWebsocketInitTimeout(t *testing.T) {
 	c := dialWS(t, e, "graphql-transport-ws", nil)
 	start := time.Now()
 	code, reason, _ := c.closed(3 * time.Second)
-	if took := time.Since(start); took > time.Second || code != websocket.CloseProtocolError {
-		t.Errorf("closed %d %q after %s, want %d within a second", code, reason, took, websocket.CloseProtocolError)
+	if took := time.Since(start); took > time.Second || code != graph.CloseInitTimeout {
+		t.Errorf("closed %d %q after %s, want %d within a second", code, reason, took, graph.CloseInitTimeout)
 	}
 }
 
@@ -370,15 +384,17 @@ func TestWebsocketRefusesMutations(t *testing.T) {
 			c.mustInit(e.Key)
 			c.start("1", fmt.Sprintf(`mutation { updatePresence(input: {userId: %q, status: online}) { status } }`, agent.ID))
 			m, err := c.read(5 * time.Second)
-			if err != nil || wsErrorCode(m) != "BAD_REQUEST" || !strings.Contains(fmt.Sprint(m.Payload), "POST /graphql") {
+			if err != nil || wsErrorCode(m) != "BAD_REQUEST" || !strings.Contains(string(m.Raw), "POST /graphql") {
 				t.Fatalf("got %+v, %v; want a BAD_REQUEST error pointing at POST /graphql", m, err)
 			}
 			n, err := e.DB.Client.AgentPresence.Query().Where(agentpresence.UserID(agent.ID)).Count(rule.SystemContext(context.Background()))
 			if err != nil || n != 0 {
 				t.Fatalf("presence rows after a refused mutation: %d, %v", n, err)
 			}
-			if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
-				t.Fatalf("got %+v, %v; want complete", m, err)
+			if proto == "graphql-ws" { // graphql-transport-ws: no complete after an error
+				if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
+					t.Fatalf("got %+v, %v; want complete", m, err)
+				}
 			}
 			c.start("2", "query { agentsBoard { totalCount } }")
 			if m, err := c.read(5 * time.Second); err != nil || wsErrorCode(m) != "" {
@@ -428,27 +444,18 @@ func TestWebsocketRefusedOperationsSpendRateBudget(t *testing.T) {
 	for i, query := range refused {
 		id := fmt.Sprint(i + 1)
 		c.start(id, query)
-		// A parse failure is an "error" message whose payload is the list.
-		var m struct {
-			Type    string          `json:"type"`
-			Payload json.RawMessage `json:"payload"`
-		}
-		_ = c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-		if err := c.conn.ReadJSON(&m); err != nil || !strings.Contains(string(m.Payload), `"code"`) || strings.Contains(string(m.Payload), "RATE_LIMITED") {
-			t.Fatalf("operation %s (%s): %s %s, %v; want it refused for what it asks", id, query, m.Type, m.Payload, err)
-		}
-		if m, err := c.read(5 * time.Second); err != nil || m.Type != "complete" {
-			t.Fatalf("operation %s: %+v, %v; want complete", id, m, err)
+		// A refusal before the operation runs is an "error" message whose
+		// payload is the list, and nothing follows it.
+		m, err := c.read(5 * time.Second)
+		if err != nil || m.Type != "error" || !strings.Contains(string(m.Raw), `"code"`) || strings.Contains(string(m.Raw), "RATE_LIMITED") {
+			t.Fatalf("operation %s (%s): %s %s, %v; want it refused for what it asks", id, query, m.Type, m.Raw, err)
 		}
 	}
 	c.start("5", "{ leads(first: 100000) { totalCount } }")
-	code, reason, before := c.closed(5 * time.Second)
-	if code != graph.CloseTooManyRequests || !strings.Contains(reason, "rate limit") {
-		t.Errorf("close %d %q, want %d naming the rate limit", code, reason, graph.CloseTooManyRequests)
+	if m, err := c.read(5 * time.Second); err != nil || m.Type != "error" || wsErrorCode(m) != "RATE_LIMITED" {
+		t.Errorf("operation 5 answered %s %s, %v; want an error message RATE_LIMITED", m.Type, m.Raw, err)
 	}
-	if len(before) == 0 || wsErrorCode(before[0]) != "RATE_LIMITED" {
-		t.Errorf("operation 5 answered %+v, want a RATE_LIMITED error", before)
-	}
+	c.mustBeOpen()
 	if r := e.Get("/v1/dialer/agents", e.Key); r.Status != http.StatusTooManyRequests {
 		t.Errorf("GET after refused operations spent the budget: %d, want 429", r.Status)
 	}
