@@ -11,6 +11,7 @@ import (
 
 	"github.com/lendingpipe/svc/access"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -221,7 +222,8 @@ func toJSON(t *testing.T, v any) string {
 // operations neither list, revoke nor rotate one.
 func TestAppTokensAreNotManagedAsKeys(t *testing.T) {
 	e := resttest.New(t)
-	_, token, err := store.CreateKey(context.Background(), e.DB.Client, e.Org.ID, store.KeySpec{Kind: "at", Name: "An app", Scopes: []string{"leads:read"}})
+	secret, _ := install(t, e, e.Key, register(t, e, e.Key, "leads:read"), "leads:read")
+	token, err := e.DB.Client.APIKey.Query().Where(apikey.Hash(store.Hash(secret))).Only(rule.SystemContext(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}

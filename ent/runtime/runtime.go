@@ -77,6 +77,8 @@ func init() {
 	apikey.Hooks[3] = apikeyHooks[0]
 
 	apikey.Hooks[4] = apikeyHooks[1]
+
+	apikey.Hooks[5] = apikeyHooks[2]
 	apikeyMixinFields0 := apikeyMixin[0].Fields()
 	_ = apikeyMixinFields0
 	apikeyMixinFields1 := apikeyMixin[1].Fields()
