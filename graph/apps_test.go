@@ -221,8 +221,8 @@ func TestAppInstallationsStayInTheirOrganization(t *testing.T) {
 // organization's other endpoints.
 func TestAppWebhookPausedStaysInTheInstallation(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.PauseAfter = 1 })
-	app := register(t, e, e.Key, "webhooks:manage")
-	token, _ := install(t, e, e.Key, app, "webhooks:manage")
+	app := register(t, e, e.Key, "webhooks:manage", "leads:read")
+	token, _ := install(t, e, e.Key, app, "webhooks:manage", "leads:read")
 	gone := webhookstest.NewReceiver(t, func(int) int { return http.StatusGone })
 	sibling := webhookstest.NewReceiver(t, webhookstest.OK)
 	orgs := webhookstest.NewReceiver(t, webhookstest.OK)

@@ -1739,6 +1739,8 @@ func init() {
 	webhooksubscription.Hooks[3] = webhooksubscriptionHooks[0]
 
 	webhooksubscription.Hooks[4] = webhooksubscriptionHooks[1]
+
+	webhooksubscription.Hooks[5] = webhooksubscriptionHooks[2]
 	webhooksubscriptionMixinFields0 := webhooksubscriptionMixin[0].Fields()
 	_ = webhooksubscriptionMixinFields0
 	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()
