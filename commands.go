@@ -102,7 +102,7 @@ func setupOrgsCreate(fs *flag.FlagSet) action {
 func setupKeysCreate(fs *flag.FlagSet) action {
 	org := fs.String("org", "", "organization id (required)")
 	scopes := fs.String("scopes", "", "comma-separated scopes (required): "+strings.Join(viewer.AllScopes, ", "))
-	kind := fs.String("kind", "live", "live (API key) or at (app token)")
+	kind := fs.String("kind", "live", "live (API key), the only kind made here: app tokens come from installing an app")
 	name := fs.String("name", "", "a label for the key")
 	return func(ctx context.Context, e env) error {
 		orgID, err := orgFlag("keys create", *org)
@@ -116,11 +116,15 @@ func setupKeysCreate(fs *flag.FlagSet) action {
 		for i := range list {
 			list[i] = strings.TrimSpace(list[i])
 		}
+		if *kind != "live" {
+			// PRODUCT 3: every app token belongs to an installation.
+			return usagef("keys create", "--kind: only live (an API key); an app token (svc_at_) is made only by installing an app (GraphQL installApp)")
+		}
 		if err := store.CheckKey(*kind, list); err != nil {
 			return flagError("keys create", err)
 		}
 		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
-			key, err := createKey(asOrg(ctx, orgID), db, orgID, *kind, *name, list)
+			key, err := createKey(asOrg(ctx, orgID), db, *name, list)
 			if err != nil {
 				return flagError("keys create", err)
 			}

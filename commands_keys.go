@@ -59,15 +59,10 @@ func setupKeysList(fs *flag.FlagSet) action {
 	}
 }
 
-// createKey creates a key as createApiKey does, in one transaction with
-// its audit record; an app token (kind at) without an app, which only the
-// command line makes, through the store.
-func createKey(ctx context.Context, db *store.DB, org uuid.UUID, kind, name string, scopes []string) (string, error) {
+// createKey creates an API key as createApiKey does, in one transaction
+// with its audit record. App tokens are made only by installing an app.
+func createKey(ctx context.Context, db *store.DB, name string, scopes []string) (string, error) {
 	return store.WithTxValue(ctx, db.Client, func(ctx context.Context, tx *ent.Client) (string, error) {
-		if kind != "live" {
-			key, _, err := store.CreateKey(ctx, tx, org, store.KeySpec{Kind: kind, Name: name, Scopes: scopes})
-			return key, err
-		}
 		if name == "" {
 			name = "svc keys create"
 		}

@@ -46,7 +46,8 @@ type NewKey struct {
 }
 
 // admin is the organization of a caller who may manage its access (the
-// admin scope), asked before anything is read.
+// admin scope, and not an app token), asked before anything is read.
+// Every flow that manages credentials or apps starts here.
 func admin(ctx context.Context) (uuid.UUID, error) {
 	if err := rule.Require(ctx, viewer.ScopeAdmin); err != nil {
 		return uuid.Nil, err
@@ -54,6 +55,12 @@ func admin(ctx context.Context) (uuid.UUID, error) {
 	v, ok := viewer.FromContext(ctx)
 	if !ok || v.OrgID == uuid.Nil {
 		return uuid.Nil, errors.New("managing API keys without an organization")
+	}
+	// PRODUCT 3: an app token never manages credentials or apps, whatever
+	// its scopes; else a token granted admin could mint an API key that
+	// outlives the app's uninstallation.
+	if v.InstallationID != uuid.Nil {
+		return uuid.Nil, apperr.New(apperr.Forbidden, "an app token cannot manage API keys or apps; use an API key")
 	}
 	return v.OrgID, nil
 }
@@ -98,13 +105,11 @@ func RevokeKey(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.APIKey, e
 			return k, err
 		}
 		// Conditional, so a revocation racing another leaves one record.
-		n, err := c.APIKey.Update().Where(apikey.ID(k.ID), apikey.RevokedAtIsNil()).
-			SetRevokedAt(apitime.Now(ctx)).Save(ctx)
-		if err != nil {
+		// The one that finds the key revoked meanwhile answers as a later
+		// revocation does: the key, revoked by the first.
+		if err := c.APIKey.Update().Where(apikey.ID(k.ID), apikey.RevokedAtIsNil()).
+			SetRevokedAt(apitime.Now(ctx)).Exec(ctx); err != nil {
 			return nil, fmt.Errorf("revoking the key: %w", err)
-		}
-		if n == 0 {
-			return nil, apperr.New(apperr.Conflict, "the key %s changed meanwhile; read it again", k.DisplayPrefix)
 		}
 		return c.APIKey.Get(ctx, k.ID)
 	})

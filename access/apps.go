@@ -45,6 +45,7 @@ func RegisterApp(ctx context.Context, c *ent.Client, in NewApp) (*ent.App, error
 	if err := checkScopes(in.Scopes); err != nil {
 		return nil, err
 	}
+	in.Scopes = viewer.Dedupe(in.Scopes)
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.App, error) {
 		return c.App.Create().SetName(name).SetNillableDescription(in.Description).SetScopes(in.Scopes).Save(ctx)
 	})
@@ -71,6 +72,7 @@ func InstallApp(ctx context.Context, c *ent.Client, appID uuid.UUID, scopes []st
 	if err := checkScopes(scopes); err != nil {
 		return "", nil, err
 	}
+	scopes = viewer.Dedupe(scopes)
 	type installed struct {
 		token string
 		inst  *ent.AppInstallation

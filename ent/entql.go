@@ -957,6 +957,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhooksubscription.FieldPausedAt:            {Type: field.TypeTime, Column: webhooksubscription.FieldPausedAt},
 			webhooksubscription.FieldConsecutiveFailures: {Type: field.TypeInt, Column: webhooksubscription.FieldConsecutiveFailures},
 			webhooksubscription.FieldInstallationID:      {Type: field.TypeUUID, Column: webhooksubscription.FieldInstallationID},
+			webhooksubscription.FieldKeyID:               {Type: field.TypeUUID, Column: webhooksubscription.FieldKeyID},
 		},
 	}
 	graph.MustAddE(
@@ -6737,6 +6738,11 @@ func (f *WebhookSubscriptionFilter) WhereConsecutiveFailures(p entql.IntP) {
 // WhereInstallationID applies the entql [16]byte predicate on the installation_id field.
 func (f *WebhookSubscriptionFilter) WhereInstallationID(p entql.ValueP) {
 	f.Where(p.Field(webhooksubscription.FieldInstallationID))
+}
+
+// WhereKeyID applies the entql [16]byte predicate on the key_id field.
+func (f *WebhookSubscriptionFilter) WhereKeyID(p entql.ValueP) {
+	f.Where(p.Field(webhooksubscription.FieldKeyID))
 }
 
 // WhereHasOrganization applies a predicate to check if query has an edge organization.

@@ -44479,6 +44479,7 @@ type WebhookSubscriptionMutation struct {
 	consecutive_failures    *int
 	addconsecutive_failures *int
 	installation_id         *uuid.UUID
+	key_id                  *uuid.UUID
 	clearedFields           map[string]struct{}
 	organization            *uuid.UUID
 	clearedorganization     bool
@@ -45064,6 +45065,55 @@ func (m *WebhookSubscriptionMutation) ResetInstallationID() {
 	delete(m.clearedFields, webhooksubscription.FieldInstallationID)
 }
 
+// SetKeyID sets the "key_id" field.
+func (m *WebhookSubscriptionMutation) SetKeyID(u uuid.UUID) {
+	m.key_id = &u
+}
+
+// KeyID returns the value of the "key_id" field in the mutation.
+func (m *WebhookSubscriptionMutation) KeyID() (r uuid.UUID, exists bool) {
+	v := m.key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyID returns the old "key_id" field's value of the WebhookSubscription entity.
+// If the WebhookSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookSubscriptionMutation) OldKeyID(ctx context.Context) (v *uuid.UUID, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyID: %w", err)
+	}
+	return oldValue.KeyID, nil
+}
+
+// ClearKeyID clears the value of the "key_id" field.
+func (m *WebhookSubscriptionMutation) ClearKeyID() {
+	m.key_id = nil
+	m.clearedFields[webhooksubscription.FieldKeyID] = struct{}{}
+}
+
+// KeyIDCleared returns if the "key_id" field was cleared in this mutation.
+func (m *WebhookSubscriptionMutation) KeyIDCleared() bool {
+	_, ok := m.clearedFields[webhooksubscription.FieldKeyID]
+	return ok
+}
+
+// ResetKeyID resets all changes to the "key_id" field.
+func (m *WebhookSubscriptionMutation) ResetKeyID() {
+	m.key_id = nil
+	delete(m.clearedFields, webhooksubscription.FieldKeyID)
+}
+
 // SetOrganizationID sets the "organization" edge to the Organization entity by id.
 func (m *WebhookSubscriptionMutation) SetOrganizationID(id uuid.UUID) {
 	m.organization = &id
@@ -45192,7 +45242,7 @@ func (m *WebhookSubscriptionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookSubscriptionMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, webhooksubscription.FieldCreatedAt)
 	}
@@ -45226,6 +45276,9 @@ func (m *WebhookSubscriptionMutation) Fields() []string {
 	if m.installation_id != nil {
 		fields = append(fields, webhooksubscription.FieldInstallationID)
 	}
+	if m.key_id != nil {
+		fields = append(fields, webhooksubscription.FieldKeyID)
+	}
 	return fields
 }
 
@@ -45256,6 +45309,8 @@ func (m *WebhookSubscriptionMutation) Field(name string) (ent.Value, bool) {
 		return m.ConsecutiveFailures()
 	case webhooksubscription.FieldInstallationID:
 		return m.InstallationID()
+	case webhooksubscription.FieldKeyID:
+		return m.KeyID()
 	}
 	return nil, false
 }
@@ -45287,6 +45342,8 @@ func (m *WebhookSubscriptionMutation) OldField(ctx context.Context, name string)
 		return m.OldConsecutiveFailures(ctx)
 	case webhooksubscription.FieldInstallationID:
 		return m.OldInstallationID(ctx)
+	case webhooksubscription.FieldKeyID:
+		return m.OldKeyID(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookSubscription field %s", name)
 }
@@ -45373,6 +45430,13 @@ func (m *WebhookSubscriptionMutation) SetField(name string, value ent.Value) err
 		}
 		m.SetInstallationID(v)
 		return nil
+	case webhooksubscription.FieldKeyID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookSubscription field %s", name)
 }
@@ -45427,6 +45491,9 @@ func (m *WebhookSubscriptionMutation) ClearedFields() []string {
 	if m.FieldCleared(webhooksubscription.FieldInstallationID) {
 		fields = append(fields, webhooksubscription.FieldInstallationID)
 	}
+	if m.FieldCleared(webhooksubscription.FieldKeyID) {
+		fields = append(fields, webhooksubscription.FieldKeyID)
+	}
 	return fields
 }
 
@@ -45449,6 +45516,9 @@ func (m *WebhookSubscriptionMutation) ClearField(name string) error {
 		return nil
 	case webhooksubscription.FieldInstallationID:
 		m.ClearInstallationID()
+		return nil
+	case webhooksubscription.FieldKeyID:
+		m.ClearKeyID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookSubscription nullable field %s", name)
@@ -45490,6 +45560,9 @@ func (m *WebhookSubscriptionMutation) ResetField(name string) error {
 		return nil
 	case webhooksubscription.FieldInstallationID:
 		m.ResetInstallationID()
+		return nil
+	case webhooksubscription.FieldKeyID:
+		m.ResetKeyID()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookSubscription field %s", name)

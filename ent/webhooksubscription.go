@@ -43,6 +43,8 @@ type WebhookSubscription struct {
 	ConsecutiveFailures int `json:"consecutive_failures,omitempty"`
 	// InstallationID holds the value of the "installation_id" field.
 	InstallationID *uuid.UUID `json:"installation_id,omitempty"`
+	// KeyID holds the value of the "key_id" field.
+	KeyID *uuid.UUID `json:"key_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the WebhookSubscriptionQuery when eager-loading is set.
 	Edges        WebhookSubscriptionEdges `json:"edges"`
@@ -87,7 +89,7 @@ func (*WebhookSubscription) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhooksubscription.FieldInstallationID:
+		case webhooksubscription.FieldInstallationID, webhooksubscription.FieldKeyID:
 			values[i] = &sql.NullScanner{S: new(uuid.UUID)}
 		case webhooksubscription.FieldEvents:
 			values[i] = new([]byte)
@@ -193,6 +195,13 @@ func (_m *WebhookSubscription) assignValues(columns []string, values []any) erro
 				_m.InstallationID = new(uuid.UUID)
 				*_m.InstallationID = *value.S.(*uuid.UUID)
 			}
+		case webhooksubscription.FieldKeyID:
+			if value, ok := values[i].(*sql.NullScanner); !ok {
+				return fmt.Errorf("unexpected type %T for field key_id", values[i])
+			} else if value.Valid {
+				_m.KeyID = new(uuid.UUID)
+				*_m.KeyID = *value.S.(*uuid.UUID)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -274,6 +283,11 @@ func (_m *WebhookSubscription) String() string {
 	builder.WriteString(", ")
 	if v := _m.InstallationID; v != nil {
 		builder.WriteString("installation_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.KeyID; v != nil {
+		builder.WriteString("key_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

@@ -148,6 +148,20 @@ func (_c *WebhookSubscriptionCreate) SetNillableInstallationID(v *uuid.UUID) *We
 	return _c
 }
 
+// SetKeyID sets the "key_id" field.
+func (_c *WebhookSubscriptionCreate) SetKeyID(v uuid.UUID) *WebhookSubscriptionCreate {
+	_c.mutation.SetKeyID(v)
+	return _c
+}
+
+// SetNillableKeyID sets the "key_id" field if the given value is not nil.
+func (_c *WebhookSubscriptionCreate) SetNillableKeyID(v *uuid.UUID) *WebhookSubscriptionCreate {
+	if v != nil {
+		_c.SetKeyID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookSubscriptionCreate) SetID(v uuid.UUID) *WebhookSubscriptionCreate {
 	_c.mutation.SetID(v)
@@ -366,6 +380,10 @@ func (_c *WebhookSubscriptionCreate) createSpec() (*WebhookSubscription, *sqlgra
 	if value, ok := _c.mutation.InstallationID(); ok {
 		_spec.SetField(webhooksubscription.FieldInstallationID, field.TypeUUID, value)
 		_node.InstallationID = &value
+	}
+	if value, ok := _c.mutation.KeyID(); ok {
+		_spec.SetField(webhooksubscription.FieldKeyID, field.TypeUUID, value)
+		_node.KeyID = &value
 	}
 	if nodes := _c.mutation.OrganizationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -591,6 +609,9 @@ func (u *WebhookSubscriptionUpsertOne) UpdateNewValues() *WebhookSubscriptionUps
 		}
 		if _, exists := u.create.mutation.InstallationID(); exists {
 			s.SetIgnore(webhooksubscription.FieldInstallationID)
+		}
+		if _, exists := u.create.mutation.KeyID(); exists {
+			s.SetIgnore(webhooksubscription.FieldKeyID)
 		}
 	}))
 	return u
@@ -947,6 +968,9 @@ func (u *WebhookSubscriptionUpsertBulk) UpdateNewValues() *WebhookSubscriptionUp
 			}
 			if _, exists := b.mutation.InstallationID(); exists {
 				s.SetIgnore(webhooksubscription.FieldInstallationID)
+			}
+			if _, exists := b.mutation.KeyID(); exists {
+				s.SetIgnore(webhooksubscription.FieldKeyID)
 			}
 		}
 	}))

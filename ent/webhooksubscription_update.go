@@ -308,6 +308,9 @@ func (_u *WebhookSubscriptionUpdate) sqlSave(ctx context.Context) (_node int, er
 	if _u.mutation.InstallationIDCleared() {
 		_spec.ClearField(webhooksubscription.FieldInstallationID, field.TypeUUID)
 	}
+	if _u.mutation.KeyIDCleared() {
+		_spec.ClearField(webhooksubscription.FieldKeyID, field.TypeUUID)
+	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -680,6 +683,9 @@ func (_u *WebhookSubscriptionUpdateOne) sqlSave(ctx context.Context) (_node *Web
 	}
 	if _u.mutation.InstallationIDCleared() {
 		_spec.ClearField(webhooksubscription.FieldInstallationID, field.TypeUUID)
+	}
+	if _u.mutation.KeyIDCleared() {
+		_spec.ClearField(webhooksubscription.FieldKeyID, field.TypeUUID)
 	}
 	if _u.mutation.DeliveriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/lendingpipe/svc/access"
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/auditevent"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -221,7 +223,8 @@ func toJSON(t *testing.T, v any) string {
 // operations neither list, revoke nor rotate one.
 func TestAppTokensAreNotManagedAsKeys(t *testing.T) {
 	e := resttest.New(t)
-	_, token, err := store.CreateKey(context.Background(), e.DB.Client, e.Org.ID, store.KeySpec{Kind: "at", Name: "An app", Scopes: []string{"leads:read"}})
+	secret, _ := install(t, e, e.Key, register(t, e, e.Key, "leads:read"), "leads:read")
+	token, err := e.DB.Client.APIKey.Query().Where(apikey.Hash(store.Hash(secret))).Only(rule.SystemContext(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,5 +299,105 @@ func TestAPIKeyExpiringClosesItsWebsocket(t *testing.T) {
 	e.Clock.Set(start.Add(time.Hour))
 	if code, reason, _ := ws.closed(5 * time.Second); code != graph.CloseUnauthorized {
 		t.Errorf("the expired key's websocket: close %d (%q), want %d", code, reason, graph.CloseUnauthorized)
+	}
+}
+
+// graceSeconds that is not a whole number, or beyond any Int, is a
+// VALIDATION_ERROR naming it and quoting the value sent, never a value
+// the server made of it (0, the largest Int).
+func TestRotateGraceMustBeAWholeNumber(t *testing.T) {
+	e := resttest.New(t)
+	created := gqlAs(t, e, e.Key, createKey, map[string]any{"in": map[string]any{"name": "Grace", "scopes": []string{"leads:read"}}})
+	id := created["createApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"].(string)
+	for _, grace := range []json.Number{"1.5", "1e20", "-0.5"} {
+		t.Run(string(grace), func(t *testing.T) {
+			r := e.Post("/graphql", e.Key, map[string]any{"query": rotateKey, "variables": map[string]any{"id": id, "grace": grace}})
+			errs, _ := r.Body["errors"].([]any)
+			if r.Status != http.StatusUnprocessableEntity || len(errs) != 1 {
+				t.Fatalf("graceSeconds %s: %d %s; want one 422", grace, r.Status, r.Raw)
+			}
+			first := errs[0].(map[string]any)
+			msg, _ := first["message"].(string)
+			code, _ := first["extensions"].(map[string]any)["code"].(string)
+			if code != "VALIDATION_ERROR" || !strings.Contains(msg, "graceSeconds") || !strings.Contains(msg, "whole number") ||
+				!strings.Contains(msg, string(grace)) || strings.Contains(msg, "9223372036854775807") {
+				t.Errorf("graceSeconds %s: %s %q; want VALIDATION_ERROR naming graceSeconds and quoting the value", grace, code, msg)
+			}
+		})
+	}
+}
+
+// Every out-of-range offset page argument answers alike: VALIDATION_ERROR,
+// HTTP 422, naming it, before any resolver runs.
+func TestAPIKeysPageBoundsAnswerAlike(t *testing.T) {
+	e := resttest.New(t)
+	for _, arg := range []string{"limit: 0", "limit: 101", "limit: -1", "page: 0", "page: 1000001"} {
+		r := e.Post("/graphql", e.Key, map[string]any{"query": `query { apiKeys(` + arg + `) { total } }`})
+		status, code := gqlCode(e, e.Key, `query { apiKeys(`+arg+`) { total } }`, nil)
+		field := ""
+		if errs, _ := r.Body["errors"].([]any); len(errs) > 0 {
+			field, _ = errs[0].(map[string]any)["extensions"].(map[string]any)["field"].(string)
+		}
+		if want := strings.SplitN(arg, ":", 2)[0]; status != http.StatusUnprocessableEntity || code != "VALIDATION_ERROR" || field != want {
+			t.Errorf("apiKeys(%s): %d %s field %q; want 422 VALIDATION_ERROR field %s", arg, status, code, field, want)
+		}
+	}
+	if status, code := gqlCode(e, e.Key, `query { apiKeys(limit: 1, page: 1) { total } }`, nil); status != http.StatusOK || code != "" {
+		t.Errorf("apiKeys(limit: 1, page: 1): %d %s", status, code)
+	}
+}
+
+// A repeated scope is stored once, on every path that stores scopes: a
+// key, an app's request, an installation's grant (and its token).
+func TestRepeatedScopesAreStoredOnce(t *testing.T) {
+	e := resttest.New(t)
+	twice := []string{"leads:read", "leads:read", "webhooks:manage", "leads:read"}
+	want := `["leads:read","webhooks:manage"]`
+	key := gqlAs(t, e, e.Key, createKey, map[string]any{"in": map[string]any{"name": "Twice", "scopes": twice}})
+	if got := toJSON(t, key["createApiKey"].(map[string]any)["apiKey"].(map[string]any)["scopes"]); got != want {
+		t.Errorf("createApiKey scopes: %s; want %s", got, want)
+	}
+	in := map[string]any{"name": "Twice", "scopes": twice}
+	app := gqlAs(t, e, e.Key, `mutation($in: RegisterAppInput!) { registerApp(input: $in) { id scopes } }`, map[string]any{"in": in})["registerApp"].(map[string]any)
+	if got := toJSON(t, app["scopes"]); got != want {
+		t.Errorf("registerApp scopes: %s; want %s", got, want)
+	}
+	inst := gqlAs(t, e, e.Key, `mutation($a: ID!, $s: [String!]!) { installApp(appId: $a, scopes: $s) { token installation { scopes } } }`,
+		map[string]any{"a": app["id"], "s": twice})["installApp"].(map[string]any)
+	if got := toJSON(t, inst["installation"].(map[string]any)["scopes"]); got != want {
+		t.Errorf("installApp scopes: %s; want %s", got, want)
+	}
+	token, err := e.DB.Client.APIKey.Query().Where(apikey.Hash(store.Hash(inst["token"].(string)))).Only(rule.SystemContext(context.Background()))
+	if err != nil || toJSON(t, token.Scopes) != want {
+		t.Errorf("the app token's scopes: %v (%v); want %s", token, err, want)
+	}
+}
+
+// Two revocations racing answer as a later one does: the key, revoked
+// once, never CONFLICT. Run on PostgreSQL too (SVC_TEST_DATABASE_URL).
+func TestRacingRevocationsBothSucceed(t *testing.T) {
+	e := resttest.New(t)
+	for round := range 5 {
+		created := gqlAs(t, e, e.Key, createKey, map[string]any{"in": map[string]any{"name": "Raced", "scopes": []string{"leads:read"}}})
+		id := created["createApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"].(string)
+		const racers = 4
+		answers := make([]string, racers)
+		var wg sync.WaitGroup
+		for i := range racers {
+			wg.Go(func() {
+				r := e.Post("/graphql", e.Key, map[string]any{"query": revokeKey, "variables": map[string]any{"id": id}})
+				if r.Status != http.StatusOK || r.Body["errors"] != nil {
+					answers[i] = "error: " + string(r.Raw)
+					return
+				}
+				answers[i] = toJSON(t, r.Body["data"].(map[string]any)["revokeApiKey"].(map[string]any)["revokedAt"])
+			})
+		}
+		wg.Wait()
+		for i, a := range answers {
+			if strings.HasPrefix(a, "error") || a == "null" || a != answers[0] {
+				t.Errorf("round %d, revocation %d: %s; want the same revokedAt as the others (%s)", round, i, a, answers[0])
+			}
+		}
 	}
 }

@@ -221,8 +221,8 @@ func TestAppInstallationsStayInTheirOrganization(t *testing.T) {
 // organization's other endpoints.
 func TestAppWebhookPausedStaysInTheInstallation(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.PauseAfter = 1 })
-	app := register(t, e, e.Key, "webhooks:manage")
-	token, _ := install(t, e, e.Key, app, "webhooks:manage")
+	app := register(t, e, e.Key, "webhooks:manage", "leads:read")
+	token, _ := install(t, e, e.Key, app, "webhooks:manage", "leads:read")
 	gone := webhookstest.NewReceiver(t, func(int) int { return http.StatusGone })
 	sibling := webhookstest.NewReceiver(t, webhookstest.OK)
 	orgs := webhookstest.NewReceiver(t, webhookstest.OK)
@@ -242,5 +242,38 @@ func TestAppWebhookPausedStaysInTheInstallation(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := len(orgs.Wait(t, 0)); n != 0 {
 		t.Errorf("the organization's own endpoint received %d app.webhook_paused of the app's subscription; want none", n)
+	}
+}
+
+// PRODUCT 3: an app token never manages credentials or apps, whatever its
+// scopes. An app installed with admin is refused (FORBIDDEN) each of the
+// six operations, so nothing it could mint outlives its uninstallation.
+func TestAppTokensNeverManageCredentials(t *testing.T) {
+	e := resttest.New(t)
+	app := register(t, e, e.Key, "admin")
+	token, inst := install(t, e, e.Key, app, "admin")
+	key := gqlAs(t, e, e.Key, `mutation { createApiKey(input: {name: "Kept", scopes: ["leads:read"]}) { apiKey { id } } }`, nil)
+	keyID := key["createApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"]
+	for name, op := range map[string]struct {
+		query string
+		vars  map[string]any
+	}{
+		"createApiKey": {`mutation { createApiKey(input: {name: "Minted", scopes: ["admin"]}) { secret } }`, nil},
+		"rotateApiKey": {rotateKey, map[string]any{"id": keyID}},
+		"revokeApiKey": {revokeKey, map[string]any{"id": keyID}},
+		"registerApp":  {registerApp, map[string]any{"in": map[string]any{"name": "Minted", "scopes": []string{"admin"}}}},
+		"installApp":   {installApp, map[string]any{"app": app, "scopes": []string{"admin"}}},
+		"uninstallApp": {uninstallApp, map[string]any{"id": inst}},
+	} {
+		if status, code := gqlCode(e, token, op.query, op.vars); code != "FORBIDDEN" {
+			t.Errorf("%s with an admin app token: %d %q; want FORBIDDEN", name, status, code)
+		}
+	}
+	keys := gqlAs(t, e, e.Key, `query { apiKeys(includeRevoked: true) { total nodes { revokedAt replacedBy } } }`, nil)["apiKeys"].(map[string]any)
+	if keys["total"].(float64) != 2 || strings.Contains(toJSON(t, keys), `"revokedAt":"`) {
+		t.Errorf("keys after the app token's attempts: %v; want the environment's and the admin's, unrevoked", keys)
+	}
+	if n := gqlAs(t, e, e.Key, `query { apps { total } }`, nil)["apps"].(map[string]any)["total"].(float64); n != 1 {
+		t.Errorf("apps after the app token's attempts: %v; want 1", n)
 	}
 }

@@ -21,6 +21,7 @@ const (
 	argFirst = "first"
 	argLast  = "last"
 	argLimit = "limit"
+	argPage  = "page"
 	argIDs   = "ids"
 )
 
@@ -80,12 +81,12 @@ func (w pageWalker) field(f *ast.Field) *gqlerror.Error {
 		return nil
 	}
 	args := f.ArgumentMap(w.vars)
-	for _, name := range []string{argFirst, argLast, argLimit} {
-		if f.Definition.Arguments.ForName(name) == nil {
+	for _, b := range w.bounds() {
+		if f.Definition.Arguments.ForName(b.arg) == nil {
 			continue
 		}
-		if n, ok := intArg(args[name]); ok && (n < 0 || n > int64(w.maxPage)) {
-			return pageError(f, name, "must be between 0 and %d", w.maxPage)
+		if n, ok := intArg(args[b.arg]); ok && (n < b.lo || n > b.hi) {
+			return pageError(f, b.arg, "must be between %d and %d", b.lo, b.hi)
 		}
 	}
 	if err := cursorArgs(f, args); err != nil {
@@ -116,6 +117,22 @@ func cursorArgs(f *ast.Field, args map[string]any) *gqlerror.Error {
 		}
 	}
 	return nil
+}
+
+// bound is the range of one sizing argument.
+type bound struct {
+	arg    string
+	lo, hi int64
+}
+
+// bounds are the ranges of the sizing arguments, checked here for every
+// field before any resolver runs, so each out-of-range value answers the
+// same code and status (VALIDATION_ERROR, HTTP 422): a connection's
+// first and last may be 0; an offset page's limit and page start at 1,
+// as the resolvers' pageArgs (REST's path) says.
+func (w pageWalker) bounds() []bound {
+	return []bound{{argFirst, 0, int64(w.maxPage)}, {argLast, 0, int64(w.maxPage)},
+		{argLimit, 1, int64(w.maxPage)}, {argPage, 1, MaxPage}}
 }
 
 // setArgument replaces or adds a literal argument of f.

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -45,6 +46,12 @@ func (e inputErrors) CreateOperationContext(ctx context.Context, params *graphql
 		switch {
 		case len(err.Path) >= 2 && err.Path[0] == ast.PathName("variable"):
 			err.Extensions = map[string]any{"code": apperr.Validation, "field": inputPath(err.Path[1:])}
+			if notAnInt.MatchString(err.Message) {
+				if doc == nil {
+					doc, _ = parser.ParseQuery(&ast.Source{Input: params.Query})
+				}
+				err.Message = wholeNumberMessage(doc, err.Path[1:], params.Variables)
+			}
 		case strings.HasPrefix(err.Rule, "ValuesOfCorrectType") && len(err.Locations) > 0:
 			if doc == nil {
 				doc, _ = parser.ParseQuery(&ast.Source{Input: params.Query})
@@ -100,6 +107,80 @@ func numbersAsText(path ast.Path, typ *ast.Type, v any) *gqlerror.Error {
 		}
 	}
 	return nil
+}
+
+// notAnInt is the validator's refusal of a variable's number as an Int,
+// which names the value it failed to make of it (0 for 1.5, the largest
+// Int for 1e20) rather than the one sent.
+var notAnInt = regexp.MustCompile(`^cannot use value -?\d+ as Int$`)
+
+// wholeNumberMessage says what an Int takes, quoting the value sent at
+// path of vars, and naming the argument the variable stands for, if it
+// stands for one.
+func wholeNumberMessage(doc *ast.QueryDocument, path ast.Path, vars map[string]any) string {
+	var v any = vars
+	for _, step := range path {
+		switch step := step.(type) {
+		case ast.PathName:
+			m, _ := v.(map[string]any)
+			v = m[string(step)]
+		case ast.PathIndex:
+			if l, ok := v.([]any); ok && int(step) < len(l) {
+				v = l[step]
+			}
+		}
+	}
+	msg := "must be a whole number within Int's 64-bit range, not " + apperr.Quote(fmt.Sprint(v))
+	if name, ok := path[0].(ast.PathName); ok && len(path) == 1 {
+		if arg := argumentOf(doc, string(name)); arg != "" {
+			msg = arg + " " + msg
+		}
+	}
+	return msg
+}
+
+// argumentOf is the name of the argument the variable name stands for
+// in doc, "" when it stands for none or for several.
+func argumentOf(doc *ast.QueryDocument, name string) string {
+	if doc == nil {
+		return ""
+	}
+	found := ""
+	var walk func(ast.SelectionSet) bool
+	walk = func(set ast.SelectionSet) bool {
+		for _, sel := range set {
+			switch sel := sel.(type) {
+			case *ast.Field:
+				for _, a := range sel.Arguments {
+					if a.Value != nil && a.Value.Kind == ast.Variable && a.Value.Raw == name {
+						if found != "" && found != a.Name {
+							return false
+						}
+						found = a.Name
+					}
+				}
+				if !walk(sel.SelectionSet) {
+					return false
+				}
+			case *ast.InlineFragment:
+				if !walk(sel.SelectionSet) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, op := range doc.Operations {
+		if !walk(op.SelectionSet) {
+			return ""
+		}
+	}
+	for _, f := range doc.Fragments {
+		if !walk(f.SelectionSet) {
+			return ""
+		}
+	}
+	return found
 }
 
 // missingMember reads the member named by the validator's message for an

@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -24,7 +25,7 @@ import (
 const SecretPrefix = "whsec_"
 
 func (r *Resolver) createSubscription(ctx context.Context, in NewWebhookSubscription) (*CreatedWebhookSubscription, error) {
-	if err := r.checkSubscription(&in.URL, in.Events); err != nil {
+	if err := r.checkSubscription(ctx, &in.URL, in.Events); err != nil {
 		return nil, err
 	}
 	secret := SecretPrefix + newSecret()
@@ -49,8 +50,10 @@ func newSecret() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// checkSubscription validates a URL and an event list, either of which may be absent.
-func (r *Resolver) checkSubscription(url *string, events []string) error {
+// checkSubscription validates a URL and an event list, either of which
+// may be absent: each event type known, and one the caller's credential
+// may read (PRODUCT 3; FORBIDDEN naming the type otherwise).
+func (r *Resolver) checkSubscription(ctx context.Context, url *string, events []string) error {
 	if url != nil {
 		if err := webhooks.CheckURL(*url, r.webhooks); err != nil {
 			return apperr.Invalid("url", "%s", err)
@@ -67,13 +70,16 @@ func (r *Resolver) checkSubscription(url *string, events []string) error {
 			return apperr.Invalid("events", "unknown event type %s (see GET /v1/webhooks/catalog)", apperr.Quote(e))
 		}
 	}
-	return nil
+	if v, ok := viewer.FromContext(ctx); ok {
+		return webhooks.CheckReadable(v, events)
+	}
+	return nil // the system's own subscriptions
 }
 
 // updateSubscription changes URL and events, pauses, or resumes: resuming
 // clears the automatic pause and resets the failure count (SPEC 3.3).
 func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in WebhookSubscriptionPatch) (*ent.WebhookSubscription, error) {
-	if err := r.checkSubscription(in.URL, in.Events); err != nil {
+	if err := r.checkSubscription(ctx, in.URL, in.Events); err != nil {
 		return nil, err
 	}
 	u := r.client(ctx).WebhookSubscription.UpdateOneID(id).SetNillableURL(in.URL)

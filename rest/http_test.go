@@ -103,10 +103,15 @@ func TestAuthentication(t *testing.T) {
 		}
 	})
 	t.Run("AppToken", func(t *testing.T) {
-		// svc_at_ keys (app tokens) authenticate like svc_live_ keys.
-		key, _, err := store.CreateAPIKey(context.Background(), e.DB.Client, e.Org.ID, "at", "app", []string{viewer.ScopeLeadsRead})
-		if err != nil || !strings.HasPrefix(key, "svc_at_") {
-			t.Fatalf("key %q, err %v", key, err)
+		// svc_at_ keys (app tokens, made by installing an app)
+		// authenticate like svc_live_ keys.
+		app := e.Post("/graphql", e.Key, map[string]any{"query": `mutation { registerApp(input: {name: "Sync", scopes: ["leads:read"]}) { id } }`})
+		id, _ := app.Body["data"].(map[string]any)["registerApp"].(map[string]any)["id"].(string)
+		inst := e.Post("/graphql", e.Key, map[string]any{"query": `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { token } }`,
+			"variables": map[string]any{"a": id}})
+		key, _ := inst.Body["data"].(map[string]any)["installApp"].(map[string]any)["token"].(string)
+		if !strings.HasPrefix(key, "svc_at_") {
+			t.Fatalf("key %q: %s", key, inst.Raw)
 		}
 		mustStatus(t, e.Get("/v1/leads", key), http.StatusOK)
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/apitime"
-	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -26,22 +24,6 @@ import (
 // up the others; it may subscribe again and read what it missed through
 // the API.
 const LiveBuffer = 256
-
-// ReadScope is the scope a caller needs to see an event of type t live:
-// the scope that reads the record its data describes.
-func ReadScope(t string) string {
-	switch t {
-	case event.LeadCreated, event.LeadStatusChanged, event.LeadUpdated, event.LeadStageChanged, event.LeadAssigned,
-		event.ContactCreated, event.ContactUpdated:
-		return viewer.ScopeLeadsRead
-	case event.ApplicationSubmitted, event.ApplicationApproved, event.ApplicationDeclined,
-		event.DealFunded, event.DealCommissionPaid, event.DocumentUploaded:
-		return viewer.ScopeLendingRead
-	case event.AppWebhookPaused:
-		return viewer.ScopeWebhooksManage
-	}
-	return viewer.ScopeAdmin // app.installed, app.uninstalled: the installations are the admin's
-}
 
 // Live fans the committed outbox events of every replica (announced on the
 // client's change bus, internal/outbox) out to this process's live
@@ -86,7 +68,7 @@ func (l *Live) Subscribe(v viewer.Viewer, types []string) (*LiveSub, func()) {
 		if ev.OnlyInstallationID != nil && *ev.OnlyInstallationID != v.InstallationID {
 			return false // an app's endpoint paused is told to that app only
 		}
-		return (len(types) == 0 || event.Wants(types, ev.EventType)) && v.Can(ReadScope(ev.EventType))
+		return (len(types) == 0 || event.Wants(types, ev.EventType)) && MayReceive(v, ev)
 	}}
 	// The first subscription waits for the bus to listen, and so does any
 	// other arriving meanwhile (Once.Do returns when the first call has):
@@ -216,30 +198,4 @@ func (l *Live) send(orgID uuid.UUID, ev *ent.WebhookEvent) {
 			close(s.ch)
 		}
 	}
-}
-
-// CheckTypes validates a live subscription's event types against the
-// catalog and v's scopes: an unknown type, or one v may not read, is
-// refused by name.
-func CheckTypes(v viewer.Viewer, types []string) error {
-	for _, t := range types {
-		if t == event.All {
-			continue
-		}
-		if !event.Known(t) {
-			return apperr.Invalid("types", "unknown event type %s; the catalog (GET /v1/webhooks/catalog) lists them", apperr.Quote(t))
-		}
-		if !v.Can(ReadScope(t)) {
-			return apperr.New(apperr.Forbidden, "API key lacks the %s scope that %s events need", ReadScope(t), t)
-		}
-	}
-	if len(types) == 0 || slices.Contains(types, event.All) {
-		for _, t := range event.Catalog {
-			if v.Can(ReadScope(t.Name)) {
-				return nil
-			}
-		}
-		return apperr.New(apperr.Forbidden, "API key holds no scope that reads an event type (leads:read, lending:read, webhooks:manage or admin)")
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
-	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/appinstallation"
@@ -67,28 +66,4 @@ func (w *Worker) sweep(ctx context.Context) {
 	case n > 0:
 		w.log.Info("deleted the webhook subscriptions of uninstalled apps", "count", n)
 	}
-}
-
-// uninstalledAt maps the installations of subs that are uninstalled to
-// when: their subscriptions receive the events up to then only.
-func uninstalledAt(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription) (map[uuid.UUID]time.Time, error) {
-	var ids []uuid.UUID
-	for _, s := range subs {
-		if s.InstallationID != nil {
-			ids = append(ids, *s.InstallationID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	gone, err := c.AppInstallation.Query().
-		Where(appinstallation.IDIn(ids...), appinstallation.UninstalledAtNotNil()).All(rule.SystemContext(ctx))
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[uuid.UUID]time.Time, len(gone))
-	for _, i := range gone {
-		out[i.ID] = *i.UninstalledAt
-	}
-	return out, nil
 }

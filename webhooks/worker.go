@@ -51,6 +51,8 @@ type Worker struct {
 	log     *slog.Logger
 	// swept is when Run last deleted uninstalled apps' subscriptions.
 	swept time.Time
+	// keys holds what the subscriptions' API keys may read.
+	keys keyScopes
 }
 
 // NewWorker returns a worker over client.
@@ -250,9 +252,9 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 	for _, ss := range subs {
 		all = append(all, ss...)
 	}
-	gone, err := uninstalledAt(ctx, tx, all)
+	creds, gone, err := w.subscriptionCredentials(ctx, tx, all)
 	if err != nil {
-		return nil, fmt.Errorf("reading uninstalled apps: %w", err)
+		return nil, err
 	}
 	now := w.now().UTC()
 	lease := w.lease(now)
@@ -264,6 +266,9 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 		for _, s := range subs[ev.OrgID] {
 			if !event.Wants(s.Events, ev.EventType) || !receives(ev, s, gone) {
 				continue
+			}
+			if cred, ok := creds[s.ID]; ok && !MayReceive(cred, ev) {
+				continue // its credential may not read it (now): skipped, not dead-lettered
 			}
 			c := tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).SetSubscriptionID(s.ID).SetNextAttemptAt(now)
 			if len(handed) < claim {

@@ -1543,6 +1543,7 @@ var (
 		{Name: "paused_at", Type: field.TypeTime, Nullable: true},
 		{Name: "consecutive_failures", Type: field.TypeInt, Default: 0},
 		{Name: "installation_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "key_id", Type: field.TypeUUID, Nullable: true},
 		{Name: "org_id", Type: field.TypeUUID},
 	}
 	// WebhookSubscriptionsTable holds the schema information for the "webhook_subscriptions" table.
@@ -1553,7 +1554,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_subscriptions_organizations_webhook_subscriptions",
-				Columns:    []*schema.Column{WebhookSubscriptionsColumns[11]},
+				Columns:    []*schema.Column{WebhookSubscriptionsColumns[12]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1562,7 +1563,7 @@ var (
 			{
 				Name:    "webhooksubscription_org_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookSubscriptionsColumns[11]},
+				Columns: []*schema.Column{WebhookSubscriptionsColumns[12]},
 			},
 		},
 	}

@@ -77,6 +77,8 @@ func init() {
 	apikey.Hooks[3] = apikeyHooks[0]
 
 	apikey.Hooks[4] = apikeyHooks[1]
+
+	apikey.Hooks[5] = apikeyHooks[2]
 	apikeyMixinFields0 := apikeyMixin[0].Fields()
 	_ = apikeyMixinFields0
 	apikeyMixinFields1 := apikeyMixin[1].Fields()
@@ -1737,6 +1739,8 @@ func init() {
 	webhooksubscription.Hooks[3] = webhooksubscriptionHooks[0]
 
 	webhooksubscription.Hooks[4] = webhooksubscriptionHooks[1]
+
+	webhooksubscription.Hooks[5] = webhooksubscriptionHooks[2]
 	webhooksubscriptionMixinFields0 := webhooksubscriptionMixin[0].Fields()
 	_ = webhooksubscriptionMixinFields0
 	webhooksubscriptionMixinFields1 := webhooksubscriptionMixin[1].Fields()

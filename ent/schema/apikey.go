@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"entgo.io/contrib/entgql"
@@ -50,7 +53,7 @@ func (APIKey) Fields() []ent.Field {
 // Every change to a key an admin makes is in the audit log: created,
 // rotated (replaced_by set), revoked (revoked_at set).
 func (APIKey) Hooks() []ent.Hook {
-	return []ent.Hook{refs.BumpKeysOnCommit, audited("api_key", func(fields []string) string {
+	return []ent.Hook{appTokenOfAnInstallation, refs.BumpKeysOnCommit, audited("api_key", func(fields []string) string {
 		switch {
 		case slices.Contains(fields, "revoked_at"):
 			return "revoked"
@@ -62,3 +65,26 @@ func (APIKey) Hooks() []ent.Hook {
 }
 
 func (APIKey) Policy() ent.Policy { return orgPolicy(viewer.ScopeAdmin, viewer.ScopeAdmin) }
+
+// errOrphanAppToken refuses an app token without an installation.
+var errOrphanAppToken = errors.New("an app token (svc_at_) is made only by installing an app, for its installation")
+
+// appTokenOfAnInstallation holds PRODUCT 3 on every writer: every app
+// token belongs to an installation (uninstalling it is what cuts the
+// token off), and an API key belongs to none.
+func appTokenOfAnInstallation(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		if !m.Op().Is(ent.OpCreate) {
+			return next.Mutate(ctx, m)
+		}
+		kind, _ := m.Field("kind")
+		_, installed := m.Field("installation_id")
+		switch {
+		case fmt.Sprint(kind) == "at" && !installed:
+			return nil, errOrphanAppToken
+		case fmt.Sprint(kind) != "at" && installed:
+			return nil, errors.New("an API key (svc_live_) belongs to no app installation")
+		}
+		return next.Mutate(ctx, m)
+	})
+}

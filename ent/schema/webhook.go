@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"context"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
@@ -9,6 +11,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -56,6 +59,11 @@ func (WebhookSubscription) Fields() []ent.Field {
 		// app.webhook_paused goes to the installation's other endpoints
 		// only, and it is deleted once the app is uninstalled.
 		field.UUID("installation_id", uuidType).Optional().Nillable().Immutable().Annotations(entgql.Skip()),
+		// The API key that created the subscription (null for an app
+		// token's, whose installation_id says, and for the system's): its
+		// deliveries carry only the events that key, or the key that
+		// replaced it, may read (PRODUCT 3, events follow scopes).
+		field.UUID("key_id", uuidType).Optional().Nillable().Immutable().Annotations(entgql.Skip()),
 	}
 }
 
@@ -70,7 +78,22 @@ func (WebhookSubscription) Edges() []ent.Edge {
 // Subscriptions created, changed and deleted by a caller are in the audit
 // log; the delivery worker's bookkeeping on them is not.
 func (WebhookSubscription) Hooks() []ent.Hook {
-	return []ent.Hook{stampInstallation, audited("webhook_subscription", nil)}
+	return []ent.Hook{stampInstallation, stampKey, audited("webhook_subscription", nil)}
+}
+
+// stampKey makes a subscription created with an API key name that key:
+// its credential, whose scopes its deliveries follow.
+func stampKey(next ent.Mutator) ent.Mutator {
+	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+		km, ok := m.(interface{ SetKeyID(uuid.UUID) })
+		if !m.Op().Is(ent.OpCreate) || !ok {
+			return next.Mutate(ctx, m)
+		}
+		if v, ok := viewer.FromContext(ctx); ok && v.KeyID != uuid.Nil && v.InstallationID == uuid.Nil {
+			km.SetKeyID(v.KeyID)
+		}
+		return next.Mutate(ctx, m)
+	})
 }
 
 func (WebhookSubscription) Policy() ent.Policy {

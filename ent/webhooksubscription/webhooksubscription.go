@@ -38,6 +38,8 @@ const (
 	FieldConsecutiveFailures = "consecutive_failures"
 	// FieldInstallationID holds the string denoting the installation_id field in the database.
 	FieldInstallationID = "installation_id"
+	// FieldKeyID holds the string denoting the key_id field in the database.
+	FieldKeyID = "key_id"
 	// EdgeOrganization holds the string denoting the organization edge name in mutations.
 	EdgeOrganization = "organization"
 	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
@@ -74,6 +76,7 @@ var Columns = []string{
 	FieldPausedAt,
 	FieldConsecutiveFailures,
 	FieldInstallationID,
+	FieldKeyID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -92,7 +95,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [5]ent.Hook
+	Hooks  [6]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -166,6 +169,11 @@ func ByConsecutiveFailures(opts ...sql.OrderTermOption) OrderOption {
 // ByInstallationID orders the results by the installation_id field.
 func ByInstallationID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldInstallationID, opts...).ToFunc()
+}
+
+// ByKeyID orders the results by the key_id field.
+func ByKeyID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKeyID, opts...).ToFunc()
 }
 
 // ByOrganizationField orders the results by organization field.

@@ -106,6 +106,11 @@ func InstallationID(v uuid.UUID) predicate.WebhookSubscription {
 	return predicate.WebhookSubscription(sql.FieldEQ(FieldInstallationID, v))
 }
 
+// KeyID applies equality check predicate on the "key_id" field. It's identical to KeyIDEQ.
+func KeyID(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldEQ(FieldKeyID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.WebhookSubscription {
 	return predicate.WebhookSubscription(sql.FieldEQ(FieldCreatedAt, v))
@@ -559,6 +564,56 @@ func InstallationIDIsNil() predicate.WebhookSubscription {
 // InstallationIDNotNil applies the NotNil predicate on the "installation_id" field.
 func InstallationIDNotNil() predicate.WebhookSubscription {
 	return predicate.WebhookSubscription(sql.FieldNotNull(FieldInstallationID))
+}
+
+// KeyIDEQ applies the EQ predicate on the "key_id" field.
+func KeyIDEQ(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldEQ(FieldKeyID, v))
+}
+
+// KeyIDNEQ applies the NEQ predicate on the "key_id" field.
+func KeyIDNEQ(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldNEQ(FieldKeyID, v))
+}
+
+// KeyIDIn applies the In predicate on the "key_id" field.
+func KeyIDIn(vs ...uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldIn(FieldKeyID, vs...))
+}
+
+// KeyIDNotIn applies the NotIn predicate on the "key_id" field.
+func KeyIDNotIn(vs ...uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldNotIn(FieldKeyID, vs...))
+}
+
+// KeyIDGT applies the GT predicate on the "key_id" field.
+func KeyIDGT(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldGT(FieldKeyID, v))
+}
+
+// KeyIDGTE applies the GTE predicate on the "key_id" field.
+func KeyIDGTE(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldGTE(FieldKeyID, v))
+}
+
+// KeyIDLT applies the LT predicate on the "key_id" field.
+func KeyIDLT(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldLT(FieldKeyID, v))
+}
+
+// KeyIDLTE applies the LTE predicate on the "key_id" field.
+func KeyIDLTE(v uuid.UUID) predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldLTE(FieldKeyID, v))
+}
+
+// KeyIDIsNil applies the IsNil predicate on the "key_id" field.
+func KeyIDIsNil() predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldIsNull(FieldKeyID))
+}
+
+// KeyIDNotNil applies the NotNil predicate on the "key_id" field.
+func KeyIDNotNil() predicate.WebhookSubscription {
+	return predicate.WebhookSubscription(sql.FieldNotNull(FieldKeyID))
 }
 
 // HasOrganization applies the HasEdge predicate on the "organization" edge.

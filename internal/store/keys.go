@@ -19,6 +19,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
@@ -98,6 +99,11 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (
 	if err := CheckKey(s.Kind, s.Scopes); err != nil {
 		return "", nil, err
 	}
+	if s.Kind == "at" && s.InstallationID == nil {
+		// PRODUCT 3; the schema's hook holds it for every other writer.
+		return "", nil, apperr.Invalid("kind", "an app token (svc_at_) is made only by installing an app (installApp)")
+	}
+	s.Scopes = viewer.Dedupe(s.Scopes)
 	key := "svc_" + s.Kind + "_" + randomToken(32)
 	rec, err := c.APIKey.Create().
 		SetOrgID(orgID).SetKind(apikey.Kind(s.Kind)).SetName(s.Name).SetScopes(s.Scopes).SetNillableExpiresAt(s.ExpiresAt).
@@ -113,8 +119,10 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (
 // ErrBadKey is returned for a missing, malformed, unknown, revoked or expired key.
 var ErrBadKey = errors.New("invalid API key")
 
-func viewerOf(rec *ent.APIKey, now time.Time) (viewer.Viewer, error) {
-	if rec.RevokedAt != nil || rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
+// viewerOf is the caller presenting rec at now; orphan says rec is an app
+// token whose installation is gone or uninstalled.
+func viewerOf(rec *ent.APIKey, orphan bool, now time.Time) (viewer.Viewer, error) {
+	if orphan || rec.RevokedAt != nil || rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
 		return viewer.Viewer{}, ErrBadKey
 	}
 	v := viewer.Viewer{OrgID: rec.OrgID, KeyID: rec.ID, Scopes: rec.Scopes}
@@ -147,6 +155,9 @@ type cachedKey struct {
 	// version is refs.KeysVersion when the record was read: a key changed
 	// by this process since (revoked, rotated) is read again at once.
 	version int64
+	// orphan is set for an app token that belongs to no installed app
+	// (read with the record): it is refused like a revoked key.
+	orphan bool
 	// touched is when, in Unix nanoseconds, a request through this entry
 	// last claimed the key's lastUsedAt write.
 	touched atomic.Int64
@@ -181,14 +192,39 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 	case err != nil:
 		return viewer.Viewer{}, fmt.Errorf("looking up API key: %w", err)
 	}
+	orphan, err := orphanToken(ctx, c, rec)
+	if err != nil {
+		return viewer.Viewer{}, err
+	}
 	// Of requests reading the key together, one entry is kept and used by
 	// all, so they claim its lastUsedAt write once.
-	fresh := &cachedKey{rec: rec, fetched: time.Now(), version: version}
+	fresh := &cachedKey{rec: rec, orphan: orphan, fetched: time.Now(), version: version}
 	entry, _ := kc.entries.LoadOrStore(hash, fresh)
 	if cached && entry == old && kc.entries.CompareAndSwap(hash, old, fresh) {
 		entry = fresh
 	}
 	return used(c, entry.(*cachedKey), now)
+}
+
+// orphanToken reports whether rec is an app token that belongs to no
+// installed app: one an older command line made without an installation,
+// or one whose installation is gone or uninstalled. PRODUCT 3: every app
+// token belongs to an installation, so such a token is refused, and
+// upgrading cuts it off. Read only when the record is (every
+// KeyCacheTTL at most), and for app tokens alone.
+func orphanToken(ctx context.Context, c *ent.Client, rec *ent.APIKey) (bool, error) {
+	if rec.Kind != apikey.KindAt {
+		return false, nil
+	}
+	if rec.InstallationID == nil {
+		return true, nil
+	}
+	installed, err := c.AppInstallation.Query().
+		Where(appinstallation.ID(*rec.InstallationID), appinstallation.UninstalledAtIsNil()).Exist(rule.SystemContext(ctx))
+	if err != nil {
+		return false, fmt.Errorf("looking up the app token's installation: %w", err)
+	}
+	return !installed, nil
 }
 
 // used is the viewer of the cached key ck, just presented, recording its
@@ -197,7 +233,7 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 // write about once a minute per key. A request costs an atomic read.
 func used(c *ent.Client, ck *cachedKey, now time.Time) (viewer.Viewer, error) {
 	rec := ck.rec
-	v, err := viewerOf(rec, now)
+	v, err := viewerOf(rec, ck.orphan, now)
 	if err != nil {
 		return v, err
 	}

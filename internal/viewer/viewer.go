@@ -93,6 +93,19 @@ func FromContext(ctx context.Context) (Viewer, bool) {
 // ValidScope reports whether s names a known scope.
 func ValidScope(s string) bool { return slices.Contains(AllScopes, s) }
 
+// Dedupe is scopes with each scope once, in the order first given: a
+// credential's scopes are a set, so a repeated one is stored once rather
+// than refused.
+func Dedupe(scopes []string) []string {
+	out := make([]string, 0, len(scopes))
+	for _, s := range scopes {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 type bulkKey struct{}
 
 // WithBulkLoad marks ctx as the seeding command loading generated data into

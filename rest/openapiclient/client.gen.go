@@ -9018,7 +9018,7 @@ type ClientInterface interface {
 
 	// CreateSubscriptionWithBody Subscribe to events
 	//
-	// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+	// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9027,7 +9027,7 @@ type ClientInterface interface {
 
 	// CreateSubscription Subscribe to events
 	//
-	// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+	// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9043,7 +9043,7 @@ type ClientInterface interface {
 
 	// UpdateSubscriptionWithBody Update a subscription
 	//
-	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9052,7 +9052,7 @@ type ClientInterface interface {
 
 	// UpdateSubscription Update a subscription
 	//
-	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9679,7 +9679,7 @@ func (c *Client) ListSubscriptions(ctx context.Context, params *ListSubscription
 
 // CreateSubscriptionWithBody Subscribe to events
 //
-// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9698,7 +9698,7 @@ func (c *Client) CreateSubscriptionWithBody(ctx context.Context, params *CreateS
 
 // CreateSubscription Subscribe to events
 //
-// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9734,7 +9734,7 @@ func (c *Client) DeleteSubscription(ctx context.Context, id string, params *Dele
 
 // UpdateSubscriptionWithBody Update a subscription
 //
-// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9753,7 +9753,7 @@ func (c *Client) UpdateSubscriptionWithBody(ctx context.Context, id string, para
 
 // UpdateSubscription Update a subscription
 //
-// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15701,7 +15701,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSubscriptionWithBodyWithResponse Subscribe to events
 	//
-	// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+	// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15710,7 +15710,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSubscriptionWithResponse Subscribe to events
 	//
-	// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+	// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15728,7 +15728,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSubscriptionWithBodyWithResponse Update a subscription
 	//
-	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15737,7 +15737,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSubscriptionWithResponse Update a subscription
 	//
-	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+	// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27452,7 +27452,7 @@ func (c *ClientWithResponses) ListSubscriptionsWithResponse(ctx context.Context,
 
 // CreateSubscriptionWithBodyWithResponse Subscribe to events
 //
-// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27467,7 +27467,7 @@ func (c *ClientWithResponses) CreateSubscriptionWithBodyWithResponse(ctx context
 
 // CreateSubscriptionWithResponse Subscribe to events
 //
-// Creates a subscription; its signing secret is returned only here. Needs the webhooks:manage scope.
+// Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); "*" stands for those. Needs the webhooks:manage scope.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27497,7 +27497,7 @@ func (c *ClientWithResponses) DeleteSubscriptionWithResponse(ctx context.Context
 
 // UpdateSubscriptionWithBodyWithResponse Update a subscription
 //
-// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27512,7 +27512,7 @@ func (c *ClientWithResponses) UpdateSubscriptionWithBodyWithResponse(ctx context
 
 // UpdateSubscriptionWithResponse Update a subscription
 //
-// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. Needs the webhooks:manage scope.
+// Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not). Needs the webhooks:manage scope.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -1,0 +1,205 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/appinstallation"
+	"github.com/lendingpipe/svc/internal/refs"
+	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/internal/viewer"
+)
+
+// A subscription's deliveries follow the scopes of the credential that
+// created it, read again as its events are fanned out (PRODUCT 3): an app
+// token's, its installation's; an API key's, that key's, or the key that
+// replaced it by rotation. A revoked or expired key reads nothing, so its
+// subscriptions receive nothing more. A subscription the system made (no
+// credential) is not filtered.
+
+// subscriptionCredentials maps each of subs that has a credential to the
+// viewer its deliveries follow, and the uninstalled installations among
+// theirs to when they were uninstalled (their subscriptions receive the
+// events up to then only).
+func (w *Worker) subscriptionCredentials(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription) (
+	map[uuid.UUID]viewer.Viewer, map[uuid.UUID]time.Time, error) {
+	installs, err := installationsOf(ctx, c, subs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the subscriptions' app installations: %w", err)
+	}
+	keys, err := w.keys.viewers(ctx, c, subs, w.now())
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the subscriptions' API keys: %w", err)
+	}
+	creds := make(map[uuid.UUID]viewer.Viewer, len(subs))
+	gone := map[uuid.UUID]time.Time{}
+	for _, s := range subs {
+		switch {
+		case s.InstallationID != nil:
+			inst, ok := installs[*s.InstallationID]
+			if !ok {
+				creds[s.ID] = viewer.Viewer{OrgID: s.OrgID} // its installation is gone: it reads nothing
+				continue
+			}
+			creds[s.ID] = viewer.Viewer{OrgID: s.OrgID, Scopes: inst.Scopes, InstallationID: inst.ID}
+			if inst.UninstalledAt != nil {
+				gone[inst.ID] = *inst.UninstalledAt
+			}
+		case s.KeyID != nil:
+			creds[s.ID] = keys[*s.KeyID]
+		}
+	}
+	return creds, gone, nil
+}
+
+// installationsOf is the installations of subs, by id, uninstalled or not.
+func installationsOf(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription) (map[uuid.UUID]*ent.AppInstallation, error) {
+	var ids []uuid.UUID
+	for _, s := range subs {
+		if s.InstallationID != nil {
+			ids = append(ids, *s.InstallationID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	all, err := c.AppInstallation.Query().Where(appinstallation.IDIn(ids...)).All(rule.SystemContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]*ent.AppInstallation, len(all))
+	for _, i := range all {
+		out[i.ID] = i
+	}
+	return out, nil
+}
+
+// keyScopes remembers, for store.KeyCacheTTL, what the API keys that
+// created subscriptions may read, so a fan-out costs no key lookup: a
+// key's change reaches the deliveries as it reaches requests, at once on
+// this replica (refs.KeysVersion) and within the key-cache time on others.
+type keyScopes struct {
+	mu      sync.Mutex
+	entries map[uuid.UUID]keyEntry
+}
+
+// keyEntry is the key a subscription's key resolves to.
+type keyEntry struct {
+	key     *ent.APIKey // the last of its rotations; nil when it is gone
+	fetched time.Time
+	version int64
+}
+
+// viewers maps the API keys of subs to the viewers their deliveries
+// follow at now.
+func (k *keyScopes) viewers(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription, now time.Time) (map[uuid.UUID]viewer.Viewer, error) {
+	version := refs.KeysVersion()
+	out := map[uuid.UUID]viewer.Viewer{}
+	var missing []uuid.UUID
+	k.mu.Lock()
+	for _, s := range subs {
+		if s.KeyID == nil {
+			continue
+		}
+		if _, done := out[*s.KeyID]; done {
+			continue
+		}
+		e, ok := k.entries[*s.KeyID]
+		if !ok || e.version != version || time.Since(e.fetched) >= store.KeyCacheTTL {
+			missing = append(missing, *s.KeyID)
+			out[*s.KeyID] = viewer.Viewer{}
+			continue
+		}
+		out[*s.KeyID] = keyViewer(s.OrgID, e.key, now)
+	}
+	k.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	latest, err := latestKeys(ctx, c, missing)
+	if err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.entries == nil {
+		k.entries = map[uuid.UUID]keyEntry{}
+	}
+	for _, id := range missing {
+		key := latest[id]
+		k.entries[id] = keyEntry{key: key, fetched: time.Now(), version: version}
+		var org uuid.UUID
+		if key != nil {
+			org = key.OrgID
+		}
+		out[id] = keyViewer(org, key, now)
+	}
+	return out, nil
+}
+
+// keyViewer is what key may read at now: nothing once it is revoked,
+// expired or gone.
+func keyViewer(org uuid.UUID, key *ent.APIKey, now time.Time) viewer.Viewer {
+	if key == nil || key.RevokedAt != nil || key.ExpiresAt != nil && !now.Before(*key.ExpiresAt) {
+		return viewer.Viewer{OrgID: org}
+	}
+	return viewer.Viewer{OrgID: key.OrgID, KeyID: key.ID, Scopes: key.Scopes}
+}
+
+// maxRotations bounds how many rotations latestKeys follows.
+const maxRotations = 16
+
+// latestKeys maps each of ids to the key that replaced it by rotation,
+// last of the chain (the key itself when never rotated), or to nothing
+// when the key is gone.
+func latestKeys(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.UUID]*ent.APIKey, error) {
+	ctx = rule.SystemContext(ctx)
+	at := make(map[uuid.UUID]uuid.UUID, len(ids)) // each key asked for → the key its chain has reached
+	for _, id := range ids {
+		at[id] = id
+	}
+	read := map[uuid.UUID]*ent.APIKey{}
+	for range maxRotations {
+		var next []uuid.UUID
+		for _, cur := range at {
+			if _, ok := read[cur]; !ok {
+				next = append(next, cur)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		keys, err := c.APIKey.Query().Where(apikey.IDIn(next...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range next {
+			read[id] = nil
+		}
+		for _, key := range keys {
+			read[key.ID] = key
+		}
+		moved := false
+		for id, cur := range at {
+			if key := read[cur]; key != nil && key.ReplacedBy != nil {
+				at[id] = *key.ReplacedBy
+				moved = true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	out := make(map[uuid.UUID]*ent.APIKey, len(ids))
+	for id, cur := range at {
+		out[id] = read[cur]
+	}
+	return out, nil
+}
