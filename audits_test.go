@@ -31,8 +31,17 @@ func TestGraphQLAuditAllowListIsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Only the GraphQL-over-HTTP section's table counts: other tables of
+	// the document (the websocket's close codes) have four-character rows too.
+	_, section, found := strings.Cut(string(doc), "\n### GraphQL over HTTP\n")
+	if !found {
+		t.Fatal(`docs/api.md has no "### GraphQL over HTTP" section`)
+	}
+	if end := strings.Index(section, "\n#"); end >= 0 {
+		section = section[:end]
+	}
 	var documented []string
-	for _, m := range auditRow.FindAllStringSubmatch(string(doc), -1) {
+	for _, m := range auditRow.FindAllStringSubmatch(section, -1) {
 		documented = append(documented, m[1])
 	}
 	slices.Sort(allowed)
