@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,22 +57,43 @@ func TestPresenceSubscription(t *testing.T) {
 	conn := subscribe(t, e, e.Key)
 	_, otherKey := e.NewOrg("Other", viewer.AllScopes...)
 	otherConn := subscribe(t, e, otherKey)
-	time.Sleep(50 * time.Millisecond) // let the subscription register before publishing
-
+	// The subscription registers on its own goroutine, so a change made
+	// before it listens is not heard: change the presence (a new call id
+	// each time, so each is a change) until the subscriber hears one.
+	heard := make(chan wsMessage, 1)
+	go func() {
+		var msg wsMessage
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if err := conn.ReadJSON(&msg); err == nil {
+			heard <- msg
+		}
+		close(heard)
+	}()
 	sent := time.Now()
-	r := e.Post("/v1/dialer/presence", e.Key, map[string]any{"userId": agent.ID, "status": "on_call", "currentCallId": "c-7"})
-	if r.Status != http.StatusOK {
-		t.Fatalf("presence: %d %s", r.Status, r.Raw)
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	var msg wsMessage
-	if err := conn.ReadJSON(&msg); err != nil {
-		t.Fatalf("no update received: %v", err)
+	calls := map[string]bool{}
+	for attempt := 0; ; attempt++ {
+		call := fmt.Sprintf("c-%d", attempt)
+		calls[call] = true
+		r := e.Post("/v1/dialer/presence", e.Key, map[string]any{"userId": agent.ID, "status": "on_call", "currentCallId": call})
+		if r.Status != http.StatusOK {
+			t.Fatalf("presence: %d %s", r.Status, r.Raw)
+		}
+		select {
+		case m, ok := <-heard:
+			if !ok {
+				t.Fatalf("no update received within 10 s")
+			}
+			msg = m
+		case <-time.After(200 * time.Millisecond):
+			continue
+		}
+		break
 	}
-	t.Logf("presence change reached the subscriber %s after the POST was sent", time.Since(sent).Round(time.Millisecond))
+	t.Logf("presence change reached the subscriber %s after the first POST was sent", time.Since(sent).Round(time.Millisecond))
 	data, _ := msg.Payload["data"].(map[string]any)
 	got, _ := data["agentPresenceChanged"].(map[string]any)
-	if msg.Type != "next" || got["userId"] != agent.ID.String() || got["status"] != "on_call" || got["currentCallId"] != "c-7" {
+	if msg.Type != "next" || got["userId"] != agent.ID.String() || got["status"] != "on_call" || !calls[fmt.Sprint(got["currentCallId"])] {
 		t.Fatalf("got %+v", msg)
 	}
 	// Another organization's subscriber hears nothing.
