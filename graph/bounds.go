@@ -13,6 +13,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 )
 
 // Arguments that size what a field returns: Relay connections take first
@@ -85,8 +86,8 @@ func (w pageWalker) field(f *ast.Field) *gqlerror.Error {
 		if f.Definition.Arguments.ForName(b.arg) == nil {
 			continue
 		}
-		if n, ok := intArg(args[b.arg]); ok && (n < b.lo || n > b.hi) {
-			return pageError(f, b.arg, "must be between %d and %d", b.lo, b.hi)
+		if n, ok := intArg(args[b.arg]); ok && !b.Contains(n) {
+			return pageError(f, b.arg, "must be between %d and %d", b.Min, b.Max)
 		}
 	}
 	if err := cursorArgs(f, args); err != nil {
@@ -121,8 +122,8 @@ func cursorArgs(f *ast.Field, args map[string]any) *gqlerror.Error {
 
 // bound is the range of one sizing argument.
 type bound struct {
-	arg    string
-	lo, hi int64
+	arg string
+	bounds.Range
 }
 
 // bounds are the ranges of the sizing arguments, checked here for every
@@ -131,8 +132,8 @@ type bound struct {
 // first and last may be 0; an offset page's limit and page start at 1,
 // as the resolvers' pageArgs (REST's path) says.
 func (w pageWalker) bounds() []bound {
-	return []bound{{argFirst, 0, int64(w.maxPage)}, {argLast, 0, int64(w.maxPage)},
-		{argLimit, 1, int64(w.maxPage)}, {argPage, 1, MaxPage}}
+	return []bound{{argFirst, bounds.Count(w.maxPage)}, {argLast, bounds.Count(w.maxPage)},
+		{argLimit, bounds.Limit(w.maxPage)}, {argPage, bounds.Page}}
 }
 
 // setArgument replaces or adds a literal argument of f.

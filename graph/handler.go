@@ -25,7 +25,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig, logger *slog.Logger, auth Authen
 	cfg = cfg.WithDefaults()
 	r.uploads = cfg.Uploads
 	srv := handler.New(costedSchema{ExecutableSchema: NewExecutableSchema(Config{Resolvers: r}), maxPage: cfg.MaxPageSize})
-	srv.AddTransport(websocketTransport(cfg, auth))
+	srv.AddTransport(websocketTransport(cfg, auth, logger))
 	srv.AddTransport(getTransport{})
 	srv.AddTransport(multipartTransport{maxJSON: cfg.WSMaxMessageBytes})
 	srv.AddTransport(postTransport{})

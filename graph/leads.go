@@ -23,12 +23,11 @@ import (
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
-// Paging limits (SPEC 4.1 and 8).
+// Paging limits (SPEC 4.1 and 8), declared in bounds.
 const (
-	DefaultLimit = 20
-	MaxLimit     = 100
-	// MaxPage keeps page*limit far from overflow and offsets sane.
-	MaxPage = 1_000_000
+	DefaultLimit = bounds.DefaultLimit
+	MaxLimit     = bounds.MaxLimit
+	MaxPage      = bounds.MaxPage
 	// MaxSearch bounds the search string (and so the words matched).
 	MaxSearch = 200
 )
@@ -42,11 +41,11 @@ func pageArgs(pageArg, limitArg *int) (page, limit int, err error) {
 	if limitArg != nil {
 		limit = *limitArg
 	}
-	if page < 1 || page > MaxPage {
-		return 0, 0, apperr.Invalid("page", "must be between 1 and %d", MaxPage)
+	if err := bounds.Page.Check("page", int64(page)); err != nil {
+		return 0, 0, err
 	}
-	if limit < 1 || limit > MaxLimit {
-		return 0, 0, apperr.Invalid("limit", "must be between 1 and %d", MaxLimit)
+	if err := bounds.Limit(MaxLimit).Check("limit", int64(limit)); err != nil {
+		return 0, 0, err
 	}
 	return page, limit, nil
 }

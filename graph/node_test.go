@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/lendingpipe/svc/rest/resttest"
@@ -149,5 +150,24 @@ func TestListPathsFindNestedLists(t *testing.T) {
 	data := map[string]any{"a": []any{map[string]any{"b": []any{map[string]any{"id": "x"}, map[string]any{"id": "y"}}}}}
 	if got := idsAt(data, []string{"a", "b"}); !slices.Equal(got, []string{"x", "y"}) {
 		t.Errorf("idsAt = %v", got)
+	}
+}
+
+// A table that cannot be read (here: gone from under the server) is a
+// failure of the server, not an id that names nothing: node and nodes
+// answer INTERNAL_ERROR, not NOT_FOUND.
+func TestNodeLookupFailureIsNotNotFound(t *testing.T) {
+	e := resttest.New(t)
+	if _, err := e.DB.SQL.Exec("ALTER TABLE teams RENAME TO teams_gone"); err != nil {
+		t.Fatal(err)
+	}
+	ids := []any{uuid.NewString(), uuid.NewString()}
+	for doc, vars := range map[string]map[string]any{
+		`query($id: ID!) { node(id: $id) { id } }`:        {"id": ids[0]},
+		`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`: {"ids": ids},
+	} {
+		if status, code := gqlCode(e, e.Key, doc, vars); code != "INTERNAL_ERROR" {
+			t.Errorf("%s: %d %q, want INTERNAL_ERROR", doc, status, code)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/lendingpipe/svc/internal/apperr"
 )
 
 // transportWSProtocol is the subprotocol of graphql-ws's PROTOCOL.md, which
@@ -167,8 +170,24 @@ func (c *transportConn) subscribe(id string, p subscribePayload) {
 	}
 	go func() {
 		defer c.done(id, op)
+		defer c.recoverOp(ctx, id, op)
 		c.run(ctx, id, op, params)
 	}()
+}
+
+// recoverOp keeps a panic in one operation from ending the process: the
+// operation's goroutine is the socket's own, so nothing above it would
+// recover a panic raised while the operation is admitted (parsed,
+// bounded, counted), before gqlgen's recover covers its execution. The
+// client is told INTERNAL_ERROR for that id, without the panic's text.
+func (c *transportConn) recoverOp(ctx context.Context, id string, op *transportOp) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	c.s.t.logger.ErrorContext(ctx, "graphql websocket operation panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	refusal := gqlerror.List{codedError(apperr.Internal, "internal error")}
+	c.sendFor(op, transportMessage{ID: id, Type: "error", Payload: mustJSON(refusal)})
 }
 
 // run answers one operation: next for each result, then complete; or one

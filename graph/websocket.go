@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -65,9 +66,12 @@ type websocketSessions struct {
 	cfg  HandlerConfig
 	auth Authenticator
 	subs *keySubscriptions
+	// logger reports an operation that panicked before gqlgen's own
+	// recover covered it.
+	logger *slog.Logger
 }
 
-func websocketTransport(cfg HandlerConfig, auth Authenticator) graphql.Transport {
+func websocketTransport(cfg HandlerConfig, auth Authenticator, logger *slog.Logger) graphql.Transport {
 	return &websocketSessions{
 		ws: transport.Websocket{
 			KeepAlivePingInterval: 10 * time.Second,
@@ -76,9 +80,10 @@ func websocketTransport(cfg HandlerConfig, auth Authenticator) graphql.Transport
 			// cookies, so another origin gains nothing by connecting.
 			Upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 		},
-		cfg:  cfg,
-		auth: auth,
-		subs: &keySubscriptions{max: cfg.WSMaxSubscriptions, open: map[uuid.UUID]int{}},
+		cfg:    cfg,
+		auth:   auth,
+		subs:   &keySubscriptions{max: cfg.WSMaxSubscriptions, open: map[uuid.UUID]int{}},
+		logger: logger,
 	}
 }
 

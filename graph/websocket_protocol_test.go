@@ -1,6 +1,11 @@
 package graph_test
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -8,7 +13,10 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lendingpipe/svc/graph"
+	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/webhooks"
 )
 
 // TestWebsocketProtocolCloseCodes: graphql-transport-ws closes with the
@@ -117,4 +125,37 @@ func TestWebsocketErrorEndsOperation(t *testing.T) {
 		t.Fatalf("got %s %s, %v; want an error message with a coded list", m.Type, m.Raw, err)
 	}
 	c.mustBeOpen() // the pong comes next: no complete for "1"
+}
+
+// panickingKeys fails as a defect would, while an operation is admitted.
+type panickingKeys struct{}
+
+func (panickingKeys) Recheck(context.Context, string, time.Duration) error { return nil }
+func (panickingKeys) Allow(context.Context) error                          { panic("rate budget broken") }
+
+// A panic while an operation is admitted answers that operation
+// INTERNAL_ERROR, without the panic's text, and leaves the process and the
+// socket serving.
+func TestWebsocketPanicAnswersInternal(t *testing.T) {
+	db := storetest.Open(t)
+	org, _ := resttest.OrgWithKey(t, db, "Panic Co", viewer.AllScopes...)
+	as := viewer.Viewer{OrgID: org.ID, Scopes: viewer.AllScopes}
+	auth := func(ctx context.Context, _ string) (context.Context, error) { return viewer.NewContext(ctx, as), nil }
+	h := graph.NewHandler(graph.NewResolver(db, time.Now, webhooks.DefaultConfig()), graph.HandlerConfig{WSKeys: panickingKeys{}},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), auth)
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := dialWS(t, &resttest.Env{T: t, Server: srv}, "graphql-transport-ws", nil)
+	c.mustInit("svc_live_any")
+	c.start("1", "{ __typename }")
+	m, err := c.read(5 * time.Second)
+	if err != nil || m.Type != "error" || m.ID != "1" || wsErrorCode(m) != "INTERNAL_ERROR" {
+		t.Fatalf("got %s %s, %v; want an INTERNAL_ERROR error message for 1", m.Type, m.Raw, err)
+	}
+	if strings.Contains(string(m.Raw), "rate budget") {
+		t.Errorf("the panic's text reached the client: %s", m.Raw)
+	}
+	c.mustBeOpen()
 }

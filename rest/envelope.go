@@ -108,17 +108,7 @@ var statusOf = map[string]int{
 // writeError renders err in the error envelope. Errors of unknown kind are
 // logged and answered as a bare 500, never with their text.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e := graph.AppError(err)
-	status, ok := statusOf[e.Code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	if status == http.StatusUnauthorized {
-		challenge(w, r)
-	}
-	if status >= 500 {
-		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", logPath(r))
-	}
+	e, status := errorStatus(w, r, err)
 	detail := map[string]any{}
 	for k, v := range e.Detail {
 		detail[k] = v
@@ -130,6 +120,24 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Errors: []ErrorBody{{Code: e.Code, Message: e.Message, Detail: detail}},
 		Meta:   Meta{RequestID: RequestID(r.Context())},
 	})
+}
+
+// errorStatus is what every surface does before it renders err, in its own
+// shape: the error's code and its one status, the bearer challenge on a
+// 401, and a log line for a 5xx (whose cause the client is not told).
+func errorStatus(w http.ResponseWriter, r *http.Request, err error) (*apperr.Error, int) {
+	e := graph.AppError(err)
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status == http.StatusUnauthorized {
+		challenge(w, r)
+	}
+	if status >= 500 {
+		logger(r.Context()).ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", logPath(r))
+	}
+	return e, status
 }
 
 // errorHandler adapts an error-returning handler, so handlers end with

@@ -201,6 +201,25 @@ func TestStatusWhenTheDatabaseIsGone(t *testing.T) {
 	mustStatus(t, e.Get("/healthz", ""), http.StatusOK) // the process itself is alive
 }
 
+// With the database gone, a key cannot be looked up: GraphQL answers the
+// 5xx REST answers (and logs it), not 401 with a challenge telling the
+// client its key is invalid.
+func TestGraphQLAuthWhenTheDatabaseIsGone(t *testing.T) {
+	e := resttest.New(t)
+	if err := e.DB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.Post("/graphql", e.Key, map[string]any{"query": "{ leadsPage { total } }"})
+	mustStatus(t, r, http.StatusInternalServerError)
+	if got := r.Header.Get("WWW-Authenticate"); got != "" {
+		t.Errorf("WWW-Authenticate %q on an outage", got)
+	}
+	errs, _ := r.Body["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["extensions"].(map[string]any)["code"] != "INTERNAL_ERROR" {
+		t.Errorf("body %s, want one error coded INTERNAL_ERROR", r.Raw)
+	}
+}
+
 // refuseWrites makes the test database refuse writes while it still answers
 // reads, and returns the function that lets it write again. SQLite: the
 // writer connection's file size limit is lowered to the file's size.

@@ -207,14 +207,16 @@ func authenticate(ctx context.Context, client *ent.Client, keys *store.KeyCache,
 }
 
 // RequireAuthOrWebsocket guards GraphQL: it refuses as requireAuth does,
-// but in GraphQL's response shape and media type (a GraphQL client reads
+// with the same status for the same error, but in GraphQL's response shape and media type (a GraphQL client reads
 // errors[].extensions.code, not the REST envelope), and lets a websocket
 // upgrade without an Authorization header authenticate inside the
 // protocol (GraphQL's connection_init, Edge.GraphQLAuth).
 func RequireAuthOrWebsocket(next http.Handler) http.Handler {
 	guarded := guard(next, func(w http.ResponseWriter, r *http.Request, err error) {
-		challenge(w, r)
-		graph.WriteRequestError(w, r, http.StatusUnauthorized, graph.AppError(err))
+		// A key lookup that failed (the database is down) is no verdict on
+		// the key: it is answered 5xx, as REST answers it.
+		e, status := errorStatus(w, r, err)
+		graph.WriteRequestError(w, r, status, e)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
