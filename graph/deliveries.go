@@ -14,7 +14,6 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/commit"
-	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
@@ -129,33 +128,7 @@ func (r *Resolver) replayDeliveries(ctx context.Context, subID uuid.UUID, since,
 	if until != nil {
 		end = *until
 	}
-	return r.replayRange(ctx, c, sub, *since, end)
-}
-
-func (r *Resolver) replayRange(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscription, since, until time.Time) (int, error) {
-	sys := rule.SystemContext(ctx)
-	events, err := c.WebhookEvent.Query().Where(webhookevent.OrgID(sub.OrgID),
-		webhookevent.OccurredAtGTE(since.UTC()), webhookevent.OccurredAtLT(until.UTC())).All(sys)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, ev := range events {
-		if !event.Wants(sub.Events, ev.EventType) || ev.EventType == event.AppWebhookPaused {
-			continue
-		}
-		err := c.WebhookDelivery.Create().SetOrgID(sub.OrgID).SetEventID(ev.ID).SetSubscriptionID(sub.ID).
-			SetNextAttemptAt(r.now().UTC()).OnConflictColumns(webhookdelivery.FieldEventID, webhookdelivery.FieldSubscriptionID).
-			Update(func(u *ent.WebhookDeliveryUpsert) {
-				u.SetStatus(webhookdelivery.StatusPending).SetAttempts(0).SetNextAttemptAt(r.now().UTC()).ClearDeadAt()
-			}).Exec(sys)
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	commit.After(ctx, outbox.Wake)
-	return n, nil
+	return webhooks.ReplayRange(ctx, c, sub, *since, end, r.now())
 }
 
 // requeue sets matching deliveries to be sent again from their first

@@ -1,11 +1,13 @@
 package rest_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
@@ -119,4 +121,73 @@ func TestDeliveriesFollowTheKeysScopes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A replay of a time range sends what the fan-out would send now: a "*"
+// subscription of a leads:read key gets the lead events of the range
+// again, not the app.* ones; a revoked key's subscription gets nothing.
+func TestReplayFollowsTheKeysScopes(t *testing.T) {
+	e := resttest.New(t)
+	since := time.Now().Add(-time.Second).UTC().Format(time.RFC3339Nano)
+	leadsKey := e.NewKey(e.Org.ID, viewer.ScopeWebhooksManage, viewer.ScopeLeadsRead)
+	revokedKey := e.NewKey(e.Org.ID, viewer.ScopeWebhooksManage, viewer.ScopeLeadsRead)
+	subscribe := func(key string) string {
+		t.Helper()
+		rc := webhookstest.NewReceiver(t, webhookstest.OK)
+		r := e.Post("/v1/app-webhooks", key, map[string]any{"url": rc.URL, "events": []string{"*"}})
+		mustStatus(t, r, http.StatusCreated)
+		return r.Data()["id"].(string)
+	}
+	leadsSub, revokedSub := subscribe(leadsKey), subscribe(revokedKey)
+	createLead(t, e, e.Key, map[string]any{"businessName": "Replayed"})
+	app := e.Post("/graphql", e.Key, map[string]any{"query": `mutation { registerApp(input: {name: "Sync", scopes: ["leads:read"]}) { id } }`})
+	inst := e.Post("/graphql", e.Key, map[string]any{"query": `mutation($a: ID!) { installApp(appId: $a, scopes: ["leads:read"]) { token } }`,
+		"variables": map[string]any{"a": app.Body["data"].(map[string]any)["registerApp"].(map[string]any)["id"]}})
+	if inst.Body["errors"] != nil {
+		t.Fatalf("installApp: %s", inst.Raw)
+	}
+	keys := e.Post("/graphql", e.Key, map[string]any{"query": `query { apiKeys { nodes { id prefix } } }`})
+	for _, n := range keys.Body["data"].(map[string]any)["apiKeys"].(map[string]any)["nodes"].([]any) {
+		if k := n.(map[string]any); strings.HasPrefix(revokedKey, k["prefix"].(string)) {
+			e.Post("/graphql", e.Key, map[string]any{"query": `mutation($id: ID!) { revokeApiKey(id: $id) { id } }`,
+				"variables": map[string]any{"id": k["id"]}})
+		}
+	}
+	queued := func(sub string) int {
+		t.Helper()
+		r := e.Post("/v1/app-webhooks/"+sub+"/replay", e.Key, map[string]any{"since": since})
+		mustStatus(t, r, http.StatusAccepted)
+		return int(r.Data()["attributes"].(map[string]any)["queued"].(float64))
+	}
+	leadEvents := 0
+	for _, ev := range eventTypesSince(t, e) {
+		if strings.HasPrefix(ev, "lead.") || strings.HasPrefix(ev, "contact.") {
+			leadEvents++
+		}
+	}
+	if leadEvents == 0 {
+		t.Fatal("no lead event in the range")
+	}
+	if n := queued(leadsSub); n != leadEvents {
+		t.Errorf("replaying the leads:read key's * subscription queued %d deliveries; want its %d lead events only", n, leadEvents)
+	}
+	if n := queued(revokedSub); n != 0 {
+		t.Errorf("replaying the revoked key's subscription queued %d deliveries; want none", n)
+	}
+}
+
+// eventTypesSince is the type of every event of e's organization's outbox.
+func eventTypesSince(t *testing.T, e *resttest.Env) []string {
+	t.Helper()
+	evs, err := e.DB.Client.WebhookEvent.Query().All(rule.SystemContext(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range evs {
+		if ev.OrgID == e.Org.ID {
+			out = append(out, ev.EventType)
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
@@ -245,7 +246,11 @@ func TestDeliveryErrorsInTheAttemptLogNameNoAddress(t *testing.T) {
 	e := resttest.New(t, func(c *rest.Config) { c.Webhooks.AllowPrivate = false })
 	recv := webhookstest.NewReceiver(t, webhookstest.OK)
 	url := "http://localhost" + recv.URL[strings.LastIndex(recv.URL, ":"):]
-	sub, err := e.DB.Client.WebhookSubscription.Create().SetOrgID(e.Org.ID).SetURL(url).
+	_, key, err := store.CreateAPIKey(context.Background(), e.DB.Client, e.Org.ID, "live", "hooks", []string{viewer.ScopeLeadsRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := e.DB.Client.WebhookSubscription.Create().SetOrgID(e.Org.ID).SetURL(url).SetKeyID(key.ID).
 		SetEvents([]string{"lead.created"}).SetSecret("whsec_guarded").Save(rule.SystemContext(context.Background()))
 	if err != nil {
 		t.Fatal(err)

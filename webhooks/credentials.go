@@ -11,6 +11,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/appinstallation"
+	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/refs"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -18,45 +19,69 @@ import (
 )
 
 // A subscription's deliveries follow the scopes of the credential that
-// created it, read again as its events are fanned out (PRODUCT 3): an app
-// token's, its installation's; an API key's, that key's, or the key that
-// replaced it by rotation. A revoked or expired key reads nothing, so its
-// subscriptions receive nothing more. A subscription the system made (no
-// credential) is not filtered.
+// created it, read again as its events are fanned out or replayed
+// (PRODUCT 3): an app token's, its installation's; an API key's, that
+// key's (a rotation moves its subscriptions to the replacing key). A
+// revoked or expired key reads nothing, so its subscriptions receive
+// nothing more. No subscription is the system's own: one whose credential
+// is unknown (made before credentials were recorded, and not found in the
+// audit log) reads nothing either.
 
-// subscriptionCredentials maps each of subs that has a credential to the
-// viewer its deliveries follow, and the uninstalled installations among
-// theirs to when they were uninstalled (their subscriptions receive the
-// events up to then only).
-func (w *Worker) subscriptionCredentials(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription) (
-	map[uuid.UUID]viewer.Viewer, map[uuid.UUID]time.Time, error) {
+// Audience says which events each of a set of subscriptions is sent: the
+// one filter both the fan-out and a replay apply.
+type Audience struct {
+	creds map[uuid.UUID]viewer.Viewer // each subscription → the viewer its deliveries follow
+	gone  map[uuid.UUID]time.Time     // uninstalled installations → when
+}
+
+// Receives reports whether s is sent ev: s lists ev's type, ev is for s
+// (receives), and s's credential may read ev now.
+func (a Audience) Receives(ev *ent.WebhookEvent, s *ent.WebhookSubscription) bool {
+	if !event.Wants(s.Events, ev.EventType) || !receives(ev, s, a.gone) {
+		return false
+	}
+	cred, ok := a.creds[s.ID]
+	return ok && MayReceive(cred, ev)
+}
+
+// AudienceOf reads subs' credentials at now, without the worker's cache:
+// for a replay, which is rare and must follow the credential as it is.
+func AudienceOf(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription, now time.Time) (Audience, error) {
+	var fresh keyScopes
+	return fresh.audience(ctx, c, subs, now)
+}
+
+// audience maps each of subs that has a credential to the viewer its
+// deliveries follow, and the uninstalled installations among theirs to
+// when they were uninstalled (their subscriptions receive the events up
+// to then only).
+func (k *keyScopes) audience(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription, now time.Time) (Audience, error) {
 	installs, err := installationsOf(ctx, c, subs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the subscriptions' app installations: %w", err)
+		return Audience{}, fmt.Errorf("reading the subscriptions' app installations: %w", err)
 	}
-	keys, err := w.keys.viewers(ctx, c, subs, w.now())
+	keys, err := k.viewers(ctx, c, subs, now)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the subscriptions' API keys: %w", err)
+		return Audience{}, fmt.Errorf("reading the subscriptions' API keys: %w", err)
 	}
-	creds := make(map[uuid.UUID]viewer.Viewer, len(subs))
-	gone := map[uuid.UUID]time.Time{}
+	a := Audience{creds: make(map[uuid.UUID]viewer.Viewer, len(subs)), gone: map[uuid.UUID]time.Time{}}
 	for _, s := range subs {
 		switch {
 		case s.InstallationID != nil:
 			inst, ok := installs[*s.InstallationID]
 			if !ok {
-				creds[s.ID] = viewer.Viewer{OrgID: s.OrgID} // its installation is gone: it reads nothing
+				a.creds[s.ID] = viewer.Viewer{OrgID: s.OrgID} // its installation is gone: it reads nothing
 				continue
 			}
-			creds[s.ID] = viewer.Viewer{OrgID: s.OrgID, Scopes: inst.Scopes, InstallationID: inst.ID}
+			a.creds[s.ID] = viewer.Viewer{OrgID: s.OrgID, Scopes: inst.Scopes, InstallationID: inst.ID}
 			if inst.UninstalledAt != nil {
-				gone[inst.ID] = *inst.UninstalledAt
+				a.gone[inst.ID] = *inst.UninstalledAt
 			}
 		case s.KeyID != nil:
-			creds[s.ID] = keys[*s.KeyID]
+			a.creds[s.ID] = keys[*s.KeyID]
 		}
 	}
-	return creds, gone, nil
+	return a, nil
 }
 
 // installationsOf is the installations of subs, by id, uninstalled or not.

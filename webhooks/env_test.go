@@ -27,7 +27,7 @@ import (
 type env struct {
 	db  *store.DB
 	org *ent.Organization
-	// as acts for org with every scope.
+	// as acts for org with every scope, as its admin key.
 	as  context.Context
 	cfg webhooks.Config
 }
@@ -45,8 +45,13 @@ func newEnv(tb testing.TB, opts ...func(*webhooks.Config)) *env {
 	if err != nil {
 		tb.Fatalf("creating org: %v", err)
 	}
+	// An admin key: subscriptions receive what their creating key may read.
+	_, key, err := store.CreateAPIKey(context.Background(), db.Client, org.ID, "live", "test", []string{viewer.ScopeAdmin})
+	if err != nil {
+		tb.Fatalf("creating key: %v", err)
+	}
 	e := &env{db: db, org: org, cfg: cfg,
-		as: viewer.NewContext(context.Background(), viewer.Viewer{OrgID: org.ID, Scopes: viewer.AllScopes})}
+		as: viewer.NewContext(context.Background(), viewer.Viewer{OrgID: org.ID, KeyID: key.ID, Scopes: viewer.AllScopes})}
 	startWorker(tb, db, cfg)
 	return e
 }

@@ -74,7 +74,12 @@ func TestTwoWorkersDeliverEachEventOnce(t *testing.T) {
 }
 
 func createSubscription(ctx context.Context, db *store.DB, orgID uuid.UUID, url string) error {
-	ctx = viewer.NewContext(ctx, viewer.Viewer{OrgID: orgID, Scopes: []string{viewer.ScopeWebhooksManage}})
+	scopes := []string{viewer.ScopeWebhooksManage, viewer.ScopeLeadsRead}
+	_, key, err := store.CreateAPIKey(ctx, db.Client, orgID, "live", "hooks", scopes)
+	if err != nil {
+		return err
+	}
+	ctx = viewer.NewContext(ctx, viewer.Viewer{OrgID: orgID, KeyID: key.ID, Scopes: scopes})
 	return db.Client.WebhookSubscription.Create().SetURL(url).SetEvents([]string{"lead.created"}).
 		SetSecret("whsec_replicas_test_secret").Exec(ctx)
 }

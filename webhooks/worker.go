@@ -21,7 +21,6 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/apitime"
-	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -252,7 +251,7 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 	for _, ss := range subs {
 		all = append(all, ss...)
 	}
-	creds, gone, err := w.subscriptionCredentials(ctx, tx, all)
+	audience, err := w.keys.audience(ctx, tx, all, w.now())
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +263,8 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 	for i, ev := range events {
 		ids[i] = ev.ID
 		for _, s := range subs[ev.OrgID] {
-			if !event.Wants(s.Events, ev.EventType) || !receives(ev, s, gone) {
-				continue
-			}
-			if cred, ok := creds[s.ID]; ok && !MayReceive(cred, ev) {
-				continue // its credential may not read it (now): skipped, not dead-lettered
+			if !audience.Receives(ev, s) {
+				continue // not for it, or its credential may not read it (now): skipped, not dead-lettered
 			}
 			c := tx.WebhookDelivery.Create().SetOrgID(ev.OrgID).SetEventID(ev.ID).SetSubscriptionID(s.ID).SetNextAttemptAt(now)
 			if len(handed) < claim {

@@ -304,6 +304,9 @@ func (s *DB) migrate(ctx context.Context) error {
 	if err := s.backfillDealDays(ctx); err != nil {
 		return err
 	}
+	if err := s.backfillSubscriptionKeys(ctx); err != nil {
+		return err
+	}
 	if s.Dialect == dialect.SQLite {
 		// Cheap on SQLite; on PostgreSQL an ANALYZE at every start would cost
 		// seconds on a large database, and autovacuum keeps it current.
