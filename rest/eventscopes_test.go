@@ -191,3 +191,31 @@ func eventTypesSince(t *testing.T, e *resttest.Env) []string {
 	}
 	return out
 }
+
+// A subscription follows its key through any number of rotations: each
+// rotation hands it to the replacing key.
+func TestDeliveriesFollowTwentyRotations(t *testing.T) {
+	e := resttest.New(t)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
+	key := e.NewKey(e.Org.ID, viewer.ScopeWebhooksManage, viewer.ScopeLeadsRead)
+	mustStatus(t, e.Post("/v1/app-webhooks", key, map[string]any{"url": rc.URL, "events": []string{"lead.created"}}), http.StatusCreated)
+	keys := e.Post("/graphql", e.Key, map[string]any{"query": `query { apiKeys { nodes { id prefix } } }`})
+	var id any
+	for _, n := range keys.Body["data"].(map[string]any)["apiKeys"].(map[string]any)["nodes"].([]any) {
+		if k := n.(map[string]any); strings.HasPrefix(key, k["prefix"].(string)) {
+			id = k["id"]
+		}
+	}
+	for i := range 20 {
+		r := e.Post("/graphql", e.Key, map[string]any{"query": `mutation($id: ID!) { rotateApiKey(id: $id, graceSeconds: 0) { apiKey { id } } }`,
+			"variables": map[string]any{"id": id}})
+		if r.Body["errors"] != nil {
+			t.Fatalf("rotation %d: %s", i+1, r.Raw)
+		}
+		id = r.Body["data"].(map[string]any)["rotateApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"]
+	}
+	createLead(t, e, e.Key, map[string]any{"businessName": "Rotated Often"})
+	if got := rc.Wait(t, 1); len(got) != 1 {
+		t.Errorf("after 20 rotations the subscription received %d events; want 1", len(got))
+	}
+}

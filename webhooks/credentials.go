@@ -178,7 +178,10 @@ func keyViewer(org uuid.UUID, key *ent.APIKey, now time.Time) viewer.Viewer {
 	return viewer.Viewer{OrgID: key.OrgID, KeyID: key.ID, Scopes: key.Scopes}
 }
 
-// maxRotations bounds how many rotations latestKeys follows.
+// maxRotations bounds how many rotations latestKeys follows. A rotation
+// moves the key's subscriptions to its replacement, so a subscription's key
+// is the last of its chain; the chain is followed only for a key rotated
+// before rotations did so.
 const maxRotations = 16
 
 // latestKeys maps each of ids to the key that replaced it by rotation,
