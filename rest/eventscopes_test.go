@@ -44,6 +44,9 @@ func TestSubscriptionsListOnlyReadableEvents(t *testing.T) {
 		id := r.Data()["id"].(string)
 		refused(t, e.Patch("/v1/app-webhooks/"+id, leadsHooks, map[string]any{"events": []string{"application.approved"}}), "application.approved")
 		mustStatus(t, e.Patch("/v1/app-webhooks/"+id, leadsHooks, map[string]any{"events": []string{"lead.updated"}}), http.StatusOK)
+		// The admin may read deal events; the subscription's key may not.
+		refused(t, e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"events": []string{"deal.funded"}}), "deal.funded")
+		mustStatus(t, e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"events": []string{"contact.updated"}}), http.StatusOK)
 	})
 	t.Run("GraphQL", func(t *testing.T) {
 		create := `mutation($in: NewWebhookSubscription!) { createWebhookSubscription(input: $in) { subscription { id } } }`

@@ -231,3 +231,14 @@ func latestKeys(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.U
 	}
 	return out, nil
 }
+
+// CheckSubscriptionTypes refuses (FORBIDDEN, naming it) the first of types
+// sub's own credential may not read: its deliveries follow that
+// credential, whoever changes its event list.
+func CheckSubscriptionTypes(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscription, types []string, now time.Time) error {
+	a, err := AudienceOf(rule.SystemContext(ctx), c, []*ent.WebhookSubscription{sub}, now)
+	if err != nil {
+		return err
+	}
+	return CheckReadable(a.creds[sub.ID], types) // none known: it reads nothing
+}
