@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
@@ -113,7 +114,19 @@ func TestDeliveriesFollowTheKeysScopes(t *testing.T) {
 	createLead(t, e, e.Key, map[string]any{"businessName": "Last"})
 	kept.Wait(t, 3)
 	rotated.Wait(t, 3)
-	time.Sleep(300 * time.Millisecond) // a wrong delivery would arrive by now
+	// Every event fanned out: a delivery to cut would have been made by now.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		n, err := e.DB.Client.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).Count(rule.SystemContext(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("events not fanned out within 10s")
+		}
+	}
 	if got := cut.Wait(t, 0); len(got) != 1 {
 		t.Errorf("the revoked key's subscription received %d events; want only the one before the revocation", len(got))
 	}
