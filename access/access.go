@@ -19,6 +19,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
+	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
@@ -121,6 +122,18 @@ func apiKey(ctx context.Context, c *ent.Client, org, id uuid.UUID) (*ent.APIKey,
 	return c.APIKey.Query().Where(apikey.ID(id), apikey.OrgID(org), apikey.KindEQ(apikey.KindLive)).Only(ctx)
 }
 
+// moveSubscriptions hands the webhook subscriptions whose deliveries
+// follow the key from to its replacement to, in the rotation's
+// transaction: a subscription's credential is always one key, whatever
+// the number of rotations (PRODUCT 3, events follow scopes).
+func moveSubscriptions(ctx context.Context, c *ent.Client, from, to uuid.UUID) error {
+	err := c.WebhookSubscription.Update().Where(webhooksubscription.KeyID(from)).SetKeyID(to).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("moving the rotated key's webhook subscriptions to its replacement: %w", err)
+	}
+	return nil
+}
+
 // RotateKey replaces the key with a new one of the same name, scopes and
 // expiry, whose secret it returns, shown only now. The old key keeps
 // working for grace (DefaultGrace when nil, at most MaxGrace), then stops
@@ -174,6 +187,9 @@ func RotateKey(ctx context.Context, c *ent.Client, id uuid.UUID, grace *time.Dur
 		}
 		if n == 0 {
 			return rotated{}, apperr.New(apperr.Conflict, "the key %s was rotated or revoked meanwhile", old.DisplayPrefix)
+		}
+		if err := moveSubscriptions(ctx, c, old.ID, key.ID); err != nil {
+			return rotated{}, err
 		}
 		return rotated{secret, key}, nil
 	})

@@ -584,6 +584,24 @@ func (u *WebhookSubscriptionUpsert) AddConsecutiveFailures(v int) *WebhookSubscr
 	return u
 }
 
+// SetKeyID sets the "key_id" field.
+func (u *WebhookSubscriptionUpsert) SetKeyID(v uuid.UUID) *WebhookSubscriptionUpsert {
+	u.Set(webhooksubscription.FieldKeyID, v)
+	return u
+}
+
+// UpdateKeyID sets the "key_id" field to the value that was provided on create.
+func (u *WebhookSubscriptionUpsert) UpdateKeyID() *WebhookSubscriptionUpsert {
+	u.SetExcluded(webhooksubscription.FieldKeyID)
+	return u
+}
+
+// ClearKeyID clears the value of the "key_id" field.
+func (u *WebhookSubscriptionUpsert) ClearKeyID() *WebhookSubscriptionUpsert {
+	u.SetNull(webhooksubscription.FieldKeyID)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -609,9 +627,6 @@ func (u *WebhookSubscriptionUpsertOne) UpdateNewValues() *WebhookSubscriptionUps
 		}
 		if _, exists := u.create.mutation.InstallationID(); exists {
 			s.SetIgnore(webhooksubscription.FieldInstallationID)
-		}
-		if _, exists := u.create.mutation.KeyID(); exists {
-			s.SetIgnore(webhooksubscription.FieldKeyID)
 		}
 	}))
 	return u
@@ -774,6 +789,27 @@ func (u *WebhookSubscriptionUpsertOne) AddConsecutiveFailures(v int) *WebhookSub
 func (u *WebhookSubscriptionUpsertOne) UpdateConsecutiveFailures() *WebhookSubscriptionUpsertOne {
 	return u.Update(func(s *WebhookSubscriptionUpsert) {
 		s.UpdateConsecutiveFailures()
+	})
+}
+
+// SetKeyID sets the "key_id" field.
+func (u *WebhookSubscriptionUpsertOne) SetKeyID(v uuid.UUID) *WebhookSubscriptionUpsertOne {
+	return u.Update(func(s *WebhookSubscriptionUpsert) {
+		s.SetKeyID(v)
+	})
+}
+
+// UpdateKeyID sets the "key_id" field to the value that was provided on create.
+func (u *WebhookSubscriptionUpsertOne) UpdateKeyID() *WebhookSubscriptionUpsertOne {
+	return u.Update(func(s *WebhookSubscriptionUpsert) {
+		s.UpdateKeyID()
+	})
+}
+
+// ClearKeyID clears the value of the "key_id" field.
+func (u *WebhookSubscriptionUpsertOne) ClearKeyID() *WebhookSubscriptionUpsertOne {
+	return u.Update(func(s *WebhookSubscriptionUpsert) {
+		s.ClearKeyID()
 	})
 }
 
@@ -969,9 +1005,6 @@ func (u *WebhookSubscriptionUpsertBulk) UpdateNewValues() *WebhookSubscriptionUp
 			if _, exists := b.mutation.InstallationID(); exists {
 				s.SetIgnore(webhooksubscription.FieldInstallationID)
 			}
-			if _, exists := b.mutation.KeyID(); exists {
-				s.SetIgnore(webhooksubscription.FieldKeyID)
-			}
 		}
 	}))
 	return u
@@ -1134,6 +1167,27 @@ func (u *WebhookSubscriptionUpsertBulk) AddConsecutiveFailures(v int) *WebhookSu
 func (u *WebhookSubscriptionUpsertBulk) UpdateConsecutiveFailures() *WebhookSubscriptionUpsertBulk {
 	return u.Update(func(s *WebhookSubscriptionUpsert) {
 		s.UpdateConsecutiveFailures()
+	})
+}
+
+// SetKeyID sets the "key_id" field.
+func (u *WebhookSubscriptionUpsertBulk) SetKeyID(v uuid.UUID) *WebhookSubscriptionUpsertBulk {
+	return u.Update(func(s *WebhookSubscriptionUpsert) {
+		s.SetKeyID(v)
+	})
+}
+
+// UpdateKeyID sets the "key_id" field to the value that was provided on create.
+func (u *WebhookSubscriptionUpsertBulk) UpdateKeyID() *WebhookSubscriptionUpsertBulk {
+	return u.Update(func(s *WebhookSubscriptionUpsert) {
+		s.UpdateKeyID()
+	})
+}
+
+// ClearKeyID clears the value of the "key_id" field.
+func (u *WebhookSubscriptionUpsertBulk) ClearKeyID() *WebhookSubscriptionUpsertBulk {
+	return u.Update(func(s *WebhookSubscriptionUpsert) {
+		s.ClearKeyID()
 	})
 }
 

@@ -153,6 +153,26 @@ func (_u *WebhookSubscriptionUpdate) AddConsecutiveFailures(v int) *WebhookSubsc
 	return _u
 }
 
+// SetKeyID sets the "key_id" field.
+func (_u *WebhookSubscriptionUpdate) SetKeyID(v uuid.UUID) *WebhookSubscriptionUpdate {
+	_u.mutation.SetKeyID(v)
+	return _u
+}
+
+// SetNillableKeyID sets the "key_id" field if the given value is not nil.
+func (_u *WebhookSubscriptionUpdate) SetNillableKeyID(v *uuid.UUID) *WebhookSubscriptionUpdate {
+	if v != nil {
+		_u.SetKeyID(*v)
+	}
+	return _u
+}
+
+// ClearKeyID clears the value of the "key_id" field.
+func (_u *WebhookSubscriptionUpdate) ClearKeyID() *WebhookSubscriptionUpdate {
+	_u.mutation.ClearKeyID()
+	return _u
+}
+
 // AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
 func (_u *WebhookSubscriptionUpdate) AddDeliveryIDs(ids ...uuid.UUID) *WebhookSubscriptionUpdate {
 	_u.mutation.AddDeliveryIDs(ids...)
@@ -307,6 +327,9 @@ func (_u *WebhookSubscriptionUpdate) sqlSave(ctx context.Context) (_node int, er
 	}
 	if _u.mutation.InstallationIDCleared() {
 		_spec.ClearField(webhooksubscription.FieldInstallationID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.KeyID(); ok {
+		_spec.SetField(webhooksubscription.FieldKeyID, field.TypeUUID, value)
 	}
 	if _u.mutation.KeyIDCleared() {
 		_spec.ClearField(webhooksubscription.FieldKeyID, field.TypeUUID)
@@ -499,6 +522,26 @@ func (_u *WebhookSubscriptionUpdateOne) AddConsecutiveFailures(v int) *WebhookSu
 	return _u
 }
 
+// SetKeyID sets the "key_id" field.
+func (_u *WebhookSubscriptionUpdateOne) SetKeyID(v uuid.UUID) *WebhookSubscriptionUpdateOne {
+	_u.mutation.SetKeyID(v)
+	return _u
+}
+
+// SetNillableKeyID sets the "key_id" field if the given value is not nil.
+func (_u *WebhookSubscriptionUpdateOne) SetNillableKeyID(v *uuid.UUID) *WebhookSubscriptionUpdateOne {
+	if v != nil {
+		_u.SetKeyID(*v)
+	}
+	return _u
+}
+
+// ClearKeyID clears the value of the "key_id" field.
+func (_u *WebhookSubscriptionUpdateOne) ClearKeyID() *WebhookSubscriptionUpdateOne {
+	_u.mutation.ClearKeyID()
+	return _u
+}
+
 // AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
 func (_u *WebhookSubscriptionUpdateOne) AddDeliveryIDs(ids ...uuid.UUID) *WebhookSubscriptionUpdateOne {
 	_u.mutation.AddDeliveryIDs(ids...)
@@ -683,6 +726,9 @@ func (_u *WebhookSubscriptionUpdateOne) sqlSave(ctx context.Context) (_node *Web
 	}
 	if _u.mutation.InstallationIDCleared() {
 		_spec.ClearField(webhooksubscription.FieldInstallationID, field.TypeUUID)
+	}
+	if value, ok := _u.mutation.KeyID(); ok {
+		_spec.SetField(webhooksubscription.FieldKeyID, field.TypeUUID, value)
 	}
 	if _u.mutation.KeyIDCleared() {
 		_spec.ClearField(webhooksubscription.FieldKeyID, field.TypeUUID)

@@ -82,6 +82,17 @@ func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in Webh
 	if err := r.checkSubscription(ctx, in.URL, in.Events); err != nil {
 		return nil, err
 	}
+	if in.Events != nil {
+		// The caller may list only what it reads, and the subscription
+		// only what its own credential reads: its deliveries follow that.
+		sub, err := r.client(ctx).WebhookSubscription.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := webhooks.CheckSubscriptionTypes(ctx, r.client(ctx), sub, in.Events, r.now()); err != nil {
+			return nil, err
+		}
+	}
 	u := r.client(ctx).WebhookSubscription.UpdateOneID(id).SetNillableURL(in.URL)
 	if in.Events != nil {
 		u.SetEvents(in.Events)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
@@ -44,6 +45,9 @@ func TestSubscriptionsListOnlyReadableEvents(t *testing.T) {
 		id := r.Data()["id"].(string)
 		refused(t, e.Patch("/v1/app-webhooks/"+id, leadsHooks, map[string]any{"events": []string{"application.approved"}}), "application.approved")
 		mustStatus(t, e.Patch("/v1/app-webhooks/"+id, leadsHooks, map[string]any{"events": []string{"lead.updated"}}), http.StatusOK)
+		// The admin may read deal events; the subscription's key may not.
+		refused(t, e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"events": []string{"deal.funded"}}), "deal.funded")
+		mustStatus(t, e.Patch("/v1/app-webhooks/"+id, e.Key, map[string]any{"events": []string{"contact.updated"}}), http.StatusOK)
 	})
 	t.Run("GraphQL", func(t *testing.T) {
 		create := `mutation($in: NewWebhookSubscription!) { createWebhookSubscription(input: $in) { subscription { id } } }`
@@ -110,7 +114,19 @@ func TestDeliveriesFollowTheKeysScopes(t *testing.T) {
 	createLead(t, e, e.Key, map[string]any{"businessName": "Last"})
 	kept.Wait(t, 3)
 	rotated.Wait(t, 3)
-	time.Sleep(300 * time.Millisecond) // a wrong delivery would arrive by now
+	// Every event fanned out: a delivery to cut would have been made by now.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		n, err := e.DB.Client.WebhookEvent.Query().Where(webhookevent.Dispatched(false)).Count(rule.SystemContext(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("events not fanned out within 10s")
+		}
+	}
 	if got := cut.Wait(t, 0); len(got) != 1 {
 		t.Errorf("the revoked key's subscription received %d events; want only the one before the revocation", len(got))
 	}
@@ -190,4 +206,32 @@ func eventTypesSince(t *testing.T, e *resttest.Env) []string {
 		}
 	}
 	return out
+}
+
+// A subscription follows its key through any number of rotations: each
+// rotation hands it to the replacing key.
+func TestDeliveriesFollowTwentyRotations(t *testing.T) {
+	e := resttest.New(t)
+	rc := webhookstest.NewReceiver(t, webhookstest.OK)
+	key := e.NewKey(e.Org.ID, viewer.ScopeWebhooksManage, viewer.ScopeLeadsRead)
+	mustStatus(t, e.Post("/v1/app-webhooks", key, map[string]any{"url": rc.URL, "events": []string{"lead.created"}}), http.StatusCreated)
+	keys := e.Post("/graphql", e.Key, map[string]any{"query": `query { apiKeys { nodes { id prefix } } }`})
+	var id any
+	for _, n := range keys.Body["data"].(map[string]any)["apiKeys"].(map[string]any)["nodes"].([]any) {
+		if k := n.(map[string]any); strings.HasPrefix(key, k["prefix"].(string)) {
+			id = k["id"]
+		}
+	}
+	for i := range 20 {
+		r := e.Post("/graphql", e.Key, map[string]any{"query": `mutation($id: ID!) { rotateApiKey(id: $id, graceSeconds: 0) { apiKey { id } } }`,
+			"variables": map[string]any{"id": id}})
+		if r.Body["errors"] != nil {
+			t.Fatalf("rotation %d: %s", i+1, r.Raw)
+		}
+		id = r.Body["data"].(map[string]any)["rotateApiKey"].(map[string]any)["apiKey"].(map[string]any)["id"]
+	}
+	createLead(t, e, e.Key, map[string]any{"businessName": "Rotated Often"})
+	if got := rc.Wait(t, 1); len(got) != 1 {
+		t.Errorf("after 20 rotations the subscription received %d events; want 1", len(got))
+	}
 }

@@ -178,7 +178,10 @@ func keyViewer(org uuid.UUID, key *ent.APIKey, now time.Time) viewer.Viewer {
 	return viewer.Viewer{OrgID: key.OrgID, KeyID: key.ID, Scopes: key.Scopes}
 }
 
-// maxRotations bounds how many rotations latestKeys follows.
+// maxRotations bounds how many rotations latestKeys follows. A rotation
+// moves the key's subscriptions to its replacement, so a subscription's key
+// is the last of its chain; the chain is followed only for a key rotated
+// before rotations did so.
 const maxRotations = 16
 
 // latestKeys maps each of ids to the key that replaced it by rotation,
@@ -227,4 +230,15 @@ func latestKeys(ctx context.Context, c *ent.Client, ids []uuid.UUID) (map[uuid.U
 		out[id] = read[cur]
 	}
 	return out, nil
+}
+
+// CheckSubscriptionTypes refuses (FORBIDDEN, naming it) the first of types
+// sub's own credential may not read: its deliveries follow that
+// credential, whoever changes its event list.
+func CheckSubscriptionTypes(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscription, types []string, now time.Time) error {
+	a, err := AudienceOf(rule.SystemContext(ctx), c, []*ent.WebhookSubscription{sub}, now)
+	if err != nil {
+		return err
+	}
+	return CheckReadable(a.creds[sub.ID], types) // none known: it reads nothing
 }

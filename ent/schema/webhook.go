@@ -59,11 +59,11 @@ func (WebhookSubscription) Fields() []ent.Field {
 		// app.webhook_paused goes to the installation's other endpoints
 		// only, and it is deleted once the app is uninstalled.
 		field.UUID("installation_id", uuidType).Optional().Nillable().Immutable().Annotations(entgql.Skip()),
-		// The API key that created the subscription (null for an app
-		// token's, whose installation_id says, and for the system's): its
-		// deliveries carry only the events that key, or the key that
-		// replaced it, may read (PRODUCT 3, events follow scopes).
-		field.UUID("key_id", uuidType).Optional().Nillable().Immutable().Annotations(entgql.Skip()),
+		// The API key whose scopes the subscription's deliveries follow
+		// (PRODUCT 3, events follow scopes): the key that created it, moved
+		// to the replacing key when that key is rotated. Null for an app
+		// token's, whose installation_id says.
+		field.UUID("key_id", uuidType).Optional().Nillable().Annotations(entgql.Skip()),
 	}
 }
 
