@@ -22,7 +22,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
-	"github.com/lendingpipe/svc/rest/loadtest"
+	"github.com/lendingpipe/svc/tools/loadtest"
 )
 
 // withDB runs a command against the configured database. A command that

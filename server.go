@@ -24,7 +24,7 @@ import (
 	"github.com/lendingpipe/svc/leadimport"
 	"github.com/lendingpipe/svc/lending"
 	"github.com/lendingpipe/svc/rest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )

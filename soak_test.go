@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/internal/store/storetest"
-	"github.com/lendingpipe/svc/rest/loadtest"
+	"github.com/lendingpipe/svc/tools/loadtest"
 )
 
 // soakEnv sets the soak's length: SVC_SOAK_DURATION=10m is the release

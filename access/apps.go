@@ -11,11 +11,11 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/appinstallation"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -82,7 +82,7 @@ func InstallApp(ctx context.Context, c *ent.Client, appID uuid.UUID, scopes []st
 		if err != nil {
 			return installed{}, err
 		}
-		by := *outbox.Actor(ctx)
+		by := *events.Actor(ctx)
 		inst, err := c.AppInstallation.Create().SetAppID(app.ID).SetAppName(app.Name).SetScopes(scopes).
 			SetInstalledBy(by).Save(ctx)
 		if err != nil {
@@ -94,7 +94,7 @@ func InstallApp(ctx context.Context, c *ent.Client, appID uuid.UUID, scopes []st
 		}
 		data := map[string]any{"appId": app.ID, "orgId": org, "installationId": inst.ID, "appName": app.Name,
 			"scopes": scopes, "installedBy": by}
-		if err := outbox.Emit(ctx, c, org, event.AppInstalled, data); err != nil {
+		if err := events.Emit(ctx, c, org, event.AppInstalled, data); err != nil {
 			return installed{}, err
 		}
 		return installed{token, inst}, nil
@@ -147,8 +147,8 @@ func UninstallApp(ctx context.Context, c *ent.Client, installationID uuid.UUID) 
 			return inst, nil
 		}
 		data := map[string]any{"appId": inst.AppID, "orgId": org, "installationId": inst.ID, "appName": inst.AppName,
-			"uninstalledBy": *outbox.Actor(ctx)}
-		if err := outbox.Emit(ctx, c, org, event.AppUninstalled, data); err != nil {
+			"uninstalledBy": *events.Actor(ctx)}
+		if err := events.Emit(ctx, c, org, event.AppUninstalled, data); err != nil {
 			return nil, err
 		}
 		// Read after the event took its time: the installation's

@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/dialer/board"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/internal/board"
 	"github.com/lendingpipe/svc/internal/rule"
 )
 

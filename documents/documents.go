@@ -24,9 +24,9 @@ import (
 	"github.com/lendingpipe/svc/ent/document"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/filestore"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/text"
@@ -83,7 +83,7 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 	d, err := store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Document, error) {
 		return c.Document.Create().SetRecordType(recordType).SetRecordID(in.RecordID).
 			SetFilename(filename).SetContentType(contentType).SetSize(stored.size).SetSha256(stored.sha256).
-			SetCategory(categoryOr(in.Category)).SetUploadedBy(*outbox.Actor(ctx)).SetStorageKey(stored.key).
+			SetCategory(categoryOr(in.Category)).SetUploadedBy(*events.Actor(ctx)).SetStorageKey(stored.key).
 			Save(ctx)
 	})
 	if err != nil {

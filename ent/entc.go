@@ -41,7 +41,7 @@ func main() {
 		Hooks: []gen.Hook{mapIDFields},
 	}, entc.Extensions(ex),
 		// The change bus of the process that opened the client: the hooks
-		// publish committed changes on it (internal/board, internal/outbox).
+		// publish committed changes on it (dialer/board, events).
 		entc.Dependency(entc.DependencyName("Bus"), entc.DependencyType(&bus.Bus{})))
 	if err != nil {
 		log.Fatalf("running ent codegen: %v", err)

@@ -9,7 +9,7 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-	"github.com/lendingpipe/svc/graph/analytics"
+	"github.com/lendingpipe/svc/analytics"
 )
 
 // Pipeline is the resolver for the pipeline field.

@@ -20,7 +20,7 @@ import (
 
 // The naive oracle of the analytics reports: PRODUCT 2's definitions
 // computed from the raw records with loops and maps, to compare with what
-// the service answers. It uses neither graph/analytics nor internal/period: a
+// the service answers. It uses neither analytics nor internal/period: a
 // day is a local calendar date, read off each instant in the report's zone,
 // and a range's edges are found by searching the instants themselves.
 

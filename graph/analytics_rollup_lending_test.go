@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lendingpipe/svc/analytics/dispositions"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/dialercall"
 	"github.com/lendingpipe/svc/ent/lenderday"
-	"github.com/lendingpipe/svc/internal/dispositions"
 	"github.com/lendingpipe/svc/internal/rule"
 
 	"github.com/google/uuid"

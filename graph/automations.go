@@ -10,8 +10,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/commit"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -95,7 +95,7 @@ func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID u
 	if err != nil {
 		return nil, err
 	}
-	commit.After(ctx, webhooks.WakeRuns)
+	events.AfterCommit(ctx, webhooks.WakeRuns)
 	return run, nil
 }
 

@@ -28,13 +28,13 @@ type HandlerConfig struct {
 	WSRecheckInterval  time.Duration // how often an open socket's API key is checked again
 	WSMaxSubscriptions int           // concurrent subscriptions of one API key in this process
 	// WSMaxMessageBytes bounds the payload of one incoming websocket
-	// message, connection_init included; the HTTP root (rest/root) sets
+	// message, connection_init included; the HTTP root (root) sets
 	// it to the HTTP body limit when unset.
 	WSMaxMessageBytes int64
 	// Uploads bound the files of multipart requests.
 	Uploads UploadLimits
 	// WSKeys is the HTTP surface's rules for a socket's API key (re-check,
-	// shared rate budget). The HTTP root (rest/root) sets it from
+	// shared rate budget). The HTTP root (root) sets it from
 	// rest.Edge; it is no setting.
 	WSKeys WebsocketKeys
 	// Metrics is the server's registry, where each operation's latency is

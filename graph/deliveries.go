@@ -11,10 +11,9 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/commit"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -139,7 +138,7 @@ func (r *Resolver) requeue(ctx context.Context, c *ent.Client, where ...predicat
 		SetStatus(webhookdelivery.StatusPending).SetAttempts(0).SetNextAttemptAt(r.now().UTC()).ClearDeadAt().
 		Exec(rule.SystemContext(ctx))
 	if err == nil {
-		commit.After(ctx, outbox.Wake) // the worker would find nothing before then
+		events.AfterCommit(ctx, events.Wake) // the worker would find nothing before then
 	}
 	return err
 }

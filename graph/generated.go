@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
@@ -32,7 +33,6 @@ import (
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/graph/analytics"
 	"github.com/lendingpipe/svc/graph/scalar"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/autodef"
@@ -9361,7 +9361,7 @@ func (ec *executionContext) field_Query_analytics_args(ctx context.Context, rawA
 	args["timezone"] = arg2
 	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
 		func(ctx context.Context, v any) (*analytics.Interval, error) {
-			return ec.unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx, v)
+			return ec.unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐInterval(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11271,7 +11271,7 @@ func (ec *executionContext) _AgentCallStats_dispositions(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.DispositionCount) graphql.Marshaler {
-			return ec.marshalNDispositionCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCountᚄ(ctx, selections, v)
+			return ec.marshalNDispositionCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDispositionCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11859,7 +11859,7 @@ func (ec *executionContext) _Analytics_interval(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v analytics.Interval) graphql.Marshaler {
-			return ec.marshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx, selections, v)
+			return ec.marshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐInterval(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11882,7 +11882,7 @@ func (ec *executionContext) _Analytics_pipeline(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *analytics.PipelineReport) graphql.Marshaler {
-			return ec.marshalNPipelineReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineReport(ctx, selections, v)
+			return ec.marshalNPipelineReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11914,7 +11914,7 @@ func (ec *executionContext) _Analytics_funding(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *analytics.FundingReport) graphql.Marshaler {
-			return ec.marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingReport(ctx, selections, v)
+			return ec.marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11946,7 +11946,7 @@ func (ec *executionContext) _Analytics_lenders(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *analytics.LendersReport) graphql.Marshaler {
-			return ec.marshalNLendersReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLendersReport(ctx, selections, v)
+			return ec.marshalNLendersReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLendersReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11978,7 +11978,7 @@ func (ec *executionContext) _Analytics_commissions(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *analytics.CommissionsReport) graphql.Marshaler {
-			return ec.marshalNCommissionsReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionsReport(ctx, selections, v)
+			return ec.marshalNCommissionsReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionsReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12010,7 +12010,7 @@ func (ec *executionContext) _Analytics_dialer(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *analytics.DialerReport) graphql.Marshaler {
-			return ec.marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDialerReport(ctx, selections, v)
+			return ec.marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDialerReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17025,7 +17025,7 @@ func (ec *executionContext) _CommissionsReport_totals(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v analytics.CommissionTotals) graphql.Marshaler {
-			return ec.marshalNCommissionTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionTotals(ctx, selections, v)
+			return ec.marshalNCommissionTotals2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionTotals(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17057,7 +17057,7 @@ func (ec *executionContext) _CommissionsReport_series(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CommissionBucket) graphql.Marshaler {
-			return ec.marshalNCommissionBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucketᚄ(ctx, selections, v)
+			return ec.marshalNCommissionBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionBucketᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17089,7 +17089,7 @@ func (ec *executionContext) _CommissionsReport_byAdvisor(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
-			return ec.marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroupᚄ(ctx, selections, v)
+			return ec.marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionGroupᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17121,7 +17121,7 @@ func (ec *executionContext) _CommissionsReport_byLender(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
-			return ec.marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroupᚄ(ctx, selections, v)
+			return ec.marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionGroupᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18120,7 +18120,7 @@ func (ec *executionContext) _DialerReport_agents(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.AgentCallStats) graphql.Marshaler {
-			return ec.marshalNAgentCallStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStatsᚄ(ctx, selections, v)
+			return ec.marshalNAgentCallStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐAgentCallStatsᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18152,7 +18152,7 @@ func (ec *executionContext) _DialerReport_series(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.CallBucket) graphql.Marshaler {
-			return ec.marshalNCallBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucketᚄ(ctx, selections, v)
+			return ec.marshalNCallBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCallBucketᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19802,7 +19802,7 @@ func (ec *executionContext) _FundingReport_totals(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v analytics.FundingTotals) graphql.Marshaler {
-			return ec.marshalNFundingTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingTotals(ctx, selections, v)
+			return ec.marshalNFundingTotals2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingTotals(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19834,7 +19834,7 @@ func (ec *executionContext) _FundingReport_series(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.FundingBucket) graphql.Marshaler {
-			return ec.marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucketᚄ(ctx, selections, v)
+			return ec.marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingBucketᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19866,7 +19866,7 @@ func (ec *executionContext) _FundingReport_byLender(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
-			return ec.marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroupᚄ(ctx, selections, v)
+			return ec.marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingGroupᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19898,7 +19898,7 @@ func (ec *executionContext) _FundingReport_byAdvisor(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
-			return ec.marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroupᚄ(ctx, selections, v)
+			return ec.marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingGroupᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -20114,7 +20114,7 @@ func (ec *executionContext) _Funnel_conversion(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v analytics.FunnelConversion) graphql.Marshaler {
-			return ec.marshalNFunnelConversion2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnelConversion(ctx, selections, v)
+			return ec.marshalNFunnelConversion2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFunnelConversion(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23632,7 +23632,7 @@ func (ec *executionContext) _LenderStats_declineCategories(ctx context.Context, 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.DeclineCategoryCount) graphql.Marshaler {
-			return ec.marshalNDeclineCategoryCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCountᚄ(ctx, selections, v)
+			return ec.marshalNDeclineCategoryCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDeclineCategoryCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23664,7 +23664,7 @@ func (ec *executionContext) _LendersReport_lenders(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.LenderStats) graphql.Marshaler {
-			return ec.marshalNLenderStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStatsᚄ(ctx, selections, v)
+			return ec.marshalNLenderStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLenderStatsᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25977,7 +25977,7 @@ func (ec *executionContext) _PipelineReport_stages(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.PipelineStageCount) graphql.Marshaler {
-			return ec.marshalNPipelineStageCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCountᚄ(ctx, selections, v)
+			return ec.marshalNPipelineStageCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineStageCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -26009,7 +26009,7 @@ func (ec *executionContext) _PipelineReport_funnel(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v analytics.Funnel) graphql.Marshaler {
-			return ec.marshalNFunnel2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnel(ctx, selections, v)
+			return ec.marshalNFunnel2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFunnel(ctx, selections, v)
 		},
 		true,
 		true,
@@ -26041,7 +26041,7 @@ func (ec *executionContext) _PipelineReport_bySource(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []analytics.SourceCount) graphql.Marshaler {
-			return ec.marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCountᚄ(ctx, selections, v)
+			return ec.marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐSourceCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -27836,7 +27836,7 @@ func (ec *executionContext) _Query_analytics(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *analytics.Request) graphql.Marshaler {
-			return ec.marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐRequest(ctx, selections, v)
+			return ec.marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐRequest(ctx, selections, v)
 		},
 		true,
 		true,
@@ -54143,15 +54143,15 @@ func (ec *executionContext) marshalNAgentBoardPage2ᚖgithubᚗcomᚋlendingpipe
 	return ec._AgentBoardPage(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNAgentCallStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStats(ctx context.Context, sel ast.SelectionSet, v analytics.AgentCallStats) graphql.Marshaler {
+func (ec *executionContext) marshalNAgentCallStats2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐAgentCallStats(ctx context.Context, sel ast.SelectionSet, v analytics.AgentCallStats) graphql.Marshaler {
 	return ec._AgentCallStats(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAgentCallStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.AgentCallStats) graphql.Marshaler {
+func (ec *executionContext) marshalNAgentCallStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐAgentCallStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.AgentCallStats) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAgentCallStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐAgentCallStats(ctx, sel, v[i])
+		return ec.marshalNAgentCallStats2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐAgentCallStats(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -54253,11 +54253,11 @@ func (ec *executionContext) marshalNAmount2githubᚗcomᚋlendingpipeᚋsvcᚋin
 	return v
 }
 
-func (ec *executionContext) marshalNAnalytics2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐRequest(ctx context.Context, sel ast.SelectionSet, v analytics.Request) graphql.Marshaler {
+func (ec *executionContext) marshalNAnalytics2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐRequest(ctx context.Context, sel ast.SelectionSet, v analytics.Request) graphql.Marshaler {
 	return ec._Analytics(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐRequest(ctx context.Context, sel ast.SelectionSet, v *analytics.Request) graphql.Marshaler {
+func (ec *executionContext) marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐRequest(ctx context.Context, sel ast.SelectionSet, v *analytics.Request) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -54267,13 +54267,13 @@ func (ec *executionContext) marshalNAnalytics2ᚖgithubᚗcomᚋlendingpipeᚋsv
 	return ec._Analytics(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, v any) (analytics.Interval, error) {
+func (ec *executionContext) unmarshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐInterval(ctx context.Context, v any) (analytics.Interval, error) {
 	var res analytics.Interval
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, sel ast.SelectionSet, v analytics.Interval) graphql.Marshaler {
+func (ec *executionContext) marshalNAnalyticsInterval2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐInterval(ctx context.Context, sel ast.SelectionSet, v analytics.Interval) graphql.Marshaler {
 	return v
 }
 
@@ -54783,15 +54783,15 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CallBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCallBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CallBucket) graphql.Marshaler {
 	return ec._CallBucket(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNCallBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CallBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNCallBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCallBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CallBucket) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCallBucket(ctx, sel, v[i])
+		return ec.marshalNCallBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCallBucket(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -54907,15 +54907,15 @@ func (ec *executionContext) marshalNCommission2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._Commission(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCommissionBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionBucket(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionBucket) graphql.Marshaler {
 	return ec._CommissionBucket(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNCommissionBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CommissionBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CommissionBucket) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCommissionBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionBucket(ctx, sel, v[i])
+		return ec.marshalNCommissionBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionBucket(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -54941,15 +54941,15 @@ func (ec *executionContext) marshalNCommissionConnection2ᚖgithubᚗcomᚋlendi
 	return ec._CommissionConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCommissionGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroup(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionGroup) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionGroup2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionGroup(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionGroup) graphql.Marshaler {
 	return ec._CommissionGroup(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.CommissionGroup) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCommissionGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionGroup(ctx, sel, v[i])
+		return ec.marshalNCommissionGroup2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionGroup(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -55031,7 +55031,7 @@ func (ec *executionContext) marshalNCommissionStatus2githubᚗcomᚋlendingpipe�
 	return v
 }
 
-func (ec *executionContext) marshalNCommissionTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionTotals(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionTotals) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionTotals2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionTotals(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionTotals) graphql.Marshaler {
 	return ec._CommissionTotals(ctx, sel, &v)
 }
 
@@ -55040,11 +55040,11 @@ func (ec *executionContext) unmarshalNCommissionWhereInput2ᚖgithubᚗcomᚋlen
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCommissionsReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionsReport(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionsReport) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionsReport2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionsReport(ctx context.Context, sel ast.SelectionSet, v analytics.CommissionsReport) graphql.Marshaler {
 	return ec._CommissionsReport(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNCommissionsReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐCommissionsReport(ctx context.Context, sel ast.SelectionSet, v *analytics.CommissionsReport) graphql.Marshaler {
+func (ec *executionContext) marshalNCommissionsReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐCommissionsReport(ctx context.Context, sel ast.SelectionSet, v *analytics.CommissionsReport) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -55205,15 +55205,15 @@ func (ec *executionContext) marshalNDecision2githubᚗcomᚋlendingpipeᚋsvcᚋ
 	return v
 }
 
-func (ec *executionContext) marshalNDeclineCategoryCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCount(ctx context.Context, sel ast.SelectionSet, v analytics.DeclineCategoryCount) graphql.Marshaler {
+func (ec *executionContext) marshalNDeclineCategoryCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDeclineCategoryCount(ctx context.Context, sel ast.SelectionSet, v analytics.DeclineCategoryCount) graphql.Marshaler {
 	return ec._DeclineCategoryCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDeclineCategoryCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.DeclineCategoryCount) graphql.Marshaler {
+func (ec *executionContext) marshalNDeclineCategoryCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDeclineCategoryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.DeclineCategoryCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNDeclineCategoryCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDeclineCategoryCount(ctx, sel, v[i])
+		return ec.marshalNDeclineCategoryCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDeclineCategoryCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -55269,11 +55269,11 @@ func (ec *executionContext) marshalNDeliveryRecord2ᚖgithubᚗcomᚋlendingpipe
 	return ec._DeliveryRecord(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNDialerReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDialerReport(ctx context.Context, sel ast.SelectionSet, v analytics.DialerReport) graphql.Marshaler {
+func (ec *executionContext) marshalNDialerReport2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDialerReport(ctx context.Context, sel ast.SelectionSet, v analytics.DialerReport) graphql.Marshaler {
 	return ec._DialerReport(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDialerReport(ctx context.Context, sel ast.SelectionSet, v *analytics.DialerReport) graphql.Marshaler {
+func (ec *executionContext) marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDialerReport(ctx context.Context, sel ast.SelectionSet, v *analytics.DialerReport) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -55283,15 +55283,15 @@ func (ec *executionContext) marshalNDialerReport2ᚖgithubᚗcomᚋlendingpipe�
 	return ec._DialerReport(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNDispositionCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCount(ctx context.Context, sel ast.SelectionSet, v analytics.DispositionCount) graphql.Marshaler {
+func (ec *executionContext) marshalNDispositionCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDispositionCount(ctx context.Context, sel ast.SelectionSet, v analytics.DispositionCount) graphql.Marshaler {
 	return ec._DispositionCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDispositionCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.DispositionCount) graphql.Marshaler {
+func (ec *executionContext) marshalNDispositionCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDispositionCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.DispositionCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNDispositionCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐDispositionCount(ctx, sel, v[i])
+		return ec.marshalNDispositionCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐDispositionCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -55504,15 +55504,15 @@ func (ec *executionContext) unmarshalNFundedDealWhereInput2ᚖgithubᚗcomᚋlen
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNFundingBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucket(ctx context.Context, sel ast.SelectionSet, v analytics.FundingBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingBucket(ctx context.Context, sel ast.SelectionSet, v analytics.FundingBucket) graphql.Marshaler {
 	return ec._FundingBucket(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.FundingBucket) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.FundingBucket) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFundingBucket2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingBucket(ctx, sel, v[i])
+		return ec.marshalNFundingBucket2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingBucket(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -55524,15 +55524,15 @@ func (ec *executionContext) marshalNFundingBucket2ᚕgithubᚗcomᚋlendingpipe�
 	return ret
 }
 
-func (ec *executionContext) marshalNFundingGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroup(ctx context.Context, sel ast.SelectionSet, v analytics.FundingGroup) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingGroup2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingGroup(ctx context.Context, sel ast.SelectionSet, v analytics.FundingGroup) graphql.Marshaler {
 	return ec._FundingGroup(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.FundingGroup) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFundingGroup2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingGroup(ctx, sel, v[i])
+		return ec.marshalNFundingGroup2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingGroup(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -55544,11 +55544,11 @@ func (ec *executionContext) marshalNFundingGroup2ᚕgithubᚗcomᚋlendingpipe�
 	return ret
 }
 
-func (ec *executionContext) marshalNFundingReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingReport(ctx context.Context, sel ast.SelectionSet, v analytics.FundingReport) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingReport2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingReport(ctx context.Context, sel ast.SelectionSet, v analytics.FundingReport) graphql.Marshaler {
 	return ec._FundingReport(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingReport(ctx context.Context, sel ast.SelectionSet, v *analytics.FundingReport) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingReport(ctx context.Context, sel ast.SelectionSet, v *analytics.FundingReport) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -55558,15 +55558,15 @@ func (ec *executionContext) marshalNFundingReport2ᚖgithubᚗcomᚋlendingpipe�
 	return ec._FundingReport(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNFundingTotals2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFundingTotals(ctx context.Context, sel ast.SelectionSet, v analytics.FundingTotals) graphql.Marshaler {
+func (ec *executionContext) marshalNFundingTotals2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFundingTotals(ctx context.Context, sel ast.SelectionSet, v analytics.FundingTotals) graphql.Marshaler {
 	return ec._FundingTotals(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFunnel2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnel(ctx context.Context, sel ast.SelectionSet, v analytics.Funnel) graphql.Marshaler {
+func (ec *executionContext) marshalNFunnel2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFunnel(ctx context.Context, sel ast.SelectionSet, v analytics.Funnel) graphql.Marshaler {
 	return ec._Funnel(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFunnelConversion2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐFunnelConversion(ctx context.Context, sel ast.SelectionSet, v analytics.FunnelConversion) graphql.Marshaler {
+func (ec *executionContext) marshalNFunnelConversion2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐFunnelConversion(ctx context.Context, sel ast.SelectionSet, v analytics.FunnelConversion) graphql.Marshaler {
 	return ec._FunnelConversion(ctx, sel, &v)
 }
 
@@ -56035,15 +56035,15 @@ func (ec *executionContext) marshalNLenderPage2ᚖgithubᚗcomᚋlendingpipeᚋs
 	return ec._LenderPage(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNLenderStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStats(ctx context.Context, sel ast.SelectionSet, v analytics.LenderStats) graphql.Marshaler {
+func (ec *executionContext) marshalNLenderStats2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLenderStats(ctx context.Context, sel ast.SelectionSet, v analytics.LenderStats) graphql.Marshaler {
 	return ec._LenderStats(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNLenderStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.LenderStats) graphql.Marshaler {
+func (ec *executionContext) marshalNLenderStats2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLenderStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.LenderStats) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNLenderStats2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLenderStats(ctx, sel, v[i])
+		return ec.marshalNLenderStats2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLenderStats(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -56060,11 +56060,11 @@ func (ec *executionContext) unmarshalNLenderWhereInput2ᚖgithubᚗcomᚋlending
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNLendersReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLendersReport(ctx context.Context, sel ast.SelectionSet, v analytics.LendersReport) graphql.Marshaler {
+func (ec *executionContext) marshalNLendersReport2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLendersReport(ctx context.Context, sel ast.SelectionSet, v analytics.LendersReport) graphql.Marshaler {
 	return ec._LendersReport(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNLendersReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐLendersReport(ctx context.Context, sel ast.SelectionSet, v *analytics.LendersReport) graphql.Marshaler {
+func (ec *executionContext) marshalNLendersReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐLendersReport(ctx context.Context, sel ast.SelectionSet, v *analytics.LendersReport) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -56189,11 +56189,11 @@ func (ec *executionContext) marshalNPageInfo2ᚖentgoᚗioᚋcontribᚋentgqlᚐ
 	return ec._PageInfo(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNPipelineReport2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineReport(ctx context.Context, sel ast.SelectionSet, v analytics.PipelineReport) graphql.Marshaler {
+func (ec *executionContext) marshalNPipelineReport2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineReport(ctx context.Context, sel ast.SelectionSet, v analytics.PipelineReport) graphql.Marshaler {
 	return ec._PipelineReport(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPipelineReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineReport(ctx context.Context, sel ast.SelectionSet, v *analytics.PipelineReport) graphql.Marshaler {
+func (ec *executionContext) marshalNPipelineReport2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineReport(ctx context.Context, sel ast.SelectionSet, v *analytics.PipelineReport) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -56247,15 +56247,15 @@ func (ec *executionContext) marshalNPipelineStageConnection2ᚖgithubᚗcomᚋle
 	return ec._PipelineStageConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNPipelineStageCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCount(ctx context.Context, sel ast.SelectionSet, v analytics.PipelineStageCount) graphql.Marshaler {
+func (ec *executionContext) marshalNPipelineStageCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineStageCount(ctx context.Context, sel ast.SelectionSet, v analytics.PipelineStageCount) graphql.Marshaler {
 	return ec._PipelineStageCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPipelineStageCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.PipelineStageCount) graphql.Marshaler {
+func (ec *executionContext) marshalNPipelineStageCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineStageCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.PipelineStageCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNPipelineStageCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐPipelineStageCount(ctx, sel, v[i])
+		return ec.marshalNPipelineStageCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐPipelineStageCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -56342,15 +56342,15 @@ func (ec *executionContext) unmarshalNRegisterAppInput2githubᚗcomᚋlendingpip
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCount(ctx context.Context, sel ast.SelectionSet, v analytics.SourceCount) graphql.Marshaler {
+func (ec *executionContext) marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐSourceCount(ctx context.Context, sel ast.SelectionSet, v analytics.SourceCount) graphql.Marshaler {
 	return ec._SourceCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.SourceCount) graphql.Marshaler {
+func (ec *executionContext) marshalNSourceCount2ᚕgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐSourceCountᚄ(ctx context.Context, sel ast.SelectionSet, v []analytics.SourceCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐSourceCount(ctx, sel, v[i])
+		return ec.marshalNSourceCount2githubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐSourceCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -56947,7 +56947,7 @@ func (ec *executionContext) marshalOAmount2ᚖgithubᚗcomᚋlendingpipeᚋsvc�
 	return v
 }
 
-func (ec *executionContext) unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, v any) (*analytics.Interval, error) {
+func (ec *executionContext) unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐInterval(ctx context.Context, v any) (*analytics.Interval, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -56956,7 +56956,7 @@ func (ec *executionContext) unmarshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendin
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋgraphᚋanalyticsᚐInterval(ctx context.Context, sel ast.SelectionSet, v *analytics.Interval) graphql.Marshaler {
+func (ec *executionContext) marshalOAnalyticsInterval2ᚖgithubᚗcomᚋlendingpipeᚋsvcᚋanalyticsᚐInterval(ctx context.Context, sel ast.SelectionSet, v *analytics.Interval) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -21,14 +21,14 @@ import (
 
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/webhookevent"
-	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -261,7 +261,7 @@ func (lb *lendingBench) measure(b *testing.B, event string, body func(i int) str
 func (lb *lendingBench) drain(b *testing.B) {
 	sys := rule.SystemContext(context.Background())
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		busy, err := lb.db.Client.WebhookEvent.Query().Where(outbox.Undispatched()).Exist(sys)
+		busy, err := lb.db.Client.WebhookEvent.Query().Where(events.Undispatched()).Exist(sys)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -24,7 +24,7 @@ import (
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 )
 
 // boardColumnQuery is a pipeline board's column: a stage's newest leads

@@ -17,7 +17,7 @@ import (
 
 // mutationTx runs each mutation operation in one transaction, opened by
 // store.WithTx as every other surface's are: the ent hooks and outbox writes
-// join it, commit.After runs only once it has committed, and the operation
+// join it, events.AfterCommit runs only once it has committed, and the operation
 // is kept whole or, when its response carries an error, not at all.
 // Queries and subscriptions run outside any transaction.
 type mutationTx struct {

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
@@ -22,7 +22,7 @@ import (
 // and consumes it. No worker runs in this test to take it first.
 func woken() bool {
 	select {
-	case <-outbox.Woken():
+	case <-events.Woken():
 		return true
 	default:
 		return false

@@ -12,10 +12,9 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/commit"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/webhooks"
@@ -106,7 +105,7 @@ func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in Webh
 	}
 	sub, err := u.Save(ctx)
 	if err == nil && in.IsActive != nil && *in.IsActive {
-		commit.After(ctx, outbox.Wake) // deliveries held while it was paused are due again
+		events.AfterCommit(ctx, events.Wake) // deliveries held while it was paused are due again
 	}
 	return sub, err
 }

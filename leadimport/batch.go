@@ -10,15 +10,15 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/filestore"
 	"github.com/lendingpipe/svc/internal/leadcsv"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/reqbody"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -386,7 +386,7 @@ func (b *batch) create(ctx context.Context, r row) error {
 		return nil
 	}
 	sys := rule.SystemContext(ctx)
-	events, err := outbox.Savepoint(ctx)
+	events, err := events.Savepoint(ctx)
 	if err != nil {
 		return fmt.Errorf("writing the batch's events before a row: %w", err)
 	}

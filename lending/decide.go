@@ -7,15 +7,15 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lead"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/internal/outbox"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/store"
 )
 
@@ -87,11 +87,11 @@ func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 	}
 	if !d.Approved {
 		data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID, "reason": *a.DeclineReason}
-		return a, outbox.Emit(ctx, c, a.OrgID, event.ApplicationDeclined, data)
+		return a, events.Emit(ctx, c, a.OrgID, event.ApplicationDeclined, data)
 	}
 	data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
 		"approvedAmount": a.ApprovedAmount.String(), "interestRate": a.InterestRate.String(), "termMonths": *a.TermMonths}
-	if err := outbox.Emit(ctx, c, a.OrgID, event.ApplicationApproved, data); err != nil {
+	if err := events.Emit(ctx, c, a.OrgID, event.ApplicationApproved, data); err != nil {
 		return nil, err
 	}
 	earlier, err := store.WasApproved(ctx, c, l, a.ID)

@@ -8,17 +8,17 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/internal/outbox"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 )
@@ -103,7 +103,7 @@ func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, erro
 	}
 	data := map[string]any{"dealId": d.ID, "orgId": d.OrgID, "applicationId": d.ApplicationID, "lenderId": d.LenderID,
 		"fundedAmount": d.FundedAmount.String(), "commission": d.ExpectedCommission.String(), "advisorId": d.AdvisorID}
-	if err := outbox.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
+	if err := events.Emit(ctx, c, d.OrgID, event.DealFunded, data); err != nil {
 		return nil, err
 	}
 	return d, moveLead(ctx, c, l, lendingrules.SlotWon, &d.FundedAt)

@@ -7,16 +7,16 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/commission"
 	"github.com/lendingpipe/svc/ent/commissionpayment"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/internal/outbox"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 )
@@ -97,7 +97,7 @@ func recordIn(ctx context.Context, c *ent.Client, p Payment, kind commissionpaym
 	data := map[string]any{"commissionId": cm.ID, "dealId": cm.DealID, "orgId": cm.OrgID, "lenderId": cm.LenderID,
 		"advisorId": cm.AdvisorID, "amount": paid.Amount.String(), "paidAt": apitime.Format(paid.PaidAt),
 		"paidAmount": cm.PaidAmount.String(), "expectedAmount": cm.ExpectedAmount.String(), "status": string(cm.Status)}
-	return cm, outbox.Emit(ctx, c, cm.OrgID, event.DealCommissionPaid, data)
+	return cm, events.Emit(ctx, c, cm.OrgID, event.DealCommissionPaid, data)
 }
 
 // applyPayment updates the commission's paid amount and status, and

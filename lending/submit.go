@@ -9,17 +9,17 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/lender"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/internal/outbox"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 )
@@ -78,7 +78,7 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 		SetLeadID(in.LeadID).SetLenderID(in.LenderID).SetNillableProduct(in.Product).
 		SetNillableExternalRef(in.ExternalRef).SetNillableNotes(in.Notes).
 		SetRequestedAmount(requested).SetStatus(application.StatusSubmitted).SetLenderName(ld.Name).
-		SetSubmittedAt(apitime.Now(ctx)).SetSubmittedBy(*outbox.Actor(ctx)).
+		SetSubmittedAt(apitime.Now(ctx)).SetSubmittedBy(*events.Actor(ctx)).
 		SetWarnings(boxOf(ld).Warnings(fileOf(l, requested, in.Product))).
 		Save(ctx)
 	if err != nil {
@@ -86,7 +86,7 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 	}
 	data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,
 		"lenderName": a.LenderName, "requestedAmount": a.RequestedAmount.String(), "submittedBy": a.SubmittedBy}
-	if err := outbox.Emit(ctx, c, a.OrgID, event.ApplicationSubmitted, data); err != nil {
+	if err := events.Emit(ctx, c, a.OrgID, event.ApplicationSubmitted, data); err != nil {
 		return nil, err
 	}
 	if first {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/graph"
-	"github.com/lendingpipe/svc/graph/analytics"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/period"
 )

@@ -20,9 +20,9 @@ import (
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
-	"github.com/lendingpipe/svc/rest/loadtest"
 	"github.com/lendingpipe/svc/rest/resttest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
+	"github.com/lendingpipe/svc/tools/loadtest"
 )
 
 // benchLeads is how many leads the benchmarks run over: 100,000.

@@ -4,7 +4,7 @@
 //
 // It also holds the edge every request to the HTTP root meets (middleware,
 // the API-key rules GraphQL's websockets follow), the probes and the /v1
-// route table, which the HTTP root (rest/root) mounts.
+// route table, which the HTTP root (root) mounts.
 //
 // It imports graph (the operations), dialer, webhooks, ent and packages
 // under internal;

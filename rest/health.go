@@ -17,8 +17,8 @@ import (
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
@@ -88,7 +88,7 @@ func (h *Health) status(w http.ResponseWriter, r *http.Request) error {
 func (h *Health) depths(ctx context.Context, a *statusAttributes) error {
 	sys := rule.SystemContext(ctx)
 	c := h.db.Client
-	events, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Count(sys)
+	events, err := c.WebhookEvent.Query().Where(events.Undispatched()).Count(sys)
 	if err != nil {
 		return fmt.Errorf("counting the outbox: %w", err)
 	}
@@ -242,7 +242,7 @@ func readQueues(ctx context.Context, c *ent.Client, now time.Time) ([]float64, e
 	out := make([]float64, 0, len(queueGauges))
 	for _, read := range []func() (float64, error){
 		func() (float64, error) {
-			ev, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Order(webhookevent.ByOccurredAt()).First(sys)
+			ev, err := c.WebhookEvent.Query().Where(events.Undispatched()).Order(webhookevent.ByOccurredAt()).First(sys)
 			return lag(occurredAt(ev), ignoreNotFound(err))
 		},
 		func() (float64, error) {
@@ -259,7 +259,7 @@ func readQueues(ctx context.Context, c *ent.Client, now time.Time) ([]float64, e
 			return lag(run.NextAttemptAt, nil)
 		},
 		func() (float64, error) {
-			ids, err := c.WebhookEvent.Query().Where(outbox.Undispatched()).Limit(MaxQueueDepth).IDs(sys)
+			ids, err := c.WebhookEvent.Query().Where(events.Undispatched()).Limit(MaxQueueDepth).IDs(sys)
 			return float64(len(ids)), err
 		},
 		func() (float64, error) {

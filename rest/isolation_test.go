@@ -15,7 +15,7 @@ import (
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
 

@@ -21,7 +21,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest/resttest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 )
 
 // testRedisURL is the Redis the change bus tests use (SVC_TEST_REDIS_URL),

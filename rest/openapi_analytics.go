@@ -3,7 +3,7 @@ package rest
 import (
 	"fmt"
 
-	"github.com/lendingpipe/svc/graph/analytics"
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/internal/period"
 	"github.com/lendingpipe/svc/internal/viewer"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/rest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 )
 
 // The served document is a valid OpenAPI 3.0 document.

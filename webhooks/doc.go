@@ -3,6 +3,6 @@
 // the retry schedule and dead-letter queue (SPEC 6.4), retention, and the
 // inbound endpoints whose verified requests start automations. It sits beside
 // the operations and imports only ent and the packages under internal: events are
-// written by the schema hooks through internal/outbox, never by this package's
+// written by the schema hooks through events, never by this package's
 // callers.
 package webhooks

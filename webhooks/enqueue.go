@@ -9,7 +9,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automation"
-	"github.com/lendingpipe/svc/internal/commit"
+	"github.com/lendingpipe/svc/events"
 )
 
 // MaxAutomationDepth bounds chains of event-triggered automations: an
@@ -84,6 +84,6 @@ func createRuns(ctx context.Context, c *ent.Client, runs []*ent.AutomationRunCre
 	if err := c.AutomationRun.CreateBulk(runs...).Exec(ctx); err != nil {
 		return fmt.Errorf("queueing automation runs: %w", err)
 	}
-	commit.After(ctx, WakeRuns)
+	events.AfterCommit(ctx, WakeRuns)
 	return nil
 }

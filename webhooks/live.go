@@ -11,9 +11,9 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/webhookevent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -26,7 +26,7 @@ import (
 const LiveBuffer = 256
 
 // Live fans the committed outbox events of every replica (announced on the
-// client's change bus, internal/outbox) out to this process's live
+// client's change bus, events) out to this process's live
 // subscribers, in the envelope webhooks deliver. Each announced batch of
 // an organization with subscribers here is read once, by id, for all of
 // them.
@@ -73,7 +73,7 @@ func (l *Live) Subscribe(v viewer.Viewer, types []string) (*LiveSub, func()) {
 	// The first subscription waits for the bus to listen, and so does any
 	// other arriving meanwhile (Once.Do returns when the first call has):
 	// outside the lock, which announced takes.
-	l.listen.Do(func() { outbox.ListenCommitted(l.client.Bus, l.announced) })
+	l.listen.Do(func() { events.ListenCommitted(l.client.Bus, l.announced) })
 	l.mu.Lock()
 	if l.subs[v.OrgID] == nil {
 		l.subs[v.OrgID] = map[*LiveSub]struct{}{}
@@ -108,7 +108,7 @@ func (l *Live) remove(orgID uuid.UUID, s *LiveSub) bool {
 // announced queues committed events for reading; one reader at a time
 // reads the queued ids, so a burst of announcements is read in few
 // queries.
-func (l *Live) announced(c outbox.Committed) {
+func (l *Live) announced(c events.Committed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.subs[c.OrgID]) == 0 {

@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -33,7 +33,7 @@ func liveOrg(t *testing.T) (*store.DB, uuid.UUID, context.Context) {
 func emit(t *testing.T, ctx context.Context, c *ent.Client, org uuid.UUID, n int) {
 	t.Helper()
 	for i := range n {
-		if err := outbox.Emit(ctx, c, org, event.LeadCreated, map[string]any{"leadId": uuid.NewString(), "n": i}); err != nil {
+		if err := events.Emit(ctx, c, org, event.LeadCreated, map[string]any{"leadId": uuid.NewString(), "n": i}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,11 +92,11 @@ func TestLiveRolledBackEventsAreNeverSent(t *testing.T) {
 	defer stop()
 	// What the bus carries, before any reading: the rolled-back event's id
 	// must never be announced.
-	announced := make(chan outbox.Committed, 10)
-	defer outbox.ListenCommitted(db.Client.Bus, func(c outbox.Committed) { announced <- c })()
+	announced := make(chan events.Committed, 10)
+	defer events.ListenCommitted(db.Client.Bus, func(c events.Committed) { announced <- c })()
 	failed := errors.New("rolled back on purpose")
 	err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
-		if err := outbox.Emit(ctx, tx, org, event.LeadCreated, map[string]any{"leadId": "rolled-back"}); err != nil {
+		if err := events.Emit(ctx, tx, org, event.LeadCreated, map[string]any{"leadId": "rolled-back"}); err != nil {
 			return err
 		}
 		return failed
@@ -108,7 +108,7 @@ func TestLiveRolledBackEventsAreNeverSent(t *testing.T) {
 		t.Fatalf("a rolled-back transaction announced %v", <-announced)
 	}
 	err = store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
-		return outbox.Emit(ctx, tx, org, event.LeadCreated, map[string]any{"leadId": "committed"})
+		return events.Emit(ctx, tx, org, event.LeadCreated, map[string]any{"leadId": "committed"})
 	})
 	if err != nil {
 		t.Fatal(err)

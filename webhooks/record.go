@@ -13,9 +13,9 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
 )
@@ -199,5 +199,5 @@ func (w *Worker) countFailures(ctx context.Context, c *ent.Client, subID uuid.UU
 	data := map[string]any{"subscriptionId": "whsub_" + subID.String(), "orgId": sub.OrgID, "url": sub.URL,
 		"reason": reason, "consecutiveFailures": sub.ConsecutiveFailures, "pausedAt": apitime.Format(now)}
 	// An app's endpoint is another endpoint of the same installation.
-	return outbox.EmitWithin(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID, sub.InstallationID)
+	return events.EmitWithin(ctx, c, sub.OrgID, event.AppWebhookPaused, data, &subID, sub.InstallationID)
 }

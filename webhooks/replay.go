@@ -8,9 +8,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
-	"github.com/lendingpipe/svc/internal/commit"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 )
 
@@ -22,7 +21,7 @@ import (
 // about a pause that has passed). It wakes the worker once c commits.
 func ReplayRange(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscription, since, until, now time.Time) (int, error) {
 	sys := rule.SystemContext(ctx)
-	events, err := c.WebhookEvent.Query().Where(webhookevent.OrgID(sub.OrgID),
+	found, err := c.WebhookEvent.Query().Where(webhookevent.OrgID(sub.OrgID),
 		webhookevent.OccurredAtGTE(since.UTC()), webhookevent.OccurredAtLT(until.UTC())).All(sys)
 	if err != nil {
 		return 0, fmt.Errorf("reading the events to replay: %w", err)
@@ -33,7 +32,7 @@ func ReplayRange(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscriptio
 	}
 	now = now.UTC()
 	n := 0
-	for _, ev := range events {
+	for _, ev := range found {
 		if ev.EventType == event.AppWebhookPaused || !audience.Receives(ev, sub) {
 			continue
 		}
@@ -47,6 +46,6 @@ func ReplayRange(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscriptio
 		}
 		n++
 	}
-	commit.After(ctx, outbox.Wake)
+	events.AfterCommit(ctx, events.Wake)
 	return n, nil
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
@@ -77,7 +77,7 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-outbox.Woken():
+		case <-events.Woken():
 			// Let a burst of commits gather, so a busy writer fans out many
 			// events per transaction rather than one per commit (on SQLite
 			// every dispatch waits its turn for the one write connection).
@@ -183,7 +183,7 @@ func (w *Worker) recorder(ctx context.Context, p *pipeline) {
 		case p.freed <- struct{}{}:
 		default:
 		}
-		outbox.Wake() // retries scheduled now may already be due
+		events.Wake() // retries scheduled now may already be due
 	}
 }
 
@@ -212,7 +212,7 @@ func (w *Worker) dispatch(ctx context.Context, claim int) (int, []claimed, error
 	// The transaction is in ctx: the automation runs it queues wake the
 	// runner once it commits.
 	n, err := store.WithTxValue(ctx, w.client, func(ctx context.Context, tx *ent.Client) (int, error) {
-		events, err := w.lockEvents(tx.WebhookEvent.Query().Where(outbox.Undispatched()).
+		events, err := w.lockEvents(tx.WebhookEvent.Query().Where(events.Undispatched()).
 			Order(webhookevent.ByOccurredAt()).Limit(batchSize)).All(ctx)
 		if err != nil {
 			return 0, err

@@ -15,9 +15,9 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -171,7 +171,7 @@ func writeAudit(ctx context.Context, m auditedMutation, org uuid.UUID, action st
 	target, _, _ := strings.Cut(action, ".")
 	rows := make([]*gen.AuditEventCreate, len(ids))
 	for i, id := range ids {
-		rows[i] = c.AuditEvent.Create().SetOrgID(org).SetOccurredAt(at).SetActor(*outbox.Actor(ctx)).
+		rows[i] = c.AuditEvent.Create().SetOrgID(org).SetOccurredAt(at).SetActor(*events.Actor(ctx)).
 			SetAction(action).SetTargetType(target).SetTargetID(id).
 			SetNillableRequestID(viewer.RequestIDOf(ctx)).SetFields(fields)
 	}

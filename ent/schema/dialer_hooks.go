@@ -8,15 +8,15 @@ import (
 	"entgo.io/ent"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
+	"github.com/lendingpipe/svc/dialer/board"
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/board"
 	"github.com/lendingpipe/svc/internal/bounds"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
 )

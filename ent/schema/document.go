@@ -11,8 +11,8 @@ import (
 
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/hook"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -73,7 +73,7 @@ func emitDocumentUploaded(next ent.Mutator) ent.Mutator {
 		if !ok {
 			return v, nil
 		}
-		return d, outbox.Emit(ctx, m.Client(), d.OrgID, event.DocumentUploaded, map[string]any{
+		return d, events.Emit(ctx, m.Client(), d.OrgID, event.DocumentUploaded, map[string]any{
 			"documentId": d.ID, "orgId": d.OrgID, "recordType": d.RecordType, "recordId": d.RecordID,
 			"filename": d.Filename, "fileName": d.Filename, "contentType": d.ContentType, "size": d.Size,
 			"sha256": d.Sha256, "category": d.Category, "uploadedBy": d.UploadedBy,

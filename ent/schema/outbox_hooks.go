@@ -12,9 +12,9 @@ import (
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store/stagesread"
 )
@@ -42,7 +42,7 @@ func emitLeadEvents(next ent.Mutator) ent.Mutator {
 			return v, nil
 		}
 		if m.Op().Is(ent.OpCreate) {
-			return l, outbox.Emit(ctx, m.Client(), l.OrgID, event.LeadCreated, leadCreated(l))
+			return l, events.Emit(ctx, m.Client(), l.OrgID, event.LeadCreated, leadCreated(l))
 		}
 		if before == nil {
 			return l, nil
@@ -98,14 +98,14 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, aft
 		if err != nil {
 			return err
 		}
-		if err := outbox.EmitEach(ctx, c, after.OrgID, data, event.LeadStatusChanged, event.LeadStageChanged); err != nil {
+		if err := events.EmitEach(ctx, c, after.OrgID, data, event.LeadStatusChanged, event.LeadStageChanged); err != nil {
 			return err
 		}
 	}
 	if !equalUUID(before.advisorID, after.PrimaryAdvisorID) {
 		data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "advisorId": after.PrimaryAdvisorID,
-			"previousAdvisorId": before.advisorID, "assignedBy": outbox.Actor(ctx)}
-		if err := outbox.Emit(ctx, c, after.OrgID, event.LeadAssigned, data); err != nil {
+			"previousAdvisorId": before.advisorID, "assignedBy": events.Actor(ctx)}
+		if err := events.Emit(ctx, c, after.OrgID, event.LeadAssigned, data); err != nil {
 			return err
 		}
 	}
@@ -119,8 +119,8 @@ func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, aft
 		return nil
 	}
 	slices.Sort(fields)
-	data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "changedFields": fields, "updatedBy": outbox.Actor(ctx)}
-	return outbox.Emit(ctx, c, after.OrgID, event.LeadUpdated, data)
+	data := map[string]any{"leadId": after.ID, "orgId": after.OrgID, "changedFields": fields, "updatedBy": events.Actor(ctx)}
+	return events.Emit(ctx, c, after.OrgID, event.LeadUpdated, data)
 }
 
 func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead) (map[string]any, error) {
@@ -132,7 +132,7 @@ func stageChange(ctx context.Context, c *gen.Client, before *leadBefore, after *
 		"leadId": after.ID, "orgId": after.OrgID,
 		"previousStageId": before.stageID, "previousStageLabel": label[before.stageID],
 		"newStageId": after.StageID, "newStageLabel": label[after.StageID],
-		"changedBy": outbox.Actor(ctx),
+		"changedBy": events.Actor(ctx),
 	}, nil
 }
 
@@ -183,7 +183,7 @@ func emitContactEvents(next ent.Mutator) ent.Mutator {
 		}
 		data := map[string]any{"contactId": ct.ID, "orgId": ct.OrgID, "firstName": ct.FirstName,
 			"lastName": ct.LastName, "email": ct.Email, "phone": ct.Phone}
-		return ct, outbox.Emit(ctx, m.Client(), ct.OrgID, t, data)
+		return ct, events.Emit(ctx, m.Client(), ct.OrgID, t, data)
 	})
 }
 

@@ -6,9 +6,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"github.com/lendingpipe/svc/internal/decision"
+	"github.com/lendingpipe/svc/analytics/decision"
+	"github.com/lendingpipe/svc/analytics/funnel"
 	"github.com/lendingpipe/svc/internal/enum"
-	"github.com/lendingpipe/svc/internal/funnel"
 )
 
 // The lenders report's rollups. Applications count on the local day they

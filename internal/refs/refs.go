@@ -12,7 +12,7 @@ import (
 
 	"entgo.io/ent"
 
-	"github.com/lendingpipe/svc/internal/commit"
+	"github.com/lendingpipe/svc/events"
 )
 
 var version versionCounter
@@ -26,7 +26,7 @@ func BumpOnCommit(next ent.Mutator) ent.Mutator {
 	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 		v, err := next.Mutate(ctx, m)
 		if err == nil {
-			commit.After(ctx, version.bump)
+			events.AfterCommit(ctx, version.bump)
 		}
 		return v, err
 	})
@@ -45,7 +45,7 @@ func BumpKeysOnCommit(next ent.Mutator) ent.Mutator {
 	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 		v, err := next.Mutate(ctx, m)
 		if err == nil && keyDecisive(m) {
-			commit.After(ctx, keysVersion.bump)
+			events.AfterCommit(ctx, keysVersion.bump)
 		}
 		return v, err
 	})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/organization"
-	"github.com/lendingpipe/svc/internal/commit"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 )
@@ -64,7 +64,7 @@ func TestGroupCommit(t *testing.T) {
 				if err := createOrg(ctx, tx, name); err != nil {
 					return err
 				}
-				commit.After(ctx, func() { hookSaw[i] = visible(name) })
+				events.AfterCommit(ctx, func() { hookSaw[i] = visible(name) })
 				switch i % 10 {
 				case 3:
 					return errRefused

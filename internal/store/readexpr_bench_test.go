@@ -8,8 +8,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/internal/rollup"
 	"github.com/lendingpipe/svc/internal/store/readexpr"
 )
 

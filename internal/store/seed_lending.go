@@ -19,10 +19,10 @@ import (
 	"github.com/lendingpipe/svc/ent/fundeddealday"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 )
 
@@ -165,7 +165,7 @@ type lenderDay struct {
 
 // openBook finds or creates the panel and the advisors.
 func (s *DB) openBook(ctx context.Context, orgID uuid.UUID, n int, stages []*ent.PipelineStage, start, now time.Time) (*book, error) {
-	b := &book{org: orgID, rng: rand.New(rand.NewPCG(uint64(n), 43)), now: now, actor: *outbox.Actor(ctx),
+	b := &book{org: orgID, rng: rand.New(rand.NewPCG(uint64(n), 43)), now: now, actor: *events.Actor(ctx),
 		slot: map[string]*ent.PipelineStage{}, days: map[lenderDay]int{}}
 	for _, st := range stages {
 		sl := string(st.SemanticSlot)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/lendingpipe/svc/documents"
 	"github.com/lendingpipe/svc/rest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 )
 
 // Conformance checks traffic against the served OpenAPI document: every

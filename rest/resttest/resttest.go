@@ -27,7 +27,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
-	"github.com/lendingpipe/svc/rest/root"
+	"github.com/lendingpipe/svc/root"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )

@@ -24,10 +24,10 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/outbox"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
@@ -149,7 +149,7 @@ func (r *Runner) runOne(ctx context.Context, tx *ent.Client, run *ent.Automation
 	// written before the savepoint is released, so an event the outbox
 	// refuses fails this run alone; a rollback to the savepoint forgets
 	// them.
-	events, err := outbox.Savepoint(ctx)
+	events, err := events.Savepoint(ctx)
 	if err != nil {
 		return fmt.Errorf("writing the batch's events before a run: %w", err)
 	}

@@ -12,12 +12,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/dispositions"
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
 	"github.com/lendingpipe/svc/ent/hook"
-	"github.com/lendingpipe/svc/internal/dispositions"
 	"github.com/lendingpipe/svc/internal/period"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"

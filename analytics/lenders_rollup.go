@@ -10,14 +10,14 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/decision"
+	"github.com/lendingpipe/svc/analytics/funnel"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/decisionday"
 	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/ent/predicate"
-	"github.com/lendingpipe/svc/internal/decision"
 	"github.com/lendingpipe/svc/internal/enum"
-	"github.com/lendingpipe/svc/internal/funnel"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
 )

@@ -10,6 +10,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/decision"
+	"github.com/lendingpipe/svc/analytics/dispositions"
+	"github.com/lendingpipe/svc/analytics/funnel"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/callday"
@@ -18,9 +21,6 @@ import (
 	"github.com/lendingpipe/svc/ent/dialercall"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lenderday"
-	"github.com/lendingpipe/svc/internal/decision"
-	"github.com/lendingpipe/svc/internal/dispositions"
-	"github.com/lendingpipe/svc/internal/funnel"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
 )

@@ -1,4 +1,4 @@
-package outbox
+package events
 
 import (
 	"encoding/json"

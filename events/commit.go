@@ -1,7 +1,7 @@
 // Package commit runs code once a request's transaction has committed, so
 // nothing outside the database (a worker wake-up, a subscription message)
 // ever reports a change that was rolled back.
-package commit
+package events
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // After runs fn when the transaction in ctx commits successfully, or at
 // once when ctx carries no transaction (the change is already committed).
-func After(ctx context.Context, fn func()) {
+func AfterCommit(ctx context.Context, fn func()) {
 	tx := ent.TxFromContext(ctx)
 	if tx == nil {
 		fn()

@@ -19,8 +19,8 @@ import (
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/bus"
-	"github.com/lendingpipe/svc/internal/commit"
 )
 
 // Change names the rows of one organization that changed: its agents', and
@@ -60,7 +60,7 @@ func Changed(ctx context.Context, m ent.Mutation, c Change) {
 			ctx = gen.NewTxContext(ctx, tx)
 		}
 	}
-	commit.After(ctx, func() { publish(b, c) })
+	events.AfterCommit(ctx, func() { publish(b, c) })
 }
 
 // maxIDs bounds the ids of one message, well inside a bus frame.

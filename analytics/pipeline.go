@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/funnel"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/fundeddeal"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -14,7 +15,6 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/internal/enum"
-	"github.com/lendingpipe/svc/internal/funnel"
 	"github.com/lendingpipe/svc/internal/money"
 )
 

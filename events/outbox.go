@@ -2,8 +2,8 @@
 // outbox table), so a committed change never loses its event and a rolled-back
 // one never emits, and wakes this process's delivery worker once the
 // transaction commits. The schema hooks call it; it imports only ent,
-// internal/commit and the leaves under internal.
-package outbox
+// and the leaves under internal.
+package events
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"github.com/lendingpipe/svc/ent/predicate"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/apitime"
-	"github.com/lendingpipe/svc/internal/commit"
 	"github.com/lendingpipe/svc/internal/text"
 	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -86,7 +85,7 @@ func write(ctx context.Context, c *ent.Client, what string, data map[string]any,
 	if err := create(ctx, c, events); err != nil {
 		return fmt.Errorf("writing %s to the outbox: %w", what, err)
 	}
-	commit.After(ctx, func() {
+	AfterCommit(ctx, func() {
 		Wake()
 		announce(c.Bus, events)
 	})

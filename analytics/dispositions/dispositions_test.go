@@ -4,7 +4,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/lendingpipe/svc/internal/dispositions"
+	"github.com/lendingpipe/svc/analytics/dispositions"
 )
 
 func read(t *testing.T, s string) (map[string]int, error) {

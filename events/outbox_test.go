@@ -1,4 +1,4 @@
-package outbox_test
+package events_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/webhookevent"
-	"github.com/lendingpipe/svc/internal/outbox"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
@@ -29,7 +29,7 @@ func TestTransactionEvents(t *testing.T) {
 	}
 	ctx := viewer.NewContext(context.Background(), viewer.Viewer{OrgID: org.ID, Scopes: viewer.AllScopes})
 	sys := rule.SystemContext(ctx)
-	events := func(t *testing.T) []*ent.WebhookEvent {
+	outboxRows := func(t *testing.T) []*ent.WebhookEvent {
 		t.Helper()
 		evs, err := db.Client.WebhookEvent.Query().Where(webhookevent.OrgID(org.ID)).
 			Order(webhookevent.ByID()).All(sys)
@@ -47,21 +47,21 @@ func TestTransactionEvents(t *testing.T) {
 	}
 
 	t.Run("Committed", func(t *testing.T) {
-		before := len(events(t))
+		before := len(outboxRows(t))
 		exclude := uuid.New()
 		err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
-			if err := outbox.Emit(ctx, tx, org.ID, "test.first", map[string]any{"n": 1}); err != nil {
+			if err := events.Emit(ctx, tx, org.ID, "test.first", map[string]any{"n": 1}); err != nil {
 				return err
 			}
-			if err := outbox.EmitEach(ctx, tx, org.ID, map[string]any{"n": 2}, "test.second", "test.third"); err != nil {
+			if err := events.EmitEach(ctx, tx, org.ID, map[string]any{"n": 2}, "test.second", "test.third"); err != nil {
 				return err
 			}
-			return outbox.EmitExcept(ctx, tx, org.ID, "test.fourth", map[string]any{"n": 4}, &exclude)
+			return events.EmitExcept(ctx, tx, org.ID, "test.fourth", map[string]any{"n": 4}, &exclude)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs := events(t)[before:]
+		evs := outboxRows(t)[before:]
 		if got, want := types(evs), []string{"test.first", "test.second", "test.third", "test.fourth"}; !slices.Equal(got, want) {
 			t.Fatalf("events %v, want %v", got, want)
 		}
@@ -81,10 +81,10 @@ func TestTransactionEvents(t *testing.T) {
 	})
 
 	t.Run("RolledBack", func(t *testing.T) {
-		before := len(events(t))
+		before := len(outboxRows(t))
 		rollback := errors.New("rolled back by the test")
 		err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
-			if err := outbox.Emit(ctx, tx, org.ID, "test.rolled_back", map[string]any{}); err != nil {
+			if err := events.Emit(ctx, tx, org.ID, "test.rolled_back", map[string]any{}); err != nil {
 				return err
 			}
 			return rollback
@@ -92,22 +92,22 @@ func TestTransactionEvents(t *testing.T) {
 		if !errors.Is(err, rollback) {
 			t.Fatalf("WithTx: %v", err)
 		}
-		if n := len(events(t)); n != before {
+		if n := len(outboxRows(t)); n != before {
 			t.Errorf("%d events written by a rolled-back transaction", n-before)
 		}
 	})
 
 	t.Run("UnwritableEventFailsTheCommit", func(t *testing.T) {
-		before := len(events(t))
+		before := len(outboxRows(t))
 		err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
 			if err := tx.Organization.UpdateOneID(org.ID).SetName("Renamed Co").Exec(sys); err != nil {
 				return err
 			}
-			if err := outbox.Emit(ctx, tx, org.ID, "test.fine", map[string]any{}); err != nil {
+			if err := events.Emit(ctx, tx, org.ID, "test.fine", map[string]any{}); err != nil {
 				return err
 			}
 			// No JSON for NaN: the event cannot be written.
-			if err := outbox.Emit(ctx, tx, org.ID, "test.unwritable", map[string]any{"x": math.NaN()}); err != nil {
+			if err := events.Emit(ctx, tx, org.ID, "test.unwritable", map[string]any{"x": math.NaN()}); err != nil {
 				t.Logf("refused at once: %v", err)
 				return err
 			}
@@ -116,7 +116,7 @@ func TestTransactionEvents(t *testing.T) {
 		if err == nil {
 			t.Fatal("the transaction committed")
 		}
-		if n := len(events(t)); n != before {
+		if n := len(outboxRows(t)); n != before {
 			t.Errorf("%d events written by a failed transaction", n-before)
 		}
 		if o, err := db.Client.Organization.Get(sys, org.ID); err != nil || o.Name != "Outbox Co" {
@@ -129,11 +129,11 @@ func TestTransactionEvents(t *testing.T) {
 	// it, where one the outbox refuses fails the savepoint's work alone:
 	// the transaction goes on to commit the rest.
 	t.Run("Savepoints", func(t *testing.T) {
-		before := len(events(t))
+		before := len(outboxRows(t))
 		err := store.WithTx(ctx, db.Client, func(ctx context.Context, tx *ent.Client) error {
-			emit := func(typ string, data map[string]any) error { return outbox.Emit(ctx, tx, org.ID, typ, data) }
-			savepoint := func() outbox.Mark {
-				m, err := outbox.Savepoint(ctx)
+			emit := func(typ string, data map[string]any) error { return events.Emit(ctx, tx, org.ID, typ, data) }
+			savepoint := func() events.Mark {
+				m, err := events.Savepoint(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -171,17 +171,17 @@ func TestTransactionEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := types(events(t)[before:]), []string{"test.kept", "test.written", "test.last"}; !slices.Equal(got, want) {
+		if got, want := types(outboxRows(t)[before:]), []string{"test.kept", "test.written", "test.last"}; !slices.Equal(got, want) {
 			t.Fatalf("events %v, want %v", got, want)
 		}
 	})
 
 	t.Run("OutsideATransaction", func(t *testing.T) {
-		before := len(events(t))
-		if err := outbox.Emit(ctx, db.Client, org.ID, "test.at_once", map[string]any{}); err != nil {
+		before := len(outboxRows(t))
+		if err := events.Emit(ctx, db.Client, org.ID, "test.at_once", map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
-		if got := types(events(t)[before:]); !slices.Equal(got, []string{"test.at_once"}) {
+		if got := types(outboxRows(t)[before:]); !slices.Equal(got, []string{"test.at_once"}) {
 			t.Errorf("events %v", got)
 		}
 	})
@@ -200,7 +200,7 @@ func TestTransactionEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := outbox.Emit(ent.NewTxContext(ctx, tx), tx.Client(), org.ID, "test.unmanaged", map[string]any{}); err != nil {
+		if err := events.Emit(ent.NewTxContext(ctx, tx), tx.Client(), org.ID, "test.unmanaged", map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
 		if n := count(tx.Client(), "test.unmanaged"); n != 1 {
