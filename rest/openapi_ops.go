@@ -247,10 +247,10 @@ func leadOperations() []operation {
 			scope: write, idem: true, params: []m{leadIDParam}, body: sRef("LeadPatch"), status: 200, result: envelopeRef("Lead"), resultDesc: "The updated lead."},
 		{method: "POST", path: "/v1/leads/{id}/stage", id: "moveLeadStage", tag: "leads", summary: "Move a lead to a stage",
 			desc:  "Moves the lead to another stage of its organization's pipeline; emits lead.status_changed and lead.stage_changed.",
-			scope: write, params: []m{leadIDParam}, body: record(m{"stageId": uuidS()}), status: 200, result: envelopeRef("Lead"), resultDesc: "The moved lead."},
+			scope: write, params: []m{leadIDParam}, body: inlineBody(stageBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The moved lead."},
 		{method: "POST", path: "/v1/leads/{id}/assign", id: "assignLead", tag: "leads", summary: "Assign a lead to an advisor",
 			desc:  "Makes advisorId the lead's primary advisor; emits lead.assigned.",
-			scope: write, params: []m{leadIDParam}, body: record(m{"advisorId": uuidS()}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
+			scope: write, params: []m{leadIDParam}, body: inlineBody(assignBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
 	}
 }
 

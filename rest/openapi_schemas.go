@@ -11,7 +11,6 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/autodef"
 	"github.com/lendingpipe/svc/internal/bounds"
-	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -146,8 +145,6 @@ func schemas() m {
 		"TotalMeta":          record(m{"total": count(), "requestId": uuidS()}),
 		"ErrorEnvelope":      record(m{"errors": m{"type": "array", "minItems": 1, "items": sRef("Error")}, "meta": sRef("Meta")}),
 		"ReceivedEnvelope":   record(m{"data": g.schema(received{}), "meta": sRef("Meta")}),
-		"LeadCreate":         leadInput(true),
-		"LeadPatch":          leadInput(false),
 		"CallEventInput":     dialerInput("CallEvent", dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
 		"CallEventAliases":   dialerAliases(dialer.EventFields, "externalCallId", "userId", "eventType", "occurredAt"),
 		"DispositionInput":   dialerInput("Disposition", dialer.DispositionFields, "externalCallId", "userId", "disposition", "occurredAt"),
@@ -158,17 +155,9 @@ func schemas() m {
 		"DispositionBody":    dialerBody("Disposition"),
 		"PresenceBody":       dialerBody("Presence"),
 		"ConnectorEvent":     connectorEvent(),
-		"SubscriptionCreate": object(m{"url": subscriptionURL(), "events": subscriptionEvents(),
-			"secret": m{"type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret; generated (whsec_...) when omitted."}}, "url", "events"),
-		"SubscriptionPatch": object(m{"url": subscriptionURL(), "events": subscriptionEvents(), "isActive": boolS()}),
-		"ReplayRequest": object(m{
-			"since": described(dateTime(), "Replays the events that occurred at or after this instead of the dead-letter queue: not before 1970, and in the past when until is omitted."),
-			"until": described(dateTime(), "With since: only the events that occurred before this, which must be after since; now when omitted.")}),
-		"InboundEndpointCreate": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName},
-			"mapping": null(inboundMapping())}, "name"),
-		"InboundEndpointPatch": object(m{"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName}, "mapping": null(inboundMapping()), "isActive": boolS()}),
-		"AutomationCreate":     automationInput("name", "trigger", "actions"),
-		"AutomationPatch":      automationInput(),
+	}
+	for _, b := range requestBodies {
+		out[b.name] = b.schema(g)
 	}
 	for name, v := range nestedViews {
 		out[name] = g.schema(v)
@@ -234,32 +223,6 @@ func resources() []resource {
 }
 
 func errorCodes() []string { return slices.Sorted(maps.Keys(statusOf)) }
-
-// leadInput is POST /v1/leads's body (create) or PATCH's. Null is accepted
-// for every member: on create it is the same as absent, on PATCH it clears.
-func leadInput(create bool) m {
-	text := func(lo, hi int) m { return null(m{"type": "string", "minLength": lo, "maxLength": hi}) }
-	props := m{
-		"businessName":     null(m{"type": "string", "minLength": 1, "maxLength": 255, "description": "No HTML: markup and character references are refused."}),
-		"contactFirstName": text(0, 100), "contactLastName": text(0, 100), "industry": text(0, 100), "phone": text(0, 20),
-		"email":           null(m{"type": "string", "format": "email", "maxLength": 254}),
-		"monthlyRevenue":  null(m{"type": "string", "pattern": enum.DecimalPattern, "example": "12500.00"}),
-		"requestedAmount": null(m{"type": "string", "pattern": enum.DecimalPattern, "example": "50000"}),
-		"priority":        nullEnumRef(enumLeadPriority),
-		"tags": null(m{"type": "array", "maxItems": bounds.MaxTags,
-			"items": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxTagLen}}),
-		"customFields": null(m{"type": "object", "maxProperties": bounds.MaxCustomFields, "additionalProperties": true}),
-	}
-	if create {
-		props["source"] = nullEnumRef(enumLeadSource)
-		props["stageId"] = null(m{"type": "string", "format": "uuid", "description": "Defaults to the organization's first stage."})
-		props["assignToAdvisorId"] = null(uuidS())
-		props["contactId"] = null(uuidS())
-		props["externalIds"] = null(m{"type": "object", "maxProperties": bounds.MaxExternalIDs, "description": "Other systems' ids: strings or numbers.",
-			"additionalProperties": m{"oneOf": []m{{"type": "string", "minLength": 1, "maxLength": 255}, {"type": "number"}}}})
-	}
-	return m{"type": "object", "properties": props, "additionalProperties": false}
-}
 
 // A dialer body may name each field by its camelCase name or by any of its
 // aliases (dialer.Aliases), mixing them freely. One object schema listing
@@ -376,14 +339,6 @@ func connectorEvent() m {
 		"anyOf":       []m{{"required": []string{"type"}}, {"required": []string{"event"}}}}
 }
 
-func subscriptionURL() m {
-	return m{"type": "string", "format": "uri", "maxLength": 2048, "description": "HTTPS address that receives the deliveries."}
-}
-
-func subscriptionEvents() m {
-	return m{"type": "array", "minItems": 1, "items": enumRef(enumSubscriptionEvent), "description": "Event types, or \"*\" for all."}
-}
-
 // subscriptionEventNames are the names a subscription may list: every
 // catalog event type, or "*" for all.
 func subscriptionEventNames() []string {
@@ -397,19 +352,6 @@ func subscriptionEventNames() []string {
 func inboundMapping() m {
 	return m{"type": "object", "additionalProperties": m{"type": "string"},
 		"description": "Target field → JSONPath into the received body, e.g. {\"businessName\": \"$.company.name\"}."}
-}
-
-func automationInput(required ...string) m {
-	o := object(m{
-		"name": m{"type": "string", "minLength": 1, "maxLength": bounds.MaxName}, "isActive": boolS(),
-		"trigger": m{"type": "object", "description": "Exactly one of endpointId (an inbound endpoint) and event (a catalog event type).",
-			"properties": m{"endpointId": uuidS(), "event": str()}, "additionalProperties": false},
-		"conditions":     null(arr(sRef("AutomationCondition"))),
-		"actions":        m{"type": "array", "minItems": 1, "items": sRef("AutomationAction")},
-		"requiredFields": null(arr(str())),
-	}, required...)
-	o["additionalProperties"] = false
-	return o
 }
 
 // eventSchemaName is the component name of an event type's delivery body:

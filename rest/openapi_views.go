@@ -13,8 +13,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -61,6 +63,14 @@ var valueKinds = map[string]func() m{
 	"decimal":    decimalS,
 	"deliveryId": func() m { return prefixed(webhooks.DeliveryIDPrefix) },
 	"eventId":    func() m { return prefixed(webhooks.EventIDPrefix) },
+	"dateTime":   dateTime,
+	"email":      func() m { return m{"type": "string", "format": "email"} },
+	"uri":        func() m { return m{"type": "string", "format": "uri"} },
+	"mapping":    inboundMapping,
+	"externalIds": func() m {
+		id := m{"type": "string", "minLength": bounds.ExternalID.Min, "maxLength": bounds.ExternalID.Max}
+		return m{"type": "object", "additionalProperties": m{"oneOf": []m{id, {"type": "number"}}}}
+	},
 }
 
 // decimalS is a lead's decimal figure, as entered.
@@ -121,6 +131,9 @@ func (g viewGenerator) customize(name string, t reflect.Type, tag reflect.Struct
 	if tag.Get("openapi") == "-" {
 		return &openapi3gen.ExcludeSchemaSentinel{}
 	}
+	if inner, ok := reqbody.ValueType(t); ok {
+		return g.unwrap(inner, tag, s)
+	}
 	nullable := s.Nullable && !hasOption(tag, "omitempty") || tag.Get("nullable") == "true"
 	if ref := g.ref(name, t, tag, nullable); ref != nil {
 		*s = openapi3.Schema{Extensions: map[string]any{refMarker: ref["$ref"]}}
@@ -137,14 +150,22 @@ func (g viewGenerator) customize(name string, t reflect.Type, tag reflect.Struct
 		for _, item := range []*openapi3.SchemaRef{s.Items, s.AdditionalProperties.Schema} {
 			if item != nil && item.Value != nil {
 				item.Value.Description, item.Value.Example = "", nil
+				if tag.Get("nullable") == "true" { // null stands for the list, not an item
+					item.Value.Nullable = false
+				}
 			}
 		}
+		applyBound(t, tag, s)
 	case t.Kind() == reflect.Struct && len(s.Properties) > 0:
 		s.Required = members(t, s)
+		if tag.Get("additionalProperties") == "false" {
+			s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(bool)}
+		}
 	default:
 		if err := applyBounds(tag, s); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		applyBound(t, tag, s)
 	}
 	s.Nullable = nullable
 	if d := tag.Get("description"); d != "" {
@@ -253,6 +274,57 @@ func applyBounds(tag reflect.StructTag, s *openapi3.Schema) error {
 	}
 	return nil
 }
+
+// unwrap describes a request member of type reqbody.Opt[inner] as a
+// member of type inner with the same tags: the wrapper only tells absent
+// from null, which the document says with required and nullable.
+func (g viewGenerator) unwrap(inner reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
+	holder := reflect.StructOf([]reflect.StructField{{Name: "V", Type: inner, Tag: tag}})
+	ref, err := openapi3gen.NewSchemaRefForValue(reflect.New(holder).Elem().Interface(), nil, openapi3gen.SchemaCustomizer(g.customize))
+	if err != nil {
+		return err
+	}
+	for _, p := range ref.Value.Properties {
+		*s = *p.Value
+	}
+	return nil
+}
+
+// applyBound sets the bounds that the entry of bounds.Fields named by the
+// member's bound tag gives: a text's length (of each item, for a list), a
+// list's or an object's size, an integer's range.
+func applyBound(t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) {
+	name := tag.Get("bound")
+	if name == "" {
+		return
+	}
+	b, ok := bounds.Fields[name]
+	if !ok {
+		panic(fmt.Sprintf("no bounds.Fields entry %q", name))
+	}
+	switch t.Kind() {
+	case reflect.String:
+		s.MinLength = uint64(b.Length.Min)
+		if b.Length.Max > 0 {
+			s.MaxLength = ptr(uint64(b.Length.Max))
+		}
+	case reflect.Slice:
+		s.MinItems = uint64(b.MinItems)
+		if b.Items > 0 {
+			s.MaxItems = ptr(uint64(b.Items))
+		}
+	case reflect.Map:
+		if b.Items > 0 {
+			s.MaxProps = ptr(uint64(b.Items))
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		if b.Range != nil {
+			s.Min, s.Max = ptr(float64(b.Range.Min)), ptr(float64(b.Range.Max))
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // remarshal reads the JSON schema from into to.
 func remarshal(from m, to *openapi3.Schema) error {

@@ -27,8 +27,9 @@ var (
 // Field is the bounds of one request member as the document states them.
 type Field struct {
 	Length Len // of the text, or of each item of a list
-	// Items is the most items of a list or members of an object; 0: no limit.
-	Items int
+	// Items is the most items of a list or members of an object; 0: no
+	// limit. MinItems is the fewest items of a list.
+	Items, MinItems int
 	// Range bounds an integer when set.
 	Range *Range
 }
@@ -53,4 +54,6 @@ var Fields = map[string]Field{
 	"notes":           {Length: Notes},
 	"campaignName":    {Length: Campaign},
 	"durationSeconds": {Range: &Range{0, MaxDurationSeconds}},
+	"events":          {MinItems: 1}, // a subscription's event types
+	"actions":         {MinItems: 1}, // an automation's actions
 }
