@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // authKind is how an operation authenticates its caller.
@@ -26,20 +24,24 @@ const (
 // 401 and 403; a body 413 and 422; a path id 404; a query parameter it does
 // not take 422; an Idempotency-Key 409 and 422.
 type operation struct {
-	method, path, id, tag, summary, desc string
-	auth                                 authKind
-	scope                                string
-	params                               []m
-	body                                 m    // JSON request body schema
-	form                                 bool // the body may be form-encoded too
-	idem                                 bool
-	status                               int
-	result                               m // success body schema; nil for none
-	resultDesc                           string
-	example                              any   // success body example; nil for none
-	errs                                 []int // further error statuses
-	unavailableAsResult                  bool  // 503 answers with the result's shape
-	callbacks                            m
+	method, path, id string
+	// serve handles the operation; nil for the probes the HTTP root serves
+	// itself (metaOperations).
+	serve               errorHandler
+	tag, summary, desc  string
+	auth                authKind
+	scope               string
+	params              []m
+	body                m    // JSON request body schema
+	form                bool // the body may be form-encoded too
+	idem                bool
+	status              int
+	result              m // success body schema; nil for none
+	resultDesc          string
+	example             any   // success body example; nil for none
+	errs                []int // further error statuses
+	unavailableAsResult bool  // 503 answers with the result's shape
+	callbacks           m
 	// download answers a file's bytes (downloadResponses), not JSON.
 	download bool
 }
@@ -174,253 +176,6 @@ var (
 const rangeBound = "a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone."
 
 func paged(extra ...m) []m { return append(slices.Clone(pagingParams), extra...) }
-
-// operations lists every documented endpoint; a test compares it with the
-// router's route table both ways.
-func operations() []operation {
-	var ops []operation
-	ops = append(ops, metaOperations()...)
-	ops = append(ops, leadOperations()...)
-	ops = append(ops, directoryOperations()...)
-	ops = append(ops, lendingOperations()...)
-	ops = append(ops, analyticsOperations()...)
-	ops = append(ops, dialerOperations()...)
-	ops = append(ops, webhookOperations()...)
-	ops = append(ops, inboundOperations()...)
-	ops = append(ops, appOperations()...)
-	ops = append(ops, documentOperations()...)
-	return append(ops, automationOperations()...)
-}
-
-// appOperations are the apps' one REST read (PRODUCT 3); registering,
-// installing and uninstalling are GraphQL mutations.
-func appOperations() []operation {
-	return []operation{
-		{method: "GET", path: "/v1/apps/installations", id: "listAppInstallations", tag: "apps", summary: "List app installations",
-			desc: "The apps installed by the organization, newest first; uninstalled ones only with includeUninstalled=true. " +
-				"A malformed filter is 422 naming it.",
-			scope: viewer.ScopeAdmin, params: paged(docQuery("includeUninstalled", "true to list uninstalled apps too.", boolS())),
-			status: 200, result: listRef("AppInstallation"), resultDesc: "A page of installations.", example: examplePage(installationExample())},
-	}
-}
-
-func metaOperations() []operation {
-	plain := func(status string) m {
-		return record(m{"status": m{"type": "string", "enum": []string{status}}})
-	}
-	return []operation{
-		{method: "GET", path: "/status", id: "getStatus", tag: "meta", summary: "Service health",
-			desc: "Version, API version, database reachability, queue depths and uptime, in the single-resource envelope; 503 (same shape, depths null) when the database is unreachable.",
-			auth: authPublic, status: 200, result: envelopeRef("Status"), resultDesc: "The service is healthy.", unavailableAsResult: true},
-		{method: "GET", path: "/healthz", id: "getLiveness", tag: "meta", summary: "Liveness probe",
-			desc: "200 while the process serves requests; for orchestrators.", auth: authPublic, status: 200, result: plain("ok"), resultDesc: "Alive."},
-		{method: "GET", path: "/readyz", id: "getReadiness", tag: "meta", summary: "Readiness probe",
-			desc: "200 when the database answers and takes writes (a heartbeat commit, checked at most once a second), else 503 SERVICE_UNAVAILABLE saying why; for orchestrators.", auth: authPublic, status: 200, result: plain("ready"), resultDesc: "Ready for traffic."},
-		{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", tag: "meta", summary: "This OpenAPI 3.0 document",
-			auth: authPublic, status: 200, result: m{"type": "object"}, resultDesc: "The OpenAPI document."},
-	}
-}
-
-func leadOperations() []operation {
-	search := docQuery("search", "Full-text search over business name, contact name and email; results are ordered by relevance.",
-		m{"type": "string", "maxLength": maxSearch})
-	write, read := viewer.ScopeLeadsWrite, viewer.ScopeLeadsRead
-	return []operation{
-		{method: "GET", path: "/v1/leads", id: "listLeads", tag: "leads", summary: "List leads",
-			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching). The filters are those of GraphQL's leads(where:); every filter given must hold. search and the filters do not combine (422 naming search). Any other query parameter is 422 naming it.",
-			scope: read, params: paged(search,
-				docQuery("stageId", "Only the leads in this stage.", uuidS()),
-				docQuery("primaryAdvisorId", "Only the leads of this primary advisor.", uuidS()),
-				docQuery("priority", "Only the leads of this priority.", enumRef(enumLeadPriority)),
-				docQuery("source", "Only the leads from this source.", enumRef(enumLeadSource)),
-				docQuery("createdFrom", "Only the leads created at or after this: "+rangeBound, str()),
-				docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day; must be after createdFrom.", str()),
-				docQuery("tags", "Only the leads carrying every one of these tags, comma-separated (hot,callback).", str())),
-			status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
-		{method: "POST", path: "/v1/leads", id: "createLead", tag: "leads", summary: "Create a lead",
-			desc:  "Creates a lead (no field is required) in the given stage or the first one, and emits lead.created.",
-			scope: write, idem: true, body: sRef("LeadCreate"), status: 201, result: envelopeRef("Lead"), resultDesc: "The created lead."},
-		{method: "GET", path: "/v1/leads/{id}", id: "getLead", tag: "leads", summary: "Get a lead",
-			scope: read, params: []m{leadIDParam}, status: 200, result: envelopeRef("Lead"), resultDesc: "The lead."},
-		{method: "PATCH", path: "/v1/leads/{id}", id: "updateLead", tag: "leads", summary: "Update a lead",
-			desc:  "Changes only the fields sent; null clears a field. source, stageId, assignToAdvisorId, contactId and externalIds are refused (422). Emits lead.updated when something changed.",
-			scope: write, idem: true, params: []m{leadIDParam}, body: sRef("LeadPatch"), status: 200, result: envelopeRef("Lead"), resultDesc: "The updated lead."},
-		{method: "POST", path: "/v1/leads/{id}/stage", id: "moveLeadStage", tag: "leads", summary: "Move a lead to a stage",
-			desc:  "Moves the lead to another stage of its organization's pipeline; emits lead.status_changed and lead.stage_changed.",
-			scope: write, params: []m{leadIDParam}, body: inlineBody(stageBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The moved lead."},
-		{method: "POST", path: "/v1/leads/{id}/assign", id: "assignLead", tag: "leads", summary: "Assign a lead to an advisor",
-			desc:  "Makes advisorId the lead's primary advisor; emits lead.assigned.",
-			scope: write, params: []m{leadIDParam}, body: inlineBody(assignBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
-	}
-}
-
-// directoryOperations are the organization's stages, users and teams: the
-// ids the writes take. The ent privacy policy lets any key of the
-// organization read them, so they name no scope.
-func directoryOperations() []operation {
-	role := docQuery("role", "Only users with this role.", enumRef(enumUserRole))
-	team := docQuery("teamId", "Only the members of this team.", uuidS())
-	return []operation{
-		{method: "GET", path: "/v1/stages", id: "listStages", tag: "organization", summary: "List pipeline stages",
-			desc:   "The organization's pipeline stages in pipeline order (position, then id): the ids POST /v1/leads (stageId), POST /v1/leads/{id}/stage and the move_stage automation action take.",
-			params: paged(), status: 200, result: listRef("PipelineStage"), resultDesc: "A page of stages.", example: stagesExample()},
-		{method: "GET", path: "/v1/users", id: "listUsers", tag: "organization", summary: "List users",
-			desc:   "The organization's users, by last name, first name, then id, each with its team: the ids POST /v1/leads (assignToAdvisorId), POST /v1/leads/{id}/assign (advisorId) and the dialer endpoints (userId) take.",
-			params: paged(role, team), status: 200, result: listRef("User"), resultDesc: "A page of users.", example: usersExample()},
-		{method: "GET", path: "/v1/teams", id: "listTeams", tag: "organization", summary: "List teams",
-			desc:   "The organization's teams, by name, then id: the ids GET /v1/users and GET /v1/dialer/agents filter by (teamId).",
-			params: paged(), status: 200, result: listRef("Team"), resultDesc: "A page of teams.", example: teamsExample()},
-	}
-}
-
-// lendingOperations are the lending half's reads (PRODUCT 1.6); its
-// writes are GraphQL mutations.
-func lendingOperations() []operation {
-	read := viewer.ScopeLendingRead
-	id := func(what string) []m { return []m{pathParam("id", "The "+what+"'s id.", uuidS())} }
-	leadID := docQuery("leadId", "Only the records of this lead.", uuidS())
-	lenderID := docQuery("lenderId", "Only the records of this lender.", uuidS())
-	advisorID := docQuery("advisorId", "Only the records credited to this advisor.", uuidS())
-	filters := " A malformed filter is 422 naming it."
-	return []operation{
-		{method: "GET", path: "/v1/lenders", id: "listLenders", tag: "lending", summary: "List lenders",
-			desc:  "The organization's lender panel, newest first." + filters,
-			scope: read, params: paged(docQuery("isActive", "Only active (true) or inactive (false) lenders.", boolS())),
-			status: 200, result: listRef("Lender"), resultDesc: "A page of lenders.", example: examplePage(lenderExample())},
-		{method: "GET", path: "/v1/lenders/{id}", id: "getLender", tag: "lending", summary: "Get a lender",
-			scope: read, params: id("lender"), status: 200, result: envelopeRef("Lender"), resultDesc: "The lender.", example: exampleSingle(lenderExample())},
-		{method: "GET", path: "/v1/applications", id: "listApplications", tag: "lending", summary: "List applications",
-			desc:  "The organization's applications (a lead submitted to a lender, and the lender's answer), newest first." + filters,
-			scope: read, params: paged(leadID, lenderID, docQuery("status", "Only the applications in this status.", enumRef(enumApplicationStatus))),
-			status: 200, result: listRef("Application"), resultDesc: "A page of applications.", example: examplePage(applicationExample())},
-		{method: "GET", path: "/v1/applications/{id}", id: "getApplication", tag: "lending", summary: "Get an application",
-			scope: read, params: id("application"), status: 200, result: envelopeRef("Application"), resultDesc: "The application.", example: exampleSingle(applicationExample())},
-		{method: "GET", path: "/v1/funded-deals", id: "listFundedDeals", tag: "lending", summary: "List funded deals",
-			desc:  "The organization's funded deals, newest fundedAt first." + filters,
-			scope: read, params: paged(leadID, lenderID, advisorID,
-				docQuery("fundedFrom", "Only the deals funded at or after this: "+rangeBound, str()),
-				docQuery("fundedTo", "Only the deals funded before this: "+rangeBound+" A date includes its whole day; must be after fundedFrom.", str())),
-			status: 200, result: listRef("FundedDeal"), resultDesc: "A page of funded deals.", example: examplePage(fundedDealExample())},
-		{method: "GET", path: "/v1/funded-deals/{id}", id: "getFundedDeal", tag: "lending", summary: "Get a funded deal",
-			scope: read, params: id("funded deal"), status: 200, result: envelopeRef("FundedDeal"), resultDesc: "The funded deal.", example: exampleSingle(fundedDealExample())},
-		{method: "GET", path: "/v1/commissions", id: "listCommissions", tag: "lending", summary: "List commissions",
-			desc:  "The organization's commissions (one per funded deal), newest first, each with its payments and clawbacks." + filters,
-			scope: read, params: paged(docQuery("dealId", "Only the commission of this funded deal.", uuidS()), lenderID, advisorID,
-				docQuery("status", "Only the commissions in this status.", enumRef(enumCommissionStatus))),
-			status: 200, result: listRef("Commission"), resultDesc: "A page of commissions.", example: examplePage(commissionExample())},
-		{method: "GET", path: "/v1/commissions/{id}", id: "getCommission", tag: "lending", summary: "Get a commission",
-			scope: read, params: id("commission"), status: 200, result: envelopeRef("Commission"), resultDesc: "The commission with its payments.", example: exampleSingle(commissionExample())},
-	}
-}
-
-func dialerOperations() []operation {
-	write := viewer.ScopeDialerWrite
-	aliases := " Fields may also be sent under their snake_case and vendor aliases (listed in each property's description)."
-	return []operation{
-		{method: "POST", path: "/v1/dialer/events", id: "recordCallEvent", tag: "dialer", summary: "Record a call event",
-			desc: "Records a call event and updates the agent's board." + aliases, scope: write, idem: true,
-			body: sRef("CallEventBody"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The recorded call event."},
-		{method: "POST", path: "/v1/dialer/disposition", id: "recordDisposition", tag: "dialer", summary: "Record a disposition",
-			desc: "Records a call's disposition as a call event of type disposition." + aliases, scope: write, idem: true,
-			body: sRef("DispositionBody"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The created call event."},
-		{method: "POST", path: "/v1/dialer/presence", id: "updatePresence", tag: "dialer", summary: "Set an agent's status",
-			desc: "Sets an agent's presence and returns the enriched board entry." + aliases, scope: write,
-			body: sRef("PresenceBody"), status: 200, result: envelopeRef("AgentPresence"), resultDesc: "The agent's presence, enriched."},
-		{method: "GET", path: "/v1/dialer/agents", id: "listAgents", tag: "dialer", summary: "The agents board",
-			desc:   "Every dialer agent of the organization with presence and today's call statistics.",
-			params: paged(docQuery("teamId", "Only agents of this team.", uuidS())), status: 200, result: listRef("AgentPresence"), resultDesc: "A page of agents."},
-		{method: "POST", path: "/v1/dialer/connect/{orgToken}", id: "receiveConnectorEvent", tag: "connector", summary: "Dialer connector receiver",
-			desc: "Events the dialer vendor pushes, as JSON or form fields. Authenticated by the organization's connector token in the path (not Bearer): an unknown token is 404. The type field (or event) selects the event; members the service does not model are kept in the call event's metadata.connector.",
-			auth: authPathToken, params: []m{pathParam("orgToken", "The organization's connector token; it is the credential.", str())},
-			body: sRef("ConnectorEvent"), form: true, status: 200,
-			result:     m{"oneOf": []m{envelopeRef("CallEvent"), envelopeRef("Lead"), envelopeRef("DoNotCall")}},
-			resultDesc: "call_event, disposition and recording answer with the call event; lead_update with the lead; dnc with the leads marked."},
-	}
-}
-
-func webhookOperations() []operation {
-	manage := viewer.ScopeWebhooksManage
-	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumRef(enumDeliveryStatus))
-	return []operation{
-		{method: "GET", path: "/v1/webhooks/catalog", id: "listEventTypes", tag: "webhooks", summary: "The event catalog",
-			desc: "Every event type a subscription may name, with its payload's JSON Schema; emitted false marks types reserved for features this service does not have yet.",
-			auth: authPublic, status: 200, result: totalListRef("WebhookEventType"), resultDesc: "The catalog."},
-		{method: "POST", path: "/v1/app-webhooks", id: "createSubscription", tag: "webhooks", summary: "Subscribe to events",
-			desc: "Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); \"*\" stands for those.", scope: manage,
-			body: sRef("SubscriptionCreate"), status: 201, result: envelopeRef("WebhookSubscription"), resultDesc: "The subscription with its secret.",
-			callbacks: m{"delivery": m{"{$request.body#/url}": m{"post": deliveryCallback()}}}},
-		{method: "GET", path: "/v1/app-webhooks", id: "listSubscriptions", tag: "webhooks", summary: "List subscriptions",
-			scope: manage, status: 200, result: totalListRef("WebhookSubscription"), resultDesc: "Every subscription, without secrets."},
-		{method: "PATCH", path: "/v1/app-webhooks/{id}", id: "updateSubscription", tag: "webhooks", summary: "Update a subscription",
-			desc: "Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not).", scope: manage,
-			params: []m{subIDParam}, body: sRef("SubscriptionPatch"), status: 200, result: envelopeRef("WebhookSubscription"), resultDesc: "The updated subscription."},
-		{method: "DELETE", path: "/v1/app-webhooks/{id}", id: "deleteSubscription", tag: "webhooks", summary: "Delete a subscription",
-			scope: manage, params: []m{subIDParam}, status: 204, resultDesc: "Deleted."},
-		{method: "GET", path: "/v1/app-webhooks/{id}/deliveries", id: "listDeliveries", tag: "webhooks", summary: "A subscription's deliveries",
-			desc: "Deliveries newest first, each with its attempts; status dead is the dead-letter queue.", scope: manage,
-			params: paged(subIDParam, deliveryStatus), status: 200, result: listRef("WebhookDelivery"), resultDesc: "A page of deliveries."},
-		{method: "POST", path: "/v1/app-webhooks/{id}/deliveries/{deliveryId}/replay", id: "replayDelivery", tag: "webhooks", summary: "Redeliver one delivery",
-			desc: "Queues the delivery again for an immediate attempt (with a fresh attempt budget).", scope: manage,
-			params: []m{subIDParam, pathParam("deliveryId", "The delivery's id (msg_<uuid>).", str())},
-			status: 202, result: envelopeRef("WebhookDelivery"), resultDesc: "The delivery, queued.", errs: []int{http.StatusConflict}},
-		{method: "POST", path: "/v1/app-webhooks/{id}/replay", id: "replayDeliveries", tag: "webhooks", summary: "Redeliver dead deliveries",
-			desc: "Queues every dead delivery of the subscription created in [since, until) again.", scope: manage,
-			params: []m{subIDParam}, body: sRef("ReplayRequest"), status: 202, result: envelopeRef("WebhookReplay"), resultDesc: "How many deliveries were queued.",
-			errs: []int{http.StatusConflict}},
-	}
-}
-
-func inboundOperations() []operation {
-	admin := viewer.ScopeAdmin
-	return []operation{
-		{method: "POST", path: "/v1/webhooks/inbound/{endpointKey}", id: "receiveInboundWebhook", tag: "inbound", summary: "Inbound webhook receiver",
-			desc: "Accepts a signed JSON body for an inbound endpoint, maps it with the endpoint's JSONPath mapping and queues its automations. 200 only once the request is stored. A repeated X-Webhook-Id within 24 hours is answered 200 and not stored again. So is a repeated signature within 24 hours, whatever X-Webhook-Id it comes with: the same signature means the same signed bytes, a replay (without X-Webhook-Timestamp the signature covers the body alone, so send a timestamp, or vary the body, for two deliveries of the same content to run twice). A bad or missing signature is 401; an unknown or inactive key 404; a body that is not JSON, or has an object with a duplicate member name, 400.",
-			auth: authSignature,
-			params: []m{pathParam("endpointKey", "The endpoint's routing key (ibk_...).", str()),
-				headerParam(headerTimestamp, "Unix seconds; when sent, the signature covers \"<timestamp>.<raw body>\" and must be within 300 seconds of now.", str()),
-				headerParam(headerWebhookID, "The sender's delivery id; repeats within 24 hours are acknowledged and ignored.", str())},
-			body: m{"description": "Any JSON value; the mapping reads it with JSONPath."}, status: 200, result: sRef("ReceivedEnvelope"),
-			resultDesc: "Stored.", errs: []int{http.StatusUnauthorized}},
-		{method: "POST", path: "/v1/inbound-endpoints", id: "createInboundEndpoint", tag: "inbound", summary: "Create an inbound endpoint",
-			desc: "Creates an endpoint with a random key and signing secret; the secret is returned only here.", scope: admin,
-			body: sRef("InboundEndpointCreate"), status: 201, result: envelopeRef("InboundEndpoint"), resultDesc: "The endpoint with its secret."},
-		{method: "GET", path: "/v1/inbound-endpoints", id: "listInboundEndpoints", tag: "inbound", summary: "List inbound endpoints",
-			scope: admin, status: 200, result: totalListRef("InboundEndpoint"), resultDesc: "Every endpoint, without secrets."},
-		{method: "PATCH", path: "/v1/inbound-endpoints/{id}", id: "updateInboundEndpoint", tag: "inbound", summary: "Update an inbound endpoint",
-			scope: admin, params: []m{inboundIDParam}, body: sRef("InboundEndpointPatch"), status: 200, result: envelopeRef("InboundEndpoint"), resultDesc: "The updated endpoint."},
-		{method: "DELETE", path: "/v1/inbound-endpoints/{id}", id: "deleteInboundEndpoint", tag: "inbound", summary: "Delete an inbound endpoint",
-			desc: "Deletes the endpoint; 409 while automations are triggered by it.", scope: admin,
-			params: []m{inboundIDParam}, status: 204, resultDesc: "Deleted.", errs: []int{http.StatusConflict}},
-		{method: "GET", path: "/v1/inbound-endpoints/{id}/requests", id: "listInboundRequests", tag: "inbound", summary: "An endpoint's request log",
-			desc: "Requests received, newest first, with payload, mapped data and processing status.", scope: admin,
-			params: paged(inboundIDParam), status: 200, result: listRef("InboundRequest"), resultDesc: "A page of requests."},
-	}
-}
-
-func automationOperations() []operation {
-	admin := viewer.ScopeAdmin
-	runStatus := docQuery("status", "Only runs in this state.", enumRef(enumAutomationRunStatus))
-	return []operation{
-		{method: "GET", path: "/v1/automations", id: "listAutomations", tag: "automations", summary: "List automations",
-			scope: admin, params: paged(), status: 200, result: listRef("Automation"), resultDesc: "A page of automations."},
-		{method: "POST", path: "/v1/automations", id: "createAutomation", tag: "automations", summary: "Create an automation",
-			desc:  "An automation runs its actions, in order and all or nothing, for each input from its trigger that meets its conditions.",
-			scope: admin, body: sRef("AutomationCreate"), status: 201, result: envelopeRef("Automation"), resultDesc: "The created automation."},
-		{method: "GET", path: "/v1/automations/{id}", id: "getAutomation", tag: "automations", summary: "Get an automation",
-			scope: admin, params: []m{automationIDParam}, status: 200, result: envelopeRef("Automation"), resultDesc: "The automation."},
-		{method: "PATCH", path: "/v1/automations/{id}", id: "updateAutomation", tag: "automations", summary: "Update an automation",
-			scope: admin, params: []m{automationIDParam}, body: sRef("AutomationPatch"), status: 200, result: envelopeRef("Automation"), resultDesc: "The updated automation."},
-		{method: "DELETE", path: "/v1/automations/{id}", id: "deleteAutomation", tag: "automations", summary: "Delete an automation",
-			scope: admin, params: []m{automationIDParam}, status: 204, resultDesc: "Deleted."},
-		{method: "GET", path: "/v1/automations/{id}/runs", id: "listAutomationRuns", tag: "automations", summary: "An automation's runs",
-			desc: "Runs newest first, with input, per-action results, attempts and errors.", scope: admin,
-			params: paged(automationIDParam, runStatus), status: 200, result: listRef("AutomationRun"), resultDesc: "A page of runs."},
-		{method: "POST", path: "/v1/automations/{id}/runs/{runId}/retry", id: "retryAutomationRun", tag: "automations", summary: "Retry a failed run",
-			desc: "Queues a failed or skipped run again; 409 for a run that succeeded or is queued.", scope: admin,
-			params: []m{automationIDParam, pathParam("runId", "The run's id.", uuidS())},
-			status: 200, result: envelopeRef("AutomationRun"), resultDesc: "The run, queued.", errs: []int{http.StatusConflict}},
-	}
-}
 
 // deliveryCallback documents an outbound delivery (SPEC 5.6, 6).
 func deliveryCallback() m {
