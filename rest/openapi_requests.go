@@ -58,3 +58,8 @@ func (b requestBody) schema(g viewGenerator) m {
 // inlineBody is the schema of a body without a component, every member
 // required.
 func inlineBody(body any) m { return generator().schema(body) }
+
+func inboundMapping() m {
+	return m{"type": "object", "additionalProperties": m{"type": "string"},
+		"description": "Target field → JSONPath into the received body, e.g. {\"businessName\": \"$.company.name\"}."}
+}

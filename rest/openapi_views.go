@@ -68,7 +68,7 @@ var valueKinds = map[string]func() m{
 	"uri":        func() m { return m{"type": "string", "format": "uri"} },
 	"mapping":    inboundMapping,
 	"externalIds": func() m {
-		id := m{"type": "string", "minLength": bounds.ExternalID.Min, "maxLength": bounds.ExternalID.Max}
+		id := bounded(str(), "externalId")
 		return m{"type": "object", "additionalProperties": m{"oneOf": []m{id, {"type": "number"}}}}
 	},
 }

@@ -18,7 +18,9 @@ const (
 	authPathToken // the connector: the organization's token in the path
 )
 
-// operation is one documented endpoint. Its error responses follow from
+// operation is one entry of the route table (route_table.go): the route
+// V1 mounts, with its handler, and the operation the OpenAPI document
+// renders from the same entry. Its error responses follow from
 // what it takes: every operation can meet a bad SVC-API-Version (400), the
 // rate limit (429) and an unreachable database (503); a bearer operation
 // 401 and 403; a body 413 and 422; a path id 404; a query parameter it does
@@ -148,54 +150,4 @@ func (o operation) errorCodes() []int {
 	codes = append(codes, o.errs...)
 	slices.Sort(codes)
 	return slices.Compact(codes)
-}
-
-func paramRef(name string) m { return m{"$ref": "#/components/parameters/" + name} }
-
-func pathParam(name, desc string, schema m) m {
-	return m{"name": name, "in": "path", "required": true, "description": desc, "schema": schema}
-}
-
-func docQuery(name, desc string, schema m) m {
-	return m{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
-}
-
-func headerParam(name, desc string, schema m) m {
-	return m{"name": name, "in": "header", "required": false, "description": desc, "schema": schema}
-}
-
-var (
-	leadIDParam       = pathParam("id", "The lead's id.", uuidS())
-	subIDParam        = pathParam("id", "The subscription's id (whsub_<uuid>; the bare UUID is accepted).", str())
-	inboundIDParam    = pathParam("id", "The inbound endpoint's id.", uuidS())
-	automationIDParam = pathParam("id", "The automation's id.", uuidS())
-	pagingParams      = []m{paramRef("Page"), paramRef("Limit")}
-)
-
-// rangeBound describes a range filter's value, read as the reports read theirs.
-const rangeBound = "a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone."
-
-func paged(extra ...m) []m { return append(slices.Clone(pagingParams), extra...) }
-
-// deliveryCallback documents an outbound delivery (SPEC 5.6, 6).
-func deliveryCallback() m {
-	var events []m
-	for _, name := range eventSchemaNames() {
-		events = append(events, sRef(name))
-	}
-	h := func(name, desc string) m {
-		return m{"name": name, "in": "header", "required": true, "description": desc, "schema": str()}
-	}
-	return m{
-		"operationId": "deliverEvent",
-		"summary":     "An event delivered to the subscription's url",
-		"description": "Signed with the subscription's secret: X-Webhook-Signature = sha256=<hex HMAC-SHA256 of \"<X-Webhook-Timestamp>.<raw body>\">. Reject timestamps more than 300 seconds from now and deduplicate by X-Webhook-Id. A non-2xx answer or none within 10 seconds is retried after 1, 5, 30 and 60 minutes; after 5 failed attempts the delivery is dead-lettered, and after 50 consecutive failures the subscription is paused.",
-		"parameters": []m{
-			h(headerWebhookID, "Unique delivery id (msg_<uuid>); the same on every attempt, for deduplication."),
-			h(headerTimestamp, "Unix seconds of sending."),
-			h(headerSignature, "sha256=<hex>."),
-		},
-		"requestBody": m{"required": true, "content": m{"application/json": m{"schema": m{"oneOf": events}}}},
-		"responses":   m{"2XX": m{"description": "Received; any other answer is a failed attempt."}},
-	}
 }
