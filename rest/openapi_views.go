@@ -35,11 +35,17 @@ import (
 //	minimum, maximum, minLength, maxLength: the value's bounds
 //	example:"<JSON>"   an example of the member
 //	nullable:"true"    null is accepted although the Go type is no pointer
+//	bound:"name"       the bounds of the entry name of bounds.Fields, the
+//	                   table the ent validators read too
+//	additionalProperties:"false"  an object member refuses other members
 //
-// On a list or a map, enum, openapi and the bounds describe its items.
-// Amounts, rates, ratios, timestamps and ids take their shape from their
-// Go type (typeSchemas); a member whose type is another view refers to that
-// view's component.
+// On a list or a map, enum, openapi and the bounds describe its items
+// (bound gives a list its size and each item its length). Amounts, rates,
+// ratios, timestamps and ids take their shape from their Go type
+// (typeSchemas); a member whose type is another view refers to that view's
+// component. Request bodies (openapi_requests.go) are generated the same
+// way from the structs their handlers decode, a reqbody.Opt[T] member
+// described as a T.
 
 // typeSchemas are the shapes of the types the API writes in one way
 // wherever they appear.

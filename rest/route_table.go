@@ -6,19 +6,17 @@ import (
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
-// operations are the route table as the document reads it: the handlers are
-// left zero, for it describes them without calling them. A test compares
-// the document with the router both ways.
-// serveCatalog answers GET /v1/webhooks/catalog.
-func serveCatalog(w http.ResponseWriter, r *http.Request) error {
-	catalog(w, r)
-	return nil
-}
+// The route table: each operation of the service once, with its handler
+// (V1 mounts it) and what the OpenAPI document says of it (operation.go
+// renders it).
 
+// operations are the route table as the document reads it: the handlers
+// are left zero, for it describes them without calling them. A test
+// compares the document with the router both ways.
 func operations() []operation { return routeTable(handlers{}) }
 
 // routeTable is every operation of the service, each with the handler that
-// serves it: V1 mounts it, and the OpenAPI document describes it.
+// serves it.
 func routeTable(h handlers) []operation {
 	var ops []operation
 	ops = append(ops, metaOperations()...)
@@ -46,6 +44,8 @@ func appOperations(h handlers) []operation {
 	}
 }
 
+// metaOperations are the probes and this document; the HTTP root serves
+// the probes itself, so they name no handler here.
 func metaOperations() []operation {
 	plain := func(status string) m {
 		return record(m{"status": m{"type": "string", "enum": []string{status}}})
@@ -262,4 +262,10 @@ func automationOperations(h handlers) []operation {
 			params: []m{automationIDParam, pathParam("runId", "The run's id.", uuidS())},
 			status: 200, result: envelopeRef("AutomationRun"), resultDesc: "The run, queued.", errs: []int{http.StatusConflict}},
 	}
+}
+
+// serveCatalog answers GET /v1/webhooks/catalog.
+func serveCatalog(w http.ResponseWriter, r *http.Request) error {
+	catalog(w, r)
+	return nil
 }

@@ -70,10 +70,9 @@ type handlers struct {
 // serves.
 func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Router) {
 	cfg = cfg.WithDefaults()
-	dialerH := dialerHandlers{resolver: resolver, client: client}
 	h := handlers{
 		leads:     leadHandlers{resolver: resolver, client: client},
-		dialer:    dialerH,
+		dialer:    dialerHandlers{resolver: resolver, client: client},
 		hooks:     webhookHandlers{resolver: resolver, client: client},
 		inbound:   inboundHandlers{resolver: resolver, client: client, now: cfg.Now},
 		autos:     automationHandlers{resolver: resolver, client: client},
