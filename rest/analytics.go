@@ -55,6 +55,16 @@ var reports = []report{
 	}},
 }
 
+// reportNamed is the report routed at /v1/analytics/<name>.
+func reportNamed(name string) report {
+	for _, rep := range reports {
+		if rep.name == name {
+			return rep
+		}
+	}
+	panic("no report " + name)
+}
+
 // serve answers GET /v1/analytics/<rep.name>.
 func (h analyticsHandlers) serve(rep report) errorHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {

@@ -65,12 +65,13 @@ func automationResource(a *ent.Automation) Resource {
 
 // automationBody is the body of POST and PATCH.
 type automationBody struct {
-	Name           reqbody.Opt[string]                       `json:"name"`
-	IsActive       reqbody.Opt[bool]                         `json:"isActive"`
-	Trigger        reqbody.Opt[graph.AutomationTriggerInput] `json:"trigger"`
-	Conditions     reqbody.Opt[[]*autodef.Condition]         `json:"conditions"`
-	Actions        reqbody.Opt[[]*autodef.Action]            `json:"actions"`
-	RequiredFields reqbody.Opt[[]string]                     `json:"requiredFields"`
+	Name     reqbody.Opt[string]                       `json:"name" bound:"name"`
+	IsActive reqbody.Opt[bool]                         `json:"isActive"`
+	Trigger  reqbody.Opt[graph.AutomationTriggerInput] `json:"trigger" additionalProperties:"false" description:"Exactly one of endpointId (an inbound endpoint) and event (a catalog event type)."`
+	// The conditions and required fields may be null: none.
+	Conditions     reqbody.Opt[[]*autodef.Condition] `json:"conditions" nullable:"true"`
+	Actions        reqbody.Opt[[]*autodef.Action]    `json:"actions" bound:"actions"`
+	RequiredFields reqbody.Opt[[]string]             `json:"requiredFields" nullable:"true"`
 }
 
 func (h automationHandlers) create(w http.ResponseWriter, r *http.Request) error {

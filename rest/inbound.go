@@ -61,11 +61,21 @@ func inboundResource(ep *ent.InboundEndpoint, secret string) Resource {
 	}}
 }
 
+// inboundCreate is the body of POST /v1/inbound-endpoints.
+type inboundCreate struct {
+	Name    reqbody.Opt[string]         `json:"name" bound:"name"`
+	Mapping reqbody.Opt[map[string]any] `json:"mapping" openapi:"mapping" nullable:"true"`
+}
+
+// inboundPatch is the body of PATCH /v1/inbound-endpoints/{id}.
+type inboundPatch struct {
+	Name     reqbody.Opt[string]         `json:"name" bound:"name"`
+	Mapping  reqbody.Opt[map[string]any] `json:"mapping" openapi:"mapping" nullable:"true"`
+	IsActive reqbody.Opt[bool]           `json:"isActive"`
+}
+
 func (h inboundHandlers) create(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Name    reqbody.Opt[string]         `json:"name"`
-		Mapping reqbody.Opt[map[string]any] `json:"mapping"`
-	}
+	var body inboundCreate
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}
@@ -96,11 +106,7 @@ func (h inboundHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var body struct {
-		Name     reqbody.Opt[string]         `json:"name"`
-		Mapping  reqbody.Opt[map[string]any] `json:"mapping"`
-		IsActive reqbody.Opt[bool]           `json:"isActive"`
-	}
+	var body inboundPatch
 	if err := decodeBody(r, &body, map[string]string{"secret": "cannot be changed; create a new endpoint to rotate it"}); err != nil {
 		return err
 	}

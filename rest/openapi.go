@@ -24,7 +24,21 @@ type m = map[string]any
 // the generator cannot turn into a schema (a tag naming no enumeration, a
 // type it does not know) is an error here, which svc serve reports before
 // it listens, not a panic on each request.
-var OpenAPIDocument = sync.OnceValues(func() (raw []byte, err error) {
+func OpenAPIDocument() ([]byte, error) {
+	built.once.Do(func() { built.raw, built.err = encodeOpenAPI() })
+	return built.raw, built.err
+}
+
+// built holds the document once encoded. It is no sync.OnceValues
+// variable: the route table names this document's handler, so a variable
+// initialized from the table would depend on itself.
+var built struct {
+	once sync.Once
+	raw  []byte
+	err  error
+}
+
+func encodeOpenAPI() (raw []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			raw, err = nil, fmt.Errorf("building the OpenAPI document: %v", p)
@@ -35,7 +49,7 @@ var OpenAPIDocument = sync.OnceValues(func() (raw []byte, err error) {
 		return nil, fmt.Errorf("encoding the OpenAPI document: %w", err)
 	}
 	return raw, nil
-})
+}
 
 // LoadOpenAPI parses and validates the document, as integrators' tools will.
 func LoadOpenAPI() (*openapi3.T, error) {

@@ -86,11 +86,11 @@ func reportResources() []resource {
 }
 
 // analyticsOperations are the reports (PRODUCT 2).
-func analyticsOperations() []operation {
+func analyticsOperations(h analyticsHandlers) []operation {
 	read := viewer.ScopeAnalyticsRead
 	shared := " The shared parameters select the range, its time zone, the series interval and whose records count; a malformed one is 422 naming it."
 	op := func(name, id, summary, desc string, example m) operation {
-		return operation{method: "GET", path: "/v1/analytics/" + name, id: id, tag: "analytics", summary: summary,
+		return operation{method: "GET", path: "/v1/analytics/" + name, id: id, serve: h.serve(reportNamed(name)), tag: "analytics", summary: summary,
 			desc: desc + shared, scope: read, params: reportParamRefs, status: 200, result: envelopeRef(reportSchema[name]),
 			resultDesc: "The report: id " + name + ", type analytics.", example: exampleSingle(example)}
 	}

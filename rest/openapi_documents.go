@@ -7,7 +7,7 @@ import (
 
 // documentOperations are the documents' one REST read, a download, by GET
 // and HEAD (PRODUCT 5); GraphQL uploads and lists documents.
-func documentOperations() []operation {
+func documentOperations(h handlers) []operation {
 	desc := "The document's bytes, streamed as an attachment with the type read from its content when it was uploaded " +
 		"(text as UTF-8). Range requests are served (206, or 416 for a range past the end or bytes=-0); more than ten " +
 		"ranges, or overlapping ones, are ignored and the whole document sent (200); the ETag is the SHA-256 " +
@@ -15,10 +15,10 @@ func documentOperations() []operation {
 		"An unknown id, one that is not a UUID, or another organization's document is 404."
 	id := []m{pathParam("id", "The document's id.", uuidS())}
 	return []operation{
-		{method: "GET", path: "/v1/documents/{id}/content", id: "getDocumentContent", tag: "documents", summary: "Download a document",
+		{method: "GET", path: "/v1/documents/{id}/content", id: "getDocumentContent", serve: h.docs.content, tag: "documents", summary: "Download a document",
 			desc: desc, scope: viewer.ScopeLendingRead, params: append(id, rangeParams()...), status: 200, download: true,
 			resultDesc: "The whole document."},
-		{method: "HEAD", path: "/v1/documents/{id}/content", id: "headDocumentContent", tag: "documents", summary: "A document's download headers",
+		{method: "HEAD", path: "/v1/documents/{id}/content", id: "headDocumentContent", serve: h.docs.content, tag: "documents", summary: "A document's download headers",
 			desc: "GET's headers without the bytes: its type, size, ETag and filename.", scope: viewer.ScopeLendingRead,
 			params: append(id, rangeParams()...), status: 200, download: true, resultDesc: "The whole document's headers."},
 	}

@@ -13,8 +13,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/internal/apitime"
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/money"
+	"github.com/lendingpipe/svc/internal/reqbody"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
@@ -33,11 +35,17 @@ import (
 //	minimum, maximum, minLength, maxLength: the value's bounds
 //	example:"<JSON>"   an example of the member
 //	nullable:"true"    null is accepted although the Go type is no pointer
+//	bound:"name"       the bounds of the entry name of bounds.Fields, the
+//	                   table the ent validators read too
+//	additionalProperties:"false"  an object member refuses other members
 //
-// On a list or a map, enum, openapi and the bounds describe its items.
-// Amounts, rates, ratios, timestamps and ids take their shape from their
-// Go type (typeSchemas); a member whose type is another view refers to that
-// view's component.
+// On a list or a map, enum, openapi and the bounds describe its items
+// (bound gives a list its size and each item its length). Amounts, rates,
+// ratios, timestamps and ids take their shape from their Go type
+// (typeSchemas); a member whose type is another view refers to that view's
+// component. Request bodies (openapi_requests.go) are generated the same
+// way from the structs their handlers decode, a reqbody.Opt[T] member
+// described as a T.
 
 // typeSchemas are the shapes of the types the API writes in one way
 // wherever they appear.
@@ -61,6 +69,14 @@ var valueKinds = map[string]func() m{
 	"decimal":    decimalS,
 	"deliveryId": func() m { return prefixed(webhooks.DeliveryIDPrefix) },
 	"eventId":    func() m { return prefixed(webhooks.EventIDPrefix) },
+	"dateTime":   dateTime,
+	"email":      func() m { return m{"type": "string", "format": "email"} },
+	"uri":        func() m { return m{"type": "string", "format": "uri"} },
+	"mapping":    inboundMapping,
+	"externalIds": func() m {
+		id := bounded(str(), "externalId")
+		return m{"type": "object", "additionalProperties": m{"oneOf": []m{id, {"type": "number"}}}}
+	},
 }
 
 // decimalS is a lead's decimal figure, as entered.
@@ -121,6 +137,9 @@ func (g viewGenerator) customize(name string, t reflect.Type, tag reflect.Struct
 	if tag.Get("openapi") == "-" {
 		return &openapi3gen.ExcludeSchemaSentinel{}
 	}
+	if inner, ok := reqbody.ValueType(t); ok {
+		return g.unwrap(inner, tag, s)
+	}
 	nullable := s.Nullable && !hasOption(tag, "omitempty") || tag.Get("nullable") == "true"
 	if ref := g.ref(name, t, tag, nullable); ref != nil {
 		*s = openapi3.Schema{Extensions: map[string]any{refMarker: ref["$ref"]}}
@@ -137,14 +156,22 @@ func (g viewGenerator) customize(name string, t reflect.Type, tag reflect.Struct
 		for _, item := range []*openapi3.SchemaRef{s.Items, s.AdditionalProperties.Schema} {
 			if item != nil && item.Value != nil {
 				item.Value.Description, item.Value.Example = "", nil
+				if tag.Get("nullable") == "true" { // null stands for the list, not an item
+					item.Value.Nullable = false
+				}
 			}
 		}
+		applyBound(t, tag, s)
 	case t.Kind() == reflect.Struct && len(s.Properties) > 0:
 		s.Required = members(t, s)
+		if tag.Get("additionalProperties") == "false" {
+			s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(bool)}
+		}
 	default:
 		if err := applyBounds(tag, s); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		applyBound(t, tag, s)
 	}
 	s.Nullable = nullable
 	if d := tag.Get("description"); d != "" {
@@ -253,6 +280,57 @@ func applyBounds(tag reflect.StructTag, s *openapi3.Schema) error {
 	}
 	return nil
 }
+
+// unwrap describes a request member of type reqbody.Opt[inner] as a
+// member of type inner with the same tags: the wrapper only tells absent
+// from null, which the document says with required and nullable.
+func (g viewGenerator) unwrap(inner reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
+	holder := reflect.StructOf([]reflect.StructField{{Name: "V", Type: inner, Tag: tag}})
+	ref, err := openapi3gen.NewSchemaRefForValue(reflect.New(holder).Elem().Interface(), nil, openapi3gen.SchemaCustomizer(g.customize))
+	if err != nil {
+		return err
+	}
+	for _, p := range ref.Value.Properties {
+		*s = *p.Value
+	}
+	return nil
+}
+
+// applyBound sets the bounds that the entry of bounds.Fields named by the
+// member's bound tag gives: a text's length (of each item, for a list), a
+// list's or an object's size, an integer's range.
+func applyBound(t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) {
+	name := tag.Get("bound")
+	if name == "" {
+		return
+	}
+	b, ok := bounds.Fields[name]
+	if !ok {
+		panic(fmt.Sprintf("no bounds.Fields entry %q", name))
+	}
+	switch t.Kind() {
+	case reflect.String:
+		s.MinLength = uint64(b.Length.Min)
+		if b.Length.Max > 0 {
+			s.MaxLength = ptr(uint64(b.Length.Max))
+		}
+	case reflect.Slice:
+		s.MinItems = uint64(b.MinItems)
+		if b.Items > 0 {
+			s.MaxItems = ptr(uint64(b.Items))
+		}
+	case reflect.Map:
+		if b.Items > 0 {
+			s.MaxProps = ptr(uint64(b.Items))
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		if b.Range != nil {
+			s.Min, s.Max = ptr(float64(b.Range.Min)), ptr(float64(b.Range.Max))
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // remarshal reads the JSON schema from into to.
 func remarshal(from m, to *openapi3.Schema) error {

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -48,102 +49,95 @@ func (cfg Config) WithDefaults() Config {
 	return cfg
 }
 
-// V1 registers the /v1 routes on the HTTP root's router (behind its edge,
-// Edge.Middleware): the public ones, the ones signed or authenticated by a
-// token in their path, and the ones behind an API key. Each runs its
-// operation through resolver, the one the GraphQL handler serves.
+// handlers serve the /v1 operations; the route table names each one's.
+type handlers struct {
+	leads     leadHandlers
+	dialer    dialerHandlers
+	hooks     webhookHandlers
+	inbound   inboundHandlers
+	autos     automationHandlers
+	directory directoryHandlers
+	lending   lendingHandlers
+	apps      appHandlers
+	docs      documentHandlers
+	reports   analyticsHandlers
+}
+
+// V1 registers the /v1 routes of the route table on the HTTP root's router
+// (behind its edge, Edge.Middleware): the public ones, the ones signed or
+// authenticated by a token in their path, and the ones behind an API key.
+// Each runs its operation through resolver, the one the GraphQL handler
+// serves.
 func V1(cfg Config, resolver *graph.Resolver, client *ent.Client) func(chi.Router) {
 	cfg = cfg.WithDefaults()
-	leads := leadHandlers{resolver: resolver, client: client}
-	dialerH := dialerHandlers{resolver: resolver, client: client}
-	hooks := webhookHandlers{resolver: resolver, client: client}
-	inbound := inboundHandlers{resolver: resolver, client: client, now: cfg.Now}
-	autos := automationHandlers{resolver: resolver, client: client}
-	directory := directoryHandlers{resolver: resolver}
-	lending := lendingHandlers{resolver: resolver}
-	apps := appHandlers{resolver: resolver}
-	docs := documentHandlers{resolver: resolver}
-	reportsH := analyticsHandlers{resolver: resolver}
+	h := handlers{
+		leads:     leadHandlers{resolver: resolver, client: client},
+		dialer:    dialerHandlers{resolver: resolver, client: client},
+		hooks:     webhookHandlers{resolver: resolver, client: client},
+		inbound:   inboundHandlers{resolver: resolver, client: client, now: cfg.Now},
+		autos:     automationHandlers{resolver: resolver, client: client},
+		directory: directoryHandlers{resolver: resolver},
+		lending:   lendingHandlers{resolver: resolver},
+		apps:      appHandlers{resolver: resolver},
+		docs:      documentHandlers{resolver: resolver},
+		reports:   analyticsHandlers{resolver: resolver},
+	}
 	idem := idempotency{client: client, now: cfg.Now, lease: cfg.IdempotencyLease}.wrap
+	table := routeTable(h)
 	return func(r chi.Router) {
-		// Public.
-		r.Get("/v1/webhooks/catalog", errorHandler(func(w http.ResponseWriter, r *http.Request) error {
-			catalog(w, r)
-			return nil
-		}).ServeHTTP)
-		r.Get("/v1/openapi.json", errorHandler(openAPIHandler).ServeHTTP)
-		// Authenticated by the endpoint's HMAC signature.
-		r.Post("/v1/webhooks/inbound/{endpointKey}", errorHandler(inbound.receive).ServeHTTP)
-		// Authenticated by the organization's connector token in the path.
-		r.Post("/v1/dialer/connect/{orgToken}", errorHandler(connectorHandlers{dialerH}.receive).ServeHTTP)
-
+		// Public, signed, or authenticated by a token in the path.
+		for _, o := range table {
+			if o.serve != nil && o.auth != authBearer {
+				mount(r, o, "", idem)
+			}
+		}
 		// Bearer API key.
 		r.Group(func(r chi.Router) {
 			r.Use(requireAuth)
-			r.Route("/v1/leads", func(r chi.Router) {
-				r.Get("/", errorHandler(leads.list).ServeHTTP)
-				r.With(idem).Post("/", errorHandler(leads.create).ServeHTTP)
-				r.Get("/{id}", errorHandler(leads.get).ServeHTTP)
-				r.With(idem).Patch("/{id}", errorHandler(leads.patch).ServeHTTP)
-				r.Post("/{id}/stage", errorHandler(leads.moveStage).ServeHTTP)
-				r.Post("/{id}/assign", errorHandler(leads.assign).ServeHTTP)
-			})
-			// The organization's directory: the ids the writes take.
-			r.Get("/v1/stages", errorHandler(directory.stages).ServeHTTP)
-			r.Get("/v1/users", errorHandler(directory.users).ServeHTTP)
-			r.Get("/v1/teams", errorHandler(directory.teams).ServeHTTP)
-			// The lending half, read-only (PRODUCT 1.6): writes are GraphQL mutations.
-			r.Get("/v1/lenders", errorHandler(lending.lenders).ServeHTTP)
-			r.Get("/v1/lenders/{id}", errorHandler(lending.lender).ServeHTTP)
-			r.Get("/v1/applications", errorHandler(lending.applications).ServeHTTP)
-			r.Get("/v1/applications/{id}", errorHandler(lending.application).ServeHTTP)
-			r.Get("/v1/funded-deals", errorHandler(lending.fundedDeals).ServeHTTP)
-			r.Get("/v1/funded-deals/{id}", errorHandler(lending.fundedDeal).ServeHTTP)
-			r.Get("/v1/commissions", errorHandler(lending.commissions).ServeHTTP)
-			r.Get("/v1/commissions/{id}", errorHandler(lending.commission).ServeHTTP)
-			// A document's bytes; GraphQL uploads and lists documents.
-			r.Get("/v1/documents/{id}/content", errorHandler(docs.content).ServeHTTP)
-			r.Head("/v1/documents/{id}/content", errorHandler(docs.content).ServeHTTP)
-			// The reports (PRODUCT 2), one route each: another name is 404.
-			for _, rep := range reports {
-				r.Get("/v1/analytics/"+rep.name, reportsH.serve(rep).ServeHTTP)
+			for _, prefix := range bearerSubtrees {
+				r.Route(prefix, func(r chi.Router) {
+					for _, o := range table {
+						if o.serve != nil && o.auth == authBearer && subtreeOf(o.path) == prefix {
+							mount(r, o, prefix, idem)
+						}
+					}
+				})
 			}
-			r.Route("/v1/dialer", func(r chi.Router) {
-				r.With(idem).Post("/events", errorHandler(dialerH.event).ServeHTTP)
-				r.With(idem).Post("/disposition", errorHandler(dialerH.disposition).ServeHTTP)
-				r.Post("/presence", errorHandler(dialerH.presence).ServeHTTP)
-				r.Get("/agents", errorHandler(dialerH.agents).ServeHTTP)
-			})
-			r.Route("/v1/app-webhooks", func(r chi.Router) {
-				r.Post("/", errorHandler(hooks.create).ServeHTTP)
-				r.Get("/", errorHandler(hooks.list).ServeHTTP)
-				r.Patch("/{id}", errorHandler(hooks.patch).ServeHTTP)
-				r.Delete("/{id}", errorHandler(hooks.delete).ServeHTTP)
-				r.Get("/{id}/deliveries", errorHandler(hooks.deliveries).ServeHTTP)
-				r.Post("/{id}/deliveries/{deliveryId}/replay", errorHandler(hooks.replayOne).ServeHTTP)
-				r.Post("/{id}/replay", errorHandler(hooks.replayMany).ServeHTTP)
-			})
-			r.Route("/v1/inbound-endpoints", func(r chi.Router) {
-				r.Post("/", errorHandler(inbound.create).ServeHTTP)
-				r.Get("/", errorHandler(inbound.list).ServeHTTP)
-				r.Patch("/{id}", errorHandler(inbound.patch).ServeHTTP)
-				r.Delete("/{id}", errorHandler(inbound.delete).ServeHTTP)
-				r.Get("/{id}/requests", errorHandler(inbound.requests).ServeHTTP)
-			})
-			// Apps: the organization's installations; GraphQL registers,
-			// installs and uninstalls.
-			r.Get("/v1/apps/installations", errorHandler(apps.installations).ServeHTTP)
-			r.Route("/v1/automations", func(r chi.Router) {
-				r.Get("/", errorHandler(autos.list).ServeHTTP)
-				r.Post("/", errorHandler(autos.create).ServeHTTP)
-				r.Get("/{id}", errorHandler(autos.get).ServeHTTP)
-				r.Patch("/{id}", errorHandler(autos.patch).ServeHTTP)
-				r.Delete("/{id}", errorHandler(autos.delete).ServeHTTP)
-				r.Get("/{id}/runs", errorHandler(autos.runs).ServeHTTP)
-				r.Post("/{id}/runs/{runId}/retry", errorHandler(autos.retry).ServeHTTP)
-			})
+			for _, o := range table {
+				if o.serve != nil && o.auth == authBearer && subtreeOf(o.path) == "" {
+					mount(r, o, "", idem)
+				}
+			}
 		})
 	}
+}
+
+// bearerSubtrees are the paths whose bearer operations are mounted on a
+// router of their own, which serves the subtree's root with or without a
+// trailing slash (/v1/leads and /v1/leads/).
+var bearerSubtrees = []string{"/v1/leads", "/v1/dialer", "/v1/app-webhooks", "/v1/inbound-endpoints", "/v1/automations"}
+
+// subtreeOf is the bearer subtree path belongs to, or "".
+func subtreeOf(path string) string {
+	for _, prefix := range bearerSubtrees {
+		if path == prefix || strings.HasPrefix(path, prefix+"/") {
+			return prefix
+		}
+	}
+	return ""
+}
+
+// mount registers o on r, which is mounted at prefix; an operation that
+// takes an Idempotency-Key runs behind the idempotency middleware.
+func mount(r chi.Router, o operation, prefix string, idem func(http.Handler) http.Handler) {
+	pattern := strings.TrimPrefix(o.path, prefix)
+	if pattern == "" {
+		pattern = "/"
+	}
+	if o.idem {
+		r = r.With(idem)
+	}
+	r.Method(o.method, pattern, o.serve)
 }
 
 // NotFound answers a request for a path no route serves, in the error

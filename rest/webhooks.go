@@ -47,6 +47,26 @@ type replayAttributes struct {
 	Queued int `json:"queued" openapi:"count"`
 }
 
+// subscriptionCreate is the body of POST /v1/app-webhooks.
+type subscriptionCreate struct {
+	URL    reqbody.Opt[string]   `json:"url" openapi:"uri" bound:"url" description:"HTTPS address that receives the deliveries."`
+	Events reqbody.Opt[[]string] `json:"events" enum:"SubscriptionEventType" bound:"events" description:"Event types, or \"*\" for all."`
+	Secret reqbody.Opt[string]   `json:"secret" bound:"secret" description:"Signing secret; generated (whsec_...) when omitted."`
+}
+
+// subscriptionPatch is the body of PATCH /v1/app-webhooks/{id}.
+type subscriptionPatch struct {
+	URL      reqbody.Opt[string]   `json:"url" openapi:"uri" bound:"url" description:"HTTPS address that receives the deliveries."`
+	Events   reqbody.Opt[[]string] `json:"events" enum:"SubscriptionEventType" bound:"events" description:"Event types, or \"*\" for all."`
+	IsActive reqbody.Opt[bool]     `json:"isActive"`
+}
+
+// replayRequest is the body of POST /v1/app-webhooks/{id}/replay.
+type replayRequest struct {
+	Since reqbody.Opt[time.Time] `json:"since" openapi:"dateTime" description:"Replays the events that occurred at or after this instead of the dead-letter queue: not before 1970, and in the past when until is omitted."`
+	Until reqbody.Opt[time.Time] `json:"until" openapi:"dateTime" description:"With since: only the events that occurred before this, which must be after since; now when omitted."`
+}
+
 // webhookHandlers translates /v1/app-webhooks onto the GraphQL resolvers.
 type webhookHandlers struct {
 	resolver *graph.Resolver
@@ -54,11 +74,7 @@ type webhookHandlers struct {
 }
 
 func (h webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		URL    reqbody.Opt[string]   `json:"url"`
-		Events reqbody.Opt[[]string] `json:"events"`
-		Secret reqbody.Opt[string]   `json:"secret"`
-	}
+	var body subscriptionCreate
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}
@@ -93,11 +109,7 @@ func (h webhookHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var body struct {
-		URL      reqbody.Opt[string]   `json:"url"`
-		Events   reqbody.Opt[[]string] `json:"events"`
-		IsActive reqbody.Opt[bool]     `json:"isActive"`
-	}
+	var body subscriptionPatch
 	if err := decodeBody(r, &body, map[string]string{"secret": "cannot be changed; create a new subscription to rotate it"}); err != nil {
 		return err
 	}
@@ -177,10 +189,7 @@ func (h webhookHandlers) replayMany(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	var body struct {
-		Since reqbody.Opt[time.Time] `json:"since"`
-		Until reqbody.Opt[time.Time] `json:"until"`
-	}
+	var body replayRequest
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"fmt"
+
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
@@ -8,6 +10,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -34,14 +37,16 @@ func (Lead) Fields() []ent.Field {
 		return field.String(name).Optional().Nillable().Validate(check).Comment(doc)
 	}
 	return []ent.Field{
-		field.String("business_name").Optional().Nillable().Validate(all(runeLen(1, 255), noHTML)).
-			Comment("The borrowing business's name: 1 to 255 characters, no HTML; null when not given.").
+		field.String("business_name").Optional().Nillable().Validate(all(textLen(bounds.BusinessName), noHTML)).
+			Comment(fmt.Sprintf("The borrowing business's name: %d to %d characters, no HTML; null when not given.",
+				bounds.BusinessName.Min, bounds.BusinessName.Max)).
 			Annotations(entgql.OrderField("BUSINESS_NAME")),
-		optional("contact_first_name", "The contact person's first name: at most 100 characters; null when not given.", runeLen(0, 100)),
-		optional("contact_last_name", "The contact person's last name: at most 100 characters; null when not given.", runeLen(0, 100)),
-		optional("email", "The contact's email address (a bare address, at most 254 characters); null when not given.", email),
-		optional("phone", "The contact's phone number as given: at most 20 characters; null when not given.", runeLen(0, 20)),
-		optional("industry", "The business's industry: at most 100 characters; null when not given.", runeLen(0, 100)),
+		optional("contact_first_name", atMost("The contact person's first name", bounds.PersonName), textLen(bounds.PersonName)),
+		optional("contact_last_name", atMost("The contact person's last name", bounds.PersonName), textLen(bounds.PersonName)),
+		optional("email", fmt.Sprintf("The contact's email address (a bare address, at most %d characters); null when not given.",
+			bounds.Email.Max), email),
+		optional("phone", atMost("The contact's phone number as given", bounds.Phone), textLen(bounds.Phone)),
+		optional("industry", atMost("The business's industry", bounds.Industry), textLen(bounds.Industry)),
 		optional("monthly_revenue", "The business's monthly revenue: a non-negative decimal string (up to 15 digits, "+
 			"4 after the point, such as \"12500.00\"), so no precision is lost; null when not given.", numeric),
 		optional("requested_amount", "The amount the business asks to borrow, a decimal string like monthlyRevenue; "+
@@ -55,12 +60,13 @@ func (Lead) Fields() []ent.Field {
 		field.Bool("is_do_not_call").Default(false).Annotations(noInput).
 			Comment("true when the lead must not be called: set by markDoNotCall or a do_not_call disposition."),
 		field.Strings("tags").Default([]string{}).
-			Comment("Free labels: at most 50, each 1 to 50 characters; empty when none."),
+			Comment(fmt.Sprintf("Free labels: at most %d, each %d to %d characters; empty when none.", bounds.MaxTags, bounds.Tag.Min, bounds.Tag.Max)),
 		field.JSON("custom_fields", map[string]any{}).Default(map[string]any{}).Annotations(entgql.Type("Map")).
-			Comment("The organization's own attributes as a JSON object: at most 50 keys, 4 levels, 64 KB; {} when none."),
+			Comment(fmt.Sprintf("The organization's own attributes as a JSON object: at most %d keys, %d levels, %d KB; {} when none.",
+				bounds.CustomFields.Keys, bounds.CustomFields.Depth, bounds.CustomFields.Bytes>>10)),
 		// Set on create (partners' own ids, matched by automations); not by PATCH.
 		field.JSON("external_ids", map[string]any{}).Default(map[string]any{}).
-			Comment("Other systems' ids for the lead, as a JSON object of at most 20 strings or numbers; "+
+			Comment(fmt.Sprintf("Other systems' ids for the lead, as a JSON object of at most %d strings or numbers; ", bounds.MaxExternalIDs)+
 				"set on create only, matched by automations' update_lead; {} when none.").
 			Annotations(entgql.Type("Map"), entgql.Skip(entgql.SkipMutationUpdateInput)),
 		field.Int("lead_score").Optional().Nillable().Range(0, 100).Annotations(noInput).
@@ -78,7 +84,7 @@ func (Lead) Fields() []ent.Field {
 			Comment("The latest occurredAt of the lead's call events and dispositions; null before the first."),
 		field.Time("stage_changed_at").Annotations(noInput).
 			Comment("When the lead entered its current stage."),
-		field.String("dnc_reason").Optional().Nillable().Validate(runeLen(0, 500)).Annotations(noInput).
+		field.String("dnc_reason").Optional().Nillable().Validate(textLen(bounds.DNCReason)).Annotations(noInput).
 			Comment("Why the lead is do-not-call (the reason given, or the disposition's notes or code); null otherwise."),
 		field.Time("dnc_at").Optional().Nillable().Annotations(noInput).
 			Comment("When the lead was marked do-not-call; null otherwise."),

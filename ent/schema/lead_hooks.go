@@ -171,7 +171,7 @@ func checkExternalIDs(m *gen.LeadMutation) error {
 		switch v := v.(type) {
 		case float64:
 		case string:
-			if err := runeLen(1, 255)(v); err != nil {
+			if err := textLen(bounds.ExternalID)(v); err != nil {
 				return apperr.Invalid("externalIds."+k, "%s", err)
 			}
 		default:

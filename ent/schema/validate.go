@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/enum"
 )
 
@@ -25,6 +26,14 @@ func runeLen(lo, hi int) func(string) error {
 	}
 }
 
+// textLen checks a text field's length against its bounds.
+func textLen(l bounds.Len) func(string) error { return runeLen(l.Min, l.Max) }
+
+// atMost is the description of an optional text field bounded by l.
+func atMost(what string, l bounds.Len) string {
+	return fmt.Sprintf("%s: at most %d characters; null when not given.", what, l.Max)
+}
+
 // htmlPattern matches anything a browser could read as markup: a tag,
 // a comment, a doctype or a character reference.
 var htmlPattern = regexp.MustCompile(`<\s*[A-Za-z!/?]|&#?[A-Za-z0-9]+;`)
@@ -37,10 +46,11 @@ func noHTML(s string) error {
 	return nil
 }
 
-// email accepts a bare address (no display name) of at most 254 characters.
+// email accepts a bare address (no display name) of at most
+// bounds.Email.Max characters.
 func email(s string) error {
-	if len(s) > 254 {
-		return errors.New("must be at most 254 characters")
+	if len(s) > bounds.Email.Max {
+		return fmt.Errorf("must be at most %d characters", bounds.Email.Max)
 	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || a.Name != "" || !strings.Contains(s[strings.LastIndexByte(s, '@'):], ".") {

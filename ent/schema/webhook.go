@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"fmt"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
@@ -13,6 +14,7 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -38,8 +40,8 @@ func (WebhookSubscription) Mixin() []ent.Mixin {
 
 func (WebhookSubscription) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("url").Validate(runeLen(1, 2048)).
-			Comment("The https URL deliveries are POSTed to: at most 2,048 characters."),
+		field.String("url").Validate(textLen(bounds.URL)).
+			Comment(fmt.Sprintf("The https URL deliveries are POSTed to: at most %d,%03d characters.", bounds.URL.Max/1000, bounds.URL.Max%1000)),
 		field.Strings("events").
 			Comment("The event types delivered (webhook catalog types), or \"*\" for every type."),
 		// The signing secret. Kept (not hashed): every delivery is signed

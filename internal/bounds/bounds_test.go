@@ -65,3 +65,18 @@ func TestJSONBounds(t *testing.T) {
 		})
 	}
 }
+
+// Every entry of the table is a range a value can meet.
+func TestFieldsAreRanges(t *testing.T) {
+	for name, f := range Fields {
+		if f.Length.Max > 0 && f.Length.Min > f.Length.Max {
+			t.Errorf("%s: length %d..%d", name, f.Length.Min, f.Length.Max)
+		}
+		if f.Items > 0 && f.MinItems > f.Items {
+			t.Errorf("%s: items %d..%d", name, f.MinItems, f.Items)
+		}
+		if f.Range != nil && f.Range.Min > f.Range.Max {
+			t.Errorf("%s: range %d..%d", name, f.Range.Min, f.Range.Max)
+		}
+	}
+}

@@ -8,29 +8,32 @@ import (
 )
 
 // LeadFields are the members POST /v1/leads and PATCH /v1/leads/{id}
-// accept (SPEC 4.1).
+// accept (SPEC 4.1). The REST adapter generates the bodies' OpenAPI schemas
+// from these structs: the tags other than json say what the Go types
+// cannot (rest/openapi_views.go reads them; bound names an entry of
+// bounds.Fields).
 type LeadFields struct {
-	BusinessName     Opt[string]         `json:"businessName"`
-	ContactFirstName Opt[string]         `json:"contactFirstName"`
-	ContactLastName  Opt[string]         `json:"contactLastName"`
-	Email            Opt[string]         `json:"email"`
-	Phone            Opt[string]         `json:"phone"`
-	Industry         Opt[string]         `json:"industry"`
-	MonthlyRevenue   Opt[string]         `json:"monthlyRevenue"`
-	RequestedAmount  Opt[string]         `json:"requestedAmount"`
-	Priority         Opt[lead.Priority]  `json:"priority"`
-	Tags             Opt[[]string]       `json:"tags"`
-	CustomFields     Opt[map[string]any] `json:"customFields"`
+	BusinessName     Opt[string]         `json:"businessName" nullable:"true" bound:"businessName" description:"No HTML: markup and character references are refused."`
+	ContactFirstName Opt[string]         `json:"contactFirstName" nullable:"true" bound:"personName"`
+	ContactLastName  Opt[string]         `json:"contactLastName" nullable:"true" bound:"personName"`
+	Email            Opt[string]         `json:"email" nullable:"true" bound:"email" openapi:"email"`
+	Phone            Opt[string]         `json:"phone" nullable:"true" bound:"phone"`
+	Industry         Opt[string]         `json:"industry" nullable:"true" bound:"industry"`
+	MonthlyRevenue   Opt[string]         `json:"monthlyRevenue" nullable:"true" openapi:"decimal" example:"\"12500.00\""`
+	RequestedAmount  Opt[string]         `json:"requestedAmount" nullable:"true" openapi:"decimal" example:"\"50000\""`
+	Priority         Opt[lead.Priority]  `json:"priority" nullable:"true" enum:"LeadPriority"`
+	Tags             Opt[[]string]       `json:"tags" nullable:"true" bound:"tags"`
+	CustomFields     Opt[map[string]any] `json:"customFields" nullable:"true" bound:"customFields"`
 }
 
 // CreateLead is the body of POST /v1/leads.
 type CreateLead struct {
 	LeadFields
-	ExternalIDs       Opt[map[string]any] `json:"externalIds"`
-	Source            Opt[lead.Source]    `json:"source"`
-	StageID           Opt[uuid.UUID]      `json:"stageId"`
-	AssignToAdvisorID Opt[uuid.UUID]      `json:"assignToAdvisorId"`
-	ContactID         Opt[uuid.UUID]      `json:"contactId"`
+	ExternalIDs       Opt[map[string]any] `json:"externalIds" nullable:"true" bound:"externalIds" openapi:"externalIds" description:"Other systems' ids: strings or numbers."`
+	Source            Opt[lead.Source]    `json:"source" nullable:"true" enum:"LeadSource"`
+	StageID           Opt[uuid.UUID]      `json:"stageId" nullable:"true" description:"Defaults to the organization's first stage."`
+	AssignToAdvisorID Opt[uuid.UUID]      `json:"assignToAdvisorId" nullable:"true"`
+	ContactID         Opt[uuid.UUID]      `json:"contactId" nullable:"true"`
 }
 
 // PatchRefused names the create fields PATCH does not take (SPEC 4.1).

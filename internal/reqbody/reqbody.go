@@ -51,6 +51,16 @@ func (o Opt[T]) Ptr() *T {
 
 type nuller interface{ setNull() }
 
+// ValueType is T when t is Opt[T]: the type a member of type t holds, for
+// the OpenAPI generator, which describes the value and not its wrapper.
+func ValueType(t reflect.Type) (reflect.Type, bool) {
+	w, ok := reflect.New(t).Interface().(interface{ valueType() reflect.Type })
+	if !ok {
+		return nil, false
+	}
+	return w.valueType(), true
+}
+
 // ParseObject parses body as one JSON object of raw members. Anything else
 // (malformed JSON, another type, trailing data, an object anywhere inside
 // that repeats a member name) is 400 BAD_REQUEST.

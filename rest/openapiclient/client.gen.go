@@ -3580,14 +3580,18 @@ type LeadCreate struct {
 	ExternalIds *map[string]LeadCreate_ExternalIds_AdditionalProperties `json:"externalIds,omitempty"`
 	Industry    *string                                                 `json:"industry,omitempty"`
 
-	// MonthlyRevenue Example: 12500.00
+	// MonthlyRevenue A non-negative decimal kept as a string so no precision is lost.
+	//
+	// Example: 12500.00
 	MonthlyRevenue *string `json:"monthlyRevenue,omitempty"`
 	Phone          *string `json:"phone,omitempty"`
 
 	// Priority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null: not given, or not known.
 	Priority *LeadPriorityOrNull `json:"priority,omitempty"`
 
-	// RequestedAmount Example: 50000
+	// RequestedAmount A non-negative decimal kept as a string so no precision is lost.
+	//
+	// Example: 50000
 	RequestedAmount *string `json:"requestedAmount,omitempty"`
 
 	// Source Where a lead came from. manual: Entered by a person in the dashboard (the default). csv_import: Loaded from a CSV import. api: Created through the API by an integration, or by an automation's create_lead. web_form: Submitted through a web form. referral: Referred by a partner or a customer. dialer: Created by the power dialer. Null: not given, or not known.
@@ -3657,14 +3661,18 @@ type LeadPatch struct {
 	Email            *openapi_types.Email    `json:"email,omitempty"`
 	Industry         *string                 `json:"industry,omitempty"`
 
-	// MonthlyRevenue Example: 12500.00
+	// MonthlyRevenue A non-negative decimal kept as a string so no precision is lost.
+	//
+	// Example: 12500.00
 	MonthlyRevenue *string `json:"monthlyRevenue,omitempty"`
 	Phone          *string `json:"phone,omitempty"`
 
 	// Priority How soon a lead should be worked. low: Work when time allows. normal: The default. high: Work before normal leads. urgent: Work first. Null: not given, or not known.
 	Priority *LeadPriorityOrNull `json:"priority,omitempty"`
 
-	// RequestedAmount Example: 50000
+	// RequestedAmount A non-negative decimal kept as a string so no precision is lost.
+	//
+	// Example: 50000
 	RequestedAmount *string   `json:"requestedAmount,omitempty"`
 	Tags            *[]string `json:"tags,omitempty"`
 }

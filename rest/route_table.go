@@ -1,202 +1,42 @@
 package rest
 
 import (
-	"fmt"
-	"maps"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
-// authKind is how an operation authenticates its caller.
-type authKind int
+// The route table: each operation of the service once, with its handler
+// (V1 mounts it) and what the OpenAPI document says of it (operation.go
+// renders it).
 
-const (
-	authBearer authKind = iota
-	authPublic
-	authSignature // inbound webhooks: HMAC of the body
-	authPathToken // the connector: the organization's token in the path
-)
+// operations are the route table as the document reads it: the handlers
+// are left zero, for it describes them without calling them. A test
+// compares the document with the router both ways.
+func operations() []operation { return routeTable(handlers{}) }
 
-// operation is one documented endpoint. Its error responses follow from
-// what it takes: every operation can meet a bad SVC-API-Version (400), the
-// rate limit (429) and an unreachable database (503); a bearer operation
-// 401 and 403; a body 413 and 422; a path id 404; a query parameter it does
-// not take 422; an Idempotency-Key 409 and 422.
-type operation struct {
-	method, path, id, tag, summary, desc string
-	auth                                 authKind
-	scope                                string
-	params                               []m
-	body                                 m    // JSON request body schema
-	form                                 bool // the body may be form-encoded too
-	idem                                 bool
-	status                               int
-	result                               m // success body schema; nil for none
-	resultDesc                           string
-	example                              any   // success body example; nil for none
-	errs                                 []int // further error statuses
-	unavailableAsResult                  bool  // 503 answers with the result's shape
-	callbacks                            m
-	// download answers a file's bytes (downloadResponses), not JSON.
-	download bool
-}
-
-func (o operation) render() m {
-	out := m{"operationId": o.id, "tags": []string{o.tag}, "summary": o.summary, "description": o.describe()}
-	params := []m{paramRef("APIVersion"), paramRef("RequestID")}
-	if o.idem {
-		params = append(params, paramRef("IdempotencyKey"))
-	}
-	out["parameters"] = append(params, o.params...)
-	switch o.auth {
-	case authBearer:
-		out["security"] = []m{{"bearerAuth": []string{}}}
-		if o.scope != "" {
-			out["x-required-scope"] = o.scope
-		}
-	case authSignature:
-		out["security"] = []m{{"inboundSignature": []string{}}, {"inboundSignatureAlt": []string{}}}
-	default:
-		out["security"] = []m{}
-	}
-	if o.body != nil {
-		out["requestBody"] = o.requestBody()
-	}
-	responses := m{}
-	success := m{"description": o.resultDesc, "headers": headerRefs()}
-	if o.result != nil {
-		media := m{"schema": o.result}
-		if o.example != nil {
-			media["example"] = o.example
-		}
-		success["content"] = m{"application/json": media}
-	}
-	responses[fmt.Sprint(o.status)] = success
-	if o.download {
-		maps.Copy(responses, downloadResponses(o.method == http.MethodHead))
-	}
-	for _, code := range o.errorCodes() {
-		responses[fmt.Sprint(code)] = m{"$ref": "#/components/responses/" + errorStatuses[code].name}
-	}
-	if o.unavailableAsResult {
-		responses["503"] = m{"description": "The database is unreachable; the same shape, with the depths null.",
-			"headers": headerRefs(), "content": m{"application/json": m{"schema": o.result}}}
-	}
-	out["responses"] = responses
-	if o.callbacks != nil {
-		out["callbacks"] = o.callbacks
-	}
-	return out
-}
-
-// requestBody is the operation's body under every Content-Type the server
-// reads it with. The server reads a body as JSON whatever Content-Type it
-// is sent with, or none (only the connector reads form fields, when the
-// Content-Type says so), so a validating proxy must not refuse a body for
-// its Content-Type. The */* entry admits any, without a schema: validators
-// parse a body by its Content-Type, and would read JSON sent as text/plain
-// (or with none) as a string, which the JSON schema refuses.
-func (o operation) requestBody() m {
-	content := m{"application/json": m{"schema": o.body}, "*/*": m{}}
-	desc := "JSON (the application/json schema); sent with another Content-Type, or none, the body is read as JSON all the same."
-	if o.form {
-		content["application/x-www-form-urlencoded"] = m{"schema": o.body}
-		desc = "JSON (the application/json schema), or form fields when the Content-Type is application/x-www-form-urlencoded; sent with another Content-Type, or none, the body is read as JSON."
-	}
-	return m{"required": true, "description": desc, "content": content}
-}
-
-func (o operation) describe() string {
-	d := o.desc
-	if d == "" {
-		d = o.summary + "."
-	}
-	switch {
-	case o.auth == authBearer && o.scope == "":
-		d += " Any API key of the organization may call it."
-	case o.auth == authBearer:
-		d += fmt.Sprintf(" Needs the %s scope.", o.scope)
-	case o.auth == authPublic:
-		d += " Public: no authentication."
-	}
-	return d
-}
-
-func (o operation) errorCodes() []int {
-	codes := []int{http.StatusBadRequest, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable}
-	if o.auth == authBearer {
-		codes = append(codes, http.StatusUnauthorized, http.StatusForbidden)
-	}
-	if o.body != nil {
-		codes = append(codes, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity)
-	}
-	if strings.Contains(o.path, "{") {
-		codes = append(codes, http.StatusNotFound)
-	}
-	// Any /v1 operation: a query parameter it does not take (checkQuery).
-	if strings.HasPrefix(o.path, "/v1/") {
-		codes = append(codes, http.StatusUnprocessableEntity)
-	}
-	if o.idem {
-		codes = append(codes, http.StatusConflict, http.StatusUnprocessableEntity)
-	}
-	codes = append(codes, o.errs...)
-	slices.Sort(codes)
-	return slices.Compact(codes)
-}
-
-func paramRef(name string) m { return m{"$ref": "#/components/parameters/" + name} }
-
-func pathParam(name, desc string, schema m) m {
-	return m{"name": name, "in": "path", "required": true, "description": desc, "schema": schema}
-}
-
-func docQuery(name, desc string, schema m) m {
-	return m{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
-}
-
-func headerParam(name, desc string, schema m) m {
-	return m{"name": name, "in": "header", "required": false, "description": desc, "schema": schema}
-}
-
-var (
-	leadIDParam       = pathParam("id", "The lead's id.", uuidS())
-	subIDParam        = pathParam("id", "The subscription's id (whsub_<uuid>; the bare UUID is accepted).", str())
-	inboundIDParam    = pathParam("id", "The inbound endpoint's id.", uuidS())
-	automationIDParam = pathParam("id", "The automation's id.", uuidS())
-	pagingParams      = []m{paramRef("Page"), paramRef("Limit")}
-)
-
-// rangeBound describes a range filter's value, read as the reports read theirs.
-const rangeBound = "a date-time (RFC 3339, any precision and offset), or a date (2026-01-01), a whole day in the organization's time zone."
-
-func paged(extra ...m) []m { return append(slices.Clone(pagingParams), extra...) }
-
-// operations lists every documented endpoint; a test compares it with the
-// router's route table both ways.
-func operations() []operation {
+// routeTable is every operation of the service, each with the handler that
+// serves it.
+func routeTable(h handlers) []operation {
 	var ops []operation
 	ops = append(ops, metaOperations()...)
-	ops = append(ops, leadOperations()...)
-	ops = append(ops, directoryOperations()...)
-	ops = append(ops, lendingOperations()...)
-	ops = append(ops, analyticsOperations()...)
-	ops = append(ops, dialerOperations()...)
-	ops = append(ops, webhookOperations()...)
-	ops = append(ops, inboundOperations()...)
-	ops = append(ops, appOperations()...)
-	ops = append(ops, documentOperations()...)
-	return append(ops, automationOperations()...)
+	ops = append(ops, leadOperations(h)...)
+	ops = append(ops, directoryOperations(h)...)
+	ops = append(ops, lendingOperations(h)...)
+	ops = append(ops, analyticsOperations(h.reports)...)
+	ops = append(ops, dialerOperations(h)...)
+	ops = append(ops, webhookOperations(h)...)
+	ops = append(ops, inboundOperations(h)...)
+	ops = append(ops, appOperations(h)...)
+	ops = append(ops, documentOperations(h)...)
+	return append(ops, automationOperations(h)...)
 }
 
 // appOperations are the apps' one REST read (PRODUCT 3); registering,
 // installing and uninstalling are GraphQL mutations.
-func appOperations() []operation {
+func appOperations(h handlers) []operation {
 	return []operation{
-		{method: "GET", path: "/v1/apps/installations", id: "listAppInstallations", tag: "apps", summary: "List app installations",
+		{method: "GET", path: "/v1/apps/installations", id: "listAppInstallations", serve: h.apps.installations, tag: "apps", summary: "List app installations",
 			desc: "The apps installed by the organization, newest first; uninstalled ones only with includeUninstalled=true. " +
 				"A malformed filter is 422 naming it.",
 			scope: viewer.ScopeAdmin, params: paged(docQuery("includeUninstalled", "true to list uninstalled apps too.", boolS())),
@@ -204,6 +44,8 @@ func appOperations() []operation {
 	}
 }
 
+// metaOperations are the probes and this document; the HTTP root serves
+// the probes itself, so they name no handler here.
 func metaOperations() []operation {
 	plain := func(status string) m {
 		return record(m{"status": m{"type": "string", "enum": []string{status}}})
@@ -216,17 +58,17 @@ func metaOperations() []operation {
 			desc: "200 while the process serves requests; for orchestrators.", auth: authPublic, status: 200, result: plain("ok"), resultDesc: "Alive."},
 		{method: "GET", path: "/readyz", id: "getReadiness", tag: "meta", summary: "Readiness probe",
 			desc: "200 when the database answers and takes writes (a heartbeat commit, checked at most once a second), else 503 SERVICE_UNAVAILABLE saying why; for orchestrators.", auth: authPublic, status: 200, result: plain("ready"), resultDesc: "Ready for traffic."},
-		{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", tag: "meta", summary: "This OpenAPI 3.0 document",
+		{method: "GET", path: "/v1/openapi.json", id: "getOpenAPI", serve: openAPIHandler, tag: "meta", summary: "This OpenAPI 3.0 document",
 			auth: authPublic, status: 200, result: m{"type": "object"}, resultDesc: "The OpenAPI document."},
 	}
 }
 
-func leadOperations() []operation {
+func leadOperations(h handlers) []operation {
 	search := docQuery("search", "Full-text search over business name, contact name and email; results are ordered by relevance.",
 		m{"type": "string", "maxLength": maxSearch})
 	write, read := viewer.ScopeLeadsWrite, viewer.ScopeLeadsRead
 	return []operation{
-		{method: "GET", path: "/v1/leads", id: "listLeads", tag: "leads", summary: "List leads",
+		{method: "GET", path: "/v1/leads", id: "listLeads", serve: h.leads.list, tag: "leads", summary: "List leads",
 			desc:  "Leads of the caller's organization, newest createdAt first (by relevance when searching). The filters are those of GraphQL's leads(where:); every filter given must hold. search and the filters do not combine (422 naming search). Any other query parameter is 422 naming it.",
 			scope: read, params: paged(search,
 				docQuery("stageId", "Only the leads in this stage.", uuidS()),
@@ -237,37 +79,37 @@ func leadOperations() []operation {
 				docQuery("createdTo", "Only the leads created before this: "+rangeBound+" A date includes its whole day; must be after createdFrom.", str()),
 				docQuery("tags", "Only the leads carrying every one of these tags, comma-separated (hot,callback).", str())),
 			status: 200, result: listRef("Lead"), resultDesc: "A page of leads."},
-		{method: "POST", path: "/v1/leads", id: "createLead", tag: "leads", summary: "Create a lead",
+		{method: "POST", path: "/v1/leads", id: "createLead", serve: h.leads.create, tag: "leads", summary: "Create a lead",
 			desc:  "Creates a lead (no field is required) in the given stage or the first one, and emits lead.created.",
 			scope: write, idem: true, body: sRef("LeadCreate"), status: 201, result: envelopeRef("Lead"), resultDesc: "The created lead."},
-		{method: "GET", path: "/v1/leads/{id}", id: "getLead", tag: "leads", summary: "Get a lead",
+		{method: "GET", path: "/v1/leads/{id}", id: "getLead", serve: h.leads.get, tag: "leads", summary: "Get a lead",
 			scope: read, params: []m{leadIDParam}, status: 200, result: envelopeRef("Lead"), resultDesc: "The lead."},
-		{method: "PATCH", path: "/v1/leads/{id}", id: "updateLead", tag: "leads", summary: "Update a lead",
+		{method: "PATCH", path: "/v1/leads/{id}", id: "updateLead", serve: h.leads.patch, tag: "leads", summary: "Update a lead",
 			desc:  "Changes only the fields sent; null clears a field. source, stageId, assignToAdvisorId, contactId and externalIds are refused (422). Emits lead.updated when something changed.",
 			scope: write, idem: true, params: []m{leadIDParam}, body: sRef("LeadPatch"), status: 200, result: envelopeRef("Lead"), resultDesc: "The updated lead."},
-		{method: "POST", path: "/v1/leads/{id}/stage", id: "moveLeadStage", tag: "leads", summary: "Move a lead to a stage",
+		{method: "POST", path: "/v1/leads/{id}/stage", id: "moveLeadStage", serve: h.leads.moveStage, tag: "leads", summary: "Move a lead to a stage",
 			desc:  "Moves the lead to another stage of its organization's pipeline; emits lead.status_changed and lead.stage_changed.",
-			scope: write, params: []m{leadIDParam}, body: record(m{"stageId": uuidS()}), status: 200, result: envelopeRef("Lead"), resultDesc: "The moved lead."},
-		{method: "POST", path: "/v1/leads/{id}/assign", id: "assignLead", tag: "leads", summary: "Assign a lead to an advisor",
+			scope: write, params: []m{leadIDParam}, body: inlineBody(stageBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The moved lead."},
+		{method: "POST", path: "/v1/leads/{id}/assign", id: "assignLead", serve: h.leads.assign, tag: "leads", summary: "Assign a lead to an advisor",
 			desc:  "Makes advisorId the lead's primary advisor; emits lead.assigned.",
-			scope: write, params: []m{leadIDParam}, body: record(m{"advisorId": uuidS()}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
+			scope: write, params: []m{leadIDParam}, body: inlineBody(assignBody{}), status: 200, result: envelopeRef("Lead"), resultDesc: "The assigned lead."},
 	}
 }
 
 // directoryOperations are the organization's stages, users and teams: the
 // ids the writes take. The ent privacy policy lets any key of the
 // organization read them, so they name no scope.
-func directoryOperations() []operation {
+func directoryOperations(h handlers) []operation {
 	role := docQuery("role", "Only users with this role.", enumRef(enumUserRole))
 	team := docQuery("teamId", "Only the members of this team.", uuidS())
 	return []operation{
-		{method: "GET", path: "/v1/stages", id: "listStages", tag: "organization", summary: "List pipeline stages",
+		{method: "GET", path: "/v1/stages", id: "listStages", serve: h.directory.stages, tag: "organization", summary: "List pipeline stages",
 			desc:   "The organization's pipeline stages in pipeline order (position, then id): the ids POST /v1/leads (stageId), POST /v1/leads/{id}/stage and the move_stage automation action take.",
 			params: paged(), status: 200, result: listRef("PipelineStage"), resultDesc: "A page of stages.", example: stagesExample()},
-		{method: "GET", path: "/v1/users", id: "listUsers", tag: "organization", summary: "List users",
+		{method: "GET", path: "/v1/users", id: "listUsers", serve: h.directory.users, tag: "organization", summary: "List users",
 			desc:   "The organization's users, by last name, first name, then id, each with its team: the ids POST /v1/leads (assignToAdvisorId), POST /v1/leads/{id}/assign (advisorId) and the dialer endpoints (userId) take.",
 			params: paged(role, team), status: 200, result: listRef("User"), resultDesc: "A page of users.", example: usersExample()},
-		{method: "GET", path: "/v1/teams", id: "listTeams", tag: "organization", summary: "List teams",
+		{method: "GET", path: "/v1/teams", id: "listTeams", serve: h.directory.teams, tag: "organization", summary: "List teams",
 			desc:   "The organization's teams, by name, then id: the ids GET /v1/users and GET /v1/dialer/agents filter by (teamId).",
 			params: paged(), status: 200, result: listRef("Team"), resultDesc: "A page of teams.", example: teamsExample()},
 	}
@@ -275,7 +117,7 @@ func directoryOperations() []operation {
 
 // lendingOperations are the lending half's reads (PRODUCT 1.6); its
 // writes are GraphQL mutations.
-func lendingOperations() []operation {
+func lendingOperations(h handlers) []operation {
 	read := viewer.ScopeLendingRead
 	id := func(what string) []m { return []m{pathParam("id", "The "+what+"'s id.", uuidS())} }
 	leadID := docQuery("leadId", "Only the records of this lead.", uuidS())
@@ -283,53 +125,53 @@ func lendingOperations() []operation {
 	advisorID := docQuery("advisorId", "Only the records credited to this advisor.", uuidS())
 	filters := " A malformed filter is 422 naming it."
 	return []operation{
-		{method: "GET", path: "/v1/lenders", id: "listLenders", tag: "lending", summary: "List lenders",
+		{method: "GET", path: "/v1/lenders", id: "listLenders", serve: h.lending.lenders, tag: "lending", summary: "List lenders",
 			desc:  "The organization's lender panel, newest first." + filters,
 			scope: read, params: paged(docQuery("isActive", "Only active (true) or inactive (false) lenders.", boolS())),
 			status: 200, result: listRef("Lender"), resultDesc: "A page of lenders.", example: examplePage(lenderExample())},
-		{method: "GET", path: "/v1/lenders/{id}", id: "getLender", tag: "lending", summary: "Get a lender",
+		{method: "GET", path: "/v1/lenders/{id}", id: "getLender", serve: h.lending.lender, tag: "lending", summary: "Get a lender",
 			scope: read, params: id("lender"), status: 200, result: envelopeRef("Lender"), resultDesc: "The lender.", example: exampleSingle(lenderExample())},
-		{method: "GET", path: "/v1/applications", id: "listApplications", tag: "lending", summary: "List applications",
+		{method: "GET", path: "/v1/applications", id: "listApplications", serve: h.lending.applications, tag: "lending", summary: "List applications",
 			desc:  "The organization's applications (a lead submitted to a lender, and the lender's answer), newest first." + filters,
 			scope: read, params: paged(leadID, lenderID, docQuery("status", "Only the applications in this status.", enumRef(enumApplicationStatus))),
 			status: 200, result: listRef("Application"), resultDesc: "A page of applications.", example: examplePage(applicationExample())},
-		{method: "GET", path: "/v1/applications/{id}", id: "getApplication", tag: "lending", summary: "Get an application",
+		{method: "GET", path: "/v1/applications/{id}", id: "getApplication", serve: h.lending.application, tag: "lending", summary: "Get an application",
 			scope: read, params: id("application"), status: 200, result: envelopeRef("Application"), resultDesc: "The application.", example: exampleSingle(applicationExample())},
-		{method: "GET", path: "/v1/funded-deals", id: "listFundedDeals", tag: "lending", summary: "List funded deals",
+		{method: "GET", path: "/v1/funded-deals", id: "listFundedDeals", serve: h.lending.fundedDeals, tag: "lending", summary: "List funded deals",
 			desc:  "The organization's funded deals, newest fundedAt first." + filters,
 			scope: read, params: paged(leadID, lenderID, advisorID,
 				docQuery("fundedFrom", "Only the deals funded at or after this: "+rangeBound, str()),
 				docQuery("fundedTo", "Only the deals funded before this: "+rangeBound+" A date includes its whole day; must be after fundedFrom.", str())),
 			status: 200, result: listRef("FundedDeal"), resultDesc: "A page of funded deals.", example: examplePage(fundedDealExample())},
-		{method: "GET", path: "/v1/funded-deals/{id}", id: "getFundedDeal", tag: "lending", summary: "Get a funded deal",
+		{method: "GET", path: "/v1/funded-deals/{id}", id: "getFundedDeal", serve: h.lending.fundedDeal, tag: "lending", summary: "Get a funded deal",
 			scope: read, params: id("funded deal"), status: 200, result: envelopeRef("FundedDeal"), resultDesc: "The funded deal.", example: exampleSingle(fundedDealExample())},
-		{method: "GET", path: "/v1/commissions", id: "listCommissions", tag: "lending", summary: "List commissions",
+		{method: "GET", path: "/v1/commissions", id: "listCommissions", serve: h.lending.commissions, tag: "lending", summary: "List commissions",
 			desc:  "The organization's commissions (one per funded deal), newest first, each with its payments and clawbacks." + filters,
 			scope: read, params: paged(docQuery("dealId", "Only the commission of this funded deal.", uuidS()), lenderID, advisorID,
 				docQuery("status", "Only the commissions in this status.", enumRef(enumCommissionStatus))),
 			status: 200, result: listRef("Commission"), resultDesc: "A page of commissions.", example: examplePage(commissionExample())},
-		{method: "GET", path: "/v1/commissions/{id}", id: "getCommission", tag: "lending", summary: "Get a commission",
+		{method: "GET", path: "/v1/commissions/{id}", id: "getCommission", serve: h.lending.commission, tag: "lending", summary: "Get a commission",
 			scope: read, params: id("commission"), status: 200, result: envelopeRef("Commission"), resultDesc: "The commission with its payments.", example: exampleSingle(commissionExample())},
 	}
 }
 
-func dialerOperations() []operation {
+func dialerOperations(h handlers) []operation {
 	write := viewer.ScopeDialerWrite
 	aliases := " Fields may also be sent under their snake_case and vendor aliases (listed in each property's description)."
 	return []operation{
-		{method: "POST", path: "/v1/dialer/events", id: "recordCallEvent", tag: "dialer", summary: "Record a call event",
+		{method: "POST", path: "/v1/dialer/events", id: "recordCallEvent", serve: h.dialer.event, tag: "dialer", summary: "Record a call event",
 			desc: "Records a call event and updates the agent's board." + aliases, scope: write, idem: true,
 			body: sRef("CallEventBody"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The recorded call event."},
-		{method: "POST", path: "/v1/dialer/disposition", id: "recordDisposition", tag: "dialer", summary: "Record a disposition",
+		{method: "POST", path: "/v1/dialer/disposition", id: "recordDisposition", serve: h.dialer.disposition, tag: "dialer", summary: "Record a disposition",
 			desc: "Records a call's disposition as a call event of type disposition." + aliases, scope: write, idem: true,
 			body: sRef("DispositionBody"), status: 201, result: envelopeRef("CallEvent"), resultDesc: "The created call event."},
-		{method: "POST", path: "/v1/dialer/presence", id: "updatePresence", tag: "dialer", summary: "Set an agent's status",
+		{method: "POST", path: "/v1/dialer/presence", id: "updatePresence", serve: h.dialer.presence, tag: "dialer", summary: "Set an agent's status",
 			desc: "Sets an agent's presence and returns the enriched board entry." + aliases, scope: write,
 			body: sRef("PresenceBody"), status: 200, result: envelopeRef("AgentPresence"), resultDesc: "The agent's presence, enriched."},
-		{method: "GET", path: "/v1/dialer/agents", id: "listAgents", tag: "dialer", summary: "The agents board",
+		{method: "GET", path: "/v1/dialer/agents", id: "listAgents", serve: h.dialer.agents, tag: "dialer", summary: "The agents board",
 			desc:   "Every dialer agent of the organization with presence and today's call statistics.",
 			params: paged(docQuery("teamId", "Only agents of this team.", uuidS())), status: 200, result: listRef("AgentPresence"), resultDesc: "A page of agents."},
-		{method: "POST", path: "/v1/dialer/connect/{orgToken}", id: "receiveConnectorEvent", tag: "connector", summary: "Dialer connector receiver",
+		{method: "POST", path: "/v1/dialer/connect/{orgToken}", id: "receiveConnectorEvent", serve: connectorHandlers{h.dialer}.receive, tag: "connector", summary: "Dialer connector receiver",
 			desc: "Events the dialer vendor pushes, as JSON or form fields. Authenticated by the organization's connector token in the path (not Bearer): an unknown token is 404. The type field (or event) selects the event; members the service does not model are kept in the call event's metadata.connector.",
 			auth: authPathToken, params: []m{pathParam("orgToken", "The organization's connector token; it is the credential.", str())},
 			body: sRef("ConnectorEvent"), form: true, status: 200,
@@ -338,42 +180,42 @@ func dialerOperations() []operation {
 	}
 }
 
-func webhookOperations() []operation {
+func webhookOperations(h handlers) []operation {
 	manage := viewer.ScopeWebhooksManage
 	deliveryStatus := docQuery("status", "Only deliveries in this state.", enumRef(enumDeliveryStatus))
 	return []operation{
-		{method: "GET", path: "/v1/webhooks/catalog", id: "listEventTypes", tag: "webhooks", summary: "The event catalog",
+		{method: "GET", path: "/v1/webhooks/catalog", id: "listEventTypes", serve: serveCatalog, tag: "webhooks", summary: "The event catalog",
 			desc: "Every event type a subscription may name, with its payload's JSON Schema; emitted false marks types reserved for features this service does not have yet.",
 			auth: authPublic, status: 200, result: totalListRef("WebhookEventType"), resultDesc: "The catalog."},
-		{method: "POST", path: "/v1/app-webhooks", id: "createSubscription", tag: "webhooks", summary: "Subscribe to events",
+		{method: "POST", path: "/v1/app-webhooks", id: "createSubscription", serve: h.hooks.create, tag: "webhooks", summary: "Subscribe to events",
 			desc: "Creates a subscription; its signing secret is returned only here. events lists only types the credential may read (403 naming one it may not); \"*\" stands for those.", scope: manage,
 			body: sRef("SubscriptionCreate"), status: 201, result: envelopeRef("WebhookSubscription"), resultDesc: "The subscription with its secret.",
 			callbacks: m{"delivery": m{"{$request.body#/url}": m{"post": deliveryCallback()}}}},
-		{method: "GET", path: "/v1/app-webhooks", id: "listSubscriptions", tag: "webhooks", summary: "List subscriptions",
+		{method: "GET", path: "/v1/app-webhooks", id: "listSubscriptions", serve: h.hooks.list, tag: "webhooks", summary: "List subscriptions",
 			scope: manage, status: 200, result: totalListRef("WebhookSubscription"), resultDesc: "Every subscription, without secrets."},
-		{method: "PATCH", path: "/v1/app-webhooks/{id}", id: "updateSubscription", tag: "webhooks", summary: "Update a subscription",
+		{method: "PATCH", path: "/v1/app-webhooks/{id}", id: "updateSubscription", serve: h.hooks.patch, tag: "webhooks", summary: "Update a subscription",
 			desc: "Changes url, events or isActive; isActive true resumes a paused subscription and resets its failure count. events lists only types the credential may read (403 naming one it may not).", scope: manage,
 			params: []m{subIDParam}, body: sRef("SubscriptionPatch"), status: 200, result: envelopeRef("WebhookSubscription"), resultDesc: "The updated subscription."},
-		{method: "DELETE", path: "/v1/app-webhooks/{id}", id: "deleteSubscription", tag: "webhooks", summary: "Delete a subscription",
+		{method: "DELETE", path: "/v1/app-webhooks/{id}", id: "deleteSubscription", serve: h.hooks.delete, tag: "webhooks", summary: "Delete a subscription",
 			scope: manage, params: []m{subIDParam}, status: 204, resultDesc: "Deleted."},
-		{method: "GET", path: "/v1/app-webhooks/{id}/deliveries", id: "listDeliveries", tag: "webhooks", summary: "A subscription's deliveries",
+		{method: "GET", path: "/v1/app-webhooks/{id}/deliveries", id: "listDeliveries", serve: h.hooks.deliveries, tag: "webhooks", summary: "A subscription's deliveries",
 			desc: "Deliveries newest first, each with its attempts; status dead is the dead-letter queue.", scope: manage,
 			params: paged(subIDParam, deliveryStatus), status: 200, result: listRef("WebhookDelivery"), resultDesc: "A page of deliveries."},
-		{method: "POST", path: "/v1/app-webhooks/{id}/deliveries/{deliveryId}/replay", id: "replayDelivery", tag: "webhooks", summary: "Redeliver one delivery",
+		{method: "POST", path: "/v1/app-webhooks/{id}/deliveries/{deliveryId}/replay", id: "replayDelivery", serve: h.hooks.replayOne, tag: "webhooks", summary: "Redeliver one delivery",
 			desc: "Queues the delivery again for an immediate attempt (with a fresh attempt budget).", scope: manage,
 			params: []m{subIDParam, pathParam("deliveryId", "The delivery's id (msg_<uuid>).", str())},
 			status: 202, result: envelopeRef("WebhookDelivery"), resultDesc: "The delivery, queued.", errs: []int{http.StatusConflict}},
-		{method: "POST", path: "/v1/app-webhooks/{id}/replay", id: "replayDeliveries", tag: "webhooks", summary: "Redeliver dead deliveries",
+		{method: "POST", path: "/v1/app-webhooks/{id}/replay", id: "replayDeliveries", serve: h.hooks.replayMany, tag: "webhooks", summary: "Redeliver dead deliveries",
 			desc: "Queues every dead delivery of the subscription created in [since, until) again.", scope: manage,
 			params: []m{subIDParam}, body: sRef("ReplayRequest"), status: 202, result: envelopeRef("WebhookReplay"), resultDesc: "How many deliveries were queued.",
 			errs: []int{http.StatusConflict}},
 	}
 }
 
-func inboundOperations() []operation {
+func inboundOperations(h handlers) []operation {
 	admin := viewer.ScopeAdmin
 	return []operation{
-		{method: "POST", path: "/v1/webhooks/inbound/{endpointKey}", id: "receiveInboundWebhook", tag: "inbound", summary: "Inbound webhook receiver",
+		{method: "POST", path: "/v1/webhooks/inbound/{endpointKey}", id: "receiveInboundWebhook", serve: h.inbound.receive, tag: "inbound", summary: "Inbound webhook receiver",
 			desc: "Accepts a signed JSON body for an inbound endpoint, maps it with the endpoint's JSONPath mapping and queues its automations. 200 only once the request is stored. A repeated X-Webhook-Id within 24 hours is answered 200 and not stored again. So is a repeated signature within 24 hours, whatever X-Webhook-Id it comes with: the same signature means the same signed bytes, a replay (without X-Webhook-Timestamp the signature covers the body alone, so send a timestamp, or vary the body, for two deliveries of the same content to run twice). A bad or missing signature is 401; an unknown or inactive key 404; a body that is not JSON, or has an object with a duplicate member name, 400.",
 			auth: authSignature,
 			params: []m{pathParam("endpointKey", "The endpoint's routing key (ibk_...).", str()),
@@ -381,66 +223,49 @@ func inboundOperations() []operation {
 				headerParam(headerWebhookID, "The sender's delivery id; repeats within 24 hours are acknowledged and ignored.", str())},
 			body: m{"description": "Any JSON value; the mapping reads it with JSONPath."}, status: 200, result: sRef("ReceivedEnvelope"),
 			resultDesc: "Stored.", errs: []int{http.StatusUnauthorized}},
-		{method: "POST", path: "/v1/inbound-endpoints", id: "createInboundEndpoint", tag: "inbound", summary: "Create an inbound endpoint",
+		{method: "POST", path: "/v1/inbound-endpoints", id: "createInboundEndpoint", serve: h.inbound.create, tag: "inbound", summary: "Create an inbound endpoint",
 			desc: "Creates an endpoint with a random key and signing secret; the secret is returned only here.", scope: admin,
 			body: sRef("InboundEndpointCreate"), status: 201, result: envelopeRef("InboundEndpoint"), resultDesc: "The endpoint with its secret."},
-		{method: "GET", path: "/v1/inbound-endpoints", id: "listInboundEndpoints", tag: "inbound", summary: "List inbound endpoints",
+		{method: "GET", path: "/v1/inbound-endpoints", id: "listInboundEndpoints", serve: h.inbound.list, tag: "inbound", summary: "List inbound endpoints",
 			scope: admin, status: 200, result: totalListRef("InboundEndpoint"), resultDesc: "Every endpoint, without secrets."},
-		{method: "PATCH", path: "/v1/inbound-endpoints/{id}", id: "updateInboundEndpoint", tag: "inbound", summary: "Update an inbound endpoint",
+		{method: "PATCH", path: "/v1/inbound-endpoints/{id}", id: "updateInboundEndpoint", serve: h.inbound.patch, tag: "inbound", summary: "Update an inbound endpoint",
 			scope: admin, params: []m{inboundIDParam}, body: sRef("InboundEndpointPatch"), status: 200, result: envelopeRef("InboundEndpoint"), resultDesc: "The updated endpoint."},
-		{method: "DELETE", path: "/v1/inbound-endpoints/{id}", id: "deleteInboundEndpoint", tag: "inbound", summary: "Delete an inbound endpoint",
+		{method: "DELETE", path: "/v1/inbound-endpoints/{id}", id: "deleteInboundEndpoint", serve: h.inbound.delete, tag: "inbound", summary: "Delete an inbound endpoint",
 			desc: "Deletes the endpoint; 409 while automations are triggered by it.", scope: admin,
 			params: []m{inboundIDParam}, status: 204, resultDesc: "Deleted.", errs: []int{http.StatusConflict}},
-		{method: "GET", path: "/v1/inbound-endpoints/{id}/requests", id: "listInboundRequests", tag: "inbound", summary: "An endpoint's request log",
+		{method: "GET", path: "/v1/inbound-endpoints/{id}/requests", id: "listInboundRequests", serve: h.inbound.requests, tag: "inbound", summary: "An endpoint's request log",
 			desc: "Requests received, newest first, with payload, mapped data and processing status.", scope: admin,
 			params: paged(inboundIDParam), status: 200, result: listRef("InboundRequest"), resultDesc: "A page of requests."},
 	}
 }
 
-func automationOperations() []operation {
+func automationOperations(h handlers) []operation {
 	admin := viewer.ScopeAdmin
 	runStatus := docQuery("status", "Only runs in this state.", enumRef(enumAutomationRunStatus))
 	return []operation{
-		{method: "GET", path: "/v1/automations", id: "listAutomations", tag: "automations", summary: "List automations",
+		{method: "GET", path: "/v1/automations", id: "listAutomations", serve: h.autos.list, tag: "automations", summary: "List automations",
 			scope: admin, params: paged(), status: 200, result: listRef("Automation"), resultDesc: "A page of automations."},
-		{method: "POST", path: "/v1/automations", id: "createAutomation", tag: "automations", summary: "Create an automation",
+		{method: "POST", path: "/v1/automations", id: "createAutomation", serve: h.autos.create, tag: "automations", summary: "Create an automation",
 			desc:  "An automation runs its actions, in order and all or nothing, for each input from its trigger that meets its conditions.",
 			scope: admin, body: sRef("AutomationCreate"), status: 201, result: envelopeRef("Automation"), resultDesc: "The created automation."},
-		{method: "GET", path: "/v1/automations/{id}", id: "getAutomation", tag: "automations", summary: "Get an automation",
+		{method: "GET", path: "/v1/automations/{id}", id: "getAutomation", serve: h.autos.get, tag: "automations", summary: "Get an automation",
 			scope: admin, params: []m{automationIDParam}, status: 200, result: envelopeRef("Automation"), resultDesc: "The automation."},
-		{method: "PATCH", path: "/v1/automations/{id}", id: "updateAutomation", tag: "automations", summary: "Update an automation",
+		{method: "PATCH", path: "/v1/automations/{id}", id: "updateAutomation", serve: h.autos.patch, tag: "automations", summary: "Update an automation",
 			scope: admin, params: []m{automationIDParam}, body: sRef("AutomationPatch"), status: 200, result: envelopeRef("Automation"), resultDesc: "The updated automation."},
-		{method: "DELETE", path: "/v1/automations/{id}", id: "deleteAutomation", tag: "automations", summary: "Delete an automation",
+		{method: "DELETE", path: "/v1/automations/{id}", id: "deleteAutomation", serve: h.autos.delete, tag: "automations", summary: "Delete an automation",
 			scope: admin, params: []m{automationIDParam}, status: 204, resultDesc: "Deleted."},
-		{method: "GET", path: "/v1/automations/{id}/runs", id: "listAutomationRuns", tag: "automations", summary: "An automation's runs",
+		{method: "GET", path: "/v1/automations/{id}/runs", id: "listAutomationRuns", serve: h.autos.runs, tag: "automations", summary: "An automation's runs",
 			desc: "Runs newest first, with input, per-action results, attempts and errors.", scope: admin,
 			params: paged(automationIDParam, runStatus), status: 200, result: listRef("AutomationRun"), resultDesc: "A page of runs."},
-		{method: "POST", path: "/v1/automations/{id}/runs/{runId}/retry", id: "retryAutomationRun", tag: "automations", summary: "Retry a failed run",
+		{method: "POST", path: "/v1/automations/{id}/runs/{runId}/retry", id: "retryAutomationRun", serve: h.autos.retry, tag: "automations", summary: "Retry a failed run",
 			desc: "Queues a failed or skipped run again; 409 for a run that succeeded or is queued.", scope: admin,
 			params: []m{automationIDParam, pathParam("runId", "The run's id.", uuidS())},
 			status: 200, result: envelopeRef("AutomationRun"), resultDesc: "The run, queued.", errs: []int{http.StatusConflict}},
 	}
 }
 
-// deliveryCallback documents an outbound delivery (SPEC 5.6, 6).
-func deliveryCallback() m {
-	var events []m
-	for _, name := range eventSchemaNames() {
-		events = append(events, sRef(name))
-	}
-	h := func(name, desc string) m {
-		return m{"name": name, "in": "header", "required": true, "description": desc, "schema": str()}
-	}
-	return m{
-		"operationId": "deliverEvent",
-		"summary":     "An event delivered to the subscription's url",
-		"description": "Signed with the subscription's secret: X-Webhook-Signature = sha256=<hex HMAC-SHA256 of \"<X-Webhook-Timestamp>.<raw body>\">. Reject timestamps more than 300 seconds from now and deduplicate by X-Webhook-Id. A non-2xx answer or none within 10 seconds is retried after 1, 5, 30 and 60 minutes; after 5 failed attempts the delivery is dead-lettered, and after 50 consecutive failures the subscription is paused.",
-		"parameters": []m{
-			h(headerWebhookID, "Unique delivery id (msg_<uuid>); the same on every attempt, for deduplication."),
-			h(headerTimestamp, "Unix seconds of sending."),
-			h(headerSignature, "sha256=<hex>."),
-		},
-		"requestBody": m{"required": true, "content": m{"application/json": m{"schema": m{"oneOf": events}}}},
-		"responses":   m{"2XX": m{"description": "Received; any other answer is a failed attempt."}},
-	}
+// serveCatalog answers GET /v1/webhooks/catalog.
+func serveCatalog(w http.ResponseWriter, r *http.Request) error {
+	catalog(w, r)
+	return nil
 }
