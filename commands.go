@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/rest"
+	"github.com/lendingpipe/svc/seed"
 	"github.com/lendingpipe/svc/tools/loadtest"
 )
 
@@ -255,36 +256,36 @@ func setupSeed(fs *flag.FlagSet) action {
 		}
 		ctx = viewer.WithBulkLoad(ctx)
 		return withOrg(ctx, e.cfg, orgID, func(db *store.DB) error {
-			return seed(ctx, db, orgID, *leads, *lending, *agents, *events, e.stderr)
+			return runSeed(ctx, db, orgID, *leads, *lending, *agents, *events, e.stderr)
 		})
 	}
 }
 
-func seed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads int, lending bool, agents, events int, stderr io.Writer) error {
+func runSeed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads int, lending bool, agents, events int, stderr io.Writer) error {
 	started := time.Now()
 	switch {
 	case leads > 0 && lending:
-		book, err := db.SeedLeadsWithLending(ctx, orgID, leads, newProgress(stderr, "leads", leads).report)
+		book, err := seed.LeadsWithLending(ctx, db, orgID, leads, newProgress(stderr, "leads", leads).report)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "lending book: %d lenders, %d advisors; %d leads shopped, %d applications, %d decided (%d approved), %d funded deals, %d commission payments\n",
 			book.Lenders, book.Advisors, book.AppliedLeads, book.Applications, book.Decided, book.Approved, book.Deals, book.Payments)
 	case leads > 0:
-		if err := db.SeedLeads(ctx, orgID, leads, newProgress(stderr, "leads", leads).report); err != nil {
+		if err := seed.Leads(ctx, db, orgID, leads, newProgress(stderr, "leads", leads).report); err != nil {
 			return err
 		}
 	}
-	ids, err := db.SeedAgents(ctx, orgID, agents)
+	ids, err := seed.Agents(ctx, db, orgID, agents)
 	if err != nil {
 		return err
 	}
 	if events > 0 {
-		some, err := db.SomeLeadIDs(ctx, orgID, 10000)
+		some, err := seed.SomeLeadIDs(ctx, db, orgID, 10000)
 		if err != nil {
 			return err
 		}
-		if err := db.SeedCallEvents(ctx, orgID, ids, some, events, newProgress(stderr, "call events", events).report); err != nil {
+		if err := seed.CallEvents(ctx, db, orgID, ids, some, events, newProgress(stderr, "call events", events).report); err != nil {
 			return err
 		}
 	}

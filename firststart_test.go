@@ -21,6 +21,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // waitFor waits until out holds want.
@@ -160,7 +161,7 @@ func demoOrgs(t *testing.T, url string) int {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	n, err := db.Client.Organization.Query().Where(organization.Name(store.DemoOrgName)).Count(rule.SystemContext(context.Background()))
+	n, err := db.Client.Organization.Query().Where(organization.Name(seed.DemoOrgName)).Count(rule.SystemContext(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,9 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/leadimport"
-	"github.com/lendingpipe/svc/lending"
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/root"
+	"github.com/lendingpipe/svc/seed"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -80,9 +80,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger, stdout io.Write
 		return err
 	}
 	defer db.Close()
-	var demo *store.Demo
+	var demo *seed.Demo
 	if withDemo {
-		if demo, err = db.CreateDemo(ctx, lending.CreateDemoBook); err != nil {
+		if demo, err = seed.CreateDemo(ctx, db); err != nil {
 			return err
 		}
 	}
@@ -192,7 +192,7 @@ func createsDefaultDatabase(cfg config) bool {
 
 // printBanner tells a person where to go once the server listens, and the
 // demo organization's secrets when this start made it.
-func printBanner(w io.Writer, addr net.Addr, dialect string, demo *store.Demo) {
+func printBanner(w io.Writer, addr net.Addr, dialect string, demo *seed.Demo) {
 	base := "http://" + browsable(addr)
 	fmt.Fprintf(w, "svc %s serving on %s (database: %s)\n", version, base, dialect)
 	fmt.Fprintf(w, "  REST API    %s/v1  (OpenAPI: %s/v1/openapi.json)\n", base, base)
@@ -203,7 +203,7 @@ func printBanner(w io.Writer, addr net.Addr, dialect string, demo *store.Demo) {
 		return
 	}
 	fmt.Fprintf(w, "Created demo organization %s (%s): %d advisors and %d agents in team %s, %d leads; %d lenders, %d applications, %d funded deal.\n",
-		store.DemoOrgName, demo.OrgID, demo.Advisors, demo.Agents, store.DemoTeam, demo.Leads, demo.Lenders, demo.Applications, demo.Deals)
+		seed.DemoOrgName, demo.OrgID, demo.Advisors, demo.Agents, seed.DemoTeam, demo.Leads, demo.Lenders, demo.Applications, demo.Deals)
 	fmt.Fprintf(w, "API key (shown once): %s\n", demo.APIKey)
 	fmt.Fprintf(w, "  scopes: %s\n", strings.Join(demo.Scopes, ", "))
 	fmt.Fprintf(w, "Dialer connector token (shown once): %s\n", demo.ConnectorToken)

@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/rest/resttest"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // stageTotals is what each surface says a stage holds: the leads
@@ -154,7 +155,7 @@ func TestStageTotalCountWithCountsFromBeforeStages(t *testing.T) {
 // list's total stays exact (SPEC).
 func TestUncoveredFilterCountIsBounded(t *testing.T) {
 	e := resttest.New(t)
-	if err := e.DB.SeedLeads(context.Background(), e.Org.ID, graph.MaxCounted+5, nil); err != nil {
+	if err := seed.Leads(context.Background(), e.DB, e.Org.ID, graph.MaxCounted+5, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, code := gql(t, e, e.Key, `{

@@ -29,6 +29,7 @@ import (
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/root"
+	"github.com/lendingpipe/svc/seed"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/autorun"
 )
@@ -71,7 +72,7 @@ func setupLendingBench(b *testing.B, rollups bool) *lendingBench {
 	}
 	org, key := resttest.OrgWithKey(b, seeding, "Bench", viewer.AllScopes...)
 	start := time.Now()
-	if _, err := seeding.SeedLeadsWithLending(viewer.WithBulkLoad(ctx), org.ID, lendingBenchLeads, nil); err != nil {
+	if _, err := seed.LeadsWithLending(viewer.WithBulkLoad(ctx), seeding, org.ID, lendingBenchLeads, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d leads with their lending book in %s", lendingBenchLeads, time.Since(start).Round(time.Millisecond))

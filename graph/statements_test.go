@@ -25,6 +25,7 @@ import (
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/root"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // boardColumnQuery is a pipeline board's column: a stage's newest leads
@@ -92,10 +93,10 @@ func TestReadsRunNoQueryPerRow(t *testing.T) {
 	org, key := resttest.OrgWithKey(t, s.db, "Counted", viewer.AllScopes...)
 	s.key = key
 	quiet := viewer.WithBulkLoad(ctx)
-	if _, err := s.db.SeedLeadsWithLending(quiet, org.ID, 400, nil); err != nil {
+	if _, err := seed.LeadsWithLending(quiet, s.db, org.ID, 400, nil); err != nil {
 		t.Fatal(err)
 	}
-	agents, err := s.db.SeedAgents(quiet, org.ID, 4)
+	agents, err := seed.Agents(quiet, s.db, org.ID, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestReadsRunNoQueryPerRow(t *testing.T) {
 	if err != nil || len(leads) == 0 {
 		t.Fatalf("leads with funded deals: %v, %v", leads, err)
 	}
-	if err := s.db.SeedCallEvents(quiet, org.ID, agents, leads, 300, nil); err != nil {
+	if err := seed.CallEvents(quiet, s.db, org.ID, agents, leads, 300, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.db.RebuildRollups(ctx, org.ID); err != nil {

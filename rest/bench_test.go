@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/rest"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/root"
+	"github.com/lendingpipe/svc/seed"
 	"github.com/lendingpipe/svc/tools/loadtest"
 )
 
@@ -47,7 +48,7 @@ func setupBench(b *testing.B) *benchEnv {
 		db := storetest.Open(b)
 		org, key := resttest.OrgWithKey(b, db, "Bench", viewer.AllScopes...)
 		start := time.Now()
-		if err := db.SeedLeads(ctx, org.ID, benchLeads, nil); err != nil {
+		if err := seed.Leads(ctx, db, org.ID, benchLeads, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.Logf("seeded %d leads in %s", benchLeads, time.Since(start).Round(time.Millisecond))

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"fmt"
+	"github.com/lendingpipe/svc/seed"
 	"net/http"
 	"slices"
 	"sync"
@@ -31,7 +32,7 @@ func benchmarkThroughput(b *testing.B, senders int) {
 	e.subscribe(b, rc.URL, "lead.created")
 	b.ResetTimer()
 	start := time.Now()
-	if err := e.db.SeedLeads(context.Background(), e.org.ID, n, nil); err != nil {
+	if err := seed.Leads(context.Background(), e.db, e.org.ID, n, nil); err != nil {
 		b.Fatal(err)
 	}
 	rc.Wait(b, n)

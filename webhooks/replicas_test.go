@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
@@ -56,7 +57,7 @@ func TestTwoWorkersDeliverEachEventOnce(t *testing.T) {
 			webhooks.NewWorker(db.Client, db.Dialect, cfg, time.Now, logger).Run(ctx)
 		}()
 	}
-	if err := dbs[1].SeedLeads(ctx, org.ID, 1000, nil); err != nil {
+	if err := seed.Leads(ctx, dbs[1], org.ID, 1000, nil); err != nil {
 		t.Fatal(err)
 	}
 	recv.Wait(t, 1000)

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // sameData fails unless an event's data is want, as a receiver would read
@@ -252,7 +253,7 @@ func TestBulkLoadEmitsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.db.SeedLeads(viewer.WithBulkLoad(context.Background()), e.a.ID, 20, nil); err != nil {
+		if err := seed.Leads(viewer.WithBulkLoad(context.Background()), e.db, e.a.ID, 20, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

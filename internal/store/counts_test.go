@@ -10,6 +10,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // The maintained lead count equals a real count after concurrent creations
@@ -34,7 +35,7 @@ func TestLeadTotal(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { errs <- db.SeedLeads(ctx, org.ID, 150, nil) })
+		wg.Go(func() { errs <- seed.Leads(ctx, db, org.ID, 150, nil) })
 	}
 	wg.Wait()
 	close(errs)
@@ -44,7 +45,7 @@ func TestLeadTotal(t *testing.T) {
 		}
 	}
 	// The seeding command's bulk load counts a batch at once.
-	if err := db.SeedLeads(viewer.WithBulkLoad(ctx), other.ID, 7, nil); err != nil {
+	if err := seed.Leads(viewer.WithBulkLoad(ctx), db, other.ID, 7, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.LeadTotal(ctx, other.ID); err != nil || n != 7 {

@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // ReadLead answers what an ent query of the lead answers: the same lead,
@@ -144,7 +145,7 @@ func BenchmarkReadLead(b *testing.B) {
 		b.Fatal(err)
 	}
 	reader := viewer.NewContext(ctx, viewer.Viewer{OrgID: org.ID, KeyID: uuid.New(), Scopes: viewer.AllScopes})
-	if err := db.SeedLeads(ctx, org.ID, 2000, nil); err != nil {
+	if err := seed.Leads(ctx, db, org.ID, 2000, nil); err != nil {
 		b.Fatal(err)
 	}
 	ids, err := db.Client.Lead.Query().IDs(reader)

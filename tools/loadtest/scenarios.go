@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 )
 
 const orgName = "Load test"
@@ -53,10 +54,10 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 			return nil, err
 		}
 		quiet := viewer.WithBulkLoad(ctx)
-		if _, err := db.SeedLeadsWithLending(quiet, org.ID, cfg.Leads, nil); err != nil {
+		if _, err := seed.LeadsWithLending(quiet, db, org.ID, cfg.Leads, nil); err != nil {
 			return nil, err
 		}
-		if _, err := db.SeedAgents(quiet, org.ID, cfg.Agents); err != nil {
+		if _, err := seed.Agents(quiet, db, org.ID, cfg.Agents); err != nil {
 			return nil, err
 		}
 		if err := db.RebuildRollups(ctx, org.ID); err != nil {
@@ -67,7 +68,7 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 	if fx.key, _, err = store.CreateAPIKey(ctx, db.Client, org.ID, "live", "load test", viewer.AllScopes); err != nil {
 		return nil, err
 	}
-	if fx.leads, err = db.SomeLeadIDs(ctx, org.ID, 5000); err != nil {
+	if fx.leads, err = seed.SomeLeadIDs(ctx, db, org.ID, 5000); err != nil {
 		return nil, err
 	}
 	if fx.agents, err = db.Client.User.Query().Where(user.OrgID(org.ID), user.RoleEQ(user.RoleAgent)).IDs(sys); err != nil {

@@ -1,4 +1,4 @@
-package store_test
+package seed_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package lending
+package seed
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/internal/money"
-	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/lending"
 )
 
 // demoLenders are the demo organization's panel (of lenderTemplates).
@@ -63,15 +63,16 @@ const (
 	demoPaymentReceived = "RLE-REM-0001"
 )
 
-// CreateDemoBook builds the demo organization's lending book through the
+// createDemoBook builds the demo organization's lending book (its lenders,
+// applications, deal and payment) in the demo's transaction, through the
 // lending flows, as the GraphQL operations do: every rule, move and event
-// applies. It is the store's DemoBook; ctx is the system's, and acts for
-// org.
-func CreateDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads map[string]*ent.Lead, demo *store.Demo) error {
+// applies. It counts what it makes in demo; ctx is the system's, and acts
+// for org.
+func createDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads map[string]*ent.Lead, demo *Demo) error {
 	ctx = viewer.NewContext(ctx, viewer.Viewer{OrgID: org})
 	lenders := map[string]*ent.Lender{}
 	for _, name := range demoLenders {
-		l, err := store.TemplateLender(ctx, tx, org, name)
+		l, err := templateLender(ctx, tx, org, name)
 		if err != nil {
 			return err
 		}
@@ -84,18 +85,18 @@ func CreateDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads ma
 		if lead == nil || ld == nil {
 			return fmt.Errorf("demo application of %q to %q: no such lead or lender", s.lead, s.lender)
 		}
-		in := Submission{LeadID: lead.ID, LenderID: ld.ID, Product: ptr(application.Product(s.product))}
+		in := lending.Submission{LeadID: lead.ID, LenderID: ld.ID, Product: ptr(application.Product(s.product))}
 		if s.ref != "" {
 			in.ExternalRef = &s.ref
 		}
-		a, err := Submit(ctx, tx, in)
+		a, err := lending.Submit(ctx, tx, in)
 		if err != nil {
 			return fmt.Errorf("submitting %s to %s: %w", s.lead, s.lender, err)
 		}
 		demo.Applications++
 		switch {
 		case s.underwriting:
-			_, err = MarkUnderwriting(ctx, tx, a.ID)
+			_, err = lending.MarkUnderwriting(ctx, tx, a.ID)
 		case s.approve != nil:
 			o := s.approve
 			amount, aerr := money.ParseAmount(o.amount)
@@ -103,10 +104,10 @@ func CreateDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads ma
 			if aerr != nil || rerr != nil {
 				return fmt.Errorf("the demo offer %+v: %v %v", o, aerr, rerr)
 			}
-			_, err = Decide(ctx, tx, a.ID, Decision{Approved: true, ApprovedAmount: &amount, InterestRate: &rate,
+			_, err = lending.Decide(ctx, tx, a.ID, lending.Decision{Approved: true, ApprovedAmount: &amount, InterestRate: &rate,
 				RateType: &o.rateType, TermMonths: &o.term, PaymentFrequency: &o.frequency, Conditions: o.conditions})
 		case s.decline != "":
-			_, err = Decide(ctx, tx, a.ID, Decision{Reason: &s.decline, DeclineCategory: &s.declineCategory})
+			_, err = lending.Decide(ctx, tx, a.ID, lending.Decision{Reason: &s.decline, DeclineCategory: &s.declineCategory})
 		}
 		if err != nil {
 			return fmt.Errorf("deciding %s's application to %s: %w", s.lead, s.lender, err)
@@ -115,7 +116,7 @@ func CreateDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads ma
 			funding = a.ID
 		}
 	}
-	deal, err := Fund(ctx, tx, Funding{ApplicationID: funding})
+	deal, err := lending.Fund(ctx, tx, lending.Funding{ApplicationID: funding})
 	if err != nil {
 		return fmt.Errorf("funding the demo deal: %w", err)
 	}
@@ -125,10 +126,19 @@ func CreateDemoBook(ctx context.Context, tx *ent.Client, org uuid.UUID, leads ma
 		return err
 	}
 	reference := demoPaymentReceived
-	if _, err := RecordPayment(ctx, tx, Payment{DealID: deal.ID, Amount: paid, Reference: &reference}); err != nil {
+	if _, err := lending.RecordPayment(ctx, tx, lending.Payment{DealID: deal.ID, Amount: paid, Reference: &reference}); err != nil {
 		return fmt.Errorf("recording the demo commission payment: %w", err)
 	}
 	return nil
+}
+
+// templateLender creates the lender of the seeded panel named name in org.
+func templateLender(ctx context.Context, tx *ent.Client, org uuid.UUID, name string) (*ent.Lender, error) {
+	t, ok := lenderTemplateNamed(name)
+	if !ok {
+		return nil, fmt.Errorf("no lender template %q", name)
+	}
+	return createLender(ctx, tx, org, t, nil)
 }
 
 func ptr[T any](v T) *T { return &v }

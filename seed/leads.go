@@ -1,4 +1,8 @@
-package store
+// Package seed fills a database with realistic data: a year of leads, with
+// or without the lending book a broker would have built on them, dialer
+// agents and their calls (the seed command and load runs), and the demo
+// organization a newcomer starts from.
+package seed
 
 import (
 	"context"
@@ -18,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/stagesread"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -39,31 +44,31 @@ const seedSpan = 365 * 24 * time.Hour
 var seedIndustries = []string{"Trucking", "Dental Practice", "Restaurant & Food", "Auto Repair", "Transportation & Logistics",
 	"Construction", "Beauty & Personal Care", "Pharmacy", "Landscaping", "Plumbing & HVAC"}
 
-// SeedLeads inserts n realistic leads into orgID in batched transactions,
+// Leads inserts n realistic leads into orgID in batched transactions,
 // calling progress after each batch with the number inserted so far. The
 // random source is seeded, so runs are reproducible.
-func (s *DB) SeedLeads(ctx context.Context, orgID uuid.UUID, n int, progress func(done int)) error {
-	_, err := s.seedLeads(ctx, orgID, n, false, progress)
+func Leads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, progress func(done int)) error {
+	_, err := seedLeads(ctx, db, orgID, n, false, progress)
 	return err
 }
 
-// SeedLeadsWithLending inserts n leads as SeedLeads does and, with them, the
+// LeadsWithLending inserts n leads as Leads does and, with them, the
 // organization's lending book: a lender panel (the organization's active
 // lenders, or a new one of 8 to 15 when it has none), advisors, and for
 // about a quarter of the leads their applications, decisions, funded deals,
 // commissions and payments, each lead in the stage its lending state puts
-// it in (see seed_lending.go). The book is written whole, as the lending
+// it in (see lending.go). The book is written whole, as the lending
 // hooks would have left it, so only a bulk load (viewer.WithBulkLoad) may
 // write it.
-func (s *DB) SeedLeadsWithLending(ctx context.Context, orgID uuid.UUID, n int, progress func(done int)) (*LendingSeeded, error) {
+func LeadsWithLending(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, progress func(done int)) (*LendingSeeded, error) {
 	if !viewer.IsBulkLoad(ctx) {
 		return nil, errors.New("seeding a lending book needs a bulk load (viewer.WithBulkLoad)")
 	}
-	return s.seedLeads(ctx, orgID, n, true, progress)
+	return seedLeads(ctx, db, orgID, n, true, progress)
 }
 
-func (s *DB) seedLeads(ctx context.Context, orgID uuid.UUID, n int, lending bool, progress func(done int)) (*LendingSeeded, error) {
-	sys, c := rule.SystemContext(ctx), s.Client
+func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lending bool, progress func(done int)) (*LendingSeeded, error) {
+	sys, c := rule.SystemContext(ctx), db.Client
 	stages, err := c.PipelineStage.Query().Where(pipelinestage.OrgID(orgID)).
 		Order(pipelinestage.ByPosition(), pipelinestage.ByID()).All(sys)
 	if err != nil {
@@ -79,7 +84,7 @@ func (s *DB) seedLeads(ctx context.Context, orgID uuid.UUID, n int, lending bool
 	step := seedSpan / time.Duration(max(n, 1))
 	var bk *book
 	if lending {
-		if bk, err = s.openBook(ctx, orgID, n, stages, start, now); err != nil {
+		if bk, err = openBook(ctx, db, orgID, n, stages, start, now); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +116,7 @@ func (s *DB) seedLeads(ctx context.Context, orgID uuid.UUID, n int, lending bool
 	if err != nil {
 		return nil, fmt.Errorf("seeding leads: %w", err)
 	}
-	if err := s.Optimize(ctx); err != nil {
+	if err := db.Optimize(ctx); err != nil {
 		return nil, err
 	}
 	if bk == nil {
@@ -168,21 +173,21 @@ func (l *seedLead) create(c *ent.Client, orgID uuid.UUID) *ent.LeadCreate {
 	return b
 }
 
-// SeedAgents creates m dialer agents of orgID in four teams, each with a
+// Agents creates m dialer agents of orgID in four teams, each with a
 // presence, and returns their ids.
-func (s *DB) SeedAgents(ctx context.Context, orgID uuid.UUID, m int) ([]uuid.UUID, error) {
+func Agents(ctx context.Context, db *store.DB, orgID uuid.UUID, m int) ([]uuid.UUID, error) {
 	sys := rule.SystemContext(ctx)
 	statuses := enum.PresenceStatuses
 	ids := make([]uuid.UUID, 0, m)
 	now := time.Now().UTC()
 	for i := range m {
-		u, err := CreateUser(ctx, s.Client, UserSpec{OrgID: orgID, First: seedFirst[i%len(seedFirst)],
+		u, err := store.CreateUser(ctx, db.Client, store.UserSpec{OrgID: orgID, First: seedFirst[i%len(seedFirst)],
 			Last: seedLast[i%len(seedLast)] + strconv.Itoa(i), Email: fmt.Sprintf("agent%d.%s@seed.example", i, orgID.String()[:8]),
 			Role: "agent", Team: "Floor " + strconv.Itoa(i%4+1)})
 		if err != nil {
 			return nil, fmt.Errorf("seeding agent %d: %w", i, err)
 		}
-		err = s.Client.AgentPresence.Create().SetOrgID(orgID).SetUserID(u.ID).
+		err = db.Client.AgentPresence.Create().SetOrgID(orgID).SetUserID(u.ID).
 			SetStatus(agentpresence.Status(statuses[i%len(statuses)])).SetStatusChangedAt(now).Exec(sys)
 		if err != nil {
 			return nil, fmt.Errorf("seeding agent %d's presence: %w", i, err)
@@ -192,17 +197,17 @@ func (s *DB) SeedAgents(ctx context.Context, orgID uuid.UUID, m int) ([]uuid.UUI
 	return ids, nil
 }
 
-// SeedCallEvents records about k call events of the given agents over the
+// CallEvents records about k call events of the given agents over the
 // past year, a third of the calls on one of leads, in batched
 // transactions. A call starts on a weekday in business hours of the
 // organization's zone and has several events: started, answered (most),
 // ended with the talk time, and usually a disposition a minute or two
 // later.
-func (s *DB) SeedCallEvents(ctx context.Context, orgID uuid.UUID, agents, leads []uuid.UUID, k int, progress func(done int)) error {
+func CallEvents(ctx context.Context, db *store.DB, orgID uuid.UUID, agents, leads []uuid.UUID, k int, progress func(done int)) error {
 	if len(agents) == 0 {
 		return fmt.Errorf("seeding call events: no agents")
 	}
-	sys, c := rule.SystemContext(ctx), s.Client
+	sys, c := rule.SystemContext(ctx), db.Client
 	org, err := c.Organization.Get(sys, orgID)
 	if err != nil {
 		return fmt.Errorf("seeding call events: %w", err)
@@ -301,7 +306,7 @@ func inBatches(ctx context.Context, c *ent.Client, n int, progress func(done int
 	const batch = 1000
 	for done := 0; done < n; done += batch {
 		size := min(batch, n-done)
-		err := WithTx(ctx, c, func(ctx context.Context, tx *ent.Client) error { return fill(ctx, tx, done, size) })
+		err := store.WithTx(ctx, c, func(ctx context.Context, tx *ent.Client) error { return fill(ctx, tx, done, size) })
 		if err != nil {
 			return fmt.Errorf("items %d-%d: %w", done, done+size, err)
 		}
@@ -313,6 +318,6 @@ func inBatches(ctx context.Context, c *ent.Client, n int, progress func(done int
 }
 
 // SomeLeadIDs returns up to n lead ids of orgID, for seeding and load runs.
-func (s *DB) SomeLeadIDs(ctx context.Context, orgID uuid.UUID, n int) ([]uuid.UUID, error) {
-	return s.Client.Lead.Query().Where(lead.OrgID(orgID)).Limit(n).IDs(rule.SystemContext(ctx))
+func SomeLeadIDs(ctx context.Context, db *store.DB, orgID uuid.UUID, n int) ([]uuid.UUID, error) {
+	return db.Client.Lead.Query().Where(lead.OrgID(orgID)).Limit(n).IDs(rule.SystemContext(ctx))
 }

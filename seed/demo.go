@@ -1,17 +1,15 @@
-package store
+package seed
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/mattn/go-sqlite3"
-
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -33,7 +31,7 @@ type Demo struct {
 
 // demoPeople are the demo organization's users: advisors own leads, agents
 // appear on the dialer board.
-var demoPeople = []UserSpec{
+var demoPeople = []store.UserSpec{
 	{First: "Maya", Last: "Chen", Email: "maya.chen@demo.example", Role: "advisor", Team: DemoTeam},
 	{First: "Sam", Last: "Ortiz", Email: "sam.ortiz@demo.example", Role: "advisor", Team: DemoTeam},
 	{First: "Riley", Last: "Brooks", Email: "riley.brooks@demo.example", Role: "agent", Team: DemoTeam},
@@ -61,27 +59,25 @@ var demoLeads = []demoLead{
 
 // CreateDemo creates the demo organization (DemoOrgName) with an API key
 // holding every scope, advisors and agents in one team, leads across the
-// pipeline, and book's lending book, all in one transaction. It returns
-// nil when the database already has a demo organization, or once had one:
-// it is made once per database.
-//
-// Several replicas starting at once on one database make it once: each
-// first claims the one row of demo_claims, and a second claim waits for the
-// first transaction and then fails on the row's key, so it creates nothing.
-func (s *DB) CreateDemo(ctx context.Context, book DemoBook) (*Demo, error) {
+// pipeline, and its lending book (demobook.go), all in one transaction. It
+// returns nil when the database already has a demo organization, or once
+// had one: it is made once per database, however many replicas start at
+// once on it (store.ClaimDemo).
+func CreateDemo(ctx context.Context, db *store.DB) (*Demo, error) {
 	var demo *Demo
-	err := WithTx(rule.SystemContext(ctx), s.Client, func(ctx context.Context, tx *ent.Client) error {
+	err := store.WithTx(rule.SystemContext(ctx), db.Client, func(ctx context.Context, tx *ent.Client) error {
 		exists, err := tx.Organization.Query().Where(organization.Name(DemoOrgName)).Exist(ctx)
 		if err != nil || exists {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, demoClaim); err != nil {
-			if isUniqueViolation(err) {
-				return errDemoClaimed
-			}
+		claimed, err := store.ClaimDemo(ctx, tx)
+		if err != nil {
 			return err
 		}
-		demo, err = createDemo(ctx, tx, book)
+		if !claimed {
+			return errDemoClaimed // the failed claim ended the transaction
+		}
+		demo, err = createDemo(ctx, tx)
 		return err
 	})
 	if errors.Is(err, errDemoClaimed) {
@@ -96,19 +92,12 @@ func (s *DB) CreateDemo(ctx context.Context, book DemoBook) (*Demo, error) {
 // errDemoClaimed says another process made the demo organization meanwhile.
 var errDemoClaimed = errors.New("the demo organization was made by another process")
 
-// demoClaimDDL creates the table whose one row says a demo organization
-// was made; ent does not model it, as nothing reads it.
-const demoClaimDDL = `CREATE TABLE IF NOT EXISTS demo_claims (id INTEGER PRIMARY KEY)`
-
-// demoClaim claims it, on both databases.
-const demoClaim = `INSERT INTO demo_claims (id) VALUES (1)`
-
-func createDemo(ctx context.Context, tx *ent.Client, book DemoBook) (*Demo, error) {
-	org, token, err := CreateOrganization(ctx, tx, DemoOrgName)
+func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
+	org, token, err := store.CreateOrganization(ctx, tx, DemoOrgName)
 	if err != nil {
 		return nil, err
 	}
-	key, _, err := CreateAPIKey(ctx, tx, org.ID, "live", "demo", viewer.AllScopes)
+	key, _, err := store.CreateAPIKey(ctx, tx, org.ID, "live", "demo", viewer.AllScopes)
 	if err != nil {
 		return nil, fmt.Errorf("creating the demo key: %w", err)
 	}
@@ -116,7 +105,7 @@ func createDemo(ctx context.Context, tx *ent.Client, book DemoBook) (*Demo, erro
 	users := make([]*ent.User, len(demoPeople))
 	for i, p := range demoPeople {
 		p.OrgID = org.ID
-		if users[i], err = CreateUser(ctx, tx, p); err != nil {
+		if users[i], err = store.CreateUser(ctx, tx, p); err != nil {
 			return nil, fmt.Errorf("creating demo user %s %s: %w", p.First, p.Last, err)
 		}
 		if p.Role == "agent" {
@@ -152,22 +141,8 @@ func createDemo(ctx context.Context, tx *ent.Client, book DemoBook) (*Demo, erro
 		leads[l.business] = created
 		demo.Leads++
 	}
-	if err := book(ctx, tx, org.ID, leads, demo); err != nil {
+	if err := createDemoBook(ctx, tx, org.ID, leads, demo); err != nil {
 		return nil, fmt.Errorf("creating the demo lending book: %w", err)
 	}
 	return demo, nil
-}
-
-// isUniqueViolation reports whether err is a unique key's refusal, on
-// either database.
-func isUniqueViolation(err error) bool {
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) {
-		return pg.Code == "23505"
-	}
-	var lite sqlite3.Error
-	if errors.As(err, &lite) {
-		return lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || lite.ExtendedCode == sqlite3.ErrConstraintUnique
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package store
+package seed
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/store"
 )
 
 // A seeded lending book looks like one a broker built through the API over
@@ -33,7 +34,7 @@ import (
 // are funded from one of their approvals (their other open applications
 // withdrawn, funded_elsewhere), and every deal has its commission, paid in
 // full, in part, not yet, or paid and clawed back. Each record is written
-// in the state the lending flows would leave it (the store's tests check
+// in the state the lending flows would leave it (the tests check
 // every rule), with times in order: submitted after the lead's creation,
 // decided after submission, funded after every decision, paid after
 // funding, all before now.
@@ -164,7 +165,7 @@ type lenderDay struct {
 }
 
 // openBook finds or creates the panel and the advisors.
-func (s *DB) openBook(ctx context.Context, orgID uuid.UUID, n int, stages []*ent.PipelineStage, start, now time.Time) (*book, error) {
+func openBook(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, stages []*ent.PipelineStage, start, now time.Time) (*book, error) {
 	b := &book{org: orgID, rng: rand.New(rand.NewPCG(uint64(n), 43)), now: now, actor: *events.Actor(ctx),
 		slot: map[string]*ent.PipelineStage{}, days: map[lenderDay]int{}}
 	for _, st := range stages {
@@ -180,10 +181,10 @@ func (s *DB) openBook(ctx context.Context, orgID uuid.UUID, n int, stages []*ent
 		b.early = stages
 	}
 	var err error
-	if b.lenders, err = s.seedPanel(ctx, orgID, b.rng, start.Add(-30*day)); err != nil {
+	if b.lenders, err = seedPanel(ctx, db, orgID, b.rng, start.Add(-30*day)); err != nil {
 		return nil, err
 	}
-	if b.advisors, err = s.seedAdvisors(ctx, orgID); err != nil {
+	if b.advisors, err = advisorsOf(ctx, db, orgID); err != nil {
 		return nil, err
 	}
 	b.seeded.Lenders, b.seeded.Advisors = len(b.lenders), len(b.advisors)
@@ -192,9 +193,9 @@ func (s *DB) openBook(ctx context.Context, orgID uuid.UUID, n int, stages []*ent
 
 // seedPanel returns the organization's active lenders, creating a panel of
 // 8 to 15 through the lender hooks when it has none.
-func (s *DB) seedPanel(ctx context.Context, orgID uuid.UUID, rng *rand.Rand, at time.Time) ([]*panelLender, error) {
+func seedPanel(ctx context.Context, db *store.DB, orgID uuid.UUID, rng *rand.Rand, at time.Time) ([]*panelLender, error) {
 	sys := rule.SystemContext(ctx)
-	existing, err := s.Client.Lender.Query().Where(lender.OrgID(orgID), lender.IsActive(true)).
+	existing, err := db.Client.Lender.Query().Where(lender.OrgID(orgID), lender.IsActive(true)).
 		Order(lender.ByCreatedAt(), lender.ByID()).All(sys)
 	if err != nil {
 		return nil, fmt.Errorf("loading the lender panel: %w", err)
@@ -203,7 +204,7 @@ func (s *DB) seedPanel(ctx context.Context, orgID uuid.UUID, rng *rand.Rand, at 
 		size := 8 + rng.IntN(8)
 		picked := rng.Perm(len(lenderTemplates))[:size]
 		slices.Sort(picked)
-		err = WithTx(sys, s.Client, func(ctx context.Context, tx *ent.Client) error {
+		err = store.WithTx(sys, db.Client, func(ctx context.Context, tx *ent.Client) error {
 			for _, i := range picked {
 				l, err := createLender(ctx, tx, orgID, lenderTemplates[i], &at)
 				if err != nil {
@@ -220,7 +221,7 @@ func (s *DB) seedPanel(ctx context.Context, orgID uuid.UUID, rng *rand.Rand, at 
 	panel := make([]*panelLender, len(existing))
 	for i, l := range existing {
 		// References continue after the lender's applications.
-		used, err := s.Client.Application.Query().Where(application.LenderID(l.ID)).Count(sys)
+		used, err := db.Client.Application.Query().Where(application.LenderID(l.ID)).Count(sys)
 		if err != nil {
 			return nil, fmt.Errorf("counting the applications of %s: %w", l.Name, err)
 		}
@@ -285,17 +286,17 @@ func refPrefix(name string) string {
 	return strings.ToUpper(string(p))
 }
 
-// seedAdvisors returns the organization's advisors, creating eight in a
+// advisorsOf returns the organization's advisors, creating eight in a
 // team when it has none.
-func (s *DB) seedAdvisors(ctx context.Context, orgID uuid.UUID) ([]uuid.UUID, error) {
-	ids, err := s.Client.User.Query().Where(user.OrgID(orgID), user.RoleEQ(user.RoleAdvisor)).
+func advisorsOf(ctx context.Context, db *store.DB, orgID uuid.UUID) ([]uuid.UUID, error) {
+	ids, err := db.Client.User.Query().Where(user.OrgID(orgID), user.RoleEQ(user.RoleAdvisor)).
 		Order(user.ByID()).IDs(rule.SystemContext(ctx))
 	if err != nil || len(ids) > 0 {
 		return ids, err
 	}
 	for i := range seedAdvisors {
 		first, last := seedAdvisorFirst[i], seedAdvisorLast[i]
-		u, err := CreateUser(ctx, s.Client, UserSpec{OrgID: orgID, First: first, Last: last, Role: "advisor", Team: seedAdvisorTeam,
+		u, err := store.CreateUser(ctx, db.Client, store.UserSpec{OrgID: orgID, First: first, Last: last, Role: "advisor", Team: seedAdvisorTeam,
 			Email: fmt.Sprintf("%s.%s.%s@seed.example", strings.ToLower(first), strings.ToLower(last), orgID.String()[:8])})
 		if err != nil {
 			return nil, fmt.Errorf("seeding advisor %d: %w", i, err)

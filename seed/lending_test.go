@@ -1,4 +1,4 @@
-package store_test
+package seed_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/seed"
 )
 
 const seedBookLeads = 2000
@@ -33,7 +34,7 @@ func TestSeedLending(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := time.Now()
-	seeded, err := db.SeedLeadsWithLending(ctx, org.ID, seedBookLeads, nil)
+	seeded, err := seed.LeadsWithLending(ctx, db, org.ID, seedBookLeads, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestSeedLending(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seeded2, err := again.SeedLeadsWithLending(ctx, org2.ID, seedBookLeads, nil)
+		seeded2, err := seed.LeadsWithLending(ctx, again, org2.ID, seedBookLeads, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +273,7 @@ func TestBookViolationsCatchBreaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SeedLeadsWithLending(ctx, org.ID, 400, nil); err != nil {
+	if _, err := seed.LeadsWithLending(ctx, db, org.ID, 400, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := readBook(ctx, db, org.ID)
@@ -327,7 +328,7 @@ func TestSeedLendingNeedsBulkLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SeedLeadsWithLending(context.Background(), org.ID, 10, nil); err == nil ||
+	if _, err := seed.LeadsWithLending(context.Background(), db, org.ID, 10, nil); err == nil ||
 		!strings.Contains(err.Error(), "bulk load") {
 		t.Errorf("seeding a book outside a bulk load: %v", err)
 	}

@@ -1,4 +1,4 @@
-package store_test
+package seed_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
-	"github.com/lendingpipe/svc/lending"
+	"github.com/lendingpipe/svc/seed"
 )
 
 // The demo organization is usable at once: advisors and agents in a team,
@@ -30,7 +30,7 @@ func TestCreateDemo(t *testing.T) {
 	ctx := context.Background()
 	sys := rule.SystemContext(ctx)
 	db := storetest.Open(t)
-	demo, err := db.CreateDemo(ctx, lending.CreateDemoBook)
+	demo, err := seed.CreateDemo(ctx, db)
 	if err != nil || demo == nil {
 		t.Fatalf("CreateDemo: %+v, %v", demo, err)
 	}
@@ -106,11 +106,11 @@ func TestCreateDemo(t *testing.T) {
 		t.Errorf("the deal's lender total %d, %v; want 1 (the funding counted it)", total, err)
 	}
 
-	again, err := db.CreateDemo(ctx, lending.CreateDemoBook)
+	again, err := seed.CreateDemo(ctx, db)
 	if err != nil || again != nil {
 		t.Fatalf("second CreateDemo: %+v, %v; want nothing made", again, err)
 	}
-	if n, _ := db.Client.Organization.Query().Where(organization.Name(store.DemoOrgName)).Count(sys); n != 1 {
+	if n, _ := db.Client.Organization.Query().Where(organization.Name(seed.DemoOrgName)).Count(sys); n != 1 {
 		t.Errorf("%d demo organizations after asking twice", n)
 	}
 }
@@ -119,30 +119,9 @@ func TestCreateDemo(t *testing.T) {
 func TestSeedUnknownOrganization(t *testing.T) {
 	db := storetest.Open(t)
 	id := uuid.New()
-	err := db.SeedLeads(context.Background(), id, 10, nil)
+	err := seed.Leads(context.Background(), db, id, 10, nil)
 	if err == nil || !strings.Contains(err.Error(), id.String()) || strings.Contains(err.Error(), "<nil>") {
-		t.Fatalf("SeedLeads for an unknown organization: %v; want an error naming it and its cause", err)
-	}
-}
-
-// A database URL of an unknown scheme is refused naming it; SQLite paths (with or without file:) and PostgreSQL URLs pass.
-func TestCheckDatabaseURL(t *testing.T) {
-	for _, ok := range []string{"svc.db", "./data/svc.db", "file:svc.db?_busy_timeout=5000", "file:///tmp/svc.db",
-		"postgres://u@localhost/db", "postgresql://u@localhost/db?sslmode=disable", "C:\\data\\svc.db"} {
-		if err := store.CheckDatabaseURL(ok); err != nil {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"postgress://u@localhost/db", "mysql://u@localhost/db", "sqlite://svc.db"} {
-		err := store.CheckDatabaseURL(bad)
-		scheme := bad[:strings.Index(bad, "://")+3]
-		if err == nil || !strings.Contains(err.Error(), scheme) || !strings.Contains(err.Error(), "postgres://") {
-			t.Errorf("%s: %v; want an error naming %s and the accepted forms", bad, err, scheme)
-		}
-	}
-	if _, err := store.Open(context.Background(), "postgress://u@localhost/db", store.Options{}); err == nil ||
-		!strings.Contains(err.Error(), "postgress://") {
-		t.Errorf("Open of a misspelt scheme: %v", err)
+		t.Fatalf("Leads for an unknown organization: %v; want an error naming it and its cause", err)
 	}
 }
 
@@ -166,7 +145,7 @@ func TestCreateDemoOnceAcrossProcesses(t *testing.T) {
 	for _, db := range dbs {
 		go func() {
 			<-start
-			demo, err := db.CreateDemo(ctx, lending.CreateDemoBook)
+			demo, err := seed.CreateDemo(ctx, db)
 			if err != nil {
 				t.Errorf("CreateDemo: %v", err)
 			}
@@ -180,7 +159,7 @@ func TestCreateDemoOnceAcrossProcesses(t *testing.T) {
 			created++
 		}
 	}
-	n, err := dbs[0].Client.Organization.Query().Where(organization.Name(store.DemoOrgName)).Count(rule.SystemContext(ctx))
+	n, err := dbs[0].Client.Organization.Query().Where(organization.Name(seed.DemoOrgName)).Count(rule.SystemContext(ctx))
 	if err != nil || n != 1 || created != 1 {
 		t.Fatalf("%d demo organizations, %d replicas said they made one (%v); want 1 and 1", n, created, err)
 	}
