@@ -40,7 +40,7 @@ var layers = []struct {
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer; the web console's files",
 		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"analytics/decision", "analytics/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
-			"internal/period", "internal/text", "internal/txstate", "internal/viewer"}},
+			"internal/period", "internal/text", "internal/token", "internal/txstate", "internal/viewer"}},
 }
 
 // layer ranks a package of this module (higher is further up), or -1 when

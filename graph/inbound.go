@@ -2,8 +2,6 @@ package graph
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -12,20 +10,24 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/token"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
 // EndpointKeyPrefix starts every inbound endpoint key.
 const EndpointKeyPrefix = "ibk_"
 
+// newKey is an endpoint key: 20 random bytes in hex, an unguessable route.
+func newKey() string { return token.New(EndpointKeyPrefix, 20, token.Hex) }
+
 func (r *Resolver) createInbound(ctx context.Context, in NewInboundEndpoint) (*CreatedInboundEndpoint, error) {
 	mapping, err := mappingIn(in.Mapping)
 	if err != nil {
 		return nil, err
 	}
-	secret := SecretPrefix + newSecret()
+	secret := newSecret()
 	ep, err := r.client(ctx).InboundEndpoint.Create().SetName(in.Name).SetMapping(mapping).
-		SetEndpointKey(EndpointKeyPrefix + newKey()).SetSecret(secret).Save(ctx)
+		SetEndpointKey(newKey()).SetSecret(secret).Save(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +65,6 @@ func mappingOut(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// newKey is 20 random bytes in hex: an unguessable route.
-func newKey() string {
-	b := make([]byte, 20)
-	_, _ = rand.Read(b) // never fails (Go 1.24+)
-	return hex.EncodeToString(b)
 }
 
 // inboundRequests pages through an endpoint's run log, newest first.

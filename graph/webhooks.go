@@ -2,8 +2,6 @@ package graph
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"unicode/utf8"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/token"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/webhooks"
 )
@@ -23,11 +22,15 @@ import (
 // SecretPrefix starts every generated signing secret.
 const SecretPrefix = "whsec_"
 
+// newSecret is a signing secret: 32 random bytes, base64 (SPEC 4.3:
+// generated when omitted).
+func newSecret() string { return token.New(SecretPrefix, 32, token.Base64) }
+
 func (r *Resolver) createSubscription(ctx context.Context, in NewWebhookSubscription) (*CreatedWebhookSubscription, error) {
 	if err := r.checkSubscription(ctx, &in.URL, in.Events); err != nil {
 		return nil, err
 	}
-	secret := SecretPrefix + newSecret()
+	secret := newSecret()
 	if in.Secret != nil {
 		if n := utf8.RuneCountInString(*in.Secret); n < 16 || n > 256 {
 			return nil, apperr.Invalid("secret", "must be 16 to 256 characters")
@@ -40,13 +43,6 @@ func (r *Resolver) createSubscription(ctx context.Context, in NewWebhookSubscrip
 		return nil, err
 	}
 	return &CreatedWebhookSubscription{Subscription: sub, Secret: secret}, nil
-}
-
-// newSecret is 32 random bytes, base64 (SPEC 4.3: generated when omitted).
-func newSecret() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails (Go 1.24+)
-	return base64.StdEncoding.EncodeToString(b)
 }
 
 // checkSubscription validates a URL and an event list, either of which
