@@ -36,7 +36,7 @@ var layers = []struct {
 		[]string{"lending", "access", "documents", "leadimport", "webhooks", "webhooks/netguard", "webhooks/webhookstest", "dialer", "seed"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
 		[]string{"ent/...", "internal/store/...", "analytics/rollup", "events", "internal/rule", "internal/refs",
-			"internal/reqbody", "dialer/board", "internal/bus", "analytics/funnel"}},
+			"internal/reqbody", "internal/errclass", "dialer/board", "internal/bus", "analytics/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer; the web console's files",
 		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"analytics/decision", "analytics/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
