@@ -10,24 +10,17 @@ import (
 	"github.com/lendingpipe/svc/ent/inboundendpoint"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/token"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
-// EndpointKeyPrefix starts every inbound endpoint key.
-const EndpointKeyPrefix = "ibk_"
-
-// newKey is an endpoint key: 20 random bytes in hex, an unguessable route.
-func newKey() string { return token.New(EndpointKeyPrefix, 20, token.Hex) }
+// The inbound endpoints' mutations call their flows in webhooks.
 
 func (r *Resolver) createInbound(ctx context.Context, in NewInboundEndpoint) (*CreatedInboundEndpoint, error) {
 	mapping, err := mappingIn(in.Mapping)
 	if err != nil {
 		return nil, err
 	}
-	secret := newSecret()
-	ep, err := r.client(ctx).InboundEndpoint.Create().SetName(in.Name).SetMapping(mapping).
-		SetEndpointKey(newKey()).SetSecret(secret).Save(ctx)
+	ep, secret, err := webhooks.CreateInboundEndpoint(ctx, r.client(ctx), in.Name, mapping)
 	if err != nil {
 		return nil, err
 	}
@@ -35,18 +28,18 @@ func (r *Resolver) createInbound(ctx context.Context, in NewInboundEndpoint) (*C
 }
 
 func (r *Resolver) updateInbound(ctx context.Context, id uuid.UUID, in InboundEndpointPatch) (*ent.InboundEndpoint, error) {
-	u := r.client(ctx).InboundEndpoint.UpdateOneID(id).SetNillableName(in.Name).SetNillableIsActive(in.IsActive)
+	patch := webhooks.InboundEndpointPatch{Name: in.Name, IsActive: in.IsActive}
 	if in.Mapping != nil {
-		mapping, err := mappingIn(in.Mapping)
-		if err != nil {
+		var err error
+		if patch.Mapping, err = mappingIn(in.Mapping); err != nil {
 			return nil, err
 		}
-		u.SetMapping(mapping)
 	}
-	return u.Save(ctx)
+	return webhooks.UpdateInboundEndpoint(ctx, r.client(ctx), id, patch)
 }
 
-// mappingIn reads a mapping of target → JSONPath string and validates it.
+// mappingIn reads a mapping of target → JSONPath string (never nil);
+// webhooks checks the paths.
 func mappingIn(m map[string]any) (map[string]string, error) {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
@@ -56,7 +49,7 @@ func mappingIn(m map[string]any) (map[string]string, error) {
 		}
 		out[k] = s
 	}
-	return out, webhooks.CheckMapping(out)
+	return out, nil
 }
 
 func mappingOut(m map[string]string) map[string]any {
