@@ -10,10 +10,8 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
-	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/webhooks"
+	"github.com/lendingpipe/svc/webhooks/autorun"
 )
 
 // createAutomation stores an automation; the ent hook validates the trigger,
@@ -76,27 +74,9 @@ func (r *Resolver) automationRuns(ctx context.Context, automationID uuid.UUID, s
 	return answer[AutomationRunPage](readPage(ctx, q, s))
 }
 
-// retryAutomationRun queues a failed run again, due now, with a fresh
-// retry schedule. Only failed runs can be retried: a queued one is already
-// waiting, and a succeeded one would apply its actions twice.
+// retryAutomationRun queues a failed run again (autorun.Retry).
 func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID uuid.UUID) (*ent.AutomationRun, error) {
-	c := r.client(ctx)
-	run, err := c.AutomationRun.Query().Where(automationrun.ID(runID), automationrun.AutomationID(automationID)).Only(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if run.Status != automationrun.StatusFailed {
-		return nil, apperr.New(apperr.Conflict, "only failed runs can be retried; this one is %s", run.Status)
-	}
-	// Runs are written by the system only; the viewer's right to this one
-	// was checked by reading it above.
-	run, err = c.AutomationRun.UpdateOne(run).SetStatus(automationrun.StatusQueued).SetAttempts(0).
-		SetNextAttemptAt(r.now().UTC()).ClearFinishedAt().ClearErrorCode().Save(rule.SystemContext(ctx))
-	if err != nil {
-		return nil, err
-	}
-	events.AfterCommit(ctx, webhooks.WakeRuns)
-	return run, nil
+	return autorun.Retry(ctx, r.client(ctx), automationID, runID, r.now())
 }
 
 // ListAutomations pages through the viewer's organization's automations,

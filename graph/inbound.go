@@ -2,8 +2,6 @@ package graph
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -15,17 +13,14 @@ import (
 	"github.com/lendingpipe/svc/webhooks"
 )
 
-// EndpointKeyPrefix starts every inbound endpoint key.
-const EndpointKeyPrefix = "ibk_"
+// The inbound endpoints' mutations call their flows in webhooks.
 
 func (r *Resolver) createInbound(ctx context.Context, in NewInboundEndpoint) (*CreatedInboundEndpoint, error) {
 	mapping, err := mappingIn(in.Mapping)
 	if err != nil {
 		return nil, err
 	}
-	secret := SecretPrefix + newSecret()
-	ep, err := r.client(ctx).InboundEndpoint.Create().SetName(in.Name).SetMapping(mapping).
-		SetEndpointKey(EndpointKeyPrefix + newKey()).SetSecret(secret).Save(ctx)
+	ep, secret, err := webhooks.CreateInboundEndpoint(ctx, r.client(ctx), in.Name, mapping)
 	if err != nil {
 		return nil, err
 	}
@@ -33,18 +28,18 @@ func (r *Resolver) createInbound(ctx context.Context, in NewInboundEndpoint) (*C
 }
 
 func (r *Resolver) updateInbound(ctx context.Context, id uuid.UUID, in InboundEndpointPatch) (*ent.InboundEndpoint, error) {
-	u := r.client(ctx).InboundEndpoint.UpdateOneID(id).SetNillableName(in.Name).SetNillableIsActive(in.IsActive)
+	patch := webhooks.InboundEndpointPatch{Name: in.Name, IsActive: in.IsActive}
 	if in.Mapping != nil {
-		mapping, err := mappingIn(in.Mapping)
-		if err != nil {
+		var err error
+		if patch.Mapping, err = mappingIn(in.Mapping); err != nil {
 			return nil, err
 		}
-		u.SetMapping(mapping)
 	}
-	return u.Save(ctx)
+	return webhooks.UpdateInboundEndpoint(ctx, r.client(ctx), id, patch)
 }
 
-// mappingIn reads a mapping of target → JSONPath string and validates it.
+// mappingIn reads a mapping of target → JSONPath string (never nil);
+// webhooks checks the paths.
 func mappingIn(m map[string]any) (map[string]string, error) {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
@@ -54,7 +49,7 @@ func mappingIn(m map[string]any) (map[string]string, error) {
 		}
 		out[k] = s
 	}
-	return out, webhooks.CheckMapping(out)
+	return out, nil
 }
 
 func mappingOut(m map[string]string) map[string]any {
@@ -63,13 +58,6 @@ func mappingOut(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// newKey is 20 random bytes in hex: an unguessable route.
-func newKey() string {
-	b := make([]byte, 20)
-	_, _ = rand.Read(b) // never fails (Go 1.24+)
-	return hex.EncodeToString(b)
 }
 
 // inboundRequests pages through an endpoint's run log, newest first.

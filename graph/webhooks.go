@@ -2,136 +2,32 @@ package graph
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"fmt"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/webhookdelivery"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
-	"github.com/lendingpipe/svc/events"
-	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/webhooks"
 )
 
-// SecretPrefix starts every generated signing secret.
-const SecretPrefix = "whsec_"
+// The subscriptions' mutations call their flows in webhooks.
 
 func (r *Resolver) createSubscription(ctx context.Context, in NewWebhookSubscription) (*CreatedWebhookSubscription, error) {
-	if err := r.checkSubscription(ctx, &in.URL, in.Events); err != nil {
-		return nil, err
-	}
-	secret := SecretPrefix + newSecret()
-	if in.Secret != nil {
-		if n := utf8.RuneCountInString(*in.Secret); n < 16 || n > 256 {
-			return nil, apperr.Invalid("secret", "must be 16 to 256 characters")
-		}
-		secret = *in.Secret
-	}
-	sub, err := r.client(ctx).WebhookSubscription.Create().
-		SetURL(in.URL).SetEvents(in.Events).SetSecret(secret).Save(ctx)
+	sub, secret, err := webhooks.CreateSubscription(ctx, r.client(ctx), r.webhooks,
+		webhooks.NewSubscription{URL: in.URL, Events: in.Events, Secret: in.Secret})
 	if err != nil {
 		return nil, err
 	}
 	return &CreatedWebhookSubscription{Subscription: sub, Secret: secret}, nil
 }
 
-// newSecret is 32 random bytes, base64 (SPEC 4.3: generated when omitted).
-func newSecret() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails (Go 1.24+)
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-// checkSubscription validates a URL and an event list, either of which
-// may be absent: each event type known, and one the caller's credential
-// may read (PRODUCT 3; FORBIDDEN naming the type otherwise).
-func (r *Resolver) checkSubscription(ctx context.Context, url *string, events []string) error {
-	if url != nil {
-		if err := webhooks.CheckURL(*url, r.webhooks); err != nil {
-			return apperr.Invalid("url", "%s", err)
-		}
-	}
-	if events == nil {
-		return nil
-	}
-	if len(events) == 0 {
-		return apperr.Invalid("events", "must name at least one event type, or \"*\"")
-	}
-	for _, e := range events {
-		if e != event.All && !event.Known(e) {
-			return apperr.Invalid("events", "unknown event type %s (see GET /v1/webhooks/catalog)", apperr.Quote(e))
-		}
-	}
-	if v, ok := viewer.FromContext(ctx); ok {
-		return webhooks.CheckReadable(v, events)
-	}
-	return nil // the system's own subscriptions
-}
-
-// updateSubscription changes URL and events, pauses, or resumes: resuming
-// clears the automatic pause and resets the failure count (SPEC 3.3).
 func (r *Resolver) updateSubscription(ctx context.Context, id uuid.UUID, in WebhookSubscriptionPatch) (*ent.WebhookSubscription, error) {
-	if err := r.checkSubscription(ctx, in.URL, in.Events); err != nil {
-		return nil, err
-	}
-	if in.Events != nil {
-		// The caller may list only what it reads, and the subscription
-		// only what its own credential reads: its deliveries follow that.
-		sub, err := r.client(ctx).WebhookSubscription.Get(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if err := webhooks.CheckSubscriptionTypes(ctx, r.client(ctx), sub, in.Events, r.now()); err != nil {
-			return nil, err
-		}
-	}
-	u := r.client(ctx).WebhookSubscription.UpdateOneID(id).SetNillableURL(in.URL)
-	if in.Events != nil {
-		u.SetEvents(in.Events)
-	}
-	if in.IsActive != nil {
-		if *in.IsActive {
-			u.SetIsActive(true).SetConsecutiveFailures(0).ClearPausedReason().ClearPausedAt()
-		} else {
-			u.SetIsActive(false).SetPausedReason("paused by request").SetPausedAt(r.now().UTC())
-		}
-	}
-	sub, err := u.Save(ctx)
-	if err == nil && in.IsActive != nil && *in.IsActive {
-		events.AfterCommit(ctx, events.Wake) // deliveries held while it was paused are due again
-	}
-	return sub, err
+	return webhooks.UpdateSubscription(ctx, r.client(ctx), r.webhooks, id,
+		webhooks.SubscriptionPatch{URL: in.URL, Events: in.Events, IsActive: in.IsActive}, r.now())
 }
 
-// deleteSubscription removes a subscription of the viewer's organization;
-// the database cascades to its deliveries and their attempts.
 func (r *Resolver) deleteSubscription(ctx context.Context, id uuid.UUID) error {
-	c := r.client(ctx)
-	// Its deliveries first, then the subscription: the order the delivery
-	// worker takes their rows in (it records outcomes, then counts the
-	// subscription's failures). Deleting the subscription first would lock
-	// it and wait on deliveries the worker holds while the worker waits on
-	// it: a deadlock, under a burst of deliveries, at every retry.
-	// Deliveries are the system's rows; the subscription, read as the
-	// viewer, says they are the viewer's organization's to remove.
-	mine, err := c.WebhookSubscription.Query().Where(webhooksubscription.ID(id)).Exist(ctx)
-	if err != nil {
-		return err
-	}
-	if mine {
-		_, err := c.WebhookDelivery.Delete().Where(webhookdelivery.SubscriptionID(id)).Exec(rule.SystemContext(ctx))
-		if err != nil {
-			return fmt.Errorf("deleting the subscription's deliveries: %w", err)
-		}
-	}
-	return c.WebhookSubscription.DeleteOneID(id).Exec(ctx)
+	return webhooks.DeleteSubscription(ctx, r.client(ctx), id)
 }
 
 // ListWebhookSubscriptions is every subscription of the viewer's

@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base32"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/refs"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/token"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -39,28 +38,20 @@ func Hash(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// randomToken returns n random bytes in unpadded base32 (lower case, no
-// look-alike ambiguity, safe in URLs and headers).
-func randomToken(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return strings.ToLower(strings.TrimRight(base32.StdEncoding.EncodeToString(b), "="))
-}
-
 // CreateOrganization creates an organization with the default pipeline and
 // returns it with its dialer connector token, which is shown only now.
 func CreateOrganization(ctx context.Context, c *ent.Client, name string) (*ent.Organization, string, error) {
-	token := "conn_" + randomToken(32)
+	connector := token.New("conn_", 32, token.Base32)
 	var org *ent.Organization
 	err := WithTx(rule.SystemContext(ctx), c, func(ctx context.Context, tx *ent.Client) error {
 		var err error
-		org, err = tx.Organization.Create().SetName(name).SetConnectorTokenHash(Hash(token)).Save(ctx)
+		org, err = tx.Organization.Create().SetName(name).SetConnectorTokenHash(Hash(connector)).Save(ctx)
 		return err
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("creating organization: %w", err)
 	}
-	return org, token, nil
+	return org, connector, nil
 }
 
 // CheckKey validates a key's kind and scopes, so the command line can
@@ -104,7 +95,7 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID uuid.UUID, s KeySpec) (
 		return "", nil, apperr.Invalid("kind", "an app token (svc_at_) is made only by installing an app (installApp)")
 	}
 	s.Scopes = viewer.Dedupe(s.Scopes)
-	key := "svc_" + s.Kind + "_" + randomToken(32)
+	key := token.New("svc_"+s.Kind+"_", 32, token.Base32)
 	rec, err := c.APIKey.Create().
 		SetOrgID(orgID).SetKind(apikey.Kind(s.Kind)).SetName(s.Name).SetScopes(s.Scopes).SetNillableExpiresAt(s.ExpiresAt).
 		SetNillableInstallationID(s.InstallationID).

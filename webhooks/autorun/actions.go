@@ -12,14 +12,15 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/automation"
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/autodef"
+	"github.com/lendingpipe/svc/internal/errclass"
 	"github.com/lendingpipe/svc/internal/reqbody"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -82,7 +83,7 @@ func (r *Runner) apply(ctx context.Context, tx *ent.Client, a *ent.Automation, r
 // An unexpected error keeps its own words for the run's record.
 func actionError(i int, act autodef.Action, err error) error {
 	at := fmt.Sprintf("actions[%d] (%s)", i, act.Type)
-	e := graph.AppError(err)
+	e := errclass.Of(err)
 	if _, ours := apperr.As(err); !ours && e.Code == apperr.Internal {
 		return fmt.Errorf("%s: %w", at, err)
 	}
@@ -128,25 +129,24 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 	if act.NeedsLead() && s.lead == nil {
 		return nil, apperr.Invalid("leadId", "the run has no lead to act on")
 	}
-	m := s.r.resolver.Mutation()
 	switch act.Type {
 	case autodef.CreateLead:
-		return s.createLead(ctx, m)
+		return s.createLead(ctx)
 	case autodef.UpdateLead:
-		return s.updateLead(ctx, m, act)
+		return s.updateLead(ctx, act)
 	case autodef.AddTags:
-		return s.addTags(ctx, m, act.Tags)
+		return s.addTags(ctx, act.Tags)
 	case autodef.MoveStage:
-		return map[string]any{"stageId": *act.StageID}, s.saw(m.MoveLeadToStage(ctx, *s.lead, *act.StageID))
+		return map[string]any{"stageId": *act.StageID}, s.saw(moveStage(ctx, s.tx, *s.lead, *act.StageID))
 	case autodef.AssignAdvisor:
-		return s.assign(ctx, m, act)
+		return s.assign(ctx, act)
 	case autodef.MarkDoNotCall:
 		var reason *string
 		if act.Reason != "" {
 			reason = &act.Reason
 		}
-		_, err := m.MarkDoNotCall(ctx, s.lead, nil, reason)
-		return map[string]any{}, err // does not return the lead: tags stay as known
+		_, err := dialer.MarkDoNotCall(ctx, s.tx, s.lead, nil, reason, s.r.now())
+		return map[string]any{}, err // its leads are not read back: tags stay as known
 	case autodef.DecideApplication:
 		return s.decideApplication(ctx)
 	case autodef.FundDeal:
@@ -158,8 +158,8 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 }
 
 // createLead turns the mapped fields into the create input of POST
-// /v1/leads and calls the same resolver.
-func (s *step) createLead(ctx context.Context, m graph.MutationResolver) (map[string]any, error) {
+// /v1/leads and creates the lead as it does.
+func (s *step) createLead(ctx context.Context) (map[string]any, error) {
 	var body reqbody.CreateLead
 	if _, err := reqbody.DecodeMapped(s.data, &body); err != nil {
 		return nil, err
@@ -169,12 +169,12 @@ func (s *step) createLead(ctx context.Context, m graph.MutationResolver) (map[st
 		src := lead.SourceAPI
 		in.Source = &src
 	}
-	return map[string]any{"created": true}, s.saw(m.CreateLead(ctx, in))
+	return map[string]any{"created": true}, s.saw(createLead(ctx, s.tx, in))
 }
 
 // updateLead finds the lead by the configured attribute and applies the
-// mapped lead fields to it through the PATCH resolver.
-func (s *step) updateLead(ctx context.Context, m graph.MutationResolver, act autodef.Action) (map[string]any, error) {
+// mapped lead fields to it as PATCH /v1/leads/{id} does.
+func (s *step) updateLead(ctx context.Context, act autodef.Action) (map[string]any, error) {
 	l, err := s.match(ctx, act)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func (s *step) updateLead(ctx context.Context, m graph.MutationResolver, act aut
 	if err != nil || n == 0 {
 		return map[string]any{"matchedBy": act.MatchBy}, err
 	}
-	return map[string]any{"matchedBy": act.MatchBy}, s.saw(m.UpdateLead(ctx, l.ID, body.UpdateInput()))
+	return map[string]any{"matchedBy": act.MatchBy}, s.saw(updateLead(ctx, s.tx, l.ID, body.UpdateInput()))
 }
 
 // match finds the lead whose matchBy attribute equals the input's value;
@@ -222,7 +222,7 @@ func (s *step) match(ctx context.Context, act autodef.Action) (*ent.Lead, error)
 	return l, err
 }
 
-func (s *step) addTags(ctx context.Context, m graph.MutationResolver, tags []string) (map[string]any, error) {
+func (s *step) addTags(ctx context.Context, tags []string) (map[string]any, error) {
 	if !s.known {
 		if err := s.saw(s.tx.Lead.Get(ctx, *s.lead)); err != nil {
 			return nil, err
@@ -235,7 +235,7 @@ func (s *step) addTags(ctx context.Context, m graph.MutationResolver, tags []str
 		}
 	}
 	if len(merged) > len(s.tags) {
-		if err := s.saw(m.UpdateLead(ctx, *s.lead, ent.UpdateLeadInput{Tags: merged})); err != nil {
+		if err := s.saw(updateLead(ctx, s.tx, *s.lead, ent.UpdateLeadInput{Tags: merged})); err != nil {
 			return nil, err
 		}
 	}
@@ -244,7 +244,7 @@ func (s *step) addTags(ctx context.Context, m graph.MutationResolver, tags []str
 
 // assign gives the lead to the named advisor, or to the team's next
 // advisor in turn (members with role advisor or admin, oldest first).
-func (s *step) assign(ctx context.Context, m graph.MutationResolver, act autodef.Action) (map[string]any, error) {
+func (s *step) assign(ctx context.Context, act autodef.Action) (map[string]any, error) {
 	advisor := act.AdvisorID
 	if advisor == nil {
 		var err error
@@ -252,7 +252,7 @@ func (s *step) assign(ctx context.Context, m graph.MutationResolver, act autodef
 			return nil, err
 		}
 	}
-	return map[string]any{"advisorId": *advisor}, s.saw(m.AssignLead(ctx, *s.lead, *advisor))
+	return map[string]any{"advisorId": *advisor}, s.saw(assignLead(ctx, s.tx, *s.lead, *advisor))
 }
 
 // nextInTeam advances the automation's round-robin counter and picks the

@@ -13,7 +13,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
@@ -41,8 +40,8 @@ const (
 // reason.
 func (s *step) decideApplication(ctx context.Context) (map[string]any, error) {
 	in := &reader{input: s.input}
-	d := graph.DecideApplicationInput{
-		Decision:         in.decision("decision"),
+	d := lending.Decision{
+		Approved:         in.approved("decision"),
 		ApprovedAmount:   in.amount("approvedAmount"),
 		InterestRate:     in.rate("interestRate"),
 		RateType:         oneOf[application.RateType](in, "rateType", enum.RateTypes),
@@ -59,7 +58,7 @@ func (s *step) decideApplication(ctx context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a, err = lending.Decide(ctx, s.tx, a.ID, graph.DecisionOf(d)); err != nil {
+	if a, err = lending.Decide(ctx, s.tx, a.ID, d); err != nil {
 		return nil, err
 	}
 	s.on(a.LeadID)
@@ -351,8 +350,8 @@ func (r *reader) list(field string) []string {
 	return out
 }
 
-// decision reads approved or declined, in any case.
-func (r *reader) decision(field string) graph.Decision {
+// approved reads approved (true) or declined (false), in any case.
+func (r *reader) approved(field string) bool {
 	v, ok := r.value(field)
 	s, isString := v.(string)
 	switch {
@@ -360,13 +359,13 @@ func (r *reader) decision(field string) graph.Decision {
 	case !ok:
 		r.fail(field, "is required: approved or declined")
 	case isString && strings.EqualFold(s, "approved"):
-		return graph.DecisionApproved
+		return true
 	case isString && strings.EqualFold(s, "declined"):
-		return graph.DecisionDeclined
+		return false
 	default:
 		r.fail(field, "must be approved or declined")
 	}
-	return ""
+	return false
 }
 
 // oneOf reads one of values, in any case, as the enumeration T.

@@ -2,11 +2,12 @@
 // new status commit in one transaction, so a run is applied whole or not at
 // all; a failed run is rolled back and recorded, and retried on the
 // delivery schedule only when the failure may clear by itself. The actions
-// call the GraphQL resolvers, so a lead an automation creates is validated,
-// stored and announced exactly as POST /v1/leads does.
+// write through ent as the lead mutations do and call the lending and
+// dialer flows, so a lead an automation creates is validated, stored and
+// announced exactly as POST /v1/leads does.
 //
-// It is a client of the operations, as REST is: it imports graph, webhooks,
-// ent and packages under internal, never rest.
+// It is a domain flow beside lending and delivery: it imports them, ent and
+// packages under internal, never graph or rest.
 package autorun
 
 import (
@@ -25,9 +26,9 @@ import (
 	"github.com/lendingpipe/svc/ent/automationrun"
 	"github.com/lendingpipe/svc/ent/inboundrequest"
 	"github.com/lendingpipe/svc/events"
-	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/errclass"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
@@ -43,16 +44,15 @@ const batchSize = 25
 // share a database: each run is locked (SKIP LOCKED on PostgreSQL; SQLite's
 // single writer serialises) and re-checked before it is applied.
 type Runner struct {
-	db       *store.DB
-	resolver *graph.Resolver
-	cfg      webhooks.Config
-	now      func() time.Time
-	log      *slog.Logger
+	db  *store.DB
+	cfg webhooks.Config
+	now func() time.Time
+	log *slog.Logger
 }
 
 // New returns a runner over db that retries failed runs on cfg's schedule.
 func New(db *store.DB, cfg webhooks.Config, now func() time.Time, log *slog.Logger) *Runner {
-	return &Runner{db: db, resolver: graph.NewResolver(db, now, cfg), cfg: cfg, now: now, log: log}
+	return &Runner{db: db, cfg: cfg, now: now, log: log}
 }
 
 // Background runs what a server does besides answering requests — the
@@ -62,7 +62,7 @@ func Background(ctx context.Context, db *store.DB, cfg webhooks.Config, now func
 	var wg sync.WaitGroup
 	wg.Go(func() { webhooks.NewWorker(db.Client, db.Dialect, cfg, now, log).Run(ctx) })
 	wg.Go(func() { New(db, cfg, now, log).Run(ctx) })
-	wg.Go(func() { leadimport.NewWorker(db, now, log, graph.AppError).Run(ctx) })
+	wg.Go(func() { leadimport.NewWorker(db, now, log, errclass.Of).Run(ctx) })
 	wg.Wait()
 }
 
@@ -234,7 +234,7 @@ func (r *Runner) recordFailure(ctx context.Context, tx *ent.Client, run *ent.Aut
 		u.SetNextAttemptAt(now.Add(delay)).ClearErrorCode()
 	} else {
 		// The code the same failure has on GraphQL (PRODUCT 8.3).
-		u.SetStatus(automationrun.StatusFailed).SetFinishedAt(now).SetErrorCode(graph.AppError(cause).Code)
+		u.SetStatus(automationrun.StatusFailed).SetFinishedAt(now).SetErrorCode(errclass.Of(cause).Code)
 	}
 	if err := u.Exec(ctx); err != nil {
 		return fmt.Errorf("recording the run's failure: %w", err)
@@ -277,7 +277,7 @@ func closeRequest(ctx context.Context, tx *ent.Client, reqID *uuid.UUID) error {
 
 // retryable reports whether another attempt of a failed run may succeed.
 // The failure is classified as both API surfaces classify errors
-// (graph.AppError): invalid input, a denied permission, a conflict with
+// (errclass.Of): invalid input, a denied permission, a conflict with
 // stored data or a missing record fail the same way every time, so the run
 // fails at once; only an unavailable or failing database (a lost
 // connection, a timeout, a lock) is worth waiting for, and a failure an
@@ -286,5 +286,5 @@ func retryable(err error) bool {
 	if errors.As(err, new(awaited)) {
 		return true
 	}
-	return apperr.Transient(graph.AppError(err).Code)
+	return apperr.Transient(errclass.Of(err).Code)
 }
