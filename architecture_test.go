@@ -34,7 +34,7 @@ var layers = []struct {
 	{"the product domains: the lending flows; documents and lead imports; delivery, signing, inbound, the automation runner; the dialer's rules; seeding and the demo",
 		[]string{"lending", "access", "documents", "leadimport", "webhooks", "webhooks/autorun", "webhooks/netguard", "webhooks/webhookstest", "dialer", "seed"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
-		[]string{"ent/...", "internal/store/...", "analytics/rollup", "events", "internal/rule", "internal/refs",
+		[]string{"ent/...", "internal/store/...", "internal/stagesread", "analytics/rollup", "events", "internal/rule", "internal/refs",
 			"internal/reqbody", "internal/errclass", "dialer/board", "internal/bus", "analytics/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer; the web console's files",
 		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",

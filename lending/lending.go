@@ -31,7 +31,7 @@ import (
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
+	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/text"
 	"github.com/lendingpipe/svc/internal/viewer"
 )

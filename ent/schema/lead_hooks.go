@@ -19,7 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/counted"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
+	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
+	"github.com/lendingpipe/svc/internal/stagesread"
 )
 
 // emitLeadEvents writes the lead's webhook events to the outbox in the

@@ -1,35 +1,12 @@
-// Package stagesread carries pipeline stages that the code making a lead
-// update read in the same transaction to choose the lead's stage (a
-// lending flow moving its lead): the lead hooks take the new stage's
-// organization and the stages' labels from them instead of reading the
-// stages again.
+// Package stagesread is internal/stagesread under its former path, for
+// the seeder, which marks its bulk creates with it.
 //
-// It imports the generated ent package only.
+// Deprecated: use internal/stagesread.
+//
+// It imports internal/stagesread only.
 package stagesread
 
-import (
-	"context"
+import "github.com/lendingpipe/svc/internal/stagesread"
 
-	"github.com/google/uuid"
-
-	"github.com/lendingpipe/svc/ent"
-)
-
-type key struct{}
-
-// With marks ctx with stages, each read with at least its id,
-// organization and label.
-func With(ctx context.Context, stages ...*ent.PipelineStage) context.Context {
-	return context.WithValue(ctx, key{}, stages)
-}
-
-// Of is the stage id as ctx carries it, if it does.
-func Of(ctx context.Context, id uuid.UUID) (*ent.PipelineStage, bool) {
-	stages, _ := ctx.Value(key{}).([]*ent.PipelineStage)
-	for _, st := range stages {
-		if st.ID == id {
-			return st, true
-		}
-	}
-	return nil, false
-}
+// With is stagesread.With.
+var With = stagesread.With

@@ -1,0 +1,35 @@
+// Package stagesread carries pipeline stages that the code making a lead
+// write read in the same transaction to choose the lead's stage (a
+// lending flow moving its lead, the seeder): the lead hooks take the new
+// stage's organization and the stages' labels from them instead of
+// reading the stages again.
+//
+// It imports the generated ent package only.
+package stagesread
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/lendingpipe/svc/ent"
+)
+
+type key struct{}
+
+// With marks ctx with stages, each read with at least its id,
+// organization and label.
+func With(ctx context.Context, stages ...*ent.PipelineStage) context.Context {
+	return context.WithValue(ctx, key{}, stages)
+}
+
+// Of is the stage id as ctx carries it, if it does.
+func Of(ctx context.Context, id uuid.UUID) (*ent.PipelineStage, bool) {
+	stages, _ := ctx.Value(key{}).([]*ent.PipelineStage)
+	for _, st := range stages {
+		if st.ID == id {
+			return st, true
+		}
+	}
+	return nil, false
+}
