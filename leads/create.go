@@ -114,3 +114,17 @@ func insert(ctx context.Context, c *ent.Client, builders []*ent.LeadCreate) ([]*
 	}
 	return c.Lead.CreateBulk(builders...).Save(ctx)
 }
+
+// Fields is the Set of the fields b was given, for a writer that builds
+// its leads with the generated builder (the seeder): it creates them here,
+// with their defaults and counts.
+func Fields(b *ent.LeadCreate) Set {
+	return func(m *ent.LeadMutation) {
+		from := b.Mutation()
+		for _, f := range from.Fields() {
+			v, _ := from.Field(f)
+			// The field is the builder's own: a value of its type.
+			_ = m.SetField(f, v)
+		}
+	}
+}
