@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
@@ -99,7 +100,8 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 			}
 			builders[i] = l.create(tx, orgID)
 		}
-		if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
+		created, err := tx.Lead.CreateBulk(builders...).Save(ctx)
+		if err != nil {
 			return err
 		}
 		if bk != nil {
@@ -108,7 +110,7 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 			}
 		}
 		if !viewer.IsBulkLoad(ctx) {
-			return nil // the lead hooks counted them
+			return countSeeded(ctx, tx, created)
 		}
 		return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
 			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(size).Exec(ctx)
@@ -123,6 +125,17 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 		return nil, nil
 	}
 	return &bk.seeded, nil
+}
+
+// countSeeded counts leads created outside a bulk load as the lead flows
+// count a created lead (leads.CreateMany, which the store sits below).
+func countSeeded(ctx context.Context, tx *ent.Client, created []*ent.Lead) error {
+	for _, l := range created {
+		if err := rollup.LeadCreated(ctx, tx, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // seedLead is one generated lead; a lending book fills in what its lending
