@@ -96,7 +96,7 @@ var bookkeeping = []string{lead.FieldUpdatedAt, lead.FieldStageChangedAt, lead.F
 
 // emitLeadChanges writes the events of an update from before to after.
 // Of after it uses the id, organization, stage and advisor alone: a
-// lending move of the lead (moveLeadToSlot) reads back only those.
+// lending move of the lead (leads.MoveLocked) reads back only those.
 func emitLeadChanges(ctx context.Context, c *gen.Client, before *leadBefore, after *gen.Lead, changed []string) error {
 	if before.stageID != after.StageID {
 		data, err := stageChange(ctx, c, before, after)

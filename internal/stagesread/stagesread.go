@@ -1,8 +1,8 @@
 // Package stagesread carries pipeline stages that the code making a lead
 // write read in the same transaction to choose the lead's stage (a
-// lending flow moving its lead, the seeder): the lead hooks take the new
-// stage's organization and the stages' labels from them instead of
-// reading the stages again.
+// lending flow moving its lead, a create's first stage, the seeder): the
+// lead hooks take the new stage's organization and the stages' labels
+// from them instead of reading the stages again.
 //
 // It imports the generated ent package only.
 package stagesread
@@ -17,8 +17,8 @@ import (
 
 type key struct{}
 
-// With marks ctx with stages, each read with at least its id,
-// organization and label.
+// With marks ctx with stages, each read with at least its id and
+// organization, and its label when a lead moves from or to it.
 func With(ctx context.Context, stages ...*ent.PipelineStage) context.Context {
 	return context.WithValue(ctx, key{}, stages)
 }
