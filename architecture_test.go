@@ -387,7 +387,7 @@ func TestTransactionScanCatchesOpeners(t *testing.T) {
 // leadWriters are the files outside the lead flows (leads/) that may write
 // leads through the generated client, and why.
 var leadWriters = map[string]string{
-	"seed/leads.go":              "the seeder's bulk loader writes leads whole and rebuilds the rollups after",
+	"seed/leads.go":              "the seeder's bulk load writes leads whole and counts them at once",
 	"ent/schema/dialer_hooks.go": "a call event's effect on its lead (last contacted, do-not-call), in the call event's hook",
 }
 

@@ -121,6 +121,9 @@ func insert(ctx context.Context, c *ent.Client, builders []*ent.LeadCreate) ([]*
 func Fields(b *ent.LeadCreate) Set {
 	return func(m *ent.LeadMutation) {
 		from := b.Mutation()
+		if id, ok := from.ID(); ok {
+			m.SetID(id)
+		}
 		for _, f := range from.Fields() {
 			v, _ := from.Field(f)
 			// The field is the builder's own: a value of its type.

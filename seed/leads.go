@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
@@ -23,9 +22,10 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/store"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 var (
@@ -100,17 +100,22 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 			}
 			builders[i] = l.create(tx, orgID)
 		}
-		created, err := tx.Lead.CreateBulk(builders...).Save(ctx)
-		if err != nil {
+		if !viewer.IsBulkLoad(ctx) {
+			// Written as every writer's leads are, with their counts.
+			sets := make([][]leads.Set, len(builders))
+			for i, b := range builders {
+				sets[i] = []leads.Set{leads.Fields(b)}
+			}
+			_, err := leads.CreateMany(ctx, tx, sets...)
+			return err
+		}
+		if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
 			return err
 		}
 		if bk != nil {
 			if err := bk.flush(ctx, tx); err != nil {
 				return err
 			}
-		}
-		if !viewer.IsBulkLoad(ctx) {
-			return countSeeded(ctx, tx, created)
 		}
 		return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
 			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(size).Exec(ctx)
@@ -125,17 +130,6 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 		return nil, nil
 	}
 	return &bk.seeded, nil
-}
-
-// countSeeded counts leads created outside a bulk load as the lead flows
-// count a created lead (leads.CreateMany, which the store sits below).
-func countSeeded(ctx context.Context, tx *ent.Client, created []*ent.Lead) error {
-	for _, l := range created {
-		if err := rollup.LeadCreated(ctx, tx, l); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // seedLead is one generated lead; a lending book fills in what its lending

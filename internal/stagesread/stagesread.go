@@ -9,6 +9,7 @@ package stagesread
 
 import (
 	"context"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -17,10 +18,12 @@ import (
 
 type key struct{}
 
-// With marks ctx with stages, each read with at least its id and
-// organization, and its label when a lead moves from or to it.
+// With marks ctx with stages, besides those it carries, each read with at
+// least its id and organization, and its label when a lead moves from or
+// to it.
 func With(ctx context.Context, stages ...*ent.PipelineStage) context.Context {
-	return context.WithValue(ctx, key{}, stages)
+	carried, _ := ctx.Value(key{}).([]*ent.PipelineStage)
+	return context.WithValue(ctx, key{}, append(slices.Clip(carried), stages...))
 }
 
 // Of is the stage id as ctx carries it, if it does.
