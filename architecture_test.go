@@ -31,10 +31,10 @@ var layers = []struct {
 		[]string{"", "root", "rest/resttest"}},
 	{"the /v1 adapter and its clients", []string{"rest", "rest/openapiclient", "tools/..."}},
 	{"GraphQL, the operations", []string{"graph/...", "analytics"}},
-	{"the product domains: the lending flows; documents and lead imports; delivery, signing, inbound, the automation runner; the dialer's rules; seeding and the demo",
-		[]string{"lending", "access", "documents", "leadimport", "webhooks", "webhooks/autorun", "webhooks/netguard", "webhooks/webhookstest", "dialer", "seed"}},
+	{"the product domains: the lending and lead flows; documents and lead imports; delivery, signing, inbound, the automation runner; the dialer's rules; seeding and the demo",
+		[]string{"lending", "leads", "access", "documents", "leadimport", "webhooks", "webhooks/autorun", "webhooks/netguard", "webhooks/webhookstest", "dialer", "seed"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
-		[]string{"ent/...", "internal/store/...", "analytics/rollup", "events", "internal/rule", "internal/refs",
+		[]string{"ent/...", "internal/store/...", "internal/stagesread", "analytics/rollup", "events", "internal/rule", "internal/refs",
 			"internal/reqbody", "internal/errclass", "dialer/board", "internal/bus", "analytics/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer; the web console's files",
 		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
@@ -72,6 +72,9 @@ func violation(from, to string) string {
 	}
 	if short(to) == "ent/schema" && !slices.Contains(schemaReaders, short(from)) {
 		return "imports the schema definitions; read their values from the leaf packages under internal"
+	}
+	if short(from) == "ent/schema" && (short(to) == "internal/store" || strings.HasPrefix(short(to), "internal/store/")) {
+		return "reads through the store from a hook; a flow passes the hooks what it read (internal/stagesread)"
 	}
 	return ""
 }
@@ -116,6 +119,7 @@ func TestEveryPackageHasALayer(t *testing.T) {
 // each import below once existed, and each must be refused.
 func TestArchitectureRulesCatchUpwardImports(t *testing.T) {
 	refused := [][2]string{
+		{"ent/schema", "internal/store"},                 // the lead hooks read the stages a flow had read through the store
 		{"ent/schema", "webhooks"},                       // the hooks' outbox writer lived with delivery
 		{"internal/reqbody", "rest"},                     // input decoding lived in the REST adapter
 		{"rest", "ent/schema"},                           // the OpenAPI document read enumerations from the schemas
@@ -377,5 +381,139 @@ func TestTransactionScanCatchesOpeners(t *testing.T) {
 	}
 	if !mayOpenTx("internal/store/tx.go") || !mayOpenTx("internal/store/storetest/storetest.go") {
 		t.Error("internal/store may open transactions")
+	}
+}
+
+// leadWriters are the files outside the lead flows (leads/) that may write
+// leads through the generated client, and why.
+var leadWriters = map[string]string{
+	"seed/leads.go":              "the seeder's bulk load writes leads whole and counts them at once",
+	"ent/schema/dialer_hooks.go": "a call event's effect on its lead (last contacted, do-not-call), in the call event's hook",
+}
+
+// leadWrite names call when it writes leads through the generated client:
+// x.Lead.Create(), CreateBulk, MapCreateBulk, Update, UpdateOne or
+// UpdateOneID.
+func leadWrite(call *ast.CallExpr) (string, bool) {
+	fn, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	client, ok := fn.X.(*ast.SelectorExpr)
+	if !ok || client.Sel.Name != "Lead" {
+		return "", false
+	}
+	switch fn.Sel.Name {
+	case "Create", "CreateBulk", "MapCreateBulk", "Update", "UpdateOne", "UpdateOneID":
+		return "Lead." + fn.Sel.Name, true
+	}
+	return "", false
+}
+
+// leadWrites lists the lead writes of a Go source file at path outside
+// the lead flows, as "file:line: Lead.Name"; the flows themselves, the
+// files of leadWriters, generated files and tests are not looked at.
+func leadWrites(path string, src []byte) ([]string, error) {
+	if strings.HasPrefix(path, "leads/") || strings.HasSuffix(path, "_test.go") || leadWriters[path] != "" {
+		return nil, nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	if ast.IsGenerated(f) {
+		return nil, nil
+	}
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if name, ok := leadWrite(call); ok {
+				found = append(found, fmt.Sprintf("%s: %s", fset.Position(call.Pos()), name))
+			}
+		}
+		return true
+	})
+	return found, nil
+}
+
+// TestOnlyTheLeadFlowsWriteLeads fails when Go code outside leads/ creates
+// or updates a lead through the generated client rather than through the
+// flows, which keep its defaults, counts and board rows.
+func TestOnlyTheLeadFlowsWriteLeads(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		path = filepath.ToSlash(path)
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found, err := leadWrites(path, src)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, f := range found {
+			t.Errorf("%s writes a lead; call the leads package", f)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("only %d Go files scanned; the walk missed the tree", files)
+	}
+	for path := range leadWriters {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s may write leads but is gone: drop it from leadWriters", path)
+		}
+	}
+}
+
+// TestLeadWriteScanCatchesWriters proves the scan above can fail: each
+// source below writes a lead outside the flows and must be flagged, and
+// the others must not be.
+func TestLeadWriteScanCatchesWriters(t *testing.T) {
+	const body = "package p\n\nfunc f() {\n\t%s\n}\n"
+	cases := []struct {
+		path, code string
+		flagged    bool
+	}{
+		{"graph/schema.resolvers.go", "l, err := r.client(ctx).Lead.Create().SetInput(input).Save(ctx)", true},
+		{"leadimport/batch.go", "err := tx.Lead.CreateBulk(builders...).Exec(ctx)", true},
+		{"lending/lending.go", "err := c.Lead.Update().Where(lead.ID(id)).SetConvertedAt(at).Exec(ctx)", true},
+		{"graph/dialer.go", "l, err := c.Lead.UpdateOne(l).SetIsDoNotCall(true).Save(ctx)", true},
+		{"rest/leads.go", "l, err := h.client.Lead.UpdateOneID(id).SetPriority(p).Save(ctx)", true},
+		{"leads/create.go", "l, err := c.Lead.Create().Save(ctx)", false},
+		{"seed/leads.go", "err := tx.Lead.CreateBulk(builders...).Exec(ctx)", false},
+		{"graph/leads_test.go", "l, err := c.Lead.Create().Save(ctx)", false},
+		{"graph/resolver.go", "l, err := c.Lead.Get(ctx, id)", false},
+		{"graph/contacts.go", "c.Contact.UpdateOneID(id).Save(ctx)", false},
+	}
+	for _, c := range cases {
+		found, err := leadWrites(c.path, []byte(fmt.Sprintf(body, c.code)))
+		if err != nil {
+			t.Fatalf("%s: %v", c.code, err)
+		}
+		if got := len(found) > 0; got != c.flagged {
+			t.Errorf("%s in %s: flagged %v, want %v", c.code, c.path, got, c.flagged)
+		}
+	}
+	generated := "// Code generated by ent, DO NOT EDIT.\n\n" + fmt.Sprintf(body, "c.Lead.Create()")
+	if found, _ := leadWrites("ent/client.go", []byte(generated)); len(found) > 0 {
+		t.Errorf("a generated file was flagged: %v", found)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // MarkDoNotCall marks do-not-call the lead leadID names, or every lead
@@ -25,25 +26,21 @@ func MarkDoNotCall(ctx context.Context, c *ent.Client, leadID *uuid.UUID, phone,
 	} else {
 		q = q.Where(lead.Phone(*phone))
 	}
-	leads, err := q.All(ctx)
+	found, err := q.All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if leadID != nil && len(leads) == 0 {
+	if leadID != nil && len(found) == 0 {
 		return nil, apperr.Invalid("leadId", "no lead with this id exists in your organization")
 	}
 	now = now.UTC()
-	for i, l := range leads {
+	for i, l := range found {
 		if l.IsDoNotCall {
 			continue
 		}
-		u := c.Lead.UpdateOne(l).SetIsDoNotCall(true).SetDncAt(now)
-		if reason != nil {
-			u.SetDncReason(*reason)
-		}
-		if leads[i], err = u.Save(ctx); err != nil {
+		if found[i], err = leads.MarkDoNotCall(ctx, c, l, now, reason); err != nil {
 			return nil, err
 		}
 	}
-	return leads, nil
+	return found, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // env is a real database (SQLite, or PostgreSQL when SVC_TEST_DATABASE_URL
@@ -41,7 +42,7 @@ func newEnv(t *testing.T) *env {
 	db := storetest.Open(t)
 	e := &env{db: db}
 	e.org, e.as = orgOf(t, db, "Acme Brokers", viewer.AllScopes...)
-	l, err := db.Client.Lead.Create().SetBusinessName("Doc Bakery").Save(e.as)
+	l, err := leads.Create(e.as, db.Client, ent.CreateLeadInput{}, leads.Fields(db.Client.Lead.Create().SetBusinessName("Doc Bakery")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/agentpresence"
 	"github.com/lendingpipe/svc/ent/callevent"
-	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -167,37 +166,11 @@ func (r *Resolver) attachRecording(ctx context.Context, externalCallID, url stri
 // markDoNotCall marks one lead, or every lead of the organization with the
 // phone number, do-not-call.
 func (r *Resolver) markDoNotCall(ctx context.Context, leadID *uuid.UUID, phone, reason *string) (*DoNotCallResult, error) {
-	if leadID == nil && (phone == nil || *phone == "") {
-		return nil, apperr.Invalid("leadId", "leadId or phone is required")
-	}
-	c := r.client(ctx)
-	q := c.Lead.Query()
-	if leadID != nil {
-		q = q.Where(lead.ID(*leadID))
-	} else {
-		q = q.Where(lead.Phone(*phone))
-	}
-	leads, err := q.All(ctx)
+	found, err := dialer.MarkDoNotCall(ctx, r.client(ctx), leadID, phone, reason, r.now())
 	if err != nil {
 		return nil, err
 	}
-	if leadID != nil && len(leads) == 0 {
-		return nil, apperr.Invalid("leadId", "no lead with this id exists in your organization")
-	}
-	now := r.now().UTC()
-	for i, l := range leads {
-		if l.IsDoNotCall {
-			continue
-		}
-		u := c.Lead.UpdateOne(l).SetIsDoNotCall(true).SetDncAt(now)
-		if reason != nil {
-			u.SetDncReason(*reason)
-		}
-		if leads[i], err = u.Save(ctx); err != nil {
-			return nil, err
-		}
-	}
-	return &DoNotCallResult{Phone: phone, Reason: reason, Leads: leads, LeadCount: len(leads)}, nil
+	return &DoNotCallResult{Phone: phone, Reason: reason, Leads: found, LeadCount: len(found)}, nil
 }
 
 // firstLeads is GraphQL's page of a do-not-call result's leads; the

@@ -15,6 +15,7 @@ import (
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/rest/resttest"
 	"github.com/lendingpipe/svc/seed"
 )
@@ -101,7 +102,7 @@ func TestStageTotalCountIsKept(t *testing.T) {
 	err := store.WithTx(rule.SystemContext(context.Background()), e.DB.Client, func(ctx context.Context, tx *ent.Client) error {
 		bctx, batch := rollup.WithCreateBatch(ctx)
 		for i := range 5 {
-			err := tx.Lead.Create().SetOrgID(e.Org.ID).SetStageID(b).SetBusinessName(fmt.Sprintf("Imported %d", i)).Exec(bctx)
+			_, err := leads.Create(bctx, tx, ent.CreateLeadInput{}, leads.Fields(tx.Lead.Create().SetOrgID(e.Org.ID).SetStageID(b).SetBusinessName(fmt.Sprintf("Imported %d", i))))
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/user"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // PrimaryAdvisorName is the resolver for the primaryAdvisorName field.
@@ -25,34 +26,22 @@ func (r *leadConnectionResolver) TotalCountIsExact(ctx context.Context, obj *ent
 
 // CreateLead is the resolver for the createLead field.
 func (r *mutationResolver) CreateLead(ctx context.Context, input ent.CreateLeadInput) (*ent.Lead, error) {
-	return r.client(ctx).Lead.Create().SetInput(input).Save(ctx)
+	return leads.Create(ctx, r.client(ctx), input)
 }
 
 // UpdateLead is the resolver for the updateLead field.
 func (r *mutationResolver) UpdateLead(ctx context.Context, id uuid.UUID, input ent.UpdateLeadInput) (*ent.Lead, error) {
-	// entgql v0.7.0's generated Mutate appends input.Tags instead of
-	// input.AppendTags, so the append is applied here instead.
-	appendTags := input.AppendTags
-	input.AppendTags = nil
-	u := r.client(ctx).Lead.UpdateOneID(id).SetInput(input)
-	if len(appendTags) > 0 {
-		u.AppendTags(appendTags)
-	}
-	return u.Save(ctx)
+	return leads.Update(ctx, r.client(ctx), id, input)
 }
 
 // MoveLeadToStage is the resolver for the moveLeadToStage field.
 func (r *mutationResolver) MoveLeadToStage(ctx context.Context, id uuid.UUID, stageID uuid.UUID) (*ent.Lead, error) {
-	l, err := r.client(ctx).Lead.Get(ctx, id)
-	if err != nil || l.StageID == stageID {
-		return l, err // moving to the current stage changes nothing and emits nothing
-	}
-	return r.client(ctx).Lead.UpdateOne(l).SetStageID(stageID).Save(ctx)
+	return leads.MoveStage(ctx, r.client(ctx), id, stageID)
 }
 
 // AssignLead is the resolver for the assignLead field.
 func (r *mutationResolver) AssignLead(ctx context.Context, id uuid.UUID, advisorID uuid.UUID) (*ent.Lead, error) {
-	return r.client(ctx).Lead.UpdateOneID(id).SetPrimaryAdvisorID(advisorID).Save(ctx)
+	return leads.Assign(ctx, r.client(ctx), id, advisorID)
 }
 
 // CreateContact is the resolver for the createContact field.

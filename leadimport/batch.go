@@ -22,6 +22,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // importJob imports a claimed job's file from the records it has settled
@@ -413,8 +414,11 @@ func (b *batch) create(ctx context.Context, r row) error {
 	return nil
 }
 
+// insert creates the row's lead as POST /v1/leads does, recorded as the
+// job's; within a batch (rollup.WithCreateBatch) its counts wait for the
+// batch's end.
 func (b *batch) insert(ctx context.Context, r row) error {
-	_, err := b.tx.Lead.Create().SetInput(r.input).SetImportJobID(b.job.ID).Save(ctx)
+	_, err := leads.Create(ctx, b.tx, r.input, func(m *ent.LeadMutation) { m.SetImportJobID(b.job.ID) })
 	return err
 }
 

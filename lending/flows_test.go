@@ -12,6 +12,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/lending"
 )
 
@@ -22,7 +23,7 @@ func TestSubmitRefusesNULBeforeReading(t *testing.T) {
 	e := newEnv(t)
 	var lead, lender uuid.UUID
 	err := e.tx(e.a.as, func(ctx context.Context, c *ent.Client) error {
-		l, err := c.Lead.Create().SetBusinessName("Nul Test Bakery").SetRequestedAmount("50000").Save(ctx)
+		l, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(c.Lead.Create().SetBusinessName("Nul Test Bakery").SetRequestedAmount("50000")))
 		if err != nil {
 			return err
 		}

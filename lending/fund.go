@@ -163,7 +163,7 @@ func creditedAdvisor(ctx context.Context, c *ent.Client, given *uuid.UUID, org u
 	if given != nil {
 		u, err := c.User.Query().Where(user.ID(*given), user.OrgID(org)).Only(sys)
 		if err != nil {
-			return nil, refError(notFoundAsNil(err), "advisorId", "user")
+			return nil, apperr.RefError(err, ent.IsNotFound, "advisorId", "user")
 		}
 		if !credited(u) {
 			return nil, apperr.Invalid("advisorId", "must name an advisor or an admin; this user is a dialer %s", u.Role)

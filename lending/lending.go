@@ -14,7 +14,8 @@
 // terms) are internal/lendingrules'; the reads each database answers its
 // own way are the store's (store.LockLead and the rest).
 //
-// It imports ent, the store and the helpers beside it, and the leaves.
+// It imports ent, the store and the helpers beside it, the lead flows
+// (leads: a lending flow moves its lead through them), and the leaves.
 package lending
 
 import (
@@ -26,14 +27,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/ent/lead"
-	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/lendingrules"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
 	"github.com/lendingpipe/svc/internal/text"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // writer is the organization the caller writes lending records in, once
@@ -68,28 +67,11 @@ func refuseNUL(fields ...named) error {
 	return nil
 }
 
-// refError is the error of a reference to a row: a failure to read it
-// (err), or the caller's mistake when it does not exist (nil).
-func refError(err error, field, what string) error {
-	if err != nil {
-		return fmt.Errorf("checking %s: %w", field, err)
-	}
-	return apperr.Invalid(field, "no %s with this id exists in your organization", what)
-}
-
-// notFoundAsNil turns not-found into nil, which refError reports as the
-// caller's mistake; other errors stay failures.
-func notFoundAsNil(err error) error {
-	if ent.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
-
 // moveLead moves the lead to its organization's first stage of slot when
 // the lead's stage is in an earlier slot, and records the lead's
 // conversion when convertedAt is given (a funding), in the same UPDATE when
-// the lead moves. The move is an ordinary stage change: the lead hooks emit
+// the lead moves (leads.MoveLocked). The move is an ordinary stage change:
+// it is counted as every stage move is, and the lead hooks emit
 // lead.status_changed and lead.stage_changed with the same actor as a
 // manual move. The conversion is the funding's news (deal.funded), not a
 // lead.updated of its own.
@@ -107,19 +89,12 @@ func moveLead(ctx context.Context, c *ent.Client, l *ent.Lead, slot string, conv
 		if convertedAt == nil {
 			return nil
 		}
-		if err := c.Lead.Update().Where(lead.ID(l.ID)).SetConvertedAt(*convertedAt).Exec(sys); err != nil {
+		if err := leads.RecordConversion(sys, c, l.ID, *convertedAt); err != nil {
 			return fmt.Errorf("recording the lead's conversion: %w", err)
 		}
 		return nil
 	}
-	// The hooks take the stages from here rather than reading them again,
-	// and the lead ent reads back after the UPDATE, which only they use, is
-	// narrowed to what they use of a stage move: the whole row, its JSON
-	// columns decoded, cost more than the UPDATE.
-	err = c.Lead.UpdateOne(l).SetStageID(target.ID).SetNillableConvertedAt(convertedAt).
-		Select(lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID).
-		Exec(stagesread.With(sys, current, target))
-	if err != nil {
+	if err := leads.MoveLocked(sys, c, l, current, target, convertedAt); err != nil {
 		return fmt.Errorf("moving the lead to the %s stage: %w", slot, err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/lending"
 )
 
@@ -39,7 +40,7 @@ func (e *env) lendingLead(t *testing.T) lendingLead {
 			}
 			lenders[i] = ld.ID
 		}
-		l, err := c.Lead.Create().SetBusinessName("Locked Lead").Save(ctx)
+		l, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(c.Lead.Create().SetBusinessName("Locked Lead")))
 		if err != nil {
 			return err
 		}

@@ -57,11 +57,11 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 	sys := rule.SystemContext(ctx)
 	l, err := store.LockLead(ctx, c, store.SubmissionRead, lead.ID(in.LeadID), lead.OrgID(org))
 	if err != nil {
-		return nil, refError(notFoundAsNil(err), "leadId", "lead")
+		return nil, apperr.RefError(err, ent.IsNotFound, "leadId", "lead")
 	}
 	ld, err := c.Lender.Query().Where(lender.ID(in.LenderID), lender.OrgID(org)).Only(sys)
 	if err != nil {
-		return nil, refError(notFoundAsNil(err), "lenderId", "lender")
+		return nil, apperr.RefError(err, ent.IsNotFound, "lenderId", "lender")
 	}
 	if !ld.IsActive {
 		return nil, apperr.Invalid("lenderId", "the lender %s is inactive and takes no new applications", apperr.Quote(ld.Name))

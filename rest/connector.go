@@ -18,6 +18,7 @@ import (
 	"github.com/lendingpipe/svc/internal/reqbody"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // connectorScopes are what a dialer connector may do: record calls and
@@ -148,7 +149,7 @@ func (h connectorHandlers) recording(w http.ResponseWriter, r *http.Request, obj
 	})
 }
 
-// leadUpdate patches a lead through the same resolver as PATCH /v1/leads/{id}.
+// leadUpdate patches a lead through the same flow as PATCH /v1/leads/{id}.
 // Members may be camelCase or snake_case.
 func (h connectorHandlers) leadUpdate(w http.ResponseWriter, r *http.Request, obj map[string]json.RawMessage) error {
 	fields := map[string]json.RawMessage{}
@@ -172,8 +173,8 @@ func (h connectorHandlers) leadUpdate(w http.ResponseWriter, r *http.Request, ob
 	if err := reqbody.Decode(fields, &body, reqbody.PatchRefused); err != nil {
 		return err
 	}
-	l, err := h.leads().mutate(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.UpdateLead(ctx, *id, body.UpdateInput())
+	l, err := h.leads().mutate(r.Context(), func(ctx context.Context, c *ent.Client) (*ent.Lead, error) {
+		return leads.Update(ctx, c, *id, body.UpdateInput())
 	})
 	if err != nil {
 		return err

@@ -18,9 +18,11 @@ import (
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/reqbody"
 	"github.com/lendingpipe/svc/internal/store"
+	"github.com/lendingpipe/svc/leads"
 )
 
-// leadHandlers translates /v1/leads onto the GraphQL resolvers.
+// leadHandlers translates /v1/leads onto the GraphQL resolvers (reads)
+// and the lead flows (writes).
 type leadHandlers struct {
 	resolver *graph.Resolver
 	client   *ent.Client
@@ -118,8 +120,8 @@ func (h leadHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body, nil); err != nil {
 		return err
 	}
-	l, err := h.mutate(r.Context(), func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.CreateLead(ctx, body.Input())
+	l, err := h.mutate(r.Context(), func(ctx context.Context, c *ent.Client) (*ent.Lead, error) {
+		return leads.Create(ctx, c, body.Input())
 	})
 	if err != nil {
 		return err
@@ -137,8 +139,8 @@ func (h leadHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body, reqbody.PatchRefused); err != nil {
 		return err
 	}
-	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.UpdateLead(ctx, id, body.UpdateInput())
+	return h.respond(w, r, func(ctx context.Context, c *ent.Client) (*ent.Lead, error) {
+		return leads.Update(ctx, c, id, body.UpdateInput())
 	})
 }
 
@@ -147,8 +149,8 @@ func (h leadHandlers) moveStage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.MoveLeadToStage(ctx, id, stageID)
+	return h.respond(w, r, func(ctx context.Context, c *ent.Client) (*ent.Lead, error) {
+		return leads.MoveStage(ctx, c, id, stageID)
 	})
 }
 
@@ -157,8 +159,8 @@ func (h leadHandlers) assign(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = h.respond(w, r, func(ctx context.Context, m graph.MutationResolver) (*ent.Lead, error) {
-		return m.AssignLead(ctx, id, advisorID)
+	err = h.respond(w, r, func(ctx context.Context, c *ent.Client) (*ent.Lead, error) {
+		return leads.Assign(ctx, c, id, advisorID)
 	})
 	// The rule names the create field; this endpoint's body calls it advisorId.
 	if e := graph.AppError(err); err != nil && e.Field == "assignToAdvisorId" {
@@ -194,7 +196,7 @@ func pathAndBodyID(r *http.Request, name string) (id, value uuid.UUID, err error
 }
 
 // respond runs a lead mutation and answers 200 with the lead.
-func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) error {
+func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(context.Context, *ent.Client) (*ent.Lead, error)) error {
 	l, err := h.mutate(r.Context(), fn)
 	if err != nil {
 		return err
@@ -203,12 +205,11 @@ func (h leadHandlers) respond(w http.ResponseWriter, r *http.Request, fn func(co
 	return nil
 }
 
-// mutate runs fn in a transaction (as GraphQL mutations run) and answers
-// with the lead it returned, its stage and advisor attached.
-func (h leadHandlers) mutate(ctx context.Context, fn func(context.Context, graph.MutationResolver) (*ent.Lead, error)) (*ent.Lead, error) {
-	l, err := store.WithTxValue(ctx, h.client, func(ctx context.Context, _ *ent.Client) (*ent.Lead, error) {
-		return fn(ctx, h.resolver.Mutation())
-	})
+// mutate runs fn, a lead flow, in a transaction (as GraphQL mutations
+// run) and answers with the lead it returned, its stage and advisor
+// attached.
+func (h leadHandlers) mutate(ctx context.Context, fn func(context.Context, *ent.Client) (*ent.Lead, error)) (*ent.Lead, error) {
+	l, err := store.WithTxValue(ctx, h.client, fn)
 	if err != nil {
 		return nil, err
 	}

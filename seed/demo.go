@@ -11,6 +11,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // DemoOrgName names the demo organization. CreateDemo makes one only when
@@ -122,26 +123,25 @@ func createDemo(ctx context.Context, tx *ent.Client) (*Demo, error) {
 	for _, st := range stages {
 		stageID[st.StageKey] = st
 	}
-	leads := map[string]*ent.Lead{}
+	made := map[string]*ent.Lead{}
 	for _, l := range demoLeads {
 		st, ok := stageID[l.stage]
 		if !ok {
 			return nil, fmt.Errorf("demo lead %s: the default pipeline has no stage %q", l.business, l.stage)
 		}
-		create := tx.Lead.Create().SetOrgID(org.ID).SetBusinessName(l.business).
-			SetContactFirstName(l.first).SetContactLastName(l.last).SetEmail(l.email).
-			SetRequestedAmount(l.amount).SetStageID(st.ID)
+		in := ent.CreateLeadInput{BusinessName: &l.business, ContactFirstName: &l.first, ContactLastName: &l.last,
+			Email: &l.email, RequestedAmount: &l.amount, StageID: &st.ID}
 		if l.advisor >= 0 {
-			create.SetPrimaryAdvisorID(users[l.advisor].ID)
+			in.PrimaryAdvisorID = &users[l.advisor].ID
 		}
-		created, err := create.Save(ctx)
+		created, err := leads.Create(ctx, tx, in, func(m *ent.LeadMutation) { m.SetOrgID(org.ID) })
 		if err != nil {
 			return nil, fmt.Errorf("creating demo lead %s: %w", l.business, err)
 		}
-		leads[l.business] = created
+		made[l.business] = created
 		demo.Leads++
 	}
-	if err := createDemoBook(ctx, tx, org.ID, leads, demo); err != nil {
+	if err := createDemoBook(ctx, tx, org.ID, made, demo); err != nil {
 		return nil, fmt.Errorf("creating the demo lending book: %w", err)
 	}
 	return demo, nil

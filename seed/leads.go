@@ -22,9 +22,10 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/store"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 var (
@@ -99,6 +100,15 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 			}
 			builders[i] = l.create(tx, orgID)
 		}
+		if !viewer.IsBulkLoad(ctx) {
+			// Written as every writer's leads are, with their counts.
+			sets := make([][]leads.Set, len(builders))
+			for i, b := range builders {
+				sets[i] = []leads.Set{leads.Fields(b)}
+			}
+			_, err := leads.CreateMany(ctx, tx, sets...)
+			return err
+		}
 		if err := tx.Lead.CreateBulk(builders...).Exec(ctx); err != nil {
 			return err
 		}
@@ -106,9 +116,6 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 			if err := bk.flush(ctx, tx); err != nil {
 				return err
 			}
-		}
-		if !viewer.IsBulkLoad(ctx) {
-			return nil // the lead hooks counted them
 		}
 		return tx.LeadCount.Create().SetOrgID(orgID).SetSlot(0).SetN(size).
 			OnConflictColumns(leadcount.FieldOrgID, leadcount.FieldStageID, leadcount.FieldSlot).AddN(size).Exec(ctx)

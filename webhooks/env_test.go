@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/webhooks"
 	"github.com/lendingpipe/svc/webhooks/webhookstest"
 )
@@ -110,7 +111,7 @@ func (e *env) createLeadWith(tb testing.TB, set func(*ent.LeadCreate)) *ent.Lead
 		c := tx.Lead.Create()
 		set(c)
 		var err error
-		l, err = c.Save(ctx)
+		l, err = leads.Create(ctx, tx, ent.CreateLeadInput{}, leads.Fields(c))
 		return err
 	})
 	if err != nil {

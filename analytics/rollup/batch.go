@@ -37,7 +37,7 @@ type dayCount struct {
 
 type batchKey struct{}
 
-// WithCreateBatch returns ctx carrying a new batch; the lead hooks add to
+// WithCreateBatch returns ctx carrying a new batch; the lead flows add to
 // it instead of writing.
 func WithCreateBatch(ctx context.Context) (context.Context, *CreateBatch) {
 	b := &CreateBatch{stages: map[stageCount]int{}, days: map[dayCount]leadStep{}, first: map[uuid.UUID]uuid.UUID{}}

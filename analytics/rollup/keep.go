@@ -1,6 +1,6 @@
 // Package rollup keeps the analytics rollups and the maintained counts:
-// each write adds to them in its own transaction (the hooks here, and the
-// lending flows' calls), so a report sees a change exactly when the
+// each write adds to them in its own transaction (the lead and lending
+// flows' calls, and the hooks here), so a report sees a change exactly when the
 // records do; Rebuild computes them again from the records. The reports
 // read them (graph/analytics).
 //
@@ -11,14 +11,12 @@ package rollup
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
-	"entgo.io/ent"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -27,7 +25,6 @@ import (
 	"github.com/lendingpipe/svc/ent/commissionpayment"
 	"github.com/lendingpipe/svc/ent/dealday"
 	"github.com/lendingpipe/svc/ent/fundeddealday"
-	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/leadcount"
 	"github.com/lendingpipe/svc/ent/leadday"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -38,7 +35,6 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store/readexpr"
 	"github.com/lendingpipe/svc/internal/txstate"
-	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // rollupLocation is the zone org's rollups are cut in, read in the
@@ -310,45 +306,19 @@ func moveStage(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) erro
 // stageSlot is the LeadCount slot the transaction adds to.
 func stageSlot(ctx context.Context) int { return txSlot(ctx, LeadCountSlots) }
 
-// Lead counts a created lead on its day and in its stage, and moves a
-// lead whose stage changes from one stage's count to the other's. The
-// loader of
-// svc seed writes leads in bulk and rebuilds the rollups after.
-func Lead(next ent.Mutator) ent.Mutator {
-	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
-		if viewer.IsBulkLoad(ctx) {
-			return next.Mutate(ctx, m)
-		}
-		var from uuid.UUID
-		to, moving := m.StageID()
-		if moving && m.Op().Is(ent.OpUpdate) {
-			// A bulk update does not say which leads left which stage.
-			return nil, errors.New("a lead's stage is changed one lead at a time, so its stage counts follow")
-		}
-		if moving && m.Op().Is(ent.OpUpdateOne) {
-			old, err := m.OldStageID(ctx)
-			if err != nil {
-				return nil, err
-			}
-			from, moving = old, old != to
-		}
-		v, err := next.Mutate(ctx, m)
-		if err != nil {
-			return nil, err
-		}
-		l, ok := v.(*gen.Lead)
-		if !ok {
-			return v, nil
-		}
-		c := m.Client()
-		if m.Op().Is(ent.OpCreate) {
-			return l, countCreated(ctx, c, l)
-		}
-		if !moving {
-			return l, nil
-		}
-		return l, moveStage(ctx, c, l.OrgID, from, l.StageID)
-	})
+// LeadCreated counts a created lead on its day and in its stage (within
+// a CreateBatch, once the batch flushes).
+func LeadCreated(ctx context.Context, c *gen.Client, l *gen.Lead) error {
+	return countCreated(ctx, c, l)
+}
+
+// LeadMoved moves a lead of org from one stage's count to the other's; a
+// lead that stays in its stage is not counted again.
+func LeadMoved(ctx context.Context, c *gen.Client, org, from, to uuid.UUID) error {
+	if from == to {
+		return nil
+	}
+	return moveStage(ctx, c, org, from, to)
 }
 
 // Submission counts l as applied: its first application was submitted.

@@ -1,8 +1,9 @@
 // Package board tells the live agents boards of every replica which rows
 // changed, once the change has committed. The hooks of every schema a board
-// row is built from (presence, call events, users, leads) report here, so
-// every surface that writes them (GraphQL, REST, the dialer connector,
-// automations) updates the board, and a rolled-back change never does.
+// row is built from (presence, call events, users) and the lead flows
+// report here, so every surface that writes them (GraphQL, REST, the
+// dialer connector, automations) updates the board, and a rolled-back
+// change never does.
 // Changes travel on the change bus of the writing client (internal/bus):
 // the ids of the rows, which each replica reads for its own subscribers.
 //
@@ -47,11 +48,8 @@ func Listen(b *bus.Bus, fn func(Change)) (stop func()) {
 // Changed publishes c on the bus of m's client once m's transaction
 // commits (at once when m ran outside one).
 func Changed(ctx context.Context, m ent.Mutation, c Change) {
-	var b *bus.Bus
-	if cm, ok := m.(interface{ Client() *gen.Client }); ok {
-		b = cm.Client().Bus
-	}
-	if b == nil {
+	cm, ok := m.(interface{ Client() *gen.Client })
+	if !ok {
 		return
 	}
 	if txm, ok := m.(interface{ Tx() (*gen.Tx, error) }); ok {
@@ -60,7 +58,18 @@ func Changed(ctx context.Context, m ent.Mutation, c Change) {
 			ctx = gen.NewTxContext(ctx, tx)
 		}
 	}
-	events.AfterCommit(ctx, func() { publish(b, c) })
+	Written(ctx, cm.Client(), c)
+}
+
+// Written publishes c on the bus of c's client once the transaction of
+// ctx commits (at once outside one): a flow's report of the rows its
+// writes through c altered.
+func Written(ctx context.Context, c *gen.Client, ch Change) {
+	b := c.Bus
+	if b == nil {
+		return
+	}
+	events.AfterCommit(ctx, func() { publish(b, ch) })
 }
 
 // maxIDs bounds the ids of one message, well inside a bus frame.

@@ -1142,12 +1142,6 @@ func init() {
 	lead.Hooks[3] = leadHooks[0]
 
 	lead.Hooks[4] = leadHooks[1]
-
-	lead.Hooks[5] = leadHooks[2]
-
-	lead.Hooks[6] = leadHooks[3]
-
-	lead.Hooks[7] = leadHooks[4]
 	leadInters := schema.Lead{}.Interceptors()
 	lead.Interceptors[0] = leadInters[0]
 	leadMixinFields0 := leadMixin[0].Fields()

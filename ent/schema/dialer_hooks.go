@@ -45,7 +45,8 @@ func (AgentPresence) Hooks() []ent.Hook {
 
 // publishBoardRows reports the agents board rows a change alters, to be
 // published once it commits: presence, a call event (callsToday,
-// dispositionCount), an agent's name or role, a current lead's name.
+// dispositionCount), an agent's name or role. A lead's name is the lead
+// flows' to report (leads.Update).
 func publishBoardRows(next ent.Mutator) ent.Mutator {
 	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 		v, err := next.Mutate(ctx, m)
@@ -69,10 +70,6 @@ func boardChange(m ent.Mutation, v ent.Value) (board.Change, bool) {
 	case *gen.User:
 		if touches(m, user.FieldFirstName, user.FieldLastName, user.FieldEmail, user.FieldRole) {
 			return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.ID}}, true
-		}
-	case *gen.Lead:
-		if touches(m, lead.FieldBusinessName, lead.FieldContactFirstName, lead.FieldContactLastName) {
-			return board.Change{OrgID: v.OrgID, Leads: []uuid.UUID{v.ID}}, true
 		}
 	}
 	return board.Change{}, false

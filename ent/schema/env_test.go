@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // org is an organization of a test database and a caller acting for it.
@@ -72,7 +73,7 @@ func (e *env) createLead(t *testing.T, o *org, set func(*ent.LeadCreate)) *ent.L
 		create := c.Lead.Create()
 		set(create)
 		var err error
-		l, err = create.Save(ctx)
+		l, err = leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(create))
 		return err
 	})
 	if err != nil {

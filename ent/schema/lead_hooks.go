@@ -8,7 +8,6 @@ import (
 	"entgo.io/ent"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/analytics/rollup"
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/contact"
 	"github.com/lendingpipe/svc/ent/hook"
@@ -19,18 +18,18 @@ import (
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/counted"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/store/stagesread"
+	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/txstate"
-	"github.com/lendingpipe/svc/internal/viewer"
 )
 
+// Hooks keep what holds for every writer of a lead: its fields' rules,
+// its references into its own organization, and its events. What a lead's
+// write does besides (its defaults, its counts, the agents board) is the
+// leads package's flows'.
 func (Lead) Hooks() []ent.Hook {
 	return []ent.Hook{
-		hook.On(leadCreateDefaults, ent.OpCreate),
 		hook.On(leadChecks, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(emitLeadEvents, ent.OpCreate|ent.OpUpdateOne),
-		hook.On(rollup.Lead, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
-		hook.On(publishBoardRows, ent.OpUpdateOne),
 	}
 }
 
@@ -59,34 +58,6 @@ var countFromTotal = ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 	})
 })
 
-// leadCreateDefaults starts a lead in its organization's first stage when none
-// is given (SPEC 3.1) and records who created it.
-func leadCreateDefaults(next ent.Mutator) ent.Mutator {
-	return hook.LeadFunc(func(ctx context.Context, m *gen.LeadMutation) (gen.Value, error) {
-		orgID, _ := m.OrgID()
-		if _, ok := m.StageID(); !ok {
-			// A batch of creates (an import's) reads it once.
-			first, err := rollup.FirstStage(ctx, orgID, func() (uuid.UUID, error) {
-				return m.Client().PipelineStage.Query().
-					Where(pipelinestage.OrgID(orgID)).
-					Order(pipelinestage.ByPosition()).
-					FirstID(rule.SystemContext(ctx))
-			})
-			if err != nil {
-				return nil, fmt.Errorf("finding the first pipeline stage: %w", err)
-			}
-			m.SetStageID(first)
-			// Read from the organization's stages: checkLeadRefs need not
-			// read it again (a round trip of every create's).
-			txstate.LoadOrStore(ctx, refKey{pipelinestage.Table, first, orgID}, true)
-		}
-		if v, ok := viewer.FromContext(ctx); ok && v.Actor() != "" {
-			m.SetCreatedBy(v.Actor())
-		}
-		return next.Mutate(ctx, m)
-	})
-}
-
 // leadChecks validates what field validators cannot see: collections, and
 // references that must point into the lead's own organization.
 func leadChecks(next ent.Mutator) ent.Mutator {
@@ -104,6 +75,10 @@ func leadChecks(next ent.Mutator) ent.Mutator {
 			return nil, err
 		}
 		if _, ok := m.StageID(); ok {
+			if m.Op().Is(ent.OpUpdate) {
+				// A bulk update does not say which leads left which stage.
+				return nil, errors.New("a lead's stage is changed one lead at a time, so its stage counts follow")
+			}
 			// Stage moves are the only writes of stage_id, so this marks the move.
 			m.SetStageChangedAt(apitime.Now(ctx))
 		}
@@ -200,7 +175,7 @@ func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 				return c.PipelineStage.Query().Where(pipelinestage.ID(id), pipelinestage.OrgID(orgID)).Exist(sys)
 			})
 			if err != nil {
-				return refError(notFoundAsNil(err), "stageId", "stage")
+				return apperr.RefError(err, gen.IsNotFound, "stageId", "stage")
 			}
 		}
 	}
@@ -209,7 +184,7 @@ func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 			return c.User.Query().Where(user.ID(id), user.OrgID(orgID)).Exist(sys)
 		})
 		if err != nil {
-			return refError(notFoundAsNil(err), "assignToAdvisorId", "advisor")
+			return apperr.RefError(err, gen.IsNotFound, "assignToAdvisorId", "advisor")
 		}
 	}
 	if id, ok := m.ContactID(); ok {
@@ -217,7 +192,7 @@ func checkLeadRefs(ctx context.Context, m *gen.LeadMutation) error {
 			return c.Contact.Query().Where(contact.ID(id), contact.OrgID(orgID)).Exist(sys)
 		})
 		if err != nil {
-			return refError(notFoundAsNil(err), "contactId", "contact")
+			return apperr.RefError(err, gen.IsNotFound, "contactId", "contact")
 		}
 	}
 	return nil
@@ -248,20 +223,10 @@ func knownRef(ctx context.Context, table string, id, org uuid.UUID, exists func(
 	return nil
 }
 
-// notFoundAsNil turns not-found into nil, which refError reports as the
-// caller's mistake; other errors stay failures.
-func notFoundAsNil(err error) error {
-	if gen.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
-
+// refError is the error of a reference to a row: a failure to read it
+// (err), or the caller's mistake when it does not exist (nil).
 func refError(err error, field, what string) error {
-	if err != nil {
-		return fmt.Errorf("checking %s: %w", field, err)
-	}
-	return apperr.Invalid(field, "no %s with this id exists in your organization", what)
+	return apperr.RefError(err, nil, field, what)
 }
 
 // mutationOrg is the organization a lead mutation acts in: the new row's on

@@ -14,6 +14,7 @@ import (
 	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 func strs(n int, f func(i int) string) []string {
@@ -89,7 +90,8 @@ func TestLeadChecks(t *testing.T) {
 			err := e.tx(e.a.as, func(ctx context.Context, c *ent.Client) error {
 				create := c.Lead.Create().SetBusinessName(tt.name)
 				tt.set(create)
-				return create.Exec(ctx)
+				_, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(create))
+				return err
 			})
 			if tt.field == "" {
 				if err != nil {
@@ -157,7 +159,8 @@ func TestOrgIsolationThroughPrivacy(t *testing.T) {
 		t.Errorf("deleting another organization's lead: err = %v, want not found", err)
 	}
 	err = e.tx(e.a.as, func(ctx context.Context, c *ent.Client) error {
-		return c.Lead.Create().SetOrgID(e.b.ID).SetBusinessName("Planted").Exec(ctx)
+		_, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(c.Lead.Create().SetOrgID(e.b.ID).SetBusinessName("Planted")))
+		return err
 	})
 	if !isDenied(err) {
 		t.Errorf("creating a lead in another organization: err = %v, want denied", err)

@@ -39,7 +39,8 @@ func (LeadCount) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("org_id", "stage_id", "slot").Unique()}
 }
 
-// Only the lead hooks and the list's total, with the system context, touch these.
+// Only the rollups (kept by the lead flows) and the list's total, with
+// the system context, touch these.
 func (LeadCount) Policy() ent.Policy {
 	return privacy.Policy{
 		Query:    privacy.QueryPolicy{privacy.AlwaysDenyRule()},

@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/seed"
 )
 
@@ -59,7 +60,8 @@ func TestEventsCarryTheAutomationDepth(t *testing.T) {
 	as := viewer.NewContext(context.Background(), viewer.Viewer{OrgID: e.a.ID, Scopes: viewer.AllScopes, Depth: 2})
 	evs := e.newEvents(t, e.a, func() {
 		err := e.tx(as, func(ctx context.Context, c *ent.Client) error {
-			return c.Lead.Create().SetBusinessName("Chained").Exec(ctx)
+			_, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(c.Lead.Create().SetBusinessName("Chained")))
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +204,7 @@ func TestRolledBackTransactionWritesNoEvent(t *testing.T) {
 	later := errors.New("a later step failed")
 	evs := e.newEvents(t, e.a, func() {
 		err := e.tx(e.a.as, func(ctx context.Context, c *ent.Client) error {
-			if err := c.Lead.Create().SetBusinessName("Gone").Exec(ctx); err != nil {
+			if _, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(c.Lead.Create().SetBusinessName("Gone"))); err != nil {
 				return err
 			}
 			if err := c.Lead.UpdateOneID(l.ID).SetStageID(e.a.stages[1].ID).SetIndustry("Rolled back").Exec(ctx); err != nil {
@@ -218,7 +220,7 @@ func TestRolledBackTransactionWritesNoEvent(t *testing.T) {
 		}
 		// A change the hooks refuse fails its own transaction whole.
 		err = e.tx(e.a.as, func(ctx context.Context, c *ent.Client) error {
-			if err := c.Lead.Create().SetBusinessName("Also gone").Exec(ctx); err != nil {
+			if _, err := leads.Create(ctx, c, ent.CreateLeadInput{}, leads.Fields(c.Lead.Create().SetBusinessName("Also gone"))); err != nil {
 				return err
 			}
 			return c.Lead.Create().SetStageID(e.b.stages[0].ID).Exec(ctx)

@@ -108,3 +108,13 @@ func FieldName(field string) string {
 	}
 	return b.String()
 }
+
+// RefError is the error of a reference to a row: a failure to read it
+// (err), or the caller's mistake when the row does not exist (err nil, or
+// an error missing recognizes as not-found, ent.IsNotFound).
+func RefError(err error, missing func(error) bool, field, what string) error {
+	if err != nil && (missing == nil || !missing(err)) {
+		return fmt.Errorf("checking %s: %w", field, err)
+	}
+	return Invalid(field, "no %s with this id exists in your organization", what)
+}

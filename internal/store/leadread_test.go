@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/seed"
 )
 
@@ -43,11 +44,11 @@ func TestReadLead(t *testing.T) {
 	reader := as(org.ID, viewer.AllScopes...)
 
 	// A lead with every column set, and one with every optional column NULL.
-	full, err := db.Client.Lead.Create().SetBusinessName("Full Freight LLC").SetContactFirstName("Ana").SetContactLastName("Ruiz").
+	full, err := leads.Create(reader, db.Client, ent.CreateLeadInput{}, leads.Fields(db.Client.Lead.Create().SetBusinessName("Full Freight LLC").SetContactFirstName("Ana").SetContactLastName("Ruiz").
 		SetEmail("ana@full.example").SetPhone("+15555550100").SetIndustry("Logistics").SetMonthlyRevenue("12500.50").
 		SetRequestedAmount("50000").SetSource(lead.SourceWebForm).SetPriority(lead.PriorityHigh).SetTags([]string{"a", "b"}).
 		SetCustomFields(map[string]any{"fleet": 12.0, "nested": map[string]any{"x": []any{"y"}}}).
-		SetExternalIds(map[string]any{"crm": "C-1"}).SetPrimaryAdvisorID(advisor.ID).Save(reader)
+		SetExternalIds(map[string]any{"crm": "C-1"}).SetPrimaryAdvisorID(advisor.ID)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestReadLead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare, err := db.Client.Lead.Create().Save(reader)
+	bare, err := leads.Create(reader, db.Client, ent.CreateLeadInput{})
 	if err != nil {
 		t.Fatal(err)
 	}

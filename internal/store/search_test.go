@@ -11,9 +11,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/leads"
 )
 
 type searchFixture struct {
@@ -37,8 +39,8 @@ func newSearchFixture(t *testing.T, db *store.DB) *searchFixture {
 func (f *searchFixture) lead(business, first, email string) uuid.UUID {
 	f.t.Helper()
 	f.at = f.at.Add(time.Second)
-	l, err := f.db.Client.Lead.Create().SetOrgID(f.org).SetBusinessName(business).
-		SetContactFirstName(first).SetEmail(email).SetCreatedAt(f.at).SetUpdatedAt(f.at).Save(f.ctx)
+	l, err := leads.Create(f.ctx, f.db.Client, ent.CreateLeadInput{}, leads.Fields(f.db.Client.Lead.Create().SetOrgID(f.org).SetBusinessName(business).
+		SetContactFirstName(first).SetEmail(email).SetCreatedAt(f.at).SetUpdatedAt(f.at)))
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/lendingpipe/svc/internal/reqbody"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // outcome is what a run that did not fail came to.
@@ -137,7 +138,7 @@ func (s *step) do(ctx context.Context, act autodef.Action) (map[string]any, erro
 	case autodef.AddTags:
 		return s.addTags(ctx, act.Tags)
 	case autodef.MoveStage:
-		return map[string]any{"stageId": *act.StageID}, s.saw(moveStage(ctx, s.tx, *s.lead, *act.StageID))
+		return map[string]any{"stageId": *act.StageID}, s.saw(leads.MoveStage(ctx, s.tx, *s.lead, *act.StageID))
 	case autodef.AssignAdvisor:
 		return s.assign(ctx, act)
 	case autodef.MarkDoNotCall:
@@ -169,7 +170,7 @@ func (s *step) createLead(ctx context.Context) (map[string]any, error) {
 		src := lead.SourceAPI
 		in.Source = &src
 	}
-	return map[string]any{"created": true}, s.saw(createLead(ctx, s.tx, in))
+	return map[string]any{"created": true}, s.saw(leads.Create(ctx, s.tx, in))
 }
 
 // updateLead finds the lead by the configured attribute and applies the
@@ -185,7 +186,7 @@ func (s *step) updateLead(ctx context.Context, act autodef.Action) (map[string]a
 	if err != nil || n == 0 {
 		return map[string]any{"matchedBy": act.MatchBy}, err
 	}
-	return map[string]any{"matchedBy": act.MatchBy}, s.saw(updateLead(ctx, s.tx, l.ID, body.UpdateInput()))
+	return map[string]any{"matchedBy": act.MatchBy}, s.saw(leads.Update(ctx, s.tx, l.ID, body.UpdateInput()))
 }
 
 // match finds the lead whose matchBy attribute equals the input's value;
@@ -235,7 +236,7 @@ func (s *step) addTags(ctx context.Context, tags []string) (map[string]any, erro
 		}
 	}
 	if len(merged) > len(s.tags) {
-		if err := s.saw(updateLead(ctx, s.tx, *s.lead, ent.UpdateLeadInput{Tags: merged})); err != nil {
+		if err := s.saw(leads.Update(ctx, s.tx, *s.lead, ent.UpdateLeadInput{Tags: merged})); err != nil {
 			return nil, err
 		}
 	}
@@ -252,7 +253,7 @@ func (s *step) assign(ctx context.Context, act autodef.Action) (map[string]any, 
 			return nil, err
 		}
 	}
-	return map[string]any{"advisorId": *advisor}, s.saw(assignLead(ctx, s.tx, *s.lead, *advisor))
+	return map[string]any{"advisorId": *advisor}, s.saw(leads.Assign(ctx, s.tx, *s.lead, *advisor))
 }
 
 // nextInTeam advances the automation's round-robin counter and picks the

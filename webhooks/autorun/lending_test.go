@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
+	"github.com/lendingpipe/svc/leads"
 	"github.com/lendingpipe/svc/lending"
 )
 
@@ -51,7 +52,7 @@ func (e *env) submit(t *testing.T, lenderName, ref string) book {
 // submitTo submits a new lead to l with externalRef ref.
 func (e *env) submitTo(t *testing.T, l *ent.Lender, ref string) book {
 	t.Helper()
-	ld, err := e.db.Client.Lead.Create().SetBusinessName("Harborview Dental " + ref).SetRequestedAmount("60000").Save(e.admin)
+	ld, err := leads.Create(e.admin, e.db.Client, ent.CreateLeadInput{}, leads.Fields(e.db.Client.Lead.Create().SetBusinessName("Harborview Dental "+ref).SetRequestedAmount("60000")))
 	if err != nil {
 		t.Fatalf("creating the lead: %v", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
+	"github.com/lendingpipe/svc/leads"
 )
 
 // The runner takes the queued runs that are due, and only those, and
@@ -220,7 +221,7 @@ func TestRunnerRetrySucceedsOnceTheCauseClears(t *testing.T) {
 	run := e.queue(t, a, map[string]any{"email": "late@example.com", "industry": "Freight"}, 0)
 	e.step(t)
 	wantStatus(t, e.reload(t, run), automationrun.StatusQueued, 1)
-	l, err := e.db.Client.Lead.Create().SetBusinessName("Late Arrival").SetEmail("late@example.com").Save(e.admin)
+	l, err := leads.Create(e.admin, e.db.Client, ent.CreateLeadInput{}, leads.Fields(e.db.Client.Lead.Create().SetBusinessName("Late Arrival").SetEmail("late@example.com")))
 	if err != nil {
 		t.Fatal(err)
 	}
