@@ -34,12 +34,12 @@ var layers = []struct {
 	{"the product domains: the lending and lead flows; documents and lead imports; delivery, signing, inbound, the automation runner; the dialer's rules; seeding and the demo",
 		[]string{"lending", "leads", "access", "documents", "leadimport", "webhooks", "webhooks/autorun", "webhooks/netguard", "webhooks/webhookstest", "dialer", "seed"}},
 	{"ent: schemas, hooks and generated code; the store and the helpers that read and write through ent",
-		[]string{"ent/...", "internal/store/...", "internal/stagesread", "analytics/rollup", "events", "internal/rule", "internal/refs",
+		[]string{"ent/...", "internal/store/...", "internal/stagesread", "analytics/rollup", "events", "internal/rule",
 			"internal/reqbody", "internal/errclass", "dialer/board", "internal/bus", "analytics/funnel"}},
 	{"shared leaves: errors, time, money, bounds, enumerations, the event catalog, the viewer; the web console's files",
 		[]string{"console", "internal/webpage", "internal/apitime", "internal/apperr", "internal/autodef", "internal/telemetry", "internal/bounds", "internal/counted",
 			"analytics/decision", "analytics/dispositions", "internal/enum", "internal/event/...", "internal/filestore/...", "internal/leadcsv", "internal/lendingrules", "internal/money",
-			"internal/period", "internal/text", "internal/token", "internal/txstate", "internal/viewer"}},
+			"internal/period", "internal/signals", "internal/text", "internal/token", "internal/txstate", "internal/viewer"}},
 }
 
 // layer ranks a package of this module (higher is further up), or -1 when
