@@ -87,10 +87,12 @@ func (s *Set) BumpKeysVersion() {
 	}
 }
 
-// Turn is the next turn at the hot counts' slots, and false on a nil Set.
-func (s *Set) Turn() (uint64, bool) {
+// Turn is the next turn at the hot counts' slots (a transaction's, which
+// keeps it): the transactions writing at once take consecutive turns, so
+// they land on different slots. A nil Set draws one by chance.
+func (s *Set) Turn() uint64 {
 	if s == nil {
-		return 0, false
+		return rand.Uint64()
 	}
-	return s.turns.Add(1), true
+	return s.turns.Add(1)
 }
