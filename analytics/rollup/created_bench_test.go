@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
@@ -49,7 +50,7 @@ func benchOrg(b *testing.B) (context.Context, *store.DB) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := db.RebuildRollups(ctx, org.ID); err != nil {
+	if err := analytics.RebuildRollups(ctx, db.Client, org.ID); err != nil {
 		b.Fatal(err)
 	}
 	return viewer.NewContext(ctx, viewer.Viewer{OrgID: org.ID, KeyID: uuid.New(), Scopes: viewer.AllScopes}), db

@@ -142,7 +142,6 @@ func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead
 	if err := z.read(rows[0].Zone); err != nil {
 		return zoneRead{}, err
 	}
-	zonesSeen.Store(org, zoneSeen{name: rows[0].Zone, dialect: z.dialect})
 	return z, nil
 }
 
