@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/term"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/internal/apperr"
@@ -197,7 +198,7 @@ func setupRollupsRebuild(fs *flag.FlagSet) action {
 			}
 			for _, id := range orgs {
 				started := time.Now()
-				if err := db.RebuildRollups(ctx, id); err != nil {
+				if err := analytics.RebuildRollups(ctx, db.Client, id); err != nil {
 					return fmt.Errorf("rebuilding the rollups of %s: %w", id, err)
 				}
 				fmt.Fprintf(e.stderr, "rebuilt the rollups of %s in %s\n", id, time.Since(started).Round(time.Millisecond))
@@ -290,7 +291,7 @@ func runSeed(ctx context.Context, db *store.DB, orgID uuid.UUID, leads int, lend
 		}
 	}
 	// The bulk load skips the hooks that keep the analytics rollups.
-	if err := db.RebuildRollups(ctx, orgID); err != nil {
+	if err := analytics.RebuildRollups(ctx, db.Client, orgID); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "seeded %d leads, %d agents, %d call events in %s\n", leads, agents, events, time.Since(started).Round(time.Millisecond))

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/documents"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/telemetry"
@@ -275,7 +276,7 @@ func maintainRollups(ctx context.Context, db *store.DB, logger *slog.Logger) {
 		}
 		for _, org := range orgs {
 			started := time.Now()
-			if err := db.RebuildRollups(ctx, org); err != nil {
+			if err := analytics.RebuildRollups(ctx, db.Client, org); err != nil {
 				logger.Warn("rebuilding analytics rollups", "org", org, "err", err)
 				continue
 			}

@@ -54,6 +54,7 @@ import (
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/internal/bus"
+	"github.com/lendingpipe/svc/internal/signals"
 
 	stdsql "database/sql"
 )
@@ -199,8 +200,9 @@ type (
 		// hooks to execute on mutations.
 		hooks *hooks
 		// interceptors to execute on queries.
-		inters *inters
-		Bus    *bus.Bus
+		inters  *inters
+		Bus     *bus.Bus
+		Signals *signals.Set
 	}
 	// Option function to configure the client.
 	Option func(*config)
@@ -248,6 +250,13 @@ func Driver(driver dialect.Driver) Option {
 func Bus(v *bus.Bus) Option {
 	return func(c *config) {
 		c.Bus = v
+	}
+}
+
+// Signals configures the Signals.
+func Signals(v *signals.Set) Option {
+	return func(c *config) {
+		c.Signals = v
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/entc/gen"
 
 	"github.com/lendingpipe/svc/internal/bus"
+	"github.com/lendingpipe/svc/internal/signals"
 )
 
 func main() {
@@ -42,7 +43,11 @@ func main() {
 	}, entc.Extensions(ex),
 		// The change bus of the process that opened the client: the hooks
 		// publish committed changes on it (dialer/board, events).
-		entc.Dependency(entc.DependencyName("Bus"), entc.DependencyType(&bus.Bus{})))
+		entc.Dependency(entc.DependencyName("Bus"), entc.DependencyType(&bus.Bus{})),
+		// The store's signals to this process (signals.Set): the outbox
+		// wakes the store's delivery worker, the cached rows' hooks move
+		// its versions on. Per store, so two stores never hear each other.
+		entc.Dependency(entc.DependencyName("Signals"), entc.DependencyType(&signals.Set{})))
 	if err != nil {
 		log.Fatalf("running ent codegen: %v", err)
 	}

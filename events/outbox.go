@@ -1,7 +1,8 @@
 // Package outbox writes events into the mutation's own transaction (the
 // outbox table), so a committed change never loses its event and a rolled-back
-// one never emits, and wakes this process's delivery worker once the
-// transaction commits. The schema hooks call it; it imports only ent,
+// one never emits, and wakes the store's delivery worker in this process
+// (the client's signals) once the transaction commits; other replicas find
+// the events by polling. The schema hooks call it; it imports only ent,
 // and the leaves under internal.
 package events
 
@@ -21,22 +22,6 @@ import (
 	"github.com/lendingpipe/svc/internal/txstate"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
-
-// wake tells this process's worker that events have committed. Other
-// replicas find them by polling.
-var wake = make(chan struct{}, 1)
-
-// Woken is signalled when events or deliveries due now have committed;
-// this process's worker waits on it.
-func Woken() <-chan struct{} { return wake }
-
-// Wake nudges the worker without blocking.
-func Wake() {
-	select {
-	case wake <- struct{}{}:
-	default:
-	}
-}
 
 // Emit writes an event to the outbox through c, the client of the mutation
 // that caused it, so the event commits or rolls back with the change. The
@@ -86,7 +71,7 @@ func write(ctx context.Context, c *ent.Client, what string, data map[string]any,
 		return fmt.Errorf("writing %s to the outbox: %w", what, err)
 	}
 	AfterCommit(ctx, func() {
-		Wake()
+		c.Signals.Wake()
 		announce(c.Bus, events)
 	})
 	return nil
@@ -166,7 +151,7 @@ func queue(ctx context.Context, tx *ent.Tx, c *ent.Client, events []*ent.Webhook
 			if err := next.Commit(ctx, tx); err != nil {
 				return err
 			}
-			Wake()
+			p.c.Signals.Wake()
 			announce(p.c.Bus, p.written)
 			return nil
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -661,7 +662,7 @@ func (b *book) setOrgZone(current *string, zone string) {
 // rebuildRollups computes the organization's rollups again in its zone.
 func (b *book) rebuildRollups() {
 	b.t.Helper()
-	if err := b.DB.RebuildRollups(context.Background(), b.Org.ID); err != nil {
+	if err := analytics.RebuildRollups(context.Background(), b.DB.Client, b.Org.ID); err != nil {
 		b.t.Fatal(err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/ent/webhookevent"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -190,7 +191,7 @@ func TestImportLeadsEndToEnd(t *testing.T) {
 		if len(kept) == 0 {
 			t.Fatal("the import left no counts")
 		}
-		must(t, e.DB.RebuildRollups(context.Background(), e.Org.ID))
+		must(t, analytics.RebuildRollups(context.Background(), e.DB.Client, e.Org.ID))
 		if d := rowsDiff(rollupRows(t, e.DB.Client, e.Org.ID), kept); d != "" {
 			t.Errorf("rebuilt counts differ from the kept ones:\n%s", d)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
@@ -143,7 +144,7 @@ func TestStageTotalCountWithCountsFromBeforeStages(t *testing.T) {
 	if got := stageTotals(t, e, stage); got != [4]int{3, 3, 3, 3} {
 		t.Errorf("kept, counted, REST, rows = %v, want 3 each", got)
 	}
-	if err := e.DB.RebuildRollups(context.Background(), e.Org.ID); err != nil {
+	if err := analytics.RebuildRollups(context.Background(), e.DB.Client, e.Org.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := stageTotals(t, e, stage); got != [4]int{3, 3, 3, 3} {

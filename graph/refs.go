@@ -10,11 +10,11 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/ent/user"
-	"github.com/lendingpipe/svc/internal/refs"
+	"github.com/lendingpipe/svc/internal/signals"
 )
 
 // refTTL bounds how stale a cached stage or advisor may be on another
-// replica; on this one a committed change of either (refs.Version) clears
+// replica; on this one a committed change of either (the store's signals.Version) clears
 // the cache at once.
 const refTTL = 5 * time.Second
 
@@ -26,7 +26,7 @@ const refTTL = 5 * time.Second
 // never crosses organizations.
 type refCache struct {
 	mu      sync.Mutex
-	version int64 // refs.Version the entries were read at
+	version int64 // the store's signals.Version the entries were read at
 	stages  map[uuid.UUID]ref[*ent.PipelineStage]
 	users   map[uuid.UUID]ref[*ent.User]
 }
@@ -59,14 +59,14 @@ func (r *Resolver) AttachRefs(ctx context.Context, leads ...*ent.Lead) error {
 // what the cache lacks (one query per kind).
 func (r *Resolver) attachRefs(ctx context.Context, leads ...*ent.Lead) error {
 	rc, c := r.refs, r.client(ctx)
-	stages, err := lookup(rc, rc.stages, ids(leads, func(l *ent.Lead) *uuid.UUID { return &l.StageID }),
+	stages, err := lookup(rc, c.Signals, rc.stages, ids(leads, func(l *ent.Lead) *uuid.UUID { return &l.StageID }),
 		func(missing []uuid.UUID) ([]*ent.PipelineStage, error) {
 			return c.PipelineStage.Query().Where(pipelinestage.IDIn(missing...)).All(ctx)
 		}, func(s *ent.PipelineStage) uuid.UUID { return s.ID })
 	if err != nil {
 		return err
 	}
-	users, err := lookup(rc, rc.users, ids(leads, func(l *ent.Lead) *uuid.UUID { return l.PrimaryAdvisorID }),
+	users, err := lookup(rc, c.Signals, rc.users, ids(leads, func(l *ent.Lead) *uuid.UUID { return l.PrimaryAdvisorID }),
 		func(missing []uuid.UUID) ([]*ent.User, error) {
 			return c.User.Query().Where(user.IDIn(missing...)).All(ctx)
 		},
@@ -94,13 +94,13 @@ func ids(leads []*ent.Lead, of func(*ent.Lead) *uuid.UUID) []uuid.UUID {
 }
 
 // lookup returns the rows for want from the cache, loading the rest.
-func lookup[T any](rc *refCache, cache map[uuid.UUID]ref[T], want []uuid.UUID,
+func lookup[T any](rc *refCache, sig *signals.Set, cache map[uuid.UUID]ref[T], want []uuid.UUID,
 	load func([]uuid.UUID) ([]T, error), idOf func(T) uuid.UUID) (map[uuid.UUID]T, error) {
 	out := make(map[uuid.UUID]T, len(want))
 	var missing []uuid.UUID
 	asked := map[uuid.UUID]bool{}
 	rc.mu.Lock()
-	v := refs.Version()
+	v := sig.Version()
 	if v != rc.version {
 		// A stage or user changed in this process: forget them all.
 		clear(rc.stages)
@@ -126,7 +126,7 @@ func lookup[T any](rc *refCache, cache map[uuid.UUID]ref[T], want []uuid.UUID,
 	now := time.Now()
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	fresh := refs.Version() == v // else a change raced the read: use it, do not keep it
+	fresh := sig.Version() == v // else a change raced the read: use it, do not keep it
 	for _, row := range rows {
 		out[idOf(row)] = row
 		if fresh {

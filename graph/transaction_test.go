@@ -57,7 +57,7 @@ func TestMutationsRunInOneTransaction(t *testing.T) {
 		return n
 	}
 
-	woken() // a signal left by set-up
+	woken(db) // a signal left by set-up
 	failed := post(`mutation { a: createLead(input: {businessName: "Rolled"}) { id } b: createLead(input: {email: "bad"}) { id } }`)
 	if failed["errors"] == nil {
 		t.Fatalf("the second field did not fail: %v", failed)
@@ -65,7 +65,7 @@ func TestMutationsRunInOneTransaction(t *testing.T) {
 	if n := leads(); n != 0 {
 		t.Errorf("a failed operation left %d leads behind", n)
 	}
-	if woken() {
+	if woken(db) {
 		t.Error("a rolled-back operation woke the worker")
 	}
 
@@ -76,7 +76,7 @@ func TestMutationsRunInOneTransaction(t *testing.T) {
 	if n := leads(); n != 1 {
 		t.Errorf("%d leads after one committed create, want 1", n)
 	}
-	if !woken() {
+	if !woken(db) {
 		t.Error("the committed operation did not wake the worker")
 	}
 }

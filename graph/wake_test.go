@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lendingpipe/svc/ent"
-	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/graph"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/rule"
@@ -18,11 +17,11 @@ import (
 	"github.com/lendingpipe/svc/webhooks"
 )
 
-// woken reports whether the delivery worker's wake-up has been signalled,
+// woken reports whether db's delivery worker's wake-up has been signalled,
 // and consumes it. No worker runs in this test to take it first.
-func woken() bool {
+func woken(db *store.DB) bool {
 	select {
-	case <-events.Woken():
+	case <-db.Client.Signals.Woken():
 		return true
 	default:
 		return false
@@ -76,12 +75,12 @@ func TestWorkerIsWokenOnlyAfterCommit(t *testing.T) {
 	for name, change := range changes {
 		for _, commit := range []bool{true, false} {
 			t.Run(name+map[bool]string{true: "Committed", false: "RolledBack"}[commit], func(t *testing.T) {
-				woken() // a signal left by set-up
+				woken(db) // a signal left by set-up
 				err := store.WithTx(ctx, db.Client, func(ctx context.Context, _ *ent.Client) error {
 					if err := change(ctx); err != nil {
 						return err
 					}
-					if woken() {
+					if woken(db) {
 						t.Error("the worker was woken while the transaction was still open")
 					}
 					if !commit {
@@ -92,7 +91,7 @@ func TestWorkerIsWokenOnlyAfterCommit(t *testing.T) {
 				if err != nil && !errors.Is(err, errRollback) {
 					t.Fatal(err)
 				}
-				if got := woken(); got != commit {
+				if got := woken(db); got != commit {
 					t.Errorf("woken after the transaction ended = %v, want %v", got, commit)
 				}
 			})

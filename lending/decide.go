@@ -141,7 +141,7 @@ func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead,
 	if err != nil {
 		return nil, nil, err // NOT_FOUND for a missing application
 	}
-	l, err := store.LockLead(ctx, c, read, lead.ID(app.LeadID))
+	l, err := lockLead(ctx, c, read, lead.ID(app.LeadID))
 	if err != nil {
 		return nil, nil, fmt.Errorf("locking the application's lead: %w", err)
 	}

@@ -55,7 +55,7 @@ func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, erro
 	}
 	read := store.FundingRead
 	read.Funding = in.ApplicationID
-	l, err := store.LockLead(ctx, c, read, store.LeadOfApplication(in.ApplicationID, org))
+	l, err := lockLead(ctx, c, read, store.LeadOfApplication(in.ApplicationID, org))
 	if ent.IsNotFound(err) {
 		return nil, apperr.New(apperr.NotFound, "no application with id %s exists in your organization", in.ApplicationID)
 	}

@@ -115,7 +115,7 @@ func applyPayment(ctx context.Context, c *ent.Client, cm *ent.Commission, amt mo
 	if n == 0 {
 		return nil, time.Time{}, apperr.New(apperr.NotFound, "no commission with id %s exists in your organization", cm.ID)
 	}
-	cm, fundedAt, err := store.PaidCommission(ctx, c, cm.ID)
+	cm, fundedAt, err := paidCommission(ctx, c, cm.ID)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

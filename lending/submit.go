@@ -55,7 +55,7 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 		return nil, err
 	}
 	sys := rule.SystemContext(ctx)
-	l, err := store.LockLead(ctx, c, store.SubmissionRead, lead.ID(in.LeadID), lead.OrgID(org))
+	l, err := lockLead(ctx, c, store.SubmissionRead, lead.ID(in.LeadID), lead.OrgID(org))
 	if err != nil {
 		return nil, apperr.RefError(err, ent.IsNotFound, "leadId", "lead")
 	}

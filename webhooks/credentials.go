@@ -12,7 +12,6 @@ import (
 	"github.com/lendingpipe/svc/ent/apikey"
 	"github.com/lendingpipe/svc/ent/appinstallation"
 	"github.com/lendingpipe/svc/internal/event"
-	"github.com/lendingpipe/svc/internal/refs"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -109,7 +108,7 @@ func installationsOf(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubs
 // keyScopes remembers, for store.KeyCacheTTL, what the API keys that
 // created subscriptions may read, so a fan-out costs no key lookup: a
 // key's change reaches the deliveries as it reaches requests, at once on
-// this replica (refs.KeysVersion) and within the key-cache time on others.
+// this replica (the store's signals.KeysVersion) and within the key-cache time on others.
 type keyScopes struct {
 	mu      sync.Mutex
 	entries map[uuid.UUID]keyEntry
@@ -125,7 +124,7 @@ type keyEntry struct {
 // viewers maps the API keys of subs to the viewers their deliveries
 // follow at now.
 func (k *keyScopes) viewers(ctx context.Context, c *ent.Client, subs []*ent.WebhookSubscription, now time.Time) (map[uuid.UUID]viewer.Viewer, error) {
-	version := refs.KeysVersion()
+	version := c.Signals.KeysVersion()
 	out := map[uuid.UUID]viewer.Viewer{}
 	var missing []uuid.UUID
 	k.mu.Lock()

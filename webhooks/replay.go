@@ -98,7 +98,7 @@ func requeue(ctx context.Context, c *ent.Client, now time.Time, where ...predica
 		SetStatus(webhookdelivery.StatusPending).SetAttempts(0).SetNextAttemptAt(now.UTC()).ClearDeadAt().
 		Exec(rule.SystemContext(ctx))
 	if err == nil {
-		events.AfterCommit(ctx, events.Wake)
+		events.AfterCommit(ctx, c.Signals.Wake)
 	}
 	return err
 }
@@ -158,6 +158,6 @@ func ReplayRange(ctx context.Context, c *ent.Client, sub *ent.WebhookSubscriptio
 		}
 		n++
 	}
-	events.AfterCommit(ctx, events.Wake)
+	events.AfterCommit(ctx, c.Signals.Wake)
 	return n, nil
 }

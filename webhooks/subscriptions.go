@@ -124,7 +124,7 @@ func UpdateSubscription(ctx context.Context, c *ent.Client, cfg Config, id uuid.
 	}
 	sub, err := u.Save(ctx)
 	if err == nil && in.IsActive != nil && *in.IsActive {
-		events.AfterCommit(ctx, events.Wake)
+		events.AfterCommit(ctx, c.Signals.Wake)
 	}
 	return sub, err
 }

@@ -77,7 +77,7 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-events.Woken():
+		case <-w.client.Signals.Woken():
 			// Let a burst of commits gather, so a busy writer fans out many
 			// events per transaction rather than one per commit (on SQLite
 			// every dispatch waits its turn for the one write connection).
@@ -183,7 +183,7 @@ func (w *Worker) recorder(ctx context.Context, p *pipeline) {
 		case p.freed <- struct{}{}:
 		default:
 		}
-		events.Wake() // retries scheduled now may already be due
+		w.client.Signals.Wake() // retries scheduled now may already be due
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -143,7 +142,6 @@ func readRollupZone(ctx context.Context, c *gen.Client, org uuid.UUID) (zoneRead
 	if err := z.read(rows[0].Zone); err != nil {
 		return zoneRead{}, err
 	}
-	zonesSeen.Store(org, zoneSeen{name: rows[0].Zone, dialect: z.dialect})
 	return z, nil
 }
 
@@ -180,13 +178,8 @@ const (
 // slotSeed hashes a transaction to its slot when it keeps no state.
 var slotSeed = maphash.MakeSeed()
 
-// slotTurns numbers this process's transactions that add to a hot count,
-// from a random start so that replicas begin apart.
-var slotTurns atomic.Uint64
-
-func init() { slotTurns.Store(rand.Uint64()) }
-
-// slotTurn is a transaction's number among slotTurns, kept in its state.
+// slotTurn is a transaction's turn among its store's (signals.Set.Turn),
+// kept in its state.
 type slotTurn struct {
 	tx   *gen.Tx
 	turn uint64
@@ -208,7 +201,7 @@ func txSlot(ctx context.Context, n int) int {
 	}
 	t, ok := txstate.Load[slotTurn](ctx, slotKey{})
 	if !ok {
-		t, _, ok = txstate.LoadOrStore(ctx, slotKey{}, slotTurn{tx: tx, turn: slotTurns.Add(1)})
+		t, _, ok = txstate.LoadOrStore(ctx, slotKey{}, slotTurn{tx: tx, turn: tx.Signals.Turn()})
 	}
 	if !ok || t.tx != tx {
 		return int(maphash.Comparable(slotSeed, tx) % uint64(n))

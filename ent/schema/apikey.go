@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/internal/refs"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
 
@@ -53,7 +53,7 @@ func (APIKey) Fields() []ent.Field {
 // Every change to a key an admin makes is in the audit log: created,
 // rotated (replaced_by set), revoked (revoked_at set).
 func (APIKey) Hooks() []ent.Hook {
-	return []ent.Hook{appTokenOfAnInstallation, refs.BumpKeysOnCommit, audited("api_key", func(fields []string) string {
+	return []ent.Hook{appTokenOfAnInstallation, events.BumpKeysOnCommit, audited("api_key", func(fields []string) string {
 		switch {
 		case slices.Contains(fields, "revoked_at"):
 			return "revoked"

@@ -8,8 +8,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/enum"
-	"github.com/lendingpipe/svc/internal/refs"
 
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -66,5 +66,5 @@ func (PipelineStage) Policy() ent.Policy { return orgPolicy("", viewer.ScopeAdmi
 
 // Hooks: leads render their stage from a cache (graph), told of changes here.
 func (PipelineStage) Hooks() []ent.Hook {
-	return []ent.Hook{refs.BumpOnCommit}
+	return []ent.Hook{events.BumpOnCommit}
 }

@@ -8,13 +8,13 @@ import (
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/team"
-	"github.com/lendingpipe/svc/internal/refs"
+	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/rule"
 )
 
 func (User) Hooks() []ent.Hook {
 	return []ent.Hook{
-		hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne), refs.BumpOnCommit,
+		hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne), events.BumpOnCommit,
 		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}
 }

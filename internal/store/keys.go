@@ -22,7 +22,6 @@ import (
 	"github.com/lendingpipe/svc/ent/team"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/internal/apperr"
-	"github.com/lendingpipe/svc/internal/refs"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/token"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -143,7 +142,7 @@ const KeyCacheTTL = 10 * time.Second
 type cachedKey struct {
 	rec     *ent.APIKey
 	fetched time.Time
-	// version is refs.KeysVersion when the record was read: a key changed
+	// version is the store's KeysVersion (signals) when the record was read: a key changed
 	// by this process since (revoked, rotated) is read again at once.
 	version int64
 	// orphan is set for an app token that belongs to no installed app
@@ -170,11 +169,11 @@ func (kc *KeyCache) AuthenticateWithin(ctx context.Context, c *ent.Client, key s
 	old, cached := kc.entries.Load(hash)
 	if cached {
 		ck := old.(*cachedKey)
-		if time.Since(ck.fetched) < min(maxAge, KeyCacheTTL) && ck.version == refs.KeysVersion() {
+		if time.Since(ck.fetched) < min(maxAge, KeyCacheTTL) && ck.version == c.Signals.KeysVersion() {
 			return used(c, ck, now)
 		}
 	}
-	version := refs.KeysVersion()
+	version := c.Signals.KeysVersion()
 	rec, err := c.APIKey.Query().Where(apikey.Hash(hash)).Only(rule.SystemContext(ctx))
 	switch {
 	case ent.IsNotFound(err):

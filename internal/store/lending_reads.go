@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/analytics/funnel"
-	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/commission"
@@ -48,6 +47,10 @@ type LeadRead struct {
 	// Slot, the slot the flow moves the lead to, adds the lead's stage and
 	// its organization's first stage of slot (SlotStages).
 	Slot string
+	// Beside adds the caller's own expressions to the read, which it
+	// reads from the lead returned (the rollups' zone, on SQLite: the
+	// lending flows' lockLead).
+	Beside func(*sql.Selector)
 }
 
 // leadMoveColumns are what the lending flows use of the lead they take:
@@ -92,7 +95,9 @@ func LockLead(ctx context.Context, c *ent.Client, read LeadRead, ps ...predicate
 			// the lead (a call event, a document) are still written.
 			s.For(sql.LockNoKeyUpdate)
 		}
-		rollup.SelectZone(s)
+		if read.Beside != nil {
+			read.Beside(s)
+		}
 		if read.Approvals {
 			selectWasApproved(s)
 		}
@@ -106,7 +111,7 @@ func LockLead(ctx context.Context, c *ent.Client, read LeadRead, ps ...predicate
 	if err != nil {
 		return nil, err
 	}
-	return l, rollup.KeepZone(ctx, l.OrgID, l)
+	return l, nil
 }
 
 // LeadOfApplication selects the lead of the organization's application id
@@ -341,12 +346,11 @@ func selectDealFunded(s *sql.Selector) {
 
 // PaidCommission reads the commission id, just updated by a payment (so
 // its row is held on PostgreSQL), with the time its deal was funded, which
-// the payment's rollups count it by.
-func PaidCommission(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Commission, time.Time, error) {
-	cm, err := c.Commission.Query().Where(commission.ID(id)).Modify(rollup.SelectZone, selectDealFunded).Only(rule.SystemContext(ctx))
-	if err == nil {
-		err = rollup.KeepZone(ctx, cm.OrgID, cm)
-	}
+// the payment's rollups count it by, and what beside adds (the rollups'
+// zone, which the caller reads from the commission returned).
+func PaidCommission(ctx context.Context, c *ent.Client, id uuid.UUID, beside ...func(*sql.Selector)) (*ent.Commission, time.Time, error) {
+	cm, err := c.Commission.Query().Where(commission.ID(id)).Modify(append(slices.Clip(beside), selectDealFunded)...).
+		Only(rule.SystemContext(ctx))
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("reading the commission: %w", err)
 	}

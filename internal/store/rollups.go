@@ -6,19 +6,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/analytics/rollup"
-	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/organization"
 	"github.com/lendingpipe/svc/internal/rule"
 )
-
-// RebuildRollups computes orgID's analytics rollups again from its records
-// (rollup.Rebuild), in one transaction.
-func (s *DB) RebuildRollups(ctx context.Context, orgID uuid.UUID) error {
-	return WithTx(rule.SystemContext(ctx), s.Client, func(ctx context.Context, tx *ent.Client) error {
-		return rollup.Rebuild(ctx, tx, orgID)
-	})
-}
 
 // StaleRollups lists the organizations whose rollups are not cut in their
 // time zone: never built, or built before the zone changed.

@@ -6,6 +6,7 @@ import (
 
 	"entgo.io/ent/dialect"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/store/storetest"
 )
@@ -38,7 +39,7 @@ func olderLayoutRebuilt(t *testing.T, ddl string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.RebuildRollups(ctx, org.ID); err != nil {
+	if err := analytics.RebuildRollups(ctx, db.Client, org.ID); err != nil {
 		t.Fatal(err)
 	}
 	stale := func(db *store.DB) bool {
@@ -65,7 +66,7 @@ func olderLayoutRebuilt(t *testing.T, ddl string) {
 	if !stale(db) {
 		t.Fatal("rollups of the older layout are not marked to rebuild")
 	}
-	if err := db.RebuildRollups(ctx, org.ID); err != nil {
+	if err := analytics.RebuildRollups(ctx, db.Client, org.ID); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -29,6 +29,7 @@ import (
 	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/filestore"
 	"github.com/lendingpipe/svc/internal/rule"
+	"github.com/lendingpipe/svc/internal/signals"
 	"github.com/lendingpipe/svc/internal/telemetry"
 	"github.com/lendingpipe/svc/internal/text"
 )
@@ -119,7 +120,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		_ = driver.Close()
 		return nil, err
 	}
-	s.Client = ent.NewClient(ent.Driver(driver), ent.Bus(b))
+	s.Client = ent.NewClient(ent.Driver(driver), ent.Bus(b), ent.Signals(signals.New()))
 	s.Client.Use(text.RefuseNUL, apitime.StoreMillis) // before any use: Use is not safe beside running queries
 	if err := s.migrateLocked(ctx, drv, dsn); err != nil {
 		s.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/lendingpipe/svc/analytics"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lender"
 	"github.com/lendingpipe/svc/ent/organization"
@@ -60,7 +61,7 @@ func prepare(ctx context.Context, cfg Config) (*fixtures, error) {
 		if _, err := seed.Agents(quiet, db, org.ID, cfg.Agents); err != nil {
 			return nil, err
 		}
-		if err := db.RebuildRollups(ctx, org.ID); err != nil {
+		if err := analytics.RebuildRollups(ctx, db.Client, org.ID); err != nil {
 			return nil, err
 		}
 	}
