@@ -10,7 +10,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 )
@@ -62,7 +61,7 @@ func createMany(ctx context.Context, c *ent.Client, leads [][]Set) ([]*ent.Lead,
 	}
 	// The hooks check a first stage against its read here rather than
 	// reading it again.
-	created, err := insert(stagesread.With(ctx, firsts...), c, builders)
+	created, err := insert(WithStagesRead(ctx, firsts...), c, builders)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/store"
 )
 
@@ -129,7 +128,7 @@ func MoveLocked(ctx context.Context, c *ent.Client, l *ent.Lead, current, target
 	// JSON columns decoded, costs more than the UPDATE.
 	moved, err := c.Lead.UpdateOne(l).SetStageID(target.ID).SetNillableConvertedAt(convertedAt).
 		Select(lead.FieldOrgID, lead.FieldStageID, lead.FieldPrimaryAdvisorID).
-		Save(stagesread.With(sys, current, target))
+		Save(WithStagesRead(sys, current, target))
 	if err != nil {
 		return err
 	}

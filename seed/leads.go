@@ -22,7 +22,6 @@ import (
 	"github.com/lendingpipe/svc/ent/pipelinestage"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/stagesread"
 	"github.com/lendingpipe/svc/internal/store"
 	"github.com/lendingpipe/svc/internal/viewer"
 	"github.com/lendingpipe/svc/leads"
@@ -91,7 +90,7 @@ func seedLeads(ctx context.Context, db *store.DB, orgID uuid.UUID, n int, lendin
 	}
 	// The lead hooks check each lead's stage against the stages read here
 	// rather than reading them again (stagesread).
-	err = inBatches(stagesread.With(sys, stages...), c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
+	err = inBatches(leads.WithStagesRead(sys, stages...), c, n, progress, func(ctx context.Context, tx *ent.Client, from, size int) error {
 		builders := make([]*ent.LeadCreate, size)
 		for i := range builders {
 			l := newSeedLead(rng, stages, start.Add(time.Duration(from+i)*step), from+i)

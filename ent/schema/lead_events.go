@@ -148,7 +148,7 @@ func stageLabels(ctx context.Context, c *gen.Client, ids ...uuid.UUID) (map[uuid
 	var unread []uuid.UUID
 	for _, id := range ids {
 		if st, ok := stagesread.Of(ctx, id); ok {
-			label[id] = st.StageLabel
+			label[id] = st.Label
 		} else {
 			unread = append(unread, id)
 		}

@@ -4,7 +4,7 @@
 // lead hooks take the new stage's organization and the stages' labels
 // from them instead of reading the stages again.
 //
-// It imports the generated ent package only.
+// It is a leaf: it carries the few fields the hooks use, not ent's rows.
 package stagesread
 
 import (
@@ -12,27 +12,30 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-
-	"github.com/lendingpipe/svc/ent"
 )
+
+// Stage is what the lead hooks use of a stage read by the caller.
+type Stage struct {
+	ID, OrgID uuid.UUID
+	// Label is set when a lead moves from or to the stage.
+	Label string
+}
 
 type key struct{}
 
-// With marks ctx with stages, besides those it carries, each read with at
-// least its id and organization, and its label when a lead moves from or
-// to it.
-func With(ctx context.Context, stages ...*ent.PipelineStage) context.Context {
-	carried, _ := ctx.Value(key{}).([]*ent.PipelineStage)
+// With marks ctx with stages, besides those it carries.
+func With(ctx context.Context, stages ...Stage) context.Context {
+	carried, _ := ctx.Value(key{}).([]Stage)
 	return context.WithValue(ctx, key{}, append(slices.Clip(carried), stages...))
 }
 
 // Of is the stage id as ctx carries it, if it does.
-func Of(ctx context.Context, id uuid.UUID) (*ent.PipelineStage, bool) {
-	stages, _ := ctx.Value(key{}).([]*ent.PipelineStage)
+func Of(ctx context.Context, id uuid.UUID) (Stage, bool) {
+	stages, _ := ctx.Value(key{}).([]Stage)
 	for _, st := range stages {
 		if st.ID == id {
 			return st, true
 		}
 	}
-	return nil, false
+	return Stage{}, false
 }
