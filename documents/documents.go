@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/filestore"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -68,7 +69,7 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(in.Size, in.MaxBytes); err != nil {
+	if err := bounds.FileSize(in.Size, in.MaxBytes, "", "a document may be at most %d bytes"); err != nil {
 		return nil, err
 	}
 	filename := SanitizeFilename(in.Filename)
@@ -136,17 +137,6 @@ func recordOf(ctx context.Context, c *ent.Client, org, id uuid.UUID) (document.R
 		}
 	}
 	return "", apperr.New(apperr.NotFound, "no lead, application or funded deal with id %s in your organization", id)
-}
-
-// checkSize refuses an empty file and one over the limit.
-func checkSize(size, limit int64) error {
-	if size <= 0 {
-		return apperr.Invalid("file", "is empty")
-	}
-	if size > limit {
-		return apperr.New(apperr.PayloadTooLarge, "the file is %d bytes; a document may be at most %d bytes", size, limit)
-	}
-	return nil
 }
 
 func categoryOr(c document.Category) document.Category {
