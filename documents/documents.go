@@ -98,14 +98,7 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 
 // writer is the caller's organization when it may write lending records.
 func writer(ctx context.Context) (uuid.UUID, error) {
-	if err := rule.Require(ctx, viewer.ScopeLendingWrite); err != nil {
-		return uuid.Nil, err
-	}
-	v, ok := viewer.FromContext(ctx)
-	if !ok || v.OrgID == uuid.Nil {
-		return uuid.Nil, errors.New("uploading a document without an organization")
-	}
-	return v.OrgID, nil
+	return rule.RequireOrg(ctx, viewer.ScopeLendingWrite, "uploading a document")
 }
 
 // recordOf finds which kind of record of org id names. The caller's key
