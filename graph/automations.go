@@ -13,7 +13,6 @@ import (
 	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/webhooks"
 )
 
 // createAutomation stores an automation; the ent hook validates the trigger,
@@ -95,7 +94,7 @@ func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID u
 	if err != nil {
 		return nil, err
 	}
-	events.AfterCommit(ctx, webhooks.WakeRuns)
+	events.AfterCommit(ctx, r.db.RunsQueued.Notify)
 	return run, nil
 }
 

@@ -40,6 +40,10 @@ func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Res
 		uploads: UploadLimits{}.withDefaults()}
 }
 
+// RunsQueued wakes this process's automation runner; the /v1 inbound
+// route hands it to the runs a request queues.
+func (r *Resolver) RunsQueued() *store.Signal { return r.db.RunsQueued }
+
 // client is the transaction's client when the request runs in one (every
 // surface opens it with store.WithTx: mutationTx on GraphQL, the handlers on
 // REST, the automation runner), else the pool's.

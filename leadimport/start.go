@@ -88,7 +88,7 @@ func Start(ctx context.Context, db *store.DB, up Upload) (*ent.ImportJob, error)
 	if err != nil {
 		return nil, err
 	}
-	wake()
+	db.ImportsQueued.Notify()
 	return j, nil
 }
 
