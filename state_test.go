@@ -35,8 +35,6 @@ var stateAllowed = map[string]string{
 	"graph.latestFunding":             "an order argument, only read",
 	"graph.newestCommissions":         "an order argument, only read",
 	"graph.newestAudit":               "an order argument, only read",
-	"leadimport.ready":                "known: a wake channel like the outbox's was, still to move onto the store's signals",
-	"webhooks.runsReady":              "known: a wake channel like the outbox's was, still to move onto the store's signals",
 }
 
 // stateVar reports why the package-level variable name, declared by spec

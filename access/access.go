@@ -10,7 +10,6 @@ package access
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -50,20 +49,18 @@ type NewKey struct {
 // admin scope, and not an app token), asked before anything is read.
 // Every flow that manages credentials or apps starts here.
 func admin(ctx context.Context) (uuid.UUID, error) {
-	if err := rule.Require(ctx, viewer.ScopeAdmin); err != nil {
+	org, err := rule.RequireOrg(ctx, viewer.ScopeAdmin, "managing API keys")
+	if err != nil {
 		return uuid.Nil, err
 	}
-	v, ok := viewer.FromContext(ctx)
-	if !ok || v.OrgID == uuid.Nil {
-		return uuid.Nil, errors.New("managing API keys without an organization")
-	}
+	v, _ := viewer.FromContext(ctx)
 	// PRODUCT 3: an app token never manages credentials or apps, whatever
 	// its scopes; else a token granted admin could mint an API key that
 	// outlives the app's uninstallation.
 	if v.InstallationID != uuid.Nil {
 		return uuid.Nil, apperr.New(apperr.Forbidden, "an app token cannot manage API keys or apps; use an API key")
 	}
-	return v.OrgID, nil
+	return org, nil
 }
 
 // CreateKey creates an API key (svc_live_) and returns its secret, shown

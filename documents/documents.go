@@ -26,6 +26,7 @@ import (
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/filestore"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -68,7 +69,7 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(in.Size, in.MaxBytes); err != nil {
+	if err := bounds.FileSize(in.Size, in.MaxBytes, "", "a document may be at most %d bytes"); err != nil {
 		return nil, err
 	}
 	filename := SanitizeFilename(in.Filename)
@@ -97,14 +98,7 @@ func Upload(ctx context.Context, c *ent.Client, files *filestore.Store, in Input
 
 // writer is the caller's organization when it may write lending records.
 func writer(ctx context.Context) (uuid.UUID, error) {
-	if err := rule.Require(ctx, viewer.ScopeLendingWrite); err != nil {
-		return uuid.Nil, err
-	}
-	v, ok := viewer.FromContext(ctx)
-	if !ok || v.OrgID == uuid.Nil {
-		return uuid.Nil, errors.New("uploading a document without an organization")
-	}
-	return v.OrgID, nil
+	return rule.RequireOrg(ctx, viewer.ScopeLendingWrite, "uploading a document")
 }
 
 // recordOf finds which kind of record of org id names. The caller's key
@@ -136,17 +130,6 @@ func recordOf(ctx context.Context, c *ent.Client, org, id uuid.UUID) (document.R
 		}
 	}
 	return "", apperr.New(apperr.NotFound, "no lead, application or funded deal with id %s in your organization", id)
-}
-
-// checkSize refuses an empty file and one over the limit.
-func checkSize(size, limit int64) error {
-	if size <= 0 {
-		return apperr.Invalid("file", "is empty")
-	}
-	if size > limit {
-		return apperr.New(apperr.PayloadTooLarge, "the file is %d bytes; a document may be at most %d bytes", size, limit)
-	}
-	return nil
 }
 
 func categoryOr(c document.Category) document.Category {

@@ -76,7 +76,7 @@ func (r *Resolver) automationRuns(ctx context.Context, automationID uuid.UUID, s
 
 // retryAutomationRun queues a failed run again (autorun.Retry).
 func (r *Resolver) retryAutomationRun(ctx context.Context, automationID, runID uuid.UUID) (*ent.AutomationRun, error) {
-	return autorun.Retry(ctx, r.client(ctx), automationID, runID, r.now())
+	return autorun.Retry(ctx, r.client(ctx), r.db.RunsQueued, automationID, runID, r.now())
 }
 
 // ListAutomations pages through the viewer's organization's automations,

@@ -48,11 +48,7 @@ func importMapping(j *ent.ImportJob) any {
 	if len(j.Mapping) == 0 {
 		return nil
 	}
-	out := make(map[string]any, len(j.Mapping))
-	for k, v := range j.Mapping {
-		out[k] = v
-	}
-	return out
+	return mappingOut(j.Mapping)
 }
 
 // rowErrorField is the field a row error names, nil for a row that could

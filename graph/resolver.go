@@ -10,6 +10,7 @@ package graph
 
 import (
 	"context"
+	"github.com/lendingpipe/svc/internal/signals"
 	"strings"
 	"time"
 
@@ -39,6 +40,10 @@ func NewResolver(db *store.DB, now func() time.Time, hooks webhooks.Config) *Res
 		events: webhooks.NewLive(db.Client), webhooks: hooks, refs: newRefCache(),
 		uploads: UploadLimits{}.withDefaults()}
 }
+
+// RunsQueued wakes this process's automation runner; the /v1 inbound
+// route hands it to the runs a request queues.
+func (r *Resolver) RunsQueued() *signals.Signal { return r.db.RunsQueued }
 
 // client is the transaction's client when the request runs in one (every
 // surface opens it with store.WithTx: mutationTx on GraphQL, the handlers on

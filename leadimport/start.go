@@ -16,6 +16,7 @@ import (
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/importjob"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/leadcsv"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/store"
@@ -24,6 +25,9 @@ import (
 
 // keyPrefix is where import files are kept in the file store.
 const keyPrefix = "imports/"
+
+// emptyImport says what an import file should hold when it holds nothing.
+const emptyImport = "; send a CSV file with a header line and one lead per row"
 
 // Upload is a file to import and how.
 type Upload struct {
@@ -56,7 +60,7 @@ func Start(ctx context.Context, db *store.DB, up Upload) (*ent.ImportJob, error)
 	if err := importjob.DedupeValidator(up.Dedupe); err != nil {
 		return nil, apperr.Invalid("dedupe", "must be NONE, EMAIL or PHONE")
 	}
-	if err := checkSize(up); err != nil {
+	if err := bounds.FileSize(up.Size, up.Limit, emptyImport, "an import takes at most %d"); err != nil {
 		return nil, err
 	}
 	// The encoding, then the header, are checked before the file is
@@ -84,7 +88,7 @@ func Start(ctx context.Context, db *store.DB, up Upload) (*ent.ImportJob, error)
 	if err != nil {
 		return nil, err
 	}
-	wake()
+	db.ImportsQueued.Notify()
 	return j, nil
 }
 
@@ -109,16 +113,6 @@ func mappingOf(v any) (map[string]string, error) {
 		return nil, apperr.Invalid("mapping", "%s", err)
 	}
 	return out, nil
-}
-
-func checkSize(up Upload) error {
-	if up.Limit > 0 && up.Size > up.Limit {
-		return apperr.New(apperr.PayloadTooLarge, "the file is %d bytes; an import takes at most %d", up.Size, up.Limit)
-	}
-	if up.Size == 0 {
-		return apperr.Invalid("file", "is empty; send a CSV file with a header line and one lead per row")
-	}
-	return nil
 }
 
 // storeFile writes the file under key, checking that it is UTF-8 as it

@@ -37,16 +37,6 @@ const (
 	poll = time.Second
 )
 
-// ready wakes this process's worker when a job is queued here.
-var ready = make(chan struct{}, 1)
-
-func wake() {
-	select {
-	case ready <- struct{}{}:
-	default:
-	}
-}
-
 // Worker imports queued jobs. Several (one per replica, or more) may share
 // a database: a job is claimed with a fresh token, and each batch commits
 // only while the job still carries its worker's token.
@@ -88,7 +78,7 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-ready:
+		case <-w.db.ImportsQueued.C():
 		case <-time.After(poll):
 		}
 	}

@@ -20,7 +20,6 @@ package lending
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -39,14 +38,7 @@ import (
 // the caller may write them: asked first, so a caller who may not learns
 // nothing of the rows it names.
 func writer(ctx context.Context) (uuid.UUID, error) {
-	if err := rule.Require(ctx, viewer.ScopeLendingWrite); err != nil {
-		return uuid.Nil, err
-	}
-	v, ok := viewer.FromContext(ctx)
-	if !ok || v.OrgID == uuid.Nil {
-		return uuid.Nil, errors.New("writing a lending record without an organization")
-	}
-	return v.OrgID, nil
+	return rule.RequireOrg(ctx, viewer.ScopeLendingWrite, "writing a lending record")
 }
 
 // named is a text input and the name the API gives it.

@@ -37,7 +37,7 @@ func (h inboundHandlers) receive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err // over 1 MiB: 413
 	}
-	if _, err := webhooks.Receive(r.Context(), h.client, chi.URLParam(r, "endpointKey"), r.Header, body, h.now()); err != nil {
+	if _, err := webhooks.Receive(r.Context(), h.client, h.resolver.RunsQueued(), chi.URLParam(r, "endpointKey"), r.Header, body, h.now()); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, single{Data: received{Received: true}, Meta: Meta{RequestID: RequestID(r.Context())}})

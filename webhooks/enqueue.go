@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"github.com/lendingpipe/svc/internal/signals"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,24 +18,10 @@ import (
 // automations that answer each other's events stop instead of looping.
 const MaxAutomationDepth = 3
 
-// runsReady wakes this process's automation runner; other replicas poll.
-var runsReady = make(chan struct{}, 1)
-
-// RunsReady is signalled when automation runs have committed.
-func RunsReady() <-chan struct{} { return runsReady }
-
-// WakeRuns nudges the automation runner without blocking.
-func WakeRuns() {
-	select {
-	case runsReady <- struct{}{}:
-	default:
-	}
-}
-
 // enqueueForRequest queues a run of each active automation the endpoint
 // triggers, in the transaction that stores the request, and reports how
-// many it queued.
-func enqueueForRequest(ctx context.Context, c *ent.Client, req *ent.InboundRequest, now time.Time) (int, error) {
+// many it queued; wake is signalled once they commit.
+func enqueueForRequest(ctx context.Context, c *ent.Client, wake *signals.Signal, req *ent.InboundRequest, now time.Time) (int, error) {
 	autos, err := c.Automation.Query().
 		Where(automation.EndpointID(req.EndpointID), automation.IsActive(true)).All(ctx)
 	if err != nil {
@@ -45,12 +32,13 @@ func enqueueForRequest(ctx context.Context, c *ent.Client, req *ent.InboundReque
 		runs[i] = c.AutomationRun.Create().SetOrgID(a.OrgID).SetAutomationID(a.ID).
 			SetInboundRequestID(req.ID).SetInput(req.Mapped).SetNextAttemptAt(now)
 	}
-	return len(runs), createRuns(ctx, c, runs)
+	return len(runs), createRuns(ctx, c, wake, runs)
 }
 
 // enqueueForEvents queues runs of the automations triggered by events'
-// types, in the dispatcher's transaction.
-func enqueueForEvents(ctx context.Context, c *ent.Client, events []*ent.WebhookEvent, now time.Time) error {
+// types, in the dispatcher's transaction; wake is signalled once they
+// commit.
+func enqueueForEvents(ctx context.Context, c *ent.Client, wake *signals.Signal, events []*ent.WebhookEvent, now time.Time) error {
 	var orgIDs []uuid.UUID
 	for _, ev := range events {
 		if ev.Depth < MaxAutomationDepth {
@@ -74,16 +62,16 @@ func enqueueForEvents(ctx context.Context, c *ent.Client, events []*ent.WebhookE
 			}
 		}
 	}
-	return createRuns(ctx, c, runs)
+	return createRuns(ctx, c, wake, runs)
 }
 
-func createRuns(ctx context.Context, c *ent.Client, runs []*ent.AutomationRunCreate) error {
+func createRuns(ctx context.Context, c *ent.Client, wake *signals.Signal, runs []*ent.AutomationRunCreate) error {
 	if len(runs) == 0 {
 		return nil
 	}
 	if err := c.AutomationRun.CreateBulk(runs...).Exec(ctx); err != nil {
 		return fmt.Errorf("queueing automation runs: %w", err)
 	}
-	events.AfterCommit(ctx, WakeRuns)
+	events.AfterCommit(ctx, wake.Notify)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/lendingpipe/svc/internal/signals"
 	"net/http"
 	"time"
 
@@ -32,7 +33,7 @@ const DedupWindow = 24 * time.Hour
 // as *apperr.Error: 404 for an unknown or inactive key, 401 for a bad
 // signature, 400 for a body that is not JSON or repeats a member name in an
 // object; none of them stores anything.
-func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body []byte, now time.Time) (*ent.InboundRequest, error) {
+func Receive(ctx context.Context, c *ent.Client, runsQueued *signals.Signal, key string, h http.Header, body []byte, now time.Time) (*ent.InboundRequest, error) {
 	sys := rule.SystemContext(ctx)
 	ep, err := c.InboundEndpoint.Query().Where(inboundendpoint.EndpointKey(key), inboundendpoint.IsActive(true)).Only(sys)
 	if ent.IsNotFound(err) {
@@ -58,7 +59,7 @@ func Receive(ctx context.Context, c *ent.Client, key string, h http.Header, body
 	if err != nil {
 		return nil, err
 	}
-	return storeRequest(sys, c, ep, h.Get(HeaderID), payload, mapped, v, now)
+	return storeRequest(sys, c, runsQueued, ep, h.Get(HeaderID), payload, mapped, v, now)
 }
 
 // dedupKeys are a request's keys that make a repeat an acknowledged no-op.
@@ -107,7 +108,7 @@ var (
 
 // storeRequest stores one verified request and queues its automation runs
 // in one transaction, unless a request with the same keys is already held.
-func storeRequest(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, webhookID string, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
+func storeRequest(ctx context.Context, c *ent.Client, runsQueued *signals.Signal, ep *ent.InboundEndpoint, webhookID string, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
 	keys := dedupKeys{signature: &v.Signature}
 	if webhookID != "" {
 		keys.webhookID = &webhookID
@@ -124,7 +125,7 @@ func storeRequest(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, w
 			// Roll back: the keys older requests gave up in seen stay theirs.
 			return nil, errAlreadyReceived
 		}
-		return insertRequest(ctx, tx, ep, keys, payload, mapped, v, now)
+		return insertRequest(ctx, tx, runsQueued, ep, keys, payload, mapped, v, now)
 	})
 	switch {
 	case errors.Is(err, errAlreadyReceived):
@@ -138,7 +139,7 @@ func storeRequest(ctx context.Context, c *ent.Client, ep *ent.InboundEndpoint, w
 
 // insertRequest stores the request through tx and queues its runs; a
 // request with nothing to run is processed once stored.
-func insertRequest(ctx context.Context, tx *ent.Client, ep *ent.InboundEndpoint, keys dedupKeys, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
+func insertRequest(ctx context.Context, tx *ent.Client, runsQueued *signals.Signal, ep *ent.InboundEndpoint, keys dedupKeys, payload any, mapped map[string]any, v InboundVerdict, now time.Time) (*ent.InboundRequest, error) {
 	obj, _ := payload.(map[string]any)
 	if obj == nil {
 		obj = map[string]any{"value": payload}
@@ -155,7 +156,7 @@ func insertRequest(ctx context.Context, tx *ent.Client, ep *ent.InboundEndpoint,
 	if err != nil {
 		return nil, err
 	}
-	n, err := enqueueForRequest(ctx, tx, req, now.UTC())
+	n, err := enqueueForRequest(ctx, tx, runsQueued, req, now.UTC())
 	if err != nil {
 		return nil, err
 	}

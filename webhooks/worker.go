@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lendingpipe/svc/internal/signals"
 	"io"
 	"log/slog"
 	"net/http"
@@ -52,6 +53,9 @@ type Worker struct {
 	swept time.Time
 	// keys holds what the subscriptions' API keys may read.
 	keys keyScopes
+	// RunsQueued, when set, wakes this process's automation runner once
+	// the runs fanOut queues commit.
+	RunsQueued *signals.Signal
 }
 
 // NewWorker returns a worker over client.
@@ -283,7 +287,7 @@ func (w *Worker) fanOut(ctx context.Context, tx *ent.Client, events []*ent.Webho
 			handed[i].delivery = ds[i]
 		}
 	}
-	if err := enqueueForEvents(ctx, tx, events, now); err != nil {
+	if err := enqueueForEvents(ctx, tx, w.RunsQueued, events, now); err != nil {
 		return nil, err
 	}
 	if err := tx.WebhookEvent.Update().Where(webhookevent.IDIn(ids...)).SetDispatched(true).Exec(ctx); err != nil {

@@ -5,7 +5,7 @@
 // Workers and the command line act without a viewer through SystemContext,
 // which skips every rule; their queries must name the organization themselves.
 //
-// It imports only ent's generated privacy and interceptor packages and
+// It imports only ent's generated privacy and interceptor packages, uuid and
 // internal/viewer.
 package rule
 
@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/privacy"
+	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/ent/intercept"
 	"github.com/lendingpipe/svc/internal/viewer"
@@ -121,4 +122,20 @@ func Require(ctx context.Context, scope string) error {
 		return err
 	}
 	return lacks(ctx, scope)
+}
+
+// RequireOrg is the caller's organization once Require(ctx, scope) passes:
+// the scope is asked first, so a caller who may not learns nothing of the
+// rows it names. A context that passes with no organization (the system
+// context) is an error of the calling code; doing names what it was doing,
+// as in "writing a lending record".
+func RequireOrg(ctx context.Context, scope, doing string) (uuid.UUID, error) {
+	if err := Require(ctx, scope); err != nil {
+		return uuid.Nil, err
+	}
+	v, ok := viewer.FromContext(ctx)
+	if !ok || v.OrgID == uuid.Nil {
+		return uuid.Nil, fmt.Errorf("%s without an organization", doing)
+	}
+	return v.OrgID, nil
 }

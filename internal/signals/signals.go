@@ -18,7 +18,7 @@ import (
 // Set is one store's signals. The zero of *Set (nil) signals nothing: a
 // version reads 0, a wake is dropped, Woken never fires.
 type Set struct {
-	wake chan struct{}
+	wake *Signal
 	// cached moves on after every committed change to a stage or a user.
 	cached atomic.Int64
 	// keys moves on after every committed change to what decides whether
@@ -30,7 +30,7 @@ type Set struct {
 
 // New returns the signals of a store just opened.
 func New() *Set {
-	s := &Set{wake: make(chan struct{}, 1)}
+	s := &Set{wake: NewSignal()}
 	s.turns.Store(rand.Uint64()) // replicas begin apart
 	return s
 }
@@ -41,7 +41,7 @@ func (s *Set) Woken() <-chan struct{} {
 	if s == nil {
 		return nil
 	}
-	return s.wake
+	return s.wake.C()
 }
 
 // Wake nudges the worker without blocking.
@@ -49,10 +49,7 @@ func (s *Set) Wake() {
 	if s == nil {
 		return
 	}
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.wake.Notify()
 }
 
 // Version changes after every committed change to a stage or a user.

@@ -51,6 +51,9 @@ type DB struct {
 	readIdle int
 	// BusKind is the change bus chosen (BusMemory, BusPostgres, BusRedis).
 	BusKind string
+	// ImportsQueued and RunsQueued wake this process's lead import worker
+	// and automation runner when a job or a run is queued through it.
+	ImportsQueued, RunsQueued *signals.Signal
 	// leadByID holds ReadLead's statements.
 	leadByID leadStatements
 }
@@ -98,7 +101,8 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: opts.MaxOpenConns, leadByID: newLeadStatements(dia)}
+	s := &DB{SQL: read, write: read, Dialect: dia, readIdle: opts.MaxOpenConns, leadByID: newLeadStatements(dia),
+		ImportsQueued: signals.NewSignal(), RunsQueued: signals.NewSignal()}
 	var driver dialect.Driver = entsql.OpenDB(dia, read)
 	if dia == dialect.SQLite {
 		if s.write, err = openPool(ctx, drv, dsn+"&"+writerParam, dia, 1); err != nil {

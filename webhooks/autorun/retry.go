@@ -2,6 +2,7 @@ package autorun
 
 import (
 	"context"
+	"github.com/lendingpipe/svc/internal/signals"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,7 +12,6 @@ import (
 	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/webhooks"
 )
 
 // Retry queues automation automationID's failed run runID again, due now,
@@ -19,7 +19,7 @@ import (
 // failed runs can be retried: a queued one is already waiting, and a
 // succeeded one would apply its actions twice. c reads as ctx's viewer, so
 // another organization's run is NOT_FOUND.
-func Retry(ctx context.Context, c *ent.Client, automationID, runID uuid.UUID, now time.Time) (*ent.AutomationRun, error) {
+func Retry(ctx context.Context, c *ent.Client, queued *signals.Signal, automationID, runID uuid.UUID, now time.Time) (*ent.AutomationRun, error) {
 	run, err := c.AutomationRun.Query().Where(automationrun.ID(runID), automationrun.AutomationID(automationID)).Only(ctx)
 	if err != nil {
 		return nil, err
@@ -34,6 +34,6 @@ func Retry(ctx context.Context, c *ent.Client, automationID, runID uuid.UUID, no
 	if err != nil {
 		return nil, err
 	}
-	events.AfterCommit(ctx, webhooks.WakeRuns)
+	events.AfterCommit(ctx, queued.Notify)
 	return run, nil
 }

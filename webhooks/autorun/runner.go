@@ -60,7 +60,9 @@ func New(db *store.DB, cfg webhooks.Config, now func() time.Time, log *slog.Logg
 // worker — until ctx ends.
 func Background(ctx context.Context, db *store.DB, cfg webhooks.Config, now func() time.Time, log *slog.Logger) {
 	var wg sync.WaitGroup
-	wg.Go(func() { webhooks.NewWorker(db.Client, db.Dialect, cfg, now, log).Run(ctx) })
+	hooks := webhooks.NewWorker(db.Client, db.Dialect, cfg, now, log)
+	hooks.RunsQueued = db.RunsQueued
+	wg.Go(func() { hooks.Run(ctx) })
 	wg.Go(func() { New(db, cfg, now, log).Run(ctx) })
 	wg.Go(func() { leadimport.NewWorker(db, now, log, errclass.Of).Run(ctx) })
 	wg.Wait()
@@ -80,7 +82,7 @@ func (r *Runner) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-webhooks.RunsReady():
+		case <-r.db.RunsQueued.C():
 		case <-time.After(r.cfg.Poll):
 		}
 	}
