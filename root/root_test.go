@@ -19,7 +19,7 @@ import (
 )
 
 // embeddedDir is where the playground's files live in the source tree.
-const embeddedDir = "../../graph/playground"
+const embeddedDir = "../graph/playground"
 
 var (
 	// anyOrigin finds a URL with a scheme or a scheme-relative one.
@@ -169,7 +169,7 @@ func TestRootRedirectsToTheConsole(t *testing.T) {
 // The playground sends the key the console stores: both name the same
 // sessionStorage entry.
 func TestThePlaygroundReadsTheConsolesKey(t *testing.T) {
-	keyJS, err := os.ReadFile("../../console/app/key.js")
+	keyJS, err := os.ReadFile("../console/app/key.js")
 	if err != nil {
 		t.Fatal(err)
 	}

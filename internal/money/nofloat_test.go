@@ -17,7 +17,7 @@ var moneyPath = []string{
 	"../lendingrules",                   // the lender's box, a deal's terms
 	"../../ent/schema/lending_hooks.go", // offers, rates, lender bounds
 	"../../lending",                     // defaults, payback, commission, payments
-	"../rollup",                         // the sums the reports read
+	"../../analytics/rollup",            // the sums the reports read
 	"../../graph/lending.go",            // the lending operations
 	"../../graph/lending.resolvers.go",
 }
