@@ -94,3 +94,10 @@ func AttachRecording(ctx context.Context, c *ent.Client, externalCallID, url str
 func boardChanged(ctx context.Context, c *ent.Client, org, agent uuid.UUID) {
 	board.Written(ctx, c, board.Change{OrgID: org, Agents: []uuid.UUID{agent}})
 }
+
+// AgentWritten tells the agents boards, once the change commits, that
+// user u's row (name, email, role) may have changed: the user flows call
+// it after writing a user.
+func AgentWritten(ctx context.Context, c *ent.Client, u *ent.User) {
+	boardChanged(ctx, c, u.OrgID, u.ID)
+}

@@ -1589,8 +1589,6 @@ func init() {
 	user.Hooks[3] = userHooks[0]
 
 	user.Hooks[4] = userHooks[1]
-
-	user.Hooks[5] = userHooks[2]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userMixinFields1 := userMixin[1].Fields()

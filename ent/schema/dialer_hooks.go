@@ -8,7 +8,6 @@ import (
 	"entgo.io/ent"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/dialer/board"
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/hook"
@@ -41,33 +40,6 @@ func (AgentPresence) Hooks() []ent.Hook {
 		hook.On(checkPresenceRefs, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 	}
-}
-
-// publishBoardRows reports the agents board rows a change alters, to be
-// published once it commits: an agent's name or role, a current lead's
-// name.
-func publishBoardRows(next ent.Mutator) ent.Mutator {
-	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-		v, err := next.Mutate(ctx, m)
-		if err != nil {
-			return v, err
-		}
-		if c, ok := boardChange(m, v); ok {
-			board.Changed(ctx, m, c)
-		}
-		return v, nil
-	})
-}
-
-// boardChange names the rows the mutation m, which answered v, alters.
-func boardChange(m ent.Mutation, v ent.Value) (board.Change, bool) {
-	switch v := v.(type) {
-	case *gen.User:
-		if touches(m, user.FieldFirstName, user.FieldLastName, user.FieldEmail, user.FieldRole) {
-			return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.ID}}, true
-		}
-	}
-	return board.Change{}, false
 }
 
 // callCounted are the fields of a call event the dialer rollups count by:
