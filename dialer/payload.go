@@ -1,8 +1,13 @@
 // Package dialer holds the dialer domain logic: the field names and aliases
 // dialers send, decoding JSON and form payloads into the canonical inputs,
-// the presence rules, and the agents-board enrichment.
+// the presence rules, the agents-board enrichment, and the flows that
+// write call events and presence (RecordCall, AttachRecording,
+// UpdatePresence), each with its steps: the write, the dialer report's
+// rollups, the agents board's rows.
 //
-// It sits beside the operations and imports only ent and the packages under internal.
+// It sits beside the operations and imports ent, the store, the rollups
+// (analytics/rollup), the board's bus (dialer/board) and the packages
+// under internal.
 package dialer
 
 import (

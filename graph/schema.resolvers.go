@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/lendingpipe/svc/dialer"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/user"
 	"github.com/lendingpipe/svc/leads"
@@ -56,12 +57,24 @@ func (r *mutationResolver) UpdateContact(ctx context.Context, id uuid.UUID, inpu
 
 // CreateUser is the resolver for the createUser field.
 func (r *mutationResolver) CreateUser(ctx context.Context, input ent.CreateUserInput) (*ent.User, error) {
-	return r.client(ctx).User.Create().SetInput(input).Save(ctx)
+	c := r.client(ctx)
+	u, err := c.User.Create().SetInput(input).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dialer.AgentWritten(ctx, c, u)
+	return u, nil
 }
 
 // UpdateUser is the resolver for the updateUser field.
 func (r *mutationResolver) UpdateUser(ctx context.Context, id uuid.UUID, input ent.UpdateUserInput) (*ent.User, error) {
-	return r.client(ctx).User.UpdateOneID(id).SetInput(input).Save(ctx)
+	c := r.client(ctx)
+	u, err := c.User.UpdateOneID(id).SetInput(input).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dialer.AgentWritten(ctx, c, u)
+	return u, nil
 }
 
 // CreateTeam is the resolver for the createTeam field.

@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/lendingpipe/svc/analytics/decision"
 	"github.com/lendingpipe/svc/analytics/rollup"
 	"github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/lead"
 	"github.com/lendingpipe/svc/events"
+	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/lendingrules"
@@ -42,6 +45,8 @@ func MarkUnderwriting(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Ap
 		if _, err := writer(ctx); err != nil {
 			return nil, err
 		}
+		// The transition check: ent/schema/lending_hooks.go, moveApplication.
+		// Underwriting changes no rollup.
 		a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
 			u.SetStatus(application.StatusUnderwriting)
 		})
@@ -49,9 +54,10 @@ func MarkUnderwriting(ctx context.Context, c *ent.Client, id uuid.UUID) (*ent.Ap
 	})
 }
 
-// Decide records the lender's decision. An approval emits
-// application.approved, counts the lead's first approval, and moves the
-// lead to the approved slot; a decline emits application.declined.
+// Decide records the lender's decision, stamped with its time, and counts
+// it in the lenders report. An approval emits application.approved, counts
+// the lead's first approval, and moves the lead to the approved slot; a
+// decline emits application.declined.
 func Decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.Application, error) {
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
 		return decide(ctx, c, id, d)
@@ -69,6 +75,8 @@ func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 	if d.Approved {
 		status, read = application.StatusApproved, store.DecisionRead
 	}
+	now := apitime.Now(ctx)
+	// The transition check: ent/schema/lending_hooks.go, moveApplication.
 	a, l, err := move(ctx, c, id, read, func(u *ent.ApplicationUpdateOne, before *ent.Application) {
 		if d.Approved && d.ApprovedAmount == nil {
 			u.SetApprovedAmount(before.RequestedAmount)
@@ -81,8 +89,12 @@ func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 		if d.Conditions != nil {
 			u.SetConditions(d.Conditions)
 		}
+		stampDecision(u, before, now)
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := rollup.ApplicationMoved(ctx, c, a, 0); err != nil {
 		return nil, err
 	}
 	if !d.Approved {
@@ -94,16 +106,26 @@ func decide(ctx context.Context, c *ent.Client, id uuid.UUID, d Decision) (*ent.
 	if err := events.Emit(ctx, c, a.OrgID, event.ApplicationApproved, data); err != nil {
 		return nil, err
 	}
-	earlier, err := store.WasApproved(ctx, c, l, a.ID)
-	if err != nil {
+	if err := countFirstApproval(ctx, c, l, a); err != nil {
 		return nil, err
 	}
-	if !earlier {
-		if err := rollup.Approval(ctx, c, l); err != nil {
-			return nil, err
-		}
-	}
 	return a, moveLead(ctx, c, l, lendingrules.SlotApproved, nil)
+}
+
+// stampDecision records when the decision was made and, for the lenders
+// report's median, how many whole seconds after the submission.
+func stampDecision(u *ent.ApplicationUpdateOne, before *ent.Application, now time.Time) {
+	u.SetDecidedAt(now).SetDecisionSeconds(decision.Seconds(before.SubmittedAt, now))
+}
+
+// countFirstApproval counts l as approved in the pipeline report when a
+// is the first of its applications approved.
+func countFirstApproval(ctx context.Context, c *ent.Client, l *ent.Lead, a *ent.Application) error {
+	earlier, err := store.WasApproved(ctx, c, l, a.ID)
+	if err != nil || earlier {
+		return err
+	}
+	return rollup.Approval(ctx, c, l)
 }
 
 // Withdraw takes the application out of play, with the caller's reason.
@@ -120,16 +142,20 @@ func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) 
 		if reason != nil && strings.EqualFold(strings.TrimSpace(*reason), lendingrules.FundedElsewhere) {
 			return nil, apperr.Invalid("reason", "%s is given only by the service, when another application of the lead is funded", lendingrules.FundedElsewhere)
 		}
+		// The transition check: ent/schema/lending_hooks.go, moveApplication.
 		a, _, err := move(ctx, c, id, store.MoveRead, func(u *ent.ApplicationUpdateOne, _ *ent.Application) {
 			u.SetStatus(application.StatusWithdrawn).SetNillableWithdrawnReason(reason)
 		})
-		return a, err
+		if err != nil {
+			return nil, err
+		}
+		return a, rollup.ApplicationMoved(ctx, c, a, 0)
 	})
 }
 
 // move takes the application's lead (read as read says), then updates the
-// application as set says, given the application's lead and requested
-// amount as they were: the lead's row before the application's, as every
+// application as set says, given the application's lead, requested
+// amount and submission time as they were: the lead's row before the application's, as every
 // lending flow takes them (store.LockLead). The application hooks check
 // the move against the transition table. It answers the lead as it was
 // taken, which the caller moves from. The caller has checked that it may
@@ -137,7 +163,7 @@ func Withdraw(ctx context.Context, c *ent.Client, id uuid.UUID, reason *string) 
 func move(ctx context.Context, c *ent.Client, id uuid.UUID, read store.LeadRead,
 	set func(u *ent.ApplicationUpdateOne, before *ent.Application)) (*ent.Application, *ent.Lead, error) {
 	app, err := c.Application.Query().Where(application.ID(id)).
-		Select(application.FieldLeadID, application.FieldRequestedAmount).Only(ctx)
+		Select(application.FieldLeadID, application.FieldRequestedAmount, application.FieldSubmittedAt).Only(ctx)
 	if err != nil {
 		return nil, nil, err // NOT_FOUND for a missing application
 	}

@@ -86,6 +86,9 @@ func fund(ctx context.Context, c *ent.Client, in Funding) (*ent.FundedDeal, erro
 	if err := fundApplication(ctx, c, a, d); err != nil {
 		return nil, err
 	}
+	if err := countFunded(ctx, c, a, d); err != nil {
+		return nil, err
+	}
 	if err := withdrawOthers(ctx, c, a, l); err != nil {
 		return nil, err
 	}
@@ -188,10 +191,11 @@ func creditedAdvisor(ctx context.Context, c *ent.Client, given *uuid.UUID, org u
 func credited(u *ent.User) bool { return u.Role == user.RoleAdvisor || u.Role == user.RoleAdmin }
 
 // fundApplication moves the application a, read under the lead's lock, to
-// funded with its deal d. The transition hook makes the update conditional
-// on approved; a row moved since it was read is refused as it refuses one.
+// funded with its deal d. The transition hook (ent/schema/lending_hooks.go,
+// moveApplication) makes the update conditional on approved; a row moved
+// since it was read is refused as it refuses one.
 func fundApplication(ctx context.Context, c *ent.Client, a *ent.Application, d *ent.FundedDeal) error {
-	sys := rule.SystemContext(rollup.WithFunding(ctx, a, d))
+	sys := rule.SystemContext(ctx)
 	n, err := c.Application.Update().Where(application.ID(a.ID)).
 		SetStatus(application.StatusFunded).SetFundedDealID(d.ID).Save(sys)
 	if err != nil {
@@ -207,19 +211,43 @@ func fundApplication(ctx context.Context, c *ent.Client, a *ent.Application, d *
 	return nil
 }
 
+// countFunded counts the funding of a, as read under the lead's lock, in
+// the lenders report, with its deal's amount.
+func countFunded(ctx context.Context, c *ent.Client, a *ent.Application, d *ent.FundedDeal) error {
+	funded := *a
+	funded.Status = application.StatusFunded
+	return rollup.ApplicationMoved(ctx, c, &funded, d.FundedAmount)
+}
+
 // withdrawOthers withdraws the lead's open applications other than a,
-// unless l, read under the lock, says it has none.
+// unless l, read under the lock, says it has none, and counts their
+// withdrawal in the lenders report. The rows are read first; the lead's
+// lock keeps them as read.
 func withdrawOthers(ctx context.Context, c *ent.Client, a *ent.Application, l *ent.Lead) error {
 	open, err := store.MayHaveOthersOpen(l)
 	if err != nil || !open {
 		return err
 	}
-	err = c.Application.Update().
+	sys := rule.SystemContext(ctx)
+	others, err := c.Application.Query().
 		Where(application.LeadID(a.LeadID), application.IDNEQ(a.ID), sql.FieldIn(application.FieldStatus, lendingrules.Open...)).
+		Select(application.FieldOrgID, application.FieldLenderID, application.FieldSubmittedAt).All(sys)
+	if err != nil {
+		return fmt.Errorf("reading the lead's other open applications: %w", err)
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(others))
+	for i, o := range others {
+		ids[i] = o.ID
+	}
+	// The transition check: ent/schema/lending_hooks.go, moveApplication.
+	err = c.Application.Update().Where(application.IDIn(ids...)).
 		SetStatus(application.StatusWithdrawn).SetWithdrawnReason(lendingrules.FundedElsewhere).
-		Exec(rule.SystemContext(ctx))
+		Exec(sys)
 	if err != nil {
 		return fmt.Errorf("withdrawing the lead's other applications: %w", err)
 	}
-	return nil
+	return rollup.ApplicationsWithdrawn(ctx, c, a.OrgID, others)
 }

@@ -7,12 +7,16 @@
 // transaction; a flow called outside one runs in one of its own, so its
 // rows commit together or not at all.
 //
-// What must hold on every write, whoever writes, stays in the ent hooks:
-// field rules, the transition table (an application's status moves only as
-// lendingrules.From allows), tenancy and privacy, the per-row events and
-// the lenders report's rollups. The pure rules (the lender's box, a deal's
-// terms) are internal/lendingrules'; the reads each database answers its
-// own way are the store's (store.LockLead and the rest).
+// Every effect of a flow is a step of it: the decision's time, the lenders
+// report's rollups (analytics/rollup), the lead's counts, the events.
+// Applications are written by these flows alone. What must hold on every
+// write, whoever writes, stays in the ent hooks: field rules, the
+// transition table (an application's status moves only as lendingrules.From
+// allows; ent/schema/lending_hooks.go, moveApplication), tenancy and
+// privacy, and the lead's own events (ent/schema/outbox_hooks.go). The
+// pure rules (the lender's box, a deal's terms) are internal/lendingrules';
+// the reads each database answers its own way are the store's
+// (store.LockLead and the rest).
 //
 // It imports ent, the store and the helpers beside it, the lead flows
 // (leads: a lending flow moves its lead through them), and the leaves.

@@ -37,9 +37,9 @@ type Submission struct {
 // Submit sends the lead's deal to a lender: the lead and the lender must
 // be the organization's, the lender active, and no other application of
 // the lead with the lender open. The amount defaults to the lead's; the
-// lender's box adds warnings. It emits application.submitted, counts the
-// lead as applied on its first submission, and moves the lead to the
-// application slot.
+// lender's box adds warnings. It counts the submission for its lender,
+// emits application.submitted, counts the lead as applied on its first
+// submission, and moves the lead to the application slot.
 func Submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application, error) {
 	return store.WithTxValue(ctx, c, func(ctx context.Context, c *ent.Client) (*ent.Application, error) {
 		return submit(ctx, c, in)
@@ -82,6 +82,9 @@ func submit(ctx context.Context, c *ent.Client, in Submission) (*ent.Application
 		SetWarnings(boxOf(ld).Warnings(fileOf(l, requested, in.Product))).
 		Save(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := rollup.ApplicationSubmitted(ctx, c, a); err != nil {
 		return nil, err
 	}
 	data := map[string]any{"applicationId": a.ID, "orgId": a.OrgID, "lenderId": a.LenderID,

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"entgo.io/ent"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -17,22 +16,14 @@ import (
 	"github.com/lendingpipe/svc/ent/callday"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/dialercall"
-	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/internal/period"
 	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/viewer"
 )
 
-// CallEvent adds a recorded call event to the dialer rollups.
-func CallEvent(next ent.Mutator) ent.Mutator {
-	return hook.CallEventFunc(func(ctx context.Context, m *gen.CallEventMutation) (gen.Value, error) {
-		v, err := next.Mutate(ctx, m)
-		if err != nil || viewer.IsBulkLoad(ctx) {
-			return v, err // a bulk load rebuilds the rollups after
-		}
-		ev := v.(*gen.CallEvent)
-		return ev, rollupCall(ctx, m.Client(), ev)
-	})
+// CallRecorded adds ev, a call event just recorded, to the dialer
+// rollups (dialer.RecordCall).
+func CallRecorded(ctx context.Context, c *gen.Client, ev *gen.CallEvent) error {
+	return rollupCall(ctx, c, ev)
 }
 
 // callRow is a CallDay row and what a change adds to it: counts, and a

@@ -3,12 +3,9 @@ package rollup
 import (
 	"cmp"
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
-	"entgo.io/ent"
 	"github.com/google/uuid"
 
 	"github.com/lendingpipe/svc/analytics/decision"
@@ -16,13 +13,9 @@ import (
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/decisionday"
-	"github.com/lendingpipe/svc/ent/fundeddeal"
-	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lenderday"
 	"github.com/lendingpipe/svc/internal/money"
 	"github.com/lendingpipe/svc/internal/period"
-	"github.com/lendingpipe/svc/internal/rule"
-	"github.com/lendingpipe/svc/internal/viewer"
 )
 
 // lenderStep is what an application adds to its LenderDay row.
@@ -62,111 +55,32 @@ type lenderChange struct {
 	seconds   *int
 }
 
-// Application keeps the lenders report's rollups: a submission, a
-// decision, a withdrawal and a funding add to the day the application was
-// submitted. A bulk move (a funding withdraws the lead's other open
-// applications) is read before it runs. It also stamps an application's
-// decision seconds whenever its decision time is set, the bulk loader's
-// rows included.
-func Application(next ent.Mutator) ent.Mutator {
-	return hook.ApplicationFunc(func(ctx context.Context, m *gen.ApplicationMutation) (gen.Value, error) {
-		if err := stampDecisionSeconds(ctx, m); err != nil {
-			return nil, err
-		}
-		to, moving := m.Status()
-		switch {
-		case viewer.IsBulkLoad(ctx):
-			return next.Mutate(ctx, m) // the loader rebuilds the rollups after
-		case m.Op().Is(ent.OpCreate):
-			v, err := next.Mutate(ctx, m)
-			if err != nil {
-				return nil, err
-			}
-			a := v.(*gen.Application)
-			ch, err := changeOf(ctx, m.Client(), a, a.Status)
-			if err != nil {
-				return nil, err
-			}
-			ch.step.Submitted = 1
-			return a, addLenderRollups(ctx, m.Client(), a.OrgID, []lenderChange{ch})
-		case !moving:
-			return next.Mutate(ctx, m)
-		case m.Op().Is(ent.OpUpdateOne):
-			v, err := next.Mutate(ctx, m)
-			if err != nil {
-				return nil, err
-			}
-			a, ok := v.(*gen.Application)
-			if !ok {
-				return v, nil
-			}
-			ch, err := changeOf(ctx, m.Client(), a, to)
-			if err != nil {
-				return nil, err
-			}
-			return a, addLenderRollups(ctx, m.Client(), a.OrgID, []lenderChange{ch})
-		}
-		return rollupBulkMove(ctx, m, next, to)
-	})
+// ApplicationSubmitted counts a, just submitted, on its lender's day.
+func ApplicationSubmitted(ctx context.Context, c *gen.Client, a *gen.Application) error {
+	ch := changeWith(a, a.Status, 0)
+	ch.step.Submitted = 1
+	return addLenderRollups(ctx, c, a.OrgID, []lenderChange{ch})
 }
 
-// rollupBulkMove counts a bulk status change: the rows it will move are
-// read first (the lead's row, which every lending operation takes first,
-// keeps them as read).
-func rollupBulkMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mutator, to application.Status) (gen.Value, error) {
-	if to == application.StatusApproved || to == application.StatusDeclined {
-		return nil, errors.New("an application is decided one at a time, so its decision seconds are its own")
-	}
-	if f, ok := ctx.Value(fundingKey{}).(funding); ok && to == application.StatusFunded {
-		if id, set := m.FundedDealID(); set && id == f.deal.ID {
-			return fundedMove(ctx, m, next, f)
-		}
-	}
-	sys := rule.SystemContext(ctx)
-	ids, err := m.IDs(sys)
-	if err != nil {
-		return nil, fmt.Errorf("reading the applications moved: %w", err)
-	}
-	if len(ids) == 0 {
-		return 0, nil // nothing to move: the UPDATE would change no row
-	}
-	moved, err := m.Client().Application.Query().Where(application.IDIn(ids...)).
-		Select(application.FieldOrgID, application.FieldLenderID, application.FieldSubmittedAt,
-			application.FieldDecidedAt, application.FieldDeclineCategory).All(sys)
-	if err != nil {
-		return nil, fmt.Errorf("reading the applications moved: %w", err)
-	}
-	v, err := next.Mutate(ctx, m)
-	if err != nil {
-		return v, err
-	}
-	changes := make([]lenderChange, 0, len(moved))
-	for _, a := range moved {
-		a.Status = to
-		if id, ok := m.FundedDealID(); ok {
-			a.FundedDealID = &id
-		}
-		ch, err := changeOf(ctx, m.Client(), a, to)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, ch)
-	}
-	return v, addLenderRollups(ctx, m.Client(), moved[0].OrgID, changes)
+// ApplicationMoved counts a's move to the status it now holds on the day
+// it was submitted: a decision (with its seconds in the histogram), a
+// withdrawal, or a funding, dealAmount being its deal's amount.
+func ApplicationMoved(ctx context.Context, c *gen.Client, a *gen.Application, dealAmount money.Amount) error {
+	return addLenderRollups(ctx, c, a.OrgID, []lenderChange{changeWith(a, a.Status, dealAmount)})
 }
 
-// changeOf is what a, as it stands after moving to status, adds; a move
-// to funded reads its deal's amount.
-func changeOf(ctx context.Context, c *gen.Client, a *gen.Application, status application.Status) (lenderChange, error) {
-	var amount money.Amount
-	if status == application.StatusFunded && a.FundedDealID != nil {
-		d, err := c.FundedDeal.Query().Where(fundeddeal.ID(*a.FundedDealID)).Only(rule.SystemContext(ctx))
-		if err != nil {
-			return lenderChange{}, fmt.Errorf("reading the funded deal: %w", err)
-		}
-		amount = d.FundedAmount
+// ApplicationsWithdrawn counts the withdrawal of apps, org's applications
+// as read before they moved (their lender and submission time), in one
+// pass: the rows are taken in one order whatever the order of apps.
+func ApplicationsWithdrawn(ctx context.Context, c *gen.Client, org uuid.UUID, apps []*gen.Application) error {
+	if len(apps) == 0 {
+		return nil
 	}
-	return changeWith(a, status, amount), nil
+	changes := make([]lenderChange, len(apps))
+	for i, a := range apps {
+		changes[i] = changeWith(a, application.StatusWithdrawn, 0)
+	}
+	return addLenderRollups(ctx, c, org, changes)
 }
 
 // changeWith is what a adds moving to status, dealAmount the amount of
@@ -178,64 +92,6 @@ func changeWith(a *gen.Application, status application.Status, dealAmount money.
 		ch.seconds = &secs
 	}
 	return ch
-}
-
-// fundingKey marks the context of a funding's application moves with the
-// funding (WithFunding): the application it funds, read under the lead's
-// lock, and the deal just created (fundedMove).
-type fundingKey struct{}
-
-type funding struct {
-	app  *gen.Application
-	deal *gen.FundedDeal
-}
-
-// WithFunding marks ctx, the context of a funding's move of its
-// application, with the application (read under the lead's lock) and its
-// deal, so the move is counted without reading them again.
-func WithFunding(ctx context.Context, a *gen.Application, d *gen.FundedDeal) context.Context {
-	return context.WithValue(ctx, fundingKey{}, funding{a, d})
-}
-
-// fundedMove counts the funding's own move of its application: the one
-// row a move to funded with the deal's id can change, read by the funding
-// under the lead's lock, so it is not read again.
-func fundedMove(ctx context.Context, m *gen.ApplicationMutation, next ent.Mutator, f funding) (gen.Value, error) {
-	v, err := next.Mutate(ctx, m)
-	n, ok := v.(int)
-	if err != nil || !ok || n == 0 {
-		return v, err // refused: the caller reads why
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("a funding moved %d applications to funded", n)
-	}
-	ch := changeWith(f.app, application.StatusFunded, f.deal.FundedAmount)
-	return v, addLenderRollups(ctx, m.Client(), f.app.OrgID, []lenderChange{ch})
-}
-
-// stampDecisionSeconds sets decision_seconds with decided_at.
-func stampDecisionSeconds(ctx context.Context, m *gen.ApplicationMutation) error {
-	if m.DecidedAtCleared() {
-		m.ClearDecisionSeconds()
-		return nil
-	}
-	decided, ok := m.DecidedAt()
-	if !ok {
-		return nil
-	}
-	submitted, ok := m.SubmittedAt()
-	switch {
-	case ok:
-	case m.Op().Is(ent.OpUpdateOne):
-		var err error
-		if submitted, err = m.OldSubmittedAt(ctx); err != nil {
-			return err
-		}
-	default:
-		return errors.New("an application's decision time is set one application at a time")
-	}
-	m.SetDecisionSeconds(decision.Seconds(submitted, decided))
-	return nil
 }
 
 // addLenderRollups adds the changes of org's applications, in the order

@@ -110,7 +110,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/lendingpipe/svc/ent/runtime"
 var (
-	Hooks  [9]ent.Hook
+	Hooks  [7]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time

@@ -124,8 +124,6 @@ func init() {
 	agentpresence.Hooks[3] = agentpresenceHooks[0]
 
 	agentpresence.Hooks[4] = agentpresenceHooks[1]
-
-	agentpresence.Hooks[5] = agentpresenceHooks[2]
 	agentpresenceMixinFields0 := agentpresenceMixin[0].Fields()
 	_ = agentpresenceMixinFields0
 	agentpresenceMixinFields1 := agentpresenceMixin[1].Fields()
@@ -271,8 +269,6 @@ func init() {
 	application.Hooks[2] = applicationMixinHooks2[0]
 
 	application.Hooks[3] = applicationHooks[0]
-
-	application.Hooks[4] = applicationHooks[1]
 	applicationMixinFields0 := applicationMixin[0].Fields()
 	_ = applicationMixinFields0
 	applicationMixinFields1 := applicationMixin[1].Fields()
@@ -492,10 +488,6 @@ func init() {
 	callevent.Hooks[5] = calleventHooks[2]
 
 	callevent.Hooks[6] = calleventHooks[3]
-
-	callevent.Hooks[7] = calleventHooks[4]
-
-	callevent.Hooks[8] = calleventHooks[5]
 	calleventMixinFields0 := calleventMixin[0].Fields()
 	_ = calleventMixinFields0
 	calleventMixinFields1 := calleventMixin[1].Fields()
@@ -1597,8 +1589,6 @@ func init() {
 	user.Hooks[3] = userHooks[0]
 
 	user.Hooks[4] = userHooks[1]
-
-	user.Hooks[5] = userHooks[2]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userMixinFields1 := userMixin[1].Fields()

@@ -8,8 +8,6 @@ import (
 	"entgo.io/ent"
 	"github.com/google/uuid"
 
-	"github.com/lendingpipe/svc/analytics/rollup"
-	"github.com/lendingpipe/svc/dialer/board"
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/callevent"
 	"github.com/lendingpipe/svc/ent/hook"
@@ -25,54 +23,23 @@ import (
 var DNCDispositions = []string{"do_not_call", "dnc"}
 
 func (CallEvent) Hooks() []ent.Hook {
+	// The dialer report's rollups and the agents board's row are the
+	// dialer flows' steps (dialer.RecordCall, dialer.AttachRecording).
 	return []ent.Hook{
 		hook.On(checkOccurredAt, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(callEventEffects, ent.OpCreate),
 		hook.On(keepCallCounted, ent.OpUpdate|ent.OpUpdateOne),
-		hook.On(rollup.CallEvent, ent.OpCreate),
 		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
-		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}
 }
 
 func (AgentPresence) Hooks() []ent.Hook {
+	// The agents board's row is the presence flow's step
+	// (dialer.UpdatePresence).
 	return []ent.Hook{
 		hook.On(checkPresenceRefs, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
 		hook.On(boundMetadata, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
-		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}
-}
-
-// publishBoardRows reports the agents board rows a change alters, to be
-// published once it commits: presence, a call event (callsToday,
-// dispositionCount), an agent's name or role. A lead's name is the lead
-// flows' to report (leads.Update).
-func publishBoardRows(next ent.Mutator) ent.Mutator {
-	return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-		v, err := next.Mutate(ctx, m)
-		if err != nil {
-			return v, err
-		}
-		if c, ok := boardChange(m, v); ok {
-			board.Changed(ctx, m, c)
-		}
-		return v, nil
-	})
-}
-
-// boardChange names the rows the mutation m, which answered v, alters.
-func boardChange(m ent.Mutation, v ent.Value) (board.Change, bool) {
-	switch v := v.(type) {
-	case *gen.AgentPresence:
-		return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.UserID}}, true
-	case *gen.CallEvent:
-		return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.UserID}}, true
-	case *gen.User:
-		if touches(m, user.FieldFirstName, user.FieldLastName, user.FieldEmail, user.FieldRole) {
-			return board.Change{OrgID: v.OrgID, Agents: []uuid.UUID{v.ID}}, true
-		}
-	}
-	return board.Change{}, false
 }
 
 // callCounted are the fields of a call event the dialer rollups count by:

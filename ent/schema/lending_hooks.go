@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,12 +10,10 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 
-	"github.com/lendingpipe/svc/analytics/rollup"
 	gen "github.com/lendingpipe/svc/ent"
 	"github.com/lendingpipe/svc/ent/application"
 	"github.com/lendingpipe/svc/ent/hook"
 	"github.com/lendingpipe/svc/ent/lender"
-	"github.com/lendingpipe/svc/internal/apitime"
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/enum"
 	"github.com/lendingpipe/svc/internal/lendingrules"
@@ -166,10 +165,9 @@ func checkAmountRange(ctx context.Context, m *gen.LenderMutation) error {
 }
 
 func (Application) Hooks() []ent.Hook {
-	return []ent.Hook{
-		hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne),
-		hook.On(rollup.Application, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne),
-	}
+	// The lenders report's rollups and the decision's time are the lending
+	// flows' steps (lending.Decide and the others), not hooks'.
+	return []ent.Hook{hook.On(moveApplication, ent.OpUpdate|ent.OpUpdateOne)}
 }
 
 // A Count of a lender's deals is answered from the day counts
@@ -213,9 +211,9 @@ func refusedMove(ctx context.Context, m *gen.ApplicationMutation, to string) err
 	return lendingrules.Conflict(string(a.Status), to)
 }
 
-// checkMove checks what each move needs and stamps what it records: a
-// decision needs its offer or its reason, a funding comes only with its
-// deal, and fields of one outcome are refused on another.
+// checkMove checks what each move needs: a decision needs its offer or its
+// reason and its time (lending.Decide stamps it), a funding comes only
+// with its deal, and fields of one outcome are refused on another.
 func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error {
 	if err := onlyFor(m, to); err != nil {
 		return err
@@ -224,7 +222,7 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 	case lendingrules.Submitted:
 		return refusedMove(ctx, m, to)
 	case lendingrules.Approved:
-		return checkApproval(ctx, m)
+		return checkApproval(m)
 	case lendingrules.Declined:
 		reason, ok := m.DeclineReason()
 		if !ok || strings.TrimSpace(reason) == "" {
@@ -233,7 +231,7 @@ func checkMove(ctx context.Context, m *gen.ApplicationMutation, to string) error
 		if err := runeLen(1, 500)(reason); err != nil {
 			return apperr.Invalid("reason", "%s", err)
 		}
-		m.SetDecidedAt(apitime.Now(ctx))
+		return checkDecidedAt(m)
 	case lendingrules.Withdrawn:
 		if reason, ok := m.WithdrawnReason(); ok {
 			if err := runeLen(1, 500)(reason); err != nil {
@@ -288,7 +286,7 @@ func inputName(field string) string {
 }
 
 // checkApproval needs the offer: its amount, rate, kind and term.
-func checkApproval(ctx context.Context, m *gen.ApplicationMutation) error {
+func checkApproval(m *gen.ApplicationMutation) error {
 	for _, f := range []string{application.FieldInterestRate, application.FieldRateType, application.FieldTermMonths} {
 		if _, ok := m.Field(f); !ok {
 			return apperr.Invalid(apperr.FieldName(f), "is required to approve an application")
@@ -308,6 +306,17 @@ func checkApproval(ctx context.Context, m *gen.ApplicationMutation) error {
 	} else if amt <= 0 {
 		return apperr.Invalid("approvedAmount", "must be more than 0")
 	}
-	m.SetDecidedAt(apitime.Now(ctx))
+	return checkDecidedAt(m)
+}
+
+// checkDecidedAt needs a decision's time and its seconds from submission,
+// which the deciding flow stamps (lending.Decide): the lenders report
+// reads both.
+func checkDecidedAt(m *gen.ApplicationMutation) error {
+	_, decided := m.DecidedAt()
+	_, seconds := m.DecisionSeconds()
+	if !decided || !seconds {
+		return errors.New("a decision is written with its time and its seconds from submission (lending.Decide)")
+	}
 	return nil
 }

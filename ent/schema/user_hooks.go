@@ -14,8 +14,8 @@ import (
 
 func (User) Hooks() []ent.Hook {
 	return []ent.Hook{
+		// The agents board's row is the user flows' step (dialer.AgentWritten).
 		hook.On(checkUserTeam, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne), events.BumpOnCommit,
-		hook.On(publishBoardRows, ent.OpCreate|ent.OpUpdateOne),
 	}
 }
 

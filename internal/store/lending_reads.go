@@ -295,7 +295,7 @@ func errNoStage() error { return fmt.Errorf("reading the lead's stage: %w", &ent
 
 // fundedColumns are what a funding uses of its application: what the deal
 // copies, what it checks, and what its move to funded adds to the lenders
-// report (rollup.WithFunding).
+// report (lending.countFunded).
 var fundedColumns = []string{application.FieldOrgID, application.FieldLeadID, application.FieldLenderID,
 	application.FieldLenderName, application.FieldStatus, application.FieldApprovedAmount, application.FieldInterestRate,
 	application.FieldRateType, application.FieldTermMonths, application.FieldPaymentFrequency,
