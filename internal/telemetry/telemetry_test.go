@@ -257,11 +257,16 @@ func TestTracing(t *testing.T) {
 
 	e := resttest.New(t)
 	hook := webhookstest.NewReceiver(t, webhookstest.OK)
-	if r := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": hook.URL, "events": []string{"lead.created"}}); r.Status != http.StatusCreated {
-		t.Fatalf("subscribing = %d: %s", r.Status, r.Raw)
+	sub := e.Post("/v1/app-webhooks", e.Key, map[string]any{"url": hook.URL, "events": []string{"lead.created"}})
+	if sub.Status != http.StatusCreated {
+		t.Fatalf("subscribing = %d: %s", sub.Status, sub.Raw)
 	}
 	id := createLead(t, e)
 	deliveries := hook.Wait(t, 1)
+	// The attempt's span ends once the worker has read the answer, a moment
+	// after the receiver got the request: wait until the attempt is
+	// recorded, which follows the span's end, before tracing stops.
+	waitForDelivered(t, e, sub.Data()["id"].(string))
 	if r := e.Get("/v1/leads/"+id, e.Key); r.Status != http.StatusOK {
 		t.Fatalf("GET lead = %d", r.Status)
 	}
@@ -311,3 +316,15 @@ func TestTracing(t *testing.T) {
 }
 
 func sleep() { time.Sleep(10 * time.Millisecond) }
+
+// waitForDelivered polls subscription sub's deliveries until one has
+// succeeded.
+func waitForDelivered(t *testing.T, e *resttest.Env, sub string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); sleep() {
+		if r := e.Get("/v1/app-webhooks/"+sub+"/deliveries?status=succeeded", e.Key); r.Status == http.StatusOK && len(r.Items()) > 0 {
+			return
+		}
+	}
+	t.Fatal("no delivery recorded as succeeded")
+}
