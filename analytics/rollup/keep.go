@@ -1,8 +1,8 @@
 // Package rollup keeps the analytics rollups and the maintained counts:
-// each write adds to them in its own transaction (the lead and lending
-// flows' calls, and the hooks here), so a report sees a change exactly when the
-// records do; Rebuild computes them again from the records. The reports
-// read them (graph/analytics).
+// each write adds to them in its own transaction (the lead, lending and
+// dialer flows call the functions here), so a report sees a change exactly
+// when the records do; Rebuild computes them again from the records. The reports
+// read them (analytics).
 //
 // It imports ent, the privacy rules, the store's read expressions, the
 // transaction's state and the leaves.

@@ -1,14 +1,13 @@
 // Package board tells the live agents boards of every replica which rows
-// changed, once the change has committed. The hooks of every schema a board
-// row is built from (presence, call events, users) and the lead flows
-// report here, so every surface that writes them (GraphQL, REST, the
-// dialer connector, automations) updates the board, and a rolled-back
-// change never does.
+// changed, once the change has committed. The flows that write what a board
+// row is built from (dialer.RecordCall, dialer.UpdatePresence,
+// dialer.AgentWritten, the lead flows) report here, so every surface that
+// writes them (GraphQL, REST, the dialer connector, automations) updates
+// the board, and a rolled-back change never does.
 // Changes travel on the change bus of the writing client (internal/bus):
 // the ids of the rows, which each replica reads for its own subscribers.
 //
-// It imports only the generated ent client, internal/bus and
-// internal/commit.
+// It imports only the generated ent client, internal/bus and events.
 package board
 
 import (
@@ -16,7 +15,6 @@ import (
 	"encoding/json"
 	"log/slog"
 
-	"entgo.io/ent"
 	"github.com/google/uuid"
 
 	gen "github.com/lendingpipe/svc/ent"
@@ -43,22 +41,6 @@ func Listen(b *bus.Bus, fn func(Change)) (stop func()) {
 		}
 		fn(c)
 	})
-}
-
-// Changed publishes c on the bus of m's client once m's transaction
-// commits (at once when m ran outside one).
-func Changed(ctx context.Context, m ent.Mutation, c Change) {
-	cm, ok := m.(interface{ Client() *gen.Client })
-	if !ok {
-		return
-	}
-	if txm, ok := m.(interface{ Tx() (*gen.Tx, error) }); ok {
-		// The mutation's own transaction, whether or not ctx names it.
-		if tx, err := txm.Tx(); err == nil {
-			ctx = gen.NewTxContext(ctx, tx)
-		}
-	}
-	Written(ctx, cm.Client(), c)
 }
 
 // Written publishes c on the bus of c's client once the transaction of

@@ -11,7 +11,7 @@ import (
 
 // WithTx runs fn in a transaction whose client is also placed in the context
 // (ent.FromContext), so resolvers and hooks called by fn join it, and whose
-// commit hooks (internal/commit) run only once it has committed. The transaction
+// commit hooks (events.AfterCommit) run only once it has committed. The transaction
 // commits when fn returns nil and rolls back otherwise. When ctx already
 // carries a transaction, fn joins that one.
 //
