@@ -13,6 +13,7 @@ import (
 	"github.com/lendingpipe/svc/ent/webhooksubscription"
 	"github.com/lendingpipe/svc/events"
 	"github.com/lendingpipe/svc/internal/apperr"
+	"github.com/lendingpipe/svc/internal/bounds"
 	"github.com/lendingpipe/svc/internal/event"
 	"github.com/lendingpipe/svc/internal/rule"
 	"github.com/lendingpipe/svc/internal/token"
@@ -54,8 +55,8 @@ func CreateSubscription(ctx context.Context, c *ent.Client, cfg Config, in NewSu
 	}
 	secret := NewSecret()
 	if in.Secret != nil {
-		if n := utf8.RuneCountInString(*in.Secret); n < 16 || n > 256 {
-			return nil, "", apperr.Invalid("secret", "must be 16 to 256 characters")
+		if n, l := utf8.RuneCountInString(*in.Secret), bounds.SubscriptionSecret; n < l.Min || n > l.Max {
+			return nil, "", apperr.Invalid("secret", "must be %d to %d characters", l.Min, l.Max)
 		}
 		secret = *in.Secret
 	}
