@@ -3,6 +3,7 @@ package seed
 import (
 	"context"
 	"fmt"
+	"github.com/lendingpipe/svc/analytics/decision"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -557,7 +558,9 @@ func (b *book) queueApp(tx *ent.Client, l *seedLead, a *seedApp, funded bool, de
 		b.apps = append(b.apps, c)
 		return o
 	}
-	c.SetDecidedAt(*a.decided)
+	// A decision carries its time and, for the lenders report's median,
+	// its seconds since the submission, as lending.Decide stamps them.
+	c.SetDecidedAt(*a.decided).SetDecisionSeconds(decision.Seconds(a.submitted, *a.decided))
 	b.seeded.Decided++
 	if a.approved {
 		b.seeded.Approved++

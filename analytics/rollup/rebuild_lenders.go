@@ -160,16 +160,21 @@ func setDecisionSeconds(ctx context.Context, tx *ent.Client, secs map[uuid.UUID]
 	}
 	slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
 	for chunk := range slices.Chunk(ids, rebuildBatch) {
-		var when strings.Builder
-		args := make([]any, 0, 2*len(chunk))
 		in := make([]any, len(chunk))
 		for i, id := range chunk {
-			when.WriteString(" WHEN ? THEN CAST(? AS INTEGER)")
-			args = append(args, id, secs[id])
 			in[i] = id
 		}
+		// The builder numbers the arguments as the dialect wants them
+		// ($1... on PostgreSQL).
+		cases := sql.ExprFunc(func(b *sql.Builder) {
+			b.WriteString("CASE ").Ident(application.FieldID)
+			for _, id := range chunk {
+				b.WriteString(" WHEN ").Arg(id).WriteString(" THEN CAST(").Arg(secs[id]).WriteString(" AS INTEGER)")
+			}
+			b.WriteString(" END")
+		})
 		q, qargs := sql.Dialect(dialectName).Update(application.Table).
-			Set(application.FieldDecisionSeconds, sql.Expr("CASE "+application.FieldID+when.String()+" END", args...)).
+			Set(application.FieldDecisionSeconds, cases).
 			Where(sql.In(application.FieldID, in...)).Query()
 		if _, err := tx.ExecContext(ctx, q, qargs...); err != nil {
 			return fmt.Errorf("setting decision seconds: %w", err)
