@@ -2,14 +2,15 @@
 // GraphQL analytics { ... } from the organization's records: counts that
 // match the rows, money summed to the cent in SQL (integer cents), ratios
 // rounded half-even to four decimals, series cut at local midnight by
-// internal/period. Both surfaces call it through the graph resolvers.
+// internal/period. GraphQL's resolver and REST's handler call it.
 //
 // Its queries run with the system context and name the organization
 // themselves: a key holding analytics:read reads the figures without
 // holding leads:read or lending:read, and the caller (graph) checks that
 // scope first.
 //
-// It imports ent and the packages under internal only.
+// It imports ent, the store, the rollups it reads (analytics/rollup), the
+// analytics definitions beside it and the leaves.
 package analytics
 
 import (

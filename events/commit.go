@@ -1,6 +1,7 @@
-// Package commit runs code once a request's transaction has committed, so
-// nothing outside the database (a worker wake-up, a subscription message)
-// ever reports a change that was rolled back.
+// Code here runs once a request's transaction has committed, so nothing
+// outside the database (a worker wake-up, a subscription message) ever
+// reports a change that was rolled back.
+
 package events
 
 import (

@@ -1,9 +1,12 @@
-// Package outbox writes events into the mutation's own transaction (the
-// outbox table), so a committed change never loses its event and a rolled-back
-// one never emits, and wakes the store's delivery worker in this process
-// (the client's signals) once the transaction commits; other replicas find
-// the events by polling. The schema hooks call it; it imports only ent,
-// and the leaves under internal.
+// Package events writes a change's webhook events into its own transaction
+// (the outbox table), so a committed change never loses its event and a
+// rolled-back one never emits, and runs code once that transaction has
+// committed (AfterCommit): it wakes the store's delivery worker in this
+// process (the client's signals), announces the events on the change bus
+// and moves the store's cache versions on; other replicas find the events
+// by polling. The schemas' event hooks and the flows that emit events of
+// their own (lending, access, webhooks) call it; it imports only ent and the
+// leaves under internal.
 package events
 
 import (

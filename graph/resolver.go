@@ -1,9 +1,11 @@
-// Package graph is the GraphQL API and the one place behaviour is reached
-// from: the REST adapter calls these same resolvers.
+// Package graph is the GraphQL API. Its resolvers are thin calls into the
+// domains' flows (leads, lending, dialer, webhooks, access, documents,
+// leadimport), which REST and the automation runner call too; the REST
+// adapter also reads through its resolvers and renders its Page.
 //
-// The resolvers are the operations: REST handlers and automation actions
-// call them. It imports ent, the packages under internal, dialer and webhooks
-// (delivery settings and replays), never rest or the automation runner.
+// It imports the domains, the reports (analytics), the automation runner
+// it starts (webhooks/autorun), the store and the leaves, never rest or the
+// HTTP root.
 package graph
 
 //go:generate sh -c "cd .. && go run github.com/99designs/gqlgen generate"

@@ -13,7 +13,7 @@
 // write, whoever writes, stays in the ent hooks: field rules, the
 // transition table (an application's status moves only as lendingrules.From
 // allows; ent/schema/lending_hooks.go, moveApplication), tenancy and
-// privacy, and the lead's own events (ent/schema/outbox_hooks.go). The
+// privacy, and the lead's own events (ent/schema/lead_events.go). The
 // pure rules (the lender's box, a deal's terms) are internal/lendingrules';
 // the reads each database answers its own way are the store's
 // (store.LockLead and the rest).

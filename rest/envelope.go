@@ -1,13 +1,14 @@
 // Package rest is the /v1 adapter: it decodes each endpoint's body (names,
-// aliases, strictness), calls the GraphQL resolvers, and encodes the SPEC 2.1
-// envelopes. Business rules live below it, in the resolvers and ent.
+// aliases, strictness), calls the domains' flows (or a GraphQL resolver for
+// a read), and encodes the SPEC 2.1 envelopes. Business rules live below
+// it, in the flows and ent.
 //
 // It also holds the edge every request to the HTTP root meets (middleware,
 // the API-key rules GraphQL's websockets follow), the probes and the /v1
 // route table, which the HTTP root (root) mounts.
 //
-// It imports graph (the operations), dialer, webhooks, ent and packages
-// under internal;
+// It imports graph (the operations), the domains, the reports, the store
+// and the leaves, never the HTTP root;
 // nothing but package main, the HTTP root and the test harness imports it.
 package rest
 

@@ -2,9 +2,10 @@
 // default, PostgreSQL when the URL says so. It migrates the schema, including
 // the full-text search objects ent does not model, on open.
 //
-// It imports ent and packages under internal (the leaves, and the outbox,
-// privacy rules and funnel it writes and reads through); every layer above
-// opens its database and its transactions here.
+// It imports ent, the leaves, and the outbox writer (events), privacy rules
+// (internal/rule) and funnel (analytics/funnel) it writes and reads
+// through, never a subsystem or domain; every layer above opens its
+// database and its transactions here.
 package store
 
 import (

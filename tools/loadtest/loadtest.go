@@ -4,8 +4,9 @@
 // (or rate) for a fixed time, and reports throughput, latency quantiles,
 // errors, the ratio to the baseline and the server's peak RSS.
 //
-// It is a client of the server over HTTP: it imports only internal/store and the
-// ent packages it seeds with, never rest or graph.
+// It is a client of the server over HTTP: it imports the store, the seeder
+// (seed), the reports it checks the seeded book with (analytics) and the
+// leaves, never rest or graph.
 package loadtest
 
 import (

@@ -2,12 +2,12 @@
 // new status commit in one transaction, so a run is applied whole or not at
 // all; a failed run is rolled back and recorded, and retried on the
 // delivery schedule only when the failure may clear by itself. The actions
-// write through ent as the lead mutations do and call the lending and
-// dialer flows, so a lead an automation creates is validated, stored and
-// announced exactly as POST /v1/leads does.
+// call the lead, lending and dialer flows (leads, lending, dialer), so a
+// lead an automation creates is validated, stored, counted and announced
+// exactly as POST /v1/leads does.
 //
-// It is a domain flow beside lending and delivery: it imports them, ent and
-// packages under internal, never graph or rest.
+// It is an operation beside GraphQL, a client of the domains as REST is:
+// it imports them, the store, events and the leaves, never graph or rest.
 package autorun
 
 import (
