@@ -364,6 +364,14 @@ func mayOpenTx(path string) bool {
 // TestOnlyTheStoreOpensTransactions fails when Go code outside internal/store
 // opens a transaction itself instead of through store.WithTx.
 func TestOnlyTheStoreOpensTransactions(t *testing.T) {
+	scanGoFiles(t, mayOpenTx, txCalls, "opens a transaction; use store.WithTx")
+}
+
+// scanGoFiles runs scan over every Go file of the tree but those skip
+// names (paths slash-separated, relative to the module root) and reports
+// each place it finds, followed by what it is.
+func scanGoFiles(t *testing.T, skip func(path string) bool, scan func(path string, src []byte) ([]string, error), what string) {
+	t.Helper()
 	files := 0
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -376,20 +384,20 @@ func TestOnlyTheStoreOpensTransactions(t *testing.T) {
 			return nil
 		}
 		path = filepath.ToSlash(path)
-		if !strings.HasSuffix(path, ".go") || mayOpenTx(path) {
+		if !strings.HasSuffix(path, ".go") || skip(path) {
 			return nil
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		found, err := txCalls(path, src)
+		found, err := scan(path, src)
 		if err != nil {
 			return err
 		}
 		files++
 		for _, f := range found {
-			t.Errorf("%s opens a transaction; use store.WithTx", f)
+			t.Errorf("%s %s", f, what)
 		}
 		return nil
 	})
@@ -500,41 +508,7 @@ func leadWrites(path string, src []byte) ([]string, error) {
 // or updates a lead through the generated client rather than through the
 // flows, which keep its defaults, counts and board rows.
 func TestOnlyTheLeadFlowsWriteLeads(t *testing.T) {
-	files := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		path = filepath.ToSlash(path)
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		found, err := leadWrites(path, src)
-		if err != nil {
-			return err
-		}
-		files++
-		for _, f := range found {
-			t.Errorf("%s writes a lead; call the leads package", f)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("only %d Go files scanned; the walk missed the tree", files)
-	}
+	scanGoFiles(t, func(string) bool { return false }, leadWrites, "writes a lead; call the leads package")
 	for path := range leadWriters {
 		if _, err := os.Stat(path); err != nil {
 			t.Errorf("%s may write leads but is gone: drop it from leadWriters", path)
