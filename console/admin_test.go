@@ -328,9 +328,9 @@ func TestAnalyticsCharts(t *testing.T) {
 	}
 	checks := map[string][]string{
 		"funnel":      {"Leads|3|—", "Applied|2|66.67 %", "Approved|1|50.00 %", "Funded|1|100.00 %", "Overall (funded / leads)|1|33.33 %"},
-		"funding":     {"Total|1|25,000.50"},
+		"funding":     {"Total|1|$25,000.50"},
 		"lenders":     {"Harbor Funding|1|0|1|0|0.00 %", "Summit Capital|1|1|0|1|100.00 %"},
-		"commissions": {"Summit Capital|750.02|300.00|0.00|450.02", "Total|750.02|300.00|0.00|450.02"},
+		"commissions": {"Summit Capital|$750.02|$300.00|$0.00|$450.02", "Total|$750.02|$300.00|$0.00|$450.02"},
 		"dialer":      {"Riley Brooks|1|1|1 min 35 s|1 min 35 s"},
 	}
 	for name, rows := range checks {
@@ -342,7 +342,7 @@ func TestAnalyticsCharts(t *testing.T) {
 		}
 	}
 	// This month's bucket holds the deal.
-	month := time.Now().Format("2006-01") + "-01|1|25,000.50"
+	month := time.Now().Format("2006-01") + "-01|1|$25,000.50"
 	if got := tableOf("funding"); !strings.Contains(got, month) {
 		t.Errorf("the funding table lacks %q; it reads:\n%s", month, got)
 	}
@@ -356,7 +356,7 @@ func TestAnalyticsCharts(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form.period button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `document.querySelector('figure[data-chart="funding"] h2')?.textContent === 'Funded volume by day'`)
-	if got := tableOf("funding"); !strings.Contains(got, today+"|1|25,000.50") {
+	if got := tableOf("funding"); !strings.Contains(got, today+"|1|$25,000.50") {
 		t.Errorf("by day, the funding table reads:\n%s", got)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('figure.chart canvas').length`); n != 5 {

@@ -84,7 +84,7 @@ func TestSubmitApproveFund(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(north+` input[name="termMonths"]`), "12"),
 		chromedp.Click(chromedp.CSS(north+` details.decide button[type="submit"]`)),
 	)
-	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Approved: 45,000.00 at 1.35 factor, 12 months'))`)
+	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Approved: $45,000.00 at 1.35 factor, 12 months'))`)
 
 	// Funding more than approved is refused in the server's words.
 	run(t, ctx,
@@ -102,13 +102,13 @@ func TestSubmitApproveFund(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(north+` input[name="fundedAmount"]`), "45000.00"),
 		chromedp.Click(chromedp.CSS(north+` details.fund button[type="submit"]`)),
 	)
-	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Funded: 45,000.00'))`)
+	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Funded: $45,000.00'))`)
 
 	// The deal's commission (5 % of 45,000.00) gets a first payment.
 	deal := sec + ` [data-deal]`
 	waitFor(t, ctx, `document.querySelector('`+deal+`') !== null`)
-	if owed := eval[string](t, ctx, `[...document.querySelectorAll('`+sec+` .pager')].at(-1).querySelector('tbody tr td:nth-child(3)').textContent`); owed != "2,250.00" {
-		t.Errorf("the commission owed reads %q, want 2,250.00", owed)
+	if owed := eval[string](t, ctx, `[...document.querySelectorAll('`+sec+` .pager')].at(-1).querySelector('tbody tr td:nth-child(3)').textContent`); owed != "$2,250.00" {
+		t.Errorf("the commission owed reads %q, want $2,250.00", owed)
 	}
 	run(t, ctx,
 		chromedp.Click(chromedp.CSS(deal+` details.payment > summary`)),
@@ -116,7 +116,7 @@ func TestSubmitApproveFund(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(deal+` input[name="reference"]`), "RMT-2211"),
 		chromedp.Click(chromedp.CSS(deal+` details.payment button[type="submit"]`)),
 	)
-	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` .pager')].at(-1).querySelector('tbody tr')?.textContent.includes('Payment 1,000.00')`)
+	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` .pager')].at(-1).querySelector('tbody tr')?.textContent.includes('Payment $1,000.00')`)
 
 	d := lendingGQL(t, env, `query($lead: ID!) {
 		applicationsPage(leadId: $lead) { total nodes { lenderName status approvedAmount withdrawnReason fundedDeal { fundedAmount commission { paidAmount status } } } }
@@ -181,7 +181,7 @@ func TestLendersScreen(t *testing.T) {
 	)
 	waitFor(t, ctx, `document.querySelectorAll('main .pager tbody tr').length === 2`)
 	first := eval[string](t, ctx, `document.querySelector('main .pager tbody tr').textContent`)
-	for _, want := range []string{"Northwind Capital", "mca, term loan", "10,000.00 to 500,000.00", "15,000.00", "0.05", "deals@northwind.example"} {
+	for _, want := range []string{"Northwind Capital", "mca, term loan", "$10,000.00 to $500,000.00", "$15,000.00", "0.05", "deals@northwind.example"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the new lender's row reads %q, want %q in it", first, want)
 		}

@@ -72,7 +72,7 @@ func TestCreateLead(t *testing.T) {
 	if !uuidPattern.MatchString(id) {
 		t.Fatalf("opened %q, want a lead's page", id)
 	}
-	waitFor(t, ctx, `document.querySelector('.attrs dd[data-attr="Requested amount"]')?.textContent === '125,000.50'`)
+	waitFor(t, ctx, `document.querySelector('.attrs dd[data-attr="Requested amount"]')?.textContent === '$125,000.50'`)
 	if shown := eval[string](t, ctx, `document.querySelector('.attrs').textContent`); !strings.Contains(shown, "Mara Quill") || !strings.Contains(shown, "referral") {
 		t.Errorf("the lead's page reads %q", shown)
 	}

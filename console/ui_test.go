@@ -11,10 +11,15 @@ func TestUIHelpers(t *testing.T) {
 	ctx := newBrowser(t)
 	signIn(t, ctx, env, env.Key)
 	cases := map[string]string{
-		`ui.money('1234567.5')`:                  "1,234,567.50",
-		`ui.money('-0.125', 'USD')`:              "USD -0.125",
-		`ui.money('12')`:                         "12.00",
-		`ui.money('90071992547409931.99')`:       "90,071,992,547,409,931.99",
+		`ui.money('1234567.5')`:                  "$1,234,567.50",
+		`ui.money('-0.125')`:                     "-$0.125",
+		`ui.money('12', 'EUR')`:                  "€12.00",
+		`ui.money('12', 'CAD')`:                  "CA$12.00",
+		`ui.money('12', '')`:                     "12.00",
+		`ui.money('90071992547409931.99')`:       "$90,071,992,547,409,931.99",
+		`ui.count(18673)`:                        "18,673",
+		`ui.count('1000000')`:                    "1,000,000",
+		`ui.compactMoney(400000000)`:             "$400M",
 		`ui.money('1e3')`:                        "1e3",
 		`ui.money(null)`:                         "—",
 		`ui.date('2026-11-27').includes('2026')`: "true",

@@ -790,6 +790,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldUpdatedAt:          {Type: field.TypeTime, Column: organization.FieldUpdatedAt},
 			organization.FieldName:               {Type: field.TypeString, Column: organization.FieldName},
 			organization.FieldTimezone:           {Type: field.TypeString, Column: organization.FieldTimezone},
+			organization.FieldCurrency:           {Type: field.TypeString, Column: organization.FieldCurrency},
 			organization.FieldRollupZone:         {Type: field.TypeString, Column: organization.FieldRollupZone},
 			organization.FieldConnectorTokenHash: {Type: field.TypeString, Column: organization.FieldConnectorTokenHash},
 		},
@@ -5613,6 +5614,11 @@ func (f *OrganizationFilter) WhereName(p entql.StringP) {
 // WhereTimezone applies the entql string predicate on the timezone field.
 func (f *OrganizationFilter) WhereTimezone(p entql.StringP) {
 	f.Where(p.Field(organization.FieldTimezone))
+}
+
+// WhereCurrency applies the entql string predicate on the currency field.
+func (f *OrganizationFilter) WhereCurrency(p entql.StringP) {
+	f.Where(p.Field(organization.FieldCurrency))
 }
 
 // WhereRollupZone applies the entql string predicate on the rollup_zone field.

@@ -35962,6 +35962,7 @@ type OrganizationMutation struct {
 	updated_at                   *time.Time
 	name                         *string
 	timezone                     *string
+	currency                     *string
 	rollup_zone                  *string
 	connector_token_hash         *string
 	clearedFields                map[string]struct{}
@@ -36279,6 +36280,42 @@ func (m *OrganizationMutation) OldTimezone(ctx context.Context) (v string, err e
 // ResetTimezone resets all changes to the "timezone" field.
 func (m *OrganizationMutation) ResetTimezone() {
 	m.timezone = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *OrganizationMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *OrganizationMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the Organization entity.
+// If the Organization object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *OrganizationMutation) ResetCurrency() {
+	m.currency = nil
 }
 
 // SetRollupZone sets the "rollup_zone" field.
@@ -37534,7 +37571,7 @@ func (m *OrganizationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrganizationMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, organization.FieldCreatedAt)
 	}
@@ -37546,6 +37583,9 @@ func (m *OrganizationMutation) Fields() []string {
 	}
 	if m.timezone != nil {
 		fields = append(fields, organization.FieldTimezone)
+	}
+	if m.currency != nil {
+		fields = append(fields, organization.FieldCurrency)
 	}
 	if m.rollup_zone != nil {
 		fields = append(fields, organization.FieldRollupZone)
@@ -37569,6 +37609,8 @@ func (m *OrganizationMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case organization.FieldTimezone:
 		return m.Timezone()
+	case organization.FieldCurrency:
+		return m.Currency()
 	case organization.FieldRollupZone:
 		return m.RollupZone()
 	case organization.FieldConnectorTokenHash:
@@ -37590,6 +37632,8 @@ func (m *OrganizationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldName(ctx)
 	case organization.FieldTimezone:
 		return m.OldTimezone(ctx)
+	case organization.FieldCurrency:
+		return m.OldCurrency(ctx)
 	case organization.FieldRollupZone:
 		return m.OldRollupZone(ctx)
 	case organization.FieldConnectorTokenHash:
@@ -37630,6 +37674,13 @@ func (m *OrganizationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTimezone(v)
+		return nil
+	case organization.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
 		return nil
 	case organization.FieldRollupZone:
 		v, ok := value.(string)
@@ -37714,6 +37765,9 @@ func (m *OrganizationMutation) ResetField(name string) error {
 		return nil
 	case organization.FieldTimezone:
 		m.ResetTimezone()
+		return nil
+	case organization.FieldCurrency:
+		m.ResetCurrency()
 		return nil
 	case organization.FieldRollupZone:
 		m.ResetRollupZone()

@@ -27,6 +27,8 @@ type Organization struct {
 	Name string `json:"name,omitempty"`
 	// Timezone holds the value of the "timezone" field.
 	Timezone string `json:"timezone,omitempty"`
+	// Currency holds the value of the "currency" field.
+	Currency string `json:"currency,omitempty"`
 	// RollupZone holds the value of the "rollup_zone" field.
 	RollupZone *string `json:"rollup_zone,omitempty"`
 	// ConnectorTokenHash holds the value of the "connector_token_hash" field.
@@ -304,7 +306,7 @@ func (*Organization) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case organization.FieldName, organization.FieldTimezone, organization.FieldRollupZone, organization.FieldConnectorTokenHash:
+		case organization.FieldName, organization.FieldTimezone, organization.FieldCurrency, organization.FieldRollupZone, organization.FieldConnectorTokenHash:
 			values[i] = new(sql.NullString)
 		case organization.FieldCreatedAt, organization.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -354,6 +356,12 @@ func (_m *Organization) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field timezone", values[i])
 			} else if value.Valid {
 				_m.Timezone = value.String
+			}
+		case organization.FieldCurrency:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field currency", values[i])
+			} else if value.Valid {
+				_m.Currency = value.String
 			}
 		case organization.FieldRollupZone:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -520,6 +528,9 @@ func (_m *Organization) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("timezone=")
 	builder.WriteString(_m.Timezone)
+	builder.WriteString(", ")
+	builder.WriteString("currency=")
+	builder.WriteString(_m.Currency)
 	builder.WriteString(", ")
 	if v := _m.RollupZone; v != nil {
 		builder.WriteString("rollup_zone=")

@@ -93,6 +93,20 @@ func (_c *OrganizationCreate) SetNillableTimezone(v *string) *OrganizationCreate
 	return _c
 }
 
+// SetCurrency sets the "currency" field.
+func (_c *OrganizationCreate) SetCurrency(v string) *OrganizationCreate {
+	_c.mutation.SetCurrency(v)
+	return _c
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_c *OrganizationCreate) SetNillableCurrency(v *string) *OrganizationCreate {
+	if v != nil {
+		_c.SetCurrency(*v)
+	}
+	return _c
+}
+
 // SetRollupZone sets the "rollup_zone" field.
 func (_c *OrganizationCreate) SetRollupZone(v string) *OrganizationCreate {
 	_c.mutation.SetRollupZone(v)
@@ -497,6 +511,10 @@ func (_c *OrganizationCreate) defaults() error {
 		v := organization.DefaultTimezone
 		_c.mutation.SetTimezone(v)
 	}
+	if _, ok := _c.mutation.Currency(); !ok {
+		v := organization.DefaultCurrency
+		_c.mutation.SetCurrency(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if organization.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized organization.DefaultID (forgotten import ent/runtime?)")
@@ -529,6 +547,14 @@ func (_c *OrganizationCreate) check() error {
 	if v, ok := _c.mutation.Timezone(); ok {
 		if err := organization.TimezoneValidator(v); err != nil {
 			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Currency(); !ok {
+		return &ValidationError{Name: "currency", err: errors.New(`ent: missing required field "Organization.currency"`)}
+	}
+	if v, ok := _c.mutation.Currency(); ok {
+		if err := organization.CurrencyValidator(v); err != nil {
+			return &ValidationError{Name: "currency", err: fmt.Errorf(`ent: validator failed for field "Organization.currency": %w`, err)}
 		}
 	}
 	if v, ok := _c.mutation.RollupZone(); ok {
@@ -590,6 +616,10 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Timezone(); ok {
 		_spec.SetField(organization.FieldTimezone, field.TypeString, value)
 		_node.Timezone = value
+	}
+	if value, ok := _c.mutation.Currency(); ok {
+		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
+		_node.Currency = value
 	}
 	if value, ok := _c.mutation.RollupZone(); ok {
 		_spec.SetField(organization.FieldRollupZone, field.TypeString, value)
@@ -1023,6 +1053,18 @@ func (u *OrganizationUpsert) UpdateTimezone() *OrganizationUpsert {
 	return u
 }
 
+// SetCurrency sets the "currency" field.
+func (u *OrganizationUpsert) SetCurrency(v string) *OrganizationUpsert {
+	u.Set(organization.FieldCurrency, v)
+	return u
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *OrganizationUpsert) UpdateCurrency() *OrganizationUpsert {
+	u.SetExcluded(organization.FieldCurrency)
+	return u
+}
+
 // SetRollupZone sets the "rollup_zone" field.
 func (u *OrganizationUpsert) SetRollupZone(v string) *OrganizationUpsert {
 	u.Set(organization.FieldRollupZone, v)
@@ -1143,6 +1185,20 @@ func (u *OrganizationUpsertOne) SetTimezone(v string) *OrganizationUpsertOne {
 func (u *OrganizationUpsertOne) UpdateTimezone() *OrganizationUpsertOne {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateTimezone()
+	})
+}
+
+// SetCurrency sets the "currency" field.
+func (u *OrganizationUpsertOne) SetCurrency(v string) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetCurrency(v)
+	})
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *OrganizationUpsertOne) UpdateCurrency() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateCurrency()
 	})
 }
 
@@ -1438,6 +1494,20 @@ func (u *OrganizationUpsertBulk) SetTimezone(v string) *OrganizationUpsertBulk {
 func (u *OrganizationUpsertBulk) UpdateTimezone() *OrganizationUpsertBulk {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateTimezone()
+	})
+}
+
+// SetCurrency sets the "currency" field.
+func (u *OrganizationUpsertBulk) SetCurrency(v string) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetCurrency(v)
+	})
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *OrganizationUpsertBulk) UpdateCurrency() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateCurrency()
 	})
 }
 

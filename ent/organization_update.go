@@ -85,6 +85,20 @@ func (_u *OrganizationUpdate) SetNillableTimezone(v *string) *OrganizationUpdate
 	return _u
 }
 
+// SetCurrency sets the "currency" field.
+func (_u *OrganizationUpdate) SetCurrency(v string) *OrganizationUpdate {
+	_u.mutation.SetCurrency(v)
+	return _u
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_u *OrganizationUpdate) SetNillableCurrency(v *string) *OrganizationUpdate {
+	if v != nil {
+		_u.SetCurrency(*v)
+	}
+	return _u
+}
+
 // SetRollupZone sets the "rollup_zone" field.
 func (_u *OrganizationUpdate) SetRollupZone(v string) *OrganizationUpdate {
 	_u.mutation.SetRollupZone(v)
@@ -934,6 +948,11 @@ func (_u *OrganizationUpdate) check() error {
 			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Currency(); ok {
+		if err := organization.CurrencyValidator(v); err != nil {
+			return &ValidationError{Name: "currency", err: fmt.Errorf(`ent: validator failed for field "Organization.currency": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.RollupZone(); ok {
 		if err := organization.RollupZoneValidator(v); err != nil {
 			return &ValidationError{Name: "rollup_zone", err: fmt.Errorf(`ent: validator failed for field "Organization.rollup_zone": %w`, err)}
@@ -968,6 +987,9 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.Timezone(); ok {
 		_spec.SetField(organization.FieldTimezone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Currency(); ok {
+		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.RollupZone(); ok {
 		_spec.SetField(organization.FieldRollupZone, field.TypeString, value)
@@ -1979,6 +2001,20 @@ func (_u *OrganizationUpdateOne) SetNillableTimezone(v *string) *OrganizationUpd
 	return _u
 }
 
+// SetCurrency sets the "currency" field.
+func (_u *OrganizationUpdateOne) SetCurrency(v string) *OrganizationUpdateOne {
+	_u.mutation.SetCurrency(v)
+	return _u
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_u *OrganizationUpdateOne) SetNillableCurrency(v *string) *OrganizationUpdateOne {
+	if v != nil {
+		_u.SetCurrency(*v)
+	}
+	return _u
+}
+
 // SetRollupZone sets the "rollup_zone" field.
 func (_u *OrganizationUpdateOne) SetRollupZone(v string) *OrganizationUpdateOne {
 	_u.mutation.SetRollupZone(v)
@@ -2841,6 +2877,11 @@ func (_u *OrganizationUpdateOne) check() error {
 			return &ValidationError{Name: "timezone", err: fmt.Errorf(`ent: validator failed for field "Organization.timezone": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Currency(); ok {
+		if err := organization.CurrencyValidator(v); err != nil {
+			return &ValidationError{Name: "currency", err: fmt.Errorf(`ent: validator failed for field "Organization.currency": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.RollupZone(); ok {
 		if err := organization.RollupZoneValidator(v); err != nil {
 			return &ValidationError{Name: "rollup_zone", err: fmt.Errorf(`ent: validator failed for field "Organization.rollup_zone": %w`, err)}
@@ -2892,6 +2933,9 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 	}
 	if value, ok := _u.mutation.Timezone(); ok {
 		_spec.SetField(organization.FieldTimezone, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Currency(); ok {
+		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.RollupZone(); ok {
 		_spec.SetField(organization.FieldRollupZone, field.TypeString, value)

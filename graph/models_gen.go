@@ -243,6 +243,8 @@ type UpdateOrganizationInput struct {
 	Name *string `json:"name,omitempty"`
 	// An IANA time zone name, such as America/New_York.
 	Timezone *string `json:"timezone,omitempty"`
+	// An ISO 4217 currency code in capitals, such as USD or CAD.
+	Currency *string `json:"currency,omitempty"`
 }
 
 // Changes to a webhook subscription: only the fields given change.

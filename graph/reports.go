@@ -99,5 +99,5 @@ func deref(s *string) string {
 func (r *Resolver) updateOrganization(ctx context.Context, in UpdateOrganizationInput) (*ent.Organization, error) {
 	v, _ := viewer.FromContext(ctx)
 	return r.client(ctx).Organization.UpdateOneID(v.OrgID).
-		SetNillableName(in.Name).SetNillableTimezone(in.Timezone).Save(ctx)
+		SetNillableName(in.Name).SetNillableTimezone(in.Timezone).SetNillableCurrency(in.Currency).Save(ctx)
 }

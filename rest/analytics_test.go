@@ -605,6 +605,28 @@ func TestUpdateOrganization(t *testing.T) {
 			t.Errorf("a refused update changed the organization: %v", org)
 		}
 	})
+	t.Run("Currency", func(t *testing.T) {
+		currencyOf := func(key string) any {
+			return field(gql(t, e, key, `{ organization { currency } }`, nil), "organization")["currency"]
+		}
+		if got := currencyOf(e.Key); got != "USD" {
+			t.Errorf("the default currency = %v, want USD", got)
+		}
+		for _, code := range []string{"usd", "US", "USDX", "XYZ", "", "€"} {
+			if _, c, f := update(e.Key, fmt.Sprintf(`{currency: %q}`, code)); c != "VALIDATION_ERROR" || f != "currency" {
+				t.Errorf("currency %q: code %q field %q, want VALIDATION_ERROR on currency", code, c, f)
+			}
+		}
+		if _, c, _ := update(e.Key, `{currency: "CAD"}`); c != "" {
+			t.Fatalf("currency CAD refused: %s", c)
+		}
+		if got := currencyOf(e.Key); got != "CAD" {
+			t.Errorf("currency after the update = %v, want CAD", got)
+		}
+		if got := currencyOf(otherKey); got != "USD" {
+			t.Errorf("the other organization's currency = %v, want USD", got)
+		}
+	})
 }
 
 // Every malformed parameter is 422 naming it, on every report.

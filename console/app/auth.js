@@ -1,5 +1,5 @@
 // Signing in and out. The reader pastes an API key; the console checks it
-// with `organization { id name }` (every key may read that) before storing
+// with `organization { id name currency }` (every key may read that) before storing
 // it in this tab's sessionStorage (see key.js), and forgets it on sign-out.
 
 import { ApiError, closeSocket, gql } from './api.js';
@@ -8,7 +8,7 @@ import { clearKey, getKey, setKey, STORAGE_KEY } from './key.js';
 
 export { getKey, STORAGE_KEY };
 
-const ORG_QUERY = 'query ConsoleOrganization { organization { id name } }';
+const ORG_QUERY = 'query ConsoleOrganization { organization { id name currency } }';
 
 /**
  * Checks key against the server and stores it: resolves to the

@@ -6,7 +6,7 @@
 // reader navigates away (to close a subscription, say).
 
 import { currentOrganization, renderSignIn, signOut } from './auth.js';
-import { clearError, h, replace, showError } from './ui.js';
+import { clearError, h, replace, setCurrency, showError } from './ui.js';
 
 /**
  * Every screen: its route (":name" segments become params), its title,
@@ -136,6 +136,7 @@ function showSignedIn(o) {
   org = o;
   document.body.classList.remove('signed-out');
   orgName.textContent = o.name;
+  setCurrency(o.currency);
   nav.hidden = false;
   signOutButton.hidden = false;
   route();

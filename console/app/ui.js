@@ -100,22 +100,73 @@ export function formField(label, input, { hint = '' } = {}) {
   return field;
 }
 
+// The organization's currency (ISO 4217), set at sign-in from its
+// settings: every amount the console writes carries its sign.
+let orgCurrency = 'USD';
+
+/** Sets the currency amounts are written in (the organization's). */
+export function setCurrency(code) {
+  orgCurrency = code || 'USD';
+}
+
+/** The currency amounts are written in. */
+export function currency() {
+  return orgCurrency;
+}
+
+// The sign of a currency as English readers know it ("$", "CA$", "€"),
+// from the browser's own tables; the code when it has none.
+const signs = new Map();
+function currencySign(code) {
+  if (!signs.has(code)) {
+    let sign = code;
+    try {
+      const parts = new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).formatToParts(0);
+      sign = parts.find((p) => p.type === 'currency')?.value ?? code;
+    } catch {
+      // An unknown code is written as it is.
+    }
+    signs.set(code, sign);
+  }
+  return signs.get(code);
+}
+
 /**
- * Formats a decimal string ("1234567.5", "-20.125") with thousands
- * separators and at least two decimals ("1,234,567.50"), optionally after
- * a currency code ("USD 1,234,567.50"). It works on the digits, never on
- * a float, so no amount is rounded; a string that is not a decimal is
- * returned as it is. null or '' gives '—'.
+ * Formats a decimal string ("1234567.5", "-20.125") as an amount in the
+ * organization's currency, with thousands separators and at least two
+ * decimals ("$1,234,567.50", "-$20.125"); currency names another. It works
+ * on the digits, never on a float, so no amount is rounded; a string that
+ * is not a decimal is returned as it is. null or '' gives '—'.
  */
-export function money(str, currency = '') {
+export function money(str, currency = orgCurrency) {
   if (str === null || str === undefined || str === '') return '—';
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(String(str).trim());
   if (!m) return String(str);
   const [, sign, whole, frac = ''] = m;
   const grouped = whole.replace(/^0+(?=\d)/, '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const cents = frac.length >= 2 ? frac : frac.padEnd(2, '0');
-  const amount = `${sign}${grouped}.${cents}`;
-  return currency ? `${currency} ${amount}` : amount;
+  return `${sign}${currency ? currencySign(currency) : ''}${grouped}.${cents}`;
+}
+
+const countFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** Formats a count (18673, "18673") with thousands separators: "18,673". */
+export function count(n) {
+  if (n === null || n === undefined || n === '') return '—';
+  const v = Number(n);
+  return Number.isFinite(v) ? countFormat.format(v) : String(n);
+}
+
+/**
+ * Formats a chart axis tick (a number the chart computed, not an amount
+ * of record) short, in the organization's currency: "$400M", "$25K".
+ */
+export function compactMoney(n) {
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency: orgCurrency, notation: 'compact', maximumFractionDigits: 1 }).format(n);
+  } catch {
+    return `${orgCurrency} ${n}`;
+  }
 }
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });

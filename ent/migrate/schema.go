@@ -1280,6 +1280,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString},
 		{Name: "timezone", Type: field.TypeString, Default: "UTC"},
+		{Name: "currency", Type: field.TypeString, Default: "USD"},
 		{Name: "rollup_zone", Type: field.TypeString, Nullable: true},
 		{Name: "connector_token_hash", Type: field.TypeString, Unique: true},
 	}

@@ -24,6 +24,8 @@ const (
 	FieldName = "name"
 	// FieldTimezone holds the string denoting the timezone field in the database.
 	FieldTimezone = "timezone"
+	// FieldCurrency holds the string denoting the currency field in the database.
+	FieldCurrency = "currency"
 	// FieldRollupZone holds the string denoting the rollup_zone field in the database.
 	FieldRollupZone = "rollup_zone"
 	// FieldConnectorTokenHash holds the string denoting the connector_token_hash field in the database.
@@ -228,6 +230,7 @@ var Columns = []string{
 	FieldUpdatedAt,
 	FieldName,
 	FieldTimezone,
+	FieldCurrency,
 	FieldRollupZone,
 	FieldConnectorTokenHash,
 }
@@ -262,6 +265,10 @@ var (
 	DefaultTimezone string
 	// TimezoneValidator is a validator for the "timezone" field. It is called by the builders before save.
 	TimezoneValidator func(string) error
+	// DefaultCurrency holds the default value on creation for the "currency" field.
+	DefaultCurrency string
+	// CurrencyValidator is a validator for the "currency" field. It is called by the builders before save.
+	CurrencyValidator func(string) error
 	// RollupZoneValidator is a validator for the "rollup_zone" field. It is called by the builders before save.
 	RollupZoneValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
@@ -294,6 +301,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByTimezone orders the results by the timezone field.
 func ByTimezone(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTimezone, opts...).ToFunc()
+}
+
+// ByCurrency orders the results by the currency field.
+func ByCurrency(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCurrency, opts...).ToFunc()
 }
 
 // ByRollupZone orders the results by the rollup_zone field.

@@ -1430,8 +1430,14 @@ func init() {
 	organization.DefaultTimezone = organizationDescTimezone.Default.(string)
 	// organization.TimezoneValidator is a validator for the "timezone" field. It is called by the builders before save.
 	organization.TimezoneValidator = organizationDescTimezone.Validators[0].(func(string) error)
+	// organizationDescCurrency is the schema descriptor for currency field.
+	organizationDescCurrency := organizationFields[2].Descriptor()
+	// organization.DefaultCurrency holds the default value on creation for the currency field.
+	organization.DefaultCurrency = organizationDescCurrency.Default.(string)
+	// organization.CurrencyValidator is a validator for the "currency" field. It is called by the builders before save.
+	organization.CurrencyValidator = organizationDescCurrency.Validators[0].(func(string) error)
 	// organizationDescRollupZone is the schema descriptor for rollup_zone field.
-	organizationDescRollupZone := organizationFields[2].Descriptor()
+	organizationDescRollupZone := organizationFields[3].Descriptor()
 	// organization.RollupZoneValidator is a validator for the "rollup_zone" field. It is called by the builders before save.
 	organization.RollupZoneValidator = organizationDescRollupZone.Validators[0].(func(string) error)
 	// organizationDescID is the schema descriptor for id field.

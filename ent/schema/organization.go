@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"strings"
 
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
@@ -9,6 +10,7 @@ import (
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+	"golang.org/x/text/currency"
 
 	"github.com/lendingpipe/svc/internal/apperr"
 	"github.com/lendingpipe/svc/internal/period"
@@ -30,6 +32,18 @@ func ianaZone(name string) error {
 	return nil
 }
 
+// isoCurrency accepts the ISO 4217 codes of currencies in use (USD, EUR,
+// GBP, CAD, ...), in capitals.
+func isoCurrency(code string) error {
+	if len(code) != 3 || strings.ToUpper(code) != code {
+		return errors.New("must be an ISO 4217 currency code in capitals, such as USD")
+	}
+	if _, err := currency.ParseISO(code); err != nil {
+		return errors.New("must be an ISO 4217 currency code in capitals, such as USD")
+	}
+	return nil
+}
+
 // Organization is a tenant: a broker shop. Everything else belongs to one.
 type Organization struct{ ent.Schema }
 
@@ -47,6 +61,10 @@ func (Organization) Fields() []ent.Field {
 		// The IANA zone the organization's days are cut in: the reports'
 		// default, "today" in dialer statistics.
 		field.String("timezone").Default("UTC").Validate(ianaZone),
+		// The ISO 4217 currency its amounts are in: what the console
+		// writes beside every amount. Amounts carry no currency of their
+		// own; this names the organization's.
+		field.String("currency").Default("USD").Validate(isoCurrency),
 		// The zone the analytics rollups' days are cut in (see
 		// ent/schema/rollup.go): a new organization's own, then the zone
 		// of their last rebuild. Null until an organization that predates
