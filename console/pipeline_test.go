@@ -138,9 +138,6 @@ func TestDragLeadToStage(t *testing.T) {
 	run(t, ctx, chromedp.DragAndDrop(chromedp.CSS(card+` .card-meta`), chromedp.CSS(target)))
 	moved := target + ` .card[data-id="` + id + `"]`
 	waitFor(t, ctx, `document.querySelector('`+moved+`') !== null && !document.querySelector('`+moved+`').hasAttribute('aria-busy')`)
-	if sel := eval[string](t, ctx, `document.querySelector('`+moved+` select.move').value`); sel != stages[1].ID.String() {
-		t.Errorf("the moved card's stage select reads %s", sel)
-	}
 	if errs := eval[string](t, ctx, `document.getElementById('errors').textContent`); errs != "" {
 		t.Errorf("the move showed an error: %s", errs)
 	}
@@ -162,14 +159,12 @@ func TestDragLeadToStage(t *testing.T) {
 		t.Errorf("the delivery's signature does not verify")
 	}
 
-	// The keyboard way: the card's labelled select moves it back.
-	run(t, ctx, chromedp.SetValue(chromedp.CSS(moved+` select.move`), stages[0].ID.String()))
+	// The other way: the card's "Move…" menu moves it back.
+	run(t, ctx, chromedp.Click(chromedp.CSS(moved+` button.move`)),
+		chromedp.Click(chromedp.CSS(moved+` [role="menuitem"][data-stage="`+stages[0].ID.String()+`"]`)))
 	waitFor(t, ctx, `document.querySelector('`+card+`') !== null && !document.querySelector('`+card+`').hasAttribute('aria-busy')`)
-	if label := eval[string](t, ctx, `document.querySelector('label[for="move-`+id+`"]').textContent`); label != "Move to stage" {
-		t.Errorf("the select's label reads %q", label)
-	}
 	if got := leadStage(t, env, id); got != stages[0].ID.String() {
-		t.Errorf("the select left the lead at %q", got)
+		t.Errorf("the menu left the lead at %q", got)
 	}
 
 	// A move the server refuses puts the card back and says why: a key
@@ -177,11 +172,12 @@ func TestDragLeadToStage(t *testing.T) {
 	readOnly := newBrowser(t)
 	signIn(t, readOnly, env, env.NewKey(env.Org.ID, viewer.ScopeLeadsRead))
 	waitBoard(t, readOnly)
-	run(t, readOnly, chromedp.SetValue(chromedp.CSS(card+` select.move`), stages[3].ID.String()))
+	run(t, readOnly, chromedp.Click(chromedp.CSS(card+` button.move`)),
+		chromedp.Click(chromedp.CSS(card+` [role="menuitem"][data-stage="`+stages[3].ID.String()+`"]`)))
 	waitFor(t, readOnly, `document.querySelector('#errors .error')?.textContent.includes('could not be moved')`)
 	waitFor(t, readOnly, `document.querySelector('`+card+`') !== null && !document.querySelector('`+card+`').hasAttribute('aria-busy')`)
-	if sel := eval[string](t, readOnly, `document.querySelector('`+card+` select.move').value`); sel != stages[0].ID.String() {
-		t.Errorf("after the refusal the card's select reads %s", sel)
+	if n := eval[string](t, readOnly, `document.querySelector('.board-column[data-stage="`+stages[3].ID.String()+`"] .board-count').textContent`); n != "0" {
+		t.Errorf("after the refusal the target column counts %q", n)
 	}
 	if msg := eval[string](t, readOnly, `document.querySelector('#errors .error').textContent`); !strings.Contains(msg, "FORBIDDEN") || !strings.Contains(msg, "Request id:") {
 		t.Errorf("the refusal reads %q", msg)

@@ -2,12 +2,12 @@
 // of leads (newest first, "Load more" pages on), the same filters applied
 // to every column. A card moves to another stage by dragging it (SortableJS
 // in its fallback mode, which follows mouse and pointer events) or with its
-// "Move to stage" select; the board follows other people's changes over
-// the events subscription.
+// "Move…" menu; the board follows other people's changes over the events
+// subscription. On a phone one column shows at a time, behind stage tabs.
 
 import { gql, subscribe } from '../api.js';
 import { loadSortable } from '../libs.js';
-import { clearError, formField, h, money, showError } from '../ui.js';
+import { clearError, count, formField, h, money, showError } from '../ui.js';
 
 const PAGE = 25;
 
@@ -137,38 +137,84 @@ export async function render(main, ctx) {
 
   const columns = new Map();
   const sortables = [];
-  const stageOptions = stages.map((s) => ({ id: s.id, label: s.stageLabel }));
 
   function card(lead) {
-    const move = h('select', { class: 'move', 'aria-label': `Move ${lead.businessName || 'lead'} to stage` },
-      stageOptions.map((s) => h('option', { value: s.id, selected: s.id === lead.stageId }, s.label)));
-    const moveId = `move-${lead.id}`;
-    move.id = moveId;
     const el = h('li', { class: 'card', dataset: { id: lead.id, stage: lead.stageId } },
-      h('a', { href: `#/leads/${encodeURIComponent(lead.id)}`, class: 'card-title' }, lead.businessName || '(no business name)'),
+      h('a', { href: `#/leads/${encodeURIComponent(lead.id)}`, class: 'card-title', title: lead.businessName || null }, lead.businessName || '(no business name)'),
       h('p', { class: 'card-meta' },
-        contactName(lead) || 'No contact',
-        lead.requestedAmount ? ` · ${money(lead.requestedAmount)}` : '',
-      ),
-      h('p', { class: 'card-meta' },
-        h('span', { class: `badge priority-${lead.priority}` }, lead.priority),
-        ' ', lead.source.replaceAll('_', ' '),
+        lead.requestedAmount ? money(lead.requestedAmount) : 'No amount',
+        ` · ${contactName(lead) || 'No contact'}`,
+        ` · ${lead.source.replaceAll('_', ' ')}`,
         lead.primaryAdvisorName ? ` · ${lead.primaryAdvisorName}` : ''),
-      h('div', { class: 'card-move' }, h('label', { for: moveId }, 'Move to stage'), move),
     );
-    move.addEventListener('change', async () => {
-      const from = el.dataset.stage;
-      const to = move.value;
-      const target = columns.get(to);
-      if (target) target.list.prepend(el);
-      else el.remove();
-      await moveLead(el, from, to, () => {
-        const back = columns.get(from);
-        if (back) back.list.prepend(el);
-      });
-      move.focus();
-    });
+    const [button, menu] = moveMenu(el, lead.businessName || 'lead');
+    // Normal is most leads' priority: only the others are worth the room.
+    const badge = lead.priority === 'normal' ? null : h('span', { class: `badge priority-${lead.priority}` }, lead.priority);
+    el.append(h('div', { class: 'card-foot' }, badge, button), menu);
     return el;
+  }
+
+  /**
+   * The card's "Move…" button and the menu of the other stages it opens
+   * (the menu button pattern: arrows move, Escape closes), the way to move
+   * a card without dragging it.
+   */
+  function moveMenu(el, name) {
+    const button = h('button', { type: 'button', class: 'move', 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-label': `Move ${name} to another stage` }, 'Move…');
+    const menu = h('ul', { class: 'move-menu', role: 'menu', 'aria-label': `Stages for ${name}`, hidden: true });
+    const items = () => [...menu.querySelectorAll('[role="menuitem"]')];
+    function close(focus) {
+      menu.hidden = true;
+      button.setAttribute('aria-expanded', 'false');
+      if (focus) button.focus();
+    }
+    function open() {
+      menu.replaceChildren(...stages.filter((s) => s.id !== el.dataset.stage).map((s) => h('li', { role: 'none' },
+        h('button', { type: 'button', role: 'menuitem', tabindex: '-1', dataset: { stage: s.id } }, s.stageLabel))));
+      menu.hidden = false;
+      button.setAttribute('aria-expanded', 'true');
+      items()[0]?.focus();
+    }
+    button.addEventListener('click', () => (menu.hidden ? open() : close(false)));
+    menu.addEventListener('click', (ev) => {
+      const item = ev.target.closest('[role="menuitem"]');
+      if (!item) return;
+      close(false);
+      moveTo(el, item.dataset.stage);
+    });
+    menu.addEventListener('keydown', (ev) => {
+      const all = items();
+      const at = all.indexOf(document.activeElement);
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: all.length - 1 }[ev.key];
+      if (to !== undefined) {
+        ev.preventDefault();
+        all[(to + all.length) % all.length]?.focus();
+      } else if (ev.key === 'Escape') {
+        ev.preventDefault();
+        close(true);
+      } else if (ev.key === 'Tab') {
+        close(false);
+      }
+    });
+    // A click or focus elsewhere closes the menu.
+    el.addEventListener('focusout', (ev) => {
+      if (!menu.hidden && !menu.contains(ev.relatedTarget) && ev.relatedTarget !== button) close(false);
+    });
+    return [button, menu];
+  }
+
+  /** Moves a card with its menu; the focus stays on it, or on the tab when it went out of sight. */
+  async function moveTo(el, to) {
+    const from = el.dataset.stage;
+    const target = columns.get(to);
+    if (target) target.list.prepend(el);
+    else el.remove();
+    await moveLead(el, from, to, () => {
+      const back = columns.get(from);
+      if (back) back.list.prepend(el);
+    });
+    if (el.getClientRects().length) el.querySelector('button.move').focus();
+    else tablist.querySelector('[aria-selected="true"]')?.focus();
   }
 
   /** Saves a move already shown; on failure undo() puts the card back. */
@@ -182,11 +228,9 @@ export async function render(main, ctx) {
     try {
       clearError();
       await gql(MOVE, { id, stageId: to });
-      el.querySelector('select.move').value = to;
     } catch (err) {
       undo();
       el.dataset.stage = from;
-      el.querySelector('select.move').value = from;
       setCount(from, +1);
       setCount(to, -1);
       showError(err, `${el.querySelector('.card-title').textContent} could not be moved.`);
@@ -203,8 +247,11 @@ export async function render(main, ctx) {
   }
 
   function showCount(col) {
-    col.count.textContent = col.exact ? `${col.total}` : `about ${col.total}+`;
-    col.count.setAttribute('aria-label', col.exact ? `${col.total} leads` : `more than ${col.total} leads`);
+    const text = col.exact ? count(col.total) : `about ${count(col.total)}+`;
+    const label = col.exact ? `${count(col.total)} leads` : `more than ${count(col.total)} leads`;
+    col.count.textContent = text;
+    col.count.setAttribute('aria-label', label);
+    col.tabCount.textContent = text;
   }
 
   async function loadColumn(col, more) {
@@ -238,23 +285,30 @@ export async function render(main, ctx) {
     for (const col of columns.values()) loadColumn(col, false);
   }
 
+  // On a phone the board shows one stage at a time, chosen with these tabs.
+  const tablist = h('div', { class: 'board-tabs', role: 'tablist', 'aria-label': 'Stages' });
   const board = h('div', { class: 'board' });
   for (const stage of stages) {
     const headingId = `stage-${stage.id}`;
     const list = h('ul', { class: 'board-list', dataset: { stage: stage.id }, 'aria-labelledby': headingId });
-    const count = h('span', { class: 'board-count' }, '…');
+    const countEl = h('span', { class: 'board-count' }, '…');
+    const tabCount = h('span', { class: 'board-count' }, '…');
+    const tab = h('button', { type: 'button', role: 'tab', id: `tab-${stage.id}`, 'aria-controls': `column-${stage.id}`, 'aria-selected': 'false', tabindex: '-1', dataset: { stage: stage.id } },
+      stage.stageLabel, ' ', tabCount);
     const more = h('button', { type: 'button', class: 'load-more', hidden: true }, 'Load more');
-    const col = { stage, list, count, more, cursor: null, total: null, exact: true, seq: 0 };
+    const section = h('section', { class: 'board-column', id: `column-${stage.id}`, dataset: { stage: stage.id } },
+      h('h2', { id: headingId }, stage.stageLabel, ' ', countEl),
+      list, more);
+    const col = { stage, list, count: countEl, tabCount, tab, section, more, cursor: null, total: null, exact: true, seq: 0 };
     more.addEventListener('click', () => loadColumn(col, true));
     more.setAttribute('aria-label', `Load more ${stage.stageLabel} leads`);
     columns.set(stage.id, col);
-    board.append(h('section', { class: 'board-column', dataset: { stage: stage.id } },
-      h('h2', { id: headingId }, stage.stageLabel, ' ', count),
-      list, more));
+    tablist.append(tab);
+    board.append(section);
     sortables.push(Sortable.create(list, {
       group: 'board',
       draggable: '.card',
-      filter: 'select, option, label',
+      filter: '.move, .move-menu',
       preventOnFilter: false,
       forceFallback: true,
       fallbackOnBody: true,
@@ -271,12 +325,14 @@ export async function render(main, ctx) {
       },
     }));
   }
+  const tabs = stagesTabs(tablist, [...columns.values()], stages[0]?.id);
 
   main.append(
     h('div', { class: 'screen-head' }, h('h1', {}, ctx.title), newButton),
     newForm,
     filters,
-    h('p', { class: 'hint' }, 'Drag a card to another column, or use its "Move to stage" list.'),
+    h('p', { class: 'hint' }, 'Drag a card to another column, or use its "Move…" menu.'),
+    tablist,
     board,
   );
   await advisor.ready;
@@ -288,13 +344,17 @@ export async function render(main, ctx) {
   const pending = new Set();
   let timer = 0;
   function touch(stageId) {
-    if (!stageId) return;
-    pending.add(stageId);
+    if (stageId) pending.add(stageId);
     clearTimeout(timer);
     timer = setTimeout(() => {
+      // A card being dragged would be dropped by a reload: wait for the drop.
+      if (document.querySelector('.sortable-fallback')) {
+        touch();
+        return;
+      }
       for (const id of pending) {
         const col = columns.get(id);
-        if (col && !document.querySelector('.sortable-fallback')) loadColumn(col, false);
+        if (col) loadColumn(col, false);
       }
       pending.clear();
     }, 500);
@@ -322,8 +382,56 @@ export async function render(main, ctx) {
     clearTimeout(timer);
     clearTimeout(searchTimer);
     unsubscribe();
+    tabs.stop();
     for (const s of sortables) s.destroy();
   };
+}
+
+/**
+ * The stage tabs of a phone-sized screen: an ARIA tablist whose arrow keys
+ * move between stages, each column its tabpanel and one shown at a time.
+ * Wider screens show every column and hide the tabs (style.css).
+ */
+function stagesTabs(tablist, cols, first) {
+  const query = matchMedia('(max-width: 700px)');
+  let selected = first;
+  function layout() {
+    const phone = query.matches;
+    for (const col of cols) {
+      const on = col.stage.id === selected;
+      col.tab.setAttribute('aria-selected', String(on));
+      col.tab.tabIndex = on ? 0 : -1;
+      if (phone) {
+        col.section.setAttribute('role', 'tabpanel');
+        col.section.setAttribute('aria-labelledby', col.tab.id);
+      } else {
+        col.section.removeAttribute('role');
+        col.section.removeAttribute('aria-labelledby');
+      }
+      col.section.hidden = phone && !on;
+    }
+  }
+  function select(col, focus) {
+    selected = col.stage.id;
+    layout();
+    if (focus) col.tab.focus();
+    col.tab.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+  tablist.addEventListener('click', (ev) => {
+    const tab = ev.target.closest('[role="tab"]');
+    const col = tab && cols.find((c) => c.tab === tab);
+    if (col) select(col, false);
+  });
+  tablist.addEventListener('keydown', (ev) => {
+    const at = cols.findIndex((c) => c.stage.id === selected);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: cols.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    select(cols[(to + cols.length) % cols.length], true);
+  });
+  query.addEventListener('change', layout);
+  layout();
+  return { stop: () => query.removeEventListener('change', layout) };
 }
 
 /** The "New lead" form: creates the lead and opens it. */
