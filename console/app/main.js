@@ -73,7 +73,13 @@ export function navigate(path) {
 function go(path) {
   if (currentPath() === path) return routing;
   return new Promise((resolve) => {
-    window.addEventListener('hashchange', () => resolve(routing), { once: true });
+    // An earlier change may still be queued: wait for this one's event.
+    const arrived = (ev) => {
+      if (!ev.newURL.endsWith(`#${path}`)) return;
+      window.removeEventListener('hashchange', arrived);
+      resolve(routing);
+    };
+    window.addEventListener('hashchange', arrived);
     navigate(path);
   });
 }
