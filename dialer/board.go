@@ -61,8 +61,9 @@ func Location(ctx context.Context, c *ent.Client, orgID uuid.UUID) *time.Locatio
 	return loc
 }
 
-// Enrich builds the board rows of users (agents of orgID) in three queries,
-// whatever their number: presences, current leads' names, today's counts.
+// Enrich builds the board rows of users (agents of orgID) in four queries,
+// whatever their number: presences, the calls of agents on a call whose
+// dialer did not name it, current leads' names, today's counts.
 func Enrich(ctx context.Context, c *ent.Client, orgID uuid.UUID, users []*ent.User, now time.Time) ([]*AgentStatus, error) {
 	if len(users) == 0 {
 		return []*AgentStatus{}, nil
@@ -78,6 +79,9 @@ func Enrich(ctx context.Context, c *ent.Client, orgID uuid.UUID, users []*ent.Us
 	presences, err := c.AgentPresence.Query().Where(agentpresence.OrgID(orgID), agentpresence.UserIDIn(ids...)).All(sys)
 	if err != nil {
 		return nil, fmt.Errorf("loading presences: %w", err)
+	}
+	if err := fillCurrentCalls(sys, c, orgID, presences); err != nil {
+		return nil, err
 	}
 	byUser := make(map[uuid.UUID]*ent.AgentPresence, len(presences))
 	var leadIDs []uuid.UUID

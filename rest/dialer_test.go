@@ -291,3 +291,40 @@ func TestBoardCountsInOrgTimezone(t *testing.T) {
 		t.Errorf("callsToday = %v, want 1 (only the call after New York's midnight)", a["callsToday"])
 	}
 }
+
+// A dialer that reports on_call without naming the call: the board takes
+// the call (id and lead) from the agent's latest call event since the call
+// started, ignores an older call, and shows no call once an event ends it.
+func TestBoardCallFromEvents(t *testing.T) {
+	f := newDialerFixture(t)
+	e := f.e
+	now := e.Clock.Now().UTC()
+	event := func(call, kind string, at time.Time, lead bool) {
+		t.Helper()
+		body := map[string]any{"externalCallId": call, "userId": f.agent, "eventType": kind, "occurredAt": at.Format(time.RFC3339)}
+		if lead {
+			body["leadId"] = f.leadID
+		}
+		mustStatus(t, e.Post("/v1/dialer/events", f.dialer, body), http.StatusCreated)
+	}
+	row := func() map[string]any {
+		t.Helper()
+		r := e.Get("/v1/dialer/agents", f.dialer)
+		mustStatus(t, r, http.StatusOK)
+		return r.Items()[0]["attributes"].(map[string]any)
+	}
+	event("old", "call_started", now.Add(-10*time.Minute), false)
+	mustStatus(t, e.Post("/v1/dialer/presence", f.dialer, map[string]any{"userId": f.agent, "status": "on_call"}), http.StatusOK)
+	if a := row(); a["currentCallId"] != nil {
+		t.Errorf("an older call counts as the current one: %v", a)
+	}
+	// Sent a moment before the status report, as dialers do.
+	event("c9", "call_started", now.Add(-20*time.Second), true)
+	if a := row(); a["currentCallId"] != "c9" || a["currentLeadId"] != f.leadID || a["currentLeadName"] != "Acme Trucking" {
+		t.Errorf("the call in progress reads %v", a)
+	}
+	event("c9", "call_ended", now.Add(time.Second), false)
+	if a := row(); a["currentCallId"] != nil || a["currentLeadId"] != nil {
+		t.Errorf("an ended call is still current: %v", a)
+	}
+}

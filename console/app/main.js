@@ -6,6 +6,7 @@
 // reader navigates away (to close a subscription, say).
 
 import { currentOrganization, renderSignIn, signOut } from './auth.js';
+import { installShortcuts } from './shortcuts.js';
 import { clearError, h, replace, setCurrency, showError } from './ui.js';
 
 /**
@@ -38,6 +39,8 @@ const appTitle = document.title;
 let org = null;
 let cleanup = null;
 let generation = 0;
+// The latest route() call, which settles once its screen is shown.
+let routing = Promise.resolve();
 
 /** Finds the screen for a path ("/leads/abc"), with its params. */
 export function match(path) {
@@ -61,6 +64,24 @@ export function match(path) {
 /** Goes to path ("/leads/<id>"). */
 export function navigate(path) {
   window.location.hash = `#${path}`;
+}
+
+/**
+ * Goes to path and settles once its screen is shown (or at once when it is
+ * the screen already).
+ */
+function go(path) {
+  if (currentPath() === path) return routing;
+  return new Promise((resolve) => {
+    // An earlier change may still be queued: wait for this one's event.
+    const arrived = (ev) => {
+      if (!ev.newURL.endsWith(`#${path}`)) return;
+      window.removeEventListener('hashchange', arrived);
+      resolve(routing);
+    };
+    window.addEventListener('hashchange', arrived);
+    navigate(path);
+  });
 }
 
 function currentPath() {
@@ -139,7 +160,7 @@ function showSignedIn(o) {
   setCurrency(o.currency);
   nav.hidden = false;
   signOutButton.hidden = false;
-  route();
+  routing = route();
 }
 
 function showSignedOut() {
@@ -156,7 +177,8 @@ function showSignedOut() {
 
 async function start() {
   buildNav();
-  window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', () => { routing = route(); });
+  installShortcuts({ path: currentPath, go, enabled: () => org !== null });
   signOutButton.addEventListener('click', () => {
     signOut();
     clearError();

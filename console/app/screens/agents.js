@@ -5,7 +5,7 @@
 // and used when that page is shown.
 
 import { gql, subscribe } from '../api.js';
-import { date, h, pager, replace, showError } from '../ui.js';
+import { count, date, h, pager, replace, showError } from '../ui.js';
 
 const FIELDS = `id userId firstName lastName email status currentCallId currentLeadId currentLeadName
   callStartedAt statusChangedAt callsToday dispositionCount campaignName statusTimeSec`;
@@ -15,6 +15,15 @@ const BOARD = `query AgentsBoard($first: Int, $after: Cursor) {
     edges { node { ${FIELDS} } }
     pageInfo { hasNextPage endCursor }
     totalCount
+  }
+}`;
+
+// Every agent's status, for the summary line: ids and statuses only, in
+// pages of the largest size, however many agents there are.
+const STATUSES = `query AgentsStatuses($after: Cursor) {
+  agentsBoard(first: 100, after: $after) {
+    edges { node { id status } }
+    pageInfo { hasNextPage endCursor }
   }
 }`;
 
@@ -40,6 +49,30 @@ const CELLS = {
   today: (a) => `${a.callsToday} calls, ${a.dispositionCount} dispositions`,
   campaign: (a) => a.campaignName || '—',
 };
+
+/** Every agent's status by id, read page by page. */
+async function allStatuses() {
+  const statuses = new Map();
+  let after = null;
+  do {
+    const { agentsBoard: page } = await gql(STATUSES, { after });
+    for (const { node } of page.edges) statuses.set(node.id, node.status);
+    after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+  } while (after);
+  return statuses;
+}
+
+/** "N online · N on a call · N available · N offline": online is anyone not offline. */
+function summaryText(statuses) {
+  const n = { online: 0, on_call: 0, available: 0, offline: 0 };
+  for (const status of statuses.values()) {
+    if (status === 'offline') n.offline++;
+    else n.online++;
+    if (status === 'on_call') n.on_call++;
+    if (status === 'online') n.available++;
+  }
+  return `${count(n.online)} online · ${count(n.on_call)} on a call · ${count(n.available)} available · ${count(n.offline)} offline`;
+}
 
 /** Fills main; returns the cleanup that closes the subscription. */
 export async function render(main, ctx) {
@@ -73,10 +106,17 @@ export async function render(main, ctx) {
     },
   });
 
+  // Events that arrive before the statuses are read are applied after.
+  let statuses = null;
+  const early = [];
+  const summary = h('p', { class: 'agents-summary' });
+  const showSummary = () => { if (statuses) summary.textContent = summaryText(statuses); };
+
   main.append(
     h('h1', {}, ctx.title),
     h('p', { class: 'muted' }, 'Each agent\'s dialer status as the dialer reports it; rows change as it does.'),
     live,
+    summary,
     h('div', { class: 'agents-board' }, list.element),
   );
 
@@ -85,6 +125,9 @@ export async function render(main, ctx) {
       const row = data?.agentPresenceChanged;
       if (!row) return;
       latest.set(row.id, row);
+      if (statuses) statuses.set(row.id, row.status);
+      else early.push(row);
+      showSummary();
       for (const span of main.querySelectorAll('.cell[data-agent]')) {
         if (span.dataset.agent === row.id) replace(span, CELLS[span.dataset.cell](row));
       }
@@ -96,5 +139,10 @@ export async function render(main, ctx) {
     complete: () => { live.textContent = 'Live updates ended.'; },
   });
   live.textContent = 'Live: rows change as agents report.';
+  allStatuses().then((read) => {
+    statuses = read;
+    for (const row of early) statuses.set(row.id, row.status);
+    showSummary();
+  }, (err) => showError(err, 'The agents\' summary could not be loaded.'));
   return unsubscribe;
 }

@@ -10,7 +10,7 @@
 
 import { gql } from '../api.js';
 import { loadChart } from '../libs.js';
-import { clearError, formField, h, money, reportError } from '../ui.js';
+import { clearError, compactMoney, count, formField, h, money, reportError } from '../ui.js';
 
 const REPORTS = `query ConsoleAnalytics($from: String, $to: String, $interval: AnalyticsInterval) {
   analytics(from: $from, to: $to, interval: $interval) {
@@ -74,7 +74,7 @@ function duration(total) {
  */
 function table(caption, head, rows, { num = [], foot = null, empty = 'No figures in this period.' } = {}) {
   const cell = (tag, v, i, attrs = {}) => h(tag, { ...attrs, class: num.includes(i) ? 'num' : null }, v);
-  return h('div', { class: 'table-wrap' }, h('table', { class: 'figures' },
+  return h('div', { class: 'table-wrap', dataset: { label: caption } }, h('table', { class: 'figures' },
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, head.map((label, i) => cell('th', label, i, { scope: 'col' })))),
     h('tbody', {}, rows.length === 0
@@ -85,13 +85,40 @@ function table(caption, head, rows, { num = [], foot = null, empty = 'No figures
 }
 
 /**
+ * Makes each table box that scrolls sideways (a phone's width) a labelled
+ * region the keyboard can reach and scroll, and a box that fits no stop
+ * in the tab order. Returns the function that stops watching.
+ */
+function scrollRegions(root) {
+  const mark = (wrap) => {
+    if (wrap.scrollWidth > wrap.clientWidth) {
+      wrap.setAttribute('tabindex', '0');
+      wrap.setAttribute('role', 'region');
+      wrap.setAttribute('aria-label', `${wrap.dataset.label} (scrolls sideways)`);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label']) wrap.removeAttribute(a);
+    }
+  };
+  const observer = new ResizeObserver((entries) => { for (const e of entries) mark(e.target); });
+  for (const wrap of root.querySelectorAll('.table-wrap')) {
+    mark(wrap);
+    observer.observe(wrap);
+  }
+  return () => observer.disconnect();
+}
+
+/** Chart.js axis ticks: amounts short ("$400M"), counts with separators. */
+const MONEY_TICKS = { callback: (v) => compactMoney(v) };
+const COUNT_TICKS = { precision: 0, callback: (v) => count(v) };
+
+/**
  * One chart with its table: a figure titled title whose canvas is an image
  * described by summary (the figures in a sentence) and is followed by the
  * table. config is Chart.js's; the chart is registered in charts.
  */
-function figure(Chart, charts, name, title, summary, config, tableEl) {
+function figure(Chart, charts, name, title, summary, config, tableEl, { wide = false } = {}) {
   const canvas = h('canvas', { role: 'img', 'aria-label': `${title}: ${summary}` });
-  const el = h('figure', { class: 'chart', dataset: { chart: name } },
+  const el = h('figure', { class: ['chart', wide ? 'wide' : null], dataset: { chart: name } },
     h('figcaption', {}, h('h2', {}, title)),
     h('div', { class: 'chart-box' }, canvas),
     tableEl,
@@ -116,15 +143,15 @@ function funnelChart(Chart, charts, p) {
   const f = p.funnel;
   const steps = [['Leads', f.leads, '—'], ['Applied', f.applied, f.conversion.applied], ['Approved', f.approved, f.conversion.approved], ['Funded', f.funded, f.conversion.funded]];
   return figure(Chart, charts, 'funnel', 'Pipeline funnel',
-    `of ${f.leads} leads created in the period, ${f.applied} applied, ${f.approved} were approved and ${f.funded} funded (${percent(f.conversion.overall)} overall).`,
+    `of ${count(f.leads)} leads created in the period, ${count(f.applied)} applied, ${count(f.approved)} were approved and ${count(f.funded)} funded (${percent(f.conversion.overall)} overall).`,
     {
       type: 'bar',
       data: { labels: steps.map((s) => s[0]), datasets: [{ label: 'Leads', data: steps.map((s) => s[1]), backgroundColor: COLORS.blue }] },
-      options: { indexAxis: 'y', plugins: { legend: { display: false } }, scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } },
+      options: { indexAxis: 'y', plugins: { legend: { display: false } }, scales: { x: { beginAtZero: true, ticks: COUNT_TICKS } } },
     },
     table('The funnel: leads created in the period and the steps they reached', ['Step', 'Leads', 'Conversion from the step before'],
-      steps.map(([label, n, ratio]) => [label, String(n), ratio === '—' ? '—' : percent(ratio)]),
-      { num: [1, 2], foot: ['Overall (funded / leads)', String(f.funded), percent(f.conversion.overall)] }),
+      steps.map(([label, n, ratio]) => [label, count(n), ratio === '—' ? '—' : percent(ratio)]),
+      { num: [1, 2], foot: ['Overall (funded / leads)', count(f.funded), percent(f.conversion.overall)] }),
   );
 }
 
@@ -132,18 +159,18 @@ function fundingChart(Chart, charts, funding, interval) {
   const by = { day: 'day', week: 'week', month: 'month' }[interval] || interval;
   const t = funding.totals;
   return figure(Chart, charts, 'funding', `Funded volume by ${by}`,
-    `${t.deals} deals funded, ${money(t.fundedAmount)} in all, ${money(t.averageAmount)} on average.`,
+    `${count(t.deals)} deals funded, ${money(t.fundedAmount)} in all, ${money(t.averageAmount)} on average.`,
     {
       type: 'bar',
       data: {
         labels: funding.series.map((b) => b.periodStart),
         datasets: [{ label: 'Funded amount', data: funding.series.map((b) => plot(b.fundedAmount)), backgroundColor: COLORS.green }],
       },
-      options: { scales: { y: { beginAtZero: true } } },
+      options: { scales: { y: { beginAtZero: true, ticks: MONEY_TICKS } } },
     },
     table(`Deals funded by ${by}`, [`${by[0].toUpperCase()}${by.slice(1)} starting`, 'Deals', 'Funded amount'],
-      funding.series.map((b) => [b.periodStart, String(b.deals), money(b.fundedAmount)]),
-      { num: [1, 2], foot: ['Total', String(t.deals), money(t.fundedAmount)] }),
+      funding.series.map((b) => [b.periodStart, count(b.deals), money(b.fundedAmount)]),
+      { num: [1, 2], foot: ['Total', count(t.deals), money(t.fundedAmount)] }),
   );
 }
 
@@ -159,11 +186,12 @@ function lendersChart(Chart, charts, lenders) {
         // Ratios plotted as percentages (for plotting only).
         datasets: [{ label: 'Approval rate (%)', data: rows.map((l) => plot(l.approvalRate) * 100), backgroundColor: COLORS.amber }],
       },
-      options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, max: 100 } } },
+      options: { plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, max: 100, ticks: { callback: (v) => `${v} %` } } } },
     },
     table('Applications submitted in the period, by lender', ['Lender', 'Submitted', 'Approved', 'Declined', 'Funded', 'Approval rate'],
-      rows.map((l) => [l.name, String(l.submitted), String(l.approved), String(l.declined), String(l.funded), percent(l.approvalRate)]),
+      rows.map((l) => [l.name, count(l.submitted), count(l.approved), count(l.declined), count(l.funded), percent(l.approvalRate)]),
       { num: [1, 2, 3, 4, 5] }),
+    { wide: true },
   );
 }
 
@@ -182,11 +210,12 @@ function commissionsChart(Chart, charts, c) {
           { label: 'Clawed back', data: rows.map((g) => plot(g.clawedBack)), backgroundColor: COLORS.red },
         ],
       },
-      options: { scales: { y: { beginAtZero: true } } },
+      options: { scales: { y: { beginAtZero: true, ticks: MONEY_TICKS } } },
     },
     table('Commissions of the deals funded in the period, by lender', ['Lender', 'Expected', 'Paid', 'Clawed back', 'Owed'],
       rows.map((g) => [g.name, money(g.expected), money(g.paid), money(g.clawedBack), money(g.outstanding)]),
       { num: [1, 2, 3, 4], foot: ['Total', money(t.expected), money(t.paid), money(t.clawedBack), money(t.outstanding)] }),
+    { wide: true },
   );
 }
 
@@ -194,18 +223,18 @@ function dialerChart(Chart, charts, d, interval) {
   const calls = d.agents.reduce((n, a) => n + a.calls, 0);
   const answered = d.agents.reduce((n, a) => n + a.answered, 0);
   return figure(Chart, charts, 'dialer', 'Dialer activity',
-    `${calls} calls by ${d.agents.length} agents, ${answered} answered.`,
+    `${count(calls)} calls by ${count(d.agents.length)} agents, ${count(answered)} answered.`,
     {
       type: 'line',
       data: {
         labels: d.series.map((b) => b.periodStart),
         datasets: [{ label: `Calls by ${interval}`, data: d.series.map((b) => b.calls), borderColor: COLORS.blue, backgroundColor: COLORS.blue }],
       },
-      options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+      options: { scales: { y: { beginAtZero: true, ticks: COUNT_TICKS } } },
     },
     table('Calls in the period, by agent', ['Agent', 'Calls', 'Answered', 'Talk time', 'Average talk'],
-      d.agents.map((a) => [a.name, String(a.calls), String(a.answered), duration(a.talkSeconds), duration(a.averageTalkSeconds)]),
-      { num: [1, 2, 3, 4], foot: ['Total', String(calls), String(answered), duration(d.agents.reduce((n, a) => n + a.talkSeconds, 0)), '—'] }),
+      d.agents.map((a) => [a.name, count(a.calls), count(a.answered), duration(a.talkSeconds), duration(a.averageTalkSeconds)]),
+      { num: [1, 2, 3, 4], foot: ['Total', count(calls), count(answered), duration(d.agents.reduce((n, a) => n + a.talkSeconds, 0)), '—'] }),
   );
 }
 
@@ -238,6 +267,8 @@ export async function render(main, ctx) {
 
   function destroy() {
     for (const c of charts.list) c.destroy();
+    charts.unwatch?.();
+    charts.unwatch = null;
     charts.list = [];
     charts.pending = [];
   }
@@ -261,6 +292,7 @@ export async function render(main, ctx) {
       );
       for (const draw of charts.pending) draw();
       charts.pending = [];
+      charts.unwatch = scrollRegions(board);
     } catch (err) {
       if (mine !== seq) return;
       reportError(err, 'The reports could not be loaded.');
