@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/klauspost/compress/gzhttp"
 	"github.com/lendingpipe/svc/graph"
 )
 
@@ -36,6 +37,9 @@ func (h documentHandlers) content(w http.ResponseWriter, r *http.Request) error 
 	hdr.Set("Content-Disposition", attachment(d.Filename))
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "private")
+	// Served as stored, never gzipped: Range offsets and Content-Length
+	// count the document's own bytes.
+	hdr.Set(gzhttp.HeaderNoCompression, "1")
 	screenRange(r, d.Size)
 	http.ServeContent(w, r, "", d.CreatedAt, f)
 	return nil

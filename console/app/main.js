@@ -6,6 +6,7 @@
 // reader navigates away (to close a subscription, say).
 
 import { currentOrganization, renderSignIn, signOut } from './auth.js';
+import { getKey } from './key.js';
 import { installShortcuts } from './shortcuts.js';
 import { clearError, h, replace, setCurrency, showError } from './ui.js';
 
@@ -176,6 +177,9 @@ function showSignedOut() {
 }
 
 async function start() {
+  // The page starts in the signed-in layout, so a stored key opens the
+  // screen without moving it; with no key the sign-in form is next.
+  if (!getKey()) document.body.classList.add('signed-out');
   buildNav();
   window.addEventListener('hashchange', () => { routing = route(); });
   installShortcuts({ path: currentPath, go, enabled: () => org !== null });

@@ -2,6 +2,7 @@ package resttest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,8 +123,11 @@ func (c *Conformance) Wrap(h http.Handler, report func(error)) http.Handler {
 
 // Check returns what is wrong with one exchange.
 func (c *Conformance) Check(r *http.Request, reqBody []byte, resp *http.Response) []error {
-	respBody, _ := io.ReadAll(resp.Body)
+	respBody, err := decodedBody(resp)
 	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if resp.StatusCode == http.StatusInternalServerError {
 		errs = append(errs, errors.New("a 500: the server failed"))
 	}
@@ -155,6 +159,20 @@ func (c *Conformance) Check(r *http.Request, reqBody []byte, resp *http.Response
 		errs = append(errs, undocumentedHeaders(resp.Header, res.Value.Headers)...)
 	}
 	return errs
+}
+
+// decodedBody is resp's body as the handler wrote it: a gzip answer is
+// held to the document by what it decodes to.
+func decodedBody(resp *http.Response) ([]byte, error) {
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		return raw, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return raw, fmt.Errorf("a gzip answer that does not decode: %w", err)
+	}
+	return io.ReadAll(zr)
 }
 
 // readAsJSON gives req the Content-Type application/json when the
