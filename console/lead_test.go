@@ -67,7 +67,7 @@ func TestLeadRefusedFundingBesideField(t *testing.T) {
 	waitFor(t, ctx, `[...document.querySelectorAll('.error, .form-error')].some((e) => e.textContent.includes('must not exceed'))`)
 	run(t, ctx, evalVoid(`document.querySelector('`+fund+`').scrollIntoView({ block: 'center' })`))
 	shot(t, ctx, "refused-funding")
-	waitFor(t, ctx, formError+`('`+amount+`', 'fundedAmount must not exceed the approved amount 30000.00')`)
+	waitFor(t, ctx, formError+`('`+amount+`', 'must not exceed the approved amount 30000.00')`)
 
 	// The lead's edit form: a refused email beside the email field, then
 	// a good one clears it, and a stale global message too.
