@@ -2,7 +2,9 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -149,6 +151,16 @@ func TestLeadPageFollowsOtherWrites(t *testing.T) {
 	signIn(t, ctx, env, env.Key)
 	openLead(t, ctx, lead, "Harbor Street Bakery")
 
+	// A marker a reload would wipe.
+	run(t, ctx, evalVoid(`window.leadNoReload = true`))
+	untilLive(t, ctx, func(i int) string {
+		industry := fmt.Sprintf("Bakery %d", i)
+		if r := env.Patch("/v1/leads/"+lead, env.Key, map[string]any{"industry": industry}); r.Status != 200 {
+			t.Fatalf("updating the lead: %d %s", r.Status, r.Raw)
+		}
+		return `document.querySelector('.attrs dd[data-attr="Industry"]')?.textContent === '` + industry + `'`
+	})
+
 	to := stages[1]
 	if r := env.Post("/v1/leads/"+lead+"/stage", env.Key, map[string]any{"stageId": to.ID.String()}); r.Status != 200 {
 		t.Fatalf("moving the lead: %d %s", r.Status, r.Raw)
@@ -161,14 +173,35 @@ func TestLeadPageFollowsOtherWrites(t *testing.T) {
 	waitFor(t, ctx, `document.querySelector('.timeline')?.textContent.includes('Funded by Northwind Capital: $30,000.00') &&
 		document.querySelector('.attrs dd[data-attr="Stage"]')?.textContent === '`+want+`' &&
 		document.querySelector('.lead-lending .pager tbody')?.textContent.includes('Funded: $30,000.00')`)
+	if !eval[bool](t, ctx, `window.leadNoReload === true`) {
+		t.Error("the page reloaded")
+	}
 
-	// The Applications screen follows a decision made elsewhere.
-	other := submitApp(t, env, lead, createLender(t, env, "Bluefin Funding", "0.04"))
+	// The Applications screen follows submissions and decisions made
+	// elsewhere.
 	run(t, ctx, evalVoid(`location.hash = '#/applications'`))
-	waitFor(t, ctx, `document.querySelectorAll('main .pager tbody tr').length === 2`)
+	waitFor(t, ctx, `document.querySelectorAll('main .pager tbody tr').length === 1`)
+	var other string
+	untilLive(t, ctx, func(i int) string {
+		other = submitApp(t, env, lead, createLender(t, env, fmt.Sprintf("Bluefin Funding %d", i), "0.04"))
+		return fmt.Sprintf(`document.querySelectorAll('main .pager tbody tr').length >= %d`, i+2)
+	})
 	lendingGQL(t, env, `mutation($id: ID!, $in: DecideApplicationInput!) { decideApplication(id: $id, input: $in) { id } }`,
 		map[string]any{"id": other, "in": map[string]any{"decision": "DECLINED", "reason": "Too many positions"}})
 	waitFor(t, ctx, `document.querySelector('main .pager tbody')?.textContent.includes('Declined: Too many positions')`)
+}
+
+// untilLive writes (write(i) returns what shows it on the page) until the
+// page shows a write: its subscription starts asynchronously, so the
+// first writes may come before it listens.
+func untilLive(t *testing.T, ctx context.Context, write func(i int) string) {
+	t.Helper()
+	for i := 0; i < 40; i++ {
+		if opsWait(ctx, write(i), time.Second) {
+			return
+		}
+	}
+	t.Fatalf("the page did not follow the writes; it reads:\n%s", eval[string](t, ctx, `document.querySelector('main').innerText`))
 }
 
 func leadStageLabel(t *testing.T, env *resttest.Env, id string) string {
