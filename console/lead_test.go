@@ -136,6 +136,8 @@ func TestLeadPageStageAndAdvisor(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form.lead-stage button[type="submit"]`)),
 	)
 	waitFor(t, ctx, `document.querySelector('.attrs dd[data-attr="Stage"]')?.textContent === '`+to.StageLabel+`'`)
+	// The redrawn form keeps the focus, rather than dropping it to the body.
+	waitFor(t, ctx, `document.activeElement === document.querySelector('form.lead-stage button[type="submit"]')`)
 	if got := leadStage(t, env, lead); got != to.ID.String() {
 		t.Errorf("the lead's stage is %s, want %s", got, to.ID)
 	}

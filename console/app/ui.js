@@ -434,10 +434,15 @@ export function showFormError(form, err, context = '') {
  * server no longer accepts sends the reader to sign in (reportError).
  */
 export function onFormSubmit(form, action, { context = '' } = {}) {
+  let busy = false;
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    if (busy) return;
+    busy = true;
+    // aria-disabled, not disabled: a disabled button drops the focus to
+    // the body, and the reader would start again from the top.
     const button = form.querySelector('[type="submit"]');
-    if (button) button.disabled = true;
+    button?.setAttribute('aria-disabled', 'true');
     try {
       await action(form);
       clearFormError(form);
@@ -446,7 +451,8 @@ export function onFormSubmit(form, action, { context = '' } = {}) {
       if (err?.code === 'UNAUTHORIZED') reportError(err);
       else showFormError(form, err, err?.context || context);
     } finally {
-      if (button) button.disabled = false;
+      busy = false;
+      button?.removeAttribute('aria-disabled');
     }
   });
   return form;

@@ -86,9 +86,20 @@ export async function render(main, ctx, params) {
   // reader is using and redraws only what they read.
   async function reloadLead({ live = false } = {}) {
     lead = (await gql(LEAD_QUERY, { id })).lead;
-    if (!live || !attrsInUse()) showAttrs();
-    else showDetails();
+    if (live && attrsInUse()) showDetails();
+    else keepFocus(showAttrs);
     showTimeline();
+  }
+
+  // Redraws with draw, and gives focus back to the redrawn form the reader
+  // just used (its button), or to Edit details after an edit, not the body.
+  function keepFocus(draw) {
+    const form = attrs.contains(document.activeElement) ? document.activeElement.closest('form') : null;
+    draw();
+    if (!form) return;
+    const again = form.classList.contains('lead-edit') ? attrs.querySelector(':scope > button')
+      : attrs.querySelector(`form.${form.classList[form.classList.length - 1]} [type="submit"]`);
+    again?.focus();
   }
 
   function attrsInUse() {
