@@ -86,14 +86,15 @@ func TestSubmitApproveFund(t *testing.T) {
 	)
 	waitFor(t, ctx, `[...document.querySelectorAll('`+sec+` tr')].some((r) => r.textContent.includes('Northwind Capital') && r.textContent.includes('Approved: $45,000.00 at 1.35 factor, 12 months'))`)
 
-	// Funding more than approved is refused in the server's words.
+	// Funding more than approved is refused in the server's words, in the
+	// form.
 	run(t, ctx,
 		chromedp.Click(chromedp.CSS(north+` details.fund > summary`)),
 		chromedp.SendKeys(chromedp.CSS(north+` input[name="fundedAmount"]`), "99999.00"),
 		chromedp.Click(chromedp.CSS(north+` details.fund button[type="submit"]`)),
 	)
-	waitFor(t, ctx, `document.querySelector('#errors .error')?.textContent.includes('VALIDATION_ERROR')`)
-	refusal := eval[string](t, ctx, `document.querySelector('#errors .error').textContent`)
+	waitFor(t, ctx, `document.querySelector('`+north+` details.fund .form-error')?.textContent.includes('VALIDATION_ERROR')`)
+	refusal := eval[string](t, ctx, `document.querySelector('`+north+` details.fund .form-error').textContent`)
 	if !strings.Contains(refusal, "Funding Northwind Capital's offer failed.") || !strings.Contains(refusal, "Request id: ") {
 		t.Errorf("the refused funding reads %q", refusal)
 	}

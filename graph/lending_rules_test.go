@@ -328,3 +328,27 @@ func TestDecideApplicationRules(t *testing.T) {
 		}
 	})
 }
+
+// An approval missing a part of its offer says which, in its message as
+// well as in extensions.field: a reader may see the message alone.
+func TestApprovalMessageNamesTheField(t *testing.T) {
+	l := newLendingEnv(t)
+	app := l.submit(t, l.lead(t, nil), l.lender(t, "Plain Words Capital", nil), nil)["id"].(string)
+	decide := `mutation($id: ID!, $in: DecideApplicationInput!) { decideApplication(id: $id, input: $in) { id } }`
+	for field, in := range map[string]map[string]any{
+		"interestRate": {"decision": "APPROVED", "approvedAmount": "30000.00"},
+		"rateType":     {"decision": "APPROVED", "interestRate": "1.35", "termMonths": 12},
+		"termMonths":   {"decision": "APPROVED", "interestRate": "1.35", "rateType": "factor"},
+	} {
+		r := l.Post("/graphql", l.key, map[string]any{"query": decide, "variables": map[string]any{"id": app, "in": in}})
+		errs, _ := r.Body["errors"].([]any)
+		if len(errs) == 0 {
+			t.Fatalf("%s: the approval succeeded: %s", field, r.Raw)
+		}
+		first := errs[0].(map[string]any)
+		if want := field + " is required to approve an application"; first["message"] != want {
+			t.Errorf("%s: message %q, want %q", field, first["message"], want)
+		}
+		wantError(t, first["extensions"].(map[string]any), "VALIDATION_ERROR", field)
+	}
+}

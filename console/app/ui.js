@@ -364,3 +364,96 @@ export function reportError(err, context = '') {
   showError(err, context);
   return err;
 }
+
+// ---------------------------------------------------------------------------
+// A form's own errors: written inside the form, beside what failed, so the
+// reader sees them where they are working.
+
+/** An error the console finds itself, naming the form field it is about. */
+export function fieldError(message, field = '') {
+  return Object.assign(new Error(message), { code: 'VALIDATION_ERROR', field });
+}
+
+// The control of form that err names (extensions.field, or field of a
+// fieldError), when it is one control the reader can see.
+function namedControl(form, err) {
+  const field = err?.field || err?.errors?.[0]?.extensions?.field || '';
+  const el = field ? form.elements.namedItem(field) : null;
+  if (!(el instanceof HTMLElement) || el.closest('[hidden]') || el.type === 'hidden') return null;
+  return el;
+}
+
+/** Removes form's error and unmarks the control it named. */
+export function clearFormError(form) {
+  for (const msg of form.querySelectorAll('.form-error')) {
+    for (const el of form.querySelectorAll('[aria-invalid="true"]')) {
+      const rest = (el.getAttribute('aria-describedby') || '').split(' ').filter((t) => t && t !== msg.id);
+      if (rest.length) el.setAttribute('aria-describedby', rest.join(' '));
+      else el.removeAttribute('aria-describedby');
+      el.removeAttribute('aria-invalid');
+    }
+    msg.remove();
+  }
+}
+
+/**
+ * Writes err in form: below the control it names, which is marked invalid,
+ * described by the message and focused; else beside the form's submit
+ * button, and the message is focused. The message is an assertive live
+ * region, so it is read out as it appears.
+ */
+export function showFormError(form, err, context = '') {
+  clearFormError(form);
+  const msg = h('p', { class: 'form-error', id: `f${++ids}`, role: 'alert', 'aria-live': 'assertive', tabindex: '-1' },
+    context ? `${context} ` : '',
+    err?.message || String(err),
+    err?.code ? h('span', { class: 'code' }, ` (${err.code})`) : null,
+    err?.requestId ? h('span', { class: 'request-id' }, ` Request id: ${err.requestId}`) : null);
+  const control = namedControl(form, err);
+  if (control) {
+    (control.closest('.field') || control).after(msg);
+    control.setAttribute('aria-invalid', 'true');
+    const described = (control.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+    control.setAttribute('aria-describedby', [...described, msg.id].join(' '));
+    control.focus();
+  } else {
+    const submit = form.querySelector('[type="submit"]');
+    const spot = submit?.closest('.actions') || submit;
+    if (spot) spot.after(msg);
+    else form.append(msg);
+    msg.focus();
+  }
+  return msg;
+}
+
+/**
+ * The one way a form runs its action: on submit, action(form) runs with
+ * the submit button disabled. Success clears the form's error and the
+ * page's message region; a failure is written in the form (showFormError),
+ * with context, or err.context when the action gives one. A key the
+ * server no longer accepts sends the reader to sign in (reportError).
+ */
+export function onFormSubmit(form, action, { context = '' } = {}) {
+  let busy = false;
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    if (busy) return;
+    busy = true;
+    // aria-disabled, not disabled: a disabled button drops the focus to
+    // the body, and the reader would start again from the top.
+    const button = form.querySelector('[type="submit"]');
+    button?.setAttribute('aria-disabled', 'true');
+    try {
+      await action(form);
+      clearFormError(form);
+      clearError();
+    } catch (err) {
+      if (err?.code === 'UNAUTHORIZED') reportError(err);
+      else showFormError(form, err, err?.context || context);
+    } finally {
+      busy = false;
+      button?.removeAttribute('aria-disabled');
+    }
+  });
+  return form;
+}

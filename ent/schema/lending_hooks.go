@@ -289,7 +289,10 @@ func inputName(field string) string {
 func checkApproval(m *gen.ApplicationMutation) error {
 	for _, f := range []string{application.FieldInterestRate, application.FieldRateType, application.FieldTermMonths} {
 		if _, ok := m.Field(f); !ok {
-			return apperr.Invalid(apperr.FieldName(f), "is required to approve an application")
+			// The message names the field too: a reader may see it without
+			// the field beside it (an automation's run log, a toast).
+			name := apperr.FieldName(f)
+			return apperr.Invalid(name, "%s is required to approve an application", name)
 		}
 	}
 	if r, _ := m.InterestRate(); r < 0 || r > money.MaxRate {
@@ -302,7 +305,7 @@ func checkApproval(m *gen.ApplicationMutation) error {
 	}
 	// lending.Decide defaults the amount to the amount requested.
 	if amt, ok := m.ApprovedAmount(); !ok {
-		return apperr.Invalid("approvedAmount", "is required to approve an application")
+		return apperr.Invalid("approvedAmount", "approvedAmount is required to approve an application")
 	} else if amt <= 0 {
 		return apperr.Invalid("approvedAmount", "must be more than 0")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -552,3 +553,20 @@ func TestOneMappingServesBothOutcomes(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An approval an automation sends without a part of the offer fails, and
+// the run's record names the missing field in words.
+func TestLendingActionApprovalNamesMissingField(t *testing.T) {
+	e := newEnv(t, 0, time.Minute, time.Minute)
+	b := e.submit(t, "Plain Words Capital", "PWC-1")
+	decide := e.automate(t, e.onEndpoint(t), autodef.Action{Type: autodef.DecideApplication})
+	input := map[string]any{"applicationId": b.app.ID.String(), "decision": "approved", "approvedAmount": "30000.00"}
+
+	run := e.queue(t, decide, input, 0)
+	e.step(t)
+	got := e.reload(t, run)
+	wantStatus(t, got, automationrun.StatusFailed, 1)
+	if want := "interestRate is required to approve an application"; !strings.Contains(fmt.Sprint(deref(got.Error)), want) {
+		t.Errorf("error %q, want it to contain %q", deref(got.Error), want)
+	}
+}

@@ -2,11 +2,13 @@
 // lending records, its documents (upload, download) and a timeline made
 // from the records this screen reads.
 
-import { gql, upload, ApiError } from '../api.js';
+import { gql, subscribe, upload, ApiError } from '../api.js';
 import { getKey } from '../key.js';
 import { renderLending } from '../sections/lending.js';
-import { clearError, date, formField, h, money, pager, replace, showError } from '../ui.js';
-import { advisorSelect, contactName, enumValues } from './board.js';
+import {
+  date, fieldError, formField, h, money, onFormSubmit, pager, replace, showError,
+} from '../ui.js';
+import { advisorSelect, allStages, contactName, enumValues } from './board.js';
 
 const LEAD_QUERY = `query Lead($id: ID!) {
   lead(id: $id) {
@@ -34,6 +36,7 @@ const DOCS_QUERY = `query LeadDocuments($id: ID!, $page: Int!, $limit: Int!) {
 }`;
 
 const UPDATE = `mutation UpdateLead($id: ID!, $input: UpdateLeadInput!) { updateLead(id: $id, input: $input) { id } }`;
+const MOVE = `mutation MoveLead($id: ID!, $stageId: ID!) { moveLeadToStage(id: $id, stageId: $stageId) { id } }`;
 const ASSIGN = `mutation AssignLead($id: ID!, $advisorId: ID!) { assignLead(id: $id, advisorId: $advisorId) { id } }`;
 const UPLOAD = `mutation UploadDocument($recordId: ID!, $file: Upload!, $category: DocumentCategory) {
   uploadDocument(recordId: $recordId, file: $file, category: $category) { id filename }
@@ -68,25 +71,42 @@ export async function render(main, ctx, params) {
   }
   if (!ctx.isCurrent()) return undefined;
 
-  const [priorities, categories] = await Promise.all([enumValues('LeadPriority'), enumValues('DocumentCategory')]);
+  const [priorities, categories, stages] = await Promise.all([enumValues('LeadPriority'), enumValues('DocumentCategory'), allStages()]);
   if (!ctx.isCurrent()) return undefined;
 
   const titleEl = head.querySelector('h1');
   const attrs = h('section', { class: 'lead-attrs', 'aria-labelledby': 'lead-details' });
-  const lendingBox = h('section', { class: 'lead-lending', 'aria-label': 'Applications, deals and commissions' });
+  // The lending section brings its own heading and landmark.
+  const lendingBox = h('div', { class: 'lead-lending' });
   const timelineBox = h('section', { class: 'lead-timeline', 'aria-labelledby': 'lead-timeline' });
   let firstCalls = [];
   let firstDocs = [];
 
-  async function reloadLead() {
+  // live: a change made elsewhere, which leaves alone the forms the
+  // reader is using and redraws only what they read.
+  async function reloadLead({ live = false } = {}) {
     lead = (await gql(LEAD_QUERY, { id })).lead;
-    showAttrs();
+    if (live && attrsInUse()) showDetails();
+    else keepFocus(showAttrs);
     showTimeline();
   }
 
-  function showAttrs() {
-    titleEl.textContent = lead.businessName || 'Lead';
-    ctx.setTitle(lead.businessName || 'Lead');
+  // Redraws with draw, and gives focus back to the redrawn form the reader
+  // just used (its button), or to Edit details after an edit, not the body.
+  function keepFocus(draw) {
+    const form = attrs.contains(document.activeElement) ? document.activeElement.closest('form') : null;
+    draw();
+    if (!form) return;
+    const again = form.classList.contains('lead-edit') ? attrs.querySelector(':scope > button')
+      : attrs.querySelector(`form.${form.classList[form.classList.length - 1]} [type="submit"]`);
+    again?.focus();
+  }
+
+  function attrsInUse() {
+    return attrs.contains(document.activeElement) || attrs.querySelector('form.lead-edit:not([hidden]), .form-error') !== null;
+  }
+
+  function detailRows() {
     const rows = [
       ['Stage', lead.stage?.stageLabel || '—'],
       ['Advisor', lead.primaryAdvisorName || 'Unassigned'],
@@ -104,6 +124,21 @@ export async function render(main, ctx, params) {
       ['Created', date(lead.createdAt)],
       ['Last contacted', date(lead.lastContactedAt)],
     ];
+    return h('dl', { class: 'attrs' }, rows.map(([k, v]) => [h('dt', {}, k), h('dd', { dataset: { attr: k } }, String(v))]));
+  }
+
+  function showTitle() {
+    titleEl.textContent = lead.businessName || 'Lead';
+    ctx.setTitle(lead.businessName || 'Lead');
+  }
+
+  function showDetails() {
+    showTitle();
+    attrs.querySelector('dl.attrs')?.replaceWith(detailRows());
+  }
+
+  function showAttrs() {
+    showTitle();
     const edit = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Edit details');
     const form = editForm();
     form.hidden = true;
@@ -114,8 +149,9 @@ export async function render(main, ctx, params) {
     });
     replace(attrs,
       h('h2', { id: 'lead-details' }, 'Details'),
-      h('dl', { class: 'attrs' }, rows.map(([k, v]) => [h('dt', {}, k), h('dd', { dataset: { attr: k } }, String(v))])),
+      detailRows(),
       edit, form,
+      stageForm(),
       assignForm(),
     );
   }
@@ -124,12 +160,11 @@ export async function render(main, ctx, params) {
     const inputs = EDITABLE.map(([name, label, a]) => [name, label, h('input', { name, autocomplete: 'off', value: lead[name] ?? '', ...a })]);
     const prio = h('select', { name: 'priority' }, priorities.map((p) => h('option', { value: p.name, selected: p.name === lead.priority }, p.name)));
     const save = h('button', { type: 'submit', class: 'primary' }, 'Save');
-    const form = h('form', { class: 'lead-edit', 'aria-label': 'Edit the lead' },
+    const form = h('form', { class: 'lead-edit', 'aria-label': 'Edit the lead', novalidate: true },
       inputs.map(([, label, input]) => formField(label, input)),
       formField('Priority', prio),
       save);
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
+    return onFormSubmit(form, async () => {
       // Only what changed is sent; a field emptied is cleared. Amounts go
       // as typed, for the server to validate.
       const input = {};
@@ -142,43 +177,40 @@ export async function render(main, ctx, params) {
       }
       if (prio.value !== lead.priority) input.priority = prio.value;
       if (Object.keys(input).length === 0) return;
-      save.disabled = true;
-      try {
-        clearError();
-        await gql(UPDATE, { id, input });
-        await reloadLead();
-      } catch (err) {
-        showError(err, 'The lead could not be saved.');
-      } finally {
-        save.disabled = false;
-      }
-    });
-    return form;
+      await gql(UPDATE, { id, input });
+      await reloadLead();
+    }, { context: 'The lead could not be saved.' });
+  }
+
+  function stageForm() {
+    const picker = h('select', { name: 'stageId' }, stages.map((st) => h('option', { value: st.id, selected: st.id === lead.stageId }, st.stageLabel)));
+    const form = h('form', { class: 'inline-form lead-stage', 'aria-label': 'Move the lead to a stage' },
+      formField('Stage', picker), h('button', { type: 'submit' }, 'Move'));
+    return onFormSubmit(form, async () => {
+      if (picker.value === lead.stageId) return;
+      await gql(MOVE, { id, stageId: picker.value });
+      await reloadLead();
+    }, { context: 'The lead could not be moved.' });
   }
 
   function assignForm() {
     const picker = advisorSelect('Choose an advisor', { name: 'advisor' });
-    const button = h('button', { type: 'submit' }, 'Assign');
-    const form = h('form', { class: 'inline-form lead-assign', 'aria-label': 'Assign the lead' },
-      formField('Primary advisor', picker), button);
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      if (!picker.value || picker.value === '__more') {
-        showError(new ApiError({ message: 'Choose an advisor to assign.', code: 'VALIDATION_ERROR' }));
-        return;
+    // The picker shows the lead's advisor, even one outside its first page.
+    picker.ready.then(() => {
+      const current = lead.primaryAdvisorId;
+      if (!current) return;
+      if (![...picker.options].some((o) => o.value === current)) {
+        picker.insertBefore(h('option', { value: current }, lead.primaryAdvisorName || current), picker.options[1] || null);
       }
-      button.disabled = true;
-      try {
-        clearError();
-        await gql(ASSIGN, { id, advisorId: picker.value });
-        await reloadLead();
-      } catch (err) {
-        showError(err, 'The lead could not be assigned.');
-      } finally {
-        button.disabled = false;
-      }
+      picker.value = current;
     });
-    return form;
+    const form = h('form', { class: 'inline-form lead-assign', 'aria-label': 'Assign the lead' },
+      formField('Primary advisor', picker), h('button', { type: 'submit' }, 'Assign'));
+    return onFormSubmit(form, async () => {
+      if (!picker.value || picker.value === '__more') throw fieldError('Choose an advisor to assign.', 'advisor');
+      await gql(ASSIGN, { id, advisorId: picker.value });
+      await reloadLead();
+    }, { context: 'The lead could not be assigned.' });
   }
 
   const calls = pager({
@@ -234,21 +266,16 @@ export async function render(main, ctx, params) {
     formField('File', fileInput, { hint: 'PDF, PNG, JPEG, CSV, XLSX or plain text.' }),
     formField('Category', category),
     uploadButton);
-  uploadForm.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
+  onFormSubmit(uploadForm, async () => {
     const file = fileInput.files?.[0];
-    if (!file) return;
-    uploadButton.disabled = true;
+    if (!file) throw fieldError('Choose a file to upload.', 'file');
     try {
-      clearError();
       await upload(UPLOAD, { recordId: id, file: null, category: category.value }, { file });
-      fileInput.value = '';
-      await docs.reload();
     } catch (err) {
-      showError(err, `${file.name} could not be uploaded.`);
-    } finally {
-      uploadButton.disabled = false;
+      throw Object.assign(err, { context: `${file.name} could not be uploaded.` });
     }
+    fileInput.value = '';
+    await docs.reload();
   });
 
   /** Downloads a document through the public REST endpoint, as a blob. */
@@ -305,17 +332,66 @@ export async function render(main, ctx, params) {
   main.append(
     attrs,
     h('section', { 'aria-labelledby': 'lead-calls' }, h('h2', { id: 'lead-calls' }, 'Calls'), calls.element),
-    h('h2', {}, 'Lending'),
     lendingBox,
     h('section', { class: 'lead-documents', 'aria-labelledby': 'lead-documents' }, h('h2', { id: 'lead-documents' }, 'Documents'), uploadForm, docs.element),
     timelineBox,
   );
+  const stopFollowing = followLead(id, () => lead, {
+    lead: () => reloadLead({ live: true }).catch((err) => showError(err, 'This lead could not be refreshed.')),
+    documents: () => docs.refresh(),
+  });
   try {
     // Its stop function closes the section's subscription when the reader
     // leaves the lead.
-    return await renderLending(lendingBox, lead, ctx);
+    const stopLending = await renderLending(lendingBox, lead, ctx);
+    return () => { stopFollowing(); stopLending?.(); };
   } catch (err) {
     showError(err, 'The lending records could not be shown.');
   }
-  return undefined;
+  return stopFollowing;
+}
+
+// The events that change what the lead page shows. Lending events name an
+// application or a deal, not the lead: they are matched against the
+// lead's own, and a new application is a reason to look.
+const LEAD_EVENTS = ['lead.status_changed', 'lead.updated', 'lead.assigned', 'application.submitted', 'application.approved',
+  'application.declined', 'deal.funded', 'deal.commission_paid', 'document.uploaded'];
+
+function concerns(ev, id, lead) {
+  const d = ev.data || {};
+  if (ev.event.startsWith('lead.')) return d.leadId === id;
+  if (ev.event === 'document.uploaded') return d.recordId === id;
+  const apps = new Set((lead.applications || []).map((a) => a.id));
+  const deals = new Set((lead.fundedDeals || []).map((f) => f.id));
+  return ev.event === 'application.submitted' || apps.has(d.applicationId) || deals.has(d.dealId);
+}
+
+/**
+ * Follows the lead's changes made anywhere (this tab, another, the REST
+ * API, an automation) over the events subscription, and calls refresh.lead
+ * (and refresh.documents for a new document) at most every 300 ms.
+ * Returns the function that stops following.
+ */
+function followLead(id, current, refresh) {
+  let timer = null;
+  let docs = false;
+  const stop = subscribe('subscription LeadEvents($types: [String!]) { events(types: $types) { event data } }', { types: LEAD_EVENTS }, {
+    next: ({ events: ev }) => {
+      if (!concerns(ev, id, current())) return;
+      docs ||= ev.event === 'document.uploaded';
+      // A refresh already due covers this event too (a steady stream of
+      // events must not postpone it for ever).
+      timer ??= setTimeout(() => {
+        timer = null;
+        refresh.lead();
+        if (docs) refresh.documents();
+        docs = false;
+      }, 300);
+    },
+    error: (err) => showError(err, 'Live updates of this lead stopped.'),
+  });
+  return () => {
+    clearTimeout(timer);
+    stop();
+  };
 }

@@ -9,7 +9,9 @@
 // rounded through a float here.
 
 import { gql, subscribe } from '../api.js';
-import { date, formField, h, money, pager, replace, showError } from '../ui.js';
+import {
+  date, fieldError, formField, h, money, onFormSubmit, pager, replace, showError,
+} from '../ui.js';
 import { getKey } from '../key.js';
 
 export const APPLICATION_FIELDS = `id status leadId lenderId lenderName requestedAmount product submittedAt decidedAt
@@ -97,18 +99,10 @@ function actionForm(summary, context, fields, submitLabel, submit, { className =
   const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
   const form = h('form', { class: 'action-form', novalidate: true }, fields, h('div', { class: 'actions' }, button));
   const details = h('details', { class: ['action', className] }, h('summary', {}, summary), form);
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    button.disabled = true;
-    try {
-      await submit(form);
-      details.open = false;
-    } catch (err) {
-      showError(err, context);
-    } finally {
-      button.disabled = false;
-    }
-  });
+  onFormSubmit(form, async () => {
+    await submit(form);
+    details.open = false;
+  }, { context });
   return details;
 }
 
@@ -229,6 +223,7 @@ export function refreshOnLendingEvents(el, refresh) {
   // A refresh redraws the rows, so it waits while the reader has a form
   // open rather than throw away what they typed.
   const later = () => {
+    timer = null;
     if (!el.isConnected) end();
     else if (el.querySelector('details.action[open]')) timer = setTimeout(later, 2000);
     else refresh();
@@ -243,8 +238,9 @@ export function refreshOnLendingEvents(el, refresh) {
         end();
         return;
       }
-      clearTimeout(timer);
-      timer = setTimeout(later, 500);
+      // A refresh already due covers this event too; a steady stream of
+      // events must not postpone it for ever.
+      timer ??= setTimeout(later, 500);
     },
     error: (err) => showError(err, 'Live updates of the lending lists stopped.'),
   });
@@ -349,13 +345,8 @@ function submitToLenders(lead, done) {
     formField('Notes', notes),
     h('div', { class: 'actions' }, button),
     results);
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    if (chosen.size === 0) {
-      showError(new Error('Choose at least one lender.'), 'Nothing was submitted.');
-      return;
-    }
-    button.disabled = true;
+  onFormSubmit(form, async () => {
+    if (chosen.size === 0) throw Object.assign(fieldError('Choose at least one lender.'), { context: 'Nothing was submitted.' });
     results.replaceChildren();
     const base = {
       leadId: lead.id,
@@ -365,8 +356,8 @@ function submitToLenders(lead, done) {
     };
     // One submission per lender (the schema submits to one lender at a
     // time); each lender's outcome is listed, so one refusal does not hide
-    // the others' success.
-    let failed = 0;
+    // the others' success, and the first refusal is the form's error.
+    let refused = null;
     for (const [lenderId, name] of chosen) {
       try {
         const data = await gql(`mutation($input: SubmitApplicationInput!) { submitApplication(input: $input) { id warnings } }`,
@@ -374,18 +365,15 @@ function submitToLenders(lead, done) {
         const w = data.submitApplication.warnings;
         results.append(h('li', { class: 'ok' }, `Submitted to ${name}.`, w.length ? ` Warnings: ${w.join('; ')}` : ''));
       } catch (err) {
-        failed++;
         results.append(h('li', { class: 'failed' }, `Not submitted to ${name}: ${err.message}`));
-        showError(err, `Submitting to ${name} failed.`);
+        refused ??= Object.assign(err, { context: `Submitting to ${name} failed.` });
       }
     }
-    button.disabled = false;
-    if (failed === 0) {
-      chosen.clear();
-      updateCount();
-      lenders.refresh();
-    }
     done();
+    if (refused) throw refused;
+    chosen.clear();
+    updateCount();
+    lenders.refresh();
   });
   return h('details', { class: 'action submit-to-lenders' }, h('summary', {}, 'Submit to lenders'), form);
 }
