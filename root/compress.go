@@ -8,9 +8,17 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-// compressMinSize is the smallest answer worth gzip: below about a
-// kilobyte the header and the CPU cost more than the bytes saved.
-const compressMinSize = 1024
+// The smallest answers worth gzip. A console file is read by browsers,
+// often over slow links, so from about a kilobyte (below that the header
+// costs more than the bytes saved). An API answer is made for each request
+// and mostly read by integrators close by: gzip of a default page (20
+// leads, about 17 KiB) cost 8 to 12 % of list throughput in the load runs
+// (BENCHMARKS.md), so answers are gzipped from 32 KiB, where the bytes
+// saved outweigh the CPU: large pages, exports, the board's query.
+const (
+	fileCompressMinSize   = 1 << 10
+	answerCompressMinSize = 32 << 10
+)
 
 // compression gzips answers of at least compressMinSize bytes for clients
 // that accept it, and adds Vary: Accept-Encoding so caches keep both
@@ -20,9 +28,30 @@ const compressMinSize = 1024
 // requests (offsets count the stored bytes), streams (each event must go
 // out as it happens), already-compressed types, and answers that opt out
 // with gzhttp.HeaderNoCompression (document downloads).
-func compression() func(http.Handler) http.Handler {
+//
+// Paths under filesPrefix (the console's files) use the lower threshold.
+func compression(filesPrefix string) func(http.Handler) http.Handler {
+	files, answers := gzipWrapper(fileCompressMinSize), gzipWrapper(answerCompressMinSize)
+	return func(next http.Handler) http.Handler {
+		forFiles, forAnswers := files(next), answers(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Header.Get("Upgrade") != "" || r.Header.Get("Range") != "":
+				next.ServeHTTP(w, r)
+			case strings.HasPrefix(r.URL.Path, filesPrefix):
+				forFiles.ServeHTTP(w, r)
+			default:
+				forAnswers.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// gzipWrapper is gzhttp's handler wrapper for answers of minSize bytes
+// and more.
+func gzipWrapper(minSize int) func(http.Handler) http.HandlerFunc {
 	wrap, err := gzhttp.NewWrapper(
-		gzhttp.MinSize(compressMinSize),
+		gzhttp.MinSize(minSize),
 		// The fastest level: CPU is what the server runs short of under
 		// load, and repetitive JSON shrinks well even so.
 		gzhttp.CompressionLevel(gzip.BestSpeed),
@@ -32,16 +61,7 @@ func compression() func(http.Handler) http.Handler {
 	if err != nil {
 		panic(err) // the options are constants: only a programming error fails
 	}
-	return func(next http.Handler) http.Handler {
-		gz := wrap(next)
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Upgrade") != "" || r.Header.Get("Range") != "" {
-				next.ServeHTTP(w, r)
-				return
-			}
-			gz.ServeHTTP(w, r)
-		})
-	}
+	return wrap
 }
 
 // compressible is gzhttp's filter (no images, video, archives) without

@@ -77,13 +77,13 @@ var gzipOK = map[string]string{"Accept-Encoding": "gzip"}
 
 func TestLargeAnswersAreGzippedWhenAsked(t *testing.T) {
 	e := resttest.New(t)
-	for i := range 30 {
+	for i := range 60 {
 		e.Post("/v1/leads", e.Key, map[string]any{"businessName": fmt.Sprintf("Harbor Freight %02d", i)})
 	}
 	js := e.Server.URL + "/console/app/main.js"
 	assertGzipOf(t, "main.js", fetchRaw(t, "GET", js, gzipOK), fetchRaw(t, "GET", js, nil))
 
-	list := e.Server.URL + "/v1/leads?limit=30"
+	list := e.Server.URL + "/v1/leads?limit=60"
 	// One request id for both, so the two answers are the same bytes.
 	auth := map[string]string{"Authorization": "Bearer " + e.Key, "X-Request-Id": "6f1d3c2e-8a4b-4c5d-9e0f-1a2b3c4d5e6f"}
 	authGzip := map[string]string{"Authorization": "Bearer " + e.Key, "X-Request-Id": "6f1d3c2e-8a4b-4c5d-9e0f-1a2b3c4d5e6f", "Accept-Encoding": "gzip"}
@@ -101,6 +101,16 @@ func TestSmallAnswersStayPlain(t *testing.T) {
 	if got.status != http.StatusOK || got.header.Get("Content-Encoding") != "" || len(got.body) >= 1024 {
 		t.Errorf("/healthz: %d, encoding %q, %d bytes; want 200, plain, under 1 KiB",
 			got.status, got.header.Get("Content-Encoding"), len(got.body))
+	}
+	// A default page of leads (20, several KiB) is an answer under the
+	// answers' threshold: plain, however many bytes a file that size would save.
+	for i := range 20 {
+		e.Post("/v1/leads", e.Key, map[string]any{"businessName": fmt.Sprintf("Harbor Freight %02d", i)})
+	}
+	page := fetchRaw(t, "GET", e.Server.URL+"/v1/leads", map[string]string{"Authorization": "Bearer " + e.Key, "Accept-Encoding": "gzip"})
+	if page.status != http.StatusOK || page.header.Get("Content-Encoding") != "" || len(page.body) < 4096 || len(page.body) >= 32<<10 {
+		t.Errorf("a page of 20 leads: %d, encoding %q, %d bytes; want 200, plain, 4 to 32 KiB",
+			page.status, page.header.Get("Content-Encoding"), len(page.body))
 	}
 }
 

@@ -45,7 +45,7 @@ func Handler(cfg rest.Config, db *store.DB, logger *slog.Logger) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(edge.Middleware()...)
-	r.Use(compression())
+	r.Use(compression(consolePath + "/"))
 	// Before any route: chi copies these into each group as it is made.
 	r.NotFound(rest.NotFound)
 	r.MethodNotAllowed(rest.MethodNotAllowed)
