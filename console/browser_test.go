@@ -3,6 +3,8 @@ package console_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +83,8 @@ func startBrowser(path string) (context.Context, error) {
 // returns its chromedp context. Every console error, failed load, CSP
 // violation and uncaught exception of the page fails the test, except the
 // messages containing one of the allowed substrings (a test that provokes
-// a refused request allows its "status of 401", say).
+// a refused request allows its "status of 401", say). A test that passes
+// and ends on a console screen has that screen checked by checkA11y.
 func newBrowser(t *testing.T, allowed ...string) context.Context {
 	t.Helper()
 	path := chromiumPath()
@@ -130,6 +133,9 @@ func newBrowser(t *testing.T, allowed ...string) context.Context {
 		}
 	}()
 	t.Cleanup(func() {
+		if !t.Failed() && !t.Skipped() {
+			checkFinalScreen(t, tab)
+		}
 		cancel()
 		cancelTab()
 		<-done
@@ -252,4 +258,97 @@ document.addEventListener('securitypolicyviolation', (e) => window.cspViolations
 // effect, awaiting it if it is a promise.
 func evalVoid(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](expr, chromedp.EvalAwaitPromise)
+}
+
+// axePath is axe-core's browser build, test data injected into the page.
+const axePath = "testdata/axe-core-4.10.3/axe.min.js"
+
+var axeSource = sync.OnceValues(func() ([]byte, error) { return os.ReadFile(axePath) })
+
+// axeViolation is one failed axe-core rule: the elements failing it are
+// named by their CSS selectors.
+type axeViolation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Targets []string `json:"targets"`
+}
+
+func (v axeViolation) String() string {
+	return fmt.Sprintf("%s (%s): %s: %s", v.ID, v.Impact, v.Help, strings.Join(v.Targets, ", "))
+}
+
+// a11yViolations runs axe-core over the page in the tab with the colour
+// scheme ("light" or "dark") the page is shown in, and returns what fails.
+func a11yViolations(ctx context.Context, scheme string) ([]axeViolation, error) {
+	src, err := axeSource()
+	if err != nil {
+		return nil, err
+	}
+	media := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, media); err != nil {
+		return nil, fmt.Errorf("emulating the %s scheme: %w", scheme, err)
+	}
+	// The page's own policy forbids eval; the protocol's evaluation does not
+	// go through it, so axe-core is injected as text, once per document.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void]("if (!window.axe) {\n"+string(src)+"\n}")); err != nil {
+		return nil, fmt.Errorf("injecting axe-core: %w", err)
+	}
+	return chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](`axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations.map((v) => ({
+		id: v.id, impact: v.impact || '', help: v.help, targets: v.nodes.map((n) => n.target.flat().join(' ')),
+	})))`, chromedp.EvalAwaitPromise))
+}
+
+// checkA11y fails the test on every axe-core violation of the screen in
+// the tab, in light then dark mode; the tab is left in the default mode.
+func checkA11y(t *testing.T, ctx context.Context) {
+	t.Helper()
+	defer chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+	where, _ := chromedp.Run(ctx, chromedp.Location())
+	for _, scheme := range []string{"light", "dark"} {
+		found, err := a11yViolations(ctx, scheme)
+		if err != nil {
+			t.Errorf("checking %s in %s mode: %v", where, scheme, err)
+			return
+		}
+		for _, v := range found {
+			t.Errorf("accessibility, %s in %s mode: %s", where, scheme, v)
+		}
+	}
+}
+
+// checkFinalScreen runs checkA11y on the screen a test ended on, if the
+// tab still shows a console page (not the playground or a blank tab).
+func checkFinalScreen(t *testing.T, tab context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 30*time.Second)
+	defer cancel()
+	where, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		return // the tab is gone
+	}
+	if u, err := url.Parse(where); err != nil || u.Path != "/console" {
+		return
+	}
+	checkA11y(t, ctx)
+}
+
+// TestA11yCheckReportsUnlabelledInput proves the check can fail: an input
+// without a label must be reported under axe-core's "label" rule.
+func TestA11yCheckReportsUnlabelledInput(t *testing.T) {
+	env := serve(t)
+	ctx := newBrowser(t)
+	signIn(t, ctx, env, env.Key)
+	run(t, ctx, evalVoid(`document.querySelector('main').append(Object.assign(document.createElement('input'), {id: 'unlabelled'}))`))
+	found, err := a11yViolations(ctx, "light")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range found {
+		if v.ID == "label" && strings.Contains(strings.Join(v.Targets, " "), "#unlabelled") {
+			run(t, ctx, evalVoid(`document.getElementById('unlabelled').remove()`))
+			return
+		}
+	}
+	t.Fatalf("no label violation reported for an unlabelled input: %v", found)
 }

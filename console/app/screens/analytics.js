@@ -34,7 +34,15 @@ const REPORTS = `query ConsoleAnalytics($from: String, $to: String, $interval: A
 
 const INTERVALS = [['day', 'Day'], ['week', 'Week (from Monday)'], ['month', 'Month']];
 
-const COLORS = { blue: '#0b5cad', green: '#1a7f37', amber: '#b7791f', red: '#b42318', grey: '#57606a' };
+// Chart colours come from the style sheet's variables, so they follow dark mode.
+const cssColor = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+const COLORS = {
+  get blue() { return cssColor('--accent'); },
+  get green() { return cssColor('--success'); },
+  get amber() { return cssColor('--chart-amber'); },
+  get red() { return cssColor('--danger'); },
+  get grey() { return cssColor('--muted'); },
+};
 
 /** A local calendar date as YYYY-MM-DD. */
 function isoDay(d) {
