@@ -175,7 +175,7 @@ func signIn(t *testing.T, ctx context.Context, env *resttest.Env, key string) {
 		chromedp.Click(chromedp.CSS(`form.sign-in button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#nav a`)),
 	)
-	waitFor(t, ctx, `document.getElementById('org-name').textContent !== ''`)
+	waitFor(t, ctx, `document.getElementById('org-name').textContent !== '' && document.querySelector('main h1') !== null`)
 }
 
 // shot saves the viewport as $SVC_CONSOLE_SCREENSHOTS/<name>.png when that

@@ -4,6 +4,11 @@
 /** Chart.js's Chart class (its UMD build sets globalThis.Chart). */
 export async function loadChart() {
   if (!globalThis.Chart) await import('../vendor/chart.js-4.6.1/chart.umd.min.js');
+  // Axis text and grid lines in the style sheet's colours, read at each
+  // load so a chart drawn after a switch to dark mode follows it.
+  const css = getComputedStyle(document.documentElement);
+  globalThis.Chart.defaults.color = css.getPropertyValue('--muted').trim();
+  globalThis.Chart.defaults.borderColor = css.getPropertyValue('--line').trim();
   return globalThis.Chart;
 }
 
