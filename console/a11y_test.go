@@ -14,11 +14,11 @@ func TestEveryScreenIsAccessible(t *testing.T) {
 	if id == "" {
 		t.Fatalf("creating a lead: %d %s", lead.Status, lead.Raw)
 	}
-	screens := []struct{ route, title string }{
-		{"/lenders", "Lenders"}, {"/applications", "Applications"},
-		{"/agents", "Agents"}, {"/webhooks", "Webhooks"}, {"/inbound", "Inbound"},
-		{"/automations", "Automations"}, {"/keys", "API keys"}, {"/apps", "Apps"},
-		{"/analytics", "Analytics"},
+	screens := []struct{ route, title, picture string }{
+		{"/lenders", "Lenders", "lenders"}, {"/applications", "Applications", "applications"},
+		{"/agents", "Agents", "agents"}, {"/webhooks", "Webhooks", "webhooks"}, {"/inbound", "Inbound", "inbound"},
+		{"/automations", "Automations", "automations"}, {"/keys", "API keys", "keys"}, {"/apps", "Apps", "apps"},
+		{"/analytics", "Analytics", "analytics"},
 	}
 	for _, size := range []string{"desktop", "phone"} {
 		ctx := newBrowser(t)
@@ -31,9 +31,15 @@ func TestEveryScreenIsAccessible(t *testing.T) {
 		for _, s := range screens {
 			openScreen(t, ctx, s.route, s.title)
 			checkA11y(t, ctx)
+			if size == "phone" {
+				shot(t, ctx, s.picture+"-phone") // the 1280 px pictures come from each screen's own test
+			}
 		}
 		run(t, ctx, evalVoid(`location.hash = '/leads/`+id+`'`))
 		waitFor(t, ctx, `document.querySelector('main h1')?.textContent === 'Harbor Freight'`)
 		checkA11y(t, ctx)
+		if size == "phone" {
+			shot(t, ctx, "lead-phone")
+		}
 	}
 }

@@ -69,7 +69,7 @@ func TestLeadRefusedFundingBesideField(t *testing.T) {
 	waitFor(t, ctx, `[...document.querySelectorAll('.error, .form-error')].some((e) => e.textContent.includes('must not exceed'))`)
 	run(t, ctx, evalVoid(`document.querySelector('`+fund+`').scrollIntoView({ block: 'center' })`))
 	shot(t, ctx, "refused-funding")
-	waitFor(t, ctx, formError+`('`+amount+`', 'must not exceed the approved amount 30000.00')`)
+	waitFor(t, ctx, formError+`('`+amount+`', 'Funded amount must not exceed the approved amount 30000.00')`)
 
 	// The lead's edit form: a refused email beside the email field, then
 	// a good one clears it, and a stale global message too.
@@ -110,7 +110,7 @@ func TestLeadApprovalNamesMissingField(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(decide+` input[name="approvedAmount"]`), "30000.00"),
 		chromedp.Click(chromedp.CSS(decide+` button[type="submit"]`)),
 	)
-	waitFor(t, ctx, formError+`('`+decide+` input[name="interestRate"]', 'interestRate is required to approve an application')`)
+	waitFor(t, ctx, formError+`('`+decide+` input[name="interestRate"]', ' Rate is required to approve an application')`)
 }
 
 // The lead page has one Lending heading, its advisor picker shows the

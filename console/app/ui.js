@@ -383,6 +383,19 @@ function namedControl(form, err) {
   return el;
 }
 
+/**
+ * The server's message about control's field in the reader's words: the
+ * field's label in place of its API name ("interestRate is required..."
+ * reads "Rate is required..."), or before a message that names none
+ * ("must not exceed..." reads "Funded amount must not exceed...").
+ */
+function fieldMessage(form, control, message) {
+  const label = control ? form.querySelector(`label[for="${control.id}"]`)?.textContent.trim() : '';
+  if (!label) return message;
+  if (message.startsWith(`${control.name} `)) return `${label}${message.slice(control.name.length)}`;
+  return /^[a-z]/.test(message) ? `${label} ${message}` : message;
+}
+
 /** Removes form's error and unmarks the control it named. */
 export function clearFormError(form) {
   for (const msg of form.querySelectorAll('.form-error')) {
@@ -404,12 +417,12 @@ export function clearFormError(form) {
  */
 export function showFormError(form, err, context = '') {
   clearFormError(form);
+  const control = namedControl(form, err);
   const msg = h('p', { class: 'form-error', id: `f${++ids}`, role: 'alert', 'aria-live': 'assertive', tabindex: '-1' },
     context ? `${context} ` : '',
-    err?.message || String(err),
+    fieldMessage(form, control, err?.message || String(err)),
     err?.code ? h('span', { class: 'code' }, ` (${err.code})`) : null,
     err?.requestId ? h('span', { class: 'request-id' }, ` Request id: ${err.requestId}`) : null);
-  const control = namedControl(form, err);
   if (control) {
     (control.closest('.field') || control).after(msg);
     control.setAttribute('aria-invalid', 'true');
