@@ -12,10 +12,6 @@ import (
 	"github.com/lendingpipe/svc/rest/resttest"
 )
 
-// rawClient sends Accept-Encoding as the test sets it and hands back the
-// bytes as they came over the wire, undecoded.
-var rawClient = &http.Client{Transport: &http.Transport{DisableCompression: true}}
-
 type exchange struct {
 	status int
 	header http.Header
@@ -24,22 +20,7 @@ type exchange struct {
 
 func fetchRaw(t *testing.T, method, url string, header map[string]string) exchange {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := rawClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, body := get(t, method, url, header)
 	return exchange{resp.StatusCode, resp.Header, body}
 }
 

@@ -36,7 +36,7 @@ var (
 // source tree.
 func TestPlaygroundLoadsNothingFromAnotherOrigin(t *testing.T) {
 	e := resttest.New(t)
-	resp, page := get(t, e, http.MethodGet, e.Server.URL+"/playground", nil)
+	resp, page := get(t, http.MethodGet, e.Server.URL+"/playground", nil)
 	wantHeaders(t, resp, http.StatusOK, map[string]string{
 		"Content-Type":           "text/html; charset=utf-8",
 		"Cache-Control":          "no-cache",
@@ -68,9 +68,9 @@ func TestPlaygroundLoadsNothingFromAnotherOrigin(t *testing.T) {
 	}
 
 	// A browser revalidating the page gets a 304; HEAD has the GET's headers.
-	resp, _ = get(t, e, http.MethodGet, e.Server.URL+"/playground", map[string]string{"If-None-Match": resp.Header.Get("ETag")})
+	resp, _ = get(t, http.MethodGet, e.Server.URL+"/playground", map[string]string{"If-None-Match": resp.Header.Get("ETag")})
 	wantHeaders(t, resp, http.StatusNotModified, nil)
-	resp, body := get(t, e, http.MethodHead, e.Server.URL+"/playground", nil)
+	resp, body := get(t, http.MethodHead, e.Server.URL+"/playground", nil)
 	wantHeaders(t, resp, http.StatusOK, map[string]string{"Content-Type": "text/html; charset=utf-8"})
 	if len(body) != 0 || resp.Header.Get("Content-Security-Policy") != playground.Policy {
 		t.Errorf("HEAD: body %q, policy %q", body, resp.Header.Get("Content-Security-Policy"))
@@ -88,7 +88,7 @@ func checkAsset(t *testing.T, e *resttest.Env, ref string) string {
 	}
 	name, hash := m[1]+m[3], m[2]
 	want := readEmbedded(t, name)
-	resp, got := get(t, e, http.MethodGet, e.Server.URL+ref, nil)
+	resp, got := get(t, http.MethodGet, e.Server.URL+ref, nil)
 	wantHeaders(t, resp, http.StatusOK, map[string]string{
 		"Content-Type":           map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}[m[3]],
 		"Cache-Control":          "public, max-age=31536000, immutable",
@@ -137,9 +137,9 @@ func checkPolicy(t *testing.T, policy string) {
 func TestRootRedirectsToTheConsole(t *testing.T) {
 	e := resttest.New(t)
 	for _, method := range []string{http.MethodGet, http.MethodHead} {
-		resp, _ := get(t, e, method, e.Server.URL+"/", nil)
+		resp, _ := get(t, method, e.Server.URL+"/", nil)
 		wantHeaders(t, resp, http.StatusFound, map[string]string{"Location": "/console"})
-		resp, _ = get(t, e, method, e.Server.URL+"/console/", nil)
+		resp, _ = get(t, method, e.Server.URL+"/console/", nil)
 		wantHeaders(t, resp, http.StatusMovedPermanently, map[string]string{"Location": "/console"})
 	}
 	resp, err := e.Server.Client().Get(e.Server.URL + "/")
@@ -178,8 +178,15 @@ func TestThePlaygroundReadsTheConsolesKey(t *testing.T) {
 	}
 }
 
-// get makes a request without following redirects.
-func get(t *testing.T, e *resttest.Env, method, url string, header map[string]string) (*http.Response, []byte) {
+// rawClient follows no redirect, sends Accept-Encoding only as a test sets
+// it, and hands back the bytes as they came over the wire, undecoded.
+var rawClient = &http.Client{
+	Transport:     &http.Transport{DisableCompression: true},
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// get makes a request with rawClient.
+func get(t *testing.T, method, url string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
@@ -188,9 +195,7 @@ func get(t *testing.T, e *resttest.Env, method, url string, header map[string]st
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	client := *e.Server.Client()
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
+	resp, err := rawClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
